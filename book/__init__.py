@@ -1,0 +1,15 @@
+"""Storage of solved games (SQLAlchemy 2.x): schema, writing, and the reading API.
+
+>>> from book import open_book                                     # doctest: +SKIP
+>>> with open_book("ttt.sqlite") as b:                              # doctest: +SKIP
+...     b.find(Position.parse("x.o/.x./..o", Rules(3, 3, 3))).value
+"""
+
+from book.errors import (BookError, BookNotFoundError, GameExistsError, GameNotFoundError,
+                         PositionNotFoundError, SchemaVersionError)
+from book.reader import Book, Entry, GameInfo, MoveEntry, open_book
+
+__all__ = [
+    "Book", "BookError", "BookNotFoundError", "Entry", "GameExistsError", "GameInfo",
+    "GameNotFoundError", "MoveEntry", "PositionNotFoundError", "SchemaVersionError", "open_book",
+]

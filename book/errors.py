@@ -1,0 +1,32 @@
+"""Exceptions of the storage layer; messages say what was found and what was expected."""
+
+
+class BookError(Exception):
+    """Base of every book problem that a user can fix (wrong path, missing game, ...)."""
+
+
+class BookNotFoundError(BookError):
+    """The database does not exist (and we were not asked to create it)."""
+
+
+class SchemaVersionError(BookError):
+    """The database was written by a newer (or unknown) schema."""
+
+
+class GameNotFoundError(BookError, LookupError):
+    """The book holds no game with these rules."""
+
+
+class GameExistsError(BookError):
+    """The game is already in the book (pass ``force`` to replace it)."""
+
+    def __init__(self, message: str, game: object) -> None:
+        super().__init__(message)
+        self.game = game
+
+
+class PositionNotFoundError(KeyError):
+    """A position that the book does not hold (an opening book stops at its depth)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "position not in book"

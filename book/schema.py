@@ -1,0 +1,119 @@
+"""Tables of a book database and how to connect to one.
+
+One database holds many games. ``games`` has a row per solved (R, C, k) game with its summary
+figures; ``positions`` a row per canonical position of each game, keyed by
+``(game_id, ply, key)`` where ``key`` is the packed canonical key (see :mod:`solver.position`).
+On SQLite ``positions`` is a ``WITHOUT ROWID`` table: the primary key is the storage order, so
+there is no second index and rows inserted in key order go in sequentially.
+"""
+
+from __future__ import annotations
+
+import os
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Engine, make_url
+
+SCHEMA_VERSION = 1
+"""Bump on any change to the tables; :mod:`book.reader` refuses newer books."""
+
+DEFAULT_DB = "ttt.sqlite"
+
+metadata = sa.MetaData()
+
+meta = sa.Table(
+    "meta",
+    metadata,
+    sa.Column("name", sa.String(64), primary_key=True),
+    sa.Column("value", sa.String(256), nullable=False),
+)
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("rows", sa.Integer, nullable=False),
+    sa.Column("cols", sa.Integer, nullable=False),
+    sa.Column("k", sa.Integer, nullable=False),
+    sa.Column("method", sa.String(16), nullable=False),  # "exhaustive" or "alphabeta"
+    sa.Column("book_depth", sa.Integer, nullable=True),  # last ply stored by an opening book
+    sa.Column("solver_version", sa.String(32), nullable=False),
+    sa.Column("value", sa.SmallInteger, nullable=False),  # for X at the start: 1, 0, -1
+    sa.Column("remoteness", sa.Integer, nullable=False),
+    sa.Column("positions", sa.BigInteger, nullable=False),  # rows stored (canonical)
+    sa.Column("reachable", sa.BigInteger, nullable=False),  # positions they stand for
+    sa.Column("figures", sa.Text, nullable=False),  # JSON of solver.figures.Figures
+    sa.Column("seconds", sa.Float, nullable=False),
+    sa.Column("solved_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("rows", "cols", "k", name="one_game_per_rules"),
+)
+
+positions = sa.Table(
+    "positions",
+    metadata,
+    sa.Column("game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"),
+              primary_key=True),
+    sa.Column("ply", sa.SmallInteger, primary_key=True),
+    sa.Column("key", sa.BigInteger, primary_key=True),
+    sa.Column("value", sa.SmallInteger, nullable=False),  # side to move: 1 win, 0 draw, -1 loss
+    sa.Column("remoteness", sa.SmallInteger, nullable=False),
+    sa.Column("best_moves", sa.BigInteger, nullable=False),  # cell bitmask, canonical orientation
+    sa.Column("images", sa.SmallInteger, nullable=False),  # reachable positions it stands for
+    sqlite_with_rowid=False,
+)
+
+POSITION_COLUMNS = ("game_id", "ply", "key", "value", "remoteness", "best_moves", "images")
+
+
+def database_url(db: str) -> URL:
+    """A ``--db`` argument as a URL: any SQLAlchemy URL, or else a path to a SQLite file."""
+    if "://" in db:
+        return make_url(db)
+    return URL.create("sqlite", database=os.path.abspath(db))
+
+
+def is_sqlite(url: URL) -> bool:
+    return url.get_backend_name() == "sqlite"
+
+
+def sqlite_path(url: URL) -> str | None:
+    """The file of a SQLite URL (None for an in-memory database)."""
+    if not is_sqlite(url) or url.database in (None, "", ":memory:"):
+        return None
+    return url.database
+
+
+def make_engine(url: URL) -> Engine:
+    """An engine with this project's SQLite settings.
+
+    SQLite: WAL journal (readers keep reading while a game is written), a generous busy
+    timeout (a second writer waits instead of failing), and transactions begun by us:
+    ``BEGIN IMMEDIATE`` for connections with the execution option ``write=True`` so a writer
+    takes the write lock before it reads, plain ``BEGIN`` otherwise.
+    """
+    engine = sa.create_engine(url)
+    if is_sqlite(url):
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_connection, _record):  # noqa: ANN001
+            dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA busy_timeout = 600000")
+            cursor.execute("PRAGMA foreign_keys = ON")
+            if sqlite_path(url):
+                cursor.execute("PRAGMA journal_mode = WAL")
+                cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(connection):  # noqa: ANN001
+            mode = "IMMEDIATE" if connection.get_execution_options().get("write") else "DEFERRED"
+            connection.exec_driver_sql(f"BEGIN {mode}")
+    return engine
+
+
+def placeholders(engine: Engine, count: int) -> str:
+    """``?, ?, ?`` or ``%s, %s, %s``: the DB-API driver's own parameter markers."""
+    style = engine.dialect.paramstyle
+    marker = "?" if style == "qmark" else "%s"
+    return ", ".join([marker] * count)

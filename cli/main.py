@@ -1,0 +1,63 @@
+"""``ttt``: the command group. Each command lives in its own module, imported only when run,
+so that ``ttt query`` does not pay for the solver's imports and the reverse."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from solver import __version__
+
+COMMANDS = {
+    "solve": "cli.solve:solve",
+    "query": "cli.query:query",
+    "stats": "cli.stats:stats",
+    "export": "cli.export:export",
+    "verify": "cli.verify:verify",
+    "audit": "cli.audit:audit",
+    "tournament": "cli.tournament:tournament",
+    "play": "cli.play:play",
+}
+"""Command name -> ``module:attribute``. A module that does not exist yet is left out."""
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported on first use (click's lazy-loading pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name in COMMANDS if self._load(name) is not None]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        return self._load(name)
+
+    @staticmethod
+    def _load(name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module_name, attribute = target.split(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name == module_name:
+                return None
+            raise
+        return getattr(module, attribute)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="ttt-solve")
+def ttt() -> None:
+    """Solve m,n,k-games (generalised tic-tac-toe), query the truth, grade agents.
+
+    \b
+    Start with:
+      ttt solve --size 3 --win 3      # or: ttt-solve --size 3 --win 3
+      ttt query x.o/.x./... --size 3 --win 3
+    """
+
+
+def main() -> None:
+    """Entry point of the ``ttt`` script."""
+    ttt(prog_name="ttt")

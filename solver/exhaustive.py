@@ -1,0 +1,126 @@
+"""Exhaustive (strong) solve: value, remoteness and best moves of every reachable position.
+
+Retrograde analysis level by level, each ply an array of canonical keys:
+
+1. **Forward**: from the empty board, make the children of every non-terminal position of ply
+   ``p`` at once, canonicalise them, sort and deduplicate: that is ply ``p + 1``.
+2. **Backward**: from the last ply to the first, look every child up in the (sorted) next ply
+   with ``searchsorted`` and take the best move score (see :mod:`solver.value`).
+
+Every array is cut into chunks of bounded size, so memory is the plies' keys plus one chunk.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, NamedTuple
+
+import numpy as np
+
+from solver.keyarrays import KeyArrays, sorted_unique
+from solver.rules import Rules
+from solver.value import WIN_SCORE
+
+CHILDREN_PER_CHUNK = 1 << 21
+"""Children made and canonicalised at once: bounds the working memory (about 100 MB)."""
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)``: units of work done so far out of a total."""
+
+
+class PlyTable(NamedTuple):
+    """The solved canonical positions of one ply, as aligned arrays sorted by key.
+
+    * ``keys``: canonical packed keys (``uint64``, ascending),
+    * ``scores``: side-to-move scores (``int16``; see :mod:`solver.value`),
+    * ``best_moves``: bitmask of the best cells in the canonical orientation (``uint64``;
+      0 for terminal positions),
+    * ``images``: how many reachable positions each canonical one stands for (``uint8``).
+    """
+
+    ply: int
+    keys: np.ndarray
+    scores: np.ndarray
+    best_moves: np.ndarray
+    images: np.ndarray
+
+
+class ExhaustiveSolver:
+    """Solves every reachable position of one game; :meth:`solve` yields the plies."""
+
+    def __init__(self, rules: Rules, progress: Progress | None = None,
+                 children_per_chunk: int = CHILDREN_PER_CHUNK) -> None:
+        self.rules = rules
+        self.arrays = KeyArrays(rules)
+        self.progress = progress or (lambda done, total: None)
+        self.children_per_chunk = children_per_chunk
+        self._steps_total = 2 * (rules.cells + 1)
+        self._steps_done = 0
+
+    def _step(self) -> None:
+        self._steps_done += 1
+        self.progress(self._steps_done, self._steps_total)
+
+    def _won_by_last_mover(self, keys: np.ndarray, ply: int) -> np.ndarray:
+        if ply < 2 * self.rules.k - 1:
+            return np.zeros(len(keys), dtype=bool)
+        last_mover_is_x = ply % 2 == 1
+        return self.arrays.has_line(self.arrays.stones(keys, x=last_mover_is_x))
+
+    def _chunks(self, count: int, empties: int) -> Iterator[slice]:
+        step = max(1, self.children_per_chunk // max(1, empties))
+        for start in range(0, count, step):
+            yield slice(start, min(count, start + step))
+
+    def enumerate_plies(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Forward pass: the canonical keys of each ply and which of them are won."""
+        rules, arrays = self.rules, self.arrays
+        levels = [np.zeros(1, dtype=np.uint64)]
+        won = []
+        for ply in range(rules.cells + 1):
+            keys = levels[ply]
+            won.append(self._won_by_last_mover(keys, ply))
+            self._step()
+            if ply == rules.cells:
+                break
+            parents = keys[~won[ply]]
+            parts = []
+            for part in self._chunks(len(parents), rules.cells - ply):
+                children, _ = arrays.children(parents[part], x_to_move=ply % 2 == 0)
+                parts.append(sorted_unique(arrays.canonical(children.ravel())))
+            next_keys = sorted_unique(np.concatenate(parts)) if parts else parts
+            if len(next_keys) == 0:
+                break
+            levels.append(next_keys)
+        return levels, won
+
+    def solve(self) -> Iterator[PlyTable]:
+        """Yields every ply, solved, from the last ply back to the empty board."""
+        rules, arrays = self.rules, self.arrays
+        self._steps_done = 0
+        levels, won = self.enumerate_plies()
+        self._steps_total = len(levels) * 2
+        next_keys = next_scores = None
+        for ply in reversed(range(len(levels))):
+            keys = levels[ply]
+            scores = np.zeros(len(keys), dtype=np.int16)
+            best = np.zeros(len(keys), dtype=np.uint64)
+            scores[won[ply]] = -WIN_SCORE
+            open_rows = np.flatnonzero(~won[ply]) if ply < rules.cells else np.empty(0, np.intp)
+            empties = rules.cells - ply
+            for part in self._chunks(len(open_rows), empties):
+                rows = open_rows[part]
+                children, cells = arrays.children(keys[rows], x_to_move=ply % 2 == 0)
+                child_keys = arrays.canonical(children.ravel())
+                where = np.searchsorted(next_keys, child_keys)
+                if not np.array_equal(next_keys[np.minimum(where, len(next_keys) - 1)], child_keys):
+                    raise AssertionError(f"ply {ply}: a child is missing from ply {ply + 1}")
+                child_scores = next_scores[where].astype(np.int32).reshape(children.shape)
+                move_scores = np.sign(child_scores) - child_scores
+                top = move_scores.max(axis=1)
+                is_best = move_scores == top[:, None]
+                bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
+                best[rows] = np.bitwise_or.reduce(np.where(is_best, bits, np.uint64(0)), axis=1)
+                scores[rows] = top
+            yield PlyTable(ply, keys, scores, best, arrays.orbit_sizes(keys))
+            self._step()
+            next_keys, next_scores = keys, scores

@@ -1,0 +1,185 @@
+"""The rules of an (R, C, k) game: board shape, winning lines, cell names, symmetries.
+
+A :class:`Rules` value is computed once and shared by every position of its game. Cells are
+numbered row-major from the top-left, ``0 .. R*C-1``; a set of cells is an int bitmask with
+bit ``i`` for cell ``i``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from solver.errors import IllegalMoveError, InvalidRulesError
+
+MAX_SIDE = 26
+"""Columns are named by one letter, so no side may exceed 26."""
+
+KEY_CELLS_LIMIT = 31
+"""A packed position (two bitboards of ``R*C`` bits) fits a signed 64-bit integer up to 31 cells."""
+
+_SIZE_RE = re.compile(r"^\s*(\d+)\s*(?:[x×*]\s*(\d+))?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"3"`` -> ``(3, 3)``; ``"4x5"`` -> ``(4, 5)`` (rows x columns)."""
+    match = _SIZE_RE.match(str(text))
+    if not match:
+        raise InvalidRulesError(f"board size {text!r} is not N or RxC (e.g. 3 or 4x5)")
+    rows = int(match.group(1))
+    cols = int(match.group(2)) if match.group(2) else rows
+    return rows, cols
+
+
+def _line_masks(rows: int, cols: int, k: int) -> tuple[int, ...]:
+    masks = []
+    for r in range(rows):
+        for c in range(cols):
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+                end_r, end_c = r + dr * (k - 1), c + dc * (k - 1)
+                if 0 <= end_r < rows and 0 <= end_c < cols:
+                    mask = 0
+                    for i in range(k):
+                        mask |= 1 << ((r + dr * i) * cols + c + dc * i)
+                    masks.append(mask)
+    return tuple(sorted(set(masks)))
+
+
+def _symmetries(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
+    """Cell permutations ``perm[cell] -> image cell``; identity first."""
+    n = rows
+    maps = [
+        lambda r, c: (r, c),
+        lambda r, c: (r, cols - 1 - c),  # mirror left-right
+        lambda r, c: (rows - 1 - r, c),  # mirror top-bottom
+        lambda r, c: (rows - 1 - r, cols - 1 - c),  # half turn
+    ]
+    if rows == cols:
+        maps += [
+            lambda r, c: (c, r),  # main diagonal
+            lambda r, c: (n - 1 - c, n - 1 - r),  # anti-diagonal
+            lambda r, c: (c, n - 1 - r),  # quarter turn clockwise
+            lambda r, c: (n - 1 - c, r),  # quarter turn anticlockwise
+        ]
+    perms = []
+    for f in maps:
+        perm = []
+        for cell in range(rows * cols):
+            r2, c2 = f(*divmod(cell, cols))
+            perm.append(r2 * cols + c2)
+        perms.append(tuple(perm))
+    return tuple(perms)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """An R-row, C-column board where ``k`` in a row (any direction) wins; X moves first.
+
+    >>> Rules(3, 3, 3).cells, len(Rules(3, 3, 3).lines), len(Rules(3, 4, 3).symmetries)
+    (9, 8, 4)
+    """
+
+    rows: int
+    cols: int
+    k: int
+    cells: int = field(init=False, repr=False, compare=False)
+    full: int = field(init=False, repr=False, compare=False)
+    lines: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    lines_through: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+    symmetries: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("rows", "cols", "k"):
+            if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
+                raise InvalidRulesError(f"{name} must be a whole number, got {getattr(self, name)!r}")
+        if not (1 <= self.rows <= MAX_SIDE and 1 <= self.cols <= MAX_SIDE):
+            raise InvalidRulesError(
+                f"board {self.rows}x{self.cols} is not supported: each side must be 1..{MAX_SIDE}"
+            )
+        if not 1 <= self.k <= max(self.rows, self.cols):
+            raise InvalidRulesError(
+                f"win length k={self.k} is impossible on a {self.rows}x{self.cols} board: "
+                f"need 1 <= k <= {max(self.rows, self.cols)}"
+            )
+        cells = self.rows * self.cols
+        lines = _line_masks(self.rows, self.cols, self.k)
+        through = tuple(tuple(m for m in lines if m >> c & 1) for c in range(cells))
+        object.__setattr__(self, "cells", cells)
+        object.__setattr__(self, "full", (1 << cells) - 1)
+        object.__setattr__(self, "lines", lines)
+        object.__setattr__(self, "lines_through", through)
+        object.__setattr__(self, "symmetries", _symmetries(self.rows, self.cols))
+
+    @classmethod
+    def from_size(cls, size: str, k: int) -> Rules:
+        """Rules from a ``--size`` string (``3`` or ``4x5``) and a win length."""
+        rows, cols = parse_size(size)
+        return cls(rows, cols, k)
+
+    @property
+    def size(self) -> str:
+        """The ``--size`` spelling: ``3`` for a square board, ``4x5`` otherwise."""
+        return str(self.rows) if self.rows == self.cols else f"{self.rows}x{self.cols}"
+
+    @property
+    def name(self) -> str:
+        """A human label: ``3x3 k=3``."""
+        return f"{self.rows}x{self.cols} k={self.k}"
+
+    @property
+    def fits_key(self) -> bool:
+        """Whether positions of this board pack into a signed 64-bit key (books need it)."""
+        return self.cells <= KEY_CELLS_LIMIT
+
+    def cell_name(self, cell: int) -> str:
+        """``0`` -> ``a1``: column letter, then 1-based row from the top."""
+        row, col = divmod(cell, self.cols)
+        return f"{chr(ord('a') + col)}{row + 1}"
+
+    def parse_cell(self, text: str) -> int:
+        """A cell from its name (``b2``) or its 0-based row-major index (``4``)."""
+        token = str(text).strip().lower()
+        if token.isdigit():
+            cell = int(token)
+            if cell < self.cells:
+                return cell
+            raise IllegalMoveError(
+                f"cell index {token} is off the {self.rows}x{self.cols} board (0..{self.cells - 1})"
+            )
+        match = re.fullmatch(r"([a-z])(\d+)", token)
+        if match:
+            col = ord(match.group(1)) - ord("a")
+            row = int(match.group(2)) - 1
+            if 0 <= col < self.cols and 0 <= row < self.rows:
+                return row * self.cols + col
+            raise IllegalMoveError(
+                f"cell {text!r} is off the {self.rows}x{self.cols} board "
+                f"(a1..{self.cell_name(self.cells - 1)})"
+            )
+        raise IllegalMoveError(f"{text!r} is not a cell: use a name like b2 or an index 0..{self.cells - 1}")
+
+    def has_line(self, stones: int) -> bool:
+        """Whether the stone set holds a complete line."""
+        return any(stones & m == m for m in self.lines)
+
+    def wins_through(self, stones: int, cell: int) -> bool:
+        """Whether ``stones`` complete a line through ``cell`` (the test after a move)."""
+        return any(stones & m == m for m in self.lines_through[cell])
+
+    def permute(self, cells: int, symmetry: int) -> int:
+        """The image of a cell set under one symmetry."""
+        perm = self.symmetries[symmetry]
+        image = 0
+        while cells:
+            low = cells & -cells
+            image |= 1 << perm[low.bit_length() - 1]
+            cells ^= low
+        return image
+
+    def inverse(self, symmetry: int) -> int:
+        """The index of the symmetry that undoes ``symmetry``."""
+        perm = self.symmetries[symmetry]
+        for index, other in enumerate(self.symmetries):
+            if all(other[perm[c]] == c for c in range(self.cells)):
+                return index
+        raise AssertionError("symmetry group not closed")  # pragma: no cover

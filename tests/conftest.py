@@ -1,0 +1,38 @@
+"""Shared fixtures: books solved once per test session, in a temporary directory."""
+
+from __future__ import annotations
+
+import pytest
+
+from book.reader import open_book
+from book.writer import write_game
+from solver.exhaustive import ExhaustiveSolver
+from solver.rules import Rules
+
+
+def solve_into(db: str, rules: Rules) -> str:
+    with open_book(db, create=True) as book:
+        if book.find_game(rules) is None:
+            write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+    return db
+
+
+@pytest.fixture(scope="session")
+def book_3x3(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Path of a SQLite book holding 3x3 k=3."""
+    return solve_into(str(tmp_path_factory.mktemp("books") / "3x3.sqlite"), Rules(3, 3, 3))
+
+
+@pytest.fixture(scope="session")
+def book_small(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Path of a SQLite book holding 3x3 k=3, 3x4 k=3 and 4x4 k=3 (about 2 s to build)."""
+    db = str(tmp_path_factory.mktemp("books") / "small.sqlite")
+    for rules in (Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3)):
+        solve_into(db, rules)
+    return db
+
+
+@pytest.fixture(scope="session")
+def book_4x4k4(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Path of a SQLite book holding 4x4 k=4 (about 5 s to build)."""
+    return solve_into(str(tmp_path_factory.mktemp("books") / "4x4k4.sqlite"), Rules(4, 4, 4))
