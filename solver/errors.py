@@ -14,3 +14,7 @@ class InvalidPositionError(ValueError):
 
 class IllegalMoveError(ValueError):
     """A move that names no cell, a cell off the board, or an occupied cell, or play after the end."""
+
+
+class SearchTimeout(TimeoutError):
+    """A live search ran past its deadline (the caller decides what to say instead)."""
