@@ -1,0 +1,111 @@
+"""Writing games into a book: contents, atomicity, replacing, schema versions."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+import sqlalchemy as sa
+
+from book import schema
+from book.errors import BookNotFoundError, GameExistsError, GameNotFoundError, SchemaVersionError
+from book.reader import open_book
+from book.writer import write_game
+from solver.exhaustive import ExhaustiveSolver
+from solver.position import Position
+from solver.rules import Rules
+from solver.value import Outcome
+
+T3 = Rules(3, 3, 3)
+
+
+def test_stored_game_and_rows(book_3x3):
+    with open_book(book_3x3) as book:
+        info = book.game(T3)
+        assert (info.positions, info.reachable) == (765, 5478)
+        assert info.value.outcome is Outcome.DRAW and info.value.remoteness == 9
+        assert info.method == "exhaustive" and info.book_depth is None
+        with book.engine.connect() as conn:
+            total, images = conn.execute(sa.select(sa.func.count(), sa.func.sum(
+                schema.positions.c.images))).one()
+        assert (total, images) == (765, 5478)
+        entry = book.find(Position.parse("xx./oo./...", T3))
+        assert entry.value.outcome is Outcome.WIN and entry.value.remoteness == 1
+        assert entry.best_moves == (2,)  # c1 wins at once; the block at c2 is slower
+
+
+def test_best_moves_follow_the_orientation_asked(book_3x3):
+    with open_book(book_3x3) as book:
+        # The same position in two orientations: X threatens the top row / the left column.
+        top = book.find(Position.parse("xx./o../o..", T3))
+        left = book.find(Position.parse("xoo/x../...", T3))
+        assert top.best_moves == (2,) and left.best_moves == (6,)
+
+
+def test_existing_game_is_refused_then_replaced_with_force(tmp_path):
+    db = str(tmp_path / "b.sqlite")
+    with open_book(db, create=True) as book:
+        write_game(book, T3, ExhaustiveSolver(T3).solve(), method="exhaustive")
+        with pytest.raises(GameExistsError):
+            write_game(book, T3, ExhaustiveSolver(T3).solve(), method="exhaustive")
+        first = book.game(T3)
+        info = write_game(book, T3, ExhaustiveSolver(T3).solve(), method="exhaustive", force=True)
+        assert info.solved_at > first.solved_at and info.positions == 765
+        assert len(book.games()) == 1
+        with book.engine.connect() as conn:
+            assert conn.execute(sa.select(sa.func.count()).select_from(schema.positions)).scalar() == 765
+
+
+def test_an_interrupted_write_leaves_nothing(tmp_path):
+    db = str(tmp_path / "b.sqlite")
+    rules = Rules(3, 4, 3)
+
+    def interrupted():
+        for number, table in enumerate(ExhaustiveSolver(rules).solve()):
+            if number == 5:
+                raise KeyboardInterrupt
+            yield table
+
+    with open_book(db, create=True) as book:
+        with pytest.raises(KeyboardInterrupt):
+            write_game(book, rules, interrupted(), method="exhaustive")
+        assert book.find_game(rules) is None
+        with book.engine.connect() as conn:
+            assert conn.execute(sa.select(sa.func.count()).select_from(schema.positions)).scalar() == 0
+        info = write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+        assert info.positions == 28275
+
+
+def test_many_games_in_one_book(book_small):
+    with open_book(book_small) as book:
+        names = [g.rules.name for g in book.games()]
+        assert names == ["3x3 k=3", "3x4 k=3", "4x4 k=3"]
+        assert book.game(Rules(3, 4, 3)).value.outcome is Outcome.WIN
+        with pytest.raises(GameNotFoundError, match="ttt-solve --size 4 --win 4"):
+            book.game(Rules(4, 4, 4))
+
+
+def test_missing_database_and_newer_schema(tmp_path):
+    with pytest.raises(BookNotFoundError, match="no book at"):
+        with open_book(str(tmp_path / "absent.sqlite")):
+            pass
+    db = tmp_path / "newer.sqlite"
+    with open_book(str(db), create=True):
+        pass
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'",
+                     (str(schema.SCHEMA_VERSION + 1),))
+    with pytest.raises(SchemaVersionError, match="newer"):
+        with open_book(str(db)):
+            pass
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (a)")
+    with pytest.raises(SchemaVersionError, match="not a ttt-solve book"):
+        with open_book(str(other)):
+            pass
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(BookNotFoundError):
+        with open_book(str(garbage)):
+            pass

@@ -1,0 +1,56 @@
+"""``ttt-solve`` through click's CliRunner: summary, re-runs, bad arguments."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import ttt
+from cli.solve import solve
+
+
+def run(args, **kwargs):
+    return CliRunner().invoke(solve, args, **kwargs)
+
+
+def test_solve_3x3_prints_the_summary(tmp_path):
+    db = str(tmp_path / "t.sqlite")
+    result = run(["--size", "3", "--win", "3", "--db", db])
+    assert result.exit_code == 0, result.output
+    for figure in ("draw (remoteness 9)", "5,478", "765",
+                   "958 (X wins 626, O wins 316, draws 16)", "2,836 / 1,068 / 1,574"):
+        assert figure in result.output
+    again = run(["--size", "3", "--win", "3", "--db", db])
+    assert again.exit_code == 0
+    assert "already solved" in again.output and "5,478" in again.output
+    forced = run(["--size", "3", "--win", "3", "--db", db, "--force", "--quiet"])
+    assert forced.exit_code == 0 and forced.output == ""
+
+
+def test_rectangular_board_and_the_group(tmp_path):
+    db = str(tmp_path / "t.sqlite")
+    result = CliRunner().invoke(ttt, ["solve", "--size", "3x4", "--win", "3", "--db", db])
+    assert result.exit_code == 0, result.output
+    assert "win (remoteness" in result.output and "111,973" in result.output and "28,275" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--size", "3", "--win", "4"], "need 1 <= k <= 3"),
+    (["--size", "3", "--win", "0"], "need 1 <= k <= 3"),
+    (["--size", "3x", "--win", "3"], "board size '3x'"),
+    (["--size", "5", "--win", "4"], "too large to enumerate"),
+    (["--size", "6", "--win", "5"], "at most 31 cells"),
+    (["--size", "30", "--win", "5"], "each side must be 1..26"),
+])
+def test_bad_arguments_give_one_line_and_status_2(tmp_path, args, message):
+    result = run(args + ["--db", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert len(result.output.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
+
+
+def test_help_and_version():
+    assert "Examples" in run(["--help"]).output
+    result = CliRunner().invoke(ttt, ["--version"])
+    assert result.exit_code == 0 and "ttt-solve" in result.output
