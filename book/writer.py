@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import time
 from datetime import datetime, timezone
-from typing import Callable, Iterable
+from itertools import repeat
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import sqlalchemy as sa
@@ -25,24 +26,12 @@ from solver.figures import Figures
 from solver.rules import Rules
 from solver.value import split_scores
 
-ROWS_PER_BATCH = 100_000
-
-
-def _rows(game_id: int, table: PlyTable, empties: int) -> Iterable[list[tuple]]:
+def _rows(game_id: int, table: PlyTable, empties: int) -> Iterator[tuple]:
+    """The ``positions`` rows of one ply, made one at a time from the arrays."""
     values, remoteness = split_scores(table.scores, empties)
-    columns = (
-        table.keys.astype(np.int64).tolist(),
-        values.tolist(),
-        remoteness.tolist(),
-        table.best_moves.astype(np.int64).tolist(),
-        table.images.tolist(),
-    )
-    count = len(table.keys)
-    for start in range(0, count, ROWS_PER_BATCH):
-        end = min(count, start + ROWS_PER_BATCH)
-        keys, vals, rem, best, images = (c[start:end] for c in columns)
-        yield [(game_id, table.ply, k, v, r, b, i)
-               for k, v, r, b, i in zip(keys, vals, rem, best, images)]
+    return zip(repeat(game_id), repeat(table.ply), table.keys.astype(np.int64).tolist(),
+               values.tolist(), remoteness.tolist(), table.best_moves.astype(np.int64).tolist(),
+               table.images.tolist())
 
 
 def write_game(book: Book, rules: Rules, plies: Iterable[PlyTable], *, method: str,
@@ -79,10 +68,12 @@ def write_game(book: Book, rules: Rules, plies: Iterable[PlyTable], *, method: s
         ).returning(games.c.id)).scalar_one()
         for table in plies:
             figures.add(table)
-            for batch in _rows(game_id, table, rules.cells - table.ply):
-                conn.exec_driver_sql(insert, batch)
-                if on_rows:
-                    on_rows(len(batch))
+            # The driver's executemany over a row iterator: no list of tuples per ply.
+            cursor = conn.connection.cursor()
+            cursor.executemany(insert, _rows(game_id, table, rules.cells - table.ply))
+            cursor.close()
+            if on_rows:
+                on_rows(len(table.keys))
         start_score = figures.start_score
         if start_score is None:
             raise ValueError("the solved plies did not include the empty board")
