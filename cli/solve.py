@@ -10,7 +10,7 @@ from tabulate import tabulate
 from book.errors import GameExistsError
 from book.reader import GameInfo, open_book
 from book.writer import write_game
-from cli.common import CliError, LazyProgress, count, db_option, friendly_errors, game_options
+from cli.common import CliError, LazyProgress, approx, count, db_option, friendly_errors, game_options
 from solver.estimate import available_memory, exhaustive_estimate
 from solver.exhaustive import ExhaustiveSolver
 from solver.rules import Rules
@@ -43,40 +43,64 @@ def summary_table(info: GameInfo, db: str) -> str:
     return tabulate(rows, tablefmt="simple_outline")
 
 
-def check_feasible(rules: Rules) -> None:
-    """Refuse, with the reason, a board this machine cannot enumerate."""
+DEFAULT_BOOK_DEPTH = 2
+WORKDIR_POSITIONS = 2_000_000
+"""Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
+
+
+def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
+    """The method to use and why, or a :class:`CliError` if the asked one cannot run here."""
     if not rules.fits_key:
         raise CliError(f"{rules.name} has {rules.cells} cells; the book's 64-bit keys hold at "
                        f"most 31 cells")
     estimate = exhaustive_estimate(rules)
     available = available_memory()
-    if not estimate.fits(available):
-        raise CliError(
-            f"{rules.name} is too large to enumerate on this machine: about "
-            f"{estimate.canonical:.2e} canonical positions would need about "
-            f"{estimate.memory / 2**30:,.0f} GiB of memory, and {available / 2**30:.0f} GiB "
-            f"is available")
+    size = (f"about {approx(estimate.canonical)} canonical positions, "
+            f"{estimate.memory / 2**30:,.1f} GiB at peak; {available / 2**30:.0f} GiB available")
+    if method == "alphabeta":
+        return "alphabeta", "asked for with --method alphabeta"
+    if estimate.fits(available):
+        return "exhaustive", ("asked for" if method else "the estimate fits this machine") + f" ({size})"
+    if method == "exhaustive":
+        raise CliError(f"{rules.name} is too large to enumerate on this machine ({size}); "
+                       f"build an opening book instead: --method alphabeta --book-depth D")
+    return "alphabeta", f"too large to enumerate ({size})"
+
+
+def work_directory(db: str, rules: Rules) -> str:
+    """Where a large exhaustive solve keeps its plies: beside a SQLite book, else in ./"""
+    base = db if "://" not in db else "ttt-work"
+    return f"{base}.work/{rules.rows}x{rules.cols}k{rules.k}"
 
 
 @click.command("solve", context_settings={"help_option_names": ["-h", "--help"]})
 @game_options
 @db_option
+@click.option("--method", type=click.Choice(["exhaustive", "alphabeta"]), default=None,
+              help="exhaustive: every reachable position; alphabeta: an opening book to "
+                   "--book-depth. Default: exhaustive when it fits this machine.")
+@click.option("--book-depth", type=click.IntRange(0, 31), default=None, metavar="D",
+              help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.")
 @click.option("--force", is_flag=True, help="Solve again and replace the game if it is stored.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @friendly_errors
-def solve(rules: Rules, db: str, force: bool, quiet: bool) -> None:
-    """Solve every reachable position of a game and store it in the book.
+def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, force: bool,
+          quiet: bool) -> None:
+    """Solve a game and store it in the book.
 
-    Computes the value (win/draw/loss for the side to move) and remoteness of every
-    reachable position, up to symmetry, with its best moves, then prints a summary.
+    Exhaustive: the value (win/draw/loss for the side to move), remoteness and best moves of
+    every reachable position, up to symmetry. Boards too large for that get an opening book:
+    every position up to ply D solved exactly by alpha-beta. Prints a summary.
+    An interrupted run leaves the book as it was; a large solve resumes where it stopped.
 
     \b
     Examples:
       ttt-solve --size 3 --win 3
       ttt-solve --size 4 --win 4 --db books/4x4.sqlite
       ttt-solve --size 3x4 --win 3 --force
+      ttt-solve --size 5 --win 4 --book-depth 4
     """
-    check_feasible(rules)
+    method, reason = choose_method(rules, method)
     with open_book(db, create=True) as book:
         existing = book.find_game(rules)
         if existing is not None and not force:
@@ -85,12 +109,24 @@ def solve(rules: Rules, db: str, force: bool, quiet: bool) -> None:
                            f"--force solves it again.", err=True)
                 click.echo(summary_table(existing, book.display_url))
             return
+        if not quiet:
+            click.echo(f"method: {method}, {reason}", err=True)
         started = time.perf_counter()
         progress = LazyProgress(f"solving {rules.name}", enabled=not quiet)
+        workdir = None
+        if method == "exhaustive":
+            if exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
+                workdir = work_directory(db, rules)
+            solver = ExhaustiveSolver(rules, progress=progress, workdir=workdir)
+            depth = None
+        else:
+            from solver.opening import OpeningBookBuilder
+
+            depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
+            solver = OpeningBookBuilder(rules, depth, progress=progress)
         try:
-            solver = ExhaustiveSolver(rules, progress=progress)
-            info = write_game(book, rules, solver.solve(), method="exhaustive", force=force,
-                              started=started)
+            info = write_game(book, rules, solver.solve(), method=method, book_depth=depth,
+                              force=force, started=started)
         except GameExistsError as exists:
             progress.close()
             click.echo(f"{rules.name} was solved by another run meanwhile; --force solves it "
@@ -98,6 +134,8 @@ def solve(rules: Rules, db: str, force: bool, quiet: bool) -> None:
             info = exists.game
         finally:
             progress.close()
+        if workdir is not None:
+            solver.store.clear()
         if not quiet:
             click.echo(summary_table(info, book.display_url))
 

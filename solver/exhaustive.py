@@ -8,6 +8,7 @@ Retrograde analysis level by level, each ply an array of canonical keys:
    with ``searchsorted`` and take the best move score (see :mod:`solver.value`).
 
 Every array is cut into chunks of bounded size, so memory is the plies' keys plus one chunk.
+With a work directory every finished ply is also kept on disk, and a rerun resumes.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
 
+from solver import SOLVER_VERSION
 from solver.keyarrays import KeyArrays, sorted_unique
+from solver.plystore import PlyStore
 from solver.rules import Rules
 from solver.value import WIN_SCORE
 
@@ -48,8 +51,13 @@ class ExhaustiveSolver:
     """Solves every reachable position of one game; :meth:`solve` yields the plies."""
 
     def __init__(self, rules: Rules, progress: Progress | None = None,
-                 children_per_chunk: int = CHILDREN_PER_CHUNK) -> None:
+                 children_per_chunk: int = CHILDREN_PER_CHUNK, workdir: str | None = None) -> None:
+        """``workdir``: keep every finished ply in this directory, so that an interrupted
+        solve resumes where it stopped (see :mod:`solver.plystore`); ``None`` keeps all in
+        memory."""
         self.rules = rules
+        self.store = PlyStore(workdir, identity={
+            "rules": [rules.rows, rules.cols, rules.k], "solver": SOLVER_VERSION})
         self.arrays = KeyArrays(rules)
         self.progress = progress or (lambda done, total: None)
         self.children_per_chunk = children_per_chunk
@@ -71,56 +79,75 @@ class ExhaustiveSolver:
         for start in range(0, count, step):
             yield slice(start, min(count, start + step))
 
-    def enumerate_plies(self) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """Forward pass: the canonical keys of each ply and which of them are won."""
-        rules, arrays = self.rules, self.arrays
-        levels = [np.zeros(1, dtype=np.uint64)]
-        won = []
+    def enumerate_plies(self) -> int:
+        """Forward pass: store the canonical keys of each ply and which are won; returns the
+        number of plies. Plies already in the store (a resumed run) are not made again."""
+        rules, arrays, store = self.rules, self.arrays, self.store
+        keys = store.load("keys-0") if store.has("keys-0") else store.save(
+            "keys-0", np.zeros(1, dtype=np.uint64))
         for ply in range(rules.cells + 1):
-            keys = levels[ply]
-            won.append(self._won_by_last_mover(keys, ply))
+            won = (store.load(f"won-{ply}") if store.has(f"won-{ply}") else
+                   store.save(f"won-{ply}", self._won_by_last_mover(keys, ply)))
             self._step()
             if ply == rules.cells:
-                break
-            parents = keys[~won[ply]]
+                return ply + 1
+            if store.has(f"keys-{ply + 1}"):
+                keys = store.load(f"keys-{ply + 1}")
+                continue
+            parents = keys[~won]
             parts = []
             for part in self._chunks(len(parents), rules.cells - ply):
-                children, _ = arrays.children(parents[part], x_to_move=ply % 2 == 0)
+                children, _ = arrays.children(np.asarray(parents[part]), x_to_move=ply % 2 == 0)
                 parts.append(sorted_unique(arrays.canonical(children.ravel())))
-            next_keys = sorted_unique(np.concatenate(parts)) if parts else parts
-            if len(next_keys) == 0:
-                break
-            levels.append(next_keys)
-        return levels, won
+            if not parts:
+                return ply + 1
+            keys = store.save(f"keys-{ply + 1}", sorted_unique(np.concatenate(parts)))
+            del parts
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def solve(self) -> Iterator[PlyTable]:
         """Yields every ply, solved, from the last ply back to the empty board."""
-        rules, arrays = self.rules, self.arrays
+        rules, arrays, store = self.rules, self.arrays, self.store
         self._steps_done = 0
-        levels, won = self.enumerate_plies()
-        self._steps_total = len(levels) * 2
+        plies = self.enumerate_plies()
+        self._steps_total = plies * 2
         next_keys = next_scores = None
-        for ply in reversed(range(len(levels))):
-            keys = levels[ply]
-            scores = np.zeros(len(keys), dtype=np.int16)
-            best = np.zeros(len(keys), dtype=np.uint64)
-            scores[won[ply]] = -WIN_SCORE
-            open_rows = np.flatnonzero(~won[ply]) if ply < rules.cells else np.empty(0, np.intp)
-            empties = rules.cells - ply
-            for part in self._chunks(len(open_rows), empties):
-                rows = open_rows[part]
-                children, cells = arrays.children(keys[rows], x_to_move=ply % 2 == 0)
-                child_keys = arrays.canonical(children.ravel())
-                where = np.searchsorted(next_keys, child_keys)
-                if not np.array_equal(next_keys[np.minimum(where, len(next_keys) - 1)], child_keys):
-                    raise AssertionError(f"ply {ply}: a child is missing from ply {ply + 1}")
-                child_scores = next_scores[where].astype(np.int32).reshape(children.shape)
-                move_scores = np.sign(child_scores) - child_scores
-                top = move_scores.max(axis=1)
-                is_best = move_scores == top[:, None]
-                bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
-                best[rows] = np.bitwise_or.reduce(np.where(is_best, bits, np.uint64(0)), axis=1)
-                scores[rows] = top
-            yield PlyTable(ply, keys, scores, best, arrays.orbit_sizes(keys))
+        for ply in reversed(range(plies)):
+            keys = store.load(f"keys-{ply}")
+            names = [f"{column}-{ply}" for column in ("scores", "best", "images")]
+            if all(store.has(name) for name in names):
+                scores, best, images = (store.load(name) for name in names)
+            else:
+                scores, best = self._solve_ply(ply, keys, store.load(f"won-{ply}"),
+                                               next_keys, next_scores)
+                images = arrays.orbit_sizes(np.asarray(keys))
+                scores, best, images = (store.save(name, array) for name, array
+                                        in zip(names, (scores, best, images)))
+            yield PlyTable(ply, keys, scores, best, images)
             self._step()
             next_keys, next_scores = keys, scores
+
+    def _solve_ply(self, ply: int, keys: np.ndarray, won: np.ndarray,
+                   next_keys: np.ndarray | None, next_scores: np.ndarray | None,
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """Scores and best-move masks of one ply, from the solved next ply."""
+        rules, arrays = self.rules, self.arrays
+        scores = np.zeros(len(keys), dtype=np.int16)
+        best = np.zeros(len(keys), dtype=np.uint64)
+        scores[won] = -WIN_SCORE
+        open_rows = np.flatnonzero(~won) if ply < rules.cells else np.empty(0, np.intp)
+        for part in self._chunks(len(open_rows), rules.cells - ply):
+            rows = open_rows[part]
+            children, cells = arrays.children(np.asarray(keys[rows]), x_to_move=ply % 2 == 0)
+            child_keys = arrays.canonical(children.ravel())
+            where = np.searchsorted(next_keys, child_keys)
+            if not np.array_equal(next_keys[np.minimum(where, len(next_keys) - 1)], child_keys):
+                raise AssertionError(f"ply {ply}: a child is missing from ply {ply + 1}")
+            child_scores = next_scores[where].astype(np.int32).reshape(children.shape)
+            move_scores = np.sign(child_scores) - child_scores
+            top = move_scores.max(axis=1)
+            is_best = move_scores == top[:, None]
+            bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
+            best[rows] = np.bitwise_or.reduce(np.where(is_best, bits, np.uint64(0)), axis=1)
+            scores[rows] = top
+        return scores, best

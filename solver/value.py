@@ -131,3 +131,11 @@ def split_scores(scores: np.ndarray, empty_cells: int) -> tuple[np.ndarray, np.n
     remoteness = np.where(scores > 0, WIN_SCORE - scores,
                           np.where(scores < 0, WIN_SCORE + scores, empty_cells)).astype(np.int16)
     return signs, remoteness
+
+
+def join_scores(values: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`split_scores`: (value sign, remoteness) arrays -> scores."""
+    values = np.asarray(values, dtype=np.int32)
+    remoteness = np.asarray(remoteness, dtype=np.int32)
+    return np.where(values > 0, WIN_SCORE - remoteness,
+                    np.where(values < 0, remoteness - WIN_SCORE, 0)).astype(np.int16)

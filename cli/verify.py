@@ -1,0 +1,60 @@
+"""``ttt verify``: check a stored game against itself and report every inconsistency."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from book.reader import open_book
+from book.verify import verify_game
+from cli.common import db_option, friendly_errors, game_options
+from solver.position import Position
+from solver.rules import Rules
+
+SHOWN = 20
+
+
+@click.command("verify", context_settings={"help_option_names": ["-h", "--help"]})
+@game_options
+@db_option
+@friendly_errors
+def verify(rules: Rules, db: str) -> None:
+    """Check a stored game: values, best moves, terminal positions and counts.
+
+    Every position's value must be the best over its children's stored values (for the last
+    ply of an opening book: the alpha-beta prover's), terminal positions must hold their fixed
+    values, and the counts must match the game's summary. Exits with status 1 if any check
+    fails, listing the first problems.
+
+    \b
+    Example:
+      ttt verify --size 3 --win 3
+    """
+    with open_book(db) as book:
+        prover_scores = None
+        info = book.game(rules)
+        if info.book_depth is not None:
+            from solver.alphabeta import Prover
+
+            prover = Prover(rules)
+
+            def prover_scores(position: Position) -> dict[int, int]:
+                return {cell: value.score for cell, value in prover.move_values(position)}
+
+        click.echo(f"verifying {rules.name} in {book.display_url} "
+                   f"({info.positions:,} positions)...", err=True)
+        info, problems = verify_game(book, rules, prover_scores)
+        found = 0
+        for problem in problems:
+            found += 1
+            if found <= SHOWN:
+                where = (f"ply {problem.ply}, position {Position.from_key(rules, problem.key)}"
+                         if problem.key >= 0 else "summary")
+                click.echo(f"{where}: {problem.message}")
+        if found:
+            more = f" (first {SHOWN} shown)" if found > SHOWN else ""
+            click.echo(f"{rules.name}: {found} problem{'s' if found > 1 else ''}{more}")
+            sys.exit(1)
+        click.echo(f"{rules.name}: OK, {info.positions:,} positions consistent "
+                   f"({info.method}{'' if info.book_depth is None else f', depth {info.book_depth}'})")

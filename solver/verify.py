@@ -1,0 +1,106 @@
+"""Consistency checks of a solved table, independent of how it was made or stored.
+
+Given the stored plies of a game (as :class:`~solver.exhaustive.PlyTable` arrays), check that:
+
+* every key is canonical and its ``images`` is the size of its symmetry class;
+* terminal positions are exactly the won and the full ones, with their fixed values;
+* every other position's score is the best over its children's stored scores, and its best
+  moves are exactly the children that reach that score;
+* for an opening book, positions on its last ply are checked against a prover instead, since
+  their children are not stored.
+
+Problems are reported, never raised, so a checker can list all of them.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator, NamedTuple
+
+import numpy as np
+
+from solver.keyarrays import KeyArrays
+from solver.position import Position
+from solver.rules import Rules
+from solver.value import WIN_SCORE
+
+MoveScores = Callable[[Position], dict[int, int]]
+"""For a position, the score of each legal move for the mover (a prover's answer)."""
+
+
+class Problem(NamedTuple):
+    ply: int
+    key: int
+    message: str
+
+
+def check_plies(rules: Rules, plies: dict[int, "PlyTable"],  # noqa: F821
+                move_scores: MoveScores | None = None) -> Iterator[Problem]:
+    """Every inconsistency of the stored plies (see the module docstring)."""
+    arrays = KeyArrays(rules)
+    last = max(plies) if plies else -1
+    for ply in sorted(plies):
+        table = plies[ply]
+        keys = np.asarray(table.keys, dtype=np.uint64)
+        scores = np.asarray(table.scores).astype(np.int32)
+        best = np.asarray(table.best_moves, dtype=np.uint64)
+        yield from _bad_rows(ply, keys, arrays.canonical(keys) != keys, "key is not canonical")
+        yield from _bad_rows(ply, keys, arrays.orbit_sizes(keys) != np.asarray(table.images),
+                             "images is not the size of its symmetry class")
+        won = (arrays.has_line(arrays.stones(keys, x=ply % 2 == 1)) if ply else
+               np.zeros(len(keys), dtype=bool))
+        full = ply == rules.cells
+        terminal = won | full
+        yield from _bad_rows(ply, keys, won & (scores != -WIN_SCORE),
+                             "won position is not a loss in 0 for the side to move")
+        yield from _bad_rows(ply, keys, ~won & full & (scores != 0), "full board is not a draw")
+        yield from _bad_rows(ply, keys, terminal & (best != 0), "terminal position has best moves")
+        open_rows = np.flatnonzero(~terminal)
+        if len(open_rows) == 0:
+            continue
+        if ply + 1 in plies:
+            yield from _check_backup(rules, arrays, ply, keys, scores, best, open_rows,
+                                     plies[ply + 1])
+        elif ply == last and move_scores is not None:
+            yield from _check_by_prover(rules, ply, keys, scores, best, open_rows, move_scores)
+        else:
+            yield Problem(ply, int(keys[open_rows[0]]),
+                          f"{len(open_rows)} open positions whose children are not stored")
+
+
+def _bad_rows(ply: int, keys: np.ndarray, bad: np.ndarray, message: str) -> Iterator[Problem]:
+    for row in np.flatnonzero(bad):
+        yield Problem(ply, int(keys[row]), message)
+
+
+def _check_backup(rules, arrays, ply, keys, scores, best, open_rows, child_table):
+    child_keys_sorted = np.asarray(child_table.keys, dtype=np.uint64)
+    child_scores_all = np.asarray(child_table.scores).astype(np.int32)
+    children, cells = arrays.children(keys[open_rows], x_to_move=ply % 2 == 0)
+    child_keys = arrays.canonical(children.ravel())
+    where = np.minimum(np.searchsorted(child_keys_sorted, child_keys), len(child_keys_sorted) - 1)
+    found = (child_keys_sorted[where] == child_keys).reshape(children.shape)
+    for row in np.flatnonzero(~found.all(axis=1)):
+        yield Problem(ply, int(keys[open_rows[row]]), "a child position is missing")
+    child_scores = child_scores_all[where].reshape(children.shape)
+    move_scores = np.where(found, np.sign(child_scores) - child_scores, -2 * WIN_SCORE)
+    top = move_scores.max(axis=1)
+    bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
+    top_moves = np.bitwise_or.reduce(
+        np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1)
+    complete = found.all(axis=1)
+    yield from _bad_rows(ply, keys[open_rows], complete & (scores[open_rows] != top),
+                         "score is not the best over the children")
+    yield from _bad_rows(ply, keys[open_rows], complete & (best[open_rows] != top_moves),
+                         "best moves are not the children that reach the score")
+
+
+def _check_by_prover(rules, ply, keys, scores, best, open_rows, move_scores):
+    for row in open_rows:
+        position = Position.from_key(rules, int(keys[row]))
+        by_cell = move_scores(position)
+        top = max(by_cell.values())
+        top_moves = sum(1 << cell for cell, score in by_cell.items() if score == top)
+        if int(scores[row]) != top:
+            yield Problem(ply, int(keys[row]), "score differs from the prover's")
+        elif int(best[row]) != top_moves:
+            yield Problem(ply, int(keys[row]), "best moves differ from the prover's")

@@ -1,0 +1,49 @@
+"""A solve with a work directory resumes after an interruption and gives the same tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.exhaustive import ExhaustiveSolver
+from solver.rules import Rules
+
+RULES = Rules(3, 4, 3)
+
+
+def tables(solver):
+    return {t.ply: t for t in solver.solve()}
+
+
+def test_interrupted_solve_resumes_without_redoing_finished_plies(tmp_path, monkeypatch):
+    reference = tables(ExhaustiveSolver(RULES))
+    workdir = str(tmp_path / "work")
+    solver = ExhaustiveSolver(RULES, workdir=workdir)
+    plies = solver.solve()
+    for _ in range(4):  # the last four plies are finished, then the run dies
+        next(plies)
+    plies.close()
+
+    solved = []
+    original = ExhaustiveSolver._solve_ply
+    def counting(self, ply, *args):
+        solved.append(ply)
+        return original(self, ply, *args)
+    monkeypatch.setattr(ExhaustiveSolver, "_solve_ply", counting)
+    monkeypatch.setattr(ExhaustiveSolver, "_won_by_last_mover",
+                        lambda *a: pytest.fail("the forward pass ran again"))
+
+    resumed = tables(ExhaustiveSolver(RULES, workdir=workdir))
+    assert sorted(solved) == list(range(len(reference) - 4))
+    assert resumed.keys() == reference.keys()
+    for ply, table in reference.items():
+        for a, b in zip(table, resumed[ply]):
+            assert np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def test_a_work_directory_of_another_game_is_not_reused(tmp_path):
+    workdir = str(tmp_path / "work")
+    list(ExhaustiveSolver(Rules(3, 3, 3), workdir=workdir).solve())
+    result = {t.ply: t for t in ExhaustiveSolver(Rules(3, 3, 2), workdir=workdir).solve()}
+    assert sum(len(t.keys) for t in result.values()) == sum(
+        len(t.keys) for t in ExhaustiveSolver(Rules(3, 3, 2)).solve())
