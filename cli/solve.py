@@ -34,7 +34,7 @@ def summary_table(info: GameInfo, db: str) -> str:
                                f"O wins {count(terminal['o'])}, draws {count(terminal['draw'])})"),
         ("side to move: win / draw / loss",
          f"{count(values['win'])} / {count(values['draw'])} / {count(values['loss'])}"),
-        ("  up to symmetry", f"{count(canonical_values['win'])} / "
+        ("canonical: win / draw / loss", f"{count(canonical_values['win'])} / "
                              f"{count(canonical_values['draw'])} / {count(canonical_values['loss'])}"),
         ("time", f"{info.seconds:.2f} s (solver {info.solver_version}, "
                  f"{info.solved_at:%Y-%m-%d %H:%M} UTC)"),
