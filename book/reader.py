@@ -6,6 +6,12 @@
 
 Positions are looked up by their canonical key; every answer is turned back into the
 orientation of the position asked about.
+
+Two ways to the rows, one behaviour: a SQLite file is read with the standard library's
+``sqlite3`` (importing SQLAlchemy alone takes 0.2-0.3 s, most of the budget of a one-shot
+``ttt query``), any other database through SQLAlchemy Core. SQLAlchemy is imported only when
+it is needed: a non-SQLite URL, ``create=True``, :attr:`Book.engine` (the writer's way in) or
+:meth:`Book.iter_rows`.
 """
 
 from __future__ import annotations
@@ -13,22 +19,37 @@ from __future__ import annotations
 import json
 import os
 import random
+import sqlite3
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Iterable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Sequence
 
-import sqlalchemy as sa
-from sqlalchemy.engine import Engine
-
-from book import schema
 from book.errors import (BookNotFoundError, GameNotFoundError, PositionNotFoundError,
                          SchemaVersionError)
-from solver.figures import Figures
+from solver.errors import IllegalMoveError
 from solver.position import Position, iter_cells
 from solver.rules import Rules
 from solver.value import Outcome, Value, move_value
 
-_LOOKUP_BATCH = 500
+if TYPE_CHECKING:
+    import sqlalchemy as sa
+    from sqlalchemy.engine import URL, Engine
+
+    from solver.figures import Figures
+
+_LOOKUP_BATCH = 400
+"""Keys per ``IN (...)``: well under SQLite's oldest limit of 999 bound parameters."""
+
+_SQLITE_BUSY_MS = 60_000
+
+# The defaults live in book.schema, which imports SQLAlchemy; these mirror them for the
+# SQLite path and tests/test_book_api.py checks that they agree.
+DEFAULT_DB = "ttt.sqlite"
+READABLE_SCHEMA_VERSION = 1
+
+_GAME_COLUMNS = ("id", "rows", "cols", "k", "method", "book_depth", "solver_version", "value",
+                 "remoteness", "positions", "reachable", "figures", "seconds", "solved_at")
+_POSITION_COLUMNS = ("ply", "key", "value", "remoteness", "best_moves", "images")
 
 
 class GameInfo(NamedTuple):
@@ -51,11 +72,16 @@ class GameInfo(NamedTuple):
         """Every reachable position is stored (an exhaustive solve)."""
         return self.book_depth is None
 
+    def holds_ply(self, ply: int) -> bool:
+        """Whether positions of this ply are stored (all of them, when they are)."""
+        return self.book_depth is None or ply <= self.book_depth
+
 
 class Entry(NamedTuple):
     """A stored position, in the orientation it was asked in.
 
-    ``value`` is for the side to move; ``best_moves`` are cell indexes, ascending.
+    ``value`` is for the side to move; ``best_moves`` are cell indexes, ascending (empty for a
+    terminal position); ``images`` is how many reachable positions share its canonical form.
     """
 
     position: Position
@@ -72,34 +98,144 @@ class MoveEntry(NamedTuple):
     value: Value
 
 
-class Book:
-    """A book database. Make one with :func:`open_book`."""
+class StoredRow(NamedTuple):
+    """One row of the ``positions`` table of a game (canonical orientation)."""
 
-    def __init__(self, engine: Engine, url: sa.engine.URL) -> None:
+    ply: int
+    key: int
+    value: int  # for the side to move: 1 win, 0 draw, -1 loss
+    remoteness: int
+    best_moves: int  # bitmask of cells
+    images: int
+
+
+class _SqliteRows:
+    """The book's read queries over a stdlib ``sqlite3`` connection."""
+
+    def __init__(self, path: str) -> None:
+        self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self.connection.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
+
+    def tables(self) -> list[str]:
+        rows = self.connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return [name for (name,) in rows]
+
+    def schema_version(self) -> str | None:
+        row = self.connection.execute(
+            "SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
+        return None if row is None else row[0]
+
+    def games(self, rules: Rules | None = None) -> list[tuple]:
+        sql = f"SELECT {', '.join(_GAME_COLUMNS)} FROM games"
+        params: tuple = ()
+        if rules is not None:
+            sql += " WHERE rows = ? AND cols = ? AND k = ?"
+            params = (rules.rows, rules.cols, rules.k)
+        return self.connection.execute(sql + " ORDER BY rows * cols, k", params).fetchall()
+
+    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple]:
+        sql = (f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
+               f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(keys))})")
+        return self.connection.execute(sql, (game_id, ply, *keys)).fetchall()
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+class _EngineRows:
+    """The same read queries through SQLAlchemy Core, for databases other than SQLite files."""
+
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
+
+    def tables(self) -> list[str]:
+        import sqlalchemy as sa
+
+        return sa.inspect(self.engine).get_table_names()
+
+    def schema_version(self) -> str | None:
+        import sqlalchemy as sa
+
+        from book import schema
+
+        with self.engine.connect() as conn:
+            return conn.execute(sa.select(schema.meta.c.value).where(
+                schema.meta.c.name == "schema_version")).scalar()
+
+    def games(self, rules: Rules | None = None) -> list[tuple]:
+        import sqlalchemy as sa
+
+        from book import schema
+
+        games = schema.games
+        query = sa.select(*(games.c[name] for name in _GAME_COLUMNS))
+        if rules is not None:
+            query = query.where(games.c.rows == rules.rows, games.c.cols == rules.cols,
+                                games.c.k == rules.k)
+        with self.engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(
+                query.order_by(games.c.rows * games.c.cols, games.c.k))]
+
+    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple]:
+        import sqlalchemy as sa
+
+        from book import schema
+
+        table = schema.positions
+        query = (sa.select(*(table.c[name] for name in _POSITION_COLUMNS))
+                 .where(table.c.game_id == game_id, table.c.ply == ply,
+                        table.c.key.in_(list(keys))))
+        with self.engine.connect() as conn:
+            return [tuple(row) for row in conn.execute(query)]
+
+    def close(self) -> None:
+        pass
+
+
+class Book:
+    """A book database. Make one with :func:`open_book`.
+
+    ``engine`` may be ``None``: it is then made (and SQLAlchemy imported) on first use of
+    :attr:`engine`.
+    """
+
+    def __init__(self, engine: Engine | None, url: URL | str, *,
+                 rows: _SqliteRows | _EngineRows | None = None) -> None:
+        self._engine = engine
         self.url = url
         self._games: dict[Rules, GameInfo] = {}
+        self._rows = rows if rows is not None else _EngineRows(self.engine)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine of this book (made on first use)."""
+        if self._engine is None:
+            from book import schema
+
+            url = schema.database_url(self.url) if isinstance(self.url, str) else self.url
+            self._engine = schema.make_engine(url)
+        return self._engine
+
+    def close(self) -> None:
+        """Release the connections (``open_book`` does it on leaving its block)."""
+        self._rows.close()
+        if self._engine is not None:
+            self._engine.dispose()
 
     # -- games --------------------------------------------------------------------------------
 
     def games(self) -> list[GameInfo]:
         """Every game in the book, smallest board first."""
-        with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(schema.games).order_by(
-                schema.games.c.rows * schema.games.c.cols, schema.games.c.k)).all()
-        return [_game_info(row) for row in rows]
+        return [_game_info(row) for row in self._rows.games()]
 
     def find_game(self, rules: Rules) -> GameInfo | None:
         """The game with these rules, or ``None``."""
         if rules in self._games:
             return self._games[rules]
-        with self.engine.connect() as conn:
-            row = conn.execute(sa.select(schema.games).where(
-                schema.games.c.rows == rules.rows, schema.games.c.cols == rules.cols,
-                schema.games.c.k == rules.k)).first()
-        if row is None:
+        rows = self._rows.games(rules)
+        if not rows:
             return None
-        info = _game_info(row)
+        info = _game_info(rows[0])
         self._games[rules] = info
         return info
 
@@ -109,18 +245,26 @@ class Book:
         if info is None:
             raise GameNotFoundError(
                 f"{self.describe()} holds no {rules.name} game; build it with: "
-                f"ttt-solve --size {rules.size} --win {rules.k}"
-                + ("" if self.url.database == os.path.abspath(schema.DEFAULT_DB) else
-                   f" --db {self.display_url}")
-            )
+                f"{solve_command(rules, self.db_argument)}")
         return info
+
+    @property
+    def db_argument(self) -> str:
+        """This book as a ``--db`` argument (``ttt.sqlite`` when it is the default)."""
+        path = _sqlite_file(str(self.url))
+        if path is not None and path == os.path.abspath(DEFAULT_DB):
+            return DEFAULT_DB
+        return self.display_url
 
     @property
     def display_url(self) -> str:
         """The database as a user would name it (path for SQLite, URL without password else)."""
-        path = schema.sqlite_path(self.url)
+        path = _sqlite_file(str(self.url))
         if path:
-            return os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+            relative = os.path.relpath(path)
+            return path if relative.startswith("..") else relative
+        if isinstance(self.url, str):
+            return self.url
         return self.url.render_as_string(hide_password=True)
 
     def describe(self) -> str:
@@ -129,17 +273,26 @@ class Book:
     # -- positions ----------------------------------------------------------------------------
 
     def find(self, position: Position) -> Entry:
-        """The stored entry of a position; :class:`PositionNotFoundError` if not stored."""
+        """The stored entry of a position.
+
+        Raises :class:`PositionNotFoundError` (a ``KeyError``) if the position is not stored,
+        :class:`GameNotFoundError` if its game is not in the book.
+        """
         entry = self.find_many([position]).get(position)
         if entry is None:
             info = self.game(position.rules)
-            where = (f"beyond the opening book's depth {info.book_depth}"
-                     if info.book_depth is not None else "not reachable")
-            raise PositionNotFoundError(f"position {position} is not in the book ({where})")
+            if not info.holds_ply(position.ply):
+                where = f"it is beyond the opening book's depth {info.book_depth}"
+            else:
+                where = "it is not reachable"
+            raise PositionNotFoundError(f"position {position} is not in {self.describe()}: {where}")
         return entry
 
     def get(self, position: Position, default: Entry | None = None) -> Entry | None:
-        """The stored entry of a position, or ``default``."""
+        """The stored entry of a position, or ``default`` if it is not stored.
+
+        A game missing from the book is still an error (:class:`GameNotFoundError`).
+        """
         return self.find_many([position]).get(position, default)
 
     def find_many(self, positions: Iterable[Position]) -> dict[Position, Entry]:
@@ -147,32 +300,27 @@ class Book:
         positions = list(dict.fromkeys(positions))
         if not positions:
             return {}
-        info = self.game(positions[0].rules)
+        rules = positions[0].rules
+        if any(position.rules != rules for position in positions):
+            raise ValueError("find_many looks up positions of one game at a time")
+        info = self.game(rules)
         wanted: dict[tuple[int, int], list[tuple[Position, int]]] = {}
         for position in positions:
+            if not info.holds_ply(position.ply):
+                continue
             key, symmetry = position.canonical()
             wanted.setdefault((position.ply, key), []).append((position, symmetry))
+        by_ply: dict[int, list[int]] = {}
+        for ply, key in wanted:
+            by_ply.setdefault(ply, []).append(key)
         found: dict[Position, Entry] = {}
-        table = schema.positions
-        pairs = list(wanted)
-        with self.engine.connect() as conn:
-            for start in range(0, len(pairs), _LOOKUP_BATCH):
-                batch = pairs[start:start + _LOOKUP_BATCH]
-                by_ply: dict[int, list[int]] = {}
-                for ply, key in batch:
-                    by_ply.setdefault(ply, []).append(key)
-                conditions = [sa.and_(table.c.ply == ply, table.c.key.in_(keys))
-                              for ply, keys in by_ply.items()]
-                rows = conn.execute(
-                    sa.select(table.c.ply, table.c.key, table.c.value, table.c.remoteness,
-                              table.c.best_moves, table.c.images)
-                    .where(table.c.game_id == info.id, sa.or_(*conditions))
-                ).all()
-                for ply, key, value, remoteness, best, images in rows:
+        inverse = [rules.inverse(s) for s in range(len(rules.symmetries))]
+        for ply, keys in by_ply.items():
+            for start in range(0, len(keys), _LOOKUP_BATCH):
+                for row in self._rows.positions(info.id, ply, keys[start:start + _LOOKUP_BATCH]):
+                    _, key, value, remoteness, best, images = row
                     for position, symmetry in wanted[(ply, key)]:
-                        rules = position.rules
-                        back = rules.inverse(symmetry)
-                        cells = tuple(sorted(iter_cells(rules.permute(best, back))))
+                        cells = tuple(sorted(iter_cells(rules.permute(best, inverse[symmetry]))))
                         found[position] = Entry(
                             position, Value(Outcome.from_sign(value), remoteness), cells, images)
         return found
@@ -180,7 +328,8 @@ class Book:
     def moves(self, position: Position) -> list[MoveEntry]:
         """Every legal move with its value for the mover, best first (then by cell).
 
-        Raises :class:`PositionNotFoundError` if a child is not stored (past an opening book).
+        A terminal position has no moves: ``[]``. Raises :class:`PositionNotFoundError` if a
+        child is not stored (past the depth of an opening book).
         """
         children = {cell: position.play(cell) for cell in position.legal_moves()}
         entries = self.find_many(children.values())
@@ -188,21 +337,40 @@ class Book:
         for cell, child in children.items():
             entry = entries.get(child)
             if entry is None:
-                raise PositionNotFoundError(f"position {child} is not in the book")
+                info = self.game(position.rules)
+                reason = (f"beyond the opening book's depth {info.book_depth}"
+                          if not info.holds_ply(child.ply) else "missing")
+                raise PositionNotFoundError(
+                    f"the moves of {position} are not in {self.describe()}: {reason}")
             result.append(MoveEntry(cell, position.rules.cell_name(cell), move_value(entry.value)))
         result.sort(key=lambda m: (m.value.sort_key, m.cell))
         return result
 
-    def choose(self, position: Position, rng: random.Random) -> int:
-        """A best move (fastest win, slowest loss), ties broken by ``rng``."""
+    def choose(self, position: Position, rng: random.Random | int | None = None) -> int:
+        """A best move (fastest win, slowest loss), ties broken by ``rng``.
+
+        ``rng`` is a :class:`random.Random` or a seed; the same seed gives the same move.
+        Raises :class:`IllegalMoveError` for a finished game and
+        :class:`PositionNotFoundError` for a position that is not stored.
+        """
+        if position.is_terminal:
+            raise IllegalMoveError(f"the game is over in {position}; there is no move to choose")
         best = self.find(position).best_moves
-        if not best:
-            raise PositionNotFoundError(f"position {position} is over: it has no moves")
+        if not isinstance(rng, random.Random):
+            rng = random.Random(rng)
         return rng.choice(best)
 
     def iter_rows(self, rules: Rules, where: sa.ColumnElement | None = None,
                   batch: int = 50_000) -> Iterator[sa.Row]:
-        """Every stored row of a game in (ply, key) order, streamed in batches."""
+        """Every stored row of a game in (ply, key) order, streamed in batches.
+
+        ``where`` is an extra SQLAlchemy condition on :data:`book.schema.positions`. Rows have
+        the attributes of :class:`StoredRow` (and ``game_id``).
+        """
+        import sqlalchemy as sa
+
+        from book import schema
+
         info = self.game(rules)
         table = schema.positions
         query = sa.select(table).where(table.c.game_id == info.id)
@@ -214,16 +382,48 @@ class Book:
             yield from result
 
 
-def _game_info(row: sa.Row) -> GameInfo:
-    rules = Rules(row.rows, row.cols, row.k)
-    value = Value(Outcome.from_sign(row.value), row.remoteness)
-    return GameInfo(row.id, rules, row.method, row.book_depth, row.solver_version, value,
-                    row.positions, row.reachable, Figures.from_dict(json.loads(row.figures)),
-                    row.seconds, row.solved_at)
+def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:
+    """The ``ttt-solve`` command line that would put this game into the book ``db``."""
+    return (f"ttt-solve --size {rules.size} --win {rules.k}"
+            + ("" if db == DEFAULT_DB else f" --db {db}"))
+
+
+def _game_info(row: Sequence[Any]) -> GameInfo:
+    from solver.figures import Figures
+
+    fields = dict(zip(_GAME_COLUMNS, row))
+    rules = Rules(fields["rows"], fields["cols"], fields["k"])
+    value = Value(Outcome.from_sign(fields["value"]), fields["remoteness"])
+    solved_at = fields["solved_at"]
+    if isinstance(solved_at, str):
+        solved_at = datetime.fromisoformat(solved_at)
+    return GameInfo(fields["id"], rules, fields["method"], fields["book_depth"],
+                    fields["solver_version"], value, fields["positions"], fields["reachable"],
+                    Figures.from_dict(json.loads(fields["figures"])), fields["seconds"],
+                    solved_at)
+
+
+def _sqlite_file(db: str) -> str | None:
+    """The file of a ``--db`` argument that names a SQLite file, else ``None``.
+
+    Plain paths and ``sqlite:///path`` URLs name files; ``sqlite://`` (in memory) and URLs of
+    other databases do not. The same rule as :func:`book.schema.database_url`.
+    """
+    if "://" not in db:
+        return os.path.abspath(db)
+    scheme, _, rest = db.partition("://")
+    if scheme.split("+")[0] != "sqlite" or not rest.startswith("/") or "?" in rest:
+        return None
+    path = rest[1:]
+    return os.path.abspath(path) if path and path != ":memory:" else None
 
 
 def ensure_schema(engine: Engine) -> None:
     """Create the tables if missing and record the schema version."""
+    import sqlalchemy as sa
+
+    from book import schema
+
     schema.metadata.create_all(engine)
     with engine.begin() as conn:
         found = conn.execute(sa.select(schema.meta.c.value).where(
@@ -233,52 +433,74 @@ def ensure_schema(engine: Engine) -> None:
                                                        value=str(schema.SCHEMA_VERSION)))
 
 
-def check_schema(engine: Engine, url: sa.engine.URL) -> None:
-    """Refuse databases that are not books, or books of a newer schema."""
-    inspector = sa.inspect(engine)
-    if not inspector.has_table("meta"):
-        if inspector.get_table_names():
+def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> None:
+    """Refuse databases that are not books, or books of a newer schema.
+
+    A database without tables is accepted only when it is to be created.
+    """
+    tables = rows.tables()
+    if "meta" not in tables:
+        if tables:
             raise SchemaVersionError(
-                f"{url.render_as_string(hide_password=True)} is not a ttt-solve book "
-                f"(found tables {', '.join(sorted(inspector.get_table_names()))}, expected meta)")
+                f"{db} is not a ttt-solve book (found tables {', '.join(sorted(tables))}, "
+                f"expected meta, games, positions)")
+        if not create:
+            raise BookNotFoundError(f"{db} is not a ttt-solve book: it holds no tables; "
+                                    f"solve a game into it first (ttt-solve --db {db})")
         return
-    with engine.connect() as conn:
-        found = conn.execute(sa.select(schema.meta.c.value).where(
-            schema.meta.c.name == "schema_version")).scalar()
+    found = rows.schema_version()
     try:
         version = int(found)
     except (TypeError, ValueError):
-        raise SchemaVersionError(f"found schema version {found!r}, expected a number") from None
-    if version > schema.SCHEMA_VERSION:
         raise SchemaVersionError(
-            f"the book was written by a newer ttt-solve: found schema version {version}, "
-            f"expected {schema.SCHEMA_VERSION} or older; upgrade ttt-solve to read it")
+            f"{db}: found schema version {found!r}, expected a number") from None
+    if version > READABLE_SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"{db} was written by a newer ttt-solve: found schema version {version}, "
+            f"expected {READABLE_SCHEMA_VERSION} or older; upgrade ttt-solve to read it")
+
+
+def check_schema(engine: Engine, url: URL) -> None:
+    """Refuse databases that are not books, or books of a newer schema (SQLAlchemy path)."""
+    _check_schema(_EngineRows(engine), url.render_as_string(hide_password=True), create=True)
 
 
 @contextmanager
-def open_book(db: str = schema.DEFAULT_DB, create: bool = False) -> Iterator[Book]:
+def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
     """Open a book database (path or SQLAlchemy URL); ``create`` makes a missing one.
 
-    Raises :class:`BookNotFoundError` for a missing SQLite file unless ``create``, and
-    :class:`SchemaVersionError` for a database that is not a book or is newer than this code.
+    Raises :class:`BookNotFoundError` for a missing SQLite file unless ``create`` or for a
+    file that is not a database, and :class:`SchemaVersionError` for a database that is not a
+    book or is newer than this code.
     """
-    url = schema.database_url(db)
-    path = schema.sqlite_path(url)
-    if path and not create and not os.path.exists(path):
-        raise BookNotFoundError(f"no book at {db}: solve a game first (ttt-solve --size 3 --win 3"
-                                f"{'' if db == schema.DEFAULT_DB else ' --db ' + db})")
-    if path and create:
+    path = _sqlite_file(db)
+    if path is not None and not create and not os.path.exists(path):
+        raise BookNotFoundError(f"no book at {db}: solve a game into it first ("
+                                f"{solve_command(Rules(3, 3, 3), db)})")
+    if path is not None and create:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    engine = schema.make_engine(url)
+    errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
+    book = None
     try:
         try:
-            check_schema(engine, url)
+            if create or path is None:
+                import sqlalchemy as sa
+
+                from book import schema
+
+                errors += (sa.exc.DBAPIError,)
+                url = schema.database_url(db)
+                engine = schema.make_engine(url)
+                book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
+            else:
+                book = Book(None, db, rows=_SqliteRows(path))
+            _check_schema(book._rows, db, create)
             if create:
-                ensure_schema(engine)
-        except sa.exc.OperationalError as error:
-            raise BookNotFoundError(f"cannot open {db}: {error.orig}") from None
-        except sa.exc.DatabaseError as error:
-            raise BookNotFoundError(f"cannot read a book at {db}: {error.orig}") from None
-        yield Book(engine, url)
+                ensure_schema(book.engine)
+        except errors as error:
+            reason = getattr(error, "orig", None) or error
+            raise BookNotFoundError(f"cannot read a book at {db}: {reason}") from None
+        yield book
     finally:
-        engine.dispose()
+        if book is not None:
+            book.close()
