@@ -475,8 +475,8 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
     """
     path = _sqlite_file(db)
     if path is not None and not create and not os.path.exists(path):
-        raise BookNotFoundError(f"no book at {db}: solve a game into it first ("
-                                f"{solve_command(Rules(3, 3, 3), db)})")
+        raise BookNotFoundError(f"no book at {db}: solve a game into it first (ttt-solve "
+                                f"--size N --win K{'' if db == DEFAULT_DB else ' --db ' + db})")
     if path is not None and create:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)

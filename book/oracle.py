@@ -1,0 +1,160 @@
+"""One place that answers "what is this position worth, and each of its moves?".
+
+The answer comes from the book when the book holds it, and otherwise from a live search with
+the alpha-beta :class:`~solver.alphabeta.Prover`, within a deadline:
+
+* an exhaustive game in the book: the position and its children are stored;
+* an opening book of depth D: positions up to ply D are stored, their children at ply D+1 are
+  not, so the moves of a ply-D position are searched live (its own value still comes from the
+  book); positions past ply D are searched live entirely;
+* a game that is not in the book (or no book at all): searched live.
+
+An :class:`Analysis` says where its figures came from. A search that runs out of time raises
+:class:`OutOfReachError`, whose message names the ``ttt-solve`` command that would build the
+book. ``ttt query`` answers through this module, and so can anything that grades moves.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, NamedTuple
+
+from book.errors import BookError
+from book.reader import Book, GameInfo, MoveEntry, solve_command
+from solver.errors import SearchTimeout
+from solver.position import Position
+from solver.rules import Rules
+from solver.value import Outcome, Value
+
+DEFAULT_SEARCH_SECONDS = 3.0
+"""How long a live search may take before the oracle gives up and says how to build a book."""
+
+BOOK = "book"
+BOOK_AND_SEARCH = "book+search"
+SEARCH = "search"
+
+
+class OutOfReachError(BookError):
+    """The book does not hold the answer and a live search could not find it in time."""
+
+
+class Analysis(NamedTuple):
+    """A position's value and its moves' values, each for the player to move.
+
+    ``source`` is ``"book"`` (everything read from the book), ``"book+search"`` (the value from
+    the book, the moves searched live: the last ply of an opening book) or ``"search"``
+    (searched live). ``nodes`` and ``seconds`` count the live search (0 when none ran).
+    """
+
+    position: Position
+    value: Value
+    moves: tuple[MoveEntry, ...]
+    source: str
+    nodes: int
+    seconds: float
+
+    @property
+    def searched(self) -> bool:
+        """Whether any of this answer came from a live search."""
+        return self.source != BOOK
+
+    @property
+    def best_moves(self) -> tuple[int, ...]:
+        """The cells of the moves that keep the value with the best remoteness, ascending."""
+        return tuple(sorted(m.cell for m in self.moves if m.value == self.value))
+
+
+ProverFactory = Callable[[Rules], object]
+"""Makes a prover with ``move_values(position, deadline)`` (see :mod:`solver.alphabeta`)."""
+
+
+def terminal_value(position: Position) -> Value:
+    """The value of a finished game for the side to move: lost if the other side has a line."""
+    if position.winner is not None:
+        return Value(Outcome.LOSS, 0)
+    return Value(Outcome.DRAW, 0)
+
+
+def _default_prover(rules: Rules) -> object:
+    from solver.alphabeta import Prover  # imported on demand: most queries never search
+
+    return Prover(rules)
+
+
+class Oracle:
+    """Answers positions of one game from a book (may be ``None``) or by live search.
+
+    ``search_seconds`` bounds each live search; 0 or less means never search.
+    ``prover_factory(rules)`` makes the prover (the alpha-beta ``Prover`` by default); one
+    prover is made on first need and kept, so its transposition table serves later calls.
+    """
+
+    def __init__(self, rules: Rules, book: Book | None = None, *,
+                 search_seconds: float = DEFAULT_SEARCH_SECONDS,
+                 prover_factory: ProverFactory | None = None) -> None:
+        self.rules = rules
+        self.book = book
+        self.search_seconds = search_seconds
+        self._prover_factory = prover_factory or _default_prover
+        self._prover: object | None = None
+        self.game: GameInfo | None = book.find_game(rules) if book is not None else None
+
+    def analyse(self, position: Position) -> Analysis:
+        """The value of ``position`` and of each legal move, best first (then by cell).
+
+        Raises :class:`OutOfReachError` when the book lacks the answer and a live search does
+        not finish in ``search_seconds``; :class:`~book.errors.PositionNotFoundError` if an
+        exhaustive book lacks a position it should hold.
+        """
+        if position.rules != self.rules:
+            raise ValueError(f"position {position} is of {position.rules.name}, "
+                             f"not of this oracle's {self.rules.name}")
+        game = self.game
+        if game is not None and game.holds_ply(position.ply):
+            entry = self.book.find(position)
+            if position.is_terminal:
+                return Analysis(position, entry.value, (), BOOK, 0, 0.0)
+            if game.holds_ply(position.ply + 1):
+                return Analysis(position, entry.value, tuple(self.book.moves(position)), BOOK,
+                                0, 0.0)
+            moves, nodes, seconds = self._search_moves(position)
+            return Analysis(position, entry.value, moves, BOOK_AND_SEARCH, nodes, seconds)
+        if position.is_terminal:
+            return Analysis(position, terminal_value(position), (), SEARCH, 0, 0.0)
+        moves, nodes, seconds = self._search_moves(position)
+        return Analysis(position, moves[0].value, moves, SEARCH, nodes, seconds)
+
+    def _search_moves(self, position: Position) -> tuple[tuple[MoveEntry, ...], int, float]:
+        """Every move's value by live search, within ``search_seconds``."""
+        if self.search_seconds <= 0:
+            raise self._out_of_reach(position, "live search is turned off")
+        started = time.perf_counter()
+        try:
+            if self._prover is None:
+                self._prover = self._prover_factory(self.rules)
+            prover = self._prover
+            before = getattr(prover, "nodes", None)
+            found = prover.move_values(position, deadline=started + self.search_seconds)
+        except ImportError:
+            raise self._out_of_reach(position, "live search is not available") from None
+        except SearchTimeout:
+            raise self._out_of_reach(
+                position, f"a live search gave up after {self.search_seconds:g} s") from None
+        seconds = time.perf_counter() - started
+        after = getattr(prover, "nodes", None)
+        nodes = after - before if isinstance(before, int) and isinstance(after, int) else 0
+        moves = [MoveEntry(cell, self.rules.cell_name(cell), value) for cell, value in found]
+        moves.sort(key=lambda m: (m.value.sort_key, m.cell))
+        return tuple(moves), nodes, seconds
+
+    def _out_of_reach(self, position: Position, why: str) -> OutOfReachError:
+        game, rules = self.game, self.rules
+        db = self.book.db_argument if self.book is not None else "ttt.sqlite"
+        if game is None:
+            held = ("the book" if self.book is None else self.book.describe()) + \
+                f" holds no {rules.name} game"
+            command = solve_command(rules, db)
+        else:
+            held = (f"{self.book.describe()} holds {rules.name} only to ply {game.book_depth}")
+            command = (f"{solve_command(rules, db)} --book-depth {position.ply + 1} --force")
+        return OutOfReachError(f"{held} and {why} on {position}; build the book with: {command}")

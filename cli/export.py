@@ -1,0 +1,251 @@
+"""``ttt export``: the stored table of a game as CSV or JSON lines, streamed.
+
+One row per canonical position, or with ``--expand`` one row per reachable position (every
+distinct symmetric image of each canonical one). Rows are read from the book in batches and
+written as they come, so memory does not grow with the game.
+
+``--where`` filters with a small language of its own, turned into SQLAlchemy conditions with
+bound parameters: user text never becomes SQL. See :func:`parse_where`.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import operator
+import os
+import re
+import sys
+from typing import IO, Callable, Iterator, NamedTuple
+
+import click
+
+from book.reader import open_book
+from cli.common import CliError, count, db_option, friendly_errors, game_options
+from solver.position import iter_cells
+from solver.rules import Rules
+
+COLUMNS = ("position", "ply", "to_move", "value", "remoteness", "best_moves", "images")
+FILTER_COLUMNS = ("ply", "value", "remoteness", "images")
+_OPERATORS: dict[str, Callable] = {
+    "<=": operator.le, ">=": operator.ge, "!=": operator.ne, "==": operator.eq,
+    "=": operator.eq, "<": operator.lt, ">": operator.gt,
+}
+_VALUE_NAMES = {"win": 1, "draw": 0, "loss": -1}
+_CONDITION = re.compile(r"^\s*([a-z_]+)\s*(<=|>=|!=|==|=|<|>)\s*([a-z]+|[+-]?\d+)\s*$",
+                        re.IGNORECASE)
+
+
+class Condition(NamedTuple):
+    """One parsed ``--where`` condition: ``column op number`` (value names already numbers)."""
+
+    column: str
+    op: str
+    number: int
+
+
+def parse_where(text: str) -> list[Condition]:
+    """Conditions from one ``--where``: ``ply<=4``, ``value=win``, ``ply>=2 and images=8``.
+
+    Columns: ply, value (win, draw, loss, or 1, 0, -1; ordered loss < draw < win), remoteness,
+    images. Operators: = (or ==), !=, <, <=, >, >=. Several conditions are joined by ``and``
+    or commas. Raises ``ValueError`` quoting the part that is not understood.
+    """
+    conditions = []
+    for part in re.split(r"\s+and\s+|,", text.strip(), flags=re.IGNORECASE):
+        match = _CONDITION.match(part)
+        if not match:
+            raise ValueError(f"--where {text!r}: cannot read {part.strip()!r}; write COLUMN OP "
+                             f"VALUE, e.g. ply<=4 or value=win")
+        column, op, literal = match.group(1).lower(), match.group(2), match.group(3).lower()
+        if column not in FILTER_COLUMNS:
+            raise ValueError(f"--where {text!r}: unknown column {column!r}; "
+                             f"use one of {', '.join(FILTER_COLUMNS)}")
+        if literal.lstrip("+-").isdigit():
+            number = int(literal)
+        elif column == "value" and literal in _VALUE_NAMES:
+            number = _VALUE_NAMES[literal]
+        else:
+            expected = "win, draw, loss or 1, 0, -1" if column == "value" else "a whole number"
+            raise ValueError(f"--where {text!r}: {column} compares with {expected}, "
+                             f"not {literal!r}")
+        conditions.append(Condition(column, op, number))
+    return conditions
+
+
+def sql_condition(conditions: list[Condition]):  # -> sa.ColumnElement | None
+    """The conditions ANDed, as one SQLAlchemy expression on the stored rows (bound values)."""
+    if not conditions:
+        return None
+    import sqlalchemy as sa
+
+    from book import schema
+
+    table = schema.positions
+    return sa.and_(*(_OPERATORS[c.op](table.c[c.column], c.number) for c in conditions))
+
+
+class Images:
+    """The distinct symmetric images of stored positions, fast: permutations by table lookup.
+
+    Each symmetry's cell permutation is applied a byte of the bitboard at a time, from tables
+    of 256 entries made once; the row texts and move-name lists are cached as they recur.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        chunks = (rules.cells + 7) // 8
+        self._tables = []
+        for perm in rules.symmetries:
+            per_symmetry = []
+            for chunk in range(chunks):
+                table = []
+                for byte in range(256):
+                    image = 0
+                    for bit in range(8):
+                        cell = chunk * 8 + bit
+                        if byte >> bit & 1 and cell < rules.cells:
+                            image |= 1 << perm[cell]
+                    table.append(image)
+                per_symmetry.append(table)
+            self._tables.append(per_symmetry)
+        self._row_texts: dict[tuple[int, int], str] = {}
+        self._names: dict[int, tuple[str, ...]] = {}
+
+    def permute(self, cells: int, symmetry: int) -> int:
+        image = 0
+        for table in self._tables[symmetry]:
+            image |= table[cells & 0xFF]
+            cells >>= 8
+        return image
+
+    def images(self, key: int, best: int) -> list[tuple[int, int]]:
+        """``(key, best moves)`` of every distinct image of a stored position, by key."""
+        cells = self.rules.cells
+        x, o = key & self.rules.full, key >> cells
+        found = {}
+        for symmetry in range(len(self._tables)):
+            image = self.permute(x, symmetry) | self.permute(o, symmetry) << cells
+            if image not in found:
+                found[image] = self.permute(best, symmetry)
+        return sorted(found.items())
+
+    def text(self, key: int) -> str:
+        """The position string (``x.o/.x./..o``) of a packed key."""
+        rules = self.rules
+        cols, row_mask = rules.cols, (1 << rules.cols) - 1
+        x, o = key & rules.full, key >> rules.cells
+        rows = []
+        for row in range(rules.rows):
+            pair = (x >> (row * cols) & row_mask, o >> (row * cols) & row_mask)
+            text = self._row_texts.get(pair)
+            if text is None:
+                text = "".join("x" if pair[0] >> c & 1 else "o" if pair[1] >> c & 1 else "."
+                               for c in range(cols))
+                self._row_texts[pair] = text
+            rows.append(text)
+        return "/".join(rows)
+
+    def names(self, cells: int) -> tuple[str, ...]:
+        """Cell names of a bitmask, in index order."""
+        names = self._names.get(cells)
+        if names is None:
+            names = tuple(self.rules.cell_name(c) for c in iter_cells(cells))
+            self._names[cells] = names
+        return names
+
+
+_VALUE_TEXT = {1: "win", 0: "draw", -1: "loss"}
+
+
+def export_rows(book, rules: Rules, conditions: list[Condition],
+                expand: bool) -> Iterator[tuple]:
+    """Rows ``(position, ply, to_move, value, remoteness, best_moves, images)``, streamed.
+
+    ``best_moves`` is a tuple of cell names. Canonical rows come in (ply, key) order; with
+    ``expand`` each is replaced by its distinct images in key order.
+    """
+    images = Images(rules)
+    for row in book.iter_rows(rules, where=sql_condition(conditions)):
+        to_move = "x" if row.ply % 2 == 0 else "o"
+        value = _VALUE_TEXT[row.value]
+        if expand:
+            for key, best in images.images(row.key, row.best_moves):
+                yield (images.text(key), row.ply, to_move, value, row.remoteness,
+                       images.names(best), row.images)
+        else:
+            yield (images.text(row.key), row.ply, to_move, value, row.remoteness,
+                   images.names(row.best_moves), row.images)
+
+
+def write_rows(rows: Iterator[tuple], stream: IO[str], fmt: str) -> tuple[int, int]:
+    """Write rows as CSV (with a header; best moves space-separated) or JSON lines.
+
+    Returns ``(rows written, terminal rows)``.
+    """
+    written = terminal = 0
+    if fmt == "csv":
+        writer = csv.writer(stream, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        for row in rows:
+            writer.writerow((*row[:5], " ".join(row[5]), row[6]))
+            written += 1
+            terminal += row[4] == 0
+    else:
+        for row in rows:
+            record = dict(zip(COLUMNS, row))
+            record["best_moves"] = list(row[5])
+            stream.write(json.dumps(record) + "\n")
+            written += 1
+            terminal += row[4] == 0
+    return written, terminal
+
+
+@click.command("export", context_settings={"help_option_names": ["-h", "--help"]})
+@game_options
+@db_option
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv",
+              show_default=True, help="CSV with a header row, or one JSON object per line.")
+@click.option("--expand", is_flag=True,
+              help="One row per reachable position (every symmetric image), not per canonical.")
+@click.option("--where", "wheres", multiple=True, metavar="COND",
+              help="Keep rows where COND holds: COLUMN OP VALUE on ply, value, remoteness, "
+                   "images, e.g. 'ply<=4', 'value=win'. Repeat to AND them.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default="-",
+              show_default=True, help="File to write ('-': standard output).")
+@click.option("--quiet", "-q", is_flag=True, help="No row count on stderr.")
+@friendly_errors
+def export(rules: Rules, db: str, fmt: str, expand: bool, wheres: tuple[str, ...],
+           output: str, quiet: bool) -> None:
+    """Export a solved game's table: position, ply, side to move, value, remoteness, best moves.
+
+    Values are for the side to move; best moves are cell names (space-separated in CSV);
+    images is how many reachable positions the canonical one stands for. Terminal positions
+    have remoteness 0.
+
+    \b
+    Examples:
+      ttt export --size 3 --win 3 > 3x3.csv
+      ttt export --size 3 --win 3 --expand --format jsonl -o 3x3.jsonl
+      ttt export --size 4 --win 4 --where 'ply<=4' --where value=win
+    """
+    conditions = [c for text in wheres for c in parse_where(text)]
+    with open_book(db) as book:
+        book.game(rules)  # a missing game is an error before any output
+        with click.open_file(output, "w", encoding="utf-8") as stream:
+            try:
+                written, terminal = write_rows(export_rows(book, rules, conditions, expand),
+                                               stream, fmt)
+            except BrokenPipeError:
+                # The reader stopped early (| head): not an error. Point stdout at nothing so
+                # that Python's exit flush does not fail again.
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return
+    if not quiet:
+        click.echo(f"{count(written)} rows ({count(terminal)} terminal) of {rules.name}"
+                   f"{', every reachable position' if expand else ', canonical positions'}",
+                   err=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise CliError("run as: ttt export")

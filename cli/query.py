@@ -1,0 +1,157 @@
+"""``ttt query``: the value of a position and of each of its moves, from the book.
+
+Answers come through :class:`book.oracle.Oracle`: from the book when it holds them, else by a
+short live search (the output says so), else an error naming the ``ttt-solve`` command that
+would build the book. Kept light to import: one query is one process.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import click
+
+from book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
+from book.reader import open_book
+from cli.common import db_option, friendly_errors, game_options
+from solver.position import Position
+from solver.rules import Rules
+from solver.value import Outcome
+
+_COLOURS = {Outcome.WIN: "green", Outcome.DRAW: "yellow", Outcome.LOSS: "red"}
+_LETTERS = {Outcome.WIN: "W", Outcome.DRAW: "D", Outcome.LOSS: "L"}
+_SOURCES = {
+    "book": "from the book",
+    "book+search": "value from the book; moves searched live (past the opening book)",
+    "search": "searched live: the game is not in the book",
+}
+
+
+def parse_query(rules: Rules, text: str | None, moves: str | None) -> Position:
+    """The position asked about: ``text`` (or the empty board), then ``moves`` played on it.
+
+    ``moves`` are cell names or indexes separated by commas or spaces (``b2,a1,c3``).
+    """
+    position = Position.start(rules) if text is None else Position.parse(text, rules)
+    for token in re.split(r"[,\s]+", moves or ""):
+        if token:
+            position = position.play(rules.parse_cell(token))
+    return position
+
+
+def board_drawing(analysis: Analysis, colour: bool) -> str:
+    """The board with each legal move's outcome and remoteness written in its cell (``D7``)."""
+    position = analysis.position
+    rules = position.rules
+    marks = {m.cell: (f"{_LETTERS[m.value.outcome]}{m.value.remoteness}", m.value.outcome)
+             for m in analysis.moves}
+    width = max([1] + [len(text) for text, _ in marks.values()])
+    head = "    " + " ".join(chr(ord("a") + c).center(width) for c in range(rules.cols))
+    lines = [head.rstrip()]
+    for row in range(rules.rows):
+        cells = []
+        for col in range(rules.cols):
+            cell = row * rules.cols + col
+            if cell in marks:
+                text, outcome = marks[cell]
+                padded = text.center(width)
+                cells.append(click.style(padded, fg=_COLOURS[outcome]) if colour else padded)
+            else:
+                stone = position.cell(cell)
+                padded = stone.center(width)
+                cells.append(click.style(padded, bold=True) if colour and stone != "." else padded)
+        lines.append(f"{row + 1:>3} " + " ".join(cells))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def summary_line(analysis: Analysis) -> str:
+    """``X to move (ply 2): draw, remoteness 7`` or the result of a finished game."""
+    position, value = analysis.position, analysis.value
+    if position.is_terminal:
+        winner = position.winner
+        result = f"{winner.upper()} has won" if winner else "drawn, the board is full"
+        return (f"game over after {position.ply} moves: {result} "
+                f"({position.to_move.upper()} to move: {value.outcome.value}, remoteness 0)")
+    return (f"{position.to_move.upper()} to move (ply {position.ply}): "
+            f"{value.outcome.value}, remoteness {value.remoteness}")
+
+
+def moves_table(analysis: Analysis) -> str:
+    """The moves, best first: cell, value for the mover, remoteness, and which are best."""
+    best = set(analysis.best_moves)
+    rows = [("move", "value", "remoteness", "")]
+    for move in analysis.moves:
+        rows.append((move.name, move.value.outcome.value, str(move.value.remoteness),
+                     "best" if move.cell in best else ""))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    # A fixed four-column table: formatting it here spares the query path tabulate's import.
+    return "\n".join("  ".join(text.ljust(w) for text, w in zip(row, widths)).rstrip()
+                     for row in rows)
+
+
+def as_json(analysis: Analysis) -> dict:
+    """The answer as plain data for scripts."""
+    position = analysis.position
+    rules = position.rules
+    best = set(analysis.best_moves)
+    return {
+        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+        "position": str(position),
+        "ply": position.ply,
+        "to_move": position.to_move,
+        "terminal": position.is_terminal,
+        "winner": position.winner,
+        "value": analysis.value.outcome.value,
+        "remoteness": analysis.value.remoteness,
+        "source": analysis.source,
+        "searched_live": analysis.searched,
+        "search_nodes": analysis.nodes,
+        "search_seconds": round(analysis.seconds, 4),
+        "moves": [{"cell": m.name, "index": m.cell, "value": m.value.outcome.value,
+                   "remoteness": m.value.remoteness, "best": m.cell in best}
+                  for m in analysis.moves],
+    }
+
+
+@click.command("query", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("position", required=False)
+@click.option("--moves", "-m", metavar="CELLS",
+              help="Moves played from POSITION (or the empty board): b2,a1,c3 or 4,0,8.")
+@game_options
+@db_option
+@click.option("--json", "as_json_flag", is_flag=True, help="Print one JSON object.")
+@click.option("--search-seconds", type=float, default=DEFAULT_SEARCH_SECONDS, show_default=True,
+              metavar="S", help="Time allowed to search a position the book does not hold "
+                                "(0: never search).")
+@click.option("--color/--no-color", "colour", default=None,
+              help="Colour the board. Default: only on a terminal.")
+@friendly_errors
+def query(position: str | None, moves: str | None, rules: Rules, db: str, as_json_flag: bool,
+          search_seconds: float, colour: bool | None) -> None:
+    """Show the value of POSITION and of every legal move, best first.
+
+    POSITION is written row by row from the top, rows separated by '/', cells x, o or '.'
+    (no POSITION: the empty board). Values are for the player to move (win/draw/loss) with
+    the remoteness: plies to the end under perfect play. Each empty cell of the board shows
+    its move's outcome and remoteness (W3: wins in 3, D7: draw, L4: loses in 4).
+
+    \b
+    Examples:
+      ttt query x.o/.x./... --size 3 --win 3
+      ttt query --moves b2,a1,c3 --size 3 --win 3
+      ttt query ..../.x../..o./.... --size 4 --win 4 --db 4x4.sqlite --json
+    """
+    asked = parse_query(rules, position, moves)
+    with open_book(db) as book:
+        analysis = Oracle(rules, book, search_seconds=search_seconds).analyse(asked)
+    if as_json_flag:
+        click.echo(json.dumps(as_json(analysis)))
+        return
+    click.echo(board_drawing(analysis, colour is not False), color=colour)
+    click.echo(summary_line(analysis))
+    if analysis.searched:
+        click.echo(f"{_SOURCES[analysis.source]} ({analysis.nodes:,} nodes, "
+                   f"{analysis.seconds:.2f} s)")
+    if analysis.moves:
+        click.echo(moves_table(analysis))

@@ -1,0 +1,154 @@
+"""``ttt stats``: the analysis of a solved game, from the figures stored with it."""
+
+from __future__ import annotations
+
+import json
+
+import click
+from tabulate import tabulate
+
+from book.reader import Book, GameInfo, open_book
+from cli.common import count, db_option, friendly_errors, game_options
+from solver.position import Position
+from solver.rules import Rules
+
+OUTCOMES = ("win", "draw", "loss")
+WEIGHTS = ("reachable", "canonical")
+
+
+def longest(info: GameInfo, outcome: str) -> int | None:
+    """The largest remoteness of any position with this outcome for the side to move."""
+    table = info.figures.remoteness["reachable"][outcome]
+    found = [r for r, n in table.items() if n]
+    return max(found) if found else None
+
+
+def example(book: Book, info: GameInfo, outcome: str, remoteness: int) -> Position | None:
+    """One stored position (canonical orientation, lowest ply and key) with this value."""
+    from book import schema  # SQLAlchemy, for the condition on the stored rows
+
+    table = schema.positions
+    sign = {"win": 1, "draw": 0, "loss": -1}[outcome]
+    rows = book.iter_rows(info.rules, where=(table.c.value == sign)
+                          & (table.c.remoteness == remoteness), batch=1)
+    for row in rows:
+        rows.close()
+        return Position.from_key(info.rules, row.key)
+    return None
+
+
+def report(book: Book, info: GameInfo) -> dict:
+    """Everything ``stats`` prints, as plain data (the ``--json`` output)."""
+    figures = info.figures
+    longest_of = {}
+    for outcome in ("win", "loss"):
+        r = longest(info, outcome)
+        position = example(book, info, outcome, r) if r is not None else None
+        longest_of[outcome] = None if r is None else {
+            "remoteness": r,
+            "positions": figures.remoteness["reachable"][outcome][r],
+            "example": str(position) if position is not None else None,
+        }
+    rules = info.rules
+    return {
+        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+        "value_for_x": info.value.outcome.value,
+        "remoteness": info.value.remoteness,
+        "method": info.method,
+        "book_depth": info.book_depth,
+        "reachable": figures.reachable,
+        "canonical": figures.canonical,
+        "by_ply": {w: {str(p): n for p, n in sorted(figures.by_ply[w].items())} for w in WEIGHTS},
+        "values": figures.values,
+        "values_for_x": figures.values_for_x,
+        "terminal": figures.terminal,
+        "remoteness_table": {w: {o: {str(r): n for r, n in sorted(figures.remoteness[w][o].items())}
+                                 for o in OUTCOMES} for w in WEIGHTS},
+        "longest_win": longest_of["win"],
+        "longest_loss": longest_of["loss"],
+    }
+
+
+def text_report(info: GameInfo, data: dict, db: str) -> str:
+    """The report for people: a heading, then one table per figure."""
+    figures = info.figures
+    rules = info.rules
+    parts = [
+        f"{rules.name} ({rules.rows} rows x {rules.cols} columns, {rules.k} in a row): "
+        f"{info.value.outcome.value} for X, remoteness {info.value.remoteness}",
+        f"book {db}: {info.method}"
+        + (f", opening book to ply {info.book_depth}: the figures cover plies 0..{info.book_depth}"
+           if info.book_depth is not None else ", every reachable position")
+        + f"; solved {info.solved_at:%Y-%m-%d %H:%M} UTC in {info.seconds:.2f} s",
+    ]
+
+    plies = sorted(figures.by_ply["reachable"])
+    rows = [(p, "X" if p % 2 == 0 else "O", count(figures.by_ply["reachable"][p]),
+             count(figures.by_ply["canonical"].get(p, 0))) for p in plies]
+    rows.append(("total", "", count(figures.reachable), count(figures.canonical)))
+    parts.append("Positions by ply\n" + tabulate(
+        rows, headers=("ply", "to move", "reachable", "canonical"), colalign=("right", "center",
+                                                                              "right", "right")))
+
+    rows = []
+    for label, source in (("side to move", figures.values), ("X", figures.values_for_x)):
+        for outcome in OUTCOMES:
+            rows.append((f"{outcome} for {label}", count(source["reachable"][outcome]),
+                         count(source["canonical"][outcome])))
+    parts.append("Outcomes\n" + tabulate(rows, headers=("", "reachable", "canonical"),
+                                         colalign=("left", "right", "right")))
+
+    rows = []
+    for label, key in (("X wins", "x"), ("O wins", "o"), ("draws", "draw")):
+        rows.append((label, count(figures.terminal["reachable"][key]),
+                     count(figures.terminal["canonical"][key])))
+    rows.append(("total", count(sum(figures.terminal["reachable"].values())),
+                 count(sum(figures.terminal["canonical"].values()))))
+    parts.append("Terminal positions\n" + tabulate(rows, headers=("", "reachable", "canonical"),
+                                                   colalign=("left", "right", "right")))
+
+    table = figures.remoteness
+    depths = sorted({r for w in WEIGHTS for o in OUTCOMES for r in table[w][o]})
+    rows = [(r, *(count(table[w][o].get(r, 0)) for w in WEIGHTS for o in ("win", "loss", "draw")))
+            for r in depths]
+    parts.append("Remoteness (plies to the end under perfect play), for the side to move\n"
+                 + tabulate(rows, headers=("r", "win", "loss", "draw", "win (canon.)",
+                                           "loss (canon.)", "draw (canon.)"),
+                            colalign=("right",) * 7))
+
+    lines = []
+    for outcome in ("win", "loss"):
+        found = data[f"longest_{outcome}"]
+        if found is None:
+            lines.append(f"longest {outcome}: none (no position is a {outcome} for its mover)")
+        else:
+            lines.append(f"longest {outcome}: remoteness {found['remoteness']} "
+                         f"({count(found['positions'])} positions), e.g. {found['example']}")
+    parts.append("\n".join(lines))
+    return "\n\n".join(parts)
+
+
+@click.command("stats", context_settings={"help_option_names": ["-h", "--help"]})
+@game_options
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@friendly_errors
+def stats(rules: Rules, db: str, as_json: bool) -> None:
+    """Analyse a solved game: positions by ply, outcomes, terminal results, remoteness.
+
+    Counts are over every reachable position and over the canonical ones (up to symmetry).
+    Values are for the side to move unless said "for X". The longest win and loss are the
+    largest remoteness of a won and of a lost position, with an example.
+
+    \b
+    Examples:
+      ttt stats --size 3 --win 3
+      ttt stats --size 4 --win 4 --db 4x4.sqlite --json
+    """
+    with open_book(db) as book:
+        info = book.game(rules)
+        data = report(book, info)
+        if as_json:
+            click.echo(json.dumps(data))
+        else:
+            click.echo(text_report(info, data, book.display_url))
