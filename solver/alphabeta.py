@@ -48,6 +48,10 @@ _OFFSET = 2048
 _HISTORY_LIMIT = 1 << 29
 """History counts are halved past this, so they stay below the live-line count in move keys."""
 
+WEIGHT_BASE = 4
+BLOCK_BASE = 3
+THREAT_BONUS = 1
+
 _DEADLINE_EVERY = 1 << 12
 """Nodes between two looks at the clock (a power of two)."""
 
@@ -261,6 +265,11 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
             return min(images & mask, images >> w1 & mask, images >> w2 & mask,
                        images >> w3 & mask)
 
+    k = rules.k
+    almost = k - 2
+    own_weight = [WEIGHT_BASE ** held for held in range(k + 1)]
+    block_weight = [BLOCK_BASE ** held for held in range(k + 1)]
+    threat_bonus = THREAT_BONUS * WEIGHT_BASE ** k
     win1 = WIN_SCORE - 1
     lose2 = -(WIN_SCORE - 2)
     win3 = WIN_SCORE - 3
@@ -326,7 +335,6 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
         if threats_opp:
             order = [threats_opp.bit_length() - 1]
         else:
-            live = live_me | live_opp
             ranked = []
             dead_seen = False
             rest = empty
@@ -334,12 +342,28 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
                 bit = rest & -rest
                 rest ^= bit
                 c = bit.bit_length() - 1
-                count = (live & cell_line_bits[c]).bit_count()
-                if not count:
+                weight = 0
+                made = 0
+                for line, line_bit in cell_lines[c]:
+                    if live_me & line_bit:
+                        held = (line & me).bit_count()
+                        weight += own_weight[held]
+                        if held == almost:
+                            made |= line & ~me & ~bit
+                    if live_opp & line_bit:
+                        weight += block_weight[(line & opp).bit_count()]
+                if made & (made - 1):
+                    # two threats at once with none to answer: the opponent blocks one, the
+                    # other wins in 3, the fastest possible without a threat already on board
+                    table[key] = (win3 + _OFFSET) << 12 | (win3 + _OFFSET)
+                    return win3
+                if made:
+                    weight += threat_bonus
+                elif not weight:
                     if dead_seen:
                         continue
                     dead_seen = True
-                ranked.append((count << 40) + (history[c] << 10) + c)
+                ranked.append((weight << 40) + (history[c] << 10) + c)
             ranked.sort(reverse=True)
             order = [r & 1023 for r in ranked]
 
