@@ -1,0 +1,342 @@
+"""Grading an agent's moves against the book.
+
+The truth is the book: :class:`Truth` gives the value of a position for the side to move and
+of each move for its mover. :func:`grade_move` grades one move as CONVENTIONS.md defines
+(:func:`solver.value.grade`): **best**, **sound**, or a **blunder** of kind ``win->draw``,
+``win->loss`` or ``draw->loss``. Two ways to collect moves:
+
+* :func:`audit_positions`: the agent moves once from every reachable non-terminal position,
+  taken up to symmetry. The agent sees the canonical orientation of each position, and each
+  graded move is **weighted** by the number of reachable positions that canonical position
+  stands for, so the weighted figures describe the agent over all reachable positions.
+* :func:`audit_games`: whole games against an opponent, colours alternating (game 1: the
+  agent is X); every move of the agent has weight 1.
+
+:func:`summarize` turns graded moves into accuracy (share of moves that keep the value),
+perfection (share that are best), blunders by kind and a by-ply table; :func:`worst` picks the
+moves that cost the most. Every task is seeded from the run's seed and the position's key (or
+the game's number), so one core and two give the same figures.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple, Sequence
+
+import sqlalchemy as sa
+
+from agents.match import derive_seed
+from agents.parallel import AgentMaker, Worker, chunked, run_chunks
+from book import schema
+from solver.position import Position
+from solver.rules import Rules
+from solver.value import Grade, Outcome, Value, grade, move_score
+
+BLUNDER_KINDS = ("win->draw", "win->loss", "draw->loss")
+PRELOAD_LIMIT = 3_000_000
+"""Games with at most this many stored positions are read into memory for grading."""
+
+
+class Canonical:
+    """Fast canonical keys: for each symmetry, a table per byte of the packed key."""
+
+    def __init__(self, rules: Rules) -> None:
+        cells = rules.cells
+        self.cells = cells
+        self.chunks = (2 * cells + 7) // 8
+        self.tables: list[list[list[int]]] = []
+        for perm in rules.symmetries:
+            key_perm = list(perm) + [cells + p for p in perm]
+            per_chunk = []
+            for chunk in range(self.chunks):
+                table = []
+                for byte in range(256):
+                    image = 0
+                    for b in range(8):
+                        bit = chunk * 8 + b
+                        if byte >> b & 1 and bit < 2 * cells:
+                            image |= 1 << key_perm[bit]
+                    table.append(image)
+                per_chunk.append(table)
+            self.tables.append(per_chunk)
+
+    def key(self, x: int, o: int) -> int:
+        """The canonical key of the position ``(x, o)`` (smallest key of its images)."""
+        key = x | (o << self.cells)
+        best = key
+        for per_chunk in self.tables:
+            image, rest = 0, key
+            for table in per_chunk:
+                image |= table[rest & 255]
+                rest >>= 8
+            if image < best:
+                best = image
+        return best
+
+
+class Truth:
+    """The book's values of one game (raises ``GameNotFoundError`` if it holds none).
+
+    A game of at most :data:`PRELOAD_LIMIT` positions is read once into a dict
+    ``canonical key -> score``; larger ones are looked up in the book position by position.
+    Unknown positions (past an opening book) give ``None``.
+    """
+
+    def __init__(self, book: Any, rules: Rules, *, preload_limit: int = PRELOAD_LIMIT) -> None:
+        self.book = book
+        self.rules = rules
+        self.info = book.game(rules)
+        self.canonical = Canonical(rules)
+        self.scores: dict[int, int] | None = None
+        if self.info.positions <= preload_limit:
+            self.scores = {key: score for _, key, score, _ in self._rows()}
+
+    def _rows(self, nonterminal_only: bool = False):  # noqa: ANN202
+        """``(ply, key, score, images)`` of stored rows in (ply, key) order."""
+        table = schema.positions
+        query = sa.select(table.c.ply, table.c.key, table.c.value, table.c.remoteness,
+                          table.c.images).where(table.c.game_id == self.info.id)
+        if nonterminal_only:
+            query = query.where(table.c.remoteness > 0)
+        query = query.order_by(table.c.ply, table.c.key)
+        with self.book.engine.connect() as conn:
+            for ply, key, value, remoteness, images in conn.execution_options(
+                    yield_per=50_000).execute(query):
+                yield ply, key, Value(Outcome.from_sign(value), remoteness).score, images
+
+    def nonterminal(self) -> list[tuple[int, int, int]]:
+        """``(ply, canonical key, images)`` of every stored position that is not over."""
+        return [(ply, key, images) for ply, key, _, images in self._rows(nonterminal_only=True)]
+
+    def score(self, x: int, o: int) -> int | None:
+        """The score (:mod:`solver.value`) of a position for the side to move, or ``None``."""
+        if self.scores is not None:
+            return self.scores.get(self.canonical.key(x, o))
+        entry = self.book.get(Position(self.rules, x, o))
+        return None if entry is None else entry.value.score
+
+    def value(self, position: Position) -> Value | None:
+        score = self.score(position.x, position.o)
+        return None if score is None else Value.from_score(score, position.empty_count)
+
+    def move_value(self, position: Position, cell: int) -> Value | None:
+        """The value of a move for its mover."""
+        child = position.play(cell)
+        score = self.score(child.x, child.o)
+        return None if score is None else Value.from_score(move_score(score), position.empty_count)
+
+    def move_values(self, position: Position) -> dict[int, Value] | None:
+        """Every legal move's value, or ``None`` if the book lacks a child."""
+        values = {}
+        for cell in position.legal_moves():
+            value = self.move_value(position, cell)
+            if value is None:
+                return None
+            values[cell] = value
+        return values
+
+    def best_moves(self, position: Position) -> list[int]:
+        """The best moves (fastest win, slowest loss), ascending; ``[]`` if unknown."""
+        values = self.move_values(position)
+        if not values:
+            return []
+        top = max(v.score for v in values.values())
+        return [c for c, v in values.items() if v.score == top]
+
+
+class Graded(NamedTuple):
+    """One graded move. ``value`` is the position's for the mover, ``move_value`` the move's."""
+
+    position: Position
+    cell: int
+    weight: int
+    value: Value
+    move_value: Value
+    grade: Grade
+    kind: str | None  # the blunder kind, else None
+
+    @property
+    def ply(self) -> int:
+        return self.position.ply
+
+    @property
+    def cost(self) -> int:
+        """How much score the move gave away (0 for a best move)."""
+        return self.value.score - self.move_value.score
+
+
+def grade_move(truth: Truth, position: Position, cell: int, weight: int = 1,
+               value: Value | None = None) -> Graded | None:
+    """Grade one move, or ``None`` if the book does not know the position or the move."""
+    value = value if value is not None else truth.value(position)
+    move_value = truth.move_value(position, cell)
+    if value is None or move_value is None:
+        return None
+    verdict, kind = grade(value, move_value)
+    return Graded(position, cell, weight, value, move_value, verdict, kind)
+
+
+class PlyRow(NamedTuple):
+    ply: int
+    moves: int
+    best: int
+    sound: int
+    blunders: int
+
+    @property
+    def accuracy(self) -> float:
+        return (self.best + self.sound) / self.moves if self.moves else 0.0
+
+    @property
+    def perfection(self) -> float:
+        return self.best / self.moves if self.moves else 0.0
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Weighted totals of graded moves (``graded`` counts records, ``moves`` their weight)."""
+
+    graded: int
+    moves: int
+    best: int
+    sound: int
+    blunders: int
+    kinds: dict[str, int] = field(default_factory=dict)
+    by_ply: tuple[PlyRow, ...] = ()
+    ungraded: int = 0
+
+    @property
+    def accuracy(self) -> float:
+        return (self.best + self.sound) / self.moves if self.moves else 0.0
+
+    @property
+    def perfection(self) -> float:
+        return self.best / self.moves if self.moves else 0.0
+
+
+def summarize(records: Sequence[Graded], ungraded: int = 0) -> Summary:
+    """Totals, blunders by kind and the by-ply table of graded moves."""
+    counts = {Grade.BEST: 0, Grade.SOUND: 0, Grade.BLUNDER: 0}
+    kinds = dict.fromkeys(BLUNDER_KINDS, 0)
+    plies: dict[int, list[int]] = {}
+    for r in records:
+        counts[r.grade] += r.weight
+        if r.kind:
+            kinds[r.kind] += r.weight
+        row = plies.setdefault(r.ply, [0, 0, 0, 0])
+        row[0] += r.weight
+        row[1 + (Grade.BEST, Grade.SOUND, Grade.BLUNDER).index(r.grade)] += r.weight
+    by_ply = tuple(PlyRow(ply, *plies[ply]) for ply in sorted(plies))
+    return Summary(len(records), sum(counts.values()), counts[Grade.BEST], counts[Grade.SOUND],
+                   counts[Grade.BLUNDER], kinds, by_ply, ungraded)
+
+
+def worst(records: Sequence[Graded], n: int = 5) -> list[Graded]:
+    """The ``n`` costliest moves: blunders first, then by score given away, then weight."""
+    ranked = sorted((r for r in records if r.grade is not Grade.BEST),
+                    key=lambda r: (r.grade is not Grade.BLUNDER, -r.cost, -r.weight, r.ply,
+                                   r.position.key))
+    return ranked[:n]
+
+
+# -- collecting moves ------------------------------------------------------------------------
+
+POSITION_CHUNK = 16
+GAME_CHUNK = 4
+
+
+def select_positions(truth: Truth, sample: int | None, seed: int) -> list[tuple[int, int, int]]:
+    """The ``(ply, key, images)`` rows to audit: all, or ``sample`` of them drawn uniformly
+    (up to symmetry) by a generator seeded with ``seed``, kept in (ply, key) order."""
+    rows = truth.nonterminal()
+    if sample is not None and sample < len(rows):
+        picked = random.Random(derive_seed(seed, "sample")).sample(range(len(rows)), sample)
+        rows = [rows[i] for i in sorted(picked)]
+    return rows
+
+
+def audit_positions(maker: Any, truth: Truth, *, sample: int | None = None, seed: int = 0,
+                    jobs: int = 2, progress: Callable[[int, int], None] | None = None,
+                    probe_seconds: float | None = None) -> tuple[list[Graded], int]:
+    """The agent's move in every (or a sample of the) non-terminal positions, graded.
+
+    ``maker.build(book)`` makes the agent; an :class:`AgentMaker` may also run in other
+    processes. Returns the graded moves and how many could not be graded.
+    """
+    rules = truth.rules
+    rows = select_positions(truth, sample, seed)
+    tasks = []
+    for _, key, _ in rows:
+        position = Position.from_key(rules, key)
+        tasks.append((position.x, position.o, derive_seed(seed, "position", key)))
+    worker = Worker(rules, [maker.build(truth.book)])
+    moves = run_chunks(worker, "moves", chunked(tasks, POSITION_CHUNK),
+                       makers=[maker] if isinstance(maker, AgentMaker) else None, jobs=jobs,
+                       progress=progress, **_probe(probe_seconds))
+    records, ungraded = [], 0
+    for (ply, key, images), cell in zip(rows, moves):
+        position = Position.from_key(rules, key)
+        score = truth.scores.get(key) if truth.scores is not None else None
+        value = Value.from_score(score, position.empty_count) if score is not None else None
+        record = grade_move(truth, position, cell, images, value)
+        if record is None:
+            ungraded += images
+        else:
+            records.append(record)
+    return records, ungraded
+
+
+class GameResult(NamedTuple):
+    """One audit game: which side the agent played, the moves, and the winner."""
+
+    agent_side: str  # "x" or "o"
+    moves: tuple[int, ...]
+    winner: str | None
+
+    @property
+    def outcome(self) -> Outcome:
+        """The result for the agent."""
+        if self.winner is None:
+            return Outcome.DRAW
+        return Outcome.WIN if self.winner == self.agent_side else Outcome.LOSS
+
+
+def audit_games(maker: Any, opponent: Any, truth: Truth, *, games: int, seed: int = 0,
+                jobs: int = 2, progress: Callable[[int, int], None] | None = None,
+                probe_seconds: float | None = None) -> tuple[list[Graded], int, list[GameResult]]:
+    """``games`` games against ``opponent``, colours alternating; the agent's moves graded.
+
+    Returns the graded moves, the number of agent moves the book could not grade, and the
+    games.
+    """
+    rules = truth.rules
+    tasks = []
+    for index in range(games):
+        agent_x = index % 2 == 0
+        x_seed = derive_seed(seed, "game", index, "x")
+        o_seed = derive_seed(seed, "game", index, "o")
+        tasks.append((0, 1, x_seed, o_seed) if agent_x else (1, 0, x_seed, o_seed))
+    worker = Worker(rules, [maker.build(truth.book), opponent.build(truth.book)])
+    both = all(isinstance(m, AgentMaker) for m in (maker, opponent))
+    played = run_chunks(worker, "games", chunked(tasks, GAME_CHUNK),
+                        makers=[maker, opponent] if both else None, jobs=jobs,
+                        progress=progress, **_probe(probe_seconds))
+    records, ungraded, results = [], 0, []
+    for index, (moves, winner) in enumerate(played):
+        side = "x" if index % 2 == 0 else "o"
+        results.append(GameResult(side, moves, winner))
+        position = Position.start(rules)
+        for cell in moves:
+            if position.to_move == side:
+                record = grade_move(truth, position, cell)
+                if record is None:
+                    ungraded += 1
+                else:
+                    records.append(record)
+            position = position.play(cell)
+    return records, ungraded, results
+
+
+def _probe(seconds: float | None) -> dict[str, float]:
+    return {} if seconds is None else {"probe_seconds": seconds}

@@ -1,0 +1,153 @@
+"""``mcts``: Monte Carlo tree search with UCT selection (and, optionally, MCTS-Solver).
+
+Each iteration walks down the tree by UCT (``mean + c * sqrt(ln N / n)``) while the node has
+no untried moves, expands one untried move chosen at random, plays out to the end with the
+rollout policy (``random`` or ``heuristic``: win now, else block, else random), and backs the
+result up the path. The final move is the root child with the most visits.
+
+With ``solver=true`` proven results are backed up too (Winands et al.'s MCTS-Solver, extended
+to draws): a node with a child that wins for the side to move is a proven loss for the player
+who moved into it; a node whose moves are all expanded and all proven takes the negated best
+of them. Selection skips proven losing moves, the final choice takes a proven win, and the
+search stops early once the root is proven. Without it, only finished games are exact.
+
+The loop runs on raw bitboards; nodes use ``__slots__`` and hold the move's bit, the visit
+count, the summed reward of the player who moved into the node, the children, the untried
+moves (bits) and the proven result for that player (+1 win, 0 draw, -1 loss, ``None``).
+"""
+
+from __future__ import annotations
+
+from math import log, sqrt
+
+from agents.base import Agent
+from agents.rollout import PLAYOUTS
+from agents.tables import split, tables
+from solver.position import Position
+
+
+class Node:
+    __slots__ = ("bit", "visits", "value", "children", "untried", "proven")
+
+    def __init__(self, bit: int, untried: list[int]) -> None:
+        self.bit = bit
+        self.visits = 0
+        self.value = 0
+        self.children: list[Node] = []
+        self.untried = untried
+        self.proven: int | None = None
+
+
+class MctsAgent(Agent):
+    """UCT with ``iterations`` simulations per move."""
+
+    name = "mcts"
+
+    def __init__(self, rng, *, iterations: int = 1000, c: float = 1.4, rollout: str = "random",
+                 solver: bool = False, **kwargs) -> None:  # noqa: ANN001
+        super().__init__(rng, **kwargs)
+        if iterations < 1:
+            raise ValueError(f"mcts iterations must be at least 1, got {iterations}")
+        if c < 0:
+            raise ValueError(f"mcts exploration constant c must be >= 0, got {c}")
+        if rollout not in PLAYOUTS:
+            raise ValueError(f"mcts rollout {rollout!r} is unknown: use {' or '.join(PLAYOUTS)}")
+        self.iterations = iterations
+        self.c = c
+        self.rollout = rollout
+        self.solver = solver
+        self.last_root: Node | None = None
+        self.simulations = 0
+
+    def search(self, position: Position) -> int:
+        moves = position.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        root = self.tree(position)
+        return self.best_child(root).bit.bit_length() - 1
+
+    @staticmethod
+    def best_child(root: Node) -> Node:
+        """A proven win if there is one, else the most visited move not proven lost."""
+        children = root.children
+        wins = [ch for ch in children if ch.proven == 1]
+        pool = wins or [ch for ch in children if ch.proven != -1] or children
+        return max(pool, key=lambda ch: ch.visits)  # first of equals: expansion order
+
+    def tree(self, position: Position) -> Node:
+        """Run the search from ``position`` (not over) and return the root node."""
+        t = tables(position.rules)
+        win, full, wins_with = t.win, t.full, t.wins_with
+        playout = PLAYOUTS[self.rollout]
+        random = self.rng.random
+        c, solver = self.c, self.solver
+        me0, opp0 = split(position)
+        all_empty = [b for b in t.bits if not (me0 | opp0) & b]
+        root = Node(0, list(all_empty))
+        done = 0
+        for done in range(1, self.iterations + 1):
+            node, me, opp = root, me0, opp0  # ``me``: the side to move at ``node``
+            path = [root]
+            proved = False
+            while True:
+                if node.proven is not None:
+                    reward = node.proven
+                    break
+                untried = node.untried
+                if untried:
+                    n = len(untried)
+                    i = int(random() * n)
+                    bit = untried[i]
+                    untried[i] = untried[n - 1]
+                    untried.pop()
+                    me |= bit
+                    occupied = me | opp
+                    child = Node(bit, [])
+                    node.children.append(child)
+                    path.append(child)
+                    if win[me] if win is not None else wins_with(me, bit):
+                        child.proven = reward = 1
+                        proved = True
+                    elif occupied == full:
+                        child.proven = reward = 0
+                        proved = True
+                    else:
+                        empty = [b for b in all_empty if not occupied & b]
+                        child.untried = empty
+                        reward = -playout(t, opp, me, empty[:], len(empty), random)
+                    break
+                log_n = log(node.visits)
+                best, best_score = None, -1e300
+                for ch in node.children:
+                    if ch.proven == -1 and solver:
+                        continue
+                    visits = ch.visits
+                    score = ch.value / visits + c * sqrt(log_n / visits)
+                    if score > best_score:
+                        best, best_score = ch, score
+                node = best
+                me, opp = opp, me | best.bit
+                path.append(node)
+            for step in reversed(path):
+                step.visits += 1
+                step.value += reward
+                reward = -reward
+            if solver and proved:
+                self._back_up_proof(path)
+                if root.proven is not None:
+                    break
+        self.simulations += done
+        self.last_root = root
+        return root
+
+    @staticmethod
+    def _back_up_proof(path: list[Node]) -> None:
+        """Prove the ancestors of a newly proven leaf as far as the proof reaches."""
+        for index in range(len(path) - 2, -1, -1):
+            parent, child = path[index], path[index + 1]
+            if child.proven == 1:
+                parent.proven = -1
+            elif not parent.untried and all(ch.proven is not None for ch in parent.children):
+                parent.proven = -max(ch.proven for ch in parent.children)
+            else:
+                return

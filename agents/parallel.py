@@ -1,0 +1,132 @@
+"""Running agent work on both cores, with the same results as one core.
+
+Work is a list of chunks of small picklable tasks. :func:`run_chunks` starts serially in this
+process; if work remains after ``probe_seconds`` and more than one job is allowed, the rest
+goes to a process pool whose workers build their own agents (and open the book themselves).
+Every task carries its own seed, so who runs it does not change the result.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
+from typing import Any, Callable, NamedTuple, Sequence
+
+from agents.base import Agent
+from agents.match import play_game
+from agents.spec import make_agent, parse_spec
+from solver.position import Position
+from solver.rules import Rules
+
+PROBE_SECONDS = 0.5
+"""Serial work done before deciding that a pool pays for its start-up (about 0.1 s)."""
+
+
+class AgentMaker(NamedTuple):
+    """A picklable recipe for an agent: its spec and the book it may read."""
+
+    spec: str
+    db: str | None = None
+
+    def build(self, book: Any = None) -> Agent:
+        parsed = parse_spec(self.spec)
+        if parsed.needs_book and book is None and self.db is not None:
+            book = _process_book(self.db)
+        return make_agent(parsed, random.Random(0), book)
+
+
+_BOOKS: dict[str, Any] = {}
+_EXIT = ExitStack()
+
+
+def _process_book(db: str) -> Any:
+    """One open book per process and database (a worker opens its own)."""
+    if db not in _BOOKS:
+        from book.reader import open_book
+
+        _BOOKS[db] = _EXIT.enter_context(open_book(db))
+    return _BOOKS[db]
+
+
+class Worker:
+    """The agents of one process and the two kinds of task they run."""
+
+    def __init__(self, rules: Rules, agents: Sequence[Agent]) -> None:
+        self.rules = rules
+        self.agents = list(agents)
+
+    def moves(self, tasks: Sequence[tuple[int, int, int]]) -> list[int]:
+        """Agent 0's move in each ``(x, o, seed)`` position, its generator seeded per task."""
+        agent = self.agents[0]
+        out = []
+        for x, o, seed in tasks:
+            agent.rng.seed(seed)
+            out.append(agent.select_move(Position(self.rules, x, o)))
+        return out
+
+    def games(self, tasks: Sequence[tuple[int, int, int, int]]) -> list[tuple[tuple[int, ...], str | None]]:
+        """``(x agent index, o agent index, x seed, o seed)`` -> (moves, winner) per game."""
+        out = []
+        for xi, oi, x_seed, o_seed in tasks:
+            # Two instances even for one spec: each side draws from its own seeded generator.
+            if xi == oi:
+                raise ValueError("a game needs two agent instances, got one index twice")
+            x_agent, o_agent = self.agents[xi], self.agents[oi]
+            x_agent.rng.seed(x_seed)
+            o_agent.rng.seed(o_seed)
+            record = play_game(x_agent, o_agent, self.rules)
+            out.append((record.moves, record.winner))
+        return out
+
+
+_WORKER: Worker | None = None
+
+
+def _init_worker(rules: Rules, makers: Sequence[AgentMaker]) -> None:
+    global _WORKER
+    _WORKER = Worker(rules, [maker.build() for maker in makers])
+
+
+def _run_in_worker(method: str, chunk: Any) -> Any:
+    return getattr(_WORKER, method)(chunk)
+
+
+def run_chunks(worker: Worker, method: str, chunks: Sequence[Any], *,
+               makers: Sequence[AgentMaker] | None, jobs: int = 2,
+               probe_seconds: float = PROBE_SECONDS,
+               progress: Callable[[int, int], None] | None = None,
+               sizes: Sequence[int] | None = None) -> list[Any]:
+    """``worker.<method>(chunk)`` for every chunk, results concatenated in chunk order.
+
+    ``makers`` rebuild the worker's agents in other processes (``None``: stay serial).
+    ``progress(done, total)`` counts tasks (``sizes`` gives each chunk's task count).
+    """
+    sizes = list(sizes) if sizes is not None else [len(c) for c in chunks]
+    total = sum(sizes)
+    results: list[Any] = []
+    done = 0
+    started = time.perf_counter()
+    index = 0
+    parallel = makers is not None and jobs > 1
+    while index < len(chunks) and not (parallel and time.perf_counter() - started >= probe_seconds):
+        results.extend(getattr(worker, method)(chunks[index]))
+        done += sizes[index]
+        index += 1
+        if progress:
+            progress(done, total)
+    if index < len(chunks):
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
+                                 initargs=(worker.rules, list(makers))) as pool:
+            futures = [pool.submit(_run_in_worker, method, chunk) for chunk in chunks[index:]]
+            for offset, future in enumerate(futures):
+                results.extend(future.result())
+                done += sizes[index + offset]
+                if progress:
+                    progress(done, total)
+    return results
+
+
+def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]

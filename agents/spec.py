@@ -1,0 +1,164 @@
+"""Spec strings: ``name`` or ``name:key=value,key=value``, e.g. ``mcts:iterations=1000,c=1.4``.
+
+:func:`parse_spec` checks a spec against :data:`AGENTS` (names, parameters, types) and
+:func:`make_agent` builds the agent. Every agent also takes ``book=true|false``: consult the
+book where it holds the position. Mistakes raise :class:`AgentSpecError` (a ``ValueError``)
+whose message quotes the spec and lists what exists.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+
+from agents.base import Agent
+from agents.heuristic import HeuristicAgent
+from agents.mcts import MctsAgent
+from agents.minimax import AlphaBetaAgent, MinimaxAgent
+from agents.montecarlo import MonteCarloAgent
+from agents.perfect import PerfectAgent
+from agents.random_agent import RandomAgent
+from agents.rollout import PLAYOUTS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from book.reader import Book
+
+
+class AgentSpecError(ValueError):
+    """A spec string that names no agent, an unknown parameter, or a bad value."""
+
+
+class Param(NamedTuple):
+    """One parameter of an agent: how to read it, its default, what it means."""
+
+    kind: str  # "int", "float", "bool" or "choice"
+    default: Any
+    help: str
+    choices: tuple[str, ...] = ()
+
+    def describe(self, name: str) -> str:
+        kind = "|".join(self.choices) if self.kind == "choice" else self.kind
+        default = str(self.default).lower() if self.kind == "bool" else self.default
+        return f"{name} ({kind}, default {default})"
+
+
+BOOK = Param("bool", False, "play the book's best move where the book holds the position")
+
+AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Param], str]] = {
+    "random": (RandomAgent, {}, "a uniformly random legal move"),
+    "heuristic": (HeuristicAgent, {},
+                  "win, block, double threat, block double threat, best line-count score"),
+    "minimax": (MinimaxAgent, {
+        "depth": Param("int", 3, "plies searched before the evaluation"),
+    }, "negamax to a depth, line-count evaluation at the horizon"),
+    "alphabeta": (AlphaBetaAgent, {
+        "depth": Param("int", 4, "plies searched; at least the empty cells = exact"),
+    }, "minimax with alpha-beta pruning"),
+    "montecarlo": (MonteCarloAgent, {
+        "playouts": Param("int", 100, "random games after each legal move"),
+    }, "pure Monte Carlo: best mean playout result"),
+    "mcts": (MctsAgent, {
+        "iterations": Param("int", 1000, "simulations per move"),
+        "c": Param("float", 1.4, "UCT exploration constant"),
+        "rollout": Param("choice", "random", "playout policy", tuple(PLAYOUTS)),
+        "solver": Param("bool", False, "back up proven wins and losses (MCTS-Solver)"),
+    }, "UCT tree search, final move by visit count"),
+    "perfect": (PerfectAgent, {}, "the book's best move (needs the book)"),
+}
+"""Agent name -> (class, parameters, one-line description)."""
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+class Spec(NamedTuple):
+    """A checked spec: the agent's name and its typed parameters (defaults filled in)."""
+
+    name: str
+    params: dict[str, Any]
+    text: str
+
+    @property
+    def needs_book(self) -> bool:
+        """Whether the agent reads the book (``perfect``, or ``book=true``)."""
+        return self.name == "perfect" or bool(self.params.get("book"))
+
+
+def agent_names() -> str:
+    return ", ".join(AGENTS)
+
+
+def describe_agents() -> str:
+    """One line per agent with its parameters: for ``--help`` texts and errors."""
+    lines = []
+    for name, (_, params, about) in AGENTS.items():
+        shown = ", ".join(p.describe(key) for key, p in params.items())
+        lines.append(f"{name}: {about}" + (f"; {shown}" if shown else ""))
+    return "\n".join(lines)
+
+
+def _convert(spec: str, agent: str, key: str, raw: str, param: Param) -> Any:
+    what = f"{agent} parameter {key}={raw!r} in {spec!r}"
+    if param.kind == "int":
+        try:
+            return int(raw)
+        except ValueError:
+            raise AgentSpecError(f"{what}: expected a whole number") from None
+    if param.kind == "float":
+        try:
+            return float(raw)
+        except ValueError:
+            raise AgentSpecError(f"{what}: expected a number") from None
+    if param.kind == "bool":
+        if raw.lower() in _TRUE:
+            return True
+        if raw.lower() in _FALSE:
+            return False
+        raise AgentSpecError(f"{what}: expected true or false")
+    if raw.lower() in param.choices:
+        return raw.lower()
+    raise AgentSpecError(f"{what}: expected one of {', '.join(param.choices)}")
+
+
+def parse_spec(text: str) -> Spec:
+    """Check a spec string; :class:`AgentSpecError` says what is wrong and what exists."""
+    spec = str(text).strip()
+    name, _, rest = spec.partition(":")
+    name = name.strip().lower()
+    if name not in AGENTS:
+        raise AgentSpecError(f"unknown agent {name!r} in {spec!r}; agents: {agent_names()}")
+    params_of = {**AGENTS[name][1], "book": BOOK}
+    params = {key: p.default for key, p in params_of.items()}
+    if rest.strip():
+        for item in rest.split(","):
+            key, equals, raw = item.partition("=")
+            key, raw = key.strip().lower(), raw.strip()
+            if not equals or not key or not raw:
+                raise AgentSpecError(f"{item.strip()!r} in {spec!r} is not key=value "
+                                     f"(e.g. mcts:iterations=1000,c=1.4)")
+            if key not in params_of:
+                known = ", ".join(p.describe(k) for k, p in params_of.items())
+                raise AgentSpecError(f"unknown parameter {key!r} for {name} in {spec!r}; "
+                                     f"{name} takes: {known}")
+            params[key] = _convert(spec, name, key, raw, params_of[key])
+    return Spec(name, params, spec)
+
+
+def make_agent(spec: str | Spec, rng: random.Random | None = None,
+               book: Book | None = None) -> Agent:
+    """The agent a spec names, drawing from ``rng`` (default: ``random.Random(0)``).
+
+    ``book`` is handed to agents that read it (``perfect``, ``book=true``) and ignored by the
+    others, so one call fits every spec.
+    """
+    parsed = spec if isinstance(spec, Spec) else parse_spec(spec)
+    cls = AGENTS[parsed.name][0]
+    params = dict(parsed.params)
+    params.pop("book")
+    if parsed.needs_book and book is None:
+        raise AgentSpecError(f"{parsed.text!r} reads the book, but no book was given (--db)")
+    try:
+        return cls(rng if rng is not None else random.Random(0),
+                   book=book if parsed.needs_book else None, spec=parsed.text, **params)
+    except ValueError as error:
+        raise AgentSpecError(f"{parsed.text!r}: {error}") from None
