@@ -156,5 +156,7 @@ class Oracle:
             command = solve_command(rules, db)
         else:
             held = (f"{self.book.describe()} holds {rules.name} only to ply {game.book_depth}")
-            command = (f"{solve_command(rules, db)} --book-depth {position.ply + 1} --force")
+            # --method, because ttt-solve would otherwise pick the exhaustive solve if it fits.
+            command = (f"{solve_command(rules, db)} --method alphabeta "
+                       f"--book-depth {position.ply + 1} --force")
         return OutOfReachError(f"{held} and {why} on {position}; build the book with: {command}")

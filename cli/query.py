@@ -55,14 +55,20 @@ def board_drawing(analysis: Analysis, colour: bool) -> str:
             cell = row * rules.cols + col
             if cell in marks:
                 text, outcome = marks[cell]
-                padded = text.center(width)
-                cells.append(click.style(padded, fg=_COLOURS[outcome]) if colour else padded)
+                style = {"fg": _COLOURS[outcome]}
             else:
-                stone = position.cell(cell)
-                padded = stone.center(width)
-                cells.append(click.style(padded, bold=True) if colour and stone != "." else padded)
+                text = position.cell(cell)
+                style = {"bold": True} if text != "." else {}
+            cells.append(_padded(text, width, style if colour else {}))
         lines.append(f"{row + 1:>3} " + " ".join(cells))
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _padded(text: str, width: int, style: dict) -> str:
+    """``text`` centred in ``width``, the style on the text only (so trailing blanks strip)."""
+    left = (width - len(text)) // 2
+    core = click.style(text, **style) if style else text
+    return " " * left + core + " " * (width - len(text) - left)
 
 
 def summary_line(analysis: Analysis) -> str:

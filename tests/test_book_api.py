@@ -1,0 +1,231 @@
+"""The Python API of a book (book.reader) and the oracle (book.oracle)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from book import schema
+from book.errors import GameNotFoundError, PositionNotFoundError
+from book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle, OutOfReachError
+from book.reader import (DEFAULT_DB, READABLE_SCHEMA_VERSION, Book, Entry, _EngineRows,
+                         open_book)
+from book.writer import write_game
+from solver.errors import IllegalMoveError, SearchTimeout
+from solver.exhaustive import ExhaustiveSolver
+from solver.position import Position
+from solver.rules import Rules
+from solver.value import Outcome, Value, move_value
+
+T3 = Rules(3, 3, 3)
+
+
+def all_positions(rules: Rules) -> list[Position]:
+    """Every reachable position, by walking the game from the empty board."""
+    seen = {Position.start(rules)}
+    frontier = list(seen)
+    while frontier:
+        nxt = []
+        for position in frontier:
+            for cell in position.legal_moves():
+                child = position.play(cell)
+                if child not in seen:
+                    seen.add(child)
+                    nxt.append(child)
+        frontier = nxt
+    return sorted(seen, key=lambda p: (p.ply, p.key))
+
+
+@pytest.fixture(scope="module")
+def positions_3x3() -> list[Position]:
+    return all_positions(T3)
+
+
+@pytest.fixture(scope="session")
+def opening_book(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A book holding 3x4 k=3 as an opening book of depth 2 (plies 0..2 of the exhaustive solve)."""
+    rules = Rules(3, 4, 3)
+    db = str(tmp_path_factory.mktemp("books") / "opening.sqlite")
+    with open_book(db, create=True) as book:
+        plies = (t for t in ExhaustiveSolver(rules).solve() if t.ply <= 2)
+        write_game(book, rules, plies, method="alphabeta", book_depth=2)
+    return db
+
+
+def test_the_readers_defaults_mirror_the_schema():
+    assert DEFAULT_DB == schema.DEFAULT_DB
+    assert READABLE_SCHEMA_VERSION == schema.SCHEMA_VERSION
+
+
+def test_find_get_and_the_narrow_key_error(book_3x3):
+    with open_book(book_3x3) as book:
+        entry = book.find(Position.parse("xx./oo./...", T3))
+        assert isinstance(entry, Entry)
+        assert entry.value == Value(Outcome.WIN, 1) and entry.best_moves == (2,)
+        assert book.get(Position.parse("xx./oo./...", T3)) == entry
+        with pytest.raises(GameNotFoundError, match="ttt-solve --size 4 --win 3"):
+            book.find(Position.start(Rules(4, 4, 3)))
+        with pytest.raises(GameNotFoundError):
+            book.get(Position.start(Rules(4, 4, 3)))
+
+
+def test_positions_past_an_opening_book(opening_book):
+    rules = Rules(3, 4, 3)
+    deep = Position.from_moves(rules, ["a1", "b2", "c3"])
+    with open_book(opening_book) as book:
+        assert book.find(Position.from_moves(rules, ["a1", "b2"])).value.outcome is Outcome.WIN
+        with pytest.raises(PositionNotFoundError, match="beyond the opening book's depth 2") as caught:
+            book.find(deep)
+        assert isinstance(caught.value, KeyError)
+        assert book.get(deep) is None and book.get(deep, "absent") == "absent"
+        with pytest.raises(PositionNotFoundError, match="depth 2"):
+            book.moves(Position.from_moves(rules, ["a1", "b2"]))
+        assert len(book.moves(Position.from_moves(rules, ["a1"]))) == 11
+
+
+def test_every_entry_matches_its_moves(book_3x3, positions_3x3):
+    """Each stored value is the best of its moves, and best_moves are exactly the best ones."""
+    with open_book(book_3x3) as book:
+        entries = book.find_many(positions_3x3)
+        assert len(entries) == 5478
+        for position in positions_3x3:
+            entry = entries[position]
+            if position.is_terminal:
+                assert entry.value.remoteness == 0 and entry.best_moves == ()
+                continue
+            moves = {cell: move_value(entries[position.play(cell)].value)
+                     for cell in position.legal_moves()}
+            best = max(moves.values(), key=lambda v: v.score)
+            assert entry.value == best, position
+            assert entry.best_moves == tuple(sorted(c for c, v in moves.items() if v == best))
+
+
+def test_moves_best_first(book_3x3):
+    position = Position.parse("x.o/.x./...", T3)
+    with open_book(book_3x3) as book:
+        moves = book.moves(position)
+        assert [m.name for m in moves][0] == "c3"
+        assert moves[0].value == Value(Outcome.DRAW, 6)
+        assert all(m.value.outcome is Outcome.LOSS for m in moves[1:])
+        keys = [(m.value.sort_key, m.cell) for m in moves]
+        assert keys == sorted(keys)
+        assert book.moves(Position.parse("xxx/oo./...", T3)) == []
+
+
+def test_choose_is_a_best_move_with_a_seeded_tie_break(book_3x3):
+    start = Position.start(T3)
+    with open_book(book_3x3) as book:
+        best = set(book.find(start).best_moves)
+        picks = [book.choose(start, random.Random(seed)) for seed in range(200)]
+        assert set(picks) == best == set(range(9))  # every first move draws
+        assert [book.choose(start, seed) for seed in range(20)] == picks[:20]
+        win_now = Position.parse("xx./oo./...", T3)
+        assert Counter(book.choose(win_now, s) for s in range(10)) == {2: 10}
+        with pytest.raises(IllegalMoveError, match="over"):
+            book.choose(Position.parse("xxx/oo./...", T3), 1)
+
+
+def test_find_many_refuses_mixed_games(book_small):
+    with open_book(book_small) as book:
+        with pytest.raises(ValueError, match="one game"):
+            book.find_many([Position.start(T3), Position.start(Rules(3, 4, 3))])
+
+
+def test_the_sqlalchemy_path_reads_the_same(book_small):
+    """Non-SQLite databases are read through SQLAlchemy Core: same answers as sqlite3."""
+    rules = Rules(4, 4, 3)
+    rng = random.Random(5)
+    samples = []
+    for _ in range(50):
+        position = Position.start(rules)
+        for _ in range(rng.randrange(0, 9)):
+            if position.is_terminal:
+                break
+            position = position.play(rng.choice(position.legal_moves()))
+        samples.append(position)
+    with open_book(book_small) as fast:
+        expected = fast.find_many(samples)
+        games = fast.games()
+        engine_book = Book(fast.engine, fast.url, rows=_EngineRows(fast.engine))
+        assert engine_book.games() == games
+        assert engine_book.find_many(samples) == expected
+        assert engine_book.moves(samples[3]) == fast.moves(samples[3])
+
+
+class FakeProver:
+    """Answers every move as a draw in (empty cells - 1), or times out."""
+
+    def __init__(self, rules, timeout=False):
+        self.rules, self.timeout, self.calls, self.nodes = rules, timeout, 0, 0
+
+    def move_values(self, position, deadline=None):
+        self.calls += 1
+        self.nodes += 7
+        if self.timeout:
+            raise SearchTimeout("past the deadline")
+        return [(c, Value(Outcome.DRAW, position.empty_count - 1)) for c in position.legal_moves()]
+
+
+def test_oracle_sources(book_3x3, opening_book):
+    made = []
+
+    def factory(rules):
+        made.append(FakeProver(rules))
+        return made[-1]
+
+    with open_book(book_3x3) as book:
+        oracle = Oracle(T3, book, prover_factory=factory)
+        analysis = oracle.analyse(Position.parse("x.o/.x./...", T3))
+        assert analysis.source == BOOK and not analysis.searched and not made
+        assert analysis.best_moves == (8,) and analysis.value == Value(Outcome.DRAW, 6)
+        finished = oracle.analyse(Position.parse("xxx/oo./...", T3))
+        assert finished.moves == () and finished.value == Value(Outcome.LOSS, 0)
+    rules = Rules(3, 4, 3)
+    with open_book(opening_book) as book:
+        oracle = Oracle(rules, book, prover_factory=factory)
+        at_depth = oracle.analyse(Position.from_moves(rules, ["a1", "b2"]))
+        assert at_depth.source == BOOK_AND_SEARCH and at_depth.value.outcome is Outcome.WIN
+        assert len(at_depth.moves) == 10 and at_depth.nodes == 7
+        past = oracle.analyse(Position.from_moves(rules, ["a1", "b2", "c3"]))
+        assert past.source == SEARCH and past.value == Value(Outcome.DRAW, 8)
+        assert len(made) == 1  # one prover, kept
+    with open_book(book_3x3) as book:
+        absent = Oracle(Rules(4, 4, 3), book, prover_factory=factory)
+        assert absent.analyse(Position.start(Rules(4, 4, 3))).source == SEARCH
+
+
+def test_oracle_out_of_reach_names_the_command(book_3x3, opening_book):
+    rules = Rules(4, 4, 3)
+    with open_book(book_3x3) as book:
+        slow = Oracle(rules, book, prover_factory=lambda r: FakeProver(r, timeout=True))
+        with pytest.raises(OutOfReachError, match="gave up after 3 s.*ttt-solve --size 4 --win 3"):
+            slow.analyse(Position.start(rules))
+        off = Oracle(rules, book, search_seconds=0)
+        with pytest.raises(OutOfReachError, match="turned off"):
+            off.analyse(Position.start(rules))
+    with open_book(opening_book) as book:
+        off = Oracle(Rules(3, 4, 3), book, search_seconds=0)
+        with pytest.raises(OutOfReachError, match="--method alphabeta --book-depth 4 --force"):
+            off.analyse(Position.from_moves(Rules(3, 4, 3), ["a1", "b2", "c3"]))
+
+
+def test_oracle_live_search_agrees_with_the_book(book_small):
+    """The real prover, on positions the book also holds, gives the book's answers."""
+    pytest.importorskip("solver.alphabeta")
+    rules = Rules(3, 4, 3)
+    rng = random.Random(11)
+    with open_book(book_small) as book:
+        live = Oracle(rules, None, search_seconds=30)
+        stored = Oracle(rules, book)
+        for _ in range(25):
+            position = Position.start(rules)
+            for _ in range(rng.randrange(2, 7)):
+                if position.is_terminal:
+                    break
+                position = position.play(rng.choice(position.legal_moves()))
+            searched, truth = live.analyse(position), stored.analyse(position)
+            assert searched.source == SEARCH and truth.source == BOOK
+            assert searched.value == truth.value, position
+            assert searched.moves == truth.moves, position
