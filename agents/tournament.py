@@ -1,0 +1,87 @@
+"""Round robin between agents: every pair meets in ``games`` games, colours alternating."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NamedTuple, Sequence
+
+from agents.match import derive_seed
+from agents.parallel import AgentMaker, Worker, chunked, run_chunks
+from solver.rules import Rules
+
+GAME_CHUNK = 4
+
+
+class Pairing(NamedTuple):
+    """Results of agent ``a`` against agent ``b`` (indexes into the entrants)."""
+
+    a: int
+    b: int
+    a_wins: int
+    draws: int
+    b_wins: int
+
+
+class Standing(NamedTuple):
+    entrant: int
+    games: int
+    won: int
+    drawn: int
+    lost: int
+
+    @property
+    def points(self) -> float:
+        """A win is 1, a draw 1/2."""
+        return self.won + self.drawn / 2
+
+    @property
+    def score(self) -> float:
+        return self.points / self.games if self.games else 0.0
+
+
+def round_robin(makers: Sequence[Any], rules: Rules, games: int, *, seed: int = 0,
+                book: Any = None, jobs: int = 2,
+                progress: Callable[[int, int], None] | None = None,
+                probe_seconds: float | None = None) -> list[Pairing]:
+    """Play every pair ``games`` times (the first of the pair is X in even-numbered games).
+
+    Each game's generators are seeded from ``seed``, the pair and the game number, so the
+    results do not depend on ``jobs``.
+    """
+    if len(makers) < 2:
+        raise ValueError("a tournament needs at least two agents")
+    pairs = [(i, j) for i in range(len(makers)) for j in range(i + 1, len(makers))]
+    tasks = []
+    for i, j in pairs:
+        for game in range(games):
+            x, o = (i, j) if game % 2 == 0 else (j, i)
+            tasks.append((x, o, derive_seed(seed, "tournament", i, j, game, "x"),
+                          derive_seed(seed, "tournament", i, j, game, "o")))
+    worker = Worker(rules, [maker.build(book) for maker in makers])
+    parallel = all(isinstance(m, AgentMaker) for m in makers)
+    extra = {} if probe_seconds is None else {"probe_seconds": probe_seconds}
+    played = run_chunks(worker, "games", chunked(tasks, GAME_CHUNK),
+                        makers=list(makers) if parallel else None, jobs=jobs,
+                        progress=progress, **extra)
+    tally = {pair: [0, 0, 0] for pair in pairs}
+    for (x, o, _, _), (_, winner) in zip(tasks, played):
+        pair = (min(x, o), max(x, o))
+        if winner is None:
+            tally[pair][1] += 1
+        else:
+            winner_index = x if winner == "x" else o
+            tally[pair][0 if winner_index == pair[0] else 2] += 1
+    return [Pairing(i, j, *tally[(i, j)]) for i, j in pairs]
+
+
+def standings(pairings: Sequence[Pairing], entrants: int) -> list[Standing]:
+    """Each entrant's totals, best first (points, then wins, then entry order)."""
+    totals = [[0, 0, 0, 0] for _ in range(entrants)]
+    for p in pairings:
+        played = p.a_wins + p.draws + p.b_wins
+        for who, won, lost in ((p.a, p.a_wins, p.b_wins), (p.b, p.b_wins, p.a_wins)):
+            totals[who][0] += played
+            totals[who][1] += won
+            totals[who][2] += p.draws
+            totals[who][3] += lost
+    table = [Standing(i, *t) for i, t in enumerate(totals)]
+    return sorted(table, key=lambda s: (-s.points, -s.won, s.entrant))

@@ -1,0 +1,115 @@
+"""``ttt tournament``: a round robin between agents, with a result matrix and standings."""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import ExitStack
+
+import click
+from tabulate import tabulate
+
+from agents.parallel import AgentMaker
+from agents.spec import describe_agents, parse_spec
+from agents.tournament import round_robin, standings
+from book.reader import open_book
+from cli.common import CliError, LazyProgress, db_option, friendly_errors, game_options
+from solver.rules import Rules
+
+EXAMPLES = """
+\b
+Examples:
+  ttt tournament --agents random,heuristic,mcts:iterations=500 --games 20
+  ttt tournament --agents alphabeta:depth=2,mcts --size 4 --win 3 --games 10 --json
+  ttt tournament --agents perfect,heuristic,mcts:iterations=200,rollout=heuristic --games 50
+"""
+
+
+def split_specs(text: str) -> list[str]:
+    """``a,b:x=1,y=2,c`` -> ``["a", "b:x=1,y=2", "c"]``: a comma starts a new agent unless
+    what follows is a ``key=value`` of the agent before."""
+    specs: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if specs and "=" in part and ":" not in part.split("=")[0]:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return specs
+
+
+def labels(specs: list[str]) -> list[str]:
+    """Spec strings, numbered where one appears twice."""
+    return [f"{spec} #{i + 1}" if specs.count(spec) > 1 else spec for i, spec in enumerate(specs)]
+
+
+@click.command("tournament", context_settings={"help_option_names": ["-h", "--help"]},
+               epilog=EXAMPLES + "\n\b\nAgents:\n" + describe_agents())
+@click.option("--agents", "agent_specs", required=True, metavar="A,B,...",
+              help="Two or more agent specs, comma-separated (parameters may follow each: "
+                   "mcts:iterations=500,c=2,random).")
+@click.option("--games", type=click.IntRange(1), default=10, show_default=True, metavar="N",
+              help="Games per pair; colours alternate (the first-named is X in game 1).")
+@game_options
+@db_option
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of every random choice (same seed, same results).")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=min(2, os.cpu_count() or 1),
+              show_default=True, help="Processes for long tournaments (results do not depend on it).")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@friendly_errors
+def tournament(agent_specs: str, games: int, rules: Rules, db: str, seed: int, jobs: int,
+               as_json: bool, quiet: bool) -> None:
+    """Round robin: every pair of agents plays N games, colours alternating. Prints a
+    win/draw/loss matrix (row agent against column agent) and the standings (a win scores 1,
+    a draw 1/2). The book is opened only if an agent reads it (perfect, book=true).
+    """
+    specs = split_specs(agent_specs)
+    if len(specs) < 2:
+        raise CliError(f"--agents {agent_specs!r} names {len(specs)} agent; a tournament needs "
+                       f"at least two (e.g. --agents random,heuristic)")
+    parsed = [parse_spec(spec) for spec in specs]
+    with ExitStack() as stack:
+        book = None
+        if any(p.needs_book for p in parsed):
+            book = stack.enter_context(open_book(db))
+            book.game(rules)
+        makers = [AgentMaker(spec, db) for spec in specs]
+        progress = LazyProgress("playing", enabled=not quiet)
+        try:
+            pairings = round_robin(makers, rules, games, seed=seed, book=book, jobs=jobs,
+                                   progress=progress)
+        finally:
+            progress.close()
+    names = labels(specs)
+    table = standings(pairings, len(specs))
+    if as_json:
+        click.echo(json.dumps({
+            "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+            "games_per_pair": games, "seed": seed, "agents": names,
+            "pairings": [{"a": names[p.a], "b": names[p.b], "a_wins": p.a_wins,
+                          "draws": p.draws, "b_wins": p.b_wins} for p in pairings],
+            "standings": [{"agent": names[s.entrant], "games": s.games, "won": s.won,
+                           "drawn": s.drawn, "lost": s.lost, "points": s.points,
+                           "score": s.score} for s in table],
+        }, indent=2))
+        return
+    matrix = [[""] * len(specs) for _ in specs]
+    for p in pairings:
+        matrix[p.a][p.b] = f"{p.a_wins}-{p.draws}-{p.b_wins}"
+        matrix[p.b][p.a] = f"{p.b_wins}-{p.draws}-{p.a_wins}"
+    for i in range(len(specs)):
+        matrix[i][i] = "-"
+    click.echo(f"round robin on {rules.name}, {games} games per pair, colours alternating "
+               f"(seed {seed}); cells: row agent's wins-draws-losses against the column agent")
+    click.echo(tabulate([[names[i], *row] for i, row in enumerate(matrix)],
+                        headers=["", *names], tablefmt="simple_outline", disable_numparse=True))
+    click.echo("\nstandings (win 1, draw 1/2):")
+    click.echo(tabulate([[rank, names[s.entrant], s.games, s.won, s.drawn, s.lost,
+                          f"{s.points:g}", f"{100 * s.score:.1f}%"]
+                         for rank, s in enumerate(table, 1)],
+                        headers=["#", "agent", "games", "won", "drawn", "lost", "points",
+                                 "score"], tablefmt="simple_outline"))
