@@ -1,0 +1,130 @@
+"""Bad input: one line naming what is wrong, exit status 2, through the CLI and the API."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from book import schema
+from book.errors import BookNotFoundError, GameNotFoundError, SchemaVersionError
+from book.reader import open_book
+from cli.main import ttt
+from cli.query import parse_query
+from solver.errors import IllegalMoveError, InvalidPositionError
+from solver.rules import Rules
+
+T3 = Rules(3, 3, 3)
+
+# (position, --moves, message, exception of the API)
+POSITIONS = [
+    ("x.o/.x", None, "has rows of 3/2 cells", InvalidPositionError),
+    ("x.o.x", None, "has 5 cells; a 3x3 board has 9", InvalidPositionError),
+    ("xq./.../...", None, "has 'q' at cell 1", InvalidPositionError),
+    ("o../.../...", None, "O is ahead", InvalidPositionError),
+    ("xx./.../...", None, "X is more than one move ahead", InvalidPositionError),
+    ("xxx/ooo/...", None, "both players have a line", InvalidPositionError),
+    ("xxx/oo./o..", None, "O moved after X had already won", InvalidPositionError),
+    ("ooo/xx./xx.", None, "X moved after O had already won", InvalidPositionError),
+    (None, "a1,a2,b1,b2,c1,c2", "the game is over", IllegalMoveError),
+    (None, "b2,b2", "cell b2 is already taken", IllegalMoveError),
+    ("x../.../...", "a1", "cell a1 is already taken", IllegalMoveError),
+    (None, "b2,z9", "cell 'z9' is off the 3x3 board", IllegalMoveError),
+    (None, "b2,9", "cell index 9 is off the 3x3 board", IllegalMoveError),
+    (None, "b2,?", "'?' is not a cell", IllegalMoveError),
+]
+
+
+def one_line_error(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(ttt, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr, result.stderr
+    assert result.stderr.startswith("Error: ") and len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == "" and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("position, moves, message, error", POSITIONS)
+def test_bad_positions_and_moves_through_the_cli(book_3x3, position, moves, message, error):
+    args = ["query", "--size", "3", "--win", "3", "--db", book_3x3]
+    args += [position] if position else []
+    args += ["--moves", moves] if moves else []
+    one_line_error(args, message)
+
+
+@pytest.mark.parametrize("position, moves, message, error", POSITIONS)
+def test_bad_positions_and_moves_through_the_api(position, moves, message, error):
+    with pytest.raises(error, match=message.replace("?", r"\?")) as caught:
+        parse_query(T3, position, moves)
+    assert isinstance(caught.value, ValueError)
+    if position and error is InvalidPositionError:
+        assert repr(position) in str(caught.value)  # the message quotes the input
+
+
+def corrupt_books(tmp_path) -> dict[str, str]:
+    """A missing file, an empty file, a non-book database, garbage, and a newer book."""
+    newer = tmp_path / "newer.sqlite"
+    with open_book(str(newer), create=True):
+        pass
+    with sqlite3.connect(newer) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'",
+                     (str(schema.SCHEMA_VERSION + 1),))
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (a)")
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"not a database " * 200)
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    return {"missing": str(tmp_path / "absent.sqlite"), "newer": str(newer),
+            "other": str(other), "garbage": str(garbage), "empty": str(empty)}
+
+
+DATABASES = [
+    ("missing", "no book at", BookNotFoundError),
+    ("newer", "written by a newer ttt-solve: found schema version 2, expected 1 or older",
+     SchemaVersionError),
+    ("other", "is not a ttt-solve book (found tables t", SchemaVersionError),
+    ("garbage", "cannot read a book at", BookNotFoundError),
+    ("empty", "it holds no tables", BookNotFoundError),
+]
+
+
+@pytest.mark.parametrize("command", ["query", "stats", "export"])
+@pytest.mark.parametrize("name, message, error", DATABASES)
+def test_bad_databases_through_the_cli(tmp_path, command, name, message, error):
+    db = corrupt_books(tmp_path)[name]
+    one_line_error([command, "--db", db], message)
+
+
+@pytest.mark.parametrize("name, message, error", DATABASES)
+def test_bad_databases_through_the_api(tmp_path, name, message, error):
+    db = corrupt_books(tmp_path)[name]
+    with pytest.raises(error, match=message.replace("(", r"\(")):
+        with open_book(db):
+            pass
+
+
+@pytest.mark.parametrize("command", ["stats", "export"])
+def test_game_not_in_the_book(book_3x3, command):
+    one_line_error([command, "--size", "4", "--win", "4", "--db", book_3x3],
+                   "holds no 4x4 k=4 game; build it with: ttt-solve --size 4 --win 4 --db")
+    with open_book(book_3x3) as book:
+        with pytest.raises(GameNotFoundError, match="ttt-solve --size 4 --win 4"):
+            book.game(Rules(4, 4, 4))
+        assert book.find_game(Rules(4, 4, 4)) is None
+
+
+def test_game_not_in_the_book_and_too_slow_to_search(book_3x3):
+    one_line_error(["query", "--size", "6x5", "--win", "5", "--db", book_3x3,
+                    "--search-seconds", "0"], "ttt-solve --size 6x5 --win 5")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--size", "3", "--win", "4"], "need 1 <= k <= 3"),
+    (["--size", "0"], "each side must be 1..26"),
+    (["--size", "3by3"], "board size '3by3'"),
+])
+def test_bad_rules(book_3x3, args, message):
+    for command in ("query", "stats", "export"):
+        one_line_error([command, *args, "--db", book_3x3], message)
