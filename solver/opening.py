@@ -1,0 +1,146 @@
+"""Opening books of boards too big to enumerate: every canonical position up to a ply, proved.
+
+:class:`OpeningBookBuilder` lists the canonical positions of plies ``0 .. depth`` exactly as
+the exhaustive solver does (array-at-a-time, :class:`~solver.keyarrays.KeyArrays`), then
+solves them with one shared :class:`~solver.alphabeta.Prover`, from the deepest ply back:
+
+* at ply ``depth`` the prover gives each position's exact score; a move is best when its
+  child's score is the one that yields that score, which one null-window probe of the child
+  decides (its exact score is not needed);
+* at shallower plies every child is in the next ply's table, so scores and best moves are
+  backed up from it as in :mod:`solver.exhaustive`.
+
+The output is the exhaustive solver's: :class:`~solver.exhaustive.PlyTable` values with the
+same fields, dtypes and meaning, yielded from the deepest ply back to ply 0.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+
+from solver.alphabeta import Prover
+from solver.errors import InvalidRulesError
+from solver.exhaustive import PlyTable, Progress
+from solver.keyarrays import KeyArrays, sorted_unique
+from solver.position import Position, iter_cells
+from solver.rules import KEY_CELLS_LIMIT, Rules
+from solver.value import WIN_SCORE
+
+
+def best_child_score(score: int) -> int:
+    """The score a child must have for the move to it to be worth ``score`` to the mover.
+
+    The inverse of :func:`solver.value.move_score` on real scores. Since no move is worth more
+    than the position, a move is best exactly when its child's score is at most this.
+    """
+    if score > 0:
+        return -score - 1
+    if score < 0:
+        return 1 - score
+    return 0
+
+
+class OpeningBookBuilder:
+    """Solves every canonical position of plies ``0 .. depth`` of one game exactly."""
+
+    def __init__(self, rules: Rules, depth: int, progress: Progress | None = None,
+                 prover: Prover | None = None) -> None:
+        """``progress(done, total)`` is called as positions are solved (``total``: all the
+        book's positions); ``prover``: an exact prover to share (one is made otherwise)."""
+        if not rules.fits_key:
+            raise InvalidRulesError(
+                f"{rules.name}: {rules.cells} cells do not fit a 64-bit book key "
+                f"(books hold boards of at most {KEY_CELLS_LIMIT} cells)")
+        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+            raise ValueError(f"opening book depth must be a whole number >= 0, got {depth!r}")
+        if prover is not None and (prover.weak or prover.rules != rules):
+            raise ValueError("the opening book needs an exact prover of the same rules")
+        self.rules = rules
+        self.depth = min(depth, rules.cells)
+        self.progress = progress or (lambda done, total: None)
+        self.prover = prover or Prover(rules)
+        self.arrays = KeyArrays(rules)
+
+    def enumerate_plies(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """``(keys, won)`` of every ply ``0 .. depth`` that has positions: the canonical keys
+        (sorted) and whether the last mover has won there."""
+        arrays = self.arrays
+        plies = []
+        keys = np.zeros(1, dtype=np.uint64)
+        for ply in range(self.depth + 1):
+            last_mover_is_x = ply % 2 == 1
+            won = arrays.has_line(arrays.stones(keys, x=last_mover_is_x))
+            plies.append((keys, won))
+            parents = keys[~won]
+            if ply == self.depth or ply == self.rules.cells or len(parents) == 0:
+                break
+            children, _ = arrays.children(parents, x_to_move=ply % 2 == 0)
+            keys = sorted_unique(arrays.canonical(children.ravel()))
+        return plies
+
+    def solve(self) -> Iterator[PlyTable]:
+        """Yields every ply of the book, solved, from the deepest back to the empty board."""
+        plies = self.enumerate_plies()
+        total = sum(len(keys) for keys, _ in plies)
+        done = 0
+        self.progress(done, total)
+        next_keys = next_scores = None
+        for ply in reversed(range(len(plies))):
+            keys, won = plies[ply]
+            if next_keys is None:
+                scores, best = self._prove_ply(keys, won)
+            else:
+                scores, best = self._back_up_ply(ply, keys, won, next_keys, next_scores)
+            done += len(keys)
+            self.progress(done, total)
+            yield PlyTable(ply, keys, scores, best, self.arrays.orbit_sizes(keys))
+            next_keys, next_scores = keys, scores
+
+    def _prove_ply(self, keys: np.ndarray, won: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scores and best moves of the deepest ply, from the prover."""
+        rules, prover = self.rules, self.prover
+        scores = np.zeros(len(keys), dtype=np.int16)
+        best = np.zeros(len(keys), dtype=np.uint64)
+        for row, key in enumerate(keys.tolist()):
+            if won[row]:
+                scores[row] = -WIN_SCORE
+                continue
+            position = Position.from_key(rules, key)
+            if position.empty == 0:
+                continue
+            score = prover.solve(position).score
+            target = best_child_score(score)
+            mask = 0
+            for cell in iter_cells(position.empty):
+                if prover.bound(position.play(cell), target, target + 1) <= target:
+                    mask |= 1 << cell
+            scores[row] = score
+            best[row] = mask
+        return scores, best
+
+    def _back_up_ply(self, ply: int, keys: np.ndarray, won: np.ndarray, next_keys: np.ndarray,
+                     next_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Scores and best moves of a ply whose children are all in the next (solved) ply."""
+        arrays = self.arrays
+        scores = np.zeros(len(keys), dtype=np.int16)
+        best = np.zeros(len(keys), dtype=np.uint64)
+        scores[won] = -WIN_SCORE
+        rows = np.flatnonzero(~won)
+        if len(rows) == 0 or ply == self.rules.cells:
+            return scores, best
+        children, cells = arrays.children(keys[rows], x_to_move=ply % 2 == 0)
+        child_keys = arrays.canonical(children.ravel())
+        where = np.searchsorted(next_keys, child_keys)
+        found = next_keys[np.minimum(where, len(next_keys) - 1)]
+        if not np.array_equal(found, child_keys):
+            raise AssertionError(f"ply {ply}: a child is missing from ply {ply + 1}")
+        child_scores = next_scores[where].astype(np.int32).reshape(children.shape)
+        move_scores = np.sign(child_scores) - child_scores
+        top = move_scores.max(axis=1)
+        bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
+        best[rows] = np.bitwise_or.reduce(
+            np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1)
+        scores[rows] = top
+        return scores, best
