@@ -1,0 +1,67 @@
+"""Round robin: bookkeeping, colours, reproducibility, the command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from agents.parallel import AgentMaker
+from agents.tournament import round_robin, standings
+from cli.main import ttt
+from cli.tournament import split_specs
+from solver.rules import Rules
+
+R3 = Rules(3, 3, 3)
+
+
+def test_split_specs_keeps_parameters_with_their_agent():
+    assert split_specs("random,mcts:iterations=5,c=2,heuristic") == \
+        ["random", "mcts:iterations=5,c=2", "heuristic"]
+
+
+def test_round_robin_counts_and_standings():
+    makers = [AgentMaker("random"), AgentMaker("heuristic"), AgentMaker("alphabeta:depth=9")]
+    pairings = round_robin(makers, R3, 6, seed=1, jobs=1)
+    assert [(p.a, p.b) for p in pairings] == [(0, 1), (0, 2), (1, 2)]
+    assert all(p.a_wins + p.draws + p.b_wins == 6 for p in pairings)
+    # Neither rule-follower nor exact search ever loses on 3x3; between them: all draws.
+    assert pairings[0].a_wins == 0 and pairings[1].a_wins == 0
+    assert pairings[2].draws == 6
+    table = standings(pairings, 3)
+    assert [s.games for s in table] == [12, 12, 12]
+    assert table[-1].entrant == 0
+    assert sum(s.won for s in table) == sum(s.lost for s in table)
+    again = round_robin(makers, R3, 6, seed=1, jobs=2, probe_seconds=0.0)
+    assert again == pairings
+
+
+def test_cli_matrix_and_standings():
+    result = CliRunner().invoke(ttt, ["tournament", "--agents", "random,heuristic,random",
+                                      "--games", "4", "-q"])
+    assert result.exit_code == 0, result.output
+    assert "random #1" in result.output and "random #3" in result.output
+    assert "standings" in result.output and "wins-draws-losses" in result.output
+    data = json.loads(CliRunner().invoke(ttt, ["tournament", "--agents", "random,heuristic",
+                                               "--games", "4", "--json", "-q"]).output)
+    assert data["pairings"][0]["a_wins"] == 0
+    assert data["standings"][0]["agent"] == "heuristic" and data["standings"][0]["games"] == 4
+
+
+def test_cli_perfect_reads_the_book(book_3x3):
+    result = CliRunner().invoke(ttt, ["tournament", "--agents", "perfect,alphabeta:depth=9",
+                                      "--games", "2", "--db", book_3x3, "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["pairings"][0]["draws"] == 2
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--agents", "random"], "at least two"),
+    (["--agents", "random,bogus"], "unknown agent 'bogus'"),
+    (["--agents", "random,perfect", "--db", "/nonexistent/x.sqlite"], "no book at"),
+])
+def test_cli_errors(args, words):
+    result = CliRunner().invoke(ttt, ["tournament", *args])
+    assert result.exit_code == 2 and words in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1
