@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 
 import click
@@ -132,6 +133,12 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
             click.echo(f"{rules.name} was solved by another run meanwhile; --force solves it "
                        f"again.", err=True)
             info = exists.game
+        except KeyboardInterrupt:
+            progress.close()
+            kept = (f"; finished plies are kept in {workdir} and the same command resumes "
+                    f"from them" if workdir else "")
+            click.echo(f"interrupted: the book is unchanged{kept}", err=True)
+            sys.exit(130)
         finally:
             progress.close()
         if workdir is not None:
