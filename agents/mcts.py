@@ -80,7 +80,7 @@ class MctsAgent(Agent):
         win, full, wins_with = t.win, t.full, t.wins_with
         playout = PLAYOUTS[self.rollout]
         random = self.rng.random
-        c, solver = self.c, self.solver
+        c2, solver = self.c * self.c, self.solver
         me0, opp0 = split(position)
         all_empty = [b for b in t.bits if not (me0 | opp0) & b]
         root = Node(0, list(all_empty))
@@ -116,13 +116,13 @@ class MctsAgent(Agent):
                         child.untried = empty
                         reward = -playout(t, opp, me, empty[:], len(empty), random)
                     break
-                log_n = log(node.visits)
+                explore = c2 * log(node.visits)  # c * sqrt(ln N / n) == sqrt(c*c*ln N / n)
                 best, best_score = None, -1e300
                 for ch in node.children:
-                    if ch.proven == -1 and solver:
+                    if solver and ch.proven == -1:
                         continue
                     visits = ch.visits
-                    score = ch.value / visits + c * sqrt(log_n / visits)
+                    score = ch.value / visits + sqrt(explore / visits)
                     if score > best_score:
                         best, best_score = ch, score
                 node = best
