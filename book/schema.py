@@ -4,7 +4,11 @@ One database holds many games. ``games`` has a row per solved (R, C, k) game wit
 figures; ``positions`` a row per canonical position of each game, keyed by
 ``(game_id, ply, key)`` where ``key`` is the packed canonical key (see :mod:`solver.position`).
 On SQLite ``positions`` is a ``WITHOUT ROWID`` table: the primary key is the storage order, so
-there is no second index and rows inserted in key order go in sequentially.
+there is no second index and rows inserted in key order go in sequentially. Keys are at most
+62 bits (31 cells), so ``BIGINT`` holds them on every backend.
+
+The ``meta`` table records :data:`SCHEMA_VERSION`; it is written in the same transaction that
+creates the tables, so a database never holds the tables without their version.
 """
 
 from __future__ import annotations
@@ -15,8 +19,11 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 
+from book.errors import BookNotFoundError
+
 SCHEMA_VERSION = 1
-"""Bump on any change to the tables; :mod:`book.reader` refuses newer books."""
+"""Bump on any change to the tables, and give :data:`book.migrate.UPGRADES` the step from the
+previous version; :mod:`book.reader` refuses newer books."""
 
 DEFAULT_DB = "ttt.sqlite"
 
@@ -66,10 +73,23 @@ positions = sa.Table(
 POSITION_COLUMNS = ("game_id", "ply", "key", "value", "remoteness", "best_moves", "images")
 
 
+@event.listens_for(meta, "after_create")
+def _record_version(target: sa.Table, connection: sa.Connection, **_kw: object) -> None:
+    # create_all runs this inside its own transaction: the version row and the tables appear
+    # together, and a process killed during creation leaves neither.
+    connection.execute(sa.insert(meta).values(name="schema_version", value=str(SCHEMA_VERSION)))
+
+
 def database_url(db: str) -> URL:
-    """A ``--db`` argument as a URL: any SQLAlchemy URL, or else a path to a SQLite file."""
+    """A ``--db`` argument as a URL: any SQLAlchemy URL, or else a path to a SQLite file.
+
+    Raises :class:`~book.errors.BookNotFoundError` quoting ``db`` for a malformed URL.
+    """
     if "://" in db:
-        return make_url(db)
+        try:
+            return make_url(db)
+        except (sa.exc.ArgumentError, ValueError) as error:
+            raise BookNotFoundError(f"cannot open a book at {db!r}: {error}") from None
     return URL.create("sqlite", database=os.path.abspath(db))
 
 
@@ -84,15 +104,29 @@ def sqlite_path(url: URL) -> str | None:
     return url.database
 
 
+def is_postgresql(url: URL) -> bool:
+    return url.get_backend_name() == "postgresql"
+
+
 def make_engine(url: URL) -> Engine:
     """An engine with this project's SQLite settings.
 
     SQLite: WAL journal (readers keep reading while a game is written), a generous busy
     timeout (a second writer waits instead of failing), and transactions begun by us:
     ``BEGIN IMMEDIATE`` for connections with the execution option ``write=True`` so a writer
-    takes the write lock before it reads, plain ``BEGIN`` otherwise.
+    takes the write lock before it reads, plain ``BEGIN`` otherwise. Other backends keep their
+    defaults (PostgreSQL writers serialise on advisory locks, see :mod:`book.writer`).
+
+    Raises :class:`~book.errors.BookNotFoundError` quoting the URL when SQLAlchemy has no
+    dialect or driver for it (``foo://``, or ``postgresql+psycopg`` without psycopg installed).
     """
-    engine = sa.create_engine(url)
+    try:
+        engine = sa.create_engine(url)
+    except (ImportError, sa.exc.ArgumentError) as error:
+        shown = url.render_as_string(hide_password=True)
+        hint = (" (install the driver: pip install 'psycopg[binary]')"
+                if is_postgresql(url) else "")
+        raise BookNotFoundError(f"cannot open a book at {shown}: {error}{hint}") from None
     if is_sqlite(url):
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_connection, _record):  # noqa: ANN001

@@ -1,24 +1,32 @@
 """Writing a solved game into a book, atomically.
 
 The whole game (its ``games`` row and every ``positions`` row) is written in one transaction:
-a run that is interrupted leaves the book as it was, and the next run starts clean. On SQLite
-the transaction starts with ``BEGIN IMMEDIATE``, so a second writer waits for the first and
-then sees its game instead of writing it twice.
+a run that is interrupted (Ctrl-C, an exception, SIGKILL, a lost connection) leaves the book
+as it was, and the next run starts clean. Two writers of the same game serialise: on SQLite
+the transaction starts with ``BEGIN IMMEDIATE`` (one writer at a time per file), on PostgreSQL
+with an advisory lock keyed on the rules (one writer at a time per game); either way the
+second writer waits for the first and then sees its game instead of writing it twice.
+
+Rows go in by each backend's fast path: PostgreSQL ``COPY ... FROM STDIN`` in binary format,
+the rows packed by NumPy (psycopg 3 only); elsewhere the DB-API driver's ``executemany``.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from datetime import datetime, timezone
-from itertools import repeat
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
 from book import schema
 from book.errors import GameExistsError
+from book.migrate import write_lock
 from book.reader import Book, GameInfo
 from solver import SOLVER_VERSION
 from solver.exhaustive import PlyTable
@@ -26,12 +34,116 @@ from solver.figures import Figures
 from solver.rules import Rules
 from solver.value import split_scores
 
-def _rows(game_id: int, table: PlyTable, empties: int) -> Iterator[tuple]:
-    """The ``positions`` rows of one ply, made one at a time from the arrays."""
+BATCH_ROWS = 100_000
+"""Rows handed to the database at a time: bounds the memory of a batch (a 4x5 ply holds tens
+of millions of rows) and sets how often progress is reported."""
+
+KILL_HOOK = "TTT_TEST_KILL_AT"
+"""Test hook, for the crash-safety tests only: when the environment sets it, the writing
+process kills itself with SIGKILL (no clean-up of any kind) at the first checkpoint it
+reaches. ``N`` (a number): once at least N position rows are written (``0``: right after the
+``games`` row is inserted); ``commit``: after every row and the summary, just before COMMIT."""
+
+
+def game_lock(rules: Rules) -> int:
+    """The PostgreSQL advisory-lock key of a game (``ttt`` then rows, columns, k)."""
+    return 0x7474_7400_0000_0000 | rules.rows << 16 | rules.cols << 8 | rules.k
+
+
+def _kill_switch() -> Callable[[int | str], None]:
+    """The checkpoint function of :data:`KILL_HOOK` (does nothing when it is unset)."""
+    target = os.environ.get(KILL_HOOK, "").strip()
+    if not target:
+        return lambda _where: None
+    if target != "commit" and not target.isdigit():
+        raise ValueError(f"{KILL_HOOK}={target!r}: expected a row count or 'commit'")
+
+    def checkpoint(where: int | str) -> None:
+        reached = where == target if target == "commit" else (
+            isinstance(where, int) and where >= int(target))
+        if reached:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return checkpoint
+
+
+def _columns(game_id: int, table: PlyTable, empties: int) -> dict[str, np.ndarray]:
+    """The ``positions`` columns of one ply as aligned arrays (canonical orientation)."""
     values, remoteness = split_scores(table.scores, empties)
-    return zip(repeat(game_id), repeat(table.ply), table.keys.astype(np.int64).tolist(),
-               values.tolist(), remoteness.tolist(), table.best_moves.astype(np.int64).tolist(),
-               table.images.tolist())
+    count = len(table.keys)
+    return {
+        "game_id": np.full(count, game_id, dtype=np.int64),
+        "ply": np.full(count, table.ply, dtype=np.int64),
+        "key": table.keys.astype(np.int64),  # at most 62 bits: the cast is exact
+        "value": values,
+        "remoteness": remoteness,
+        "best_moves": table.best_moves.astype(np.int64),
+        "images": table.images,
+    }
+
+
+def _insert_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterator[int]:
+    """Insert the rows with the driver's ``executemany``, a batch at a time; yield batch sizes."""
+    marks = schema.placeholders(conn.engine, len(schema.POSITION_COLUMNS))
+    insert = f"INSERT INTO positions ({', '.join(schema.POSITION_COLUMNS)}) VALUES ({marks})"
+    count = len(columns["key"])
+    for start in range(0, count, BATCH_ROWS):
+        stop = min(start + BATCH_ROWS, count)
+        # Python ints from tolist(), zipped lazily: no list of tuples for the batch.
+        rows = zip(*(columns[name][start:stop].tolist() for name in schema.POSITION_COLUMNS))
+        cursor = conn.connection.cursor()
+        cursor.executemany(insert, rows)
+        cursor.close()
+        yield stop - start
+
+
+_COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags 0, no header extension
+_COPY_TRAILER = b"\xff\xff"  # a tuple of -1 fields ends the data
+_COPY_WIDTHS = ((sa.BigInteger, 8), (sa.SmallInteger, 2), (sa.Integer, 4))  # subclasses first
+
+
+def copy_dtype() -> np.dtype:
+    """One row of PostgreSQL's binary COPY format for ``positions``, as a packed NumPy dtype.
+
+    A row is the field count (int16), then for each column its byte length (int32) and its
+    big-endian value. Widths follow the column types of :data:`book.schema.positions`, so a
+    type change there changes the format here.
+    """
+    fields: list[tuple[str, str]] = [("fields", ">i2")]
+    for name in schema.POSITION_COLUMNS:
+        column_type = schema.positions.c[name].type
+        width = next(size for kind, size in _COPY_WIDTHS if isinstance(column_type, kind))
+        fields += [(f"{name}_length", ">i4"), (name, f">i{width}")]
+    return np.dtype(fields)
+
+
+def copy_payload(columns: dict[str, np.ndarray], start: int, stop: int) -> bytes:
+    """Rows ``start:stop`` in binary COPY format (without signature or trailer)."""
+    dtype = copy_dtype()
+    rows = np.empty(stop - start, dtype=dtype)
+    rows["fields"] = len(schema.POSITION_COLUMNS)
+    for name in schema.POSITION_COLUMNS:
+        rows[f"{name}_length"] = dtype[name].itemsize
+        rows[name] = columns[name][start:stop]
+    return rows.tobytes()
+
+
+def _copy_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterator[int]:
+    """``COPY positions FROM STDIN`` in binary format on the transaction's own psycopg
+    connection, a batch at a time; yield batch sizes."""
+    sql = f"COPY positions ({', '.join(schema.POSITION_COLUMNS)}) FROM STDIN WITH (FORMAT BINARY)"
+    count = len(columns["key"])
+    with conn.connection.driver_connection.cursor() as cursor, cursor.copy(sql) as copy:
+        copy.write(_COPY_SIGNATURE)
+        for start in range(0, count, BATCH_ROWS):
+            stop = min(start + BATCH_ROWS, count)
+            copy.write(copy_payload(columns, start, stop))
+            yield stop - start
+        copy.write(_COPY_TRAILER)
+
+
+def uses_copy(conn: Connection) -> bool:
+    """Whether rows go in by COPY: PostgreSQL through psycopg 3 (other drivers lack its API)."""
+    return conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg"
 
 
 def write_game(book: Book, rules: Rules, plies: Iterable[PlyTable], *, method: str,
@@ -41,18 +153,19 @@ def write_game(book: Book, rules: Rules, plies: Iterable[PlyTable], *, method: s
     """Store a game from its solved plies (consumed as they come) in one transaction.
 
     Raises :class:`GameExistsError` if the game is already stored and ``force`` is false;
-    with ``force`` the old game is replaced in the same transaction. ``on_rows(n)`` is told of
-    every batch written; ``started`` (a ``time.perf_counter()``) dates the solve for its
-    recorded duration.
+    with ``force`` the old game is replaced in the same transaction. The check is made under
+    the write lock and before ``plies`` is first consumed, so a run that waited for another
+    writer of the same game does not solve it again. ``on_rows(n)`` is told of every batch
+    written; ``started`` (a ``time.perf_counter()``) dates the solve for its recorded duration.
     """
     started = time.perf_counter() if started is None else started
+    checkpoint = _kill_switch()
     figures = Figures(rules.cells)
     games, positions = schema.games, schema.positions
-    insert = (f"INSERT INTO positions ({', '.join(schema.POSITION_COLUMNS)}) "
-              f"VALUES ({schema.placeholders(book.engine, len(schema.POSITION_COLUMNS))})")
     same_rules = sa.and_(games.c.rows == rules.rows, games.c.cols == rules.cols,
                          games.c.k == rules.k)
     with book.engine.connect().execution_options(write=True) as conn, conn.begin():
+        write_lock(conn, game_lock(rules))
         existing = conn.execute(sa.select(games.c.id).where(same_rules)).scalar()
         if existing is not None:
             if not force:
@@ -66,14 +179,16 @@ def write_game(book: Book, rules: Rules, plies: Iterable[PlyTable], *, method: s
             solver_version=SOLVER_VERSION, value=0, remoteness=0, positions=0, reachable=0,
             figures="{}", seconds=0.0, solved_at=datetime.now(timezone.utc),
         ).returning(games.c.id)).scalar_one()
+        batches = _copy_batches if uses_copy(conn) else _insert_batches
+        written = 0
+        checkpoint(written)
         for table in plies:
             figures.add(table)
-            # The driver's executemany over a row iterator: no list of tuples per ply.
-            cursor = conn.connection.cursor()
-            cursor.executemany(insert, _rows(game_id, table, rules.cells - table.ply))
-            cursor.close()
-            if on_rows:
-                on_rows(len(table.keys))
+            for count in batches(conn, _columns(game_id, table, rules.cells - table.ply)):
+                written += count
+                checkpoint(written)
+                if on_rows:
+                    on_rows(count)
         start_score = figures.start_score
         if start_score is None:
             raise ValueError("the solved plies did not include the empty board")
@@ -84,5 +199,6 @@ def write_game(book: Book, rules: Rules, plies: Iterable[PlyTable], *, method: s
             figures=json.dumps(figures.to_dict()), seconds=time.perf_counter() - started,
             solved_at=datetime.now(timezone.utc),
         ))
+        checkpoint("commit")
     book._games.pop(rules, None)
     return book.game(rules)
