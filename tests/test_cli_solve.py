@@ -54,3 +54,29 @@ def test_help_and_version():
     assert "Examples" in run(["--help"]).output
     result = CliRunner().invoke(ttt, ["--version"])
     assert result.exit_code == 0 and "ttt-solve" in result.output
+
+
+def test_large_solves_keep_plies_on_disk_and_clean_up(tmp_path, monkeypatch):
+    import os
+
+    import cli.solve
+
+    monkeypatch.setattr(cli.solve, "WORKDIR_POSITIONS", 0)  # treat 3x4 as a large solve
+    db = str(tmp_path / "t.sqlite")
+    workdir = cli.solve.work_directory(db, cli.solve.Rules(3, 4, 3))
+    seen = []
+    original = cli.solve.write_game
+
+    def write_and_look(book, rules, plies, **kwargs):
+        def watched():
+            for table in plies:
+                seen.append(os.path.isdir(workdir) and len(os.listdir(workdir)))
+                yield table
+        return original(book, rules, watched(), **kwargs)
+
+    monkeypatch.setattr(cli.solve, "write_game", write_and_look)
+    result = run(["--size", "3x4", "--win", "3", "--db", db])
+    assert result.exit_code == 0, result.output
+    assert seen and all(seen), "the plies were not kept in the work directory"
+    assert not os.path.exists(workdir), "the work directory outlived a finished solve"
+    assert "28,275" in result.output
