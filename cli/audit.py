@@ -166,8 +166,10 @@ def audit(agent_spec: str, rules: Rules, db: str, positions: str | None, games: 
             progress.close()
         summary = summarize(records, ungraded)
         if games is None:
-            scope = "every" if sample is None else f"a random sample of {count(sample)}"
-            mode = (f"{scope} reachable non-terminal position, once each: "
+            scope = ("every reachable non-terminal position" if sample is None else
+                     f"a uniform random sample (up to symmetry) of {count(sample)} reachable "
+                     f"non-terminal positions")
+            mode = (f"{scope}, once each: "
                     f"{count(summary.graded)} positions up to symmetry standing for "
                     f"{count(summary.moves)} reachable positions; figures are weighted by the "
                     f"reachable positions each canonical one stands for")
