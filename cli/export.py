@@ -20,7 +20,7 @@ from typing import IO, Callable, Iterator, NamedTuple
 
 import click
 
-from book.reader import open_book
+from book.reader import SymmetryTables, open_book
 from cli.common import CliError, count, db_option, friendly_errors, game_options
 from solver.position import iter_cells
 from solver.rules import Rules
@@ -86,48 +86,28 @@ def sql_condition(conditions: list[Condition]):  # -> sa.ColumnElement | None
 
 
 class Images:
-    """The distinct symmetric images of stored positions, fast: permutations by table lookup.
+    """Distinct symmetric images of stored positions, their texts and move names, fast.
 
-    Each symmetry's cell permutation is applied a byte of the bitboard at a time, from tables
-    of 256 entries made once; the row texts and move-name lists are cached as they recur.
+    Permutations come from :class:`book.reader.SymmetryTables`; row texts and move-name lists
+    are cached as they recur.
     """
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        chunks = (rules.cells + 7) // 8
-        self._tables = []
-        for perm in rules.symmetries:
-            per_symmetry = []
-            for chunk in range(chunks):
-                table = []
-                for byte in range(256):
-                    image = 0
-                    for bit in range(8):
-                        cell = chunk * 8 + bit
-                        if byte >> bit & 1 and cell < rules.cells:
-                            image |= 1 << perm[cell]
-                    table.append(image)
-                per_symmetry.append(table)
-            self._tables.append(per_symmetry)
+        self.symmetries = SymmetryTables.of(rules)
         self._row_texts: dict[tuple[int, int], str] = {}
         self._names: dict[int, tuple[str, ...]] = {}
-
-    def permute(self, cells: int, symmetry: int) -> int:
-        image = 0
-        for table in self._tables[symmetry]:
-            image |= table[cells & 0xFF]
-            cells >>= 8
-        return image
 
     def images(self, key: int, best: int) -> list[tuple[int, int]]:
         """``(key, best moves)`` of every distinct image of a stored position, by key."""
         cells = self.rules.cells
         x, o = key & self.rules.full, key >> cells
         found = {}
-        for symmetry in range(len(self._tables)):
-            image = self.permute(x, symmetry) | self.permute(o, symmetry) << cells
+        permute = self.symmetries.permute
+        for symmetry in range(len(self.rules.symmetries)):
+            image = permute(x, symmetry) | permute(o, symmetry) << cells
             if image not in found:
-                found[image] = self.permute(best, symmetry)
+                found[image] = permute(best, symmetry)
         return sorted(found.items())
 
     def text(self, key: int) -> str:
