@@ -66,7 +66,7 @@ def board_drawing(analysis: Analysis, colour: bool) -> str:
 
 def _padded(text: str, width: int, style: dict) -> str:
     """``text`` centred in ``width``, the style on the text only (so trailing blanks strip)."""
-    left = (width - len(text)) // 2
+    left = text.center(width).find(text)  # as str.center, so cells sit under the letters
     core = click.style(text, **style) if style else text
     return " " * left + core + " " * (width - len(text) - left)
 
