@@ -139,14 +139,14 @@ class Rules:
     def parse_cell(self, text: str) -> int:
         """A cell from its name (``b2``) or its 0-based row-major index (``4``)."""
         token = str(text).strip().lower()
-        if token.isdigit():
+        if token.isascii() and token.isdigit():  # not "²": int() would refuse it unhelpfully
             cell = int(token)
             if cell < self.cells:
                 return cell
             raise IllegalMoveError(
                 f"cell index {token} is off the {self.rows}x{self.cols} board (0..{self.cells - 1})"
             )
-        match = re.fullmatch(r"([a-z])(\d+)", token)
+        match = re.fullmatch(r"([a-z])([0-9]+)", token)
         if match:
             col = ord(match.group(1)) - ord("a")
             row = int(match.group(2)) - 1

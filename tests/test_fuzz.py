@@ -62,9 +62,6 @@ def unicode_digits(text: object) -> bool:
     return token.isdigit() and not token.isascii()
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="known bug in solver/rules.py: parse_cell calls int() on any "
-                          "str.isdigit() token, and int('²') raises a bare ValueError")
 def test_unicode_digits_are_refused_narrowly():
     with pytest.raises(IllegalMoveError, match="'²'"):
         Rules(3, 3, 3).parse_cell("²")
