@@ -17,7 +17,6 @@ from agents.parallel import AgentMaker
 from agents.spec import describe_agents, parse_spec
 from book.reader import open_book
 from cli.common import CliError, LazyProgress, count, db_option, friendly_errors, game_options
-from solver.position import Position
 from solver.rules import Rules
 from solver.value import Outcome
 
