@@ -114,7 +114,10 @@ class _SqliteRows:
     """The book's read queries over a stdlib ``sqlite3`` connection."""
 
     def __init__(self, path: str) -> None:
-        self.connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        # A Book may be handed between threads, as the SQLAlchemy pool allowed; this SQLite is
+        # built serialized (sqlite3.threadsafety == 3), so sharing the connection is safe.
+        self.connection = sqlite3.connect(path, isolation_level=None,
+                                          check_same_thread=sqlite3.threadsafety != 3)
         self.connection.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
 
     def tables(self) -> list[str]:
