@@ -553,6 +553,7 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
     if path is not None and create:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
+    shown = db  # what messages quote: a URL's password is hidden below
     book = None
     try:
         try:
@@ -563,16 +564,17 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
 
                 errors += (sa.exc.DBAPIError,)
                 url = schema.database_url(db)
+                shown = url.render_as_string(hide_password=True)
                 engine = schema.make_engine(url)
                 book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
             else:
                 book = Book(None, db, rows=_SqliteRows(path))
-            _check_schema(book._rows, db, create)
+            _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)
         except errors as error:
             reason = getattr(error, "orig", None) or error
-            raise BookNotFoundError(f"cannot read a book at {db}: {reason}") from None
+            raise BookNotFoundError(f"cannot read a book at {shown}: {reason}") from None
         yield book
     finally:
         if book is not None:

@@ -128,3 +128,11 @@ def test_game_not_in_the_book_and_too_slow_to_search(book_3x3):
 def test_bad_rules(book_3x3, args, message):
     for command in ("query", "stats", "export"):
         one_line_error([command, *args, "--db", book_3x3], message)
+
+
+def test_a_database_url_that_cannot_be_reached_keeps_its_password_quiet():
+    url = "postgresql+psycopg://someone:s3cret@127.0.0.1:1/books"
+    for command in ("query", "stats", "export"):
+        one_line_error([command, "--db", url], "someone:***@127.0.0.1:1/books")
+        result = CliRunner().invoke(ttt, [command, "--db", url])
+        assert "s3cret" not in result.output

@@ -6,6 +6,7 @@ import random
 from collections import Counter
 
 import pytest
+from click.testing import CliRunner
 
 from book import schema
 from book.errors import GameNotFoundError, PositionNotFoundError
@@ -13,11 +14,13 @@ from book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle, OutOfReachError
 from book.reader import (DEFAULT_DB, READABLE_SCHEMA_VERSION, Book, Entry, SymmetryTables,
                          _EngineRows, open_book)
 from book.writer import write_game
+from cli.main import ttt
 from solver.errors import IllegalMoveError, SearchTimeout
 from solver.exhaustive import ExhaustiveSolver
 from solver.position import Position
 from solver.rules import Rules
 from solver.value import Outcome, Value, move_value
+from tests.pg_support import book_db, solve_into  # noqa: F401 - book_db is a fixture
 
 T3 = Rules(3, 3, 3)
 
@@ -248,3 +251,21 @@ def test_symmetry_tables_agree_with_the_rules():
                 assert tables.permute(cells, symmetry) == rules.permute(cells, symmetry)
                 assert tables.permute(tables.permute(cells, symmetry),
                                       tables.inverse[symmetry]) == cells
+
+
+def test_every_backend_gives_the_same_answers(book_db, book_3x3, positions_3x3):
+    """On each backend (PostgreSQL with a server, see tests/pg_support.py), the API and the
+    commands answer as from the SQLite book of the session."""
+    solve_into(book_db, T3)
+    with open_book(book_3x3) as reference, open_book(book_db) as book:
+        assert book.find_many(positions_3x3) == reference.find_many(positions_3x3)
+        position = Position.parse("x.o/.x./...", T3)
+        assert book.moves(position) == reference.moves(position)
+        with pytest.raises(GameNotFoundError):
+            book.get(Position.start(Rules(4, 4, 3)))
+    for command in (["query", "x.o/.x./...", "--json"], ["stats", "--json"],
+                    ["export", "--expand", "-q"]):
+        ours = CliRunner().invoke(ttt, [*command, "--db", book_db])
+        theirs = CliRunner().invoke(ttt, [*command, "--db", book_3x3])
+        assert ours.exit_code == 0, ours.output
+        assert ours.stdout == theirs.stdout
