@@ -13,6 +13,7 @@ from cli.main import ttt
 from solver.position import Position
 from solver.rules import Rules
 from solver.value import Outcome, Value, move_value
+from tests.test_book_api import opening_book  # noqa: F401 - a fixture
 
 T3 = Rules(3, 3, 3)
 
@@ -120,3 +121,19 @@ def test_game_out_of_reach_names_the_command(book_3x3):
     assert "holds no 5x5 k=4 game" in result.output
     assert f"ttt-solve --size 5 --win 4 --db {book_3x3}" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_past_the_opening_book_the_moves_are_searched(opening_book, book_small):
+    pytest.importorskip("solver.alphabeta")
+    args = ["x.../.o../....", "--size", "3x4", "--win", "3"]
+    result = query(*args, "--db", opening_book)
+    assert result.exit_code == 0, result.output
+    assert "value from the book; moves searched live (past the opening book)" in result.output
+    searched = query_json(*args, "--db", opening_book)
+    truth = query_json(*args, "--db", book_small)
+    assert searched["source"] == "book+search" and truth["source"] == "book"
+    for key in ("value", "remoteness", "moves"):
+        assert searched[key] == truth[key]
+    deeper = query_json(*args, "--moves", "c3", "--db", opening_book)
+    assert deeper["source"] == "search"
+    assert deeper["moves"] == query_json(*args, "--moves", "c3", "--db", book_small)["moves"]
