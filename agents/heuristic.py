@@ -58,10 +58,7 @@ def _is_safe(t: Tables, me: int, opp: int, bit: int) -> bool:
     if mine:
         # The opponent must block my threat; one threat (two would be a double threat, rule 3).
         block = mine & -mine
-        opp2 = opp | block
-        if t.wins_with(opp2, block):
-            return True  # cannot happen after rules 1-2, kept for safety
-        return t.threats(opp2, me2).bit_count() < 2
+        return t.threats(opp | block, me2).bit_count() < 2
     return double_threat_cells(t, opp, me2) == 0
 
 

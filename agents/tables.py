@@ -90,10 +90,6 @@ def split(position) -> tuple[int, int]:  # noqa: ANN001 (a Position; avoids an i
     return (position.x, position.o) if position.x_to_move else (position.o, position.x)
 
 
-def popcount(mask: int) -> int:
-    return mask.bit_count()
-
-
 def cells_of(mask: int) -> list[int]:
     """The cell indexes set in a mask, ascending."""
     out = []
