@@ -85,6 +85,20 @@ def sql_condition(conditions: list[Condition]):  # -> sa.ColumnElement | None
     return sa.and_(*(_OPERATORS[c.op](table.c[c.column], c.number) for c in conditions))
 
 
+class _RowTexts(dict):
+    """Row code (X's cells, then O's shifted by the row length) -> text, made on first use."""
+
+    def __init__(self, cols: int) -> None:
+        super().__init__()
+        self.cols = cols
+
+    def __missing__(self, code: int) -> str:
+        x, o = code & ((1 << self.cols) - 1), code >> self.cols
+        text = "".join("x" if x >> c & 1 else "o" if o >> c & 1 else "." for c in range(self.cols))
+        self[code] = text
+        return text
+
+
 class Images:
     """Distinct symmetric images of stored positions, their texts and move names, fast.
 
@@ -95,8 +109,12 @@ class Images:
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
         self.symmetries = SymmetryTables.of(rules)
-        self._row_texts: dict[tuple[int, int], str] = {}
+        self._row_texts = _RowTexts(rules.cols)
+        self._full, self._cells = rules.full, rules.cells
+        self._row_mask = (1 << rules.cols) - 1
+        self._shifts = tuple(row * rules.cols for row in range(rules.rows))
         self._names: dict[int, tuple[str, ...]] = {}
+        self._cell_names = [rules.cell_name(c) for c in range(rules.cells)]
 
     def images(self, key: int, best: int) -> list[tuple[int, int]]:
         """``(key, best moves)`` of every distinct image of a stored position, by key."""
@@ -112,25 +130,16 @@ class Images:
 
     def text(self, key: int) -> str:
         """The position string (``x.o/.x./..o``) of a packed key."""
-        rules = self.rules
-        cols, row_mask = rules.cols, (1 << rules.cols) - 1
-        x, o = key & rules.full, key >> rules.cells
-        rows = []
-        for row in range(rules.rows):
-            pair = (x >> (row * cols) & row_mask, o >> (row * cols) & row_mask)
-            text = self._row_texts.get(pair)
-            if text is None:
-                text = "".join("x" if pair[0] >> c & 1 else "o" if pair[1] >> c & 1 else "."
-                               for c in range(cols))
-                self._row_texts[pair] = text
-            rows.append(text)
-        return "/".join(rows)
+        x, o = key & self._full, key >> self._cells
+        mask, cols, texts = self._row_mask, self.rules.cols, self._row_texts
+        return "/".join([texts[(x >> shift & mask) | (o >> shift & mask) << cols]
+                         for shift in self._shifts])
 
     def names(self, cells: int) -> tuple[str, ...]:
         """Cell names of a bitmask, in index order."""
         names = self._names.get(cells)
         if names is None:
-            names = tuple(self.rules.cell_name(c) for c in iter_cells(cells))
+            names = tuple(self._cell_names[c] for c in iter_cells(cells))
             self._names[cells] = names
         return names
 
@@ -146,16 +155,22 @@ def export_rows(book, rules: Rules, conditions: list[Condition],
     ``expand`` each is replaced by its distinct images in key order.
     """
     images = Images(rules)
+    # Rows unpacked by position: attribute access on SQLAlchemy rows costs about 1 us each.
+    from book import schema
+
+    names = list(schema.positions.c.keys())
+    pick = operator.itemgetter(*(names.index(column) for column in
+                                 ("ply", "key", "value", "remoteness", "best_moves", "images")))
     for row in book.iter_rows(rules, where=sql_condition(conditions)):
-        to_move = "x" if row.ply % 2 == 0 else "o"
-        value = _VALUE_TEXT[row.value]
+        ply, key, value, remoteness, best, count = pick(row)
+        to_move = "x" if ply % 2 == 0 else "o"
+        value = _VALUE_TEXT[value]
         if expand:
-            for key, best in images.images(row.key, row.best_moves):
-                yield (images.text(key), row.ply, to_move, value, row.remoteness,
-                       images.names(best), row.images)
+            for image, image_best in images.images(key, best):
+                yield (images.text(image), ply, to_move, value, remoteness,
+                       images.names(image_best), count)
         else:
-            yield (images.text(row.key), row.ply, to_move, value, row.remoteness,
-                   images.names(row.best_moves), row.images)
+            yield (images.text(key), ply, to_move, value, remoteness, images.names(best), count)
 
 
 def write_rows(rows: Iterator[tuple], stream: IO[str], fmt: str) -> tuple[int, int]:
