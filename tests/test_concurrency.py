@@ -158,3 +158,15 @@ def test_schema_preparation_from_two_processes_on_a_new_database(book_db):
     assert [run.returncode for run in runs] == [0, 0], [err for _, err in outputs]
     assert sorted(out.strip() for out, _ in outputs) == ["0", "1"]  # new, then found current
     assert prepare_schema(make_engine(database_url(book_db))) == 1
+
+
+@pytest.mark.xfail(strict=False, reason="book.reader.ensure_schema creates the tables in a "
+                   "deferred transaction, so on a new SQLite file the second of two runs can "
+                   "fail with 'database is locked'; it should call book.migrate.prepare_schema")
+def test_two_solves_started_together_on_a_new_sqlite_file(tmp_path):
+    for attempt in range(3):
+        db = str(tmp_path / f"new-{attempt}.sqlite")
+        runs = [start_ttt_solve(["--size", "3", "--win", "3", "--db", db, "--quiet"])
+                for _ in range(2)]
+        outputs = [run.communicate(timeout=120) for run in runs]
+        assert [run.returncode for run in runs] == [0, 0], [err for _, err in outputs]
