@@ -267,6 +267,7 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
 
     k = rules.k
     almost = k - 2
+    line_at = rules.lines
     own_weight = [WEIGHT_BASE ** held for held in range(k + 1)]
     block_weight = [BLOCK_BASE ** held for held in range(k + 1)]
     threat_bonus = THREAT_BONUS * WEIGHT_BASE ** k
@@ -294,6 +295,8 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
         """
         nonlocal nodes, table, old_table
         nodes += 1
+        if not nodes & (_DEADLINE_EVERY - 1) and deadline is not None and clock() > deadline:
+            raise SearchTimeout(f"search passed its deadline after {nodes:,} nodes")
         if threats_me:
             return win1
         if threats_opp:
@@ -307,8 +310,6 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
             return low
         if high <= alpha:
             return high
-        if deadline is not None and not nodes & (_DEADLINE_EVERY - 1) and clock() > deadline:
-            raise SearchTimeout(f"search passed its deadline after {nodes:,} nodes")
         key = canonical(images)
         entry = table.get(key)
         if entry is None:
@@ -326,6 +327,34 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
                     return high
             if low == high:
                 return low
+        if alpha > 0 and high > 0:
+            # only a fast enough win matters (a distance probe): bound the mover's fastest win
+            # by the fewest stones missing from one of its live lines
+            need = k
+            rest = live_me
+            while rest and need > 2:
+                line_bit = rest & -rest
+                rest ^= line_bit
+                missing = k - (line_at[line_bit.bit_length() - 1] & me).bit_count()
+                if missing < need:
+                    need = missing
+            plies = 2 * need - 1
+            high = 0 if plies > empties else min(high, WIN_SCORE - plies)
+        if beta < 0 and low < 0:  # the same for the opponent's fastest win
+            need = k
+            rest = live_opp
+            while rest and need > 2:
+                line_bit = rest & -rest
+                rest ^= line_bit
+                missing = k - (line_at[line_bit.bit_length() - 1] & opp).bit_count()
+                if missing < need:
+                    need = missing
+            plies = 2 * need
+            low = 0 if plies > empties else max(low, plies - WIN_SCORE)
+        if low >= beta or low == high:
+            return low
+        if high <= alpha:
+            return high
         if alpha < low:
             alpha = low
         if beta > high:

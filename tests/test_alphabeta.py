@@ -1,0 +1,256 @@
+"""The alpha-beta prover against the exhaustive solver, published values and its contract."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from solver.alphabeta import Prover, SearchResult, child_window
+from solver.errors import SearchTimeout
+from solver.exhaustive import ExhaustiveSolver
+from solver.position import Position, iter_cells
+from solver.rules import Rules
+from solver.value import WIN_SCORE, Outcome, Value, move_score
+from tests.reference import rows
+
+
+def exhaustive_rows(rules: Rules) -> list[tuple[int, int, int, int]]:
+    """``(ply, canonical key, exact score, best-move mask)`` of every canonical position."""
+    return [(table.ply, key, score, best)
+            for table in ExhaustiveSolver(rules).solve()
+            for key, score, best in zip(table.keys.tolist(), table.scores.tolist(),
+                                        table.best_moves.tolist())]
+
+
+@pytest.fixture(scope="module")
+def table_3x3() -> list[tuple[int, int, int, int]]:
+    return exhaustive_rows(Rules(3, 3, 3))
+
+
+@pytest.fixture(scope="module")
+def sample_4x4k4() -> list[tuple[int, int, int, int]]:
+    """2,000 canonical positions of 4x4 k=4 drawn with a fixed seed (all plies mixed)."""
+    return random.Random(20240501).sample(exhaustive_rows(Rules(4, 4, 4)), 2000)
+
+
+def sign(score: int) -> int:
+    return (score > 0) - (score < 0)
+
+
+def test_every_3x3_position_exact(table_3x3):
+    rules = Rules(3, 3, 3)
+    prover = Prover(rules)
+    wrong = [(str(Position.from_key(rules, key)), score, prover.solve(
+        Position.from_key(rules, key)).score) for _, key, score, _ in table_3x3]
+    wrong = [w for w in wrong if w[1] != w[2]]
+    assert len(table_3x3) == 765
+    assert wrong == []
+
+
+def test_every_3x3_position_weak_outcome(table_3x3):
+    rules = Rules(3, 3, 3)
+    prover = Prover(rules, weak=True)
+    for _, key, score, _ in table_3x3:
+        position = Position.from_key(rules, key)
+        result = prover.solve(position)
+        assert sign(result.score) == sign(score), str(position)
+        assert result.value.outcome is Value.from_score(score, position.empty_count).outcome
+        if score == 0:  # a draw's remoteness is the empty cells, even in weak mode
+            assert result.value.remoteness == position.empty_count
+
+
+def test_sample_of_4x4k4_exact(sample_4x4k4):
+    rules = Rules(4, 4, 4)
+    prover = Prover(rules)
+    for _, key, score, _ in sample_4x4k4:
+        position = Position.from_key(rules, key)
+        assert prover.solve(position).score == score, str(position)
+
+
+def test_sample_of_4x4k4_exact_with_a_fresh_prover_each_time(sample_4x4k4):
+    # a shared table could hide a wrong bound; a fresh prover searches from nothing
+    rules = Rules(4, 4, 4)
+    for _, key, score, _ in sample_4x4k4[:200]:
+        position = Position.from_key(rules, key)
+        assert Prover(rules, table_bits=4).solve(position).score == score, str(position)
+
+
+def test_sample_of_4x4k4_weak(sample_4x4k4):
+    rules = Rules(4, 4, 4)
+    prover = Prover(rules, weak=True)
+    for _, key, score, _ in sample_4x4k4:
+        position = Position.from_key(rules, key)
+        assert sign(prover.solve(position).score) == sign(score), str(position)
+
+
+@pytest.mark.parametrize("shape", [(3, 4, 3), (4, 3, 3), (2, 3, 1), (3, 3, 2), (1, 5, 2),
+                                   (2, 4, 3), (3, 3, 1)])
+def test_small_games_exact_everywhere(shape):
+    """Rectangles (4 symmetries), k=1 and k=2, lines longer than a side: all against the
+    exhaustive solver."""
+    rules = Rules(*shape)
+    prover = Prover(rules)
+    for _, key, score, _ in exhaustive_rows(rules):
+        position = Position.from_key(rules, key)
+        assert prover.solve(position).score == score, str(position)
+
+
+def test_move_values_match_the_exhaustive_best_moves(table_3x3):
+    rules = Rules(3, 3, 3)
+    prover = Prover(rules, weak=True)  # move_values is exact in both modes
+    for _, key, score, best in table_3x3:
+        position = Position.from_key(rules, key)
+        values = prover.move_values(position)
+        assert [cell for cell, _ in values] == sorted(
+            position.legal_moves(), key=lambda c: dict(values)[c].sort_key * 100 + c)
+        if not values:
+            assert best == 0
+            continue
+        top = values[0][1]
+        assert top.score == score, str(position)
+        assert sum(1 << cell for cell, value in values if value == top) == best, str(position)
+        for cell, value in values:
+            child = position.play(cell)
+            assert value.score == move_score(Prover(rules).solve(child).score)
+
+
+def test_published_3x3_first_moves_all_draw():
+    rules = Rules(3, 3, 3)
+    values = Prover(rules).move_values(Position.start(rules))
+    assert [cell for cell, _ in values] == list(range(9))
+    assert {value for _, value in values} == {Value(Outcome.DRAW, 9)}
+
+
+def test_a_drawn_position_with_best_moves():
+    rules = Rules(3, 3, 3)
+    # X threatens c1 (cell 2); O must block there, every other move loses at once
+    position = Position.parse("xx./.o./...", rules)
+    values = Prover(rules).move_values(position)
+    assert values[0] == (2, Value(Outcome.DRAW, 6))
+    assert all(value == Value(Outcome.LOSS, 2) for _, value in values[1:])
+
+
+def test_win_in_one_and_double_threat():
+    rules = Rules(3, 3, 3)
+    prover = Prover(rules)
+    assert prover.solve(Position.parse("xx./oo./...", rules)).value == Value(Outcome.WIN, 1)
+    # X to move, no threat on the board; only c3 forks (threats at b2 and c1): win in 3
+    fork = Position.parse("xo./o.x/...", rules)
+    assert prover.solve(fork).value == Value(Outcome.WIN, 3)
+    values = prover.move_values(fork)
+    assert [cell for cell, value in values if value == Value(Outcome.WIN, 3)] == [8]
+
+
+def test_terminal_positions():
+    rules = Rules(3, 3, 3)
+    prover = Prover(rules)
+    won = Position.parse("xxx/oo./...", rules)
+    assert prover.solve(won).value == Value(Outcome.LOSS, 0)
+    assert prover.solve(won).score == -WIN_SCORE
+    full = Position.parse("xox/xox/oxo", rules)
+    assert prover.solve(full).value == Value(Outcome.DRAW, 0)
+    assert prover.move_values(won) == []
+
+
+@pytest.mark.parametrize("shape,outcome", [
+    ((3, 3, 3), "draw"), ((4, 4, 3), "win"), ((3, 4, 3), "win"), ((4, 4, 4), "draw"),
+    ((4, 5, 4), "draw"),  # (5,4,4) in columns x rows
+])
+def test_published_values_fast(shape, outcome):
+    rules = Rules(*shape)
+    for weak in (True, False):
+        result = Prover(rules, weak=weak).solve(Position.start(rules))
+        assert result.value.outcome.value == outcome
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("row", [r for r in rows("published_values.csv")
+                                 if (int(r["columns"]), int(r["rows"]), int(r["k"]))
+                                 in {(6, 4, 4), (5, 5, 4), (6, 5, 4)}],
+                         ids=lambda r: f"({r['columns']},{r['rows']},{r['k']})")
+def test_published_values_slow(row):
+    rules = Rules(int(row["rows"]), int(row["columns"]), int(row["k"]))
+    result = Prover(rules, weak=True).solve(Position.start(rules))
+    assert result.value.outcome.value == row["value_for_x"]
+
+
+@pytest.mark.slow
+def test_6x5k4_exact_win_agrees_with_a_second_search():
+    """(6,5,4): the exact remoteness, and every first move's value agrees with it."""
+    rules = Rules(5, 6, 4)
+    prover = Prover(rules)
+    result = prover.solve(Position.start(rules))
+    assert result.value.outcome is Outcome.WIN
+    values = prover.move_values(Position.start(rules))
+    assert values[0][1] == result.value
+
+
+def test_search_result_fields_and_node_counts():
+    rules = Rules(4, 4, 3)
+    prover = Prover(rules)
+    assert prover.nodes == 0
+    first = prover.solve(Position.start(rules))
+    assert isinstance(first, SearchResult)
+    assert first.value == Value.from_score(first.score, 16)
+    assert first.nodes > 0 and first.seconds >= 0
+    second = prover.solve(Position.from_moves(rules, ["b2"]))
+    assert prover.nodes == first.nodes + second.nodes
+    again = prover.solve(Position.start(rules))  # the table persists: far fewer nodes
+    assert again.score == first.score and again.nodes < first.nodes
+
+
+def test_search_timeout_past_the_deadline():
+    rules = Rules(5, 5, 4)
+    prover = Prover(rules)
+    with pytest.raises(SearchTimeout):
+        prover.solve(Position.start(rules), deadline=time.perf_counter() + 0.05)
+    with pytest.raises(SearchTimeout):
+        prover.move_values(Position.start(rules), deadline=time.perf_counter() - 1)
+
+
+def test_bound_keeps_the_fail_soft_contract(sample_4x4k4):
+    rules = Rules(4, 4, 4)
+    prover = Prover(rules)
+    rng = random.Random(7)
+    windows = [(-1, 1), (0, 1), (-1, 0), (WIN_SCORE - 12, WIN_SCORE - 11),
+               (-(WIN_SCORE - 9), -(WIN_SCORE - 10)), (-WIN_SCORE, WIN_SCORE)]
+    for _, key, score, _ in sample_4x4k4[:500]:
+        position = Position.from_key(rules, key)
+        alpha, beta = rng.choice(windows)
+        value = prover.bound(position, alpha, beta)
+        if value <= alpha:
+            assert score <= value, str(position)
+        elif value >= beta:
+            assert score >= value, str(position)
+        else:
+            assert score == value, str(position)
+
+
+def test_child_window_decides_the_parent_window():
+    # every real child score on the right side of the child window is on the right side
+    # of the parent window after move_score
+    scores = [0] + [WIN_SCORE - r for r in range(12)] + [-(WIN_SCORE - r) for r in range(12)]
+    windows = [(-1, 1), (0, 1), (-1, 0), (WIN_SCORE - 5, WIN_SCORE - 4),
+               (-(WIN_SCORE - 6), -(WIN_SCORE - 7)), (3 - WIN_SCORE, WIN_SCORE - 3)]
+    for alpha, beta in windows:
+        low, high = child_window(alpha, beta)
+        for s in scores:
+            if s <= low:
+                assert move_score(s) >= beta
+            if s >= high:
+                assert move_score(s) <= alpha
+
+
+def test_dead_draw_is_seen_without_search():
+    # 4x4 k=4, every line holds both an x and an o: a draw whose remoteness is the empty cells
+    rules = Rules(4, 4, 4)
+    position = Position.parse("x..o/.o.x/.xo./o.x.", rules)
+    assert all(line & position.x and line & position.o for line in rules.lines)
+    result = Prover(rules).solve(position)
+    assert result.value == Value(Outcome.DRAW, 8)
+    assert result.nodes == 1
+    values = Prover(rules).move_values(position)
+    assert {value for _, value in values} == {Value(Outcome.DRAW, 8)}
+    assert len(list(iter_cells(position.empty))) == len(values) == 8
