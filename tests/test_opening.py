@@ -1,0 +1,70 @@
+"""The opening-book builder reproduces the exhaustive solver's rows for the plies it covers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.alphabeta import Prover
+from solver.errors import InvalidRulesError
+from solver.exhaustive import ExhaustiveSolver, PlyTable
+from solver.opening import OpeningBookBuilder, best_child_score
+from solver.rules import Rules
+from solver.value import WIN_SCORE, move_score
+
+
+def exhaustive_plies(rules: Rules, depth: int) -> dict[int, PlyTable]:
+    return {table.ply: table for table in ExhaustiveSolver(rules).solve() if table.ply <= depth}
+
+
+def assert_same_tables(book: list[PlyTable], truth: dict[int, PlyTable]) -> None:
+    assert [table.ply for table in book] == sorted(truth, reverse=True)
+    for table in book:
+        expected = truth[table.ply]
+        for field in ("keys", "scores", "best_moves", "images"):
+            got, want = getattr(table, field), getattr(expected, field)
+            assert got.dtype == want.dtype, (table.ply, field)
+            assert np.array_equal(got, want), (table.ply, field)
+
+
+@pytest.mark.parametrize("shape,depth", [((3, 3, 3), 2), ((4, 4, 4), 2), ((3, 3, 3), 9),
+                                         ((3, 4, 3), 3), ((4, 4, 3), 3)])
+def test_book_rows_equal_the_exhaustive_rows(shape, depth):
+    rules = Rules(*shape)
+    book = list(OpeningBookBuilder(rules, depth).solve())
+    assert_same_tables(book, exhaustive_plies(rules, depth))
+
+
+def test_depth_past_the_last_ply_stops_at_the_board():
+    rules = Rules(2, 2, 2)  # X wins at ply 3 at the latest; nothing beyond ply 3 exists
+    book = list(OpeningBookBuilder(rules, 10).solve())
+    assert_same_tables(book, exhaustive_plies(rules, 10))
+
+
+def test_progress_reports_every_position():
+    rules = Rules(3, 3, 3)
+    calls = []
+    tables = list(OpeningBookBuilder(rules, 3, progress=lambda d, t: calls.append((d, t))).solve())
+    total = sum(len(table.keys) for table in tables)
+    assert total == 1 + 3 + 12 + 38
+    assert calls[0] == (0, total) and calls[-1] == (total, total)
+    assert all(a[0] <= b[0] for a, b in zip(calls, calls[1:]))
+
+
+def test_shared_prover_and_bad_arguments():
+    rules = Rules(3, 3, 3)
+    prover = Prover(rules)
+    list(OpeningBookBuilder(rules, 1, prover=prover).solve())
+    assert prover.nodes > 0
+    with pytest.raises(ValueError):
+        OpeningBookBuilder(rules, 1, prover=Prover(rules, weak=True))
+    with pytest.raises(ValueError):
+        OpeningBookBuilder(rules, -1)
+    with pytest.raises(InvalidRulesError, match="6x6"):
+        OpeningBookBuilder(Rules(6, 6, 4), 1)
+
+
+def test_best_child_score_inverts_move_score():
+    parents = [0] + [WIN_SCORE - r for r in range(1, 20)] + [-(WIN_SCORE - r) for r in range(1, 20)]
+    for score in parents:
+        assert move_score(best_child_score(score)) == score
