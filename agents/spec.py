@@ -4,6 +4,12 @@
 :func:`make_agent` builds the agent. Every agent also takes ``book=true|false``: consult the
 book where it holds the position. Mistakes raise :class:`AgentSpecError` (a ``ValueError``)
 whose message quotes the spec and lists what exists.
+
+Three prefixes name agents from outside the project (:data:`PREFIXES`): ``py:module:factory``
+(a Python plugin, :mod:`agents.plugin`), ``cmd:COMMAND`` (an external engine speaking the line
+protocol of docs/PROTOCOL.md, :mod:`agents.engine`) and ``openspiel:BOT`` (OpenSpiel's bots,
+:mod:`agents.openspiel`). Each prefix's module parses the rest of the spec and builds the agent;
+it is imported only when such a spec is used.
 """
 
 from __future__ import annotations
@@ -67,6 +73,20 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Param], str]] = {
 }
 """Agent name -> (class, parameters, one-line description)."""
 
+PREFIXES: dict[str, tuple[str, str]] = {
+    "py": ("agents.plugin", "py:package.module:factory[,key=value...]: a Python agent from "
+                            "anywhere (factory(rng, **params) returns an agent)"),
+    "cmd": ("agents.engine", "cmd:COMMAND[,timeout=SECONDS]: an external engine speaking the "
+                             "line protocol of docs/PROTOCOL.md"),
+    "openspiel": ("agents.openspiel", "openspiel:mcts|alphabeta|minimax[:key=value...]: "
+                                      "OpenSpiel's bots (pip install 'ttt-solve[openspiel]')"),
+}
+"""Prefix -> (module that parses and builds such specs, one-line description).
+
+The module provides ``parse(text, rest) -> Spec`` (``rest`` is what follows ``prefix:``) and
+``build(spec, rng, book) -> Agent``.
+"""
+
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
@@ -77,6 +97,11 @@ class Spec(NamedTuple):
     name: str
     params: dict[str, Any]
     text: str
+
+    @property
+    def external(self) -> bool:
+        """Whether the spec names an agent from outside the project (a :data:`PREFIXES` one)."""
+        return self.name in PREFIXES
 
     @property
     def needs_book(self) -> bool:
@@ -94,7 +119,14 @@ def describe_agents() -> str:
     for name, (_, params, about) in AGENTS.items():
         shown = ", ".join(p.describe(key) for key, p in params.items())
         lines.append(f"{name}: {about}" + (f"; {shown}" if shown else ""))
+    lines += [about for _, about in PREFIXES.values()]
     return "\n".join(lines)
+
+
+def _prefix_module(prefix: str):  # noqa: ANN202 - a module
+    import importlib
+
+    return importlib.import_module(PREFIXES[prefix][0])
 
 
 def _convert(spec: str, agent: str, key: str, raw: str, param: Param) -> Any:
@@ -125,12 +157,21 @@ def parse_spec(text: str) -> Spec:
     spec = str(text).strip()
     name, _, rest = spec.partition(":")
     name = name.strip().lower()
+    if name in PREFIXES:
+        return _prefix_module(name).parse(spec, rest)
     if name not in AGENTS:
-        raise AgentSpecError(f"unknown agent {name!r} in {spec!r}; agents: {agent_names()}")
-    params_of = {**AGENTS[name][1], "book": BOOK}
+        raise AgentSpecError(f"unknown agent {name!r} in {spec!r}; agents: {agent_names()}; "
+                             f"from outside: {', '.join(p + ':...' for p in PREFIXES)}")
+    params = parse_params(spec, name, rest, {**AGENTS[name][1], "book": BOOK})
+    return Spec(name, params, spec)
+
+
+def parse_params(spec: str, name: str, text: str, params_of: dict[str, Param]) -> dict[str, Any]:
+    """The typed values of ``key=value,...`` in ``text``, defaults filled in, for the agent
+    called ``name`` whose parameters are ``params_of``; ``spec`` is quoted in errors."""
     params = {key: p.default for key, p in params_of.items()}
-    if rest.strip():
-        for item in rest.split(","):
+    if text.strip():
+        for item in text.split(","):
             key, equals, raw = item.partition("=")
             key, raw = key.strip().lower(), raw.strip()
             if not equals or not key or not raw:
@@ -141,7 +182,7 @@ def parse_spec(text: str) -> Spec:
                 raise AgentSpecError(f"unknown parameter {key!r} for {name} in {spec!r}; "
                                      f"{name} takes: {known}")
             params[key] = _convert(spec, name, key, raw, params_of[key])
-    return Spec(name, params, spec)
+    return params
 
 
 def make_agent(spec: str | Spec, rng: random.Random | None = None,
@@ -152,13 +193,16 @@ def make_agent(spec: str | Spec, rng: random.Random | None = None,
     others, so one call fits every spec.
     """
     parsed = spec if isinstance(spec, Spec) else parse_spec(spec)
+    if parsed.needs_book and book is None:
+        raise AgentSpecError(f"{parsed.text!r} reads the book, but no book was given (--db)")
+    rng = rng if rng is not None else random.Random(0)
+    if parsed.external:
+        return _prefix_module(parsed.name).build(parsed, rng,
+                                                 book if parsed.needs_book else None)
     cls = AGENTS[parsed.name][0]
     params = dict(parsed.params)
     params.pop("book")
-    if parsed.needs_book and book is None:
-        raise AgentSpecError(f"{parsed.text!r} reads the book, but no book was given (--db)")
     try:
-        return cls(rng if rng is not None else random.Random(0),
-                   book=book if parsed.needs_book else None, spec=parsed.text, **params)
+        return cls(rng, book=book if parsed.needs_book else None, spec=parsed.text, **params)
     except ValueError as error:
         raise AgentSpecError(f"{parsed.text!r}: {error}") from None

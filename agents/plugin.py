@@ -1,0 +1,146 @@
+"""``py:`` agents: a Python agent from anywhere, named by its factory.
+
+``py:package.module:factory[,key=value...]`` imports ``package.module`` (with the current
+directory on the import path, as ``python -m`` has it) and calls
+``factory(rng, **params)``; ``py:path/to/file.py:factory`` loads a file instead. The factory
+gets the ``random.Random`` the agent must draw every random choice from, and returns an object
+with the project's agent interface: ``select_move(position) -> cell`` (a
+:class:`agents.base.Agent` subclass is the natural choice, but any such object will do).
+
+Parameter values are typed the obvious way: ``true``/``false`` (any case) become booleans,
+whole numbers ``int``, other numbers ``float``, anything else stays a string. ``book=true`` is
+the project's own parameter (play the book's move where it holds the position) and is not
+passed to the factory.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import operator
+import os
+import random
+import re
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from agents.base import Agent
+from agents.spec import BOOK, AgentSpecError, Spec, _convert
+from solver.position import Position
+
+if TYPE_CHECKING:  # pragma: no cover
+    from book.reader import Book
+
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+_MODULE = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})*")
+_FACTORY = re.compile(_IDENTIFIER)
+EXAMPLE = "py:examples.plugin_agent:make"
+
+_FILE_MODULES: dict[str, ModuleType] = {}
+"""Plugin files loaded so far, by absolute path: each file runs once per process."""
+
+
+def _typed(raw: str) -> Any:
+    if raw.lower() in ("true", "false"):
+        return raw.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+def parse(text: str, rest: str) -> Spec:
+    """The spec ``py:<rest>``: the target ``module:factory`` and the factory's parameters.
+
+    Only the syntax is checked here; the module is imported when the agent is built.
+    """
+    target, _, items = rest.partition(",")
+    target = target.strip()
+    module, colon, factory = target.rpartition(":")
+    is_file = module.endswith(".py")
+    if not colon or not _FACTORY.fullmatch(factory) or not (
+            is_file or _MODULE.fullmatch(module)):
+        raise AgentSpecError(f"{text!r} does not name a factory: write py:package.module:factory "
+                             f"or py:path/to/file.py:factory (e.g. {EXAMPLE})")
+    params: dict[str, Any] = {}
+    for item in items.split(",") if items.strip() else []:
+        key, equals, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not equals or not _FACTORY.fullmatch(key) or not raw:
+            raise AgentSpecError(f"{item.strip()!r} in {text!r} is not key=value with a Python "
+                                 f"name as the key (e.g. {EXAMPLE},depth=2)")
+        key = "book" if key.lower() == "book" else key
+        if key in params:
+            raise AgentSpecError(f"parameter {key!r} is given twice in {text!r}")
+        if key == "book":
+            params["book"] = _convert(text, "py", "book", raw, BOOK)
+        else:
+            params[key] = _typed(raw)
+    params.setdefault("book", False)
+    return Spec("py", {"module": module, "factory": factory, "kwargs": {
+        k: v for k, v in params.items() if k != "book"}, "book": params["book"]}, text)
+
+
+def load_module(name: str, spec_text: str) -> ModuleType:
+    """The plugin's module: a dotted name imported as ``python -m`` would, or a ``.py`` file."""
+    try:
+        if name.endswith(".py"):
+            path = os.path.abspath(name)
+            if path not in _FILE_MODULES:
+                if not os.path.isfile(path):
+                    raise FileNotFoundError(f"no file {name!r}")
+                loader_spec = importlib.util.spec_from_file_location(
+                    f"ttt_plugin_{len(_FILE_MODULES)}", path)
+                module = importlib.util.module_from_spec(loader_spec)
+                loader_spec.loader.exec_module(module)
+                _FILE_MODULES[path] = module
+            return _FILE_MODULES[path]
+        # A console script's path starts with its bin/ directory, not the current one.
+        if os.getcwd() not in sys.path and "" not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        return importlib.import_module(name)
+    except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
+        raise AgentSpecError(f"{spec_text!r}: cannot load {name!r}: "
+                             f"{type(error).__name__}: {error}") from None
+
+
+class PluginAgent(Agent):
+    """The project-side wrapper of a plugin's agent: spec, book moves, move checks."""
+
+    name = "py"
+
+    def __init__(self, rng: random.Random, inner: Any, *, book: Book | None = None,
+                 spec: str | None = None) -> None:
+        super().__init__(rng, book=book, spec=spec)
+        self.inner = inner
+
+    def search(self, position: Position) -> int:
+        cell = self.inner.select_move(position)
+        try:
+            return operator.index(cell)  # a NumPy integer is a fine cell
+        except TypeError:
+            return cell  # not an int at all: play_game / the audit report it as illegal
+
+
+def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
+    """Import the module, call the factory with ``rng`` and the parameters, wrap the result."""
+    params = spec.params
+    module = load_module(params["module"], spec.text)
+    factory = getattr(module, params["factory"], None)
+    if not callable(factory):
+        names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
+        raise AgentSpecError(f"{spec.text!r}: {params['module']!r} has no callable "
+                             f"{params['factory']!r}; it has: {', '.join(sorted(names)) or '-'}")
+    try:
+        inner = factory(rng, **params["kwargs"])
+    except (TypeError, ValueError) as error:
+        raise AgentSpecError(f"{spec.text!r}: {params['factory']}(rng, "
+                             f"{', '.join(f'{k}={v!r}' for k, v in params['kwargs'].items())}) "
+                             f"failed: {error}") from None
+    if not callable(getattr(inner, "select_move", None)):
+        raise AgentSpecError(f"{spec.text!r}: {params['factory']} returned "
+                             f"{type(inner).__name__}, which has no select_move(position) method")
+    return PluginAgent(rng, inner, book=book, spec=spec.text)
