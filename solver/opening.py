@@ -16,7 +16,7 @@ same fields, dtypes and meaning, yielded from the deepest ply back to ply 0.
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -90,7 +90,7 @@ class OpeningBookBuilder:
         for ply in reversed(range(len(plies))):
             keys, won = plies[ply]
             if next_keys is None:
-                scores, best = self._prove_ply(keys, won)
+                scores, best = self._prove_ply(keys, won, lambda row: self.progress(row, total))
             else:
                 scores, best = self._back_up_ply(ply, keys, won, next_keys, next_scores)
             done += len(keys)
@@ -98,12 +98,16 @@ class OpeningBookBuilder:
             yield PlyTable(ply, keys, scores, best, self.arrays.orbit_sizes(keys))
             next_keys, next_scores = keys, scores
 
-    def _prove_ply(self, keys: np.ndarray, won: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Scores and best moves of the deepest ply, from the prover."""
+    def _prove_ply(self, keys: np.ndarray, won: np.ndarray,
+                   solved: Callable[[int], None]) -> tuple[np.ndarray, np.ndarray]:
+        """Scores and best moves of the deepest ply, from the prover; ``solved(rows)`` is
+        called as rows are done (this is where the time goes)."""
         rules, prover = self.rules, self.prover
         scores = np.zeros(len(keys), dtype=np.int16)
         best = np.zeros(len(keys), dtype=np.uint64)
         for row, key in enumerate(keys.tolist()):
+            if row:
+                solved(row)
             if won[row]:
                 scores[row] = -WIN_SCORE
                 continue

@@ -1,0 +1,88 @@
+"""Benchmark of the alpha-beta prover: published (m,n,k) values from the empty board.
+
+Prints, for each board and mode, the value found, the published value, nodes, nodes per
+second and wall time, and the ratio to the target where the issue sets one. Each run uses a
+fresh prover (empty table) in this process, one run at a time.
+
+    python bench/bench_prover.py                    # (5,4,4) (6,4,4) (5,5,4) (6,5,4), weak + exact
+    python bench/bench_prover.py --limit 120        # seconds allowed per run (default 300)
+    python bench/bench_prover.py --book-depth 2     # also an opening book of (5,5,4) to that ply
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from tabulate import tabulate
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from solver.alphabeta import Prover  # noqa: E402
+from solver.errors import SearchTimeout  # noqa: E402
+from solver.opening import OpeningBookBuilder  # noqa: E402
+from solver.position import Position  # noqa: E402
+from solver.rules import Rules  # noqa: E402
+
+BOARDS = [  # (columns, rows, k) as published, value for X, target seconds for the weak solve
+    ((5, 4, 4), "draw", None),
+    ((6, 4, 4), "draw", None),
+    ((5, 5, 4), "draw", 60.0),
+    ((6, 5, 4), "win", None),
+]
+BOOK_TARGET = {4: 600.0}
+"""Target seconds of the (5,5,4) opening book by depth."""
+
+
+def run(rules: Rules, weak: bool, limit: float) -> list[str]:
+    prover = Prover(rules, weak=weak)
+    started = time.perf_counter()
+    try:
+        result = prover.solve(Position.start(rules), deadline=started + limit)
+    except SearchTimeout:
+        seconds = time.perf_counter() - started
+        return ["timeout", prover.nodes, f"{prover.nodes / seconds:,.0f}", f"> {seconds:.1f}"]
+    rate = result.nodes / result.seconds if result.seconds else 0.0
+    shown = result.value.outcome.value if weak else str(result.value)
+    return [shown, result.nodes, f"{rate:,.0f}", f"{result.seconds:.2f}"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=float, default=300.0, help="seconds allowed per run")
+    parser.add_argument("--modes", default="weak,exact", help="weak, exact or both")
+    parser.add_argument("--book-depth", type=int, default=None,
+                        help="also build a (5,5,4) opening book to this ply")
+    args = parser.parse_args()
+    table = []
+    for (columns, rows, k), published, target in BOARDS:
+        rules = Rules(rows, columns, k)
+        for mode in args.modes.split(","):
+            value, nodes, rate, seconds = run(rules, mode == "weak", args.limit)
+            ratio = "-"
+            if target and mode == "weak" and value != "timeout":
+                ratio = f"{float(seconds) / target:.2f}"
+            table.append([f"({columns},{rows},{k})", f"--size {rules.size} --win {k}", mode,
+                          value, published, f"{nodes:,}", rate, seconds,
+                          f"{target:g}" if target and mode == "weak" else "-", ratio])
+            print(tabulate([table[-1]], tablefmt="plain"), file=sys.stderr, flush=True)
+    print(tabulate(table, headers=["(cols,rows,k)", "options", "mode", "value", "published",
+                                   "nodes", "nodes/s", "seconds", "target s", "ratio"]))
+    if args.book_depth is not None:
+        rules = Rules(5, 5, 4)
+        builder = OpeningBookBuilder(rules, args.book_depth)
+        started = time.perf_counter()
+        positions = sum(len(table.keys) for table in builder.solve())
+        seconds = time.perf_counter() - started
+        target = BOOK_TARGET.get(args.book_depth)
+        print(f"\n(5,5,4) opening book to ply {args.book_depth}: {positions:,} positions, "
+              f"{builder.prover.nodes:,} nodes, {seconds:.1f} s "
+              f"({builder.prover.nodes / seconds:,.0f} nodes/s)"
+              + (f"; target {target:g} s, ratio {seconds / target:.2f}" if target else ""))
+    print(f"\n{os.cpu_count()} cores; ratio = seconds / target (under 1 meets the target); "
+          "weak: outcome only; exact: outcome and remoteness")
+
+
+if __name__ == "__main__":
+    main()
