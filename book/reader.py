@@ -492,18 +492,11 @@ def _sqlite_file(db: str) -> str | None:
 
 
 def ensure_schema(engine: Engine) -> None:
-    """Create the tables if missing and record the schema version."""
-    import sqlalchemy as sa
+    """Create the tables if missing (or upgrade an older book), exclusively: two runs that
+    start on a new database do not both create it (see :mod:`book.migrate`)."""
+    from book.migrate import prepare_schema
 
-    from book import schema
-
-    schema.metadata.create_all(engine)
-    with engine.begin() as conn:
-        found = conn.execute(sa.select(schema.meta.c.value).where(
-            schema.meta.c.name == "schema_version")).scalar()
-        if found is None:
-            conn.execute(sa.insert(schema.meta).values(name="schema_version",
-                                                       value=str(schema.SCHEMA_VERSION)))
+    prepare_schema(engine)
 
 
 def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> None:
