@@ -16,6 +16,12 @@ of each move for its mover. :func:`grade_move` grades one move as CONVENTIONS.md
 perfection (share that are best), blunders by kind and a by-ply table; :func:`worst` picks the
 moves that cost the most. Every task is seeded from the run's seed and the position's key (or
 the game's number), so one core and two give the same figures.
+
+An external engine (a ``cmd:`` agent, ``external = True``) runs in this process only, and a
+request it fails (``illegal``, ``timeout``, ``garbage``, ``crash``: :mod:`agents.engine`) is not
+a graded move: given a ``failures`` list, the audit appends a :class:`Failure` with the
+position and goes on (the engine restarts itself when it must); without one, the first failure
+is raised. In games mode a failure ends that game.
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import sqlalchemy as sa
 
-from agents.match import derive_seed
+from agents.engine import FAILURE_KINDS, EngineFailure
+from agents.match import derive_seed, play_game
 from agents.parallel import AgentMaker, Worker, chunked, run_chunks
 from book import schema
 from solver.position import Position
@@ -178,6 +185,28 @@ def grade_move(truth: Truth, position: Position, cell: int, weight: int = 1,
     return Graded(position, cell, weight, value, move_value, verdict, kind)
 
 
+class Failure(NamedTuple):
+    """A request an external engine failed: counted under its kind, never graded.
+
+    ``weight`` is the number of reachable positions the position stands for (positions mode)
+    or 1 (games mode); ``spec`` names the engine that failed.
+    """
+
+    position: Position
+    kind: str  # one of agents.engine.FAILURE_KINDS
+    detail: str
+    spec: str
+    weight: int = 1
+
+    @classmethod
+    def of(cls, error: EngineFailure, weight: int = 1) -> Failure:
+        return cls(error.position, error.kind, error.detail, error.spec, weight)
+
+    @property
+    def ply(self) -> int:
+        return self.position.ply
+
+
 class PlyRow(NamedTuple):
     ply: int
     moves: int
@@ -206,6 +235,10 @@ class Summary:
     kinds: dict[str, int] = field(default_factory=dict)
     by_ply: tuple[PlyRow, ...] = ()
     ungraded: int = 0
+    failures: dict[str, int] = field(default_factory=dict)
+    """Weighted engine failures by kind (every kind of FAILURE_KINDS present, maybe 0)."""
+    failed: int = 0
+    """How many failure records (positions up to symmetry, or games) those are."""
 
     @property
     def accuracy(self) -> float:
@@ -216,8 +249,10 @@ class Summary:
         return self.best / self.moves if self.moves else 0.0
 
 
-def summarize(records: Sequence[Graded], ungraded: int = 0) -> Summary:
-    """Totals, blunders by kind and the by-ply table of graded moves."""
+def summarize(records: Sequence[Graded], ungraded: int = 0,
+              failures: Sequence[Failure] = ()) -> Summary:
+    """Totals, blunders by kind and the by-ply table of graded moves; engine failures by kind
+    beside them (not in the totals: a failed request is no move)."""
     counts = {Grade.BEST: 0, Grade.SOUND: 0, Grade.BLUNDER: 0}
     kinds = dict.fromkeys(BLUNDER_KINDS, 0)
     plies: dict[int, list[int]] = {}
@@ -229,8 +264,11 @@ def summarize(records: Sequence[Graded], ungraded: int = 0) -> Summary:
         row[0] += r.weight
         row[1 + (Grade.BEST, Grade.SOUND, Grade.BLUNDER).index(r.grade)] += r.weight
     by_ply = tuple(PlyRow(ply, *plies[ply]) for ply in sorted(plies))
+    failed = dict.fromkeys(FAILURE_KINDS, 0)
+    for f in failures:
+        failed[f.kind] += f.weight
     return Summary(len(records), sum(counts.values()), counts[Grade.BEST], counts[Grade.SOUND],
-                   counts[Grade.BLUNDER], kinds, by_ply, ungraded)
+                   counts[Grade.BLUNDER], kinds, by_ply, ungraded, failed, len(failures))
 
 
 def worst(records: Sequence[Graded], n: int = 5) -> list[Graded]:
@@ -259,11 +297,14 @@ def select_positions(truth: Truth, sample: int | None, seed: int) -> list[tuple[
 
 def audit_positions(maker: Any, truth: Truth, *, sample: int | None = None, seed: int = 0,
                     jobs: int = 2, progress: Callable[[int, int], None] | None = None,
-                    probe_seconds: float | None = None) -> tuple[list[Graded], int]:
+                    probe_seconds: float | None = None,
+                    failures: list[Failure] | None = None) -> tuple[list[Graded], int]:
     """The agent's move in every (or a sample of the) non-terminal positions, graded.
 
     ``maker.build(book)`` makes the agent; an :class:`AgentMaker` may also run in other
-    processes. Returns the graded moves and how many could not be graded.
+    processes (not an external engine's: it stays in this one). Returns the graded moves and
+    how many could not be graded; an engine's failed requests go to ``failures`` (weighted like
+    the moves) or, without that list, are raised.
     """
     rules = truth.rules
     rows = select_positions(truth, sample, seed)
@@ -271,12 +312,21 @@ def audit_positions(maker: Any, truth: Truth, *, sample: int | None = None, seed
     for _, key, _ in rows:
         position = Position.from_key(rules, key)
         tasks.append((position.x, position.o, derive_seed(seed, "position", key)))
-    worker = Worker(rules, [maker.build(truth.book)])
-    moves = run_chunks(worker, "moves", chunked(tasks, POSITION_CHUNK),
-                       makers=[maker] if isinstance(maker, AgentMaker) else None, jobs=jobs,
-                       progress=progress, **_probe(probe_seconds))
+    agent = maker.build(truth.book)
+    try:
+        if getattr(agent, "external", False):
+            moves = _engine_moves(agent, rules, tasks, [images for _, _, images in rows],
+                                  failures, progress)
+        else:
+            moves = run_chunks(Worker(rules, [agent]), "moves", chunked(tasks, POSITION_CHUNK),
+                               makers=[maker] if isinstance(maker, AgentMaker) else None,
+                               jobs=jobs, progress=progress, **_probe(probe_seconds))
+    finally:
+        _close(agent)
     records, ungraded = [], 0
     for (ply, key, images), cell in zip(rows, moves):
+        if cell is None:  # the engine failed here: counted in failures, not graded
+            continue
         position = Position.from_key(rules, key)
         score = truth.scores.get(key) if truth.scores is not None else None
         value = Value.from_score(score, position.empty_count) if score is not None else None
@@ -289,15 +339,21 @@ def audit_positions(maker: Any, truth: Truth, *, sample: int | None = None, seed
 
 
 class GameResult(NamedTuple):
-    """One audit game: which side the agent played, the moves, and the winner."""
+    """One audit game: which side the agent played, the moves, and the winner.
+
+    ``failure`` is the kind of engine failure that stopped the game early (else ``None``).
+    """
 
     agent_side: str  # "x" or "o"
     moves: tuple[int, ...]
     winner: str | None
+    failure: str | None = None
 
     @property
-    def outcome(self) -> Outcome:
-        """The result for the agent."""
+    def outcome(self) -> Outcome | None:
+        """The result for the agent; ``None`` for a game an engine failure stopped."""
+        if self.failure is not None:
+            return None
         if self.winner is None:
             return Outcome.DRAW
         return Outcome.WIN if self.winner == self.agent_side else Outcome.LOSS
@@ -305,11 +361,14 @@ class GameResult(NamedTuple):
 
 def audit_games(maker: Any, opponent: Any, truth: Truth, *, games: int, seed: int = 0,
                 jobs: int = 2, progress: Callable[[int, int], None] | None = None,
-                probe_seconds: float | None = None) -> tuple[list[Graded], int, list[GameResult]]:
+                probe_seconds: float | None = None,
+                failures: list[Failure] | None = None) -> tuple[list[Graded], int, list[GameResult]]:
     """``games`` games against ``opponent``, colours alternating; the agent's moves graded.
 
     Returns the graded moves, the number of agent moves the book could not grade, and the
-    games.
+    games. A game in which an external engine (either side) fails a request stops there: the
+    moves before it are graded, the failure goes to ``failures`` (or, without that list, is
+    raised) and the game's result has ``failure`` set.
     """
     rules = truth.rules
     tasks = []
@@ -318,15 +377,22 @@ def audit_games(maker: Any, opponent: Any, truth: Truth, *, games: int, seed: in
         x_seed = derive_seed(seed, "game", index, "x")
         o_seed = derive_seed(seed, "game", index, "o")
         tasks.append((0, 1, x_seed, o_seed) if agent_x else (1, 0, x_seed, o_seed))
-    worker = Worker(rules, [maker.build(truth.book), opponent.build(truth.book)])
-    both = all(isinstance(m, AgentMaker) for m in (maker, opponent))
-    played = run_chunks(worker, "games", chunked(tasks, GAME_CHUNK),
-                        makers=[maker, opponent] if both else None, jobs=jobs,
-                        progress=progress, **_probe(probe_seconds))
+    agents = [maker.build(truth.book), opponent.build(truth.book)]
+    try:
+        if any(getattr(agent, "external", False) for agent in agents):
+            played = _engine_games(agents, rules, tasks, failures, progress)
+        else:
+            both = all(isinstance(m, AgentMaker) for m in (maker, opponent))
+            played = run_chunks(Worker(rules, agents), "games", chunked(tasks, GAME_CHUNK),
+                                makers=[maker, opponent] if both else None, jobs=jobs,
+                                progress=progress, **_probe(probe_seconds))
+    finally:
+        for agent in agents:
+            _close(agent)
     records, ungraded, results = [], 0, []
-    for index, (moves, winner) in enumerate(played):
+    for index, (moves, winner, *failed) in enumerate(played):
         side = "x" if index % 2 == 0 else "o"
-        results.append(GameResult(side, moves, winner))
+        results.append(GameResult(side, moves, winner, failed[0] if failed else None))
         position = Position.start(rules)
         for cell in moves:
             if position.to_move == side:
@@ -337,6 +403,54 @@ def audit_games(maker: Any, opponent: Any, truth: Truth, *, games: int, seed: in
                     records.append(record)
             position = position.play(cell)
     return records, ungraded, results
+
+
+def _engine_moves(agent: Any, rules: Rules, tasks: Sequence[tuple[int, int, int]],
+                  weights: Sequence[int], failures: list[Failure] | None,
+                  progress: Callable[[int, int], None] | None) -> list[int | None]:
+    """What ``Worker.moves`` does, in this process, with a ``None`` move where the engine
+    failed (recorded in ``failures``; raised if that is ``None``)."""
+    moves: list[int | None] = []
+    for done, ((x, o, task_seed), weight) in enumerate(zip(tasks, weights), 1):
+        agent.rng.seed(task_seed)
+        try:
+            moves.append(agent.select_move(Position(rules, x, o)))
+        except EngineFailure as error:
+            if failures is None:
+                raise
+            failures.append(Failure.of(error, weight))
+            moves.append(None)
+        if progress:
+            progress(done, len(tasks))
+    return moves
+
+
+def _engine_games(agents: Sequence[Any], rules: Rules,
+                  tasks: Sequence[tuple[int, int, int, int]], failures: list[Failure] | None,
+                  progress: Callable[[int, int], None] | None,
+                  ) -> list[tuple[tuple[int, ...], str | None, str | None]]:
+    """What ``Worker.games`` does, in this process, stopping a game at an engine failure:
+    ``(moves, winner, failure kind or None)`` per game."""
+    out = []
+    for done, (xi, oi, x_seed, o_seed) in enumerate(tasks, 1):
+        x_agent, o_agent = agents[xi], agents[oi]
+        x_agent.rng.seed(x_seed)
+        o_agent.rng.seed(o_seed)
+        record = play_game(x_agent, o_agent, rules, stop_on_failure=failures is not None)
+        if record.failure is not None:
+            failures.append(Failure.of(record.failure))
+        out.append((record.moves, record.winner,
+                    None if record.failure is None else record.failure.kind))
+        if progress:
+            progress(done, len(tasks))
+    return out
+
+
+def _close(agent: Any) -> None:
+    """Stop what an agent runs outside this process (an engine), if it has a ``close``."""
+    close = getattr(agent, "close", None)
+    if callable(close):
+        close()
 
 
 def _probe(seconds: float | None) -> dict[str, float]:

@@ -6,17 +6,23 @@ import hashlib
 from typing import NamedTuple
 
 from agents.base import Agent
+from agents.engine import EngineFailure
 from solver.errors import IllegalMoveError
 from solver.position import Position
 from solver.rules import Rules
 
 
 class GameRecord(NamedTuple):
-    """A finished game: the moves (cells) in order and the result."""
+    """A finished game: the moves (cells) in order and the result.
+
+    ``failure`` is set when an external engine failed a request and the game stopped there
+    (see :func:`play_game`); ``winner`` is then ``None`` and means nothing.
+    """
 
     rules: Rules
     moves: tuple[int, ...]
     winner: str | None  # "x", "o", or None for a draw
+    failure: EngineFailure | None = None
 
     def positions(self) -> list[Position]:
         """The position before each move, then the final one."""
@@ -29,16 +35,23 @@ class GameRecord(NamedTuple):
 
 
 def play_game(x_agent: Agent, o_agent: Agent, rules: Rules,
-              start: Position | None = None) -> GameRecord:
+              start: Position | None = None, *, stop_on_failure: bool = False) -> GameRecord:
     """Let two agents play to the end from ``start`` (default: the empty board).
 
-    An agent that answers an illegal cell raises :class:`IllegalMoveError` naming it.
+    An agent that answers an illegal cell raises :class:`IllegalMoveError` naming it. An
+    external engine that fails a request raises :class:`EngineFailure`, or, with
+    ``stop_on_failure``, ends the game there: the record holds the moves so far and the failure.
     """
     position = start if start is not None else Position.start(rules)
     moves: list[int] = []
     while not position.is_terminal:
         agent = x_agent if position.x_to_move else o_agent
-        cell = agent.select_move(position)
+        try:
+            cell = agent.select_move(position)
+        except EngineFailure as failure:
+            if not stop_on_failure:
+                raise
+            return GameRecord(rules, tuple(moves), None, failure)
         if not isinstance(cell, int) or not 0 <= cell < rules.cells or (position.occupied >> cell) & 1:
             raise IllegalMoveError(f"{agent.spec} played {cell!r}, which is not a legal move "
                                    f"in {position}")

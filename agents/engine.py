@@ -1,0 +1,456 @@
+"""``cmd:`` agents: an external program that speaks the line protocol of docs/PROTOCOL.md.
+
+``cmd:COMMAND[,timeout=SECONDS][,book=true]`` starts COMMAND (split into words like a POSIX
+shell would, run without a shell, in its own process group) and talks to it over its standard
+input and output: a handshake (``ttt 1`` -> ``id name``, ``id version``, ``ready``), the rules
+(``rules R C k`` -> ``ok``), then for every move ``position BOARD`` and
+``go movetime MS seed N`` -> ``move CELL``; ``quit`` at the end.
+
+Every request the engine fails raises :class:`EngineFailure` with its kind (:data:`FAILURE_KINDS`:
+``illegal``, ``timeout``, ``garbage``, ``crash``) and the position, so the audit can count it
+and go on. After a timeout, garbage or a crash the process group is killed and the engine
+started afresh at the next request; an illegal move leaves it in step and running. What makes
+the engine unusable (it cannot be started, fails its first handshake, refuses the rules, or fails
+to restart :data:`MAX_FAILED_STARTS` times in a row) raises :class:`EngineError` instead.
+
+No engine outlives the agent: :meth:`EngineAgent.close` (also run when the agent is collected
+and when the interpreter exits) sends ``quit``, waits :data:`QUIT_SECONDS` and kills the
+process group; on Linux the kernel kills the engine if this process dies (``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+import re
+import selectors
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import weakref
+from typing import IO, TYPE_CHECKING, Any, Callable
+
+from agents.base import Agent
+from agents.spec import BOOK, AgentSpecError, Param, Spec, parse_params
+from solver.position import Position
+from solver.rules import Rules
+
+if TYPE_CHECKING:  # pragma: no cover
+    from book.reader import Book
+
+PROTOCOL_VERSION = 1
+FAILURE_KINDS = ("illegal", "timeout", "garbage", "crash")
+DEFAULT_TIMEOUT = 5.0
+"""Seconds per move, unless the spec says ``timeout=``."""
+GRACE_SECONDS = 0.5
+"""How much longer than the limit told to the engine ``ttt`` waits (pipes, a busy machine)."""
+STARTUP_SECONDS = 10.0
+"""Time for the handshake and the ``rules`` answer together (an interpreter may start slowly)."""
+QUIT_SECONDS = 1.0
+"""Time an engine has to exit after ``quit`` before its process group is killed."""
+MAX_LINE = 4096
+"""Longest line accepted from an engine, in bytes."""
+MAX_FAILED_STARTS = 3
+"""Restarts in a row that may fail before the engine is given up."""
+
+PARAMS = {
+    "timeout": Param("float", DEFAULT_TIMEOUT, "seconds per move, told to the engine"),
+    "book": BOOK,
+}
+EXAMPLE = 'cmd:"./my-engine --level 3",timeout=2'
+
+
+class EngineError(ValueError):
+    """The engine cannot be used at all; the message says why and quotes the spec."""
+
+
+class EngineFailure(ValueError):
+    """One request the engine failed: ``kind`` (one of :data:`FAILURE_KINDS`), the position
+    (``rules``, ``x``, ``o``), what happened (``detail``) and the engine's spec.
+
+    Built from plain values so that it pickles (it may cross from a worker process).
+    """
+
+    def __init__(self, kind: str, rules: Rules, x: int, o: int, detail: str, spec: str) -> None:
+        super().__init__(kind, rules, x, o, detail, spec)
+        self.kind = kind
+        self.rules = rules
+        self.x = x
+        self.o = o
+        self.detail = detail
+        self.spec = spec
+
+    @property
+    def position(self) -> Position:
+        return Position(self.rules, self.x, self.o)
+
+    def __str__(self) -> str:
+        return f"engine {self.spec}: {self.kind} in {self.position}: {self.detail}"
+
+
+# -- the spec --------------------------------------------------------------------------------
+
+def split_command(rest: str) -> tuple[str, str]:
+    """``'"./e --x 1",timeout=2'`` -> ``('"./e --x 1"', 'timeout=2')``: the command runs to the
+    first comma outside quotes, the options follow it."""
+    quote = None
+    for index, char in enumerate(rest):
+        if quote:
+            if char == quote:
+                quote = None
+        elif char in "'\"":
+            quote = char
+        elif char == ",":
+            return rest[:index], rest[index + 1:]
+    return rest, ""
+
+
+def command_words(command: str) -> list[str]:
+    """The program and its arguments; one pair of quotes around the whole command is removed."""
+    command = command.strip()
+    if len(command) >= 2 and command[0] in "'\"" and command[-1] == command[0] \
+            and command[0] not in command[1:-1]:
+        command = command[1:-1]
+    return shlex.split(command)
+
+
+def parse(text: str, rest: str) -> Spec:
+    """The spec ``cmd:<rest>``: the command's words and the options (``timeout``, ``book``)."""
+    command, options = split_command(rest)
+    try:
+        argv = command_words(command)
+    except ValueError as error:  # shlex: "No closing quotation"
+        raise AgentSpecError(f"{text!r}: cannot split the command {command.strip()!r} into "
+                             f"words: {error}") from None
+    if not argv:
+        raise AgentSpecError(f"{text!r} names no command: write cmd:COMMAND (e.g. {EXAMPLE})")
+    params = parse_params(text, "cmd", options, PARAMS)
+    timeout = params["timeout"]
+    if not (math.isfinite(timeout) and 0 < timeout <= 86_400):
+        raise AgentSpecError(f"cmd parameter timeout={timeout!r} in {text!r}: expected seconds "
+                             f"between 0 and 86400 (e.g. timeout=2)")
+    return Spec("cmd", {"argv": tuple(argv), **params}, text)
+
+
+def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
+    return EngineAgent(rng, argv=spec.params["argv"], timeout=spec.params["timeout"],
+                       book=book, spec=spec.text)
+
+
+# -- one running engine ----------------------------------------------------------------------
+
+class _Broken(Exception):
+    """The engine failed a request: ``kind`` and a description (internal to this module)."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(kind, detail)
+        self.kind = kind
+        self.detail = detail
+
+
+def _die_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` asking Linux to kill the child when this process dies, or ``None``."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+    return lambda: prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+_PREEXEC = _die_with_parent()
+
+
+def _kill_group(proc: subprocess.Popen, stderr: IO[bytes]) -> None:
+    """Kill the engine's process group (itself and anything it started), reap it, close."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not refused
+        pass
+    for stream in (proc.stdin, proc.stdout, stderr):
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+class EngineProcess:
+    """A started engine: lines out, lines in with a deadline, and a sure way to stop it."""
+
+    def __init__(self, argv: tuple[str, ...], label: str) -> None:
+        self.argv = argv
+        self.label = label
+        self.name = ""
+        self.version = ""
+        self.stderr = tempfile.TemporaryFile()
+        try:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self.stderr, bufsize=0, close_fds=True,
+                                         start_new_session=True, preexec_fn=_PREEXEC)
+        except OSError as error:
+            self.stderr.close()
+            raise EngineError(f"{label}: cannot start {argv[0]!r}: {error.strerror or error}") \
+                from None
+        self._stop = weakref.finalize(self, _kill_group, self.proc, self.stderr)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self._buffer = b""
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, line: str) -> None:
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+        except (BrokenPipeError, ConnectionResetError, ValueError):
+            raise _Broken("crash", self.exit_story("its input was closed")) from None
+
+    def read_line(self, deadline: float) -> str:
+        """The next line that is not blank or ``info``; :class:`_Broken` if none comes in time."""
+        while True:
+            line = self._next_line(deadline).strip()
+            if line and line.split()[0] != "info":
+                return line
+
+    def _next_line(self, deadline: float) -> str:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end > MAX_LINE or (end < 0 and len(self._buffer) > MAX_LINE):
+                raise _Broken("garbage", f"a line longer than {MAX_LINE} bytes "
+                                         f"({self._buffer[:40]!r}...)")
+            if end >= 0:
+                raw, self._buffer = self._buffer[:end], self._buffer[end + 1:]
+                try:
+                    return raw.decode("utf-8").rstrip("\r")
+                except UnicodeDecodeError:
+                    raise _Broken("garbage", f"a line that is not UTF-8: {raw[:60]!r}") from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise _Broken("timeout", "no answer in time")
+            if not self._selector.select(remaining):
+                continue
+            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            if not chunk:
+                raise _Broken("crash", self.exit_story("it closed its output"))
+            self._buffer += chunk
+
+    def exit_story(self, what: str) -> str:
+        """How the engine ended, with the last line it wrote to standard error."""
+        try:
+            status = self.proc.wait(timeout=0.5)
+        except subprocess.TimeoutExpired:
+            story = what
+        else:
+            story = (f"it was killed by {signal.Signals(-status).name}" if status < 0 else
+                     f"it exited with status {status}")
+        last = self.stderr_tail()
+        return story + (f"; last words on stderr: {last!r}" if last else "")
+
+    def stderr_tail(self) -> str:
+        """The last non-blank line the engine wrote to standard error, or ``""``."""
+        try:
+            self.stderr.seek(0, os.SEEK_END)
+            size = self.stderr.tell()
+            self.stderr.seek(max(0, size - 2048))
+            lines = self.stderr.read().decode("utf-8", "replace").splitlines()
+        except (OSError, ValueError):
+            return ""
+        lines = [line.strip() for line in lines if line.strip()]
+        return lines[-1][:200] if lines else ""
+
+    def handshake(self, rules: Rules) -> None:
+        """``ttt 1`` and the rules; :class:`_Broken` or :class:`EngineError` on trouble."""
+        deadline = time.monotonic() + STARTUP_SECONDS
+        self.send(f"ttt {PROTOCOL_VERSION}")
+        while True:
+            line = self.read_line(deadline)
+            word, _, rest = line.partition(" ")
+            if line == "ready":
+                break
+            if word == "id" and rest.startswith("name "):
+                self.name = rest[5:].strip()
+            elif word == "id" and rest.startswith("version "):
+                self.version = rest[8:].strip()
+            elif word == "error":
+                raise EngineError(f"{self.label} refuses protocol {PROTOCOL_VERSION}: "
+                                  f"{rest.strip()}")
+            else:
+                raise _Broken("garbage", f"{line[:80]!r} in the handshake (expected id name, "
+                                         f"id version, ready)")
+        if not self.name or not self.version:
+            raise _Broken("garbage", "the handshake ended without id name and id version")
+        self.set_rules(rules, deadline)
+
+    def set_rules(self, rules: Rules, deadline: float) -> None:
+        self.send(f"rules {rules.rows} {rules.cols} {rules.k}")
+        line = self.read_line(deadline)
+        if line == "ok":
+            return
+        if line.split()[0] == "error":
+            raise EngineError(f"{self.label} cannot play {rules.name}: {line[5:].strip()}")
+        raise _Broken("garbage", f"{line[:80]!r} after rules (expected ok or error)")
+
+    def close(self) -> None:
+        """``quit``, a moment to exit, then the process group is killed whatever happened."""
+        if self._stop.alive:
+            if self.alive:
+                try:
+                    self.proc.stdin.write(b"quit\n")
+                    self.proc.stdin.close()
+                    self.proc.wait(timeout=QUIT_SECONDS)
+                except (OSError, ValueError, subprocess.TimeoutExpired):
+                    pass
+            self._selector.close()
+            self._stop()
+
+    def kill(self) -> None:
+        """Stop now: no ``quit``, the process group is killed."""
+        self._selector.close()
+        self._stop()
+
+
+# -- the agent -------------------------------------------------------------------------------
+
+_CELL = re.compile(r"[a-z][0-9]+|[0-9]+")
+
+
+class EngineAgent(Agent):
+    """An external engine behind the agent interface; see the module's documentation."""
+
+    name = "cmd"
+    external = True
+    """Runs outside this process: the audit keeps it in one process and counts its failures."""
+
+    def __init__(self, rng: random.Random, *, argv: tuple[str, ...], timeout: float,
+                 book: Book | None = None, spec: str | None = None) -> None:
+        super().__init__(rng, book=book, spec=spec)
+        self.argv = tuple(argv)
+        self.timeout = timeout
+        self.process: EngineProcess | None = None
+        self.rules: Rules | None = None
+        self.starts = 0
+        """Engine processes started (the first, then each restart)."""
+        self.failed_starts = 0
+        self.label = f"engine {self.spec}"
+
+    @property
+    def engine_id(self) -> str:
+        """``name version`` as the engine gave them (``""`` before it has started)."""
+        if self.process is None:
+            return ""
+        return f"{self.process.name} {self.process.version}"
+
+    def search(self, position: Position) -> int:
+        # Drawn first, so that the generator's stream does not depend on failures.
+        seed = self.rng.getrandbits(32)
+        self._ready(position)
+        process = self.process
+        try:
+            process.send(f"position {position}")
+            process.send(f"go movetime {round(self.timeout * 1000)} seed {seed}")
+            line = process.read_line(time.monotonic() + self.timeout + GRACE_SECONDS)
+        except _Broken as broken:
+            self._discard()
+            detail = broken.detail
+            if broken.kind == "timeout":
+                detail = f"no move within {self.timeout:g} s"
+            raise self._failure(broken.kind, position, detail) from None
+        word, _, rest = line.partition(" ")
+        token = rest.strip().lower()
+        if word != "move" or not _CELL.fullmatch(token):
+            self._discard()
+            raise self._failure("garbage", position,
+                                f"answered {line[:80]!r} (expected move CELL)")
+        rules = position.rules
+        if token.isdigit():
+            cell = int(token)
+            on_board = cell < rules.cells
+        else:
+            column, row = ord(token[0]) - ord("a"), int(token[1:]) - 1
+            cell = row * rules.cols + column
+            on_board = column < rules.cols and 0 <= row < rules.rows
+        if not on_board:
+            raise self._failure("illegal", position, f"played {token}, off the "
+                                f"{rules.rows}x{rules.cols} board")
+        if position.occupied >> cell & 1:
+            raise self._failure("illegal", position,
+                                f"played {rules.cell_name(cell)}, which is taken")
+        return cell
+
+    def _failure(self, kind: str, position: Position, detail: str) -> EngineFailure:
+        return EngineFailure(kind, position.rules, position.x, position.o, detail, self.spec)
+
+    def _ready(self, position: Position) -> None:
+        """A running engine that knows the rules: started or restarted here if need be."""
+        rules = position.rules
+        if self.process is not None and not self.process.alive:
+            # It died after its last answer. Reported here, as a crash whenever a request
+            # meets a dead engine, the audit's figures do not depend on how fast it died.
+            story = self.process.exit_story("")
+            self._discard()
+            raise self._failure("crash", position, f"it had stopped: {story}")
+        if self.process is None:
+            self.process = EngineProcess(self.argv, self.label)
+            self.starts += 1
+            try:
+                self.process.handshake(rules)
+            except _Broken as broken:
+                self._discard()
+                self.failed_starts += 1
+                if self.starts == 1:
+                    raise EngineError(f"{self.label} failed its handshake: {broken.kind}: "
+                                      f"{broken.detail}") from None
+                if self.failed_starts >= MAX_FAILED_STARTS:
+                    raise EngineError(f"{self.label} failed to restart {MAX_FAILED_STARTS} "
+                                      f"times in a row; last: {broken.kind}: "
+                                      f"{broken.detail}") from None
+                raise self._failure(broken.kind, position,
+                                    f"while restarting: {broken.detail}") from None
+            except EngineError:
+                self._discard()
+                raise
+            self.failed_starts = 0
+            self.rules = rules
+        elif self.rules != rules:
+            try:
+                self.process.set_rules(rules, time.monotonic() + STARTUP_SECONDS)
+            except _Broken as broken:
+                self._discard()
+                raise self._failure(broken.kind, position, f"after rules: {broken.detail}") \
+                    from None
+            except EngineError:
+                self._discard()
+                raise
+            self.rules = rules
+
+    def _discard(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process = None
+            self.rules = None
+
+    def close(self) -> None:
+        """Stop the engine (``quit``, then kill); the next move would start it again."""
+        if self.process is not None:
+            self.process.close()
+            self.process = None
+            self.rules = None
+
+    def __enter__(self) -> EngineAgent:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
