@@ -25,6 +25,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Sequence
 
+from book.defaults import DEFAULT_DB, SCHEMA_VERSION
 from book.errors import (BookNotFoundError, GameNotFoundError, PositionNotFoundError,
                          SchemaVersionError)
 from solver.errors import IllegalMoveError
@@ -43,10 +44,6 @@ _LOOKUP_BATCH = 400
 
 _SQLITE_BUSY_MS = 60_000
 
-# The defaults live in book.schema, which imports SQLAlchemy; these mirror them for the
-# SQLite path and tests/test_book_api.py checks that they agree.
-DEFAULT_DB = "ttt.sqlite"
-READABLE_SCHEMA_VERSION = 1
 
 _GAME_COLUMNS = ("id", "rows", "cols", "k", "method", "book_depth", "solver_version", "value",
                  "remoteness", "positions", "reachable", "figures", "seconds", "solved_at")
@@ -520,10 +517,10 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
     except (TypeError, ValueError):
         raise SchemaVersionError(
             f"{db}: found schema version {found!r}, expected a number") from None
-    if version > READABLE_SCHEMA_VERSION:
+    if version > SCHEMA_VERSION:
         raise SchemaVersionError(
             f"{db} was written by a newer ttt-solve: found schema version {version}, "
-            f"expected {READABLE_SCHEMA_VERSION} or older; upgrade ttt-solve to read it")
+            f"expected {SCHEMA_VERSION} or older; upgrade ttt-solve to read it")
 
 
 def check_schema(engine: Engine, url: URL) -> None:

@@ -21,11 +21,7 @@ from sqlalchemy.engine import URL, Engine, make_url
 
 from book.errors import BookNotFoundError
 
-SCHEMA_VERSION = 1
-"""Bump on any change to the tables, and give :data:`book.migrate.UPGRADES` the step from the
-previous version; :mod:`book.reader` refuses newer books."""
-
-DEFAULT_DB = "ttt.sqlite"
+from book.defaults import DEFAULT_DB, SCHEMA_VERSION  # noqa: F401  (re-exported)
 
 metadata = sa.MetaData()
 

@@ -10,7 +10,7 @@ from book.reader import Book, GameInfo
 from solver.exhaustive import PlyTable
 from solver.position import Position
 from solver.rules import Rules
-from solver.value import join_scores
+from solver.keyarrays import join_scores
 from solver.verify import Problem, check_plies
 
 

@@ -32,7 +32,7 @@ from solver import SOLVER_VERSION
 from solver.exhaustive import PlyTable
 from solver.figures import Figures
 from solver.rules import Rules
-from solver.value import split_scores
+from solver.keyarrays import split_scores
 
 BATCH_ROWS = 100_000
 """Rows handed to the database at a time: bounds the memory of a batch (a 4x5 ply holds tens

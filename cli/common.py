@@ -10,7 +10,7 @@ from typing import Any, Callable
 import click
 
 from book.errors import BookError, PositionNotFoundError
-from book.schema import DEFAULT_DB
+from book.defaults import DEFAULT_DB
 from solver.errors import InvalidRulesError
 from solver.rules import Rules, parse_size
 

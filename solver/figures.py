@@ -8,11 +8,10 @@ values, the remoteness table), each both over all reachable positions and over c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from solver.exhaustive import PlyTable
-from solver.value import split_scores
+if TYPE_CHECKING:
+    from solver.exhaustive import PlyTable
 
 OUTCOMES = ("win", "draw", "loss")
 
@@ -37,6 +36,12 @@ class Figures:
 
     def add(self, table: PlyTable) -> None:
         """Count one solved ply."""
+        # NumPy is imported here, not at the top: reading stored figures (every ``ttt query``)
+        # must not pay for it.
+        import numpy as np
+
+        from solver.keyarrays import split_scores
+
         ply, scores = table.ply, table.scores.astype(np.int32)
         weights = {"reachable": table.images.astype(np.int64),
                    "canonical": np.ones(len(scores), dtype=np.int64)}

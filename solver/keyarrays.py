@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from solver.rules import Rules
+from solver.value import WIN_SCORE
 
 _CHUNK_BITS = 8
 
@@ -122,3 +123,20 @@ def sorted_unique(keys: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(keys[1:], keys[:-1], out=keep[1:])
     return keys[keep]
+
+
+def split_scores(scores: np.ndarray, empty_cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """Arrays of scores (all with ``empty_cells`` empty cells) -> (value sign, remoteness)."""
+    scores = scores.astype(np.int32)
+    signs = np.sign(scores).astype(np.int8)
+    remoteness = np.where(scores > 0, WIN_SCORE - scores,
+                          np.where(scores < 0, WIN_SCORE + scores, empty_cells)).astype(np.int16)
+    return signs, remoteness
+
+
+def join_scores(values: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
+    """The inverse of :func:`split_scores`: (value sign, remoteness) arrays -> scores."""
+    values = np.asarray(values, dtype=np.int32)
+    remoteness = np.asarray(remoteness, dtype=np.int32)
+    return np.where(values > 0, WIN_SCORE - remoteness,
+                    np.where(values < 0, remoteness - WIN_SCORE, 0)).astype(np.int16)

@@ -57,7 +57,8 @@ class Position:
             if len(rows) != rules.rows or any(len(row) != rules.cols for row in rows):
                 shape = "/".join(str(len(row)) for row in rows)
                 raise InvalidPositionError(
-                    f"position {raw!r} has rows of {shape} cells; a {rules.rows}x{rules.cols} "
+                    f"position {raw!r} has {len(rows)} row{'s' if len(rows) != 1 else ''} of "
+                    f"{shape} cells; a {rules.rows}x{rules.cols} "
                     f"board needs {rules.rows} rows of {rules.cols}"
                 )
             compact = "".join(rows)

@@ -17,8 +17,6 @@ from __future__ import annotations
 from enum import Enum
 from typing import NamedTuple
 
-import numpy as np
-
 WIN_SCORE = 1024
 """Larger than any remoteness (boards have at most 26*26 cells)."""
 
@@ -123,19 +121,3 @@ def grade(position_value: Value, move: Value) -> tuple[Grade, str | None]:
         return Grade.BEST, None
     return Grade.SOUND, None
 
-
-def split_scores(scores: np.ndarray, empty_cells: int) -> tuple[np.ndarray, np.ndarray]:
-    """Arrays of scores (all with ``empty_cells`` empty cells) -> (value sign, remoteness)."""
-    scores = scores.astype(np.int32)
-    signs = np.sign(scores).astype(np.int8)
-    remoteness = np.where(scores > 0, WIN_SCORE - scores,
-                          np.where(scores < 0, WIN_SCORE + scores, empty_cells)).astype(np.int16)
-    return signs, remoteness
-
-
-def join_scores(values: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
-    """The inverse of :func:`split_scores`: (value sign, remoteness) arrays -> scores."""
-    values = np.asarray(values, dtype=np.int32)
-    remoteness = np.asarray(remoteness, dtype=np.int32)
-    return np.where(values > 0, WIN_SCORE - remoteness,
-                    np.where(values < 0, remoteness - WIN_SCORE, 0)).astype(np.int16)

@@ -19,7 +19,7 @@ T3 = Rules(3, 3, 3)
 
 # (position, --moves, message, exception of the API)
 POSITIONS = [
-    ("x.o/.x", None, "has rows of 3/2 cells", InvalidPositionError),
+    ("x.o/.x", None, "has 2 rows of 3/2 cells", InvalidPositionError),
     ("x.o.x", None, "has 5 cells; a 3x3 board has 9", InvalidPositionError),
     ("xq./.../...", None, "has 'q' at cell 1", InvalidPositionError),
     ("o../.../...", None, "O is ahead", InvalidPositionError),

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from book import schema
 from book.errors import GameNotFoundError, PositionNotFoundError
 from book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle, OutOfReachError
-from book.reader import (DEFAULT_DB, READABLE_SCHEMA_VERSION, Book, Entry, SymmetryTables,
+from book.reader import (Book, Entry, SymmetryTables,
                          _EngineRows, open_book)
 from book.writer import write_game
 from cli.main import ttt
@@ -57,9 +57,16 @@ def opening_book(tmp_path_factory: pytest.TempPathFactory) -> str:
     return db
 
 
-def test_the_readers_defaults_mirror_the_schema():
-    assert DEFAULT_DB == schema.DEFAULT_DB
-    assert READABLE_SCHEMA_VERSION == schema.SCHEMA_VERSION
+def test_the_read_path_does_not_import_sqlalchemy_or_numpy(book_3x3):
+    import subprocess
+    import sys
+
+    code = ("import sys; from book.reader import open_book; from solver.position import Position;"
+            "from solver.rules import Rules\n"
+            f"with open_book({book_3x3!r}) as b: b.find(Position.start(Rules(3, 3, 3)))\n"
+            "print(sorted(m for m in ('sqlalchemy', 'numpy') if m in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", result.stderr
 
 
 def test_find_get_and_the_narrow_key_error(book_3x3):
