@@ -38,7 +38,7 @@ import time
 from typing import Callable, NamedTuple
 
 from solver.errors import SearchTimeout
-from solver.position import Position, iter_cells
+from solver.position import Position
 from solver.rules import Rules
 from solver.value import WIN_SCORE, Value, move_score
 
@@ -109,7 +109,6 @@ class Prover:
         self.rules = rules
         self.weak = weak
         self.table_bits = table_bits
-        self._nodes_before = 0
         self._search, self._count, self._set_deadline, self._clear = _make_search(
             rules, 1 << table_bits)
 
