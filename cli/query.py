@@ -24,7 +24,7 @@ _LETTERS = {Outcome.WIN: "W", Outcome.DRAW: "D", Outcome.LOSS: "L"}
 _SOURCES = {
     "book": "from the book",
     "book+search": "value from the book; moves searched live (past the opening book)",
-    "search": "searched live: the game is not in the book",
+    "search": "searched live: the book holds no such game",
 }
 
 
@@ -151,13 +151,17 @@ def query(position: str | None, moves: str | None, rules: Rules, db: str, as_jso
     asked = parse_query(rules, position, moves)
     with open_book(db) as book:
         analysis = Oracle(rules, book, search_seconds=search_seconds).analyse(asked)
+        game = book.find_game(rules)
     if as_json_flag:
         click.echo(json.dumps(as_json(analysis)))
         return
     click.echo(board_drawing(analysis, colour is not False), color=colour)
     click.echo(summary_line(analysis))
     if analysis.searched:
-        click.echo(f"{_SOURCES[analysis.source]} ({analysis.nodes:,} nodes, "
+        source = _SOURCES[analysis.source]
+        if analysis.source == "search" and game is not None:
+            source = f"searched live: past the opening book's depth {game.book_depth}"
+        click.echo(f"{source} ({analysis.nodes:,} nodes, "
                    f"{analysis.seconds:.2f} s)")
     if analysis.moves:
         click.echo(moves_table(analysis))

@@ -109,7 +109,7 @@ def test_game_not_in_the_book_is_searched_live(book_3x3):
     pytest.importorskip("solver.alphabeta")
     result = query("--size", "4", "--win", "3", "--db", book_3x3)
     assert result.exit_code == 0, result.output
-    assert "searched live: the game is not in the book" in result.output
+    assert "searched live: the book holds no such game" in result.output
     assert "X to move (ply 0): win" in result.output
     data = query_json("--size", "3x4", "--win", "3", "--db", book_3x3)
     assert data["source"] == "search" and data["searched_live"] and data["value"] == "win"
@@ -136,4 +136,6 @@ def test_past_the_opening_book_the_moves_are_searched(opening_book, book_small):
         assert searched[key] == truth[key]
     deeper = query_json(*args, "--moves", "c3", "--db", opening_book)
     assert deeper["source"] == "search"
+    said = query(*args, "--moves", "c3", "--db", opening_book).output
+    assert "searched live: past the opening book's depth 2" in said
     assert deeper["moves"] == query_json(*args, "--moves", "c3", "--db", book_small)["moves"]
