@@ -20,6 +20,7 @@ from solver.rules import Rules
 def summary_table(info: GameInfo, db: str) -> str:
     """The summary a solve prints: value, counts, outcome split, time, database."""
     figures = info.figures
+    scope = "" if info.book_depth is None else f" to ply {info.book_depth}"
     values = figures.values["reachable"]
     canonical_values = figures.values["canonical"]
     terminal = figures.terminal["reachable"]
@@ -29,8 +30,8 @@ def summary_table(info: GameInfo, db: str) -> str:
         ("value for X", f"{info.value.outcome.value} (remoteness {info.value.remoteness})"),
         ("method", info.method + (f" (opening book to ply {info.book_depth})"
                                   if info.book_depth is not None else "")),
-        ("reachable positions", count(info.reachable)),
-        ("canonical positions", count(info.positions)),
+        (f"reachable positions{scope}", count(info.reachable)),
+        (f"canonical positions{scope}", count(info.positions)),
         ("terminal positions", f"{count(sum(terminal.values()))} (X wins {count(terminal['x'])}, "
                                f"O wins {count(terminal['o'])}, draws {count(terminal['draw'])})"),
         ("side to move: win / draw / loss",
