@@ -22,7 +22,6 @@ import random
 import sqlite3
 from contextlib import contextmanager
 from datetime import datetime
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Sequence
 
 from book.defaults import DEFAULT_DB, SCHEMA_VERSION
@@ -303,10 +302,9 @@ class Book:
         info = self.game(rules)
         if not info.holds_ply(position.ply):
             return None
-        symmetries = SymmetryTables.of(rules)
-        key, symmetry = symmetries.canonical(position.x, position.o)
+        key, symmetry = rules.canonical(position.x, position.o)
         rows = self._rows.positions(info.id, position.ply, (key,))
-        return _entry(position, rows[0], symmetries, symmetry) if rows else None
+        return _entry(position, rows[0], symmetry) if rows else None
 
     def find_many(self, positions: Iterable[Position]) -> dict[Position, Entry]:
         """Entries of many positions of one game, batched; positions not stored are left out."""
@@ -317,12 +315,11 @@ class Book:
         if any(position.rules != rules for position in positions):
             raise ValueError("find_many looks up positions of one game at a time")
         info = self.game(rules)
-        symmetries = SymmetryTables.of(rules)
         wanted: dict[tuple[int, int], list[tuple[Position, int]]] = {}
         for position in positions:
             if not info.holds_ply(position.ply):
                 continue
-            key, symmetry = symmetries.canonical(position.x, position.o)
+            key, symmetry = rules.canonical(position.x, position.o)
             wanted.setdefault((position.ply, key), []).append((position, symmetry))
         by_ply: dict[int, list[int]] = {}
         for ply, key in wanted:
@@ -332,7 +329,7 @@ class Book:
             for start in range(0, len(keys), _LOOKUP_BATCH):
                 for row in self._rows.positions(info.id, ply, keys[start:start + _LOOKUP_BATCH]):
                     for position, symmetry in wanted[(ply, row[1])]:
-                        found[position] = _entry(position, row, symmetries, symmetry)
+                        found[position] = _entry(position, row, symmetry)
         return found
 
     def moves(self, position: Position) -> list[MoveEntry]:
@@ -392,64 +389,12 @@ class Book:
             yield from result
 
 
-def _entry(position: Position, row: Sequence[int], symmetries: SymmetryTables,
-           symmetry: int) -> Entry:
+def _entry(position: Position, row: Sequence[int], symmetry: int) -> Entry:
     """The entry of a stored row, turned back into the orientation of ``position``."""
     _, _, value, remoteness, best, images = row
-    cells = tuple(iter_cells(symmetries.permute(best, symmetries.inverse[symmetry])))
+    rules = position.rules
+    cells = tuple(iter_cells(rules.permute(best, rules.inverse(symmetry))))
     return Entry(position, Value(Outcome.from_sign(value), remoteness), cells, images)
-
-
-class SymmetryTables:
-    """The symmetries of one game as lookup tables, for bulk work on packed positions.
-
-    The same results as :meth:`Rules.permute` and :meth:`Position.canonical`, about five times
-    faster: each symmetry's cell permutation is applied a byte of the bitboard at a time from
-    tables of 256 entries. Get one with :meth:`of` (made once per game).
-    """
-
-    def __init__(self, rules: Rules) -> None:
-        self.rules = rules
-        chunks = (rules.cells + 7) // 8
-        self.tables: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-            tuple(tuple(_permute_byte(perm, chunk, byte, rules.cells) for byte in range(256))
-                  for chunk in range(chunks))
-            for perm in rules.symmetries)
-        self.inverse: tuple[int, ...] = tuple(rules.inverse(s)
-                                              for s in range(len(rules.symmetries)))
-
-    @staticmethod
-    @lru_cache(maxsize=None)
-    def of(rules: Rules) -> SymmetryTables:
-        return SymmetryTables(rules)
-
-    def permute(self, cells: int, symmetry: int) -> int:
-        """The image of a cell set under one symmetry (as :meth:`Rules.permute`)."""
-        image = 0
-        for table in self.tables[symmetry]:
-            image |= table[cells & 0xFF]
-            cells >>= 8
-        return image
-
-    def canonical(self, x: int, o: int) -> tuple[int, int]:
-        """``(canonical key, symmetry)`` of the position with these stones (as
-        :meth:`Position.canonical`: the smallest key, the first symmetry that gives it)."""
-        cells = self.rules.cells
-        best_key, best_symmetry = x | o << cells, 0
-        for symmetry in range(1, len(self.tables)):
-            key = self.permute(x, symmetry) | self.permute(o, symmetry) << cells
-            if key < best_key:
-                best_key, best_symmetry = key, symmetry
-        return best_key, best_symmetry
-
-
-def _permute_byte(perm: tuple[int, ...], chunk: int, byte: int, cells: int) -> int:
-    image = 0
-    for bit in range(8):
-        cell = chunk * 8 + bit
-        if byte >> bit & 1 and cell < cells:
-            image |= 1 << perm[cell]
-    return image
 
 
 def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:

@@ -20,7 +20,7 @@ from typing import IO, Callable, Iterator, NamedTuple
 
 import click
 
-from book.reader import SymmetryTables, open_book
+from book.reader import open_book
 from cli.common import CliError, count, db_option, friendly_errors, game_options
 from solver.position import iter_cells
 from solver.rules import Rules
@@ -102,13 +102,12 @@ class _RowTexts(dict):
 class Images:
     """Distinct symmetric images of stored positions, their texts and move names, fast.
 
-    Permutations come from :class:`book.reader.SymmetryTables`; row texts and move-name lists
-    are cached as they recur.
+    Permutations come from :meth:`solver.rules.Rules.permute` (byte lookup tables); row texts
+    and move-name lists are cached as they recur.
     """
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.symmetries = SymmetryTables.of(rules)
         self._row_texts = _RowTexts(rules.cols)
         self._full, self._cells = rules.full, rules.cells
         self._row_mask = (1 << rules.cols) - 1
@@ -121,7 +120,7 @@ class Images:
         cells = self.rules.cells
         x, o = key & self.rules.full, key >> cells
         found = {}
-        permute = self.symmetries.permute
+        permute = self.rules.permute
         for symmetry in range(len(self.rules.symmetries)):
             image = permute(x, symmetry) | permute(o, symmetry) << cells
             if image not in found:

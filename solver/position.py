@@ -199,12 +199,7 @@ class Position:
 
     def canonical(self) -> tuple[int, int]:
         """``(canonical key, symmetry)`` where ``transform(symmetry).key`` is that key."""
-        best_key, best_sym = self.key, 0
-        for symmetry in range(1, len(self.rules.symmetries)):
-            key = self.transform(symmetry).key
-            if key < best_key:
-                best_key, best_sym = key, symmetry
-        return best_key, best_sym
+        return self.rules.canonical(self.x, self.o)
 
     @property
     def canonical_key(self) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from solver.errors import IllegalMoveError, InvalidRulesError
 
@@ -166,20 +167,62 @@ class Rules:
         """Whether ``stones`` complete a line through ``cell`` (the test after a move)."""
         return any(stones & m == m for m in self.lines_through[cell])
 
+    @cached_property
+    def _byte_tables(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """``[symmetry][chunk][byte]``: the image of 8 cells at a time (made on first use),
+        so that a permutation costs a few table look-ups instead of a loop over cells."""
+        chunks = (self.cells + 7) // 8
+        return tuple(
+            tuple(tuple(_permute_byte(perm, chunk, byte, self.cells) for byte in range(256))
+                  for chunk in range(chunks))
+            for perm in self.symmetries)
+
+    @cached_property
+    def inverses(self) -> tuple[int, ...]:
+        """``inverses[s]``: the index of the symmetry that undoes symmetry ``s``."""
+        perms = self.symmetries
+        return tuple(
+            next(i for i, other in enumerate(perms)
+                 if all(other[perm[c]] == c for c in range(self.cells)))
+            for perm in perms)
+
     def permute(self, cells: int, symmetry: int) -> int:
         """The image of a cell set under one symmetry."""
-        perm = self.symmetries[symmetry]
         image = 0
-        while cells:
-            low = cells & -cells
-            image |= 1 << perm[low.bit_length() - 1]
-            cells ^= low
+        for table in self._byte_tables[symmetry]:
+            image |= table[cells & 0xFF]
+            cells >>= 8
         return image
 
     def inverse(self, symmetry: int) -> int:
         """The index of the symmetry that undoes ``symmetry``."""
-        perm = self.symmetries[symmetry]
-        for index, other in enumerate(self.symmetries):
-            if all(other[perm[c]] == c for c in range(self.cells)):
-                return index
-        raise AssertionError("symmetry group not closed")  # pragma: no cover
+        return self.inverses[symmetry]
+
+    def canonical(self, x: int, o: int) -> tuple[int, int]:
+        """``(canonical key, symmetry)`` of the position with these stones: the smallest packed
+        key ``x | o << cells`` among its images, and the first symmetry that gives it."""
+        cells = self.cells
+        best_key, best_symmetry = x | o << cells, 0
+        for symmetry, tables in enumerate(self._byte_tables):
+            if symmetry == 0:
+                continue
+            image_x = image_o = 0
+            rest_x, rest_o = x, o
+            for table in tables:
+                image_x |= table[rest_x & 0xFF]
+                image_o |= table[rest_o & 0xFF]
+                rest_x >>= 8
+                rest_o >>= 8
+            key = image_x | image_o << cells
+            if key < best_key:
+                best_key, best_symmetry = key, symmetry
+        return best_key, best_symmetry
+
+
+def _permute_byte(perm: tuple[int, ...], chunk: int, byte: int, cells: int) -> int:
+    image = 0
+    for bit in range(8):
+        cell = chunk * 8 + bit
+        if byte >> bit & 1 and cell < cells:
+            image |= 1 << perm[cell]
+    return image

@@ -11,8 +11,7 @@ from click.testing import CliRunner
 from book import schema
 from book.errors import GameNotFoundError, PositionNotFoundError
 from book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle, OutOfReachError
-from book.reader import (Book, Entry, SymmetryTables,
-                         _EngineRows, open_book)
+from book.reader import Book, Entry, _EngineRows, open_book
 from book.writer import write_game
 from cli.main import ttt
 from solver.errors import IllegalMoveError, SearchTimeout
@@ -239,25 +238,6 @@ def test_oracle_live_search_agrees_with_the_book(book_small):
             assert searched.source == SEARCH and truth.source == BOOK
             assert searched.value == truth.value, position
             assert searched.moves == truth.moves, position
-
-
-def test_symmetry_tables_agree_with_the_rules():
-    for rules in (T3, Rules(3, 4, 3), Rules(4, 4, 4), Rules(5, 6, 4), Rules(2, 2, 2)):
-        tables = SymmetryTables.of(rules)
-        assert SymmetryTables.of(rules) is tables
-        rng = random.Random(rules.cells)
-        for _ in range(200):
-            position = Position.start(rules)
-            for _ in range(rng.randrange(rules.cells + 1)):
-                if position.is_terminal:
-                    break
-                position = position.play(rng.choice(position.legal_moves()))
-            assert tables.canonical(position.x, position.o) == position.canonical()
-            cells = rng.getrandbits(rules.cells)
-            for symmetry in range(len(rules.symmetries)):
-                assert tables.permute(cells, symmetry) == rules.permute(cells, symmetry)
-                assert tables.permute(tables.permute(cells, symmetry),
-                                      tables.inverse[symmetry]) == cells
 
 
 def test_every_backend_gives_the_same_answers(book_db, book_3x3, positions_3x3):
