@@ -203,7 +203,9 @@ def test_games_against_the_reference_engine(truth):
 def test_each_failure_is_counted_with_its_position_and_the_audit_goes_on(
         truth, quick, tmp_path, kind, ply, reported, restarts):
     pidfile = tmp_path / "pids"
-    spec = broken(f"--fail {kind}:{ply}", f"--pidfile {pidfile}", timeout=0.2)
+    # A short limit only where it is the point: elsewhere a busy machine must not matter.
+    spec = broken(f"--fail {kind}:{ply}", f"--pidfile {pidfile}",
+                  timeout=0.2 if reported == "timeout" else None)
     failures = []
     records, ungraded = audit_positions(AgentMaker(spec), truth, failures=failures)
     summary = summarize(records, ungraded, failures)
@@ -236,7 +238,8 @@ def test_failure_details_quote_what_happened(quick):
         "segv": "killed by SIGSEGV",
     }
     for kind, words in expected.items():
-        with make_agent(broken(f"--fail {kind}:1", timeout=0.2), random.Random(0)) as agent:
+        spec = broken(f"--fail {kind}:1", timeout=0.2 if kind == "timeout" else None)
+        with make_agent(spec, random.Random(0)) as agent:
             with pytest.raises(EngineFailure) as caught:
                 agent.select_move(position)
             assert words in caught.value.detail and caught.value.position == position
@@ -259,7 +262,7 @@ def test_an_engine_that_dies_after_answering_is_a_crash_at_the_next_request(trut
 def test_all_kinds_in_one_audit(truth, quick, tmp_path):
     pidfile = tmp_path / "pids"
     spec = broken("--fail illegal:0 --fail timeout:1 --fail crash:2 --fail garbage:3",
-                  f"--pidfile {pidfile}", timeout=0.2)
+                  f"--pidfile {pidfile}", timeout=0.5)
     failures = []
     records, ungraded = audit_positions(AgentMaker(spec), truth, failures=failures)
     summary = summarize(records, ungraded, failures)
@@ -320,7 +323,7 @@ def test_an_engine_that_fails_to_restart_three_times_stops_the_audit(truth, quic
 def test_the_whole_process_group_is_killed(quick, tmp_path):
     pidfile = tmp_path / "pids"
     agent = make_agent(broken("--fail timeout:0", f"--pidfile {pidfile}", "--grandchild",
-                              timeout=0.2), random.Random(0))
+                              timeout=0.5), random.Random(0))
     with pytest.raises(EngineFailure):
         agent.select_move(Position.start(R3))
     assert wait_until(lambda: all(gone(p) for p in pids(pidfile) + pids(pidfile, "grandchild")))
