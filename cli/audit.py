@@ -11,8 +11,9 @@ import sys
 import click
 from tabulate import tabulate
 
-from agents.audit import (BLUNDER_KINDS, GameResult, Graded, Summary, Truth, audit_games,
-                          audit_positions, summarize, worst)
+from agents.audit import (BLUNDER_KINDS, Failure, GameResult, Graded, Summary, Truth,
+                          audit_games, audit_positions, summarize, worst)
+from agents.engine import FAILURE_KINDS
 from agents.parallel import AgentMaker
 from agents.spec import describe_agents, parse_spec
 from book.reader import open_book
@@ -41,7 +42,8 @@ def cells(rules: Rules, cells_: list[int] | tuple[int, ...]) -> str:
     return " ".join(rules.cell_name(c) for c in cells_) or "-"
 
 
-def summary_rows(summary: Summary, weighted: bool) -> list[tuple[str, str]]:
+def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list[tuple[str, str]]:
+    """The summary table; ``engine`` adds the failures by kind (shown anyway if there are any)."""
     graded = count(summary.moves) + (f" ({count(summary.graded)} up to symmetry)"
                                      if weighted else "")
     rows = [
@@ -54,6 +56,10 @@ def summary_rows(summary: Summary, weighted: bool) -> list[tuple[str, str]]:
     rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in BLUNDER_KINDS]
     if summary.ungraded:
         rows.append(("not in the book (ungraded)", count(summary.ungraded)))
+    if engine or summary.failed:
+        rows.append(("engine failures (not graded)", count(sum(summary.failures.values()))
+                     + (f" ({count(summary.failed)} up to symmetry)" if weighted else "")))
+        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FAILURE_KINDS]
     return rows
 
 
@@ -88,13 +94,29 @@ def record_dict(truth: Truth, record: Graded) -> dict[str, object]:
 
 
 def game_rows(results: list[GameResult]) -> list[list[object]]:
+    """Per colour: games, won, drawn, lost, and (if any game was) stopped by an engine failure."""
+    stopped = any(r.failure for r in results)
     rows = []
     for side in ("x", "o"):
         mine = [r for r in results if r.agent_side == side]
         tally = {o: sum(r.outcome is o for r in mine) for o in Outcome}
         rows.append([f"agent as {side.upper()}", len(mine), tally[Outcome.WIN],
-                     tally[Outcome.DRAW], tally[Outcome.LOSS]])
+                     tally[Outcome.DRAW], tally[Outcome.LOSS]]
+                    + ([sum(r.failure is not None for r in mine)] if stopped else []))
     return rows
+
+
+def describe_failure(failure: Failure, index: int, weighted: bool) -> str:
+    position = failure.position
+    stands = f" (stands for {failure.weight})" if weighted else ""
+    return (f"#{index} ply {position.ply}, {position.to_move.upper()} to move, {position}"
+            f"{stands}: {failure.kind}: {failure.detail}")
+
+
+def failure_dict(failure: Failure) -> dict[str, object]:
+    return {"ply": failure.ply, "position": str(failure.position),
+            "to_move": failure.position.to_move, "weight": failure.weight,
+            "kind": failure.kind, "detail": failure.detail, "engine": failure.spec}
 
 
 EXAMPLES = """
@@ -104,6 +126,8 @@ Examples:
   ttt audit --agent mcts:iterations=1000 --positions all
   ttt audit --agent alphabeta:depth=2 --size 4 --win 3 --positions sample:500
   ttt audit --agent mcts:iterations=200 --games 100 --opponent random --json
+  ttt audit --agent 'cmd:"./my-engine --level 3",timeout=2'
+  ttt audit --agent py:examples.plugin_agent:make --games 100 --opponent perfect
 """
 
 
@@ -145,9 +169,10 @@ def audit(agent_spec: str, rules: Rules, db: str, positions: str | None, games: 
     if games is not None and positions is not None:
         raise CliError("--positions and --games are two modes: choose one")
     sample = parse_positions(positions or "all") if games is None else None
-    parse_spec(agent_spec)
+    engine = parse_spec(agent_spec).name == "cmd"
     if games is not None:
         parse_spec(opponent_spec)
+    failures: list[Failure] = []
     with open_book(db) as book:
         truth = Truth(book, rules)
         progress = LazyProgress("auditing", enabled=not quiet)
@@ -155,15 +180,15 @@ def audit(agent_spec: str, rules: Rules, db: str, positions: str | None, games: 
             if games is None:
                 records, ungraded = audit_positions(AgentMaker(agent_spec, db), truth,
                                                     sample=sample, seed=seed, jobs=jobs,
-                                                    progress=progress)
+                                                    progress=progress, failures=failures)
                 results = None
             else:
                 records, ungraded, results = audit_games(
                     AgentMaker(agent_spec, db), AgentMaker(opponent_spec, db), truth,
-                    games=games, seed=seed, jobs=jobs, progress=progress)
+                    games=games, seed=seed, jobs=jobs, progress=progress, failures=failures)
         finally:
             progress.close()
-        summary = summarize(records, ungraded)
+        summary = summarize(records, ungraded, failures)
         if games is None:
             scope = ("every reachable non-terminal position" if sample is None else
                      f"a uniform random sample (up to symmetry) of {count(sample)} reachable "
@@ -179,16 +204,18 @@ def audit(agent_spec: str, rules: Rules, db: str, positions: str | None, games: 
             _print_csv(truth, records)
         elif as_json:
             _print_json(truth, agent_spec, seed, mode, summary, records, results, n_worst,
-                        games is None, book.display_url)
+                        games is None, book.display_url, failures)
         else:
             click.echo(f"audit of {agent_spec} on {rules.name} (seed {seed}), "
                        f"truth: {book.describe()}")
             click.echo(f"mode: {mode}.")
-            click.echo(tabulate(summary_rows(summary, games is None), tablefmt="simple_outline"))
+            click.echo(tabulate(summary_rows(summary, games is None, engine),
+                                tablefmt="simple_outline"))
             if results is not None:
                 click.echo("\ngames (results for the agent):")
+                stopped = ["stopped by a failure"] if any(r.failure for r in results) else []
                 click.echo(tabulate(game_rows(results),
-                                    headers=["", "games", "won", "drawn", "lost"],
+                                    headers=["", "games", "won", "drawn", "lost", *stopped],
                                     tablefmt="simple_outline"))
             click.echo("\nby ply:")
             click.echo(tabulate(ply_rows(summary), headers=["ply", "moves", "best", "sound",
@@ -202,6 +229,13 @@ def audit(agent_spec: str, rules: Rules, db: str, positions: str | None, games: 
                     click.echo(describe_worst(truth, record, index))
             elif n_worst:
                 click.echo("\nevery graded move was best.")
+            if failures:
+                shown = failures[:max(n_worst, 1) * 2]
+                click.echo(f"\nengine failures ({count(len(failures))}, not graded; the "
+                           f"engine was restarted after each timeout, garbage or crash)"
+                           + (f", the first {len(shown)}:" if len(shown) < len(failures) else ":"))
+                for index, failure in enumerate(shown, 1):
+                    click.echo(describe_failure(failure, index, games is None))
 
 
 def _print_csv(truth: Truth, records: list[Graded]) -> None:
@@ -218,7 +252,7 @@ def _print_csv(truth: Truth, records: list[Graded]) -> None:
 
 def _print_json(truth: Truth, agent_spec: str, seed: int, mode: str, summary: Summary,
                 records: list[Graded], results: list[GameResult] | None, n_worst: int,
-                weighted: bool, db: str) -> None:
+                weighted: bool, db: str, failures: list[Failure]) -> None:
     rules = truth.rules
     out: dict[str, object] = {
         "agent": agent_spec,
@@ -240,8 +274,12 @@ def _print_json(truth: Truth, agent_spec: str, seed: int, mode: str, summary: Su
                     "blunders": r.blunders, "accuracy": r.accuracy,
                     "perfection": r.perfection} for r in summary.by_ply],
         "worst": [record_dict(truth, r) for r in worst(records, n_worst)],
+        "failures": summary.failures,
+        "failed": [failure_dict(f) for f in failures],
     }
     if results is not None:
-        out["games"] = [{"agent_side": r.agent_side, "outcome": r.outcome.value,
+        out["games"] = [{"agent_side": r.agent_side,
+                         "outcome": r.outcome.value if r.outcome else "stopped",
+                         "failure": r.failure,
                          "moves": [rules.cell_name(c) for c in r.moves]} for r in results]
     click.echo(json.dumps(out, indent=2))
