@@ -35,6 +35,10 @@ class Position:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Position is immutable; play() returns a new one")
 
+    def __reduce__(self) -> tuple:
+        # Pickle (for worker processes) through the constructor: __setattr__ refuses slots.
+        return (Position, (self.rules, self.x, self.o))
+
     # -- construction -------------------------------------------------------------------------
 
     @classmethod

@@ -111,6 +111,10 @@ class Rules:
         object.__setattr__(self, "lines_through", through)
         object.__setattr__(self, "symmetries", _symmetries(self.rows, self.cols))
 
+    def __reduce__(self) -> tuple:
+        # Pickle the three numbers; the derived tables are rebuilt (or rebuilt lazily).
+        return (Rules, (self.rows, self.cols, self.k))
+
     @classmethod
     def from_size(cls, size: str, k: int) -> Rules:
         """Rules from a ``--size`` string (``3`` or ``4x5``) and a win length."""

@@ -94,3 +94,11 @@ def test_canonical_key_is_the_same_for_every_image(rules):
 def test_key_round_trip():
     position = Position.parse("x.o/.x./..o", T3)
     assert Position.from_key(T3, position.key) == position
+
+
+def test_positions_and_rules_pickle():
+    import pickle
+
+    position = Position.parse("x.o/.x./..o", T3)
+    copy = pickle.loads(pickle.dumps(position))
+    assert copy == position and copy.rules == T3 and copy.canonical() == position.canonical()
