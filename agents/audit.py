@@ -30,12 +30,10 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Sequence
 
-import sqlalchemy as sa
 
 from agents.engine import FAILURE_KINDS, EngineFailure
 from agents.match import derive_seed, play_game
 from agents.parallel import AgentMaker, Worker, chunked, run_chunks
-from book import schema
 from solver.position import Position
 from solver.rules import Rules
 from solver.value import WIN_SCORE, Grade, Outcome, Value, grade, move_score
@@ -43,43 +41,6 @@ from solver.value import WIN_SCORE, Grade, Outcome, Value, grade, move_score
 BLUNDER_KINDS = ("win->draw", "win->loss", "draw->loss")
 PRELOAD_LIMIT = 3_000_000
 """Games with at most this many stored positions are read into memory for grading."""
-
-
-class Canonical:
-    """Fast canonical keys: for each symmetry, a table per byte of the packed key."""
-
-    def __init__(self, rules: Rules) -> None:
-        cells = rules.cells
-        self.cells = cells
-        self.chunks = (2 * cells + 7) // 8
-        self.tables: list[list[list[int]]] = []
-        for perm in rules.symmetries:
-            key_perm = list(perm) + [cells + p for p in perm]
-            per_chunk = []
-            for chunk in range(self.chunks):
-                table = []
-                for byte in range(256):
-                    image = 0
-                    for b in range(8):
-                        bit = chunk * 8 + b
-                        if byte >> b & 1 and bit < 2 * cells:
-                            image |= 1 << key_perm[bit]
-                    table.append(image)
-                per_chunk.append(table)
-            self.tables.append(per_chunk)
-
-    def key(self, x: int, o: int) -> int:
-        """The canonical key of the position ``(x, o)`` (smallest key of its images)."""
-        key = x | (o << self.cells)
-        best = key
-        for per_chunk in self.tables:
-            image, rest = 0, key
-            for table in per_chunk:
-                image |= table[rest & 255]
-                rest >>= 8
-            if image < best:
-                best = image
-        return best
 
 
 class Truth:
@@ -94,24 +55,16 @@ class Truth:
         self.book = book
         self.rules = rules
         self.info = book.game(rules)
-        self.canonical = Canonical(rules)
         self.scores: dict[int, int] | None = None
         if self.info.positions <= preload_limit:
             self.scores = {key: score for _, key, score, _ in self._rows()}
 
     def _rows(self, nonterminal_only: bool = False):  # noqa: ANN202
         """``(ply, key, score, images)`` of stored rows in (ply, key) order."""
-        table = schema.positions
-        query = sa.select(table.c.ply, table.c.key, table.c.value, table.c.remoteness,
-                          table.c.images).where(table.c.game_id == self.info.id)
-        if nonterminal_only:
-            query = query.where(table.c.remoteness > 0)
-        query = query.order_by(table.c.ply, table.c.key)
-        with self.book.engine.connect() as conn:
-            for ply, key, value, remoteness, images in conn.execution_options(
-                    yield_per=50_000).execute(query):
-                # The score of Value(outcome, remoteness), without building one per row.
-                yield ply, key, value * (WIN_SCORE - remoteness) if value else 0, images
+        for row in self.book.scan(self.rules, open_only=nonterminal_only):
+            # The score of Value(outcome, remoteness), without building one per row.
+            score = row.value * (WIN_SCORE - row.remoteness) if row.value else 0
+            yield row.ply, row.key, score, row.images
 
     def nonterminal(self) -> list[tuple[int, int, int]]:
         """``(ply, canonical key, images)`` of every stored position that is not over."""
@@ -120,7 +73,7 @@ class Truth:
     def score(self, x: int, o: int) -> int | None:
         """The score (:mod:`solver.value`) of a position for the side to move, or ``None``."""
         if self.scores is not None:
-            return self.scores.get(self.canonical.key(x, o))
+            return self.scores.get(self.rules.canonical(x, o)[0])
         entry = self.book.get(Position(self.rules, x, o))
         return None if entry is None else entry.value.score
 

@@ -138,6 +138,11 @@ class _SqliteRows:
                f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(keys))})")
         return self.connection.execute(sql, (game_id, ply, *keys)).fetchall()
 
+    def scan(self, game_id: int, open_only: bool) -> Iterator[tuple]:
+        sql = (f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions WHERE game_id = ?"
+               + (" AND remoteness > 0" if open_only else "") + " ORDER BY ply, key")
+        yield from self.connection.execute(sql, (game_id,))
+
     def close(self) -> None:
         self.connection.close()
 
@@ -187,6 +192,21 @@ class _EngineRows:
                         table.c.key.in_(list(keys))))
         with self.engine.connect() as conn:
             return [tuple(row) for row in conn.execute(query)]
+
+    def scan(self, game_id: int, open_only: bool) -> Iterator[tuple]:
+        import sqlalchemy as sa
+
+        from book import schema
+
+        table = schema.positions
+        query = sa.select(*(table.c[name] for name in _POSITION_COLUMNS)).where(
+            table.c.game_id == game_id)
+        if open_only:
+            query = query.where(table.c.remoteness > 0)
+        query = query.order_by(table.c.ply, table.c.key)
+        with self.engine.connect() as conn:
+            for row in conn.execution_options(yield_per=50_000).execute(query):
+                yield tuple(row)
 
     def close(self) -> None:
         pass
@@ -366,6 +386,13 @@ class Book:
         if not isinstance(rng, random.Random):
             rng = random.Random(rng)
         return rng.choice(best)
+
+    def scan(self, rules: Rules, open_only: bool = False) -> Iterator[StoredRow]:
+        """Every stored row of a game in (ply, key) order, streamed; ``open_only`` leaves out
+        the terminal positions (remoteness 0). Keys and best moves are canonical."""
+        info = self.game(rules)
+        for row in self._rows.scan(info.id, open_only):
+            yield StoredRow(*row)
 
     def iter_rows(self, rules: Rules, where: sa.ColumnElement | None = None,
                   batch: int = 50_000) -> Iterator[sa.Row]:

@@ -223,19 +223,3 @@ def test_help_has_an_example():
     result = run("--help")
     assert result.exit_code == 0 and "ttt audit --agent" in result.output
     assert "mcts:" in result.output
-
-
-@pytest.mark.parametrize("rules", [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3), Rules(5, 6, 4)],
-                         ids=str)
-def test_fast_canonical_keys_match_the_positions_own(rules):
-    from agents.audit import Canonical
-
-    canonical = Canonical(rules)
-    rng = random.Random(5)
-    for _ in range(200):
-        position = Position.start(rules)
-        for _ in range(rng.randrange(rules.cells)):
-            if position.is_terminal:
-                break
-            position = position.play(rng.choice(position.legal_moves()))
-        assert canonical.key(position.x, position.o) == position.canonical_key

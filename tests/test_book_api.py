@@ -256,3 +256,13 @@ def test_every_backend_gives_the_same_answers(book_db, book_3x3, positions_3x3):
         theirs = CliRunner().invoke(ttt, [*command, "--db", book_3x3])
         assert ours.exit_code == 0, ours.output
         assert ours.stdout == theirs.stdout
+
+
+def test_scan_streams_every_row_in_order(book_3x3):
+    with open_book(book_3x3) as book:
+        rows = list(book.scan(T3))
+        assert len(rows) == 765 and sum(r.images for r in rows) == 5478
+        assert rows == sorted(rows, key=lambda r: (r.ply, r.key))
+        open_rows = list(book.scan(T3, open_only=True))
+        assert len(open_rows) == 765 - 138 and all(r.remoteness > 0 for r in open_rows)
+        assert sum(r.images for r in open_rows) == 5478 - 958
