@@ -346,16 +346,27 @@ def audit_games(maker: Any, opponent: Any, truth: Truth, *, games: int, seed: in
     for index, (moves, winner, *failed) in enumerate(played):
         side = "x" if index % 2 == 0 else "o"
         results.append(GameResult(side, moves, winner, failed[0] if failed else None))
-        position = Position.start(rules)
-        for cell in moves:
-            if position.to_move == side:
-                record = grade_move(truth, position, cell)
-                if record is None:
-                    ungraded += 1
-                else:
-                    records.append(record)
-            position = position.play(cell)
+        graded, missing = grade_game(truth, rules, moves, side)
+        records.extend(graded)
+        ungraded += missing
     return records, ungraded, results
+
+
+def grade_game(truth: Truth, rules: Rules, moves: Sequence[int], side: str,
+               ) -> tuple[list[Graded], int]:
+    """The grades of one side's moves in a game (``side`` ``"x"`` or ``"o"``), and how many
+    of them could not be graded (positions the book does not hold)."""
+    records, ungraded = [], 0
+    position = Position.start(rules)
+    for cell in moves:
+        if position.to_move == side:
+            record = grade_move(truth, position, cell)
+            if record is None:
+                ungraded += 1
+            else:
+                records.append(record)
+        position = position.play(cell)
+    return records, ungraded
 
 
 def _engine_moves(agent: Any, rules: Rules, tasks: Sequence[tuple[int, int, int]],

@@ -8,7 +8,7 @@ from contextlib import ExitStack
 import click
 from tabulate import tabulate
 
-from agents.audit import Truth, grade_move, summarize
+from agents.audit import Truth, grade_game, summarize
 from agents.spec import describe_agents, make_agent, parse_spec
 from book.errors import BookError
 from book.reader import open_book
@@ -147,16 +147,7 @@ def _report(rules: Rules, truth: Truth | None, moves: list[int], side: str) -> N
     """Grade the person's moves and print a table."""
     if truth is None:
         return
-    position = Position.start(rules)
-    records, ungraded = [], 0
-    for cell in moves:
-        if position.to_move == side:
-            record = grade_move(truth, position, cell)
-            if record is None:
-                ungraded += 1
-            else:
-                records.append(record)
-        position = position.play(cell)
+    records, ungraded = grade_game(truth, rules, moves, side)
     if not records:
         click.echo("no moves of yours to grade.")
         return
