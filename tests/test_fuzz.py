@@ -113,7 +113,7 @@ def test_agent_spec_parser(text):
         spec = spec_module.parse_spec(text)
     except spec_module.AgentSpecError:
         return
-    assert spec.name in spec_module.AGENTS
+    assert spec.name in spec_module.AGENTS or spec.name in spec_module.PREFIXES
 
 
 def assert_clean_exit(result) -> None:  # noqa: ANN001 - click.testing.Result
