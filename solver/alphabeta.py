@@ -329,26 +329,10 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
         if alpha > 0 and high > 0:
             # only a fast enough win matters (a distance probe): bound the mover's fastest win
             # by the fewest stones missing from one of its live lines
-            need = k
-            rest = live_me
-            while rest and need > 2:
-                line_bit = rest & -rest
-                rest ^= line_bit
-                missing = k - (line_at[line_bit.bit_length() - 1] & me).bit_count()
-                if missing < need:
-                    need = missing
-            plies = 2 * need - 1
+            plies = 2 * _fewest_missing(live_me, me, line_at, k) - 1
             high = 0 if plies > empties else min(high, WIN_SCORE - plies)
         if beta < 0 and low < 0:  # the same for the opponent's fastest win
-            need = k
-            rest = live_opp
-            while rest and need > 2:
-                line_bit = rest & -rest
-                rest ^= line_bit
-                missing = k - (line_at[line_bit.bit_length() - 1] & opp).bit_count()
-                if missing < need:
-                    need = missing
-            plies = 2 * need
+            plies = 2 * _fewest_missing(live_opp, opp, line_at, k)
             low = 0 if plies > empties else max(low, plies - WIN_SCORE)
         if low >= beta or low == high:
             return low
@@ -451,3 +435,16 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
         history[:] = [0] * cells
 
     return search, count, set_deadline, clear
+
+
+def _fewest_missing(live: int, stones: int, line_at: tuple[int, ...], k: int) -> int:
+    """The fewest stones missing from one of the ``live`` lines (a bitset of line indexes)
+    given ``stones``; not below 2, where the threat rules take over."""
+    need = k
+    while live and need > 2:
+        line_bit = live & -live
+        live ^= line_bit
+        missing = k - (line_at[line_bit.bit_length() - 1] & stones).bit_count()
+        if missing < need:
+            need = missing
+    return need
