@@ -14,7 +14,7 @@ Problems are reported, never raised, so a checker can list all of them.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, NamedTuple
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
@@ -22,6 +22,9 @@ from solver.keyarrays import KeyArrays
 from solver.position import Position
 from solver.rules import Rules
 from solver.value import WIN_SCORE
+
+if TYPE_CHECKING:
+    from solver.exhaustive import PlyTable
 
 MoveScores = Callable[[Position], dict[int, int]]
 """For a position, the score of each legal move for the mover (a prover's answer)."""
@@ -33,38 +36,51 @@ class Problem(NamedTuple):
     message: str
 
 
-def check_plies(rules: Rules, plies: dict[int, "PlyTable"],  # noqa: F821
+def check_plies(rules: Rules, plies: Iterable[PlyTable],
                 move_scores: MoveScores | None = None) -> Iterator[Problem]:
-    """Every inconsistency of the stored plies (see the module docstring)."""
+    """Every inconsistency of the stored plies (see the module docstring).
+
+    ``plies`` come in ascending order; only two are held at a time, so a game of any size can
+    be checked as it is read.
+    """
     arrays = KeyArrays(rules)
-    last = max(plies) if plies else -1
-    for ply in sorted(plies):
-        table = plies[ply]
-        keys = np.asarray(table.keys, dtype=np.uint64)
-        scores = np.asarray(table.scores).astype(np.int32)
-        best = np.asarray(table.best_moves, dtype=np.uint64)
-        yield from _bad_rows(ply, keys, arrays.canonical(keys) != keys, "key is not canonical")
-        yield from _bad_rows(ply, keys, arrays.orbit_sizes(keys) != np.asarray(table.images),
-                             "images is not the size of its symmetry class")
-        won = (arrays.has_line(arrays.stones(keys, x=ply % 2 == 1)) if ply else
-               np.zeros(len(keys), dtype=bool))
-        full = ply == rules.cells
-        terminal = won | full
-        yield from _bad_rows(ply, keys, won & (scores != -WIN_SCORE),
-                             "won position is not a loss in 0 for the side to move")
-        yield from _bad_rows(ply, keys, ~won & full & (scores != 0), "full board is not a draw")
-        yield from _bad_rows(ply, keys, terminal & (best != 0), "terminal position has best moves")
-        open_rows = np.flatnonzero(~terminal)
-        if len(open_rows) == 0:
-            continue
-        if ply + 1 in plies:
-            yield from _check_backup(rules, arrays, ply, keys, scores, best, open_rows,
-                                     plies[ply + 1])
-        elif ply == last and move_scores is not None:
-            yield from _check_by_prover(rules, ply, keys, scores, best, open_rows, move_scores)
-        else:
-            yield Problem(ply, int(keys[open_rows[0]]),
-                          f"{len(open_rows)} open positions whose children are not stored")
+    previous = None
+    for table in plies:
+        if previous is not None:
+            following = table if table.ply == previous.ply + 1 else None
+            yield from _check_ply(rules, arrays, previous, following, move_scores, last=False)
+        previous = table
+    if previous is not None:
+        yield from _check_ply(rules, arrays, previous, None, move_scores, last=True)
+
+
+def _check_ply(rules: Rules, arrays: KeyArrays, table: PlyTable, child_table: PlyTable | None,
+               move_scores: MoveScores | None, last: bool) -> Iterator[Problem]:
+    ply = table.ply
+    keys = np.asarray(table.keys, dtype=np.uint64)
+    scores = np.asarray(table.scores).astype(np.int32)
+    best = np.asarray(table.best_moves, dtype=np.uint64)
+    yield from _bad_rows(ply, keys, arrays.canonical(keys) != keys, "key is not canonical")
+    yield from _bad_rows(ply, keys, arrays.orbit_sizes(keys) != np.asarray(table.images),
+                         "images is not the size of its symmetry class")
+    won = (arrays.has_line(arrays.stones(keys, x=ply % 2 == 1)) if ply else
+           np.zeros(len(keys), dtype=bool))
+    full = ply == rules.cells
+    terminal = won | full
+    yield from _bad_rows(ply, keys, won & (scores != -WIN_SCORE),
+                         "won position is not a loss in 0 for the side to move")
+    yield from _bad_rows(ply, keys, ~won & full & (scores != 0), "full board is not a draw")
+    yield from _bad_rows(ply, keys, terminal & (best != 0), "terminal position has best moves")
+    open_rows = np.flatnonzero(~terminal)
+    if len(open_rows) == 0:
+        return
+    if child_table is not None:
+        yield from _check_backup(rules, arrays, ply, keys, scores, best, open_rows, child_table)
+    elif last and move_scores is not None:
+        yield from _check_by_prover(rules, ply, keys, scores, best, open_rows, move_scores)
+    else:
+        yield Problem(ply, int(keys[open_rows[0]]),
+                      f"{len(open_rows)} open positions whose children are not stored")
 
 
 def _bad_rows(ply: int, keys: np.ndarray, bad: np.ndarray, message: str) -> Iterator[Problem]:
