@@ -126,22 +126,38 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
 
             depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
             solver = OpeningBookBuilder(rules, depth, progress=progress)
+        writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
         try:
-            info = write_game(book, rules, solver.solve(), method=method, book_depth=depth,
-                              force=force, started=started)
+            # Solve first, write after: the book's write lock is then held only while writing.
+            # (Large solves keep their plies on disk, so this list holds memory maps.)
+            plies = list(solver.solve())
+            progress.close()
+            rows = sum(len(table.keys) for table in plies)
+            written = 0
+
+            def on_rows(count: int) -> None:
+                nonlocal written
+                written += count
+                writing(written, rows)
+
+            info = write_game(book, rules, plies, method=method, book_depth=depth,
+                              force=force, started=started, on_rows=on_rows)
         except GameExistsError as exists:
             progress.close()
+            writing.close()
             click.echo(f"{rules.name} was solved by another run meanwhile; --force solves it "
                        f"again.", err=True)
             info = exists.game
         except KeyboardInterrupt:
             progress.close()
+            writing.close()
             kept = (f"; finished plies are kept in {workdir} and the same command resumes "
                     f"from them" if workdir else "")
             click.echo(f"interrupted: the book is unchanged{kept}", err=True)
             sys.exit(130)
         finally:
             progress.close()
+            writing.close()
         if workdir is not None:
             solver.store.clear()
         if not quiet:
