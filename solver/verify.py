@@ -54,14 +54,24 @@ def check_plies(rules: Rules, plies: Iterable[PlyTable],
         yield from _check_ply(rules, arrays, previous, None, move_scores, last=True)
 
 
+ROWS_PER_CHUNK = 1 << 18
+"""Positions checked at once: their children (up to ``cells`` each) bound the working memory."""
+
+
 def _check_ply(rules: Rules, arrays: KeyArrays, table: PlyTable, child_table: PlyTable | None,
                move_scores: MoveScores | None, last: bool) -> Iterator[Problem]:
-    ply = table.ply
-    keys = np.asarray(table.keys, dtype=np.uint64)
-    scores = np.asarray(table.scores).astype(np.int32)
-    best = np.asarray(table.best_moves, dtype=np.uint64)
+    for start in range(0, len(table.keys), ROWS_PER_CHUNK):
+        part = slice(start, start + ROWS_PER_CHUNK)
+        yield from _check_rows(
+            rules, arrays, table.ply, np.asarray(table.keys[part], dtype=np.uint64),
+            np.asarray(table.scores[part]).astype(np.int32),
+            np.asarray(table.best_moves[part], dtype=np.uint64), np.asarray(table.images[part]),
+            child_table, move_scores, last)
+
+
+def _check_rows(rules, arrays, ply, keys, scores, best, images, child_table, move_scores, last):
     yield from _bad_rows(ply, keys, arrays.canonical(keys) != keys, "key is not canonical")
-    yield from _bad_rows(ply, keys, arrays.orbit_sizes(keys) != np.asarray(table.images),
+    yield from _bad_rows(ply, keys, arrays.orbit_sizes(keys) != images,
                          "images is not the size of its symmetry class")
     won = (arrays.has_line(arrays.stones(keys, x=ply % 2 == 1)) if ply else
            np.zeros(len(keys), dtype=bool))
@@ -89,15 +99,15 @@ def _bad_rows(ply: int, keys: np.ndarray, bad: np.ndarray, message: str) -> Iter
 
 
 def _check_backup(rules, arrays, ply, keys, scores, best, open_rows, child_table):
-    child_keys_sorted = np.asarray(child_table.keys, dtype=np.uint64)
-    child_scores_all = np.asarray(child_table.scores).astype(np.int32)
+    child_keys_sorted = child_table.keys
+    child_scores_all = child_table.scores
     children, cells = arrays.children(keys[open_rows], x_to_move=ply % 2 == 0)
     child_keys = arrays.canonical(children.ravel())
     where = np.minimum(np.searchsorted(child_keys_sorted, child_keys), len(child_keys_sorted) - 1)
     found = (child_keys_sorted[where] == child_keys).reshape(children.shape)
     for row in np.flatnonzero(~found.all(axis=1)):
         yield Problem(ply, int(keys[open_rows[row]]), "a child position is missing")
-    child_scores = child_scores_all[where].reshape(children.shape)
+    child_scores = child_scores_all[where].astype(np.int32).reshape(children.shape)
     move_scores = np.where(found, np.sign(child_scores) - child_scores, -2 * WIN_SCORE)
     top = move_scores.max(axis=1)
     bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
