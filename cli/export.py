@@ -32,6 +32,7 @@ _OPERATORS: dict[str, Callable] = {
     "=": operator.eq, "<": operator.lt, ">": operator.gt,
 }
 _VALUE_NAMES = {"win": 1, "draw": 0, "loss": -1}
+_LARGEST = 10**6
 _CONDITION = re.compile(r"^\s*([a-z_]+)\s*(<=|>=|!=|==|=|<|>)\s*([a-z]+|[+-]?\d+)\s*$",
                         re.IGNORECASE)
 
@@ -63,6 +64,8 @@ def parse_where(text: str) -> list[Condition]:
                              f"use one of {', '.join(FILTER_COLUMNS)}")
         if literal.lstrip("+-").isdigit():
             number = int(literal)
+            if abs(number) > _LARGEST:  # every column is small; SQLite cannot bind huge ints
+                raise ValueError(f"--where {text!r}: {literal} is out of range for {column}")
         elif column == "value" and literal in _VALUE_NAMES:
             number = _VALUE_NAMES[literal]
         else:

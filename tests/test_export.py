@@ -97,6 +97,7 @@ def test_parse_where():
     ("ply=1; DROP TABLE positions", "cannot read"),
     ("ply=1 or 1=1", "cannot read"),
     ("value=win) OR (1=1", "cannot read"),
+    ("ply<=99999999999999999999999", "out of range for ply"),
 ])
 def test_bad_filters_are_refused_and_never_reach_sql(book_3x3, text, message):
     result = export("--db", book_3x3, "--where", text)
