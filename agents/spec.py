@@ -14,6 +14,8 @@ it is imported only when such a spec is used.
 
 from __future__ import annotations
 
+import math
+
 import random
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
@@ -138,9 +140,12 @@ def _convert(spec: str, agent: str, key: str, raw: str, param: Param) -> Any:
             raise AgentSpecError(f"{what}: expected a whole number") from None
     if param.kind == "float":
         try:
-            return float(raw)
+            number = float(raw)
         except ValueError:
             raise AgentSpecError(f"{what}: expected a number") from None
+        if not math.isfinite(number) or number < 0:  # nan/inf would poison every UCT score
+            raise AgentSpecError(f"{what}: expected a finite number >= 0")
+        return number
     if param.kind == "bool":
         if raw.lower() in _TRUE:
             return True

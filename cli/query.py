@@ -8,13 +8,14 @@ would build the book. Kept light to import: one query is one process.
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import click
 
 from book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
 from book.reader import open_book
-from cli.common import db_option, friendly_errors, game_options
+from cli.common import CliError, db_option, friendly_errors, game_options
 from solver.position import Position
 from solver.rules import Rules
 from solver.value import Outcome
@@ -148,6 +149,8 @@ def query(position: str | None, moves: str | None, rules: Rules, db: str, as_jso
       ttt query --moves b2,a1,c3 --size 3 --win 3
       ttt query ..../.x../..o./.... --size 4 --win 4 --db 4x4.sqlite --json
     """
+    if not math.isfinite(search_seconds) or search_seconds < 0:
+        raise CliError(f"--search-seconds {search_seconds} must be a number of seconds >= 0")
     asked = parse_query(rules, position, moves)
     with open_book(db) as book:
         analysis = Oracle(rules, book, search_seconds=search_seconds).analyse(asked)

@@ -136,3 +136,20 @@ def test_a_database_url_that_cannot_be_reached_keeps_its_password_quiet():
         one_line_error([command, "--db", url], "someone:***@127.0.0.1:1/books")
         result = CliRunner().invoke(ttt, [command, "--db", url])
         assert "s3cret" not in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["query", "--search-seconds", "nan"], "--search-seconds nan must be"),
+    (["query", "--search-seconds", "-1"], "--search-seconds -1.0 must be"),
+    (["audit", "--agent", "mcts:c=nan"], "expected a finite number >= 0"),
+    (["audit", "--agent", "mcts:c=-1"], "expected a finite number >= 0"),
+    (["export", "--where", "ply<=99999999999999999999999"], "out of range"),
+])
+def test_numbers_out_of_range_are_one_line_errors(book_3x3, args, message):
+    from click.testing import CliRunner
+
+    from cli.main import ttt
+
+    result = CliRunner().invoke(ttt, args + ["--db", book_3x3])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
