@@ -1,7 +1,11 @@
 """Negamax alpha-beta prover for boards too big to enumerate.
 
 :class:`Prover` finds the exact value (outcome and remoteness) of one position by a depth-first
-negamax search with a transposition table, in pure Python on raw integers:
+negamax search with a transposition table. The search exists twice, with the same algorithm
+and results: here in pure Python on raw integers (any board size), and compiled with Numba in
+:mod:`solver.compiled` (boards of at most 32 cells, about 15 times faster), which a
+:class:`Prover` uses wherever it can (:func:`default_engine`). The tests hold each to the
+exhaustive tables and the two to each other. The search:
 
 * **Scores** are the integer scores of :mod:`solver.value`, side-to-move relative and
   distance-aware: ``WIN_SCORE - r`` for a win in ``r`` plies, ``-(WIN_SCORE - r)`` for a loss,
@@ -34,6 +38,7 @@ negamax search with a transposition table, in pure Python on raw integers:
 
 from __future__ import annotations
 
+import importlib.util
 import time
 from typing import Callable, NamedTuple
 
@@ -101,16 +106,28 @@ class Prover:
     ``weak=True``: :meth:`solve` guarantees only the outcome (win, draw or loss): the score's
     sign is right, but the remoteness of a win or a loss is only a bound (a draw's remoteness
     is always exact). :meth:`move_values` is exact in both modes.
-    ``table_bits``: a table generation holds up to ``2**table_bits`` entries (about 100 bytes
-    each; two generations live at once).
+    ``table_bits``: the table's size. The Python engine keeps up to ``2**table_bits`` entries
+    per generation (about 100 bytes each; two generations live at once); the compiled one has
+    ``2**(table_bits + 1)`` slots of 16 bytes (128 MiB at the default).
+    ``engine``: ``"compiled"`` or ``"python"`` (see the module docstring); by default
+    :func:`default_engine`.
     """
 
-    def __init__(self, rules: Rules, *, weak: bool = False, table_bits: int = 22) -> None:
+    def __init__(self, rules: Rules, *, weak: bool = False, table_bits: int = 22,
+                 engine: str | None = None) -> None:
         self.rules = rules
         self.weak = weak
         self.table_bits = table_bits
-        self._search, self._count, self._set_deadline, self._clear = _make_search(
-            rules, 1 << table_bits)
+        self.engine = engine or default_engine(rules)
+        if self.engine == "compiled":
+            from solver import compiled
+            self._search, self._count, self._set_deadline, self._clear = compiled.make_search(
+                rules, table_bits + 1)
+        elif self.engine == "python":
+            self._search, self._count, self._set_deadline, self._clear = _make_search(
+                rules, 1 << table_bits)
+        else:
+            raise ValueError(f"unknown prover engine {engine!r} (compiled or python)")
 
     @property
     def nodes(self) -> int:
@@ -187,6 +204,15 @@ class Prover:
             else:
                 low = value
         return low
+
+
+def default_engine(rules: Rules) -> str:
+    """``"compiled"`` (:mod:`solver.compiled`, Numba) when Numba is installed and the board
+    fits it (at most 32 cells), else ``"python"`` (the search in this module)."""
+    if importlib.util.find_spec("numba") is None:
+        return "python"
+    from solver import compiled
+    return "compiled" if compiled.fits(rules) else "python"
 
 
 def _terminal_score(position: Position) -> int | None:

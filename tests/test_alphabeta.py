@@ -35,13 +35,22 @@ def sample_4x4k4() -> list[tuple[int, int, int, int]]:
     return random.Random(20240501).sample(exhaustive_rows(Rules(4, 4, 4)), 2000)
 
 
+ENGINES = ["compiled", "python"]
+"""Both searches of the prover: Numba-compiled (boards of at most 32 cells) and pure Python."""
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request) -> str:
+    return request.param
+
+
 def sign(score: int) -> int:
     return (score > 0) - (score < 0)
 
 
-def test_every_3x3_position_exact(table_3x3):
+def test_every_3x3_position_exact(table_3x3, engine):
     rules = Rules(3, 3, 3)
-    prover = Prover(rules)
+    prover = Prover(rules, engine=engine)
     wrong = [(str(Position.from_key(rules, key)), score, prover.solve(
         Position.from_key(rules, key)).score) for _, key, score, _ in table_3x3]
     wrong = [w for w in wrong if w[1] != w[2]]
@@ -49,9 +58,9 @@ def test_every_3x3_position_exact(table_3x3):
     assert wrong == []
 
 
-def test_every_3x3_position_weak_outcome(table_3x3):
+def test_every_3x3_position_weak_outcome(table_3x3, engine):
     rules = Rules(3, 3, 3)
-    prover = Prover(rules, weak=True)
+    prover = Prover(rules, weak=True, engine=engine)
     for _, key, score, _ in table_3x3:
         position = Position.from_key(rules, key)
         result = prover.solve(position)
@@ -61,25 +70,26 @@ def test_every_3x3_position_weak_outcome(table_3x3):
             assert result.value.remoteness == position.empty_count
 
 
-def test_sample_of_4x4k4_exact(sample_4x4k4):
+def test_sample_of_4x4k4_exact(sample_4x4k4, engine):
     rules = Rules(4, 4, 4)
-    prover = Prover(rules)
+    prover = Prover(rules, engine=engine)
     for _, key, score, _ in sample_4x4k4:
         position = Position.from_key(rules, key)
         assert prover.solve(position).score == score, str(position)
 
 
-def test_sample_of_4x4k4_exact_with_a_fresh_prover_each_time(sample_4x4k4):
+def test_sample_of_4x4k4_exact_with_a_fresh_prover_each_time(sample_4x4k4, engine):
     # a shared table could hide a wrong bound; a fresh prover searches from nothing
     rules = Rules(4, 4, 4)
     for _, key, score, _ in sample_4x4k4[:200]:
         position = Position.from_key(rules, key)
-        assert Prover(rules, table_bits=4).solve(position).score == score, str(position)
+        prover = Prover(rules, table_bits=4, engine=engine)
+        assert prover.solve(position).score == score, str(position)
 
 
-def test_sample_of_4x4k4_weak(sample_4x4k4):
+def test_sample_of_4x4k4_weak(sample_4x4k4, engine):
     rules = Rules(4, 4, 4)
-    prover = Prover(rules, weak=True)
+    prover = Prover(rules, weak=True, engine=engine)
     for _, key, score, _ in sample_4x4k4:
         position = Position.from_key(rules, key)
         assert sign(prover.solve(position).score) == sign(score), str(position)
@@ -87,19 +97,19 @@ def test_sample_of_4x4k4_weak(sample_4x4k4):
 
 @pytest.mark.parametrize("shape", [(3, 4, 3), (4, 3, 3), (2, 3, 1), (3, 3, 2), (1, 5, 2),
                                    (2, 4, 3), (3, 3, 1)])
-def test_small_games_exact_everywhere(shape):
+def test_small_games_exact_everywhere(shape, engine):
     """Rectangles (4 symmetries), k=1 and k=2, lines longer than a side: all against the
     exhaustive solver."""
     rules = Rules(*shape)
-    prover = Prover(rules)
+    prover = Prover(rules, engine=engine)
     for _, key, score, _ in exhaustive_rows(rules):
         position = Position.from_key(rules, key)
         assert prover.solve(position).score == score, str(position)
 
 
-def test_move_values_match_the_exhaustive_best_moves(table_3x3):
+def test_move_values_match_the_exhaustive_best_moves(table_3x3, engine):
     rules = Rules(3, 3, 3)
-    prover = Prover(rules, weak=True)  # move_values is exact in both modes
+    prover = Prover(rules, weak=True, engine=engine)  # move_values is exact in both modes
     for _, key, score, best in table_3x3:
         position = Position.from_key(rules, key)
         values = prover.move_values(position)
@@ -113,7 +123,7 @@ def test_move_values_match_the_exhaustive_best_moves(table_3x3):
         assert sum(1 << cell for cell, value in values if value == top) == best, str(position)
         for cell, value in values:
             child = position.play(cell)
-            assert value.score == move_score(Prover(rules).solve(child).score)
+            assert value.score == move_score(Prover(rules, engine=engine).solve(child).score)
 
 
 def test_published_3x3_first_moves_all_draw():
@@ -132,9 +142,9 @@ def test_a_drawn_position_with_best_moves():
     assert all(value == Value(Outcome.LOSS, 2) for _, value in values[1:])
 
 
-def test_win_in_one_and_double_threat():
+def test_win_in_one_and_double_threat(engine):
     rules = Rules(3, 3, 3)
-    prover = Prover(rules)
+    prover = Prover(rules, engine=engine)
     assert prover.solve(Position.parse("xx./oo./...", rules)).value == Value(Outcome.WIN, 1)
     # X to move, no threat on the board; only c3 forks (threats at b2 and c1): win in 3
     fork = Position.parse("xo./o.x/...", rules)
@@ -158,10 +168,10 @@ def test_terminal_positions():
     ((3, 3, 3), "draw"), ((4, 4, 3), "win"), ((3, 4, 3), "win"), ((4, 4, 4), "draw"),
     ((4, 5, 4), "draw"),  # (5,4,4) in columns x rows
 ])
-def test_published_values_fast(shape, outcome):
+def test_published_values_fast(shape, outcome, engine):
     rules = Rules(*shape)
     for weak in (True, False):
-        result = Prover(rules, weak=weak).solve(Position.start(rules))
+        result = Prover(rules, weak=weak, engine=engine).solve(Position.start(rules))
         assert result.value.outcome.value == outcome
 
 
@@ -170,9 +180,9 @@ def test_published_values_fast(shape, outcome):
                                  if (int(r["columns"]), int(r["rows"]), int(r["k"]))
                                  in {(6, 4, 4), (5, 5, 4), (6, 5, 4)}],
                          ids=lambda r: f"({r['columns']},{r['rows']},{r['k']})")
-def test_published_values_slow(row):
+def test_published_values_slow(row, engine):
     rules = Rules(int(row["rows"]), int(row["columns"]), int(row["k"]))
-    result = Prover(rules, weak=True).solve(Position.start(rules))
+    result = Prover(rules, weak=True, engine=engine).solve(Position.start(rules))
     assert result.value.outcome.value == row["value_for_x"]
 
 
@@ -202,18 +212,18 @@ def test_search_result_fields_and_node_counts():
     assert again.score == first.score and again.nodes < first.nodes
 
 
-def test_search_timeout_past_the_deadline():
+def test_search_timeout_past_the_deadline(engine):
     rules = Rules(5, 5, 4)
-    prover = Prover(rules)
+    prover = Prover(rules, engine=engine)
     with pytest.raises(SearchTimeout):
         prover.solve(Position.start(rules), deadline=time.perf_counter() + 0.05)
     with pytest.raises(SearchTimeout):
         prover.move_values(Position.start(rules), deadline=time.perf_counter() - 1)
 
 
-def test_bound_keeps_the_fail_soft_contract(sample_4x4k4):
+def test_bound_keeps_the_fail_soft_contract(sample_4x4k4, engine):
     rules = Rules(4, 4, 4)
-    prover = Prover(rules)
+    prover = Prover(rules, engine=engine)
     rng = random.Random(7)
     windows = [(-1, 1), (0, 1), (-1, 0), (WIN_SCORE - 12, WIN_SCORE - 11),
                (-(WIN_SCORE - 9), -(WIN_SCORE - 10)), (-WIN_SCORE, WIN_SCORE)]
@@ -244,14 +254,54 @@ def test_child_window_decides_the_parent_window():
                 assert move_score(s) <= alpha
 
 
-def test_dead_draw_is_seen_without_search():
+def test_dead_draw_is_seen_without_search(engine):
     # 4x4 k=4, every line holds both an x and an o: a draw whose remoteness is the empty cells
     rules = Rules(4, 4, 4)
     position = Position.parse("x..o/.o.x/.xo./o.x.", rules)
     assert all(line & position.x and line & position.o for line in rules.lines)
-    result = Prover(rules).solve(position)
+    result = Prover(rules, engine=engine).solve(position)
     assert result.value == Value(Outcome.DRAW, 8)
     assert result.nodes == 1
-    values = Prover(rules).move_values(position)
+    values = Prover(rules, engine=engine).move_values(position)
     assert {value for _, value in values} == {Value(Outcome.DRAW, 8)}
     assert len(list(iter_cells(position.empty))) == len(values) == 8
+
+
+def test_the_engine_is_compiled_where_the_board_fits():
+    from solver import compiled
+
+    assert Prover(Rules(5, 5, 4)).engine == "compiled"
+    assert Prover(Rules(4, 8, 4)).engine == "compiled"  # 32 cells, the most it holds
+    big = Rules(6, 6, 5)  # 36 cells: stones and keys no longer fit 64-bit integers
+    assert not compiled.fits(big)
+    assert Prover(big).engine == "python"
+    with pytest.raises(ValueError, match="too large"):
+        compiled.make_search(big, 10)
+    with pytest.raises(ValueError, match="unknown prover engine"):
+        Prover(Rules(3, 3, 3), engine="fortran")
+
+
+def test_compiled_engine_with_more_lines_than_cells():
+    # k=2 on 3x4: 29 lines through 12 cells, many lines per cell; against the exhaustive table
+    rules = Rules(3, 4, 2)
+    prover = Prover(rules, engine="compiled")
+    for _, key, score, _ in exhaustive_rows(rules):
+        position = Position.from_key(rules, key)
+        assert prover.solve(position).score == score, str(position)
+
+
+def test_engines_agree_on_5x5k4_positions():
+    """Beyond the exhaustive tables: the two engines, written apart, give the same exact
+    scores on random (5,5,4) positions (plies 4 to 10)."""
+    rules = Rules(5, 5, 4)
+    rng = random.Random(11)
+    compiled_prover = Prover(rules, engine="compiled")
+    python_prover = Prover(rules, engine="python")
+    for _ in range(12):
+        position = Position.start(rules)
+        for _ in range(rng.randint(6, 10)):
+            if position.winner is not None or not position.empty:
+                break
+            position = position.play(rng.choice(position.legal_moves()))
+        assert (compiled_prover.solve(position).score
+                == python_prover.solve(position).score), str(position)

@@ -56,14 +56,14 @@ def opening_book(tmp_path_factory: pytest.TempPathFactory) -> str:
     return db
 
 
-def test_the_read_path_does_not_import_sqlalchemy_or_numpy(book_3x3):
+def test_the_read_path_does_not_import_sqlalchemy_numpy_or_numba(book_3x3):
     import subprocess
     import sys
 
     code = ("import sys; from book.reader import open_book; from solver.position import Position;"
             "from solver.rules import Rules\n"
             f"with open_book({book_3x3!r}) as b: b.find(Position.start(Rules(3, 3, 3)))\n"
-            "print(sorted(m for m in ('sqlalchemy', 'numpy') if m in sys.modules))")
+            "print(sorted(m for m in ('sqlalchemy', 'numpy', 'numba') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stderr
 
