@@ -50,6 +50,10 @@ WORKDIR_POSITIONS = 2_000_000
 """Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
 
 
+ENGINE_NAMES = {"compiled": "compiled search (Numba)",
+                "python": "pure-Python search"}
+
+
 def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
     """The method to use and why, or a :class:`CliError` if the asked one cannot run here."""
     if not rules.fits_key:
@@ -126,6 +130,8 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
 
             depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
             solver = OpeningBookBuilder(rules, depth, progress=progress)
+            if not quiet:
+                click.echo(f"prover: {ENGINE_NAMES[solver.prover.engine]}", err=True)
         writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
         try:
             # Solve first, write after: the book's write lock is then held only while writing.
