@@ -4,9 +4,14 @@ Prints, for each board and mode, the value found, the published value, nodes, no
 second and wall time, and the ratio to the target where the issue sets one. Each run uses a
 fresh prover (empty table) in this process, one run at a time.
 
-    python bench/bench_prover.py                    # (5,4,4) (6,4,4) (5,5,4) (6,5,4), weak + exact
-    python bench/bench_prover.py --limit 120        # seconds allowed per run (default 300)
-    python bench/bench_prover.py --book-depth 2     # also an opening book of (5,5,4) to that ply
+    python bench/bench_prover.py                  # both engines, weak + exact, and the book
+    python bench/bench_prover.py --engines compiled --modes weak
+    python bench/bench_prover.py --limit 120      # seconds allowed per run (default 300)
+    python bench/bench_prover.py --book-depth 2   # the (5,5,4) opening book to ply 2 (default 4)
+    python bench/bench_prover.py --no-book
+
+The compiled engine is compiled (or loaded from Numba's cache) once before anything is timed;
+that time is printed apart.
 """
 
 from __future__ import annotations
@@ -35,8 +40,16 @@ BOOK_TARGET = {4: 600.0}
 """Target seconds of the (5,5,4) opening book by depth."""
 
 
-def run(rules: Rules, weak: bool, limit: float) -> list[str]:
-    prover = Prover(rules, weak=weak)
+def warm_up(engine: str) -> float:
+    """Seconds to compile the engine (or load it from Numba's cache)."""
+    started = time.perf_counter()
+    rules = Rules(3, 3, 3)
+    Prover(rules, engine=engine).solve(Position.start(rules))
+    return time.perf_counter() - started
+
+
+def run(rules: Rules, engine: str, weak: bool, limit: float) -> list[str]:
+    prover = Prover(rules, weak=weak, engine=engine)
     started = time.perf_counter()
     try:
         result = prover.solve(Position.start(rules), deadline=started + limit)
@@ -52,31 +65,41 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=float, default=300.0, help="seconds allowed per run")
     parser.add_argument("--modes", default="weak,exact", help="weak, exact or both")
-    parser.add_argument("--book-depth", type=int, default=None,
-                        help="also build a (5,5,4) opening book to this ply")
+    parser.add_argument("--engines", default="compiled,python",
+                        help="compiled (Numba), python, or both (default)")
+    parser.add_argument("--book-depth", type=int, default=4,
+                        help="build a (5,5,4) opening book to this ply (default 4)")
+    parser.add_argument("--no-book", action="store_true", help="skip the opening book")
     args = parser.parse_args()
+    engines = args.engines.split(",")
+    if "compiled" in engines:
+        print(f"compiled engine ready in {warm_up('compiled'):.1f} s (compile or cache load)",
+              file=sys.stderr, flush=True)
     table = []
     for (columns, rows, k), published, target in BOARDS:
         rules = Rules(rows, columns, k)
-        for mode in args.modes.split(","):
-            value, nodes, rate, seconds = run(rules, mode == "weak", args.limit)
-            ratio = "-"
-            if target and mode == "weak" and value != "timeout":
-                ratio = f"{float(seconds) / target:.2f}"
-            table.append([f"({columns},{rows},{k})", f"--size {rules.size} --win {k}", mode,
-                          value, published, f"{nodes:,}", rate, seconds,
-                          f"{target:g}" if target and mode == "weak" else "-", ratio])
-            print(tabulate([table[-1]], tablefmt="plain"), file=sys.stderr, flush=True)
-    print(tabulate(table, headers=["(cols,rows,k)", "options", "mode", "value", "published",
-                                   "nodes", "nodes/s", "seconds", "target s", "ratio"]))
-    if args.book_depth is not None:
+        for engine in engines:
+            for mode in args.modes.split(","):
+                value, nodes, rate, seconds = run(rules, engine, mode == "weak", args.limit)
+                ratio = "-"
+                if target and mode == "weak" and value != "timeout":
+                    ratio = f"{float(seconds) / target:.2f}"
+                table.append([f"({columns},{rows},{k})", f"--size {rules.size} --win {k}",
+                              engine, mode, value, published, f"{nodes:,}", rate, seconds,
+                              f"{target:g}" if target and mode == "weak" else "-", ratio])
+                print(tabulate([table[-1]], tablefmt="plain"), file=sys.stderr, flush=True)
+    print(tabulate(table, headers=["(cols,rows,k)", "options", "engine", "mode", "value",
+                                   "published", "nodes", "nodes/s", "seconds", "target s",
+                                   "ratio"]))
+    if not args.no_book:
         rules = Rules(5, 5, 4)
         builder = OpeningBookBuilder(rules, args.book_depth)
         started = time.perf_counter()
         positions = sum(len(table.keys) for table in builder.solve())
         seconds = time.perf_counter() - started
         target = BOOK_TARGET.get(args.book_depth)
-        print(f"\n(5,5,4) opening book to ply {args.book_depth}: {positions:,} positions, "
+        print(f"\n(5,5,4) opening book to ply {args.book_depth}, {builder.prover.engine} "
+              f"engine: {positions:,} positions, "
               f"{builder.prover.nodes:,} nodes, {seconds:.1f} s "
               f"({builder.prover.nodes / seconds:,.0f} nodes/s)"
               + (f"; target {target:g} s, ratio {seconds / target:.2f}" if target else ""))
