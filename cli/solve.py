@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import time
 
@@ -74,7 +76,8 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
 
 
 def work_directory(db: str, rules: Rules) -> str:
-    """Where a large exhaustive solve keeps its plies: beside a SQLite book, else in ./"""
+    """Where a large exhaustive solve keeps its plies, and an opening book its proved rows:
+    beside a SQLite book, else in ./"""
     base = db if "://" not in db else "ttt-work"
     return f"{base}.work/{rules.rows}x{rules.cols}k{rules.k}"
 
@@ -129,7 +132,8 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
             from solver.opening import OpeningBookBuilder
 
             depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
-            solver = OpeningBookBuilder(rules, depth, progress=progress)
+            workdir = work_directory(db, rules) + f"-book{depth}"
+            solver = OpeningBookBuilder(rules, depth, progress=progress, workdir=workdir)
             if not quiet:
                 click.echo(f"prover: {ENGINE_NAMES[solver.prover.engine]}", err=True)
         writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
@@ -157,8 +161,8 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
         except KeyboardInterrupt:
             progress.close()
             writing.close()
-            kept = (f"; finished plies are kept in {workdir} and the same command resumes "
-                    f"from them" if workdir else "")
+            kept = (f"; the work done is kept in {workdir} and the same command resumes "
+                    f"from it" if workdir else "")
             click.echo(f"interrupted: the book is unchanged{kept}", err=True)
             sys.exit(130)
         finally:
@@ -166,6 +170,8 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
             writing.close()
         if workdir is not None:
             solver.store.clear()
+            with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
+                os.rmdir(os.path.dirname(workdir))
         if not quiet:
             click.echo(summary_table(info, book.display_url))
 

@@ -12,6 +12,10 @@ solves them with one shared :class:`~solver.alphabeta.Prover`, from the deepest 
 
 The output is the exhaustive solver's: :class:`~solver.exhaustive.PlyTable` values with the
 same fields, dtypes and meaning, yielded from the deepest ply back to ply 0.
+
+Nearly all the time goes into the deepest ply. With a work directory its rows are kept on disk
+in chunks of :data:`ROWS_PER_CHUNK` as they are proved (:mod:`solver.plystore`), so an
+interrupted build resumes from the last finished chunk.
 """
 
 from __future__ import annotations
@@ -20,13 +24,18 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from solver import SOLVER_VERSION
 from solver.alphabeta import Prover, default_engine
 from solver.errors import InvalidRulesError
 from solver.exhaustive import PlyTable, Progress
 from solver.keyarrays import KeyArrays, sorted_unique
+from solver.plystore import PlyStore
 from solver.position import Position, iter_cells
 from solver.rules import KEY_CELLS_LIMIT, Rules
 from solver.value import WIN_SCORE
+
+ROWS_PER_CHUNK = 64
+"""Deepest-ply rows proved between two saves to the work directory (1 to 5 s on (5,5,4))."""
 
 BOOK_TABLE_BITS = {"compiled": 24, "python": 22}
 """Table size of a book's own prover: a book runs many searches through one table, and a
@@ -51,9 +60,11 @@ class OpeningBookBuilder:
     """Solves every canonical position of plies ``0 .. depth`` of one game exactly."""
 
     def __init__(self, rules: Rules, depth: int, progress: Progress | None = None,
-                 prover: Prover | None = None) -> None:
+                 prover: Prover | None = None, workdir: str | None = None) -> None:
         """``progress(done, total)`` is called as positions are solved (``total``: all the
-        book's positions); ``prover``: an exact prover to share (one is made otherwise)."""
+        book's positions); ``prover``: an exact prover to share (one is made otherwise);
+        ``workdir``: keep the deepest ply's proved rows there, so that an interrupted build
+        resumes (``None``: nothing is kept)."""
         if not rules.fits_key:
             raise InvalidRulesError(
                 f"{rules.name}: {rules.cells} cells do not fit a 64-bit book key "
@@ -67,6 +78,9 @@ class OpeningBookBuilder:
         self.progress = progress or (lambda done, total: None)
         self.prover = prover or Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
         self.arrays = KeyArrays(rules)
+        self.store = PlyStore(workdir, identity={
+            "rules": [rules.rows, rules.cols, rules.k], "solver": SOLVER_VERSION,
+            "opening_book_depth": self.depth})
 
     def enumerate_plies(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """``(keys, won)`` of every ply ``0 .. depth`` that has positions: the canonical keys
@@ -107,27 +121,40 @@ class OpeningBookBuilder:
                    solved: Callable[[int], None]) -> tuple[np.ndarray, np.ndarray]:
         """Scores and best moves of the deepest ply, from the prover; ``solved(rows)`` is
         called as rows are done (this is where the time goes)."""
-        rules, prover = self.rules, self.prover
+        store = self.store
         scores = np.zeros(len(keys), dtype=np.int16)
         best = np.zeros(len(keys), dtype=np.uint64)
-        for row, key in enumerate(keys.tolist()):
-            if row:
-                solved(row)
-            if won[row]:
-                scores[row] = -WIN_SCORE
-                continue
-            position = Position.from_key(rules, key)
-            if position.empty == 0:
-                continue
-            score = prover.solve(position).score
-            target = best_child_score(score)
-            mask = 0
-            for cell in iter_cells(position.empty):
-                if prover.bound(position.play(cell), target, target + 1) <= target:
-                    mask |= 1 << cell
-            scores[row] = score
-            best[row] = mask
+        for start in range(0, len(keys), ROWS_PER_CHUNK):
+            stop = min(start + ROWS_PER_CHUNK, len(keys))
+            name = f"deepest-rows-{start}-{stop}"
+            if store.has(name + "-scores") and store.has(name + "-best"):
+                scores[start:stop] = store.load(name + "-scores")
+                best[start:stop] = store.load(name + "-best")
+            else:
+                for row in range(start, stop):
+                    if row:
+                        solved(row)
+                    scores[row], best[row] = self._prove(int(keys[row]), bool(won[row]))
+                store.save(name + "-scores", scores[start:stop])
+                store.save(name + "-best", best[start:stop])
+            solved(stop)
         return scores, best
+
+    def _prove(self, key: int, won: bool) -> tuple[int, int]:
+        """The exact score of one position and its best-move mask (canonical orientation)."""
+        if won:
+            return -WIN_SCORE, 0
+        position = Position.from_key(self.rules, key)
+        if position.empty == 0:
+            return 0, 0
+        prover = self.prover
+        score = prover.solve(position).score
+        target = best_child_score(score)
+        mask = 0
+        for cell in iter_cells(position.empty):
+            if prover.bound(position.play(cell), target, target + 1) <= target:
+                mask |= 1 << cell
+        return score, mask
 
     def _back_up_ply(self, ply: int, keys: np.ndarray, won: np.ndarray, next_keys: np.ndarray,
                      next_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -80,3 +80,27 @@ def test_large_solves_keep_plies_on_disk_and_clean_up(tmp_path, monkeypatch):
     assert seen and all(seen), "the plies were not kept in the work directory"
     assert not os.path.exists(workdir), "the work directory outlived a finished solve"
     assert "28,275" in result.output
+
+
+def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(tmp_path,
+                                                                               monkeypatch):
+    import os
+
+    import cli.solve
+
+    db = str(tmp_path / "t.sqlite")
+    seen = []
+    original = cli.solve.write_game
+
+    def write_and_look(book, rules, plies, **kwargs):
+        workdir = cli.solve.work_directory(db, rules) + "-book3"
+        seen.append(sorted(os.listdir(workdir)))
+        return original(book, rules, plies, **kwargs)
+
+    monkeypatch.setattr(cli.solve, "write_game", write_and_look)
+    result = run(["--size", "4", "--win", "4", "--method", "alphabeta", "--book-depth", "3",
+                  "--db", db])
+    assert result.exit_code == 0, result.output
+    assert "prover: compiled search (Numba)" in result.output
+    assert "deepest-rows-0-64-scores.npy" in seen[0] and "identity.json" in seen[0]
+    assert sorted(os.listdir(tmp_path)) == ["t.sqlite"], "work files outlived the solve"

@@ -68,3 +68,39 @@ def test_best_child_score_inverts_move_score():
     parents = [0] + [WIN_SCORE - r for r in range(1, 20)] + [-(WIN_SCORE - r) for r in range(1, 20)]
     for score in parents:
         assert move_score(best_child_score(score)) == score
+
+
+class Interrupt(Exception):
+    pass
+
+
+def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypatch):
+    import solver.opening
+
+    monkeypatch.setattr(solver.opening, "ROWS_PER_CHUNK", 8)
+    rules, depth = Rules(4, 4, 3), 3
+    workdir = str(tmp_path / "work")
+    deepest = len(OpeningBookBuilder(rules, depth).enumerate_plies()[depth][0])
+    assert deepest > 40
+
+    def stop_at_row_30(done: int, total: int) -> None:
+        if done >= 30 and done < deepest:
+            raise Interrupt
+
+    with pytest.raises(Interrupt):
+        list(OpeningBookBuilder(rules, depth, progress=stop_at_row_30, workdir=workdir).solve())
+    kept = {p.name for p in (tmp_path / "work").iterdir() if p.name.endswith("-scores.npy")}
+    assert kept == {f"deepest-rows-{start}-{start + 8}-scores.npy" for start in (0, 8, 16)}
+
+    # the resumed build proves only the rows after the kept chunks, and its rows are the truth
+    prover = Prover(rules)
+    book = list(OpeningBookBuilder(rules, depth, prover=prover, workdir=workdir).solve())
+    assert_same_tables(book, exhaustive_plies(rules, depth))
+    resumed_nodes = prover.nodes
+    fresh = Prover(rules)
+    list(OpeningBookBuilder(rules, depth, prover=fresh).solve())
+    assert 0 < resumed_nodes < fresh.nodes
+
+    # a different depth is a different build: the directory starts afresh
+    OpeningBookBuilder(rules, 2, workdir=workdir)
+    assert not any(p.name.endswith("-scores.npy") for p in (tmp_path / "work").iterdir())
