@@ -22,6 +22,7 @@ Examples:
   ttt tournament --agents random,heuristic,mcts:iterations=500 --games 20
   ttt tournament --agents alphabeta:depth=2,mcts --size 4 --win 3 --games 10 --json
   ttt tournament --agents perfect,heuristic,mcts:iterations=200,rollout=heuristic --games 50
+  ttt tournament --agents heuristic --agent 'cmd:"./my-engine --openings a1,b2",timeout=2'
 """
 
 
@@ -47,9 +48,12 @@ def labels(specs: list[str]) -> list[str]:
 
 @click.command("tournament", context_settings={"help_option_names": ["-h", "--help"]},
                epilog=EXAMPLES + "\n\b\nAgents:\n" + describe_agents())
-@click.option("--agents", "agent_specs", required=True, metavar="A,B,...",
-              help="Two or more agent specs, comma-separated (parameters may follow each: "
+@click.option("--agents", "agent_specs", default="", metavar="A,B,...",
+              help="Agent specs, comma-separated (parameters may follow each: "
                    "mcts:iterations=500,c=2,random).")
+@click.option("--agent", "whole_specs", multiple=True, metavar="SPEC",
+              help="One more agent spec, taken whole, commas and all (repeatable): for "
+                   "engine commands (cmd:...) and plugin paths that hold commas.")
 @click.option("--games", type=click.IntRange(1), default=10, show_default=True, metavar="N",
               help="Games per pair; colours alternate (the first-named is X in game 1).")
 @game_options
@@ -61,16 +65,17 @@ def labels(specs: list[str]) -> list[str]:
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
-def tournament(agent_specs: str, games: int, rules: Rules, db: str, seed: int, jobs: int,
+def tournament(agent_specs: str, whole_specs: tuple[str, ...], games: int, rules: Rules, db: str, seed: int, jobs: int,
                as_json: bool, quiet: bool) -> None:
     """Round robin: every pair of agents plays N games, colours alternating. Prints a
     win/draw/loss matrix (row agent against column agent) and the standings (a win scores 1,
     a draw 1/2). The book is opened only if an agent reads it (perfect, book=true).
     """
-    specs = split_specs(agent_specs)
+    specs = split_specs(agent_specs) + [spec.strip() for spec in whole_specs if spec.strip()]
     if len(specs) < 2:
-        raise CliError(f"--agents {agent_specs!r} names {len(specs)} agent; a tournament needs "
-                       f"at least two (e.g. --agents random,heuristic)")
+        raise CliError(f"{len(specs)} agent{'' if len(specs) == 1 else 's'} named; a "
+                       f"tournament needs at least two "
+                       f"(e.g. --agents random,heuristic, or --agent SPEC twice)")
     parsed = [parse_spec(spec) for spec in specs]
     with ExitStack() as stack:
         book = None

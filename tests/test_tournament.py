@@ -58,6 +58,8 @@ def test_cli_perfect_reads_the_book(book_3x3):
 
 @pytest.mark.parametrize("args, words", [
     (["--agents", "random"], "at least two"),
+    ([], "0 agents named"),
+    (["--agent", "random"], "1 agent named"),
     (["--agents", "random,bogus"], "unknown agent 'bogus'"),
     (["--agents", "random,perfect", "--db", "/nonexistent/x.sqlite"], "no book at"),
 ])
@@ -65,3 +67,21 @@ def test_cli_errors(args, words):
     result = CliRunner().invoke(ttt, ["tournament", *args])
     assert result.exit_code == 2 and words in result.output, result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_cli_an_engine_spec_with_commas_of_its_own(tmp_path):
+    import shutil
+    import sys
+    from pathlib import Path
+
+    folder = tmp_path / "engines,v2"  # a comma inside the command: --agents would split it
+    folder.mkdir()
+    engine = folder / "engine.py"
+    shutil.copy(Path(__file__).parents[1] / "examples" / "reference_engine.py", engine)
+    spec = f"cmd:{sys.executable} '{engine}',timeout=10"
+    result = CliRunner().invoke(ttt, ["tournament", "--agents", "heuristic", "--agent", spec,
+                                      "--games", "2", "--json", "-q"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["agents"] == ["heuristic", spec]
+    assert data["pairings"][0]["draws"] == 2  # both play 3x3 without a mistake
