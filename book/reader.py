@@ -259,6 +259,14 @@ class Book:
         self._games[rules] = info
         return info
 
+    def _replaced(self, rules: Rules, info: GameInfo) -> bool:
+        """Whether the cached ``info`` is out of date: another process re-solved the game
+        (``--force``) under a new id since it was read. Asked only after a lookup missed, so
+        hits cost nothing; the cache is refreshed either way."""
+        self._games.pop(rules, None)
+        fresh = self.find_game(rules)
+        return fresh is not None and fresh.id != info.id
+
     def game(self, rules: Rules) -> GameInfo:
         """The game with these rules; :class:`GameNotFoundError` names the command to make it."""
         info = self.find_game(rules)
@@ -324,6 +332,8 @@ class Book:
             return None
         key, symmetry = rules.canonical(position.x, position.o)
         rows = self._rows.positions(info.id, position.ply, (key,))
+        if not rows and self._replaced(rules, info):
+            return self._lookup_one(position)
         return _entry(position, rows[0], symmetry) if rows else None
 
     def find_many(self, positions: Iterable[Position]) -> dict[Position, Entry]:
@@ -350,6 +360,8 @@ class Book:
                 for row in self._rows.positions(info.id, ply, keys[start:start + _LOOKUP_BATCH]):
                     for position, symmetry in wanted[(ply, row[1])]:
                         found[position] = _entry(position, row, symmetry)
+        if sum(map(len, wanted.values())) > len(found) and self._replaced(rules, info):
+            return self.find_many(positions)
         return found
 
     def moves(self, position: Position) -> list[MoveEntry]:

@@ -266,3 +266,28 @@ def test_scan_streams_every_row_in_order(book_3x3):
         open_rows = list(book.scan(T3, open_only=True))
         assert len(open_rows) == 765 - 138 and all(r.remoteness > 0 for r in open_rows)
         assert sum(r.images for r in open_rows) == 5478 - 958
+
+
+def test_an_open_book_sees_a_game_re_solved_by_another_writer(tmp_path):
+    """A game replaced (``--force``) through another connection gets a new id; a book left
+    open must follow it instead of reporting its positions missing."""
+    db = str(tmp_path / "resolved.sqlite")
+    with open_book(db, create=True) as writer:
+        write_game(writer, Rules(3, 4, 3), ExhaustiveSolver(Rules(3, 4, 3)).solve(),
+                   method="exhaustive")
+        write_game(writer, T3, ExhaustiveSolver(T3).solve(), method="exhaustive")
+    position = Position.parse("xx./oo./...", T3)
+    with open_book(db) as reader:
+        old_id = reader.game(T3).id
+        assert reader.find(position).value == Value(Outcome.WIN, 1)
+        with open_book(db) as writer:
+            # 3x4 re-solved first takes a new id, so that 3x3's next one is new as well
+            write_game(writer, Rules(3, 4, 3), ExhaustiveSolver(Rules(3, 4, 3)).solve(),
+                       method="exhaustive", force=True)
+            write_game(writer, T3, ExhaustiveSolver(T3).solve(), method="exhaustive",
+                       force=True)
+            assert writer.game(T3).id != old_id
+        assert reader.find(position).value == Value(Outcome.WIN, 1)
+        assert reader.game(T3).id != old_id
+        assert [m.name for m in reader.moves(position)][:1] == ["c1"]
+        assert len(reader.find_many([position, Position.start(T3)])) == 2
