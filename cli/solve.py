@@ -140,8 +140,14 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
         try:
             # Solve first, write after: the book's write lock is then held only while writing.
             # (Large solves keep their plies on disk, so this list holds memory maps.)
+            solving = time.perf_counter()
             plies = list(solver.solve())
             progress.close()
+            if method == "alphabeta" and not quiet:
+                seconds = time.perf_counter() - solving
+                nodes = solver.prover.nodes
+                click.echo(f"prover: {nodes:,} nodes in {seconds:.1f} s "
+                           f"({nodes / max(seconds, 1e-9):,.0f} nodes/s)", err=True)
             rows = sum(len(table.keys) for table in plies)
             written = 0
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from click.testing import CliRunner
 
@@ -102,5 +104,6 @@ def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
                   "--db", db])
     assert result.exit_code == 0, result.output
     assert "prover: compiled search (Numba)" in result.output
+    assert re.search(r"prover: [\d,]+ nodes in [\d.]+ s \([\d,]+ nodes/s\)", result.output)
     assert "deepest-rows-0-64-scores.npy" in seen[0] and "identity.json" in seen[0]
     assert sorted(os.listdir(tmp_path)) == ["t.sqlite"], "work files outlived the solve"
