@@ -9,6 +9,7 @@ fresh prover (empty table) in this process, one run at a time.
     python bench/bench_prover.py --limit 120      # seconds allowed per run (default 300)
     python bench/bench_prover.py --book-depth 2   # the (5,5,4) opening book to ply 2 (default 4)
     python bench/bench_prover.py --no-book
+    python bench/bench_prover.py --engines compiled --modes weak --jobs 2   # book on 2 cores
 
 The compiled engine is compiled (or loaded from Numba's cache) once before anything is timed;
 that time is printed apart.
@@ -70,6 +71,8 @@ def main() -> None:
     parser.add_argument("--book-depth", type=int, default=4,
                         help="build a (5,5,4) opening book to this ply (default 4)")
     parser.add_argument("--no-book", action="store_true", help="skip the opening book")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes proving the book's deepest ply (default 1)")
     args = parser.parse_args()
     engines = args.engines.split(",")
     if "compiled" in engines:
@@ -93,15 +96,15 @@ def main() -> None:
                                    "ratio"]))
     if not args.no_book:
         rules = Rules(5, 5, 4)
-        builder = OpeningBookBuilder(rules, args.book_depth)
+        builder = OpeningBookBuilder(rules, args.book_depth, jobs=args.jobs)
         started = time.perf_counter()
         positions = sum(len(table.keys) for table in builder.solve())
         seconds = time.perf_counter() - started
         target = BOOK_TARGET.get(args.book_depth)
         print(f"\n(5,5,4) opening book to ply {args.book_depth}, {builder.prover.engine} "
-              f"engine: {positions:,} positions, "
-              f"{builder.prover.nodes:,} nodes, {seconds:.1f} s "
-              f"({builder.prover.nodes / seconds:,.0f} nodes/s)"
+              f"engine, {args.jobs} process(es): {positions:,} positions, "
+              f"{builder.nodes:,} nodes, {seconds:.1f} s "
+              f"({builder.nodes / seconds:,.0f} nodes/s)"
               + (f"; target {target:g} s, ratio {seconds / target:.2f}" if target else ""))
     print(f"\n{os.cpu_count()} cores; ratio = seconds / target (under 1 meets the target); "
           "weak: outcome only; exact: outcome and remoteness")

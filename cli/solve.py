@@ -90,11 +90,15 @@ def work_directory(db: str, rules: Rules) -> str:
                    "--book-depth. Default: exhaustive when it fits this machine.")
 @click.option("--book-depth", type=click.IntRange(0, 31), default=None, metavar="D",
               help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.")
+@click.option("--jobs", "-j", type=click.IntRange(1), default=min(2, os.cpu_count() or 1),
+              show_default=True, metavar="N",
+              help="Processes proving an opening book's positions (alphabeta only; each holds "
+                   "a 512 MiB table).")
 @click.option("--force", is_flag=True, help="Solve again and replace the game if it is stored.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @friendly_errors
-def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, force: bool,
-          quiet: bool) -> None:
+def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, jobs: int,
+          force: bool, quiet: bool) -> None:
     """Solve a game and store it in the book.
 
     Exhaustive: the value (win/draw/loss for the side to move), remoteness and best moves of
@@ -108,6 +112,7 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
       ttt-solve --size 4 --win 4 --db books/4x4.sqlite
       ttt-solve --size 3x4 --win 3 --force
       ttt-solve --size 5 --win 4 --book-depth 4
+      ttt-solve --size 5 --win 4 --book-depth 5 --jobs 4
     """
     method, reason = choose_method(rules, method)
     with open_book(db, create=True) as book:
@@ -133,9 +138,11 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
 
             depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
             workdir = work_directory(db, rules) + f"-book{depth}"
-            solver = OpeningBookBuilder(rules, depth, progress=progress, workdir=workdir)
+            solver = OpeningBookBuilder(rules, depth, progress=progress, workdir=workdir,
+                                        jobs=jobs)
             if not quiet:
-                click.echo(f"prover: {ENGINE_NAMES[solver.prover.engine]}", err=True)
+                click.echo(f"prover: {ENGINE_NAMES[solver.prover.engine]}, "
+                           f"{jobs} process{'es' if jobs > 1 else ''}", err=True)
         writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
         try:
             # Solve first, write after: the book's write lock is then held only while writing.
@@ -145,7 +152,7 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, for
             progress.close()
             if method == "alphabeta" and not quiet:
                 seconds = time.perf_counter() - solving
-                nodes = solver.prover.nodes
+                nodes = solver.nodes
                 click.echo(f"prover: {nodes:,} nodes in {seconds:.1f} s "
                            f"({nodes / max(seconds, 1e-9):,.0f} nodes/s)", err=True)
             rows = sum(len(table.keys) for table in plies)

@@ -13,13 +13,17 @@ solves them with one shared :class:`~solver.alphabeta.Prover`, from the deepest 
 The output is the exhaustive solver's: :class:`~solver.exhaustive.PlyTable` values with the
 same fields, dtypes and meaning, yielded from the deepest ply back to ply 0.
 
-Nearly all the time goes into the deepest ply. With a work directory its rows are kept on disk
-in chunks of :data:`ROWS_PER_CHUNK` as they are proved (:mod:`solver.plystore`), so an
-interrupted build resumes from the last finished chunk.
+Nearly all the time goes into the deepest ply, so that ply is cut into chunks of
+:data:`ROWS_PER_CHUNK` rows. With ``jobs > 1`` the chunks are shared out to worker processes,
+each with its own prover (the values proved do not depend on who proves them, so the book is
+the same). With a work directory each finished chunk is kept on disk
+(:mod:`solver.plystore`), so an interrupted build resumes from the chunks it has.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import signal
 from typing import Callable, Iterator
 
 import numpy as np
@@ -60,11 +64,14 @@ class OpeningBookBuilder:
     """Solves every canonical position of plies ``0 .. depth`` of one game exactly."""
 
     def __init__(self, rules: Rules, depth: int, progress: Progress | None = None,
-                 prover: Prover | None = None, workdir: str | None = None) -> None:
+                 prover: Prover | None = None, workdir: str | None = None,
+                 jobs: int = 1) -> None:
         """``progress(done, total)`` is called as positions are solved (``total``: all the
         book's positions); ``prover``: an exact prover to share (one is made otherwise);
         ``workdir``: keep the deepest ply's proved rows there, so that an interrupted build
-        resumes (``None``: nothing is kept)."""
+        resumes (``None``: nothing is kept); ``jobs``: processes proving the deepest ply
+        (1: this one, with ``prover``; more: worker processes, each with a prover of its
+        own)."""
         if not rules.fits_key:
             raise InvalidRulesError(
                 f"{rules.name}: {rules.cells} cells do not fit a 64-bit book key "
@@ -73,14 +80,23 @@ class OpeningBookBuilder:
             raise ValueError(f"opening book depth must be a whole number >= 0, got {depth!r}")
         if prover is not None and (prover.weak or prover.rules != rules):
             raise ValueError("the opening book needs an exact prover of the same rules")
+        if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+            raise ValueError(f"jobs must be a whole number >= 1, got {jobs!r}")
         self.rules = rules
         self.depth = min(depth, rules.cells)
+        self.jobs = jobs
+        self.worker_nodes = 0
         self.progress = progress or (lambda done, total: None)
         self.prover = prover or Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
         self.arrays = KeyArrays(rules)
         self.store = PlyStore(workdir, identity={
             "rules": [rules.rows, rules.cols, rules.k], "solver": SOLVER_VERSION,
             "opening_book_depth": self.depth})
+
+    @property
+    def nodes(self) -> int:
+        """Nodes searched so far, by this process's prover and by the workers'."""
+        return self.prover.nodes + self.worker_nodes
 
     def enumerate_plies(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """``(keys, won)`` of every ply ``0 .. depth`` that has positions: the canonical keys
@@ -124,37 +140,50 @@ class OpeningBookBuilder:
         store = self.store
         scores = np.zeros(len(keys), dtype=np.int16)
         best = np.zeros(len(keys), dtype=np.uint64)
+        pending = []
+        done = 0
         for start in range(0, len(keys), ROWS_PER_CHUNK):
             stop = min(start + ROWS_PER_CHUNK, len(keys))
-            name = f"deepest-rows-{start}-{stop}"
+            name = _chunk_name(start, stop)
             if store.has(name + "-scores") and store.has(name + "-best"):
                 scores[start:stop] = store.load(name + "-scores")
                 best[start:stop] = store.load(name + "-best")
+                done += stop - start
             else:
-                for row in range(start, stop):
-                    if row:
-                        solved(row)
-                    scores[row], best[row] = self._prove(int(keys[row]), bool(won[row]))
-                store.save(name + "-scores", scores[start:stop])
-                store.save(name + "-best", best[start:stop])
-            solved(stop)
+                pending.append((start, stop))
+        solved(done)
+
+        def keep(start: int, stop: int, chunk_scores: np.ndarray, chunk_best: np.ndarray) -> None:
+            nonlocal done
+            scores[start:stop] = store.save(_chunk_name(start, stop) + "-scores", chunk_scores)
+            best[start:stop] = store.save(_chunk_name(start, stop) + "-best", chunk_best)
+            done += stop - start
+            solved(done)
+
+        if self.jobs > 1 and len(pending) > 1:
+            self._prove_in_workers(keys, won, pending, keep)
+        else:
+            for start, stop in pending:
+                keep(start, stop, *prove_rows(self.prover, keys[start:stop], won[start:stop],
+                                              lambda row: solved(done + row)))
         return scores, best
 
-    def _prove(self, key: int, won: bool) -> tuple[int, int]:
-        """The exact score of one position and its best-move mask (canonical orientation)."""
-        if won:
-            return -WIN_SCORE, 0
-        position = Position.from_key(self.rules, key)
-        if position.empty == 0:
-            return 0, 0
-        prover = self.prover
-        score = prover.solve(position).score
-        target = best_child_score(score)
-        mask = 0
-        for cell in iter_cells(position.empty):
-            if prover.bound(position.play(cell), target, target + 1) <= target:
-                mask |= 1 << cell
-        return score, mask
+    def _prove_in_workers(self, keys: np.ndarray, won: np.ndarray,
+                          pending: list[tuple[int, int]],
+                          keep: Callable[[int, int, np.ndarray, np.ndarray], None]) -> None:
+        """Prove the ``pending`` chunks in ``self.jobs`` worker processes; ``keep`` each one
+        as it comes back (in any order)."""
+        tasks = [(start, stop, keys[start:stop], won[start:stop]) for start, stop in pending]
+        # Neighbouring rows share much of their search, which only one table can reuse: a
+        # worker takes runs of neighbouring chunks (yet small enough to balance the load).
+        run = max(1, min(8, len(tasks) // (4 * self.jobs)))
+        with multiprocessing.Pool(min(self.jobs, len(tasks)), initializer=_start_worker,
+                                  initargs=(self.rules,)) as pool:
+            # leaving the block (done, an error, Ctrl-C) terminates the workers
+            for start, stop, chunk_scores, chunk_best, nodes in pool.imap_unordered(
+                    _prove_task, tasks, chunksize=run):
+                self.worker_nodes += nodes
+                keep(start, stop, chunk_scores, chunk_best)
 
     def _back_up_ply(self, ply: int, keys: np.ndarray, won: np.ndarray, next_keys: np.ndarray,
                      next_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -180,3 +209,53 @@ class OpeningBookBuilder:
             np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1)
         scores[rows] = top
         return scores, best
+
+
+def _chunk_name(start: int, stop: int) -> str:
+    return f"deepest-rows-{start}-{stop}"
+
+
+def prove_rows(prover: Prover, keys: np.ndarray, won: np.ndarray,
+               on_row: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Exact scores (``int16``) and best-move masks (``uint64``, canonical orientation) of
+    positions given by canonical keys and whether their last mover has won; ``on_row(i)`` is
+    called before row ``i``."""
+    scores = np.zeros(len(keys), dtype=np.int16)
+    best = np.zeros(len(keys), dtype=np.uint64)
+    for row, (key, is_won) in enumerate(zip(keys.tolist(), won.tolist())):
+        if on_row is not None and row:
+            on_row(row)
+        if is_won:
+            scores[row] = -WIN_SCORE
+            continue
+        position = Position.from_key(prover.rules, key)
+        if position.empty == 0:
+            continue
+        score = prover.solve(position).score
+        target = best_child_score(score)
+        mask = 0
+        for cell in iter_cells(position.empty):
+            if prover.bound(position.play(cell), target, target + 1) <= target:
+                mask |= 1 << cell
+        scores[row] = score
+        best[row] = mask
+    return scores, best
+
+
+_worker_prover: Prover | None = None
+"""The prover of a worker process (see :meth:`OpeningBookBuilder._prove_in_workers`)."""
+
+
+def _start_worker(rules: Rules) -> None:
+    global _worker_prover
+    # Ctrl-C is for the parent, which stops the pool; a worker would only print a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _worker_prover = Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
+
+
+def _prove_task(task: tuple[int, int, np.ndarray, np.ndarray]
+                ) -> tuple[int, int, np.ndarray, np.ndarray, int]:
+    start, stop, keys, won = task
+    before = _worker_prover.nodes
+    scores, best = prove_rows(_worker_prover, keys, won)
+    return start, stop, scores, best, _worker_prover.nodes - before

@@ -74,7 +74,8 @@ class Interrupt(Exception):
     pass
 
 
-def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypatch):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypatch, jobs):
     import solver.opening
 
     monkeypatch.setattr(solver.opening, "ROWS_PER_CHUNK", 8)
@@ -88,19 +89,38 @@ def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypa
             raise Interrupt
 
     with pytest.raises(Interrupt):
-        list(OpeningBookBuilder(rules, depth, progress=stop_at_row_30, workdir=workdir).solve())
+        list(OpeningBookBuilder(rules, depth, progress=stop_at_row_30, workdir=workdir,
+                                jobs=jobs).solve())
     kept = {p.name for p in (tmp_path / "work").iterdir() if p.name.endswith("-scores.npy")}
-    assert kept == {f"deepest-rows-{start}-{start + 8}-scores.npy" for start in (0, 8, 16)}
+    if jobs == 1:  # chunks in order, kept as each one ends
+        assert kept == {f"deepest-rows-{start}-{start + 8}-scores.npy" for start in (0, 8, 16)}
+    else:  # chunks come back in any order; the fourth one reached 32 rows
+        assert len(kept) == 4
 
     # the resumed build proves only the rows after the kept chunks, and its rows are the truth
     prover = Prover(rules)
-    book = list(OpeningBookBuilder(rules, depth, prover=prover, workdir=workdir).solve())
-    assert_same_tables(book, exhaustive_plies(rules, depth))
-    resumed_nodes = prover.nodes
-    fresh = Prover(rules)
-    list(OpeningBookBuilder(rules, depth, prover=fresh).solve())
-    assert 0 < resumed_nodes < fresh.nodes
+    resumed = OpeningBookBuilder(rules, depth, prover=prover, workdir=workdir)
+    assert_same_tables(list(resumed.solve()), exhaustive_plies(rules, depth))
+    fresh = OpeningBookBuilder(rules, depth, prover=Prover(rules))
+    list(fresh.solve())
+    assert 0 < resumed.nodes < fresh.nodes
 
     # a different depth is a different build: the directory starts afresh
     OpeningBookBuilder(rules, 2, workdir=workdir)
     assert not any(p.name.endswith("-scores.npy") for p in (tmp_path / "work").iterdir())
+
+
+def test_workers_prove_the_same_book(monkeypatch):
+    import solver.opening
+
+    monkeypatch.setattr(solver.opening, "ROWS_PER_CHUNK", 16)
+    rules, depth = Rules(4, 4, 4), 3
+    calls = []
+    builder = OpeningBookBuilder(rules, depth, jobs=2,
+                                 progress=lambda done, total: calls.append(done))
+    assert_same_tables(list(builder.solve()), exhaustive_plies(rules, depth))
+    assert builder.worker_nodes > 0 and builder.nodes >= builder.worker_nodes
+    assert calls == sorted(calls) and calls[-1] == sum(
+        len(keys) for keys, _ in builder.enumerate_plies())
+    with pytest.raises(ValueError, match="jobs"):
+        OpeningBookBuilder(rules, depth, jobs=0)
