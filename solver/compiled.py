@@ -40,6 +40,8 @@ _OFFSET = 2048
 never 0, so 0 marks an empty slot."""
 
 _HISTORY_LIMIT = 1 << 29
+_WEIGHT_LIMIT = (1 << 22) - 1
+"""Move-order weights are capped here so that ``weight << 40`` stays within 63 bits."""
 _CHECK_EVERY = 1 << 12
 """Nodes between two looks at the clock (a power of two)."""
 
@@ -60,6 +62,7 @@ _Search = namedtuple("_Search", [
     "threat_bonus",  # int64: move-order bonus of a move that makes a threat
     "images",       # int64[cells + 1, symmetries]: image keys along the current line of play
     "orders",       # int64[cells + 1, cells]: move-order buffers, one per ply of the line
+    "table_shift",  # int64: 64 - log2(slots); a key's bucket is in its hash's top bits
     "table_keys",   # int64[slots]
     "table_bounds",  # int64[slots], 0 for an empty slot
     "history",      # int64[cells]: cut-off counts of the history heuristic
@@ -139,7 +142,7 @@ def _negamax(s, me: int, opp: int, live_me: int, live_opp: int, threats_me: int,
         if images[ply, image] < key:
             key = images[ply, image]
     table_keys, table_bounds = s.table_keys, s.table_bounds
-    slot = ((key * -7046029254386353131) >> 20) & (len(table_keys) - 2)
+    slot = _bucket(key, s.table_shift, len(table_keys))
     if table_bounds[slot + 1] != 0 and table_keys[slot + 1] == key:
         slot += 1
     if table_bounds[slot] != 0 and table_keys[slot] == key:
@@ -209,7 +212,7 @@ def _negamax(s, me: int, opp: int, live_me: int, live_opp: int, threats_me: int,
             if made & (made - 1):
                 # two threats at once with none to answer: a win in 3, the fastest possible
                 bounds = (empties << 24) | (_WIN3 + _OFFSET) << 12 | (_WIN3 + _OFFSET)
-                _store(table_keys, table_bounds, key, bounds, empties)
+                _store(table_keys, table_bounds, s.table_shift, key, bounds)
                 return _WIN3
             if made:
                 weight += s.threat_bonus
@@ -217,6 +220,8 @@ def _negamax(s, me: int, opp: int, live_me: int, live_opp: int, threats_me: int,
                 if dead_seen:
                     continue
                 dead_seen = True
+            if weight > _WEIGHT_LIMIT:  # huge k only: keep the packed move key in 63 bits
+                weight = _WEIGHT_LIMIT
             entry = (weight << 40) + (s.history[c] << 10) + c
             # insertion sort, best first (a few dozen moves at most)
             at = count
@@ -271,24 +276,29 @@ def _negamax(s, me: int, opp: int, live_me: int, live_opp: int, threats_me: int,
         low = best
     else:
         low = high = best
-    _store(table_keys, table_bounds, key,
-           (empties << 24) | (low + _OFFSET) << 12 | (high + _OFFSET), empties)
+    _store(table_keys, table_bounds, s.table_shift, key,
+           (empties << 24) | (low + _OFFSET) << 12 | (high + _OFFSET))
     return best
 
 
 @numba.njit(cache=True)
-def _store(table_keys, table_bounds, key: int, bounds: int, empties: int) -> None:
-    """Store into the key's bucket: its own slot, else an empty one, else the one holding the
-    smaller subtree (fewer empty cells)."""
-    slot = ((key * -7046029254386353131) >> 20) & (len(table_keys) - 2)
+def _bucket(key: int, shift: int, slots: int) -> int:
+    """The first slot of a key's bucket of two: the top bits of a multiplicative hash, so
+    that every bit of the key counts."""
+    return ((key * -7046029254386353131) >> shift) & (slots - 2)
+
+
+@numba.njit(cache=True)
+def _store(table_keys, table_bounds, shift: int, key: int, bounds: int) -> None:
+    """Store into the key's bucket: the slot holding the key, else an empty one, else the
+    one holding the smaller subtree (fewer empty cells, the bits above 24 of the bounds)."""
+    slot = _bucket(key, shift, len(table_keys))
     other = slot + 1
     if table_bounds[other] != 0 and table_keys[other] == key:
         slot = other
-    elif not (table_bounds[slot] != 0 and table_keys[slot] == key):
-        if table_bounds[slot] == 0:
-            pass
-        elif table_bounds[other] == 0 or table_bounds[other] >> 24 < table_bounds[slot] >> 24:
-            slot = other
+    elif table_bounds[slot] != 0 and table_keys[slot] != key and (
+            table_bounds[other] == 0 or table_bounds[other] >> 24 < table_bounds[slot] >> 24):
+        slot = other
     table_keys[slot] = key
     table_bounds[slot] = bounds
 
@@ -322,7 +332,9 @@ def make_search(rules: Rules, table_bits: int) -> tuple[
         for image, perm in enumerate(symmetries):
             move_bits[x_parity, c, image] = 1 << perm[c]
             move_bits[1 - x_parity, c, image] = 1 << (cells + perm[c])
-    slots = 1 << max(table_bits, 1)
+    if table_bits < 1:
+        raise ValueError(f"table_bits must be at least 1, got {table_bits}")
+    slots = 1 << table_bits
     s = _Search(
         k=k,
         lines=np.array(rules.lines, dtype=np.int64),
@@ -334,6 +346,7 @@ def make_search(rules: Rules, table_bits: int) -> tuple[
         threat_bonus=THREAT_BONUS * WEIGHT_BASE ** k,
         images=np.zeros((cells + 1, len(symmetries)), dtype=np.int64),
         orders=np.zeros((cells + 1, cells), dtype=np.int64),
+        table_shift=64 - table_bits,
         table_keys=np.zeros(slots, dtype=np.int64),
         table_bounds=np.zeros(slots, dtype=np.int64),
         history=np.zeros(cells, dtype=np.int64),

@@ -305,3 +305,15 @@ def test_engines_agree_on_5x5k4_positions():
             position = position.play(rng.choice(position.legal_moves()))
         assert (compiled_prover.solve(position).score
                 == python_prover.solve(position).score), str(position)
+
+
+@pytest.mark.parametrize("shape, moves", [((4, 4, 4), []), ((4, 5, 4), []),
+                                          ((4, 8, 4), ["b2", "e3", "c3", "d2", "f3"])])
+def test_engines_walk_the_same_tree(shape, moves):
+    """The same algorithm twice: with tables too big to lose an entry, both engines search
+    exactly the same nodes (a stricter check than equal scores)."""
+    rules = Rules(*shape)
+    position = Position.from_moves(rules, moves)
+    counts = {engine: Prover(rules, engine=engine).solve(position).nodes
+              for engine in ENGINES}
+    assert counts["compiled"] == counts["python"] > 1000, counts
