@@ -141,8 +141,7 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, job
             solver = OpeningBookBuilder(rules, depth, progress=progress, workdir=workdir,
                                         jobs=jobs)
             if not quiet:
-                click.echo(f"prover: {ENGINE_NAMES[solver.prover.engine]}, "
-                           f"{jobs} process{'es' if jobs > 1 else ''}", err=True)
+                click.echo(f"prover: {ENGINE_NAMES[solver.prover.engine]}", err=True)
         writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
         try:
             # Solve first, write after: the book's write lock is then held only while writing.
@@ -153,8 +152,10 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, job
             if method == "alphabeta" and not quiet:
                 seconds = time.perf_counter() - solving
                 nodes = solver.nodes
+                processes = solver.processes
                 click.echo(f"prover: {nodes:,} nodes in {seconds:.1f} s "
-                           f"({nodes / max(seconds, 1e-9):,.0f} nodes/s)", err=True)
+                           f"({nodes / max(seconds, 1e-9):,.0f} nodes/s, {processes} "
+                           f"process{'es' if processes > 1 else ''})", err=True)
             rows = sum(len(table.keys) for table in plies)
             written = 0
 

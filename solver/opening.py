@@ -86,6 +86,8 @@ class OpeningBookBuilder:
         self.depth = min(depth, rules.cells)
         self.jobs = jobs
         self.worker_nodes = 0
+        self.processes = 1
+        """Processes that proved the deepest ply: 1, or the workers of a pool."""
         self.progress = progress or (lambda done, total: None)
         self.prover = prover or Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
         self.arrays = KeyArrays(rules)
@@ -160,7 +162,9 @@ class OpeningBookBuilder:
             done += stop - start
             solved(done)
 
-        if self.jobs > 1 and len(pending) > 1:
+        # A few chunks are not worth a pool: its start and the search the workers' tables
+        # cannot share (a small book's rows are shallow, and share most of it) cost more.
+        if self.jobs > 1 and len(pending) >= 4 * self.jobs:
             self._prove_in_workers(keys, won, pending, keep)
         else:
             for start, stop in pending:
@@ -177,7 +181,8 @@ class OpeningBookBuilder:
         # Neighbouring rows share much of their search, which only one table can reuse: a
         # worker takes runs of neighbouring chunks (yet small enough to balance the load).
         run = max(1, min(8, len(tasks) // (4 * self.jobs)))
-        with multiprocessing.Pool(min(self.jobs, len(tasks)), initializer=_start_worker,
+        self.processes = min(self.jobs, len(tasks))
+        with multiprocessing.Pool(self.processes, initializer=_start_worker,
                                   initargs=(self.rules,)) as pool:
             # leaving the block (done, an error, Ctrl-C) terminates the workers
             for start, stop, chunk_scores, chunk_best, nodes in pool.imap_unordered(

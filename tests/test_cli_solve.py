@@ -89,6 +89,7 @@ def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
     import os
 
     import cli.solve
+    import solver.opening
 
     db = str(tmp_path / "t.sqlite")
     seen = []
@@ -100,10 +101,12 @@ def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
         return original(book, rules, plies, **kwargs)
 
     monkeypatch.setattr(cli.solve, "write_game", write_and_look)
+    monkeypatch.setattr(solver.opening, "ROWS_PER_CHUNK", 16)  # 14 chunks: worth 2 workers
     result = run(["--size", "4", "--win", "4", "--method", "alphabeta", "--book-depth", "3",
-                  "--db", db])
+                  "--jobs", "2", "--db", db])
     assert result.exit_code == 0, result.output
     assert "prover: compiled search (Numba)" in result.output
-    assert re.search(r"prover: [\d,]+ nodes in [\d.]+ s \([\d,]+ nodes/s\)", result.output)
-    assert "deepest-rows-0-64-scores.npy" in seen[0] and "identity.json" in seen[0]
+    assert re.search(r"prover: [\d,]+ nodes in [\d.]+ s \([\d,]+ nodes/s, 2 processes\)",
+                     result.output)
+    assert "deepest-rows-0-16-scores.npy" in seen[0] and "identity.json" in seen[0]
     assert sorted(os.listdir(tmp_path)) == ["t.sqlite"], "work files outlived the solve"

@@ -88,9 +88,11 @@ def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypa
         if done >= 30 and done < deepest:
             raise Interrupt
 
+    interrupted = OpeningBookBuilder(rules, depth, progress=stop_at_row_30, workdir=workdir,
+                                     jobs=jobs)
     with pytest.raises(Interrupt):
-        list(OpeningBookBuilder(rules, depth, progress=stop_at_row_30, workdir=workdir,
-                                jobs=jobs).solve())
+        list(interrupted.solve())
+    assert (interrupted.worker_nodes > 0) == (jobs > 1)
     kept = {p.name for p in (tmp_path / "work").iterdir() if p.name.endswith("-scores.npy")}
     if jobs == 1:  # chunks in order, kept as each one ends
         assert kept == {f"deepest-rows-{start}-{start + 8}-scores.npy" for start in (0, 8, 16)}
