@@ -3,7 +3,7 @@
 :class:`Prover` finds the exact value (outcome and remoteness) of one position by a depth-first
 negamax search with a transposition table. The search exists twice, with the same algorithm
 and results: here in pure Python on raw integers (any board size), and compiled with Numba in
-:mod:`solver.compiled` (boards of at most 32 cells, about 15 times faster), which a
+:mod:`solver.compiled` (boards of at most 32 cells, 15 to 24 times faster), which a
 :class:`Prover` uses wherever it can (:func:`default_engine`). The tests hold each to the
 exhaustive tables and the two to each other. The search:
 
