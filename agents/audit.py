@@ -160,24 +160,37 @@ class Failure(NamedTuple):
         return self.position.ply
 
 
-class PlyRow(NamedTuple):
+class _Rates:
+    """Accuracy and perfection of totals that have ``moves``, ``best`` and ``sound``."""
+
+    moves: int
+    best: int
+    sound: int
+
+    @property
+    def accuracy(self) -> float:
+        """The share of moves that keep the value (best or sound)."""
+        return (self.best + self.sound) / self.moves if self.moves else 0.0
+
+    @property
+    def perfection(self) -> float:
+        """The share of moves that are best."""
+        return self.best / self.moves if self.moves else 0.0
+
+
+@dataclass(frozen=True)
+class PlyRow(_Rates):
+    """Weighted totals of the graded moves made at one ply."""
+
     ply: int
     moves: int
     best: int
     sound: int
     blunders: int
 
-    @property
-    def accuracy(self) -> float:
-        return (self.best + self.sound) / self.moves if self.moves else 0.0
-
-    @property
-    def perfection(self) -> float:
-        return self.best / self.moves if self.moves else 0.0
-
 
 @dataclass(frozen=True)
-class Summary:
+class Summary(_Rates):
     """Weighted totals of graded moves (``graded`` counts records, ``moves`` their weight)."""
 
     graded: int
@@ -192,14 +205,6 @@ class Summary:
     """Weighted engine failures by kind (every kind of FAILURE_KINDS present, maybe 0)."""
     failed: int = 0
     """How many failure records (positions up to symmetry, or games) those are."""
-
-    @property
-    def accuracy(self) -> float:
-        return (self.best + self.sound) / self.moves if self.moves else 0.0
-
-    @property
-    def perfection(self) -> float:
-        return self.best / self.moves if self.moves else 0.0
 
 
 def summarize(records: Sequence[Graded], ungraded: int = 0,
