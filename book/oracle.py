@@ -75,10 +75,16 @@ def terminal_value(position: Position) -> Value:
     return Value(Outcome.DRAW, 0)
 
 
+LIVE_TABLE_BITS = 19
+"""Table size of the live-search prover (see :class:`solver.alphabeta.Prover`)."""
+
+
 def _default_prover(rules: Rules) -> object:
     from solver.alphabeta import Prover  # imported on demand: most queries never search
 
-    return Prover(rules)
+    # A live search lasts seconds: a 16 MiB table holds what it finds, and a process that
+    # asks one question does not wait for the pages of a bigger one.
+    return Prover(rules, table_bits=LIVE_TABLE_BITS)
 
 
 class Oracle:
@@ -128,11 +134,13 @@ class Oracle:
         """Every move's value by live search, within ``search_seconds``."""
         if self.search_seconds <= 0:
             raise self._out_of_reach(position, "live search is turned off")
-        started = time.perf_counter()
         try:
             if self._prover is None:
                 self._prover = self._prover_factory(self.rules)
             prover = self._prover
+            # the deadline is for the search, not for making the prover (the compiled one
+            # compiles on its first use on a machine, about 10 s)
+            started = time.perf_counter()
             before = getattr(prover, "nodes", None)
             found = prover.move_values(position, deadline=started + self.search_seconds)
         except ImportError:

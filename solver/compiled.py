@@ -353,6 +353,10 @@ def make_search(rules: Rules, table_bits: int) -> tuple[
         counters=np.zeros(2, dtype=np.int64),
         deadline=np.full(1, math.inf),
     )
+    # Compile now (or load from Numba's cache) rather than inside the first search, whose
+    # deadline is not meant to pay for it: a node with no live line returns at once.
+    _negamax(s, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 1)
+    s.counters[0] = 0
     width = 2 * cells
     mask = (1 << width) - 1
 
