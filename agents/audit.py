@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Sequence
 
 
-from agents.engine import FAILURE_KINDS, EngineFailure
-from agents.match import derive_seed, play_game
-from agents.parallel import AgentMaker, Worker, chunked, run_chunks
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import WIN_SCORE, Grade, Outcome, Value, grade, move_score
+from ttt_solve.agents.engine import FAILURE_KINDS, EngineFailure
+from ttt_solve.agents.match import derive_seed, play_game
+from ttt_solve.agents.parallel import AgentMaker, Worker, chunked, run_chunks
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import WIN_SCORE, Grade, Outcome, Value, grade, move_score
 
 BLUNDER_KINDS = ("win->draw", "win->loss", "draw->loss")
 PRELOAD_LIMIT = 3_000_000

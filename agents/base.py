@@ -11,12 +11,12 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from book.errors import BookError, PositionNotFoundError
-from solver.errors import IllegalMoveError
-from solver.position import Position
+from ttt_solve.book.errors import BookError, PositionNotFoundError
+from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.position import Position
 
 if TYPE_CHECKING:  # pragma: no cover
-    from book.reader import Book
+    from ttt_solve.book.reader import Book
 
 
 class Agent:

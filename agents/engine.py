@@ -34,13 +34,13 @@ import time
 import weakref
 from typing import IO, TYPE_CHECKING, Any, Callable
 
-from agents.base import Agent
-from agents.spec import BOOK, AgentSpecError, Param, Spec, parse_params
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.spec import BOOK, AgentSpecError, Param, Spec, parse_params
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 if TYPE_CHECKING:  # pragma: no cover
-    from book.reader import Book
+    from ttt_solve.book.reader import Book
 
 PROTOCOL_VERSION = 1
 FAILURE_KINDS = ("illegal", "timeout", "garbage", "crash")

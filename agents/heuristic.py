@@ -19,9 +19,9 @@ Ties are broken by the agent's generator; :meth:`HeuristicAgent.candidates` list
 
 from __future__ import annotations
 
-from agents.base import Agent, choose
-from agents.tables import Tables, cells_of, split, tables
-from solver.position import Position
+from ttt_solve.agents.base import Agent, choose
+from ttt_solve.agents.tables import Tables, cells_of, split, tables
+from ttt_solve.solver.position import Position
 
 
 def line_score(t: Tables, me: int, opp: int, cell: int) -> int:

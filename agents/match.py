@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 from typing import NamedTuple
 
-from agents.base import Agent
-from agents.engine import EngineFailure
-from solver.errors import IllegalMoveError
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.engine import EngineFailure
+from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 
 class GameRecord(NamedTuple):

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 from math import log, sqrt
 
-from agents.base import Agent
-from agents.rollout import PLAYOUTS
-from agents.tables import split, tables
-from solver.position import Position
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.rollout import PLAYOUTS
+from ttt_solve.agents.tables import split, tables
+from ttt_solve.solver.position import Position
 
 
 class Node:

@@ -13,10 +13,10 @@ that still tells exact ties apart, so the agent's tie-break is over all equally 
 
 from __future__ import annotations
 
-from agents.base import Agent, choose
-from agents.tables import Tables, split, tables
-from solver.position import Position
-from solver.value import WIN_SCORE
+from ttt_solve.agents.base import Agent, choose
+from ttt_solve.agents.tables import Tables, split, tables
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.value import WIN_SCORE
 
 EVAL_LIMIT = 255
 """Evaluations lie in ``[-EVAL_LIMIT, EVAL_LIMIT]``; the smallest win score (26x26) is 348."""

@@ -6,10 +6,10 @@ playouts for the mover (+1 win, 0 draw, -1 loss). The best mean wins, ties broke
 
 from __future__ import annotations
 
-from agents.base import Agent, choose
-from agents.rollout import random_playout
-from agents.tables import split, tables
-from solver.position import Position
+from ttt_solve.agents.base import Agent, choose
+from ttt_solve.agents.rollout import random_playout
+from ttt_solve.agents.tables import split, tables
+from ttt_solve.solver.position import Position
 
 
 class MonteCarloAgent(Agent):

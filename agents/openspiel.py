@@ -24,13 +24,13 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from agents.base import Agent
-from agents.spec import BOOK, AgentSpecError, Param, Spec, parse_params
-from solver.position import Position, iter_cells
-from solver.rules import Rules
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.spec import BOOK, AgentSpecError, Param, Spec, parse_params
+from ttt_solve.solver.position import Position, iter_cells
+from ttt_solve.solver.rules import Rules
 
 if TYPE_CHECKING:  # pragma: no cover
-    from book.reader import Book
+    from ttt_solve.book.reader import Book
 
 DEPTH = Param("int", 0, "plies searched; 0 searches to the end of the game (exact)")
 BOTS: dict[str, tuple[dict[str, Param], str]] = {

@@ -14,11 +14,11 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from typing import Any, Callable, NamedTuple, Sequence
 
-from agents.base import Agent
-from agents.match import play_game
-from agents.spec import make_agent, parse_spec
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.match import play_game
+from ttt_solve.agents.spec import make_agent, parse_spec
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 PROBE_SECONDS = 0.5
 """Serial work done before deciding that a pool pays for its start-up (about 0.1 s)."""
@@ -44,7 +44,7 @@ _EXIT = ExitStack()
 def _process_book(db: str) -> Any:
     """One open book per process and database (a worker opens its own)."""
     if db not in _BOOKS:
-        from book.reader import open_book
+        from ttt_solve.book.reader import open_book
 
         _BOOKS[db] = _EXIT.enter_context(open_book(db))
     return _BOOKS[db]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import random
 
-from agents.base import Agent
-from book.errors import PositionNotFoundError
-from solver.position import Position
+from ttt_solve.agents.base import Agent
+from ttt_solve.book.errors import PositionNotFoundError
+from ttt_solve.solver.position import Position
 
 
 class PerfectAgent(Agent):

@@ -25,12 +25,12 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from agents.base import Agent
-from agents.spec import BOOK, AgentSpecError, Spec, _convert
-from solver.position import Position
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.spec import BOOK, AgentSpecError, Spec, _convert
+from ttt_solve.solver.position import Position
 
 if TYPE_CHECKING:  # pragma: no cover
-    from book.reader import Book
+    from ttt_solve.book.reader import Book
 
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 _MODULE = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})*")
@@ -84,6 +84,10 @@ def parse(text: str, rest: str) -> Spec:
         k: v for k, v in params.items() if k != "book"}, "book": params["book"]}, text)
 
 
+_OLD_PACKAGES = ("agents", "solver", "book", "cli")
+"""Top-level names of ttt-solve's parts before they moved under ``ttt_solve``."""
+
+
 def load_module(name: str, spec_text: str) -> ModuleType:
     """The plugin's module: a dotted name imported as ``python -m`` would, or a ``.py`` file."""
     try:
@@ -102,6 +106,14 @@ def load_module(name: str, spec_text: str) -> ModuleType:
         if os.getcwd() not in sys.path and "" not in sys.path:
             sys.path.insert(0, os.getcwd())
         return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if (error.name or "").split(".")[0] in _OLD_PACKAGES:
+            raise AgentSpecError(
+                f"{spec_text!r}: {name!r} imports {error.name!r}, a name ttt-solve no longer "
+                f"installs; write 'from ttt_solve.agents import Agent' (every part of ttt-solve "
+                f"is now under ttt_solve: ttt_solve.solver, ttt_solve.book, ...)") from None
+        raise AgentSpecError(f"{spec_text!r}: cannot load {name!r}: "
+                             f"{type(error).__name__}: {error}") from None
     except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
         raise AgentSpecError(f"{spec_text!r}: cannot load {name!r}: "
                              f"{type(error).__name__}: {error}") from None

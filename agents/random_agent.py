@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agents.base import Agent, choose
-from solver.position import Position
+from ttt_solve.agents.base import Agent, choose
+from ttt_solve.solver.position import Position
 
 
 class RandomAgent(Agent):

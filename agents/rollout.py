@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from agents.tables import Tables
+from ttt_solve.agents.tables import Tables
 
 
 def random_playout(t: Tables, me: int, opp: int, cells: list[int], n: int,

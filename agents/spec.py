@@ -19,17 +19,17 @@ import math
 import random
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 
-from agents.base import Agent
-from agents.heuristic import HeuristicAgent
-from agents.mcts import MctsAgent
-from agents.minimax import AlphaBetaAgent, MinimaxAgent
-from agents.montecarlo import MonteCarloAgent
-from agents.perfect import PerfectAgent
-from agents.random_agent import RandomAgent
-from agents.rollout import PLAYOUTS
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.heuristic import HeuristicAgent
+from ttt_solve.agents.mcts import MctsAgent
+from ttt_solve.agents.minimax import AlphaBetaAgent, MinimaxAgent
+from ttt_solve.agents.montecarlo import MonteCarloAgent
+from ttt_solve.agents.perfect import PerfectAgent
+from ttt_solve.agents.random_agent import RandomAgent
+from ttt_solve.agents.rollout import PLAYOUTS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from book.reader import Book
+    from ttt_solve.book.reader import Book
 
 
 class AgentSpecError(ValueError):
@@ -76,11 +76,11 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Param], str]] = {
 """Agent name -> (class, parameters, one-line description)."""
 
 PREFIXES: dict[str, tuple[str, str]] = {
-    "py": ("agents.plugin", "py:package.module:factory[,key=value...]: a Python agent from "
+    "py": ("ttt_solve.agents.plugin", "py:package.module:factory[,key=value...]: a Python agent from "
                             "anywhere (factory(rng, **params) returns an agent)"),
-    "cmd": ("agents.engine", "cmd:COMMAND[,timeout=SECONDS]: an external engine speaking the "
+    "cmd": ("ttt_solve.agents.engine", "cmd:COMMAND[,timeout=SECONDS]: an external engine speaking the "
                              "line protocol of docs/PROTOCOL.md"),
-    "openspiel": ("agents.openspiel", "openspiel:mcts|alphabeta|minimax[:key=value...]: "
+    "openspiel": ("ttt_solve.agents.openspiel", "openspiel:mcts|alphabeta|minimax[:key=value...]: "
                                       "OpenSpiel's bots (pip install 'ttt-solve[openspiel]')"),
 }
 """Prefix -> (module that parses and builds such specs, one-line description).

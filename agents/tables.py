@@ -13,7 +13,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from solver.rules import Rules
+from ttt_solve.solver.rules import Rules
 
 WIN_TABLE_CELLS = 20
 """Largest board with a ``win`` lookup table (2**20 bytes); larger boards test lines instead."""

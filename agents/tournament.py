@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, NamedTuple, Sequence
 
-from agents.match import derive_seed
-from agents.parallel import AgentMaker, Worker, chunked, run_chunks
-from solver.rules import Rules
+from ttt_solve.agents.match import derive_seed
+from ttt_solve.agents.parallel import AgentMaker, Worker, chunked, run_chunks
+from ttt_solve.solver.rules import Rules
 
 GAME_CHUNK = 4
 

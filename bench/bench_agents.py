@@ -27,9 +27,9 @@ from tabulate import tabulate
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import measure, script  # noqa: E402
 
-from agents.mcts import MctsAgent  # noqa: E402
-from solver.position import Position  # noqa: E402
-from solver.rules import Rules  # noqa: E402
+from ttt_solve.agents.mcts import MctsAgent  # noqa: E402
+from ttt_solve.solver.position import Position  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
 
 OPENSPIEL_MS = 37.0
 TARGET_MS = OPENSPIEL_MS / 2

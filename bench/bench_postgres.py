@@ -26,10 +26,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import measure, script  # noqa: E402
 
-from book import writer  # noqa: E402
-from book.reader import open_book  # noqa: E402
-from solver.exhaustive import ExhaustiveSolver  # noqa: E402
-from solver.rules import Rules  # noqa: E402
+from ttt_solve.book import writer  # noqa: E402
+from ttt_solve.book.reader import open_book  # noqa: E402
+from ttt_solve.solver.exhaustive import ExhaustiveSolver  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
 
 RULES = Rules(4, 4, 4)
 CANONICAL = 1_217_977

@@ -28,9 +28,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from common import measure, script  # noqa: E402
 
-from book.reader import open_book  # noqa: E402
-from solver.position import Position  # noqa: E402
-from solver.rules import Rules  # noqa: E402
+from ttt_solve.book.reader import open_book  # noqa: E402
+from ttt_solve.solver.position import Position  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
 
 QUERY_TARGET_S = 0.5
 LOOKUPS = 10_000

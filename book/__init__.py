@@ -5,9 +5,9 @@
 ...     b.find(Position.parse("x.o/.x./..o", Rules(3, 3, 3))).value
 """
 
-from book.errors import (BookError, BookNotFoundError, GameExistsError, GameNotFoundError,
+from ttt_solve.book.errors import (BookError, BookNotFoundError, GameExistsError, GameNotFoundError,
                          PositionNotFoundError, SchemaVersionError)
-from book.reader import Book, Entry, GameInfo, MoveEntry, open_book
+from ttt_solve.book.reader import Book, Entry, GameInfo, MoveEntry, open_book
 
 __all__ = [
     "Book", "BookError", "BookNotFoundError", "Entry", "GameExistsError", "GameInfo",

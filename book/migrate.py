@@ -16,8 +16,8 @@ from typing import Callable
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 
-from book import schema
-from book.errors import SchemaVersionError
+from ttt_solve.book import schema
+from ttt_solve.book.errors import SchemaVersionError
 
 UPGRADES: dict[int, Callable[[Connection], None]] = {}
 """``UPGRADES[n]`` turns a book of schema version ``n`` into version ``n + 1`` on an open

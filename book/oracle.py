@@ -19,12 +19,12 @@ from __future__ import annotations
 import time
 from typing import Callable, NamedTuple
 
-from book.errors import BookError
-from book.reader import Book, GameInfo, MoveEntry, solve_command
-from solver.errors import SearchTimeout
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import Outcome, Value
+from ttt_solve.book.errors import BookError
+from ttt_solve.book.reader import Book, GameInfo, MoveEntry, solve_command
+from ttt_solve.solver.errors import SearchTimeout
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome, Value
 
 DEFAULT_SEARCH_SECONDS = 3.0
 """How long a live search may take before the oracle gives up and says how to build a book."""
@@ -80,7 +80,7 @@ LIVE_TABLE_BITS = 19
 
 
 def _default_prover(rules: Rules) -> object:
-    from solver.alphabeta import Prover  # imported on demand: most queries never search
+    from ttt_solve.solver.alphabeta import Prover  # imported on demand: most queries never search
 
     # A live search lasts seconds: a 16 MiB table holds what it finds, and a process that
     # asks one question does not wait for the pages of a bigger one.

@@ -24,19 +24,19 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Sequence
 
-from book.defaults import DEFAULT_DB, SCHEMA_VERSION
-from book.errors import (BookNotFoundError, GameNotFoundError, PositionNotFoundError,
+from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
+from ttt_solve.book.errors import (BookNotFoundError, GameNotFoundError, PositionNotFoundError,
                          SchemaVersionError)
-from solver.errors import IllegalMoveError
-from solver.position import Position, iter_cells
-from solver.rules import Rules
-from solver.value import Outcome, Value, move_value
+from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.position import Position, iter_cells
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome, Value, move_value
 
 if TYPE_CHECKING:
     import sqlalchemy as sa
     from sqlalchemy.engine import URL, Engine
 
-    from solver.figures import Figures
+    from ttt_solve.solver.figures import Figures
 
 _LOOKUP_BATCH = 400
 """Keys per ``IN (...)``: well under SQLite's oldest limit of 999 bound parameters."""
@@ -161,7 +161,7 @@ class _EngineRows:
     def schema_version(self) -> str | None:
         import sqlalchemy as sa
 
-        from book import schema
+        from ttt_solve.book import schema
 
         with self.engine.connect() as conn:
             return conn.execute(sa.select(schema.meta.c.value).where(
@@ -170,7 +170,7 @@ class _EngineRows:
     def games(self, rules: Rules | None = None) -> list[tuple]:
         import sqlalchemy as sa
 
-        from book import schema
+        from ttt_solve.book import schema
 
         games = schema.games
         query = sa.select(*(games.c[name] for name in _GAME_COLUMNS))
@@ -184,7 +184,7 @@ class _EngineRows:
     def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple]:
         import sqlalchemy as sa
 
-        from book import schema
+        from ttt_solve.book import schema
 
         table = schema.positions
         query = (sa.select(*(table.c[name] for name in _POSITION_COLUMNS))
@@ -196,7 +196,7 @@ class _EngineRows:
     def scan(self, game_id: int, open_only: bool) -> Iterator[tuple]:
         import sqlalchemy as sa
 
-        from book import schema
+        from ttt_solve.book import schema
 
         table = schema.positions
         query = sa.select(*(table.c[name] for name in _POSITION_COLUMNS)).where(
@@ -230,7 +230,7 @@ class Book:
     def engine(self) -> Engine:
         """The SQLAlchemy engine of this book (made on first use)."""
         if self._engine is None:
-            from book import schema
+            from ttt_solve.book import schema
 
             url = schema.database_url(self.url) if isinstance(self.url, str) else self.url
             self._engine = schema.make_engine(url)
@@ -415,7 +415,7 @@ class Book:
         """
         import sqlalchemy as sa
 
-        from book import schema
+        from ttt_solve.book import schema
 
         info = self.game(rules)
         table = schema.positions
@@ -443,7 +443,7 @@ def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:
 
 
 def _game_info(row: Sequence[Any]) -> GameInfo:
-    from solver.figures import Figures
+    from ttt_solve.solver.figures import Figures
 
     fields = dict(zip(_GAME_COLUMNS, row))
     rules = Rules(fields["rows"], fields["cols"], fields["k"])
@@ -475,7 +475,7 @@ def _sqlite_file(db: str) -> str | None:
 def ensure_schema(engine: Engine) -> None:
     """Create the tables if missing (or upgrade an older book), exclusively: two runs that
     start on a new database do not both create it (see :mod:`book.migrate`)."""
-    from book.migrate import prepare_schema
+    from ttt_solve.book.migrate import prepare_schema
 
     prepare_schema(engine)
 
@@ -534,7 +534,7 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
             if create or path is None:
                 import sqlalchemy as sa
 
-                from book import schema
+                from ttt_solve.book import schema
 
                 errors += (sa.exc.DBAPIError,)
                 url = schema.database_url(db)

@@ -19,9 +19,9 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 
-from book.errors import BookNotFoundError
+from ttt_solve.book.errors import BookNotFoundError
 
-from book.defaults import DEFAULT_DB, SCHEMA_VERSION  # noqa: F401  (re-exported)
+from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION  # noqa: F401  (re-exported)
 
 metadata = sa.MetaData()
 

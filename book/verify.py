@@ -7,12 +7,12 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from book.reader import Book, GameInfo
-from solver.exhaustive import PlyTable
-from solver.position import Position
-from solver.keyarrays import join_scores
-from solver.rules import Rules
-from solver.verify import Problem, check_plies
+from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.solver.exhaustive import PlyTable
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.keyarrays import join_scores
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.verify import Problem, check_plies
 
 
 def stored_plies(book: Book, rules: Rules) -> Iterator[PlyTable]:

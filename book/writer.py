@@ -24,15 +24,15 @@ import numpy as np
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from book import schema
-from book.errors import GameExistsError
-from book.migrate import write_lock
-from book.reader import Book, GameInfo
-from solver import SOLVER_VERSION
-from solver.exhaustive import PlyTable
-from solver.figures import Figures
-from solver.rules import Rules
-from solver.keyarrays import split_scores
+from ttt_solve.book import schema
+from ttt_solve.book.errors import GameExistsError
+from ttt_solve.book.migrate import write_lock
+from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.solver import SOLVER_VERSION
+from ttt_solve.solver.exhaustive import PlyTable
+from ttt_solve.solver.figures import Figures
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.keyarrays import split_scores
 
 BATCH_ROWS = 100_000
 """Rows handed to the database at a time: bounds the memory of a batch (a 4x5 ply holds tens

@@ -11,15 +11,15 @@ import sys
 import click
 from tabulate import tabulate
 
-from agents.audit import (BLUNDER_KINDS, Failure, GameResult, Graded, Summary, Truth,
+from ttt_solve.agents.audit import (BLUNDER_KINDS, Failure, GameResult, Graded, Summary, Truth,
                           audit_games, audit_positions, summarize, worst)
-from agents.engine import FAILURE_KINDS
-from agents.parallel import AgentMaker
-from agents.spec import describe_agents, parse_spec
-from book.reader import open_book
-from cli.common import CliError, LazyProgress, count, db_option, friendly_errors, game_options
-from solver.rules import Rules
-from solver.value import Outcome
+from ttt_solve.agents.engine import FAILURE_KINDS
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.spec import describe_agents, parse_spec
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.common import CliError, LazyProgress, count, db_option, friendly_errors, game_options
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome
 
 
 def parse_positions(text: str) -> int | None:

@@ -9,10 +9,10 @@ from typing import Any, Callable
 
 import click
 
-from book.errors import BookError, PositionNotFoundError
-from book.defaults import DEFAULT_DB
-from solver.errors import InvalidRulesError
-from solver.rules import Rules, parse_size
+from ttt_solve.book.errors import BookError, PositionNotFoundError
+from ttt_solve.book.defaults import DEFAULT_DB
+from ttt_solve.solver.errors import InvalidRulesError
+from ttt_solve.solver.rules import Rules, parse_size
 
 
 class CliError(click.ClickException):

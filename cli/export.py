@@ -20,10 +20,10 @@ from typing import IO, Callable, Iterator, NamedTuple
 
 import click
 
-from book.reader import open_book
-from cli.common import CliError, count, db_option, friendly_errors, game_options
-from solver.position import iter_cells
-from solver.rules import Rules
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.common import CliError, count, db_option, friendly_errors, game_options
+from ttt_solve.solver.position import iter_cells
+from ttt_solve.solver.rules import Rules
 
 COLUMNS = ("position", "ply", "to_move", "value", "remoteness", "best_moves", "images")
 FILTER_COLUMNS = ("ply", "value", "remoteness", "images")
@@ -82,7 +82,7 @@ def sql_condition(conditions: list[Condition]):  # -> sa.ColumnElement | None
         return None
     import sqlalchemy as sa
 
-    from book import schema
+    from ttt_solve.book import schema
 
     table = schema.positions
     return sa.and_(*(_OPERATORS[c.op](table.c[c.column], c.number) for c in conditions))
@@ -158,7 +158,7 @@ def export_rows(book, rules: Rules, conditions: list[Condition],
     """
     images = Images(rules)
     # Rows unpacked by position: attribute access on SQLAlchemy rows costs about 1 us each.
-    from book import schema
+    from ttt_solve.book import schema
 
     names = list(schema.positions.c.keys())
     pick = operator.itemgetter(*(names.index(column) for column in

@@ -7,19 +7,19 @@ import importlib
 
 import click
 
-from solver import __version__
+from ttt_solve import __version__
 
 COMMANDS = {
-    "solve": "cli.solve:solve",
-    "query": "cli.query:query",
-    "stats": "cli.stats:stats",
-    "export": "cli.export:export",
-    "verify": "cli.verify:verify",
-    "audit": "cli.audit:audit",
-    "tournament": "cli.tournament:tournament",
-    "play": "cli.play:play",
+    "solve": "ttt_solve.cli.solve:solve",
+    "query": "ttt_solve.cli.query:query",
+    "stats": "ttt_solve.cli.stats:stats",
+    "export": "ttt_solve.cli.export:export",
+    "verify": "ttt_solve.cli.verify:verify",
+    "audit": "ttt_solve.cli.audit:audit",
+    "tournament": "ttt_solve.cli.tournament:tournament",
+    "play": "ttt_solve.cli.play:play",
 }
-"""Command name -> ``module:attribute``. A module that does not exist yet is left out."""
+"""Command name -> ``module:attribute``."""
 
 
 class LazyGroup(click.Group):

@@ -8,14 +8,14 @@ from contextlib import ExitStack
 import click
 from tabulate import tabulate
 
-from agents.audit import Truth, grade_game, summarize
-from agents.spec import describe_agents, make_agent, parse_spec
-from book.errors import BookError
-from book.reader import open_book
-from cli.common import db_option, friendly_errors, game_options
-from solver.errors import IllegalMoveError
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.audit import Truth, grade_game, summarize
+from ttt_solve.agents.spec import describe_agents, make_agent, parse_spec
+from ttt_solve.book.errors import BookError
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.common import db_option, friendly_errors, game_options
+from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 EXAMPLES = """
 \b

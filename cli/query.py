@@ -13,12 +13,12 @@ import re
 
 import click
 
-from book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
-from book.reader import open_book
-from cli.common import CliError, db_option, friendly_errors, game_options
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import Outcome
+from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.common import CliError, db_option, friendly_errors, game_options
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome
 
 _COLOURS = {Outcome.WIN: "green", Outcome.DRAW: "yellow", Outcome.LOSS: "red"}
 _LETTERS = {Outcome.WIN: "W", Outcome.DRAW: "D", Outcome.LOSS: "L"}

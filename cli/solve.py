@@ -10,13 +10,13 @@ import time
 import click
 from tabulate import tabulate
 
-from book.errors import GameExistsError
-from book.reader import GameInfo, open_book
-from book.writer import write_game
-from cli.common import CliError, LazyProgress, approx, count, db_option, friendly_errors, game_options
-from solver.estimate import available_memory, exhaustive_estimate
-from solver.exhaustive import ExhaustiveSolver
-from solver.rules import Rules
+from ttt_solve.book.errors import GameExistsError
+from ttt_solve.book.reader import GameInfo, open_book
+from ttt_solve.book.writer import write_game
+from ttt_solve.cli.common import CliError, LazyProgress, approx, count, db_option, friendly_errors, game_options
+from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.rules import Rules
 
 
 def summary_table(info: GameInfo, db: str) -> str:
@@ -134,7 +134,7 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, job
             solver = ExhaustiveSolver(rules, progress=progress, workdir=workdir)
             depth = None
         else:
-            from solver.opening import OpeningBookBuilder
+            from ttt_solve.solver.opening import OpeningBookBuilder
 
             depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
             workdir = work_directory(db, rules) + f"-book{depth}"

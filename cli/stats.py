@@ -7,10 +7,10 @@ import json
 import click
 from tabulate import tabulate
 
-from book.reader import Book, GameInfo, open_book
-from cli.common import count, db_option, friendly_errors, game_options
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.book.reader import Book, GameInfo, open_book
+from ttt_solve.cli.common import count, db_option, friendly_errors, game_options
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 OUTCOMES = ("win", "draw", "loss")
 WEIGHTS = ("reachable", "canonical")
@@ -25,7 +25,7 @@ def longest(info: GameInfo, outcome: str) -> int | None:
 
 def example(book: Book, info: GameInfo, outcome: str, remoteness: int) -> Position | None:
     """One stored position (canonical orientation, lowest ply and key) with this value."""
-    from book import schema  # SQLAlchemy, for the condition on the stored rows
+    from ttt_solve.book import schema  # SQLAlchemy, for the condition on the stored rows
 
     table = schema.positions
     sign = {"win": 1, "draw": 0, "loss": -1}[outcome]

@@ -9,12 +9,12 @@ from contextlib import ExitStack
 import click
 from tabulate import tabulate
 
-from agents.parallel import AgentMaker
-from agents.spec import describe_agents, parse_spec
-from agents.tournament import round_robin, standings
-from book.reader import open_book
-from cli.common import CliError, LazyProgress, db_option, friendly_errors, game_options
-from solver.rules import Rules
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.spec import describe_agents, parse_spec
+from ttt_solve.agents.tournament import round_robin, standings
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.common import CliError, LazyProgress, db_option, friendly_errors, game_options
+from ttt_solve.solver.rules import Rules
 
 EXAMPLES = """
 \b

@@ -6,11 +6,11 @@ import sys
 
 import click
 
-from book.reader import open_book
-from book.verify import verify_game
-from cli.common import db_option, friendly_errors, game_options
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.verify import verify_game
+from ttt_solve.cli.common import db_option, friendly_errors, game_options
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 SHOWN = 20
 
@@ -35,7 +35,7 @@ def verify(rules: Rules, db: str) -> None:
         prover_scores = None
         info = book.game(rules)
         if info.book_depth is not None:
-            from solver.alphabeta import Prover
+            from ttt_solve.solver.alphabeta import Prover
 
             prover = Prover(rules)
 

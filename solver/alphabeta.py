@@ -42,10 +42,10 @@ import importlib.util
 import time
 from typing import Callable, NamedTuple
 
-from solver.errors import SearchTimeout
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import WIN_SCORE, Value, move_score
+from ttt_solve.solver.errors import SearchTimeout
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import WIN_SCORE, Value, move_score
 
 _OFFSET = 2048
 """Bounds are stored packed as ``(lower + _OFFSET) << 12 | (upper + _OFFSET)``."""
@@ -120,7 +120,7 @@ class Prover:
         self.table_bits = table_bits
         self.engine = engine or default_engine(rules)
         if self.engine == "compiled":
-            from solver import compiled
+            from ttt_solve.solver import compiled
             self._search, self._count, self._set_deadline, self._clear = compiled.make_search(
                 rules, table_bits + 1)
         elif self.engine == "python":
@@ -211,7 +211,7 @@ def default_engine(rules: Rules) -> str:
     fits it (at most 32 cells), else ``"python"`` (the search in this module)."""
     if importlib.util.find_spec("numba") is None:
         return "python"
-    from solver import compiled
+    from ttt_solve.solver import compiled
     return "compiled" if compiled.fits(rules) else "python"
 
 

@@ -28,9 +28,9 @@ from typing import Callable
 import numba
 import numpy as np
 
-from solver.errors import SearchTimeout
-from solver.rules import Rules
-from solver.value import WIN_SCORE
+from ttt_solve.solver.errors import SearchTimeout
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import WIN_SCORE
 
 MAX_CELLS = 32
 MAX_LINES = 63
@@ -314,7 +314,7 @@ def make_search(rules: Rules, table_bits: int) -> tuple[
     ``(search(state, alpha, beta), node_count(), set_deadline(deadline), clear())``."""
     if not fits(rules):
         raise ValueError(f"{rules.name} is too large for the compiled search")
-    from solver.alphabeta import BLOCK_BASE, THREAT_BONUS, WEIGHT_BASE
+    from ttt_solve.solver.alphabeta import BLOCK_BASE, THREAT_BONUS, WEIGHT_BASE
 
     cells, k = rules.cells, rules.k
     index_of = {line: index for index, line in enumerate(rules.lines)}

@@ -12,7 +12,7 @@ import os
 from math import comb
 from typing import NamedTuple
 
-from solver.rules import Rules
+from ttt_solve.solver.rules import Rules
 
 BYTES_PER_POSITION = 60
 """Peak memory per canonical position of the NumPy solver: keys, flags, scores and best moves

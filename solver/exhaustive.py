@@ -17,11 +17,11 @@ from typing import Callable, Iterator, NamedTuple
 
 import numpy as np
 
-from solver import SOLVER_VERSION
-from solver.keyarrays import KeyArrays, sorted_unique
-from solver.plystore import PlyStore
-from solver.rules import Rules
-from solver.value import WIN_SCORE
+from ttt_solve.solver import SOLVER_VERSION
+from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
+from ttt_solve.solver.plystore import PlyStore
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import WIN_SCORE
 
 CHILDREN_PER_CHUNK = 1 << 21
 """Children made and canonicalised at once: bounds the working memory (about 100 MB)."""

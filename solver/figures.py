@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from solver.exhaustive import PlyTable
+    from ttt_solve.solver.exhaustive import PlyTable
 
 OUTCOMES = ("win", "draw", "loss")
 
@@ -40,7 +40,7 @@ class Figures:
         # must not pay for it.
         import numpy as np
 
-        from solver.keyarrays import split_scores
+        from ttt_solve.solver.keyarrays import split_scores
 
         ply, scores = table.ply, table.scores.astype(np.int32)
         weights = {"reachable": table.images.astype(np.int64),

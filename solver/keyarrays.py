@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.rules import Rules
-from solver.value import WIN_SCORE
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import WIN_SCORE
 
 _CHUNK_BITS = 8
 

@@ -28,15 +28,15 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from solver import SOLVER_VERSION
-from solver.alphabeta import Prover, default_engine
-from solver.errors import InvalidRulesError
-from solver.exhaustive import PlyTable, Progress
-from solver.keyarrays import KeyArrays, sorted_unique
-from solver.plystore import PlyStore
-from solver.position import Position, iter_cells
-from solver.rules import KEY_CELLS_LIMIT, Rules
-from solver.value import WIN_SCORE
+from ttt_solve.solver import SOLVER_VERSION
+from ttt_solve.solver.alphabeta import Prover, default_engine
+from ttt_solve.solver.errors import InvalidRulesError
+from ttt_solve.solver.exhaustive import PlyTable, Progress
+from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
+from ttt_solve.solver.plystore import PlyStore
+from ttt_solve.solver.position import Position, iter_cells
+from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
+from ttt_solve.solver.value import WIN_SCORE
 
 ROWS_PER_CHUNK = 64
 """Deepest-ply rows proved between two saves to the work directory (1 to 5 s on (5,5,4))."""

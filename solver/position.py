@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator
 
-from solver.errors import IllegalMoveError, InvalidPositionError
-from solver.rules import Rules
+from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError
+from ttt_solve.solver.rules import Rules
 
 _EMPTY_CHARS = ".-_"
 

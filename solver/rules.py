@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from solver.errors import IllegalMoveError, InvalidRulesError
+from ttt_solve.solver.errors import IllegalMoveError, InvalidRulesError
 
 MAX_SIDE = 26
 """Columns are named by one letter, so no side may exceed 26."""

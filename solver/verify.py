@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
 
 import numpy as np
 
-from solver.keyarrays import KeyArrays
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import WIN_SCORE
+from ttt_solve.solver.keyarrays import KeyArrays
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import WIN_SCORE
 
 if TYPE_CHECKING:
-    from solver.exhaustive import PlyTable
+    from ttt_solve.solver.exhaustive import PlyTable
 
 MoveScores = Callable[[Position], dict[int, int]]
 """For a position, the score of each legal move for the mover (a prover's answer)."""

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from book.reader import open_book
-from book.writer import write_game
-from solver.exhaustive import ExhaustiveSolver
-from solver.rules import Rules
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.writer import write_game
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.rules import Rules
 
 
 def solve_into(db: str, rules: Rules) -> str:

@@ -101,9 +101,9 @@ def book_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:  # noqa:
 
 def solve_into(db: str, rules) -> None:  # noqa: ANN001 - solver.rules.Rules
     """Solve a game into the book ``db`` in this process (exhaustive)."""
-    from book.reader import open_book
-    from book.writer import write_game
-    from solver.exhaustive import ExhaustiveSolver
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.book.writer import write_game
+    from ttt_solve.solver.exhaustive import ExhaustiveSolver
 
     with open_book(db, create=True) as book:
         write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")

@@ -7,16 +7,16 @@ from functools import lru_cache
 
 import pytest
 
-from agents.base import Agent
-from agents.heuristic import HeuristicAgent
-from agents.match import play_game
-from agents.mcts import MctsAgent
-from agents.minimax import AlphaBetaAgent, MinimaxAgent
-from agents.spec import AGENTS, AgentSpecError, make_agent, parse_spec
-from book.reader import open_book
-from solver.errors import IllegalMoveError
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.heuristic import HeuristicAgent
+from ttt_solve.agents.match import play_game
+from ttt_solve.agents.mcts import MctsAgent
+from ttt_solve.agents.minimax import AlphaBetaAgent, MinimaxAgent
+from ttt_solve.agents.spec import AGENTS, AgentSpecError, make_agent, parse_spec
+from ttt_solve.book.reader import open_book
+from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 R3 = Rules(3, 3, 3)
 SEARCHERS = ["random", "heuristic", "minimax:depth=2", "alphabeta:depth=3",

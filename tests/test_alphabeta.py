@@ -7,12 +7,12 @@ import time
 
 import pytest
 
-from solver.alphabeta import Prover, SearchResult, child_window
-from solver.errors import SearchTimeout
-from solver.exhaustive import ExhaustiveSolver
-from solver.position import Position, iter_cells
-from solver.rules import Rules
-from solver.value import WIN_SCORE, Outcome, Value, move_score
+from ttt_solve.solver.alphabeta import Prover, SearchResult, child_window
+from ttt_solve.solver.errors import SearchTimeout
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.position import Position, iter_cells
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import WIN_SCORE, Outcome, Value, move_score
 from tests.reference import rows
 
 
@@ -268,7 +268,7 @@ def test_dead_draw_is_seen_without_search(engine):
 
 
 def test_the_engine_is_compiled_where_the_board_fits():
-    from solver import compiled
+    from ttt_solve.solver import compiled
 
     assert Prover(Rules(5, 5, 4)).engine == "compiled"
     assert Prover(Rules(4, 8, 4)).engine == "compiled"  # 32 cells, the most it holds

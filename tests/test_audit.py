@@ -9,13 +9,13 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from agents.audit import Truth, audit_games, audit_positions, summarize, worst
-from agents.base import Agent
-from agents.parallel import AgentMaker
-from book.reader import open_book
-from cli.main import ttt
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.audit import Truth, audit_games, audit_positions, summarize, worst
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 from tests.test_agents import move_result, rank, solve, winner
 
 R3 = Rules(3, 3, 3)

@@ -7,13 +7,13 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from book import schema
-from book.errors import BookNotFoundError, GameNotFoundError, SchemaVersionError
-from book.reader import open_book
-from cli.main import ttt
-from cli.query import parse_query
-from solver.errors import IllegalMoveError, InvalidPositionError
-from solver.rules import Rules
+from ttt_solve.book import schema
+from ttt_solve.book.errors import BookNotFoundError, GameNotFoundError, SchemaVersionError
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.main import ttt
+from ttt_solve.cli.query import parse_query
+from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError
+from ttt_solve.solver.rules import Rules
 
 T3 = Rules(3, 3, 3)
 
@@ -148,7 +148,7 @@ def test_a_database_url_that_cannot_be_reached_keeps_its_password_quiet():
 def test_numbers_out_of_range_are_one_line_errors(book_3x3, args, message):
     from click.testing import CliRunner
 
-    from cli.main import ttt
+    from ttt_solve.cli.main import ttt
 
     result = CliRunner().invoke(ttt, args + ["--db", book_3x3])
     assert result.exit_code == 2, result.output

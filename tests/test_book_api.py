@@ -8,17 +8,17 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from book import schema
-from book.errors import GameNotFoundError, PositionNotFoundError
-from book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle, OutOfReachError
-from book.reader import Book, Entry, _EngineRows, open_book
-from book.writer import write_game
-from cli.main import ttt
-from solver.errors import IllegalMoveError, SearchTimeout
-from solver.exhaustive import ExhaustiveSolver
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import Outcome, Value, move_value
+from ttt_solve.book import schema
+from ttt_solve.book.errors import GameNotFoundError, PositionNotFoundError
+from ttt_solve.book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle, OutOfReachError
+from ttt_solve.book.reader import Book, Entry, _EngineRows, open_book
+from ttt_solve.book.writer import write_game
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.errors import IllegalMoveError, SearchTimeout
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome, Value, move_value
 from tests.pg_support import book_db, solve_into  # noqa: F401 - book_db is a fixture
 
 T3 = Rules(3, 3, 3)
@@ -222,7 +222,7 @@ def test_oracle_out_of_reach_names_the_command(book_3x3, opening_book):
 
 def test_oracle_live_search_agrees_with_the_book(book_small):
     """The real prover, on positions the book also holds, gives the book's answers."""
-    pytest.importorskip("solver.alphabeta")
+    pytest.importorskip("ttt_solve.solver.alphabeta")
     rules = Rules(3, 4, 3)
     rng = random.Random(11)
     with open_book(book_small) as book:

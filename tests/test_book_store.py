@@ -7,14 +7,14 @@ import sqlite3
 import pytest
 import sqlalchemy as sa
 
-from book import schema
-from book.errors import BookNotFoundError, GameExistsError, GameNotFoundError, SchemaVersionError
-from book.reader import open_book
-from book.writer import write_game
-from solver.exhaustive import ExhaustiveSolver
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import Outcome
+from ttt_solve.book import schema
+from ttt_solve.book.errors import BookNotFoundError, GameExistsError, GameNotFoundError, SchemaVersionError
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.writer import write_game
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome
 
 T3 = Rules(3, 3, 3)
 

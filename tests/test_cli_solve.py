@@ -7,8 +7,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from cli.main import ttt
-from cli.solve import solve
+from ttt_solve.cli.main import ttt
+from ttt_solve.cli.solve import solve
 
 
 def run(args, **kwargs):
@@ -61,13 +61,13 @@ def test_help_and_version():
 def test_large_solves_keep_plies_on_disk_and_clean_up(tmp_path, monkeypatch):
     import os
 
-    import cli.solve
+    import ttt_solve.cli.solve
 
-    monkeypatch.setattr(cli.solve, "WORKDIR_POSITIONS", 0)  # treat 3x4 as a large solve
+    monkeypatch.setattr(ttt_solve.cli.solve, "WORKDIR_POSITIONS", 0)  # treat 3x4 as a large solve
     db = str(tmp_path / "t.sqlite")
-    workdir = cli.solve.work_directory(db, cli.solve.Rules(3, 4, 3))
+    workdir = ttt_solve.cli.solve.work_directory(db, ttt_solve.cli.solve.Rules(3, 4, 3))
     seen = []
-    original = cli.solve.write_game
+    original = ttt_solve.cli.solve.write_game
 
     def write_and_look(book, rules, plies, **kwargs):
         def watched():
@@ -76,7 +76,7 @@ def test_large_solves_keep_plies_on_disk_and_clean_up(tmp_path, monkeypatch):
                 yield table
         return original(book, rules, watched(), **kwargs)
 
-    monkeypatch.setattr(cli.solve, "write_game", write_and_look)
+    monkeypatch.setattr(ttt_solve.cli.solve, "write_game", write_and_look)
     result = run(["--size", "3x4", "--win", "3", "--db", db])
     assert result.exit_code == 0, result.output
     assert seen and all(seen), "the plies were not kept in the work directory"
@@ -88,20 +88,20 @@ def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
                                                                                monkeypatch):
     import os
 
-    import cli.solve
-    import solver.opening
+    import ttt_solve.cli.solve
+    import ttt_solve.solver.opening
 
     db = str(tmp_path / "t.sqlite")
     seen = []
-    original = cli.solve.write_game
+    original = ttt_solve.cli.solve.write_game
 
     def write_and_look(book, rules, plies, **kwargs):
-        workdir = cli.solve.work_directory(db, rules) + "-book3"
+        workdir = ttt_solve.cli.solve.work_directory(db, rules) + "-book3"
         seen.append(sorted(os.listdir(workdir)))
         return original(book, rules, plies, **kwargs)
 
-    monkeypatch.setattr(cli.solve, "write_game", write_and_look)
-    monkeypatch.setattr(solver.opening, "ROWS_PER_CHUNK", 16)  # 14 chunks: worth 2 workers
+    monkeypatch.setattr(ttt_solve.cli.solve, "write_game", write_and_look)
+    monkeypatch.setattr(ttt_solve.solver.opening, "ROWS_PER_CHUNK", 16)  # 14 chunks: worth 2 workers
     result = run(["--size", "4", "--win", "4", "--method", "alphabeta", "--book-depth", "3",
                   "--jobs", "2", "--db", db])
     assert result.exit_code == 0, result.output

@@ -16,16 +16,16 @@ from typing import Iterator
 import pytest
 from click.testing import CliRunner
 
-from book.migrate import prepare_schema
-from book.reader import open_book
-from book.schema import database_url, make_engine
-from book.verify import verify_game
-from book.writer import write_game
-from cli.main import ttt
-from solver.exhaustive import ExhaustiveSolver, PlyTable
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import Outcome
+from ttt_solve.book.migrate import prepare_schema
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.schema import database_url, make_engine
+from ttt_solve.book.verify import verify_game
+from ttt_solve.book.writer import write_game
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.exhaustive import ExhaustiveSolver, PlyTable
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome
 from tests.pg_support import book_db, solve_into, start_ttt_solve  # noqa: F401
 
 T3 = Rules(3, 3, 3)

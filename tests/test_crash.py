@@ -14,11 +14,11 @@ import time
 import pytest
 import sqlalchemy as sa
 
-from book import schema
-from book.reader import open_book
-from book.verify import verify_game
-from book.writer import KILL_HOOK
-from solver.rules import Rules
+from ttt_solve.book import schema
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.verify import verify_game
+from ttt_solve.book.writer import KILL_HOOK
+from ttt_solve.solver.rules import Rules
 from tests.pg_support import (book_db, killed_by_sigkill, run_ttt_solve,  # noqa: F401
                                solve_into, start_ttt_solve)
 

@@ -21,17 +21,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agents import engine as engine_module
-from agents.audit import Truth, audit_games, audit_positions, summarize
-from agents.engine import (EngineAgent, EngineError, EngineFailure, command_words,
+from ttt_solve.agents import engine as engine_module
+from ttt_solve.agents.audit import Truth, audit_games, audit_positions, summarize
+from ttt_solve.agents.engine import (EngineAgent, EngineError, EngineFailure, command_words,
                            split_command)
-from agents.match import play_game
-from agents.parallel import AgentMaker
-from agents.spec import AgentSpecError, make_agent, parse_spec
-from book.reader import open_book
-from cli.main import ttt
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.match import play_game
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "examples" / "reference_engine.py"

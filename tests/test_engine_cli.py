@@ -7,7 +7,7 @@ import re
 
 from click.testing import CliRunner
 
-from cli.main import ttt
+from ttt_solve.cli.main import ttt
 from tests.test_engine import broken, reference
 
 

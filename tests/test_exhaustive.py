@@ -7,12 +7,12 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from solver.exhaustive import ExhaustiveSolver
-from solver.figures import Figures
-from solver.keyarrays import KeyArrays
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import WIN_SCORE, Outcome, Value, move_score
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.figures import Figures
+from ttt_solve.solver.keyarrays import KeyArrays
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import WIN_SCORE, Outcome, Value, move_score
 from tests.reference import boards, rows
 
 

@@ -10,11 +10,11 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from book.reader import open_book
-from cli.export import Condition, parse_where
-from cli.main import ttt
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.export import Condition, parse_where
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 from tests.test_book_api import all_positions
 
 T3 = Rules(3, 3, 3)

@@ -15,9 +15,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from solver.errors import IllegalMoveError, InvalidPositionError, InvalidRulesError
-from solver.position import Position
-from solver.rules import Rules, parse_size
+from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError, InvalidRulesError
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules, parse_size
 
 EXAMPLES = {
     "position": 400,
@@ -108,7 +108,7 @@ def test_board_size_and_rules(size, k):
                                       "random", "99999999999999999999"]))),
                        max_size=4))))
 def test_agent_spec_parser(text):
-    spec_module = pytest.importorskip("agents.spec")
+    spec_module = pytest.importorskip("ttt_solve.agents.spec")
     try:
         spec = spec_module.parse_spec(text)
     except spec_module.AgentSpecError:
@@ -145,7 +145,7 @@ def small_or_invalid(size: str, win: str | None) -> bool:
        win=st.one_of(st.none(), ANY_TEXT, st.integers(-3, 30).map(str)))
 def test_ttt_solve_arguments(tmp_path_factory, size, win):
     assume(small_or_invalid(size, win))
-    from cli.solve import solve
+    from ttt_solve.cli.solve import solve
 
     db = str(tmp_path_factory.getbasetemp() / "fuzz-solve.sqlite")
     args = ["--size", size, "--db", db, "--quiet"] + ([] if win is None else ["--win", win])
@@ -158,7 +158,7 @@ def test_ttt_solve_arguments(tmp_path_factory, size, win):
                        st.lists(TOKEN_TEXT, max_size=6).map(",".join)),
        json=st.booleans())
 def test_ttt_query_arguments(book_3x3, position, moves, json):
-    from cli.main import ttt
+    from ttt_solve.cli.main import ttt
 
     args = ["query", "--size", "3", "--db", book_3x3, "--search-seconds", "0"]
     args += [] if position is None else ["--", position] if position.startswith("-") else [position]
@@ -170,7 +170,7 @@ def test_ttt_query_arguments(book_3x3, position, moves, json):
 @pytest.mark.parametrize("db", ["nosuchdialect://x/y", "postgresql+nosuchdriver://u@h/d",
                                 "postgresql+psycopg://nobody@127.0.0.1:1/none"])
 def test_unusable_databases_give_one_line(db):
-    from cli.solve import solve
+    from ttt_solve.cli.solve import solve
 
     pytest.importorskip("psycopg") if "psycopg" in db else None
     result = CliRunner().invoke(solve, ["--size", "3", "--db", db, "--quiet"])

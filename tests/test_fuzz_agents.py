@@ -12,9 +12,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.spec import AGENTS, AgentSpecError, make_agent
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.spec import AGENTS, AgentSpecError, make_agent
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 EXAMPLES = 150
 FLOATS = ["nan", "inf", "-inf", "-1", "0", "1e308", "1e-320", "2.5", "1.4", "x", ""]

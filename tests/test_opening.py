@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.alphabeta import Prover
-from solver.errors import InvalidRulesError
-from solver.exhaustive import ExhaustiveSolver, PlyTable
-from solver.opening import OpeningBookBuilder, best_child_score
-from solver.rules import Rules
-from solver.value import WIN_SCORE, move_score
+from ttt_solve.solver.alphabeta import Prover
+from ttt_solve.solver.errors import InvalidRulesError
+from ttt_solve.solver.exhaustive import ExhaustiveSolver, PlyTable
+from ttt_solve.solver.opening import OpeningBookBuilder, best_child_score
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import WIN_SCORE, move_score
 
 
 def exhaustive_plies(rules: Rules, depth: int) -> dict[int, PlyTable]:
@@ -76,9 +76,9 @@ class Interrupt(Exception):
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypatch, jobs):
-    import solver.opening
+    import ttt_solve.solver.opening
 
-    monkeypatch.setattr(solver.opening, "ROWS_PER_CHUNK", 8)
+    monkeypatch.setattr(ttt_solve.solver.opening, "ROWS_PER_CHUNK", 8)
     rules, depth = Rules(4, 4, 3), 3
     workdir = str(tmp_path / "work")
     deepest = len(OpeningBookBuilder(rules, depth).enumerate_plies()[depth][0])
@@ -113,9 +113,9 @@ def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypa
 
 
 def test_workers_prove_the_same_book(monkeypatch):
-    import solver.opening
+    import ttt_solve.solver.opening
 
-    monkeypatch.setattr(solver.opening, "ROWS_PER_CHUNK", 16)
+    monkeypatch.setattr(ttt_solve.solver.opening, "ROWS_PER_CHUNK", 16)
     rules, depth = Rules(4, 4, 4), 3
     calls = []
     builder = OpeningBookBuilder(rules, depth, jobs=2,

@@ -14,13 +14,13 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from agents.audit import Truth, audit_positions, summarize
-from agents.parallel import AgentMaker
-from agents.spec import AgentSpecError, make_agent, parse_spec
-from book.reader import open_book
-from cli.main import ttt
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.audit import Truth, audit_positions, summarize
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 from tests.test_agents import ALL_3X3
 
 HAVE_OPENSPIEL = importlib.util.find_spec("pyspiel") is not None
@@ -78,7 +78,7 @@ def test_missing_openspiel_says_how_to_install(monkeypatch):
 
 @needs_openspiel
 def test_columns_are_m_and_rows_are_n():
-    from agents.openspiel import from_state, load_game, to_state
+    from ttt_solve.agents.openspiel import from_state, load_game, to_state
 
     rules = Rules(3, 4, 3)  # 3 rows, 4 columns
     game = load_game(rules)
@@ -98,7 +98,7 @@ def test_columns_are_m_and_rows_are_n():
     (Rules(4, 4, 4), random_positions(Rules(4, 4, 4), 60, 4)),
 ], ids=["3x3 all", "3x4", "4x3", "2x5 k=2", "4x4 k=4"])
 def test_every_position_survives_the_round_trip(rules, positions):
-    from agents.openspiel import from_state, load_game, to_state
+    from ttt_solve.agents.openspiel import from_state, load_game, to_state
 
     game = load_game(rules)
     for position in positions:
@@ -130,7 +130,7 @@ VALUED = {
 def test_openspiel_values_agree_with_the_book(book_small, rules):
     from open_spiel.python.algorithms import minimax
 
-    from agents.openspiel import load_game, to_state
+    from ttt_solve.agents.openspiel import load_game, to_state
 
     game = load_game(rules)
     with open_book(book_small) as book:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from cli.main import ttt
+from ttt_solve.cli.main import ttt
 
 
 def play(book, text, *args):

@@ -8,16 +8,16 @@ import random
 import pytest
 from click.testing import CliRunner
 
-from agents.audit import Truth, audit_positions, summarize
-from agents.match import play_game
-from agents.parallel import AgentMaker
-from agents.plugin import PluginAgent
-from agents.spec import AgentSpecError, make_agent, parse_spec
-from book.reader import open_book
-from cli.main import ttt
-from solver.errors import IllegalMoveError
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.agents.audit import Truth, audit_positions, summarize
+from ttt_solve.agents.match import play_game
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.plugin import PluginAgent
+from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 from tests.test_audit import FirstEmptyMaker
 
 R3 = Rules(3, 3, 3)

@@ -4,9 +4,9 @@ import random
 
 import pytest
 
-from solver.errors import IllegalMoveError, InvalidPositionError
-from solver.position import Position
-from solver.rules import Rules
+from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 T3 = Rules(3, 3, 3)
 

@@ -13,7 +13,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from cli.main import COMMANDS, ttt
+from ttt_solve.cli.main import COMMANDS, ttt
 from tests.pg_support import postgres_db  # noqa: F401
 
 GAMES = (("3", "3"), ("3x4", "3"))

@@ -8,11 +8,11 @@ import random
 import pytest
 from click.testing import CliRunner
 
-from book.reader import open_book
-from cli.main import ttt
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import Outcome, Value, move_value
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome, Value, move_value
 from tests.test_book_api import opening_book  # noqa: F401 - a fixture
 
 T3 = Rules(3, 3, 3)
@@ -106,7 +106,7 @@ def test_a_larger_board(book_4x4k4):
 
 
 def test_game_not_in_the_book_is_searched_live(book_3x3):
-    pytest.importorskip("solver.alphabeta")
+    pytest.importorskip("ttt_solve.solver.alphabeta")
     result = query("--size", "4", "--win", "3", "--db", book_3x3)
     assert result.exit_code == 0, result.output
     assert "searched live: the book holds no such game" in result.output
@@ -124,7 +124,7 @@ def test_game_out_of_reach_names_the_command(book_3x3):
 
 
 def test_past_the_opening_book_the_moves_are_searched(opening_book, book_small):
-    pytest.importorskip("solver.alphabeta")
+    pytest.importorskip("ttt_solve.solver.alphabeta")
     args = ["x.../.o../....", "--size", "3x4", "--win", "3"]
     result = query(*args, "--db", opening_book)
     assert result.exit_code == 0, result.output

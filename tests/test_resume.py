@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from solver.exhaustive import ExhaustiveSolver
-from solver.rules import Rules
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.rules import Rules
 
 RULES = Rules(3, 4, 3)
 

@@ -4,8 +4,8 @@ import itertools
 
 import pytest
 
-from solver.errors import IllegalMoveError, InvalidRulesError
-from solver.rules import Rules, parse_size
+from ttt_solve.solver.errors import IllegalMoveError, InvalidRulesError
+from ttt_solve.solver.rules import Rules, parse_size
 
 
 @pytest.mark.parametrize("rows, cols, k, lines", [

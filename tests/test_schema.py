@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from book import migrate, schema
-from book.errors import BookNotFoundError, SchemaVersionError
-from book.reader import open_book
-from book.writer import copy_dtype, write_game
-from solver.exhaustive import PlyTable
-from solver.rules import Rules
+from ttt_solve.book import migrate, schema
+from ttt_solve.book.errors import BookNotFoundError, SchemaVersionError
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.writer import copy_dtype, write_game
+from ttt_solve.solver.exhaustive import PlyTable
+from ttt_solve.solver.rules import Rules
 from tests.pg_support import book_db  # noqa: F401
 
 

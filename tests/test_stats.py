@@ -7,11 +7,11 @@ import re
 
 from click.testing import CliRunner
 
-from book.reader import open_book
-from cli.main import ttt
-from solver.position import Position
-from solver.rules import Rules
-from solver.value import Outcome, Value
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome, Value
 from tests.reference import rows
 
 

@@ -7,11 +7,11 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from agents.parallel import AgentMaker
-from agents.tournament import round_robin, standings
-from cli.main import ttt
-from cli.tournament import split_specs
-from solver.rules import Rules
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.tournament import round_robin, standings
+from ttt_solve.cli.main import ttt
+from ttt_solve.cli.tournament import split_specs
+from ttt_solve.solver.rules import Rules
 
 R3 = Rules(3, 3, 3)
 

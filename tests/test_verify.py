@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from cli.verify import verify
+from ttt_solve.cli.verify import verify
 
 
 def run(db, *args):
