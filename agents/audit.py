@@ -27,9 +27,9 @@ is raised. In games mode a failure ends that game.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple, Sequence
-
+from typing import Any, NamedTuple
 
 from ttt_solve.agents.engine import FAILURE_KINDS, EngineFailure
 from ttt_solve.agents.match import derive_seed, play_game
@@ -127,8 +127,9 @@ class Graded(NamedTuple):
         return self.value.score - self.move_value.score
 
 
-def grade_move(truth: Truth, position: Position, cell: int, weight: int = 1,
-               value: Value | None = None) -> Graded | None:
+def grade_move(
+    truth: Truth, position: Position, cell: int, weight: int = 1, value: Value | None = None
+) -> Graded | None:
     """Grade one move, or ``None`` if the book does not know the position or the move."""
     value = value if value is not None else truth.value(position)
     move_value = truth.move_value(position, cell)
@@ -207,8 +208,9 @@ class Summary(_Rates):
     """How many failure records (positions up to symmetry, or games) those are."""
 
 
-def summarize(records: Sequence[Graded], ungraded: int = 0,
-              failures: Sequence[Failure] = ()) -> Summary:
+def summarize(
+    records: Sequence[Graded], ungraded: int = 0, failures: Sequence[Failure] = ()
+) -> Summary:
     """Totals, blunders by kind and the by-ply table of graded moves; engine failures by kind
     beside them (not in the totals: a failed request is no move)."""
     counts = {Grade.BEST: 0, Grade.SOUND: 0, Grade.BLUNDER: 0}
@@ -225,15 +227,26 @@ def summarize(records: Sequence[Graded], ungraded: int = 0,
     failed = dict.fromkeys(FAILURE_KINDS, 0)
     for f in failures:
         failed[f.kind] += f.weight
-    return Summary(len(records), sum(counts.values()), counts[Grade.BEST], counts[Grade.SOUND],
-                   counts[Grade.BLUNDER], kinds, by_ply, ungraded, failed, len(failures))
+    return Summary(
+        len(records),
+        sum(counts.values()),
+        counts[Grade.BEST],
+        counts[Grade.SOUND],
+        counts[Grade.BLUNDER],
+        kinds,
+        by_ply,
+        ungraded,
+        failed,
+        len(failures),
+    )
 
 
 def worst(records: Sequence[Graded], n: int = 5) -> list[Graded]:
     """The ``n`` costliest moves: blunders first, then by score given away, then weight."""
-    ranked = sorted((r for r in records if r.grade is not Grade.BEST),
-                    key=lambda r: (r.grade is not Grade.BLUNDER, -r.cost, -r.weight, r.ply,
-                                   r.position.key))
+    ranked = sorted(
+        (r for r in records if r.grade is not Grade.BEST),
+        key=lambda r: (r.grade is not Grade.BLUNDER, -r.cost, -r.weight, r.ply, r.position.key),
+    )
     return ranked[:n]
 
 
@@ -253,10 +266,17 @@ def select_positions(truth: Truth, sample: int | None, seed: int) -> list[tuple[
     return rows
 
 
-def audit_positions(maker: Any, truth: Truth, *, sample: int | None = None, seed: int = 0,
-                    jobs: int = 2, progress: Callable[[int, int], None] | None = None,
-                    probe_seconds: float | None = None,
-                    failures: list[Failure] | None = None) -> tuple[list[Graded], int]:
+def audit_positions(
+    maker: Any,
+    truth: Truth,
+    *,
+    sample: int | None = None,
+    seed: int = 0,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+    probe_seconds: float | None = None,
+    failures: list[Failure] | None = None,
+) -> tuple[list[Graded], int]:
     """The agent's move in every (or a sample of the) non-terminal positions, graded.
 
     ``maker.build(book)`` makes the agent; an :class:`AgentMaker` may also run in other
@@ -273,16 +293,23 @@ def audit_positions(maker: Any, truth: Truth, *, sample: int | None = None, seed
     agent = maker.build(truth.book)
     try:
         if getattr(agent, "external", False):
-            moves = _engine_moves(agent, rules, tasks, [images for _, _, images in rows],
-                                  failures, progress)
+            moves = _engine_moves(
+                agent, rules, tasks, [images for _, _, images in rows], failures, progress
+            )
         else:
-            moves = run_chunks(Worker(rules, [agent]), "moves", chunked(tasks, POSITION_CHUNK),
-                               makers=[maker] if isinstance(maker, AgentMaker) else None,
-                               jobs=jobs, progress=progress, **_probe(probe_seconds))
+            moves = run_chunks(
+                Worker(rules, [agent]),
+                "moves",
+                chunked(tasks, POSITION_CHUNK),
+                makers=[maker] if isinstance(maker, AgentMaker) else None,
+                jobs=jobs,
+                progress=progress,
+                **_probe(probe_seconds),
+            )
     finally:
         _close(agent)
     records, ungraded = [], 0
-    for (ply, key, images), cell in zip(rows, moves):
+    for (_ply, key, images), cell in zip(rows, moves):
         if cell is None:  # the engine failed here: counted in failures, not graded
             continue
         position = Position.from_key(rules, key)
@@ -317,10 +344,18 @@ class GameResult(NamedTuple):
         return Outcome.WIN if self.winner == self.agent_side else Outcome.LOSS
 
 
-def audit_games(maker: Any, opponent: Any, truth: Truth, *, games: int, seed: int = 0,
-                jobs: int = 2, progress: Callable[[int, int], None] | None = None,
-                probe_seconds: float | None = None,
-                failures: list[Failure] | None = None) -> tuple[list[Graded], int, list[GameResult]]:
+def audit_games(
+    maker: Any,
+    opponent: Any,
+    truth: Truth,
+    *,
+    games: int,
+    seed: int = 0,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+    probe_seconds: float | None = None,
+    failures: list[Failure] | None = None,
+) -> tuple[list[Graded], int, list[GameResult]]:
     """``games`` games against ``opponent``, colours alternating; the agent's moves graded.
 
     Returns the graded moves, the number of agent moves the book could not grade, and the
@@ -341,9 +376,15 @@ def audit_games(maker: Any, opponent: Any, truth: Truth, *, games: int, seed: in
             played = _engine_games(agents, rules, tasks, failures, progress)
         else:
             both = all(isinstance(m, AgentMaker) for m in (maker, opponent))
-            played = run_chunks(Worker(rules, agents), "games", chunked(tasks, GAME_CHUNK),
-                                makers=[maker, opponent] if both else None, jobs=jobs,
-                                progress=progress, **_probe(probe_seconds))
+            played = run_chunks(
+                Worker(rules, agents),
+                "games",
+                chunked(tasks, GAME_CHUNK),
+                makers=[maker, opponent] if both else None,
+                jobs=jobs,
+                progress=progress,
+                **_probe(probe_seconds),
+            )
     finally:
         for agent in agents:
             _close(agent)
@@ -357,8 +398,12 @@ def audit_games(maker: Any, opponent: Any, truth: Truth, *, games: int, seed: in
     return records, ungraded, results
 
 
-def grade_game(truth: Truth, rules: Rules, moves: Sequence[int], side: str,
-               ) -> tuple[list[Graded], int]:
+def grade_game(
+    truth: Truth,
+    rules: Rules,
+    moves: Sequence[int],
+    side: str,
+) -> tuple[list[Graded], int]:
     """The grades of one side's moves in a game (``side`` ``"x"`` or ``"o"``), and how many
     of them could not be graded (positions the book does not hold)."""
     records, ungraded = [], 0
@@ -374,9 +419,14 @@ def grade_game(truth: Truth, rules: Rules, moves: Sequence[int], side: str,
     return records, ungraded
 
 
-def _engine_moves(agent: Any, rules: Rules, tasks: Sequence[tuple[int, int, int]],
-                  weights: Sequence[int], failures: list[Failure] | None,
-                  progress: Callable[[int, int], None] | None) -> list[int | None]:
+def _engine_moves(
+    agent: Any,
+    rules: Rules,
+    tasks: Sequence[tuple[int, int, int]],
+    weights: Sequence[int],
+    failures: list[Failure] | None,
+    progress: Callable[[int, int], None] | None,
+) -> list[int | None]:
     """What ``Worker.moves`` does, in this process, with a ``None`` move where the engine
     failed (recorded in ``failures``; raised if that is ``None``)."""
     moves: list[int | None] = []
@@ -394,10 +444,13 @@ def _engine_moves(agent: Any, rules: Rules, tasks: Sequence[tuple[int, int, int]
     return moves
 
 
-def _engine_games(agents: Sequence[Any], rules: Rules,
-                  tasks: Sequence[tuple[int, int, int, int]], failures: list[Failure] | None,
-                  progress: Callable[[int, int], None] | None,
-                  ) -> list[tuple[tuple[int, ...], str | None, str | None]]:
+def _engine_games(
+    agents: Sequence[Any],
+    rules: Rules,
+    tasks: Sequence[tuple[int, int, int, int]],
+    failures: list[Failure] | None,
+    progress: Callable[[int, int], None] | None,
+) -> list[tuple[tuple[int, ...], str | None, str | None]]:
     """What ``Worker.games`` does, in this process, stopping a game at an engine failure:
     ``(moves, winner, failure kind or None)`` per game."""
     out = []
@@ -408,8 +461,9 @@ def _engine_games(agents: Sequence[Any], rules: Rules,
         record = play_game(x_agent, o_agent, rules, stop_on_failure=failures is not None)
         if record.failure is not None:
             failures.append(Failure.of(record.failure))
-        out.append((record.moves, record.winner,
-                    None if record.failure is None else record.failure.kind))
+        out.append(
+            (record.moves, record.winner, None if record.failure is None else record.failure.kind)
+        )
         if progress:
             progress(done, len(tasks))
     return out

@@ -28,8 +28,9 @@ class Agent:
 
     name = "agent"
 
-    def __init__(self, rng: random.Random, *, book: Book | None = None,
-                 spec: str | None = None) -> None:
+    def __init__(
+        self, rng: random.Random, *, book: Book | None = None, spec: str | None = None
+    ) -> None:
         if not isinstance(rng, random.Random):
             raise TypeError(f"an agent needs a random.Random, got {type(rng).__name__}")
         self.rng = rng
@@ -41,8 +42,9 @@ class Agent:
     def select_move(self, position: Position) -> int:
         """The cell this agent plays in ``position`` (which must not be over)."""
         if position.is_terminal:
-            raise IllegalMoveError(f"{self.spec} was asked to move in {position}, but the game "
-                                   f"is over")
+            raise IllegalMoveError(
+                f"{self.spec} was asked to move in {position}, but the game is over"
+            )
         if self.book is not None:
             cell = self.book_move(position)
             if cell is not None:

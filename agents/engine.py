@@ -32,10 +32,12 @@ import sys
 import tempfile
 import time
 import weakref
-from typing import IO, TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import IO, TYPE_CHECKING, Any
 
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.spec import BOOK, AgentSpecError, Param, Spec, parse_params
+from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -64,11 +66,11 @@ PARAMS = {
 EXAMPLE = 'cmd:"./my-engine --level 3",timeout=2'
 
 
-class EngineError(ValueError):
+class EngineError(TttError, ValueError):
     """The engine cannot be used at all; the message says why and quotes the spec."""
 
 
-class EngineFailure(ValueError):
+class EngineFailure(TttError, ValueError):
     """One request the engine failed: ``kind`` (one of :data:`FAILURE_KINDS`), the position
     (``rules``, ``x``, ``o``), what happened (``detail``) and the engine's spec.
 
@@ -94,6 +96,7 @@ class EngineFailure(ValueError):
 
 # -- the spec --------------------------------------------------------------------------------
 
+
 def split_command(rest: str) -> tuple[str, str]:
     """``'"./e --x 1",timeout=2'`` -> ``('"./e --x 1"', 'timeout=2')``: the command runs to the
     first comma outside quotes, the options follow it."""
@@ -105,15 +108,19 @@ def split_command(rest: str) -> tuple[str, str]:
         elif char in "'\"":
             quote = char
         elif char == ",":
-            return rest[:index], rest[index + 1:]
+            return rest[:index], rest[index + 1 :]
     return rest, ""
 
 
 def command_words(command: str) -> list[str]:
     """The program and its arguments; one pair of quotes around the whole command is removed."""
     command = command.strip()
-    if len(command) >= 2 and command[0] in "'\"" and command[-1] == command[0] \
-            and command[0] not in command[1:-1]:
+    if (
+        len(command) >= 2
+        and command[0] in "'\""
+        and command[-1] == command[0]
+        and command[0] not in command[1:-1]
+    ):
         command = command[1:-1]
     return shlex.split(command)
 
@@ -124,24 +131,29 @@ def parse(text: str, rest: str) -> Spec:
     try:
         argv = command_words(command)
     except ValueError as error:  # shlex: "No closing quotation"
-        raise AgentSpecError(f"{text!r}: cannot split the command {command.strip()!r} into "
-                             f"words: {error}") from None
+        raise AgentSpecError(
+            f"{text!r}: cannot split the command {command.strip()!r} into words: {error}"
+        ) from None
     if not argv:
         raise AgentSpecError(f"{text!r} names no command: write cmd:COMMAND (e.g. {EXAMPLE})")
     params = parse_params(text, "cmd", options, PARAMS)
     timeout = params["timeout"]
     if not (math.isfinite(timeout) and 0 < timeout <= 86_400):
-        raise AgentSpecError(f"cmd parameter timeout={timeout!r} in {text!r}: expected seconds "
-                             f"between 0 and 86400 (e.g. timeout=2)")
+        raise AgentSpecError(
+            f"cmd parameter timeout={timeout!r} in {text!r}: expected seconds "
+            f"between 0 and 86400 (e.g. timeout=2)"
+        )
     return Spec("cmd", {"argv": tuple(argv), **params}, text)
 
 
 def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
-    return EngineAgent(rng, argv=spec.params["argv"], timeout=spec.params["timeout"],
-                       book=book, spec=spec.text)
+    return EngineAgent(
+        rng, argv=spec.params["argv"], timeout=spec.params["timeout"], book=book, spec=spec.text
+    )
 
 
 # -- one running engine ----------------------------------------------------------------------
+
 
 class _Broken(Exception):
     """The engine failed a request: ``kind`` and a description (internal to this module)."""
@@ -196,13 +208,21 @@ class EngineProcess:
         self.version = ""
         self.stderr = tempfile.TemporaryFile()
         try:
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self.stderr, bufsize=0, close_fds=True,
-                                         start_new_session=True, preexec_fn=_PREEXEC)
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.stderr,
+                bufsize=0,
+                close_fds=True,
+                start_new_session=True,
+                preexec_fn=_PREEXEC,
+            )
         except OSError as error:
             self.stderr.close()
-            raise EngineError(f"{label}: cannot start {argv[0]!r}: {error.strerror or error}") \
-                from None
+            raise EngineError(
+                f"{label}: cannot start {argv[0]!r}: {error.strerror or error}"
+            ) from None
         self._stop = weakref.finalize(self, _kill_group, self.proc, self.stderr)
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.proc.stdout, selectors.EVENT_READ)
@@ -229,10 +249,11 @@ class EngineProcess:
         while True:
             end = self._buffer.find(b"\n")
             if end > MAX_LINE or (end < 0 and len(self._buffer) > MAX_LINE):
-                raise _Broken("garbage", f"a line longer than {MAX_LINE} bytes "
-                                         f"({self._buffer[:40]!r}...)")
+                raise _Broken(
+                    "garbage", f"a line longer than {MAX_LINE} bytes ({self._buffer[:40]!r}...)"
+                )
             if end >= 0:
-                raw, self._buffer = self._buffer[:end], self._buffer[end + 1:]
+                raw, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
                 try:
                     return raw.decode("utf-8").rstrip("\r")
                 except UnicodeDecodeError:
@@ -254,8 +275,11 @@ class EngineProcess:
         except subprocess.TimeoutExpired:
             story = what
         else:
-            story = (f"it was killed by {signal.Signals(-status).name}" if status < 0 else
-                     f"it exited with status {status}")
+            story = (
+                f"it was killed by {signal.Signals(-status).name}"
+                if status < 0
+                else f"it exited with status {status}"
+            )
         last = self.stderr_tail()
         return story + (f"; last words on stderr: {last!r}" if last else "")
 
@@ -285,11 +309,14 @@ class EngineProcess:
             elif word == "id" and rest.startswith("version "):
                 self.version = rest[8:].strip()
             elif word == "error":
-                raise EngineError(f"{self.label} refuses protocol {PROTOCOL_VERSION}: "
-                                  f"{rest.strip()}")
+                raise EngineError(
+                    f"{self.label} refuses protocol {PROTOCOL_VERSION}: {rest.strip()}"
+                )
             else:
-                raise _Broken("garbage", f"{line[:80]!r} in the handshake (expected id name, "
-                                         f"id version, ready)")
+                raise _Broken(
+                    "garbage",
+                    f"{line[:80]!r} in the handshake (expected id name, id version, ready)",
+                )
         if not self.name or not self.version:
             raise _Broken("garbage", "the handshake ended without id name and id version")
         self.set_rules(rules, deadline)
@@ -334,8 +361,15 @@ class EngineAgent(Agent):
     external = True
     """Runs outside this process: the audit keeps it in one process and counts its failures."""
 
-    def __init__(self, rng: random.Random, *, argv: tuple[str, ...], timeout: float,
-                 book: Book | None = None, spec: str | None = None) -> None:
+    def __init__(
+        self,
+        rng: random.Random,
+        *,
+        argv: tuple[str, ...],
+        timeout: float,
+        book: Book | None = None,
+        spec: str | None = None,
+    ) -> None:
         super().__init__(rng, book=book, spec=spec)
         self.argv = tuple(argv)
         self.timeout = timeout
@@ -372,8 +406,7 @@ class EngineAgent(Agent):
         token = rest.strip().lower()
         if word != "move" or not _CELL.fullmatch(token):
             self._discard()
-            raise self._failure("garbage", position,
-                                f"answered {line[:80]!r} (expected move CELL)")
+            raise self._failure("garbage", position, f"answered {line[:80]!r} (expected move CELL)")
         rules = position.rules
         if token.isdigit():
             cell = int(token)
@@ -383,11 +416,13 @@ class EngineAgent(Agent):
             cell = row * rules.cols + column
             on_board = column < rules.cols and 0 <= row < rules.rows
         if not on_board:
-            raise self._failure("illegal", position, f"played {token}, off the "
-                                f"{rules.rows}x{rules.cols} board")
+            raise self._failure(
+                "illegal", position, f"played {token}, off the {rules.rows}x{rules.cols} board"
+            )
         if position.occupied >> cell & 1:
-            raise self._failure("illegal", position,
-                                f"played {rules.cell_name(cell)}, which is taken")
+            raise self._failure(
+                "illegal", position, f"played {rules.cell_name(cell)}, which is taken"
+            )
         return cell
 
     def _failure(self, kind: str, position: Position, detail: str) -> EngineFailure:
@@ -411,14 +446,18 @@ class EngineAgent(Agent):
                 self._discard()
                 self.failed_starts += 1
                 if self.starts == 1:
-                    raise EngineError(f"{self.label} failed its handshake: {broken.kind}: "
-                                      f"{broken.detail}") from None
+                    raise EngineError(
+                        f"{self.label} failed its handshake: {broken.kind}: {broken.detail}"
+                    ) from None
                 if self.failed_starts >= MAX_FAILED_STARTS:
-                    raise EngineError(f"{self.label} failed to restart {MAX_FAILED_STARTS} "
-                                      f"times in a row; last: {broken.kind}: "
-                                      f"{broken.detail}") from None
-                raise self._failure(broken.kind, position,
-                                    f"while restarting: {broken.detail}") from None
+                    raise EngineError(
+                        f"{self.label} failed to restart {MAX_FAILED_STARTS} "
+                        f"times in a row; last: {broken.kind}: "
+                        f"{broken.detail}"
+                    ) from None
+                raise self._failure(
+                    broken.kind, position, f"while restarting: {broken.detail}"
+                ) from None
             except EngineError:
                 self._discard()
                 raise
@@ -429,8 +468,9 @@ class EngineAgent(Agent):
                 self.process.set_rules(rules, time.monotonic() + STARTUP_SECONDS)
             except _Broken as broken:
                 self._discard()
-                raise self._failure(broken.kind, position, f"after rules: {broken.detail}") \
-                    from None
+                raise self._failure(
+                    broken.kind, position, f"after rules: {broken.detail}"
+                ) from None
             except EngineError:
                 self._discard()
                 raise

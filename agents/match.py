@@ -34,8 +34,14 @@ class GameRecord(NamedTuple):
         return out
 
 
-def play_game(x_agent: Agent, o_agent: Agent, rules: Rules,
-              start: Position | None = None, *, stop_on_failure: bool = False) -> GameRecord:
+def play_game(
+    x_agent: Agent,
+    o_agent: Agent,
+    rules: Rules,
+    start: Position | None = None,
+    *,
+    stop_on_failure: bool = False,
+) -> GameRecord:
     """Let two agents play to the end from ``start`` (default: the empty board).
 
     An agent that answers an illegal cell raises :class:`IllegalMoveError` naming it. An
@@ -52,9 +58,14 @@ def play_game(x_agent: Agent, o_agent: Agent, rules: Rules,
             if not stop_on_failure:
                 raise
             return GameRecord(rules, tuple(moves), None, failure)
-        if not isinstance(cell, int) or not 0 <= cell < rules.cells or (position.occupied >> cell) & 1:
-            raise IllegalMoveError(f"{agent.spec} played {cell!r}, which is not a legal move "
-                                   f"in {position}")
+        if (
+            not isinstance(cell, int)
+            or not 0 <= cell < rules.cells
+            or (position.occupied >> cell) & 1
+        ):
+            raise IllegalMoveError(
+                f"{agent.spec} played {cell!r}, which is not a legal move in {position}"
+            )
         moves.append(cell)
         position = position.play(cell)
     return GameRecord(rules, tuple(moves), position.winner)

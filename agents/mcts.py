@@ -43,8 +43,16 @@ class MctsAgent(Agent):
 
     name = "mcts"
 
-    def __init__(self, rng, *, iterations: int = 1000, c: float = 1.4, rollout: str = "random",
-                 solver: bool = False, **kwargs) -> None:  # noqa: ANN001
+    def __init__(
+        self,
+        rng,
+        *,
+        iterations: int = 1000,
+        c: float = 1.4,
+        rollout: str = "random",
+        solver: bool = False,
+        **kwargs,
+    ) -> None:  # noqa: ANN001
         super().__init__(rng, **kwargs)
         if iterations < 1:
             raise ValueError(f"mcts iterations must be at least 1, got {iterations}")
@@ -85,7 +93,7 @@ class MctsAgent(Agent):
         all_empty = [b for b in t.bits if not (me0 | opp0) & b]
         root = Node(0, list(all_empty))
         done = 0
-        for done in range(1, self.iterations + 1):
+        for done in range(1, self.iterations + 1):  # noqa: B007 - read after the loop
             node, me, opp = root, me0, opp0  # ``me``: the side to move at ``node``
             path = [root]
             proved = False

@@ -58,7 +58,7 @@ class _Search:
         moves = [b for b in t.order_bits if not occupied & b]
         # A win now is the best any move can do: take it before searching anything.
         for b in moves:
-            if (win[me | b] if win is not None else t.wins_with(me | b, b)):
+            if win[me | b] if win is not None else t.wins_with(me | b, b):
                 return WIN_SCORE - ply - 1
         best = -INF
         for b in moves:

@@ -34,12 +34,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DEPTH = Param("int", 0, "plies searched; 0 searches to the end of the game (exact)")
 BOTS: dict[str, tuple[dict[str, Param], str]] = {
-    "mcts": ({
-        "simulations": Param("int", 1000, "MCTS simulations per move (max_simulations)"),
-        "uct_c": Param("float", 2.0, "UCT exploration constant"),
-        "rollouts": Param("int", 1, "random rollouts per evaluated leaf (n_rollouts)"),
-        "solve": Param("bool", True, "back up proven results (MCTS-Solver)"),
-    }, "OpenSpiel's Python MCTSBot, random rollouts"),
+    "mcts": (
+        {
+            "simulations": Param("int", 1000, "MCTS simulations per move (max_simulations)"),
+            "uct_c": Param("float", 2.0, "UCT exploration constant"),
+            "rollouts": Param("int", 1, "random rollouts per evaluated leaf (n_rollouts)"),
+            "solve": Param("bool", True, "back up proven results (MCTS-Solver)"),
+        },
+        "OpenSpiel's Python MCTSBot, random rollouts",
+    ),
     "alphabeta": ({"depth": DEPTH}, "OpenSpiel's alpha_beta_search"),
     "minimax": ({"depth": DEPTH}, "OpenSpiel's expectiminimax, no pruning"),
 }
@@ -52,8 +55,10 @@ def parse(text: str, rest: str) -> Spec:
     bot, _, items = rest.partition(":")
     bot = bot.strip().lower()
     if bot not in BOTS:
-        raise AgentSpecError(f"unknown OpenSpiel bot {bot!r} in {text!r}; bots: "
-                             f"{', '.join(BOTS)} (e.g. openspiel:mcts:simulations=1000)")
+        raise AgentSpecError(
+            f"unknown OpenSpiel bot {bot!r} in {text!r}; bots: "
+            f"{', '.join(BOTS)} (e.g. openspiel:mcts:simulations=1000)"
+        )
     params = parse_params(text, f"openspiel:{bot}", items, {**BOTS[bot][0], "book": BOOK})
     for key in ("simulations", "rollouts"):
         if key in params and params[key] < 1:
@@ -76,12 +81,14 @@ def _modules() -> tuple[Any, Any, Any, Any]:
         import pyspiel
         from open_spiel.python.algorithms import mcts, minimax
     except ImportError as error:
-        raise AgentSpecError(f"OpenSpiel agents need OpenSpiel ({error}); install the extra: "
-                             f"{INSTALL}") from None
+        raise AgentSpecError(
+            f"OpenSpiel agents need OpenSpiel ({error}); install the extra: {INSTALL}"
+        ) from None
     return pyspiel, numpy, mcts, minimax
 
 
 # -- boards ------------------------------------------------------------------------------------
+
 
 def load_game(rules: Rules) -> Any:
     """OpenSpiel's game for these rules: ``mnk`` with m = columns, n = rows."""
@@ -122,13 +129,21 @@ def from_state(state: Any, rules: Rules) -> Position:
 
 # -- the agent ---------------------------------------------------------------------------------
 
+
 class OpenSpielAgent(Agent):
     """One of OpenSpiel's bots behind the agent interface."""
 
     name = "openspiel"
 
-    def __init__(self, rng: random.Random, *, bot: str, book: Book | None = None,
-                 spec: str | None = None, **params: Any) -> None:
+    def __init__(
+        self,
+        rng: random.Random,
+        *,
+        bot: str,
+        book: Book | None = None,
+        spec: str | None = None,
+        **params: Any,
+    ) -> None:
         super().__init__(rng, book=book, spec=spec)
         if bot not in BOTS:
             raise ValueError(f"unknown OpenSpiel bot {bot!r}; bots: {', '.join(BOTS)}")
@@ -149,19 +164,29 @@ class OpenSpielAgent(Agent):
         # Seeded per move from the injected generator, which the audit reseeds per task.
         random_state = numpy.random.RandomState(self.rng.getrandbits(32))
         if self.bot == "mcts":
-            evaluator = mcts.RandomRolloutEvaluator(n_rollouts=self.params["rollouts"],
-                                                    random_state=random_state)
-            bot = mcts.MCTSBot(game, self.params["uct_c"], self.params["simulations"],
-                               evaluator, solve=self.params["solve"], random_state=random_state)
+            evaluator = mcts.RandomRolloutEvaluator(
+                n_rollouts=self.params["rollouts"], random_state=random_state
+            )
+            bot = mcts.MCTSBot(
+                game,
+                self.params["uct_c"],
+                self.params["simulations"],
+                evaluator,
+                solve=self.params["solve"],
+                random_state=random_state,
+            )
             action = bot.step(state)
         else:
             depth = self.params["depth"] or position.empty_count
             player = state.current_player()
             if self.bot == "alphabeta":
-                _, action = minimax.alpha_beta_search(game, state=state,
-                                                      value_function=lambda s: 0.0,
-                                                      maximum_depth=depth,
-                                                      maximizing_player_id=player)
+                _, action = minimax.alpha_beta_search(
+                    game,
+                    state=state,
+                    value_function=lambda s: 0.0,
+                    maximum_depth=depth,
+                    maximizing_player_id=player,
+                )
             else:
                 _, action = minimax.expectiminimax(state, depth, lambda s: 0.0, player)
         return int(action)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
-from typing import Any, Callable, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.match import play_game
@@ -66,7 +67,9 @@ class Worker:
             out.append(agent.select_move(Position(self.rules, x, o)))
         return out
 
-    def games(self, tasks: Sequence[tuple[int, int, int, int]]) -> list[tuple[tuple[int, ...], str | None]]:
+    def games(
+        self, tasks: Sequence[tuple[int, int, int, int]]
+    ) -> list[tuple[tuple[int, ...], str | None]]:
         """``(x agent index, o agent index, x seed, o seed)`` -> (moves, winner) per game."""
         out = []
         for xi, oi, x_seed, o_seed in tasks:
@@ -93,11 +96,17 @@ def _run_in_worker(method: str, chunk: Any) -> Any:
     return getattr(_WORKER, method)(chunk)
 
 
-def run_chunks(worker: Worker, method: str, chunks: Sequence[Any], *,
-               makers: Sequence[AgentMaker] | None, jobs: int = 2,
-               probe_seconds: float = PROBE_SECONDS,
-               progress: Callable[[int, int], None] | None = None,
-               sizes: Sequence[int] | None = None) -> list[Any]:
+def run_chunks(
+    worker: Worker,
+    method: str,
+    chunks: Sequence[Any],
+    *,
+    makers: Sequence[AgentMaker] | None,
+    jobs: int = 2,
+    probe_seconds: float = PROBE_SECONDS,
+    progress: Callable[[int, int], None] | None = None,
+    sizes: Sequence[int] | None = None,
+) -> list[Any]:
     """``worker.<method>(chunk)`` for every chunk, results concatenated in chunk order.
 
     ``makers`` rebuild the worker's agents in other processes (``None``: stay serial).
@@ -117,8 +126,9 @@ def run_chunks(worker: Worker, method: str, chunks: Sequence[Any], *,
         if progress:
             progress(done, total)
     if index < len(chunks):
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker,
-                                 initargs=(worker.rules, list(makers))) as pool:
+        with ProcessPoolExecutor(
+            max_workers=jobs, initializer=_init_worker, initargs=(worker.rules, list(makers))
+        ) as pool:
             futures = [pool.submit(_run_in_worker, method, chunk) for chunk in chunks[index:]]
             for offset, future in enumerate(futures):
                 results.extend(future.result())
@@ -129,4 +139,4 @@ def run_chunks(worker: Worker, method: str, chunks: Sequence[Any], *,
 
 
 def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]

@@ -25,4 +25,5 @@ class PerfectAgent(Agent):
         self.book.game(position.rules)  # a missing game says how to build it
         raise PositionNotFoundError(
             f"perfect: position {position} is not in {self.book.describe()} "
-            f"({position.rules.name}); it plays only from the book")
+            f"({position.rules.name}); it plays only from the book"
+        )

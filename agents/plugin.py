@@ -61,17 +61,20 @@ def parse(text: str, rest: str) -> Spec:
     target = target.strip()
     module, colon, factory = target.rpartition(":")
     is_file = module.endswith(".py")
-    if not colon or not _FACTORY.fullmatch(factory) or not (
-            is_file or _MODULE.fullmatch(module)):
-        raise AgentSpecError(f"{text!r} does not name a factory: write py:package.module:factory "
-                             f"or py:path/to/file.py:factory (e.g. {EXAMPLE})")
+    if not colon or not _FACTORY.fullmatch(factory) or not (is_file or _MODULE.fullmatch(module)):
+        raise AgentSpecError(
+            f"{text!r} does not name a factory: write py:package.module:factory "
+            f"or py:path/to/file.py:factory (e.g. {EXAMPLE})"
+        )
     params: dict[str, Any] = {}
     for item in items.split(",") if items.strip() else []:
         key, equals, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if not equals or not _FACTORY.fullmatch(key) or not raw:
-            raise AgentSpecError(f"{item.strip()!r} in {text!r} is not key=value with a Python "
-                                 f"name as the key (e.g. {EXAMPLE},depth=2)")
+            raise AgentSpecError(
+                f"{item.strip()!r} in {text!r} is not key=value with a Python "
+                f"name as the key (e.g. {EXAMPLE},depth=2)"
+            )
         key = "book" if key.lower() == "book" else key
         if key in params:
             raise AgentSpecError(f"parameter {key!r} is given twice in {text!r}")
@@ -80,8 +83,16 @@ def parse(text: str, rest: str) -> Spec:
         else:
             params[key] = _typed(raw)
     params.setdefault("book", False)
-    return Spec("py", {"module": module, "factory": factory, "kwargs": {
-        k: v for k, v in params.items() if k != "book"}, "book": params["book"]}, text)
+    return Spec(
+        "py",
+        {
+            "module": module,
+            "factory": factory,
+            "kwargs": {k: v for k, v in params.items() if k != "book"},
+            "book": params["book"],
+        },
+        text,
+    )
 
 
 _OLD_PACKAGES = ("agents", "solver", "book", "cli")
@@ -97,7 +108,8 @@ def load_module(name: str, spec_text: str) -> ModuleType:
                 if not os.path.isfile(path):
                     raise FileNotFoundError(f"no file {name!r}")
                 loader_spec = importlib.util.spec_from_file_location(
-                    f"ttt_plugin_{len(_FILE_MODULES)}", path)
+                    f"ttt_plugin_{len(_FILE_MODULES)}", path
+                )
                 module = importlib.util.module_from_spec(loader_spec)
                 loader_spec.loader.exec_module(module)
                 _FILE_MODULES[path] = module
@@ -111,12 +123,15 @@ def load_module(name: str, spec_text: str) -> ModuleType:
             raise AgentSpecError(
                 f"{spec_text!r}: {name!r} imports {error.name!r}, a name ttt-solve no longer "
                 f"installs; write 'from ttt_solve.agents import Agent' (every part of ttt-solve "
-                f"is now under ttt_solve: ttt_solve.solver, ttt_solve.book, ...)") from None
-        raise AgentSpecError(f"{spec_text!r}: cannot load {name!r}: "
-                             f"{type(error).__name__}: {error}") from None
+                f"is now under ttt_solve: ttt_solve.solver, ttt_solve.book, ...)"
+            ) from None
+        raise AgentSpecError(
+            f"{spec_text!r}: cannot load {name!r}: {type(error).__name__}: {error}"
+        ) from None
     except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
-        raise AgentSpecError(f"{spec_text!r}: cannot load {name!r}: "
-                             f"{type(error).__name__}: {error}") from None
+        raise AgentSpecError(
+            f"{spec_text!r}: cannot load {name!r}: {type(error).__name__}: {error}"
+        ) from None
 
 
 class PluginAgent(Agent):
@@ -124,8 +139,9 @@ class PluginAgent(Agent):
 
     name = "py"
 
-    def __init__(self, rng: random.Random, inner: Any, *, book: Book | None = None,
-                 spec: str | None = None) -> None:
+    def __init__(
+        self, rng: random.Random, inner: Any, *, book: Book | None = None, spec: str | None = None
+    ) -> None:
         super().__init__(rng, book=book, spec=spec)
         self.inner = inner
 
@@ -144,15 +160,21 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
     factory = getattr(module, params["factory"], None)
     if not callable(factory):
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
-        raise AgentSpecError(f"{spec.text!r}: {params['module']!r} has no callable "
-                             f"{params['factory']!r}; it has: {', '.join(sorted(names)) or '-'}")
+        raise AgentSpecError(
+            f"{spec.text!r}: {params['module']!r} has no callable "
+            f"{params['factory']!r}; it has: {', '.join(sorted(names)) or '-'}"
+        )
     try:
         inner = factory(rng, **params["kwargs"])
     except (TypeError, ValueError) as error:
-        raise AgentSpecError(f"{spec.text!r}: {params['factory']}(rng, "
-                             f"{', '.join(f'{k}={v!r}' for k, v in params['kwargs'].items())}) "
-                             f"failed: {error}") from None
+        raise AgentSpecError(
+            f"{spec.text!r}: {params['factory']}(rng, "
+            f"{', '.join(f'{k}={v!r}' for k, v in params['kwargs'].items())}) "
+            f"failed: {error}"
+        ) from None
     if not callable(getattr(inner, "select_move", None)):
-        raise AgentSpecError(f"{spec.text!r}: {params['factory']} returned "
-                             f"{type(inner).__name__}, which has no select_move(position) method")
+        raise AgentSpecError(
+            f"{spec.text!r}: {params['factory']} returned "
+            f"{type(inner).__name__}, which has no select_move(position) method"
+        )
     return PluginAgent(rng, inner, book=book, spec=spec.text)

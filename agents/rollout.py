@@ -9,13 +9,14 @@ method of the agent's generator: one call per random move, no other allocation.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from ttt_solve.agents.tables import Tables
 
 
-def random_playout(t: Tables, me: int, opp: int, cells: list[int], n: int,
-                   random: Callable[[], float]) -> int:
+def random_playout(
+    t: Tables, me: int, opp: int, cells: list[int], n: int, random: Callable[[], float]
+) -> int:
     """Uniformly random moves to the end."""
     win = t.win
     if win is None:
@@ -34,8 +35,9 @@ def random_playout(t: Tables, me: int, opp: int, cells: list[int], n: int,
     return 0
 
 
-def _random_playout_lines(t: Tables, me: int, opp: int, cells: list[int], n: int,
-                          random: Callable[[], float]) -> int:
+def _random_playout_lines(
+    t: Tables, me: int, opp: int, cells: list[int], n: int, random: Callable[[], float]
+) -> int:
     """:func:`random_playout` for boards without a win table: test the lines through the move."""
     through = t.lines_through_bit
     sign = 1
@@ -53,8 +55,9 @@ def _random_playout_lines(t: Tables, me: int, opp: int, cells: list[int], n: int
     return 0
 
 
-def heuristic_playout(t: Tables, me: int, opp: int, cells: list[int], n: int,
-                      random: Callable[[], float]) -> int:
+def heuristic_playout(
+    t: Tables, me: int, opp: int, cells: list[int], n: int, random: Callable[[], float]
+) -> int:
     """Each move: win now if possible, else block the opponent's threat, else random."""
     wins_with = t.wins_with
     sign = 1

@@ -15,9 +15,9 @@ it is imported only when such a spec is used.
 from __future__ import annotations
 
 import math
-
 import random
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.heuristic import HeuristicAgent
@@ -27,12 +27,13 @@ from ttt_solve.agents.montecarlo import MonteCarloAgent
 from ttt_solve.agents.perfect import PerfectAgent
 from ttt_solve.agents.random_agent import RandomAgent
 from ttt_solve.agents.rollout import PLAYOUTS
+from ttt_solve.errors import TttError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ttt_solve.book.reader import Book
 
 
-class AgentSpecError(ValueError):
+class AgentSpecError(TttError, ValueError):
     """A spec string that names no agent, an unknown parameter, or a bad value."""
 
 
@@ -54,34 +55,62 @@ BOOK = Param("bool", False, "play the book's best move where the book holds the 
 
 AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Param], str]] = {
     "random": (RandomAgent, {}, "a uniformly random legal move"),
-    "heuristic": (HeuristicAgent, {},
-                  "win, block, double threat, block double threat, best line-count score"),
-    "minimax": (MinimaxAgent, {
-        "depth": Param("int", 3, "plies searched before the evaluation"),
-    }, "negamax to a depth, line-count evaluation at the horizon"),
-    "alphabeta": (AlphaBetaAgent, {
-        "depth": Param("int", 4, "plies searched; at least the empty cells = exact"),
-    }, "minimax with alpha-beta pruning"),
-    "montecarlo": (MonteCarloAgent, {
-        "playouts": Param("int", 100, "random games after each legal move"),
-    }, "pure Monte Carlo: best mean playout result"),
-    "mcts": (MctsAgent, {
-        "iterations": Param("int", 1000, "simulations per move"),
-        "c": Param("float", 1.4, "UCT exploration constant"),
-        "rollout": Param("choice", "random", "playout policy", tuple(PLAYOUTS)),
-        "solver": Param("bool", False, "back up proven wins and losses (MCTS-Solver)"),
-    }, "UCT tree search, final move by visit count"),
+    "heuristic": (
+        HeuristicAgent,
+        {},
+        "win, block, double threat, block double threat, best line-count score",
+    ),
+    "minimax": (
+        MinimaxAgent,
+        {
+            "depth": Param("int", 3, "plies searched before the evaluation"),
+        },
+        "negamax to a depth, line-count evaluation at the horizon",
+    ),
+    "alphabeta": (
+        AlphaBetaAgent,
+        {
+            "depth": Param("int", 4, "plies searched; at least the empty cells = exact"),
+        },
+        "minimax with alpha-beta pruning",
+    ),
+    "montecarlo": (
+        MonteCarloAgent,
+        {
+            "playouts": Param("int", 100, "random games after each legal move"),
+        },
+        "pure Monte Carlo: best mean playout result",
+    ),
+    "mcts": (
+        MctsAgent,
+        {
+            "iterations": Param("int", 1000, "simulations per move"),
+            "c": Param("float", 1.4, "UCT exploration constant"),
+            "rollout": Param("choice", "random", "playout policy", tuple(PLAYOUTS)),
+            "solver": Param("bool", False, "back up proven wins and losses (MCTS-Solver)"),
+        },
+        "UCT tree search, final move by visit count",
+    ),
     "perfect": (PerfectAgent, {}, "the book's best move (needs the book)"),
 }
 """Agent name -> (class, parameters, one-line description)."""
 
 PREFIXES: dict[str, tuple[str, str]] = {
-    "py": ("ttt_solve.agents.plugin", "py:package.module:factory[,key=value...]: a Python agent from "
-                            "anywhere (factory(rng, **params) returns an agent)"),
-    "cmd": ("ttt_solve.agents.engine", "cmd:COMMAND[,timeout=SECONDS]: an external engine speaking the "
-                             "line protocol of docs/PROTOCOL.md"),
-    "openspiel": ("ttt_solve.agents.openspiel", "openspiel:mcts|alphabeta|minimax[:key=value...]: "
-                                      "OpenSpiel's bots (pip install 'ttt-solve[openspiel]')"),
+    "py": (
+        "ttt_solve.agents.plugin",
+        "py:package.module:factory[,key=value...]: a Python agent from "
+        "anywhere (factory(rng, **params) returns an agent)",
+    ),
+    "cmd": (
+        "ttt_solve.agents.engine",
+        "cmd:COMMAND[,timeout=SECONDS]: an external engine speaking the "
+        "line protocol of docs/PROTOCOL.md",
+    ),
+    "openspiel": (
+        "ttt_solve.agents.openspiel",
+        "openspiel:mcts|alphabeta|minimax[:key=value...]: "
+        "OpenSpiel's bots (pip install 'ttt-solve[openspiel]')",
+    ),
 }
 """Prefix -> (module that parses and builds such specs, one-line description).
 
@@ -165,8 +194,10 @@ def parse_spec(text: str) -> Spec:
     if name in PREFIXES:
         return _prefix_module(name).parse(spec, rest)
     if name not in AGENTS:
-        raise AgentSpecError(f"unknown agent {name!r} in {spec!r}; agents: {agent_names()}; "
-                             f"from outside: {', '.join(p + ':...' for p in PREFIXES)}")
+        raise AgentSpecError(
+            f"unknown agent {name!r} in {spec!r}; agents: {agent_names()}; "
+            f"from outside: {', '.join(p + ':...' for p in PREFIXES)}"
+        )
     params = parse_params(spec, name, rest, {**AGENTS[name][1], "book": BOOK})
     return Spec(name, params, spec)
 
@@ -180,18 +211,22 @@ def parse_params(spec: str, name: str, text: str, params_of: dict[str, Param]) -
             key, equals, raw = item.partition("=")
             key, raw = key.strip().lower(), raw.strip()
             if not equals or not key or not raw:
-                raise AgentSpecError(f"{item.strip()!r} in {spec!r} is not key=value "
-                                     f"(e.g. mcts:iterations=1000,c=1.4)")
+                raise AgentSpecError(
+                    f"{item.strip()!r} in {spec!r} is not key=value "
+                    f"(e.g. mcts:iterations=1000,c=1.4)"
+                )
             if key not in params_of:
                 known = ", ".join(p.describe(k) for k, p in params_of.items())
-                raise AgentSpecError(f"unknown parameter {key!r} for {name} in {spec!r}; "
-                                     f"{name} takes: {known}")
+                raise AgentSpecError(
+                    f"unknown parameter {key!r} for {name} in {spec!r}; {name} takes: {known}"
+                )
             params[key] = _convert(spec, name, key, raw, params_of[key])
     return params
 
 
-def make_agent(spec: str | Spec, rng: random.Random | None = None,
-               book: Book | None = None) -> Agent:
+def make_agent(
+    spec: str | Spec, rng: random.Random | None = None, book: Book | None = None
+) -> Agent:
     """The agent a spec names, drawing from ``rng`` (default: ``random.Random(0)``).
 
     ``book`` is handed to agents that read it (``perfect``, ``book=true``) and ignored by the
@@ -202,8 +237,7 @@ def make_agent(spec: str | Spec, rng: random.Random | None = None,
         raise AgentSpecError(f"{parsed.text!r} reads the book, but no book was given (--db)")
     rng = rng if rng is not None else random.Random(0)
     if parsed.external:
-        return _prefix_module(parsed.name).build(parsed, rng,
-                                                 book if parsed.needs_book else None)
+        return _prefix_module(parsed.name).build(parsed, rng, book if parsed.needs_book else None)
     cls = AGENTS[parsed.name][0]
     params = dict(parsed.params)
     params.pop("book")

@@ -22,8 +22,19 @@ WIN_TABLE_CELLS = 20
 class Tables:
     """Precomputed masks of one game. Read-only after construction."""
 
-    __slots__ = ("rules", "cells", "full", "lines", "lines_through", "bits", "order",
-                 "order_bits", "line_count", "win", "lines_through_bit")
+    __slots__ = (
+        "rules",
+        "cells",
+        "full",
+        "lines",
+        "lines_through",
+        "bits",
+        "order",
+        "order_bits",
+        "line_count",
+        "win",
+        "lines_through_bit",
+    )
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -36,10 +47,16 @@ class Tables:
         self.line_count = tuple(len(through) for through in rules.lines_through)
         centre_r, centre_c = (rules.rows - 1) / 2, (rules.cols - 1) / 2
         # Most lines first; among equals the cell nearer the centre, then the lower index.
-        self.order = tuple(sorted(
-            range(rules.cells),
-            key=lambda c: (-self.line_count[c],
-                           abs(c // rules.cols - centre_r) + abs(c % rules.cols - centre_c), c)))
+        self.order = tuple(
+            sorted(
+                range(rules.cells),
+                key=lambda c: (
+                    -self.line_count[c],
+                    abs(c // rules.cols - centre_r) + abs(c % rules.cols - centre_c),
+                    c,
+                ),
+            )
+        )
         self.order_bits = tuple(1 << c for c in self.order)
         self.win = _win_table(rules) if rules.cells <= WIN_TABLE_CELLS else None
 

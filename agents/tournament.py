@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 from ttt_solve.agents.match import derive_seed
 from ttt_solve.agents.parallel import AgentMaker, Worker, chunked, run_chunks
@@ -38,10 +39,17 @@ class Standing(NamedTuple):
         return self.points / self.games if self.games else 0.0
 
 
-def round_robin(makers: Sequence[Any], rules: Rules, games: int, *, seed: int = 0,
-                book: Any = None, jobs: int = 2,
-                progress: Callable[[int, int], None] | None = None,
-                probe_seconds: float | None = None) -> list[Pairing]:
+def round_robin(
+    makers: Sequence[Any],
+    rules: Rules,
+    games: int,
+    *,
+    seed: int = 0,
+    book: Any = None,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+    probe_seconds: float | None = None,
+) -> list[Pairing]:
     """Play every pair ``games`` times (the first of the pair is X in even-numbered games).
 
     Each game's generators are seeded from ``seed``, the pair and the game number, so the
@@ -54,14 +62,26 @@ def round_robin(makers: Sequence[Any], rules: Rules, games: int, *, seed: int = 
     for i, j in pairs:
         for game in range(games):
             x, o = (i, j) if game % 2 == 0 else (j, i)
-            tasks.append((x, o, derive_seed(seed, "tournament", i, j, game, "x"),
-                          derive_seed(seed, "tournament", i, j, game, "o")))
+            tasks.append(
+                (
+                    x,
+                    o,
+                    derive_seed(seed, "tournament", i, j, game, "x"),
+                    derive_seed(seed, "tournament", i, j, game, "o"),
+                )
+            )
     worker = Worker(rules, [maker.build(book) for maker in makers])
     parallel = all(isinstance(m, AgentMaker) for m in makers)
     extra = {} if probe_seconds is None else {"probe_seconds": probe_seconds}
-    played = run_chunks(worker, "games", chunked(tasks, GAME_CHUNK),
-                        makers=list(makers) if parallel else None, jobs=jobs,
-                        progress=progress, **extra)
+    played = run_chunks(
+        worker,
+        "games",
+        chunked(tasks, GAME_CHUNK),
+        makers=list(makers) if parallel else None,
+        jobs=jobs,
+        progress=progress,
+        **extra,
+    )
     tally = {pair: [0, 0, 0] for pair in pairs}
     for (x, o, _, _), (_, winner) in zip(tasks, played):
         pair = (min(x, o), max(x, o))

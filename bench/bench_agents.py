@@ -64,28 +64,63 @@ def main() -> None:
         wall, cpu = mcts_move_ms(rules, args.repeat)
         target = f"<= {TARGET_MS:.1f} ms" if rules.cells == 9 else "-"
         verdict = ("yes" if wall <= TARGET_MS else "NO") if rules.cells == 9 else "-"
-        rows.append([f"mcts 1,000 simulations, empty {rules.name}",
-                     f"{wall:.1f} ms wall, {cpu:.1f} ms CPU",
-                     f"{SIMULATIONS / wall * 1000:,.0f} sims/s wall, "
-                     f"{SIMULATIONS / cpu * 1000:,.0f} CPU",
-                     f"{OPENSPIEL_MS / wall:.1f}x" if rules.cells == 9 else "-", target, verdict])
+        rows.append(
+            [
+                f"mcts 1,000 simulations, empty {rules.name}",
+                f"{wall:.1f} ms wall, {cpu:.1f} ms CPU",
+                f"{SIMULATIONS / wall * 1000:,.0f} sims/s wall, "
+                f"{SIMULATIONS / cpu * 1000:,.0f} CPU",
+                f"{OPENSPIEL_MS / wall:.1f}x" if rules.cells == 9 else "-",
+                target,
+                verdict,
+            ]
+        )
     with tempfile.TemporaryDirectory(prefix="ttt-bench-") as workdir:
         db = os.path.join(workdir, "3x3.sqlite")
-        subprocess.run([script("ttt-solve"), "--size", "3", "--win", "3", "--db", db, "-q"],
-                       check=True)
-        run = measure([script("ttt"), "audit", "--agent", "mcts:iterations=1000", "--size", "3",
-                       "--win", "3", "--positions", "all", "--db", db, "--json", "-q"])
+        subprocess.run(
+            [script("ttt-solve"), "--size", "3", "--win", "3", "--db", db, "-q"], check=True
+        )
+        run = measure(
+            [
+                script("ttt"),
+                "audit",
+                "--agent",
+                "mcts:iterations=1000",
+                "--size",
+                "3",
+                "--win",
+                "3",
+                "--positions",
+                "all",
+                "--db",
+                db,
+                "--json",
+                "-q",
+            ]
+        )
         if run.returncode != 0:
             sys.exit(f"ttt audit failed:\n{run.output}")
         figures = json.loads(run.output)
-        rows.append(["ttt audit --agent mcts:iterations=1000 --positions all (3x3)",
-                     f"{run.seconds:.1f} s", f"{figures['graded']} positions, accuracy "
-                     f"{100 * figures['accuracy']:.2f}%", "-", f"< {AUDIT_TARGET_S:.0f} s",
-                     "yes" if run.seconds < AUDIT_TARGET_S else "NO"])
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall times grow "
-          f"with it)")
-    print(tabulate(rows, headers=["measure", "ours", "rate / result", "vs OpenSpiel (37 ms)",
-                                  "target", "met"], tablefmt="simple_outline"))
+        rows.append(
+            [
+                "ttt audit --agent mcts:iterations=1000 --positions all (3x3)",
+                f"{run.seconds:.1f} s",
+                f"{figures['graded']} positions, accuracy {100 * figures['accuracy']:.2f}%",
+                "-",
+                f"< {AUDIT_TARGET_S:.0f} s",
+                "yes" if run.seconds < AUDIT_TARGET_S else "NO",
+            ]
+        )
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (wall times grow with it)"
+    )
+    print(
+        tabulate(
+            rows,
+            headers=["measure", "ours", "rate / result", "vs OpenSpiel (37 ms)", "target", "met"],
+            tablefmt="simple_outline",
+        )
+    )
 
 
 if __name__ == "__main__":

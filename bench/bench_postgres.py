@@ -79,18 +79,24 @@ def time_write(url: str, plies: list, copy: bool) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--url", default=os.environ.get("TTT_TEST_POSTGRES_URL"),
-                        help="a database on the server (default: $TTT_TEST_POSTGRES_URL)")
-    parser.add_argument("--executemany", action="store_true",
-                        help="also time the executemany path (slow)")
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("TTT_TEST_POSTGRES_URL"),
+        help="a database on the server (default: $TTT_TEST_POSTGRES_URL)",
+    )
+    parser.add_argument(
+        "--executemany", action="store_true", help="also time the executemany path (slow)"
+    )
     args = parser.parse_args()
     if not args.url:
         sys.exit("no server: pass --url postgresql+psycopg://USER@HOST:PORT/DB")
     engine = sa.create_engine(args.url)
     with engine.connect() as conn:
         version = conn.execute(sa.text("SHOW server_version")).scalar()
-        settings = {name: conn.execute(sa.text(f"SHOW {name}")).scalar()
-                    for name in ("fsync", "synchronous_commit", "shared_buffers")}
+        settings = {
+            name: conn.execute(sa.text(f"SHOW {name}")).scalar()
+            for name in ("fsync", "synchronous_commit", "shared_buffers")
+        }
     engine.dispose()
     print(f"PostgreSQL {version}, " + ", ".join(f"{k}={v}" for k, v in settings.items()))
 
@@ -100,19 +106,47 @@ def main() -> None:
         if run.returncode != 0:
             sys.exit(f"ttt-solve failed:\n{run.output}")
         rows = stored_rows(url)
-        table.append(["ttt-solve, whole process", f"{run.seconds:.2f}", f"{rows:,}",
-                      f"{rows / run.seconds / 1e6:.2f}", f"{TARGET_SECONDS:g}",
-                      "yes" if rows == CANONICAL else "NO"])
+        table.append(
+            [
+                "ttt-solve, whole process",
+                f"{run.seconds:.2f}",
+                f"{rows:,}",
+                f"{rows / run.seconds / 1e6:.2f}",
+                f"{TARGET_SECONDS:g}",
+                "yes" if rows == CANONICAL else "NO",
+            ]
+        )
     plies = list(ExhaustiveSolver(RULES).solve())
     for label, copy in [("write_game, COPY binary", True)] + (
-            [("write_game, executemany", False)] if args.executemany else []):
+        [("write_game, executemany", False)] if args.executemany else []
+    ):
         with Database(args.url) as url:
             seconds = time_write(url, plies, copy)
             rows = stored_rows(url)
-        table.append([label, f"{seconds:.2f}", f"{rows:,}", f"{rows / seconds / 1e6:.2f}", "-",
-                      "yes" if rows == CANONICAL else "NO"])
-    print(tabulate(table, headers=["4x4 k=4 into PostgreSQL", "wall s", "rows", "M rows/s",
-                                   "target s", "count ok"], tablefmt="github"))
+        table.append(
+            [
+                label,
+                f"{seconds:.2f}",
+                f"{rows:,}",
+                f"{rows / seconds / 1e6:.2f}",
+                "-",
+                "yes" if rows == CANONICAL else "NO",
+            ]
+        )
+    print(
+        tabulate(
+            table,
+            headers=[
+                "4x4 k=4 into PostgreSQL",
+                "wall s",
+                "rows",
+                "M rows/s",
+                "target s",
+                "count ok",
+            ],
+            tablefmt="github",
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -66,18 +66,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=float, default=300.0, help="seconds allowed per run")
     parser.add_argument("--modes", default="weak,exact", help="weak, exact or both")
-    parser.add_argument("--engines", default="compiled,python",
-                        help="compiled (Numba), python, or both (default)")
-    parser.add_argument("--book-depth", type=int, default=4,
-                        help="build a (5,5,4) opening book to this ply (default 4)")
+    parser.add_argument(
+        "--engines", default="compiled,python", help="compiled (Numba), python, or both (default)"
+    )
+    parser.add_argument(
+        "--book-depth",
+        type=int,
+        default=4,
+        help="build a (5,5,4) opening book to this ply (default 4)",
+    )
     parser.add_argument("--no-book", action="store_true", help="skip the opening book")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="processes proving the book's deepest ply (default 1)")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="processes proving the book's deepest ply (default 1)"
+    )
     args = parser.parse_args()
     engines = args.engines.split(",")
     if "compiled" in engines:
-        print(f"compiled engine ready in {warm_up('compiled'):.1f} s (compile or cache load)",
-              file=sys.stderr, flush=True)
+        print(
+            f"compiled engine ready in {warm_up('compiled'):.1f} s (compile or cache load)",
+            file=sys.stderr,
+            flush=True,
+        )
     table = []
     for (columns, rows, k), published, target in BOARDS:
         rules = Rules(rows, columns, k)
@@ -87,13 +96,40 @@ def main() -> None:
                 ratio = "-"
                 if target and mode == "weak" and value != "timeout":
                     ratio = f"{float(seconds) / target:.2f}"
-                table.append([f"({columns},{rows},{k})", f"--size {rules.size} --win {k}",
-                              engine, mode, value, published, f"{nodes:,}", rate, seconds,
-                              f"{target:g}" if target and mode == "weak" else "-", ratio])
+                table.append(
+                    [
+                        f"({columns},{rows},{k})",
+                        f"--size {rules.size} --win {k}",
+                        engine,
+                        mode,
+                        value,
+                        published,
+                        f"{nodes:,}",
+                        rate,
+                        seconds,
+                        f"{target:g}" if target and mode == "weak" else "-",
+                        ratio,
+                    ]
+                )
                 print(tabulate([table[-1]], tablefmt="plain"), file=sys.stderr, flush=True)
-    print(tabulate(table, headers=["(cols,rows,k)", "options", "engine", "mode", "value",
-                                   "published", "nodes", "nodes/s", "seconds", "target s",
-                                   "ratio"]))
+    print(
+        tabulate(
+            table,
+            headers=[
+                "(cols,rows,k)",
+                "options",
+                "engine",
+                "mode",
+                "value",
+                "published",
+                "nodes",
+                "nodes/s",
+                "seconds",
+                "target s",
+                "ratio",
+            ],
+        )
+    )
     if not args.no_book:
         rules = Rules(5, 5, 4)
         builder = OpeningBookBuilder(rules, args.book_depth, jobs=args.jobs)
@@ -101,13 +137,17 @@ def main() -> None:
         positions = sum(len(table.keys) for table in builder.solve())
         seconds = time.perf_counter() - started
         target = BOOK_TARGET.get(args.book_depth)
-        print(f"\n(5,5,4) opening book to ply {args.book_depth}, {builder.prover.engine} "
-              f"engine, {args.jobs} process(es): {positions:,} positions, "
-              f"{builder.nodes:,} nodes, {seconds:.1f} s "
-              f"({builder.nodes / seconds:,.0f} nodes/s)"
-              + (f"; target {target:g} s, ratio {seconds / target:.2f}" if target else ""))
-    print(f"\n{os.cpu_count()} cores; ratio = seconds / target (under 1 meets the target); "
-          "weak: outcome only; exact: outcome and remoteness")
+        print(
+            f"\n(5,5,4) opening book to ply {args.book_depth}, {builder.prover.engine} "
+            f"engine, {args.jobs} process(es): {positions:,} positions, "
+            f"{builder.nodes:,} nodes, {seconds:.1f} s "
+            f"({builder.nodes / seconds:,.0f} nodes/s)"
+            + (f"; target {target:g} s, ratio {seconds / target:.2f}" if target else "")
+        )
+    print(
+        f"\n{os.cpu_count()} cores; ratio = seconds / target (under 1 meets the target); "
+        "weak: outcome only; exact: outcome and remoteness"
+    )
 
 
 if __name__ == "__main__":

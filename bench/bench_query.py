@@ -61,11 +61,13 @@ def random_positions(rules: Rules, count: int, seed: int) -> list[Position]:
 
 def query_path_modules(db: str) -> str:
     """Which heavy packages one ``ttt query`` imports (run in a fresh interpreter)."""
-    code = ("import sys\nfrom cli.main import ttt\n"
-            f"try: ttt(['query', '--size', '4', '--win', '4', '--db', {db!r}])\n"
-            "except SystemExit: pass\n"
-            "print(' '.join(p for p in ('numpy', 'sqlalchemy', 'tabulate', 'solver.alphabeta',"
-            " 'solver.exhaustive') if p in sys.modules) or 'none', file=sys.stderr)")
+    code = (
+        "import sys\nfrom cli.main import ttt\n"
+        f"try: ttt(['query', '--size', '4', '--win', '4', '--db', {db!r}])\n"
+        "except SystemExit: pass\n"
+        "print(' '.join(p for p in ('numpy', 'sqlalchemy', 'tabulate', 'solver.alphabeta',"
+        " 'solver.exhaustive') if p in sys.modules) or 'none', file=sys.stderr)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     return done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "?"
 
@@ -91,17 +93,29 @@ def main() -> None:
         if any(run.returncode for run in runs):
             sys.exit(f"ttt query failed:\n{runs[0].output}")
         median = statistics.median(run.seconds for run in runs)
-        rows.append(["ttt query, 4x4 k=4 (median of %d processes)" % args.runs,
-                     f"{median:.3f} s (min {min(r.seconds for r in runs):.3f}, "
-                     f"max {max(r.seconds for r in runs):.3f})",
-                     f"{QUERY_TARGET_S} s", f"{median / QUERY_TARGET_S:.2f}"])
-        rows.append(["  peak memory of that process", f"{max(r.peak_mib for r in runs):.0f} MiB",
-                     "-", "-"])
+        rows.append(
+            [
+                f"ttt query, 4x4 k=4 (median of {args.runs} processes)",
+                f"{median:.3f} s (min {min(r.seconds for r in runs):.3f}, "
+                f"max {max(r.seconds for r in runs):.3f})",
+                f"{QUERY_TARGET_S} s",
+                f"{median / QUERY_TARGET_S:.2f}",
+            ]
+        )
+        rows.append(
+            ["  peak memory of that process", f"{max(r.peak_mib for r in runs):.0f} MiB", "-", "-"]
+        )
         rows.append(["  heavy imports on the query path", query_path_modules(db44), "-", "-"])
         started = time.perf_counter()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
-        rows.append(["  bare interpreter start, for scale",
-                     f"{time.perf_counter() - started:.3f} s", "-", "-"])
+        rows.append(
+            [
+                "  bare interpreter start, for scale",
+                f"{time.perf_counter() - started:.3f} s",
+                "-",
+                "-",
+            ]
+        )
 
         # The Python API, one lookup per call and batched.
         rules = Rules(4, 4, 4)
@@ -120,29 +134,56 @@ def main() -> None:
             for position in sample[:1000]:
                 book.moves(position)
             moves_s = time.perf_counter() - started
-        rows.append([f"API: {LOOKUPS:,} random Book.find calls, 4x4 k=4", f"{one_by_one:.3f} s",
-                     f"{LOOKUP_TARGET_S} s", f"{one_by_one / LOOKUP_TARGET_S:.2f}"])
-        rows.append([f"API: the same {LOOKUPS:,} in one Book.find_many", f"{batched:.3f} s",
-                     "-", "-"])
-        rows.append(["API: 1,000 Book.moves calls (position + children)", f"{moves_s:.3f} s",
-                     "-", "-"])
+        rows.append(
+            [
+                f"API: {LOOKUPS:,} random Book.find calls, 4x4 k=4",
+                f"{one_by_one:.3f} s",
+                f"{LOOKUP_TARGET_S} s",
+                f"{one_by_one / LOOKUP_TARGET_S:.2f}",
+            ]
+        )
+        rows.append(
+            [f"API: the same {LOOKUPS:,} in one Book.find_many", f"{batched:.3f} s", "-", "-"]
+        )
+        rows.append(
+            ["API: 1,000 Book.moves calls (position + children)", f"{moves_s:.3f} s", "-", "-"]
+        )
 
         if not args.skip_export:
             db43 = os.path.join(books, "4x4k3.sqlite")
             build(db43, "4", 3)
-            for size, k, db, expand, target in (("4", 3, db43, True, EXPORT_TARGET_MIB),
-                                                ("4", 3, db43, False, None),
-                                                ("4", 4, db44, True, None)):
-                argv = [script("ttt"), "export", "--size", size, "--win", str(k), "--db", db,
-                        "--format", "csv", "-q", "-o", os.devnull]
+            for size, k, db, expand, target in (
+                ("4", 3, db43, True, EXPORT_TARGET_MIB),
+                ("4", 3, db43, False, None),
+                ("4", 4, db44, True, None),
+            ):
+                argv = [
+                    script("ttt"),
+                    "export",
+                    "--size",
+                    size,
+                    "--win",
+                    str(k),
+                    "--db",
+                    db,
+                    "--format",
+                    "csv",
+                    "-q",
+                    "-o",
+                    os.devnull,
+                ]
                 run = measure(argv + (["--expand"] if expand else []))
                 if run.returncode:
                     sys.exit(f"ttt export failed:\n{run.output}")
                 label = f"ttt export{' --expand' if expand else ''}, {size}x{size} k={k}"
-                rows.append([label + " (peak memory)", f"{run.peak_mib:.0f} MiB "
-                             f"in {run.seconds:.1f} s",
-                             f"{target} MiB" if target else "-",
-                             f"{run.peak_mib / target:.2f}" if target else "-"])
+                rows.append(
+                    [
+                        label + " (peak memory)",
+                        f"{run.peak_mib:.0f} MiB in {run.seconds:.1f} s",
+                        f"{target} MiB" if target else "-",
+                        f"{run.peak_mib / target:.2f}" if target else "-",
+                    ]
+                )
         print(tabulate(rows, headers=["measure", "figure", "target", "ratio"]))
 
 

@@ -40,8 +40,9 @@ def main() -> None:
             runs = []
             for attempt in range(args.repeat):
                 db = os.path.join(workdir, f"{size}-{k}-{attempt}.sqlite")
-                run = measure([script("ttt-solve"), "--size", size, "--win", str(k),
-                               "--db", db, "--quiet"])
+                run = measure(
+                    [script("ttt-solve"), "--size", size, "--win", str(k), "--db", db, "--quiet"]
+                )
                 if run.returncode != 0:
                     sys.exit(f"ttt-solve --size {size} --win {k} failed:\n{run.output}")
                 runs.append((run, db))
@@ -50,16 +51,35 @@ def main() -> None:
                 rows = conn.execute("SELECT count(*) FROM positions").fetchone()[0]
                 stored = conn.execute("SELECT positions, reachable FROM games").fetchone()
             counts_ok = rows == canonical and tuple(stored) == (canonical, reachable)
-            table.append([
-                f"{size} k={k}", f"{run.seconds:.2f}",
-                f"{target_s:g}" if target_s else "-",
-                f"{run.seconds / target_s:.2f}" if target_s else "-",
-                f"{run.peak_mib:.0f}", f"{target_mib}" if target_mib else "-",
-                f"{rows:,}", f"{os.path.getsize(db) / 2**20:.1f}",
-                "yes" if counts_ok else "NO",
-            ])
-    print(tabulate(table, headers=["board", "wall s", "target s", "ratio", "peak MiB",
-                                   "target MiB", "rows written", "file MiB", "counts match"]))
+            table.append(
+                [
+                    f"{size} k={k}",
+                    f"{run.seconds:.2f}",
+                    f"{target_s:g}" if target_s else "-",
+                    f"{run.seconds / target_s:.2f}" if target_s else "-",
+                    f"{run.peak_mib:.0f}",
+                    f"{target_mib}" if target_mib else "-",
+                    f"{rows:,}",
+                    f"{os.path.getsize(db) / 2**20:.1f}",
+                    "yes" if counts_ok else "NO",
+                ]
+            )
+    print(
+        tabulate(
+            table,
+            headers=[
+                "board",
+                "wall s",
+                "target s",
+                "ratio",
+                "peak MiB",
+                "target MiB",
+                "rows written",
+                "file MiB",
+                "counts match",
+            ],
+        )
+    )
     print(f"\n{os.cpu_count()} cores; ratio = wall / target (under 1 meets the target)")
 
 

@@ -5,11 +5,26 @@
 ...     b.find(Position.parse("x.o/.x./..o", Rules(3, 3, 3))).value
 """
 
-from ttt_solve.book.errors import (BookError, BookNotFoundError, GameExistsError, GameNotFoundError,
-                         PositionNotFoundError, SchemaVersionError)
+from ttt_solve.book.errors import (
+    BookError,
+    BookNotFoundError,
+    GameExistsError,
+    GameNotFoundError,
+    PositionNotFoundError,
+    SchemaVersionError,
+)
 from ttt_solve.book.reader import Book, Entry, GameInfo, MoveEntry, open_book
 
 __all__ = [
-    "Book", "BookError", "BookNotFoundError", "Entry", "GameExistsError", "GameInfo",
-    "GameNotFoundError", "MoveEntry", "PositionNotFoundError", "SchemaVersionError", "open_book",
+    "Book",
+    "BookError",
+    "BookNotFoundError",
+    "Entry",
+    "GameExistsError",
+    "GameInfo",
+    "GameNotFoundError",
+    "MoveEntry",
+    "PositionNotFoundError",
+    "SchemaVersionError",
+    "open_book",
 ]

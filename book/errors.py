@@ -1,7 +1,9 @@
 """Exceptions of the storage layer; messages say what was found and what was expected."""
 
+from ttt_solve.errors import TttError
 
-class BookError(Exception):
+
+class BookError(TttError):
     """Base of every book problem that a user can fix (wrong path, missing game, ...)."""
 
 
@@ -25,8 +27,12 @@ class GameExistsError(BookError):
         self.game = game
 
 
-class PositionNotFoundError(KeyError):
+class PositionNotFoundError(BookError, KeyError):
     """A position that the book does not hold (an opening book stops at its depth)."""
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else "position not in book"
+
+
+class OutOfReachError(BookError):
+    """The book does not hold the answer and a live search could not find it in time."""

@@ -11,7 +11,7 @@ them.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -43,14 +43,16 @@ def stored_version(conn: Connection) -> int | None:
     """
     if not sa.inspect(conn).has_table(schema.meta.name):
         return None
-    found = conn.execute(sa.select(schema.meta.c.value).where(
-        schema.meta.c.name == "schema_version")).scalar()
+    found = conn.execute(
+        sa.select(schema.meta.c.value).where(schema.meta.c.name == "schema_version")
+    ).scalar()
     try:
         return int(found)
     except (TypeError, ValueError):
         raise SchemaVersionError(
             f"found schema version {found!r}, expected a number: this is not a book written by "
-            f"ttt-solve, or it was damaged") from None
+            f"ttt-solve, or it was damaged"
+        ) from None
 
 
 def check_version(version: int, where: str) -> None:
@@ -59,13 +61,15 @@ def check_version(version: int, where: str) -> None:
     if version > current:
         raise SchemaVersionError(
             f"{where} was written by a newer ttt-solve: found schema version {version}, "
-            f"expected {current} or older; upgrade ttt-solve to use it")
+            f"expected {current} or older; upgrade ttt-solve to use it"
+        )
     missing = [step for step in range(version, current) if step not in UPGRADES]
     if missing:
         raise SchemaVersionError(
             f"{where} was written by an older ttt-solve: found schema version {version}, "
             f"expected {current}, and there is no upgrade from version {missing[0]}; "
-            f"solve the games again into a new book (--db NEW)")
+            f"solve the games again into a new book (--db NEW)"
+        )
 
 
 def prepare_schema(engine: Engine, where: str | None = None) -> int:
@@ -84,13 +88,17 @@ def prepare_schema(engine: Engine, where: str | None = None) -> int:
             if other:
                 raise SchemaVersionError(
                     f"{where} is not a ttt-solve book (found tables {', '.join(other)}, "
-                    f"expected meta, games, positions)")
+                    f"expected meta, games, positions)"
+                )
             schema.metadata.create_all(conn)  # the meta table's after_create records the version
             return 0
         check_version(version, where)
         for step in range(version, schema.SCHEMA_VERSION):
             UPGRADES[step](conn)
         if version != schema.SCHEMA_VERSION:
-            conn.execute(sa.update(schema.meta).where(schema.meta.c.name == "schema_version")
-                         .values(value=str(schema.SCHEMA_VERSION)))
+            conn.execute(
+                sa.update(schema.meta)
+                .where(schema.meta.c.name == "schema_version")
+                .values(value=str(schema.SCHEMA_VERSION))
+            )
         return version

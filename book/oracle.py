@@ -17,9 +17,10 @@ book. ``ttt query`` answers through this module, and so can anything that grades
 from __future__ import annotations
 
 import time
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
-from ttt_solve.book.errors import BookError
+from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.reader import Book, GameInfo, MoveEntry, solve_command
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.position import Position
@@ -32,10 +33,6 @@ DEFAULT_SEARCH_SECONDS = 3.0
 BOOK = "book"
 BOOK_AND_SEARCH = "book+search"
 SEARCH = "search"
-
-
-class OutOfReachError(BookError):
-    """The book does not hold the answer and a live search could not find it in time."""
 
 
 class Analysis(NamedTuple):
@@ -95,9 +92,14 @@ class Oracle:
     prover is made on first need and kept, so its transposition table serves later calls.
     """
 
-    def __init__(self, rules: Rules, book: Book | None = None, *,
-                 search_seconds: float = DEFAULT_SEARCH_SECONDS,
-                 prover_factory: ProverFactory | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        book: Book | None = None,
+        *,
+        search_seconds: float = DEFAULT_SEARCH_SECONDS,
+        prover_factory: ProverFactory | None = None,
+    ) -> None:
         self.rules = rules
         self.book = book
         self.search_seconds = search_seconds
@@ -113,16 +115,19 @@ class Oracle:
         exhaustive book lacks a position it should hold.
         """
         if position.rules != self.rules:
-            raise ValueError(f"position {position} is of {position.rules.name}, "
-                             f"not of this oracle's {self.rules.name}")
+            raise ValueError(
+                f"position {position} is of {position.rules.name}, "
+                f"not of this oracle's {self.rules.name}"
+            )
         game = self.game
         if game is not None and game.holds_ply(position.ply):
             entry = self.book.find(position)
             if position.is_terminal:
                 return Analysis(position, entry.value, (), BOOK, 0, 0.0)
             if game.holds_ply(position.ply + 1):
-                return Analysis(position, entry.value, tuple(self.book.moves(position)), BOOK,
-                                0, 0.0)
+                return Analysis(
+                    position, entry.value, tuple(self.book.moves(position)), BOOK, 0, 0.0
+                )
             moves, nodes, seconds = self._search_moves(position)
             return Analysis(position, entry.value, moves, BOOK_AND_SEARCH, nodes, seconds)
         if position.is_terminal:
@@ -147,7 +152,8 @@ class Oracle:
             raise self._out_of_reach(position, "live search is not available") from None
         except SearchTimeout:
             raise self._out_of_reach(
-                position, f"a live search gave up after {self.search_seconds:g} s") from None
+                position, f"a live search gave up after {self.search_seconds:g} s"
+            ) from None
         seconds = time.perf_counter() - started
         after = getattr(prover, "nodes", None)
         nodes = after - before if isinstance(before, int) and isinstance(after, int) else 0
@@ -159,12 +165,15 @@ class Oracle:
         game, rules = self.game, self.rules
         db = self.book.db_argument if self.book is not None else "ttt.sqlite"
         if game is None:
-            held = ("the book" if self.book is None else self.book.describe()) + \
-                f" holds no {rules.name} game"
+            held = (
+                "the book" if self.book is None else self.book.describe()
+            ) + f" holds no {rules.name} game"
             command = solve_command(rules, db)
         else:
-            held = (f"{self.book.describe()} holds {rules.name} only to ply {game.book_depth}")
+            held = f"{self.book.describe()} holds {rules.name} only to ply {game.book_depth}"
             # --method, because ttt-solve would otherwise pick the exhaustive solve if it fits.
-            command = (f"{solve_command(rules, db)} --method alphabeta "
-                       f"--book-depth {position.ply + 1} --force")
+            command = (
+                f"{solve_command(rules, db)} --method alphabeta "
+                f"--book-depth {position.ply + 1} --force"
+            )
         return OutOfReachError(f"{held} and {why} on {position}; build the book with: {command}")

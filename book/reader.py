@@ -20,13 +20,18 @@ import json
 import os
 import random
 import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
-from ttt_solve.book.errors import (BookNotFoundError, GameNotFoundError, PositionNotFoundError,
-                         SchemaVersionError)
+from ttt_solve.book.errors import (
+    BookNotFoundError,
+    GameNotFoundError,
+    PositionNotFoundError,
+    SchemaVersionError,
+)
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
@@ -44,8 +49,22 @@ _LOOKUP_BATCH = 400
 _SQLITE_BUSY_MS = 60_000
 
 
-_GAME_COLUMNS = ("id", "rows", "cols", "k", "method", "book_depth", "solver_version", "value",
-                 "remoteness", "positions", "reachable", "figures", "seconds", "solved_at")
+_GAME_COLUMNS = (
+    "id",
+    "rows",
+    "cols",
+    "k",
+    "method",
+    "book_depth",
+    "solver_version",
+    "value",
+    "remoteness",
+    "positions",
+    "reachable",
+    "figures",
+    "seconds",
+    "solved_at",
+)
 _POSITION_COLUMNS = ("ply", "key", "value", "remoteness", "best_moves", "images")
 
 
@@ -112,8 +131,9 @@ class _SqliteRows:
     def __init__(self, path: str) -> None:
         # A Book may be handed between threads, as the SQLAlchemy pool allowed; this SQLite is
         # built serialized (sqlite3.threadsafety == 3), so sharing the connection is safe.
-        self.connection = sqlite3.connect(path, isolation_level=None,
-                                          check_same_thread=sqlite3.threadsafety != 3)
+        self.connection = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=sqlite3.threadsafety != 3
+        )
         self.connection.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
 
     def tables(self) -> list[str]:
@@ -122,7 +142,8 @@ class _SqliteRows:
 
     def schema_version(self) -> str | None:
         row = self.connection.execute(
-            "SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
+            "SELECT value FROM meta WHERE name = 'schema_version'"
+        ).fetchone()
         return None if row is None else row[0]
 
     def games(self, rules: Rules | None = None) -> list[tuple]:
@@ -134,13 +155,18 @@ class _SqliteRows:
         return self.connection.execute(sql + " ORDER BY rows * cols, k", params).fetchall()
 
     def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple]:
-        sql = (f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
-               f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(keys))})")
+        sql = (
+            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
+            f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(keys))})"
+        )
         return self.connection.execute(sql, (game_id, ply, *keys)).fetchall()
 
     def scan(self, game_id: int, open_only: bool) -> Iterator[tuple]:
-        sql = (f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions WHERE game_id = ?"
-               + (" AND remoteness > 0" if open_only else "") + " ORDER BY ply, key")
+        sql = (
+            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions WHERE game_id = ?"
+            + (" AND remoteness > 0" if open_only else "")
+            + " ORDER BY ply, key"
+        )
         yield from self.connection.execute(sql, (game_id,))
 
     def close(self) -> None:
@@ -164,8 +190,9 @@ class _EngineRows:
         from ttt_solve.book import schema
 
         with self.engine.connect() as conn:
-            return conn.execute(sa.select(schema.meta.c.value).where(
-                schema.meta.c.name == "schema_version")).scalar()
+            return conn.execute(
+                sa.select(schema.meta.c.value).where(schema.meta.c.name == "schema_version")
+            ).scalar()
 
     def games(self, rules: Rules | None = None) -> list[tuple]:
         import sqlalchemy as sa
@@ -175,11 +202,14 @@ class _EngineRows:
         games = schema.games
         query = sa.select(*(games.c[name] for name in _GAME_COLUMNS))
         if rules is not None:
-            query = query.where(games.c.rows == rules.rows, games.c.cols == rules.cols,
-                                games.c.k == rules.k)
+            query = query.where(
+                games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
+            )
         with self.engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(
-                query.order_by(games.c.rows * games.c.cols, games.c.k))]
+            return [
+                tuple(row)
+                for row in conn.execute(query.order_by(games.c.rows * games.c.cols, games.c.k))
+            ]
 
     def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple]:
         import sqlalchemy as sa
@@ -187,9 +217,9 @@ class _EngineRows:
         from ttt_solve.book import schema
 
         table = schema.positions
-        query = (sa.select(*(table.c[name] for name in _POSITION_COLUMNS))
-                 .where(table.c.game_id == game_id, table.c.ply == ply,
-                        table.c.key.in_(list(keys))))
+        query = sa.select(*(table.c[name] for name in _POSITION_COLUMNS)).where(
+            table.c.game_id == game_id, table.c.ply == ply, table.c.key.in_(list(keys))
+        )
         with self.engine.connect() as conn:
             return [tuple(row) for row in conn.execute(query)]
 
@@ -200,7 +230,8 @@ class _EngineRows:
 
         table = schema.positions
         query = sa.select(*(table.c[name] for name in _POSITION_COLUMNS)).where(
-            table.c.game_id == game_id)
+            table.c.game_id == game_id
+        )
         if open_only:
             query = query.where(table.c.remoteness > 0)
         query = query.order_by(table.c.ply, table.c.key)
@@ -219,8 +250,13 @@ class Book:
     :attr:`engine`.
     """
 
-    def __init__(self, engine: Engine | None, url: URL | str, *,
-                 rows: _SqliteRows | _EngineRows | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine | None,
+        url: URL | str,
+        *,
+        rows: _SqliteRows | _EngineRows | None = None,
+    ) -> None:
         self._engine = engine
         self.url = url
         self._games: dict[Rules, GameInfo] = {}
@@ -273,7 +309,8 @@ class Book:
         if info is None:
             raise GameNotFoundError(
                 f"{self.describe()} holds no {rules.name} game; build it with: "
-                f"{solve_command(rules, self.db_argument)}")
+                f"{solve_command(rules, self.db_argument)}"
+            )
         return info
 
     @property
@@ -357,7 +394,7 @@ class Book:
         found: dict[Position, Entry] = {}
         for ply, keys in by_ply.items():
             for start in range(0, len(keys), _LOOKUP_BATCH):
-                for row in self._rows.positions(info.id, ply, keys[start:start + _LOOKUP_BATCH]):
+                for row in self._rows.positions(info.id, ply, keys[start : start + _LOOKUP_BATCH]):
                     for position, symmetry in wanted[(ply, row[1])]:
                         found[position] = _entry(position, row, symmetry)
         if sum(map(len, wanted.values())) > len(found) and self._replaced(rules, info):
@@ -377,10 +414,14 @@ class Book:
             entry = entries.get(child)
             if entry is None:
                 info = self.game(position.rules)
-                reason = (f"beyond the opening book's depth {info.book_depth}"
-                          if not info.holds_ply(child.ply) else "missing")
+                reason = (
+                    f"beyond the opening book's depth {info.book_depth}"
+                    if not info.holds_ply(child.ply)
+                    else "missing"
+                )
                 raise PositionNotFoundError(
-                    f"the moves of {position} are not in {self.describe()}: {reason}")
+                    f"the moves of {position} are not in {self.describe()}: {reason}"
+                )
             result.append(MoveEntry(cell, position.rules.cell_name(cell), move_value(entry.value)))
         result.sort(key=lambda m: (m.value.sort_key, m.cell))
         return result
@@ -406,8 +447,9 @@ class Book:
         for row in self._rows.scan(info.id, open_only):
             yield StoredRow(*row)
 
-    def iter_rows(self, rules: Rules, where: sa.ColumnElement | None = None,
-                  batch: int = 50_000) -> Iterator[sa.Row]:
+    def iter_rows(
+        self, rules: Rules, where: sa.ColumnElement | None = None, batch: int = 50_000
+    ) -> Iterator[sa.Row]:
         """Every stored row of a game in (ply, key) order, streamed in batches.
 
         ``where`` is an extra SQLAlchemy condition on :data:`book.schema.positions`. Rows have
@@ -438,8 +480,9 @@ def _entry(position: Position, row: Sequence[int], symmetry: int) -> Entry:
 
 def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:
     """The ``ttt-solve`` command line that would put this game into the book ``db``."""
-    return (f"ttt-solve --size {rules.size} --win {rules.k}"
-            + ("" if db == DEFAULT_DB else f" --db {db}"))
+    return f"ttt-solve --size {rules.size} --win {rules.k}" + (
+        "" if db == DEFAULT_DB else f" --db {db}"
+    )
 
 
 def _game_info(row: Sequence[Any]) -> GameInfo:
@@ -451,10 +494,19 @@ def _game_info(row: Sequence[Any]) -> GameInfo:
     solved_at = fields["solved_at"]
     if isinstance(solved_at, str):
         solved_at = datetime.fromisoformat(solved_at)
-    return GameInfo(fields["id"], rules, fields["method"], fields["book_depth"],
-                    fields["solver_version"], value, fields["positions"], fields["reachable"],
-                    Figures.from_dict(json.loads(fields["figures"])), fields["seconds"],
-                    solved_at)
+    return GameInfo(
+        fields["id"],
+        rules,
+        fields["method"],
+        fields["book_depth"],
+        fields["solver_version"],
+        value,
+        fields["positions"],
+        fields["reachable"],
+        Figures.from_dict(json.loads(fields["figures"])),
+        fields["seconds"],
+        solved_at,
+    )
 
 
 def _sqlite_file(db: str) -> str | None:
@@ -490,21 +542,26 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
         if tables:
             raise SchemaVersionError(
                 f"{db} is not a ttt-solve book (found tables {', '.join(sorted(tables))}, "
-                f"expected meta, games, positions)")
+                f"expected meta, games, positions)"
+            )
         if not create:
-            raise BookNotFoundError(f"{db} is not a ttt-solve book: it holds no tables; "
-                                    f"solve a game into it first (ttt-solve --db {db})")
+            raise BookNotFoundError(
+                f"{db} is not a ttt-solve book: it holds no tables; "
+                f"solve a game into it first (ttt-solve --db {db})"
+            )
         return
     found = rows.schema_version()
     try:
         version = int(found)
     except (TypeError, ValueError):
         raise SchemaVersionError(
-            f"{db}: found schema version {found!r}, expected a number") from None
+            f"{db}: found schema version {found!r}, expected a number"
+        ) from None
     if version > SCHEMA_VERSION:
         raise SchemaVersionError(
             f"{db} was written by a newer ttt-solve: found schema version {version}, "
-            f"expected {SCHEMA_VERSION} or older; upgrade ttt-solve to read it")
+            f"expected {SCHEMA_VERSION} or older; upgrade ttt-solve to read it"
+        )
 
 
 def check_schema(engine: Engine, url: URL) -> None:
@@ -522,8 +579,10 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
     """
     path = _sqlite_file(db)
     if path is not None and not create and not os.path.exists(path):
-        raise BookNotFoundError(f"no book at {db}: solve a game into it first (ttt-solve "
-                                f"--size N --win K{'' if db == DEFAULT_DB else ' --db ' + db})")
+        raise BookNotFoundError(
+            f"no book at {db}: solve a game into it first (ttt-solve "
+            f"--size N --win K{'' if db == DEFAULT_DB else ' --db ' + db})"
+        )
     if path is not None and create:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)

@@ -19,9 +19,8 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 
-from ttt_solve.book.errors import BookNotFoundError
-
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION  # noqa: F401  (re-exported)
+from ttt_solve.book.errors import BookNotFoundError
 
 metadata = sa.MetaData()
 
@@ -55,8 +54,9 @@ games = sa.Table(
 positions = sa.Table(
     "positions",
     metadata,
-    sa.Column("game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"),
-              primary_key=True),
+    sa.Column(
+        "game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    ),
     sa.Column("ply", sa.SmallInteger, primary_key=True),
     sa.Column("key", sa.BigInteger, primary_key=True),
     sa.Column("value", sa.SmallInteger, nullable=False),  # side to move: 1 win, 0 draw, -1 loss
@@ -120,10 +120,10 @@ def make_engine(url: URL) -> Engine:
         engine = sa.create_engine(url)
     except (ImportError, sa.exc.ArgumentError) as error:
         shown = url.render_as_string(hide_password=True)
-        hint = (" (install the driver: pip install 'psycopg[binary]')"
-                if is_postgresql(url) else "")
+        hint = " (install the driver: pip install 'psycopg[binary]')" if is_postgresql(url) else ""
         raise BookNotFoundError(f"cannot open a book at {shown}: {error}{hint}") from None
     if is_sqlite(url):
+
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_connection, _record):  # noqa: ANN001
             dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
@@ -139,6 +139,7 @@ def make_engine(url: URL) -> Engine:
         def _on_begin(connection):  # noqa: ANN001
             mode = "IMMEDIATE" if connection.get_execution_options().get("write") else "DEFERRED"
             connection.exec_driver_sql(f"BEGIN {mode}")
+
     return engine
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from array import array
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from ttt_solve.book.reader import Book, GameInfo
-from ttt_solve.solver.exhaustive import PlyTable
+from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.keyarrays import join_scores
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.verify import Problem, check_plies
 
@@ -37,13 +36,20 @@ def stored_plies(book: Book, rules: Rules) -> Iterator[PlyTable]:
 
 def _ply_table(ply: int, columns: tuple[array, ...]) -> PlyTable:
     keys, values, remoteness, best, images = (np.frombuffer(c, dtype=np.int64) for c in columns)
-    return PlyTable(ply, keys.astype(np.uint64), join_scores(values, remoteness),
-                    best.astype(np.uint64), images.astype(np.uint8))
+    return PlyTable(
+        ply,
+        keys.astype(np.uint64),
+        join_scores(values, remoteness),
+        best.astype(np.uint64),
+        images.astype(np.uint8),
+    )
 
 
-def verify_game(book: Book, rules: Rules,
-                move_scores: Callable[[Position], dict[int, int]] | None = None,
-                ) -> tuple[GameInfo, Iterator[Problem]]:
+def verify_game(
+    book: Book,
+    rules: Rules,
+    move_scores: Callable[[Position], dict[int, int]] | None = None,
+) -> tuple[GameInfo, Iterator[Problem]]:
     """The game and every problem found in it: stored rows, and rows against the summary."""
     info = book.game(rules)
     canonical: dict[int, int] = {}
@@ -64,14 +70,22 @@ def verify_game(book: Book, rules: Rules,
             expected = figures.by_ply[weight]
             for ply in sorted(set(expected) | set(counts)):
                 if expected.get(ply, 0) != counts.get(ply, 0):
-                    yield Problem(ply, -1, f"{weight} positions: the summary says "
-                                           f"{expected.get(ply, 0)}, the rows hold {counts.get(ply, 0)}")
+                    yield Problem(
+                        ply,
+                        -1,
+                        f"{weight} positions: the summary says "
+                        f"{expected.get(ply, 0)}, the rows hold {counts.get(ply, 0)}",
+                    )
         total = sum(canonical.values())
         if total != info.positions:
-            yield Problem(-1, -1, f"the game row counts {info.positions} positions, "
-                                  f"the table holds {total}")
+            yield Problem(
+                -1, -1, f"the game row counts {info.positions} positions, the table holds {total}"
+            )
         if info.book_depth is not None and canonical and last_ply[0] != info.book_depth:
-            yield Problem(-1, -1, f"an opening book of depth {info.book_depth} stores plies up "
-                                  f"to {last_ply[0]}")
+            yield Problem(
+                -1,
+                -1,
+                f"an opening book of depth {info.book_depth} stores plies up to {last_ply[0]}",
+            )
 
     return info, problems()

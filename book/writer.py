@@ -17,8 +17,8 @@ import json
 import os
 import signal
 import time
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
-from typing import Callable, Iterable, Iterator
 
 import numpy as np
 import sqlalchemy as sa
@@ -29,10 +29,9 @@ from ttt_solve.book.errors import GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, GameInfo
 from ttt_solve.solver import SOLVER_VERSION
-from ttt_solve.solver.exhaustive import PlyTable
 from ttt_solve.solver.figures import Figures
+from ttt_solve.solver.plytable import PlyTable, split_scores
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.keyarrays import split_scores
 
 BATCH_ROWS = 100_000
 """Rows handed to the database at a time: bounds the memory of a batch (a 4x5 ply holds tens
@@ -59,10 +58,14 @@ def _kill_switch() -> Callable[[int | str], None]:
         raise ValueError(f"{KILL_HOOK}={target!r}: expected a row count or 'commit'")
 
     def checkpoint(where: int | str) -> None:
-        reached = where == target if target == "commit" else (
-            isinstance(where, int) and where >= int(target))
+        reached = (
+            where == target
+            if target == "commit"
+            else (isinstance(where, int) and where >= int(target))
+        )
         if reached:
             os.kill(os.getpid(), signal.SIGKILL)
+
     return checkpoint
 
 
@@ -146,10 +149,17 @@ def uses_copy(conn: Connection) -> bool:
     return conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg"
 
 
-def write_game(book: Book, rules: Rules, plies: Iterable[PlyTable], *, method: str,
-               book_depth: int | None = None, force: bool = False,
-               on_rows: Callable[[int], None] | None = None,
-               started: float | None = None) -> GameInfo:
+def write_game(
+    book: Book,
+    rules: Rules,
+    plies: Iterable[PlyTable],
+    *,
+    method: str,
+    book_depth: int | None = None,
+    force: bool = False,
+    on_rows: Callable[[int], None] | None = None,
+    started: float | None = None,
+) -> GameInfo:
     """Store a game from its solved plies (consumed as they come) in one transaction.
 
     Raises :class:`GameExistsError` if the game is already stored and ``force`` is false;
@@ -162,23 +172,39 @@ def write_game(book: Book, rules: Rules, plies: Iterable[PlyTable], *, method: s
     checkpoint = _kill_switch()
     figures = Figures(rules.cells)
     games, positions = schema.games, schema.positions
-    same_rules = sa.and_(games.c.rows == rules.rows, games.c.cols == rules.cols,
-                         games.c.k == rules.k)
+    same_rules = sa.and_(
+        games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
+    )
     with book.engine.connect().execution_options(write=True) as conn, conn.begin():
         write_lock(conn, game_lock(rules))
         existing = conn.execute(sa.select(games.c.id).where(same_rules)).scalar()
         if existing is not None:
             if not force:
                 book._games.pop(rules, None)
-                raise GameExistsError(f"{rules.name} is already in {book.describe()}",
-                                      book.find_game(rules))
+                raise GameExistsError(
+                    f"{rules.name} is already in {book.describe()}", book.find_game(rules)
+                )
             conn.execute(sa.delete(positions).where(positions.c.game_id == existing))
             conn.execute(sa.delete(games).where(games.c.id == existing))
-        game_id = conn.execute(sa.insert(games).values(
-            rows=rules.rows, cols=rules.cols, k=rules.k, method=method, book_depth=book_depth,
-            solver_version=SOLVER_VERSION, value=0, remoteness=0, positions=0, reachable=0,
-            figures="{}", seconds=0.0, solved_at=datetime.now(timezone.utc),
-        ).returning(games.c.id)).scalar_one()
+        game_id = conn.execute(
+            sa.insert(games)
+            .values(
+                rows=rules.rows,
+                cols=rules.cols,
+                k=rules.k,
+                method=method,
+                book_depth=book_depth,
+                solver_version=SOLVER_VERSION,
+                value=0,
+                remoteness=0,
+                positions=0,
+                reachable=0,
+                figures="{}",
+                seconds=0.0,
+                solved_at=datetime.now(timezone.utc),
+            )
+            .returning(games.c.id)
+        ).scalar_one()
         batches = _copy_batches if uses_copy(conn) else _insert_batches
         written = 0
         checkpoint(written)
@@ -193,12 +219,19 @@ def write_game(book: Book, rules: Rules, plies: Iterable[PlyTable], *, method: s
         if start_score is None:
             raise ValueError("the solved plies did not include the empty board")
         values, remoteness = split_scores(np.array([start_score]), rules.cells)
-        conn.execute(sa.update(games).where(games.c.id == game_id).values(
-            value=int(values[0]), remoteness=int(remoteness[0]),
-            positions=figures.canonical, reachable=figures.reachable,
-            figures=json.dumps(figures.to_dict()), seconds=time.perf_counter() - started,
-            solved_at=datetime.now(timezone.utc),
-        ))
+        conn.execute(
+            sa.update(games)
+            .where(games.c.id == game_id)
+            .values(
+                value=int(values[0]),
+                remoteness=int(remoteness[0]),
+                positions=figures.canonical,
+                reachable=figures.reachable,
+                figures=json.dumps(figures.to_dict()),
+                seconds=time.perf_counter() - started,
+                solved_at=datetime.now(timezone.utc),
+            )
+        )
         checkpoint("commit")
     book._games.pop(rules, None)
     return book.game(rules)

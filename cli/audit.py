@@ -11,13 +11,30 @@ import sys
 import click
 from tabulate import tabulate
 
-from ttt_solve.agents.audit import (BLUNDER_KINDS, Failure, GameResult, Graded, Summary, Truth,
-                          audit_games, audit_positions, summarize, worst)
+from ttt_solve.agents.audit import (
+    BLUNDER_KINDS,
+    Failure,
+    GameResult,
+    Graded,
+    Summary,
+    Truth,
+    audit_games,
+    audit_positions,
+    summarize,
+    worst,
+)
 from ttt_solve.agents.engine import FAILURE_KINDS
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.book.reader import open_book
-from ttt_solve.cli.common import CliError, LazyProgress, count, db_option, friendly_errors, game_options
+from ttt_solve.cli.common import (
+    CliError,
+    LazyProgress,
+    count,
+    db_option,
+    friendly_errors,
+    game_options,
+)
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
@@ -30,8 +47,9 @@ def parse_positions(text: str) -> int | None:
     match = re.fullmatch(r"sample:(\d+)", token)
     if match and int(match.group(1)) > 0:
         return int(match.group(1))
-    raise CliError(f"--positions {text!r} is not 'all' or 'sample:N' with N >= 1 "
-                   f"(e.g. --positions sample:500)")
+    raise CliError(
+        f"--positions {text!r} is not 'all' or 'sample:N' with N >= 1 (e.g. --positions sample:500)"
+    )
 
 
 def percent(share: float) -> str:
@@ -44,28 +62,46 @@ def cells(rules: Rules, cells_: list[int] | tuple[int, ...]) -> str:
 
 def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list[tuple[str, str]]:
     """The summary table; ``engine`` adds the failures by kind (shown anyway if there are any)."""
-    graded = count(summary.moves) + (f" ({count(summary.graded)} up to symmetry)"
-                                     if weighted else "")
+    graded = count(summary.moves) + (
+        f" ({count(summary.graded)} up to symmetry)" if weighted else ""
+    )
     rows = [
         ("moves graded", graded),
         ("accuracy (value kept)", percent(summary.accuracy)),
         ("perfection (best moves)", percent(summary.perfection)),
-        ("best / sound / blunder", f"{count(summary.best)} / {count(summary.sound)} / "
-                                   f"{count(summary.blunders)}"),
+        (
+            "best / sound / blunder",
+            f"{count(summary.best)} / {count(summary.sound)} / {count(summary.blunders)}",
+        ),
     ]
     rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in BLUNDER_KINDS]
     if summary.ungraded:
         rows.append(("not in the book (ungraded)", count(summary.ungraded)))
     if engine or summary.failed:
-        rows.append(("engine failures (not graded)", count(sum(summary.failures.values()))
-                     + (f" ({count(summary.failed)} up to symmetry)" if weighted else "")))
+        rows.append(
+            (
+                "engine failures (not graded)",
+                count(sum(summary.failures.values()))
+                + (f" ({count(summary.failed)} up to symmetry)" if weighted else ""),
+            )
+        )
         rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FAILURE_KINDS]
     return rows
 
 
 def ply_rows(summary: Summary) -> list[list[object]]:
-    return [[row.ply, count(row.moves), count(row.best), count(row.sound), count(row.blunders),
-             percent(row.accuracy), percent(row.perfection)] for row in summary.by_ply]
+    return [
+        [
+            row.ply,
+            count(row.moves),
+            count(row.best),
+            count(row.sound),
+            count(row.blunders),
+            percent(row.accuracy),
+            percent(row.perfection),
+        ]
+        for row in summary.by_ply
+    ]
 
 
 def describe_worst(truth: Truth, record: Graded, index: int) -> str:
@@ -74,10 +110,12 @@ def describe_worst(truth: Truth, record: Graded, index: int) -> str:
     best = truth.best_moves(position)
     best_value = truth.move_value(position, best[0]) if best else None
     verdict = record.grade.value + (f" {record.kind}" if record.kind else "")
-    head = (f"#{index} ply {position.ply}, {position.to_move.upper()} to move, {position} "
-            f"(value {record.value}; stands for {record.weight})\n"
-            f"    agent played {rules.cell_name(record.cell)} ({record.move_value}: {verdict}); "
-            f"best: {cells(rules, best)}" + (f" ({best_value})" if best_value else ""))
+    head = (
+        f"#{index} ply {position.ply}, {position.to_move.upper()} to move, {position} "
+        f"(value {record.value}; stands for {record.weight})\n"
+        f"    agent played {rules.cell_name(record.cell)} ({record.move_value}: {verdict}); "
+        f"best: {cells(rules, best)}" + (f" ({best_value})" if best_value else "")
+    )
     diagram = position.diagram({record.cell: "*", **{c: "+" for c in best if c != record.cell}})
     return head + "\n" + "\n".join("    " + line for line in diagram.splitlines())
 
@@ -85,10 +123,15 @@ def describe_worst(truth: Truth, record: Graded, index: int) -> str:
 def record_dict(truth: Truth, record: Graded) -> dict[str, object]:
     rules = truth.rules
     return {
-        "ply": record.ply, "position": str(record.position),
-        "to_move": record.position.to_move, "weight": record.weight,
-        "move": rules.cell_name(record.cell), "grade": record.grade.value, "kind": record.kind,
-        "value": str(record.value), "move_value": str(record.move_value),
+        "ply": record.ply,
+        "position": str(record.position),
+        "to_move": record.position.to_move,
+        "weight": record.weight,
+        "move": rules.cell_name(record.cell),
+        "grade": record.grade.value,
+        "kind": record.kind,
+        "value": str(record.value),
+        "move_value": str(record.move_value),
         "best_moves": [rules.cell_name(c) for c in truth.best_moves(record.position)],
     }
 
@@ -100,23 +143,38 @@ def game_rows(results: list[GameResult]) -> list[list[object]]:
     for side in ("x", "o"):
         mine = [r for r in results if r.agent_side == side]
         tally = {o: sum(r.outcome is o for r in mine) for o in Outcome}
-        rows.append([f"agent as {side.upper()}", len(mine), tally[Outcome.WIN],
-                     tally[Outcome.DRAW], tally[Outcome.LOSS]]
-                    + ([sum(r.failure is not None for r in mine)] if stopped else []))
+        rows.append(
+            [
+                f"agent as {side.upper()}",
+                len(mine),
+                tally[Outcome.WIN],
+                tally[Outcome.DRAW],
+                tally[Outcome.LOSS],
+            ]
+            + ([sum(r.failure is not None for r in mine)] if stopped else [])
+        )
     return rows
 
 
 def describe_failure(failure: Failure, index: int, weighted: bool) -> str:
     position = failure.position
     stands = f" (stands for {failure.weight})" if weighted else ""
-    return (f"#{index} ply {position.ply}, {position.to_move.upper()} to move, {position}"
-            f"{stands}: {failure.kind}: {failure.detail}")
+    return (
+        f"#{index} ply {position.ply}, {position.to_move.upper()} to move, {position}"
+        f"{stands}: {failure.kind}: {failure.detail}"
+    )
 
 
 def failure_dict(failure: Failure) -> dict[str, object]:
-    return {"ply": failure.ply, "position": str(failure.position),
-            "to_move": failure.position.to_move, "weight": failure.weight,
-            "kind": failure.kind, "detail": failure.detail, "engine": failure.spec}
+    return {
+        "ply": failure.ply,
+        "position": str(failure.position),
+        "to_move": failure.position.to_move,
+        "weight": failure.weight,
+        "kind": failure.kind,
+        "detail": failure.detail,
+        "engine": failure.spec,
+    }
 
 
 EXAMPLES = """
@@ -131,34 +189,86 @@ Examples:
 """
 
 
-@click.command("audit", context_settings={"help_option_names": ["-h", "--help"]},
-               epilog=EXAMPLES + "\n\b\nAgents (SPEC is name or name:key=value,...; every "
-                      "agent also takes book=true):\n" + describe_agents())
-@click.option("--agent", "agent_spec", required=True, metavar="SPEC",
-              help="The agent to grade, e.g. heuristic or mcts:iterations=1000,c=1.4.")
+@click.command(
+    "audit",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EXAMPLES + "\n\b\nAgents (SPEC is name or name:key=value,...; every "
+    "agent also takes book=true):\n" + describe_agents(),
+)
+@click.option(
+    "--agent",
+    "agent_spec",
+    required=True,
+    metavar="SPEC",
+    help="The agent to grade, e.g. heuristic or mcts:iterations=1000,c=1.4.",
+)
 @game_options
 @db_option
-@click.option("--positions", "positions", default=None, metavar="all|sample:N",
-              help="Move once from every reachable non-terminal position (up to symmetry, "
-                   "weighted by the positions each stands for), or from N of them drawn at "
-                   "random. The default mode.")
-@click.option("--games", type=click.IntRange(1), default=None, metavar="N",
-              help="Instead: play N games against --opponent, colours alternating.")
-@click.option("--opponent", "opponent_spec", default="random", show_default=True,
-              metavar="SPEC", help="The opponent in --games mode.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of every random choice (same seed, same figures).")
-@click.option("--worst", "n_worst", type=click.IntRange(0), default=5, show_default=True,
-              help="How many of the costliest moves to show.")
-@click.option("--jobs", "-j", type=click.IntRange(1), default=min(2, os.cpu_count() or 1),
-              show_default=True, help="Processes for long audits (results do not depend on it).")
+@click.option(
+    "--positions",
+    "positions",
+    default=None,
+    metavar="all|sample:N",
+    help="Move once from every reachable non-terminal position (up to symmetry, "
+    "weighted by the positions each stands for), or from N of them drawn at "
+    "random. The default mode.",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(1),
+    default=None,
+    metavar="N",
+    help="Instead: play N games against --opponent, colours alternating.",
+)
+@click.option(
+    "--opponent",
+    "opponent_spec",
+    default="random",
+    show_default=True,
+    metavar="SPEC",
+    help="The opponent in --games mode.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of every random choice (same seed, same figures).",
+)
+@click.option(
+    "--worst",
+    "n_worst",
+    type=click.IntRange(0),
+    default=5,
+    show_default=True,
+    help="How many of the costliest moves to show.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1),
+    default=min(2, os.cpu_count() or 1),
+    show_default=True,
+    help="Processes for long audits (results do not depend on it).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print every graded move as CSV.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
-def audit(agent_spec: str, rules: Rules, db: str, positions: str | None, games: int | None,
-          opponent_spec: str, seed: int, n_worst: int, jobs: int, as_json: bool, as_csv: bool,
-          quiet: bool) -> None:
+def audit(
+    agent_spec: str,
+    rules: Rules,
+    db: str,
+    positions: str | None,
+    games: int | None,
+    opponent_spec: str,
+    seed: int,
+    n_worst: int,
+    jobs: int,
+    as_json: bool,
+    as_csv: bool,
+    quiet: bool,
+) -> None:
     """Grade an agent's moves against the book, as CONVENTIONS.md defines: best (keeps the
     value with the best remoteness), sound (keeps the value), or a blunder (win->draw,
     win->loss, draw->loss). Prints accuracy, perfection, blunders by kind, a by-ply table and
@@ -178,69 +288,122 @@ def audit(agent_spec: str, rules: Rules, db: str, positions: str | None, games: 
         progress = LazyProgress("auditing", enabled=not quiet)
         try:
             if games is None:
-                records, ungraded = audit_positions(AgentMaker(agent_spec, db), truth,
-                                                    sample=sample, seed=seed, jobs=jobs,
-                                                    progress=progress, failures=failures)
+                records, ungraded = audit_positions(
+                    AgentMaker(agent_spec, db),
+                    truth,
+                    sample=sample,
+                    seed=seed,
+                    jobs=jobs,
+                    progress=progress,
+                    failures=failures,
+                )
                 results = None
             else:
                 records, ungraded, results = audit_games(
-                    AgentMaker(agent_spec, db), AgentMaker(opponent_spec, db), truth,
-                    games=games, seed=seed, jobs=jobs, progress=progress, failures=failures)
+                    AgentMaker(agent_spec, db),
+                    AgentMaker(opponent_spec, db),
+                    truth,
+                    games=games,
+                    seed=seed,
+                    jobs=jobs,
+                    progress=progress,
+                    failures=failures,
+                )
         finally:
             progress.close()
         summary = summarize(records, ungraded, failures)
         if games is None:
-            scope = ("every reachable non-terminal position" if sample is None else
-                     f"a uniform random sample (up to symmetry) of {count(sample)} reachable "
-                     f"non-terminal positions")
-            mode = (f"{scope}, once each: "
-                    f"{count(summary.graded)} positions up to symmetry standing for "
-                    f"{count(summary.moves)} reachable positions; figures are weighted by the "
-                    f"reachable positions each canonical one stands for")
+            scope = (
+                "every reachable non-terminal position"
+                if sample is None
+                else f"a uniform random sample (up to symmetry) of {count(sample)} reachable "
+                f"non-terminal positions"
+            )
+            mode = (
+                f"{scope}, once each: "
+                f"{count(summary.graded)} positions up to symmetry standing for "
+                f"{count(summary.moves)} reachable positions; figures are weighted by the "
+                f"reachable positions each canonical one stands for"
+            )
         else:
-            mode = (f"{games} games against {opponent_spec}, colours alternating (game 1: the "
-                    f"agent is X); the agent's own moves are graded")
+            mode = (
+                f"{games} games against {opponent_spec}, colours alternating (game 1: the "
+                f"agent is X); the agent's own moves are graded"
+            )
         if as_csv:
             _print_csv(truth, records)
         elif as_json:
-            _print_json(truth, agent_spec, seed, mode, summary, records, results, n_worst,
-                        games is None, book.display_url, failures)
+            _print_json(
+                truth,
+                agent_spec,
+                seed,
+                mode,
+                summary,
+                records,
+                results,
+                n_worst,
+                games is None,
+                book.display_url,
+                failures,
+            )
         else:
-            click.echo(f"audit of {agent_spec} on {rules.name} (seed {seed}), "
-                       f"truth: {book.describe()}")
+            click.echo(
+                f"audit of {agent_spec} on {rules.name} (seed {seed}), truth: {book.describe()}"
+            )
             click.echo(f"mode: {mode}.")
-            click.echo(tabulate(summary_rows(summary, games is None, engine),
-                                tablefmt="simple_outline"))
+            click.echo(
+                tabulate(summary_rows(summary, games is None, engine), tablefmt="simple_outline")
+            )
             if results is not None:
                 click.echo("\ngames (results for the agent):")
                 stopped = ["stopped by a failure"] if any(r.failure for r in results) else []
-                click.echo(tabulate(game_rows(results),
-                                    headers=["", "games", "won", "drawn", "lost", *stopped],
-                                    tablefmt="simple_outline"))
+                click.echo(
+                    tabulate(
+                        game_rows(results),
+                        headers=["", "games", "won", "drawn", "lost", *stopped],
+                        tablefmt="simple_outline",
+                    )
+                )
             click.echo("\nby ply:")
-            click.echo(tabulate(ply_rows(summary), headers=["ply", "moves", "best", "sound",
-                                                            "blunders", "accuracy",
-                                                            "perfection"],
-                                tablefmt="simple_outline", disable_numparse=True))
+            click.echo(
+                tabulate(
+                    ply_rows(summary),
+                    headers=["ply", "moves", "best", "sound", "blunders", "accuracy", "perfection"],
+                    tablefmt="simple_outline",
+                    disable_numparse=True,
+                )
+            )
             costly = worst(records, n_worst)
             if costly:
-                click.echo(f"\ncostliest moves (* the agent's move, + best moves):")
+                click.echo("\ncostliest moves (* the agent's move, + best moves):")
                 for index, record in enumerate(costly, 1):
                     click.echo(describe_worst(truth, record, index))
             elif n_worst:
                 click.echo("\nevery graded move was best.")
             if failures:
-                shown = failures[:max(n_worst, 1) * 2]
-                click.echo(f"\nengine failures ({count(len(failures))}, not graded; the "
-                           f"engine was restarted after each timeout, garbage or crash)"
-                           + (f", the first {len(shown)}:" if len(shown) < len(failures) else ":"))
+                shown = failures[: max(n_worst, 1) * 2]
+                click.echo(
+                    f"\nengine failures ({count(len(failures))}, not graded; the "
+                    f"engine was restarted after each timeout, garbage or crash)"
+                    + (f", the first {len(shown)}:" if len(shown) < len(failures) else ":")
+                )
                 for index, failure in enumerate(shown, 1):
                     click.echo(describe_failure(failure, index, games is None))
 
 
 def _print_csv(truth: Truth, records: list[Graded]) -> None:
-    fields = ["ply", "position", "to_move", "weight", "move", "grade", "kind", "value",
-              "move_value", "best_moves"]
+    fields = [
+        "ply",
+        "position",
+        "to_move",
+        "weight",
+        "move",
+        "grade",
+        "kind",
+        "value",
+        "move_value",
+        "best_moves",
+    ]
     writer = csv.DictWriter(sys.stdout, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for record in records:
@@ -250,9 +413,19 @@ def _print_csv(truth: Truth, records: list[Graded]) -> None:
         writer.writerow(row)
 
 
-def _print_json(truth: Truth, agent_spec: str, seed: int, mode: str, summary: Summary,
-                records: list[Graded], results: list[GameResult] | None, n_worst: int,
-                weighted: bool, db: str, failures: list[Failure]) -> None:
+def _print_json(
+    truth: Truth,
+    agent_spec: str,
+    seed: int,
+    mode: str,
+    summary: Summary,
+    records: list[Graded],
+    results: list[GameResult] | None,
+    n_worst: int,
+    weighted: bool,
+    db: str,
+    failures: list[Failure],
+) -> None:
     rules = truth.rules
     out: dict[str, object] = {
         "agent": agent_spec,
@@ -270,16 +443,30 @@ def _print_json(truth: Truth, agent_spec: str, seed: int, mode: str, summary: Su
         "sound": summary.sound,
         "blunders": summary.blunders,
         "blunder_kinds": summary.kinds,
-        "by_ply": [{"ply": r.ply, "moves": r.moves, "best": r.best, "sound": r.sound,
-                    "blunders": r.blunders, "accuracy": r.accuracy,
-                    "perfection": r.perfection} for r in summary.by_ply],
+        "by_ply": [
+            {
+                "ply": r.ply,
+                "moves": r.moves,
+                "best": r.best,
+                "sound": r.sound,
+                "blunders": r.blunders,
+                "accuracy": r.accuracy,
+                "perfection": r.perfection,
+            }
+            for r in summary.by_ply
+        ],
         "worst": [record_dict(truth, r) for r in worst(records, n_worst)],
         "failures": summary.failures,
         "failed": [failure_dict(f) for f in failures],
     }
     if results is not None:
-        out["games"] = [{"agent_side": r.agent_side,
-                         "outcome": r.outcome.value if r.outcome else "stopped",
-                         "failure": r.failure,
-                         "moves": [rules.cell_name(c) for c in r.moves]} for r in results]
+        out["games"] = [
+            {
+                "agent_side": r.agent_side,
+                "outcome": r.outcome.value if r.outcome else "stopped",
+                "failure": r.failure,
+                "moves": [rules.cell_name(c) for c in r.moves],
+            }
+            for r in results
+        ]
     click.echo(json.dumps(out, indent=2))

@@ -5,12 +5,13 @@ from __future__ import annotations
 import functools
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
-from ttt_solve.book.errors import BookError, PositionNotFoundError
 from ttt_solve.book.defaults import DEFAULT_DB
+from ttt_solve.book.errors import BookError, PositionNotFoundError
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
 
@@ -26,6 +27,7 @@ class CliError(click.ClickException):
 
 def friendly_errors(command: Callable) -> Callable:
     """Turn the narrow exceptions of the lower layers into :class:`CliError` at the edge."""
+
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -35,6 +37,7 @@ def friendly_errors(command: Callable) -> Callable:
         except KeyboardInterrupt:
             click.echo("interrupted: nothing was written", err=True)
             sys.exit(130)
+
     return wrapper
 
 
@@ -49,21 +52,39 @@ def make_rules(size: str, win: int | None) -> Rules:
 
 def game_options(command: Callable) -> Callable:
     """``--size`` and ``--win``, handed to the command as one ``rules`` argument."""
+
     @functools.wraps(command)
     def wrapper(*args: Any, size: str, win: int | None, **kwargs: Any) -> Any:
         return command(*args, rules=make_rules(size, win), **kwargs)
 
-    wrapper = click.option("--win", "-k", "win", type=int, default=None,
-                           show_default="the shorter side",
-                           help="How many in a row win (1 <= k <= the longer side).")(wrapper)
-    wrapper = click.option("--size", "-s", "size", default="3", show_default=True,
-                           help="Board: N for NxN, or RxC for R rows and C columns.")(wrapper)
+    wrapper = click.option(
+        "--win",
+        "-k",
+        "win",
+        type=int,
+        default=None,
+        show_default="the shorter side",
+        help="How many in a row win (1 <= k <= the longer side).",
+    )(wrapper)
+    wrapper = click.option(
+        "--size",
+        "-s",
+        "size",
+        default="3",
+        show_default=True,
+        help="Board: N for NxN, or RxC for R rows and C columns.",
+    )(wrapper)
     return wrapper
 
 
 def db_option(command: Callable) -> Callable:
-    return click.option("--db", default=DEFAULT_DB, show_default=True, metavar="PATH|URL",
-                        help="Book database: a SQLite file path or any SQLAlchemy URL.")(command)
+    return click.option(
+        "--db",
+        default=DEFAULT_DB,
+        show_default=True,
+        metavar="PATH|URL",
+        help="Book database: a SQLite file path or any SQLAlchemy URL.",
+    )(command)
 
 
 class LazyProgress:
@@ -83,8 +104,9 @@ class LazyProgress:
         if self._bar is None:
             if time.perf_counter() - self.started < self.delay:
                 return
-            self._bar = click.progressbar(length=total, label=self.label, file=sys.stderr,
-                                          show_eta=True, show_percent=True)
+            self._bar = click.progressbar(
+                length=total, label=self.label, file=sys.stderr, show_eta=True, show_percent=True
+            )
             self._bar.__enter__()
         if total != self._bar.length:
             self._bar.length = total

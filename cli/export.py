@@ -16,7 +16,8 @@ import operator
 import os
 import re
 import sys
-from typing import IO, Callable, Iterator, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import IO, NamedTuple
 
 import click
 
@@ -28,13 +29,19 @@ from ttt_solve.solver.rules import Rules
 COLUMNS = ("position", "ply", "to_move", "value", "remoteness", "best_moves", "images")
 FILTER_COLUMNS = ("ply", "value", "remoteness", "images")
 _OPERATORS: dict[str, Callable] = {
-    "<=": operator.le, ">=": operator.ge, "!=": operator.ne, "==": operator.eq,
-    "=": operator.eq, "<": operator.lt, ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+    "!=": operator.ne,
+    "==": operator.eq,
+    "=": operator.eq,
+    "<": operator.lt,
+    ">": operator.gt,
 }
 _VALUE_NAMES = {"win": 1, "draw": 0, "loss": -1}
 _LARGEST = 10**6
-_CONDITION = re.compile(r"^\s*([a-z_]+)\s*(<=|>=|!=|==|=|<|>)\s*([a-z]+|[+-]?\d+)\s*$",
-                        re.IGNORECASE)
+_CONDITION = re.compile(
+    r"^\s*([a-z_]+)\s*(<=|>=|!=|==|=|<|>)\s*([a-z]+|[+-]?\d+)\s*$", re.IGNORECASE
+)
 
 
 class Condition(NamedTuple):
@@ -56,12 +63,16 @@ def parse_where(text: str) -> list[Condition]:
     for part in re.split(r"\s+and\s+|,", text.strip(), flags=re.IGNORECASE):
         match = _CONDITION.match(part)
         if not match:
-            raise ValueError(f"--where {text!r}: cannot read {part.strip()!r}; write COLUMN OP "
-                             f"VALUE, e.g. ply<=4 or value=win")
+            raise ValueError(
+                f"--where {text!r}: cannot read {part.strip()!r}; write COLUMN OP "
+                f"VALUE, e.g. ply<=4 or value=win"
+            )
         column, op, literal = match.group(1).lower(), match.group(2), match.group(3).lower()
         if column not in FILTER_COLUMNS:
-            raise ValueError(f"--where {text!r}: unknown column {column!r}; "
-                             f"use one of {', '.join(FILTER_COLUMNS)}")
+            raise ValueError(
+                f"--where {text!r}: unknown column {column!r}; "
+                f"use one of {', '.join(FILTER_COLUMNS)}"
+            )
         if literal.lstrip("+-").isdigit():
             number = int(literal)
             if abs(number) > _LARGEST:  # every column is small; SQLite cannot bind huge ints
@@ -70,8 +81,9 @@ def parse_where(text: str) -> list[Condition]:
             number = _VALUE_NAMES[literal]
         else:
             expected = "win, draw, loss or 1, 0, -1" if column == "value" else "a whole number"
-            raise ValueError(f"--where {text!r}: {column} compares with {expected}, "
-                             f"not {literal!r}")
+            raise ValueError(
+                f"--where {text!r}: {column} compares with {expected}, not {literal!r}"
+            )
         conditions.append(Condition(column, op, number))
     return conditions
 
@@ -134,8 +146,9 @@ class Images:
         """The position string (``x.o/.x./..o``) of a packed key."""
         x, o = key & self._full, key >> self._cells
         mask, cols, texts = self._row_mask, self.rules.cols, self._row_texts
-        return "/".join([texts[(x >> shift & mask) | (o >> shift & mask) << cols]
-                         for shift in self._shifts])
+        return "/".join(
+            [texts[(x >> shift & mask) | (o >> shift & mask) << cols] for shift in self._shifts]
+        )
 
     def names(self, cells: int) -> tuple[str, ...]:
         """Cell names of a bitmask, in index order."""
@@ -149,8 +162,7 @@ class Images:
 _VALUE_TEXT = {1: "win", 0: "draw", -1: "loss"}
 
 
-def export_rows(book, rules: Rules, conditions: list[Condition],
-                expand: bool) -> Iterator[tuple]:
+def export_rows(book, rules: Rules, conditions: list[Condition], expand: bool) -> Iterator[tuple]:
     """Rows ``(position, ply, to_move, value, remoteness, best_moves, images)``, streamed.
 
     ``best_moves`` is a tuple of cell names. Canonical rows come in (ply, key) order; with
@@ -161,16 +173,27 @@ def export_rows(book, rules: Rules, conditions: list[Condition],
     from ttt_solve.book import schema
 
     names = list(schema.positions.c.keys())
-    pick = operator.itemgetter(*(names.index(column) for column in
-                                 ("ply", "key", "value", "remoteness", "best_moves", "images")))
+    pick = operator.itemgetter(
+        *(
+            names.index(column)
+            for column in ("ply", "key", "value", "remoteness", "best_moves", "images")
+        )
+    )
     for row in book.iter_rows(rules, where=sql_condition(conditions)):
         ply, key, value, remoteness, best, count = pick(row)
         to_move = "x" if ply % 2 == 0 else "o"
         value = _VALUE_TEXT[value]
         if expand:
             for image, image_best in images.images(key, best):
-                yield (images.text(image), ply, to_move, value, remoteness,
-                       images.names(image_best), count)
+                yield (
+                    images.text(image),
+                    ply,
+                    to_move,
+                    value,
+                    remoteness,
+                    images.names(image_best),
+                    count,
+                )
         else:
             yield (images.text(key), ply, to_move, value, remoteness, images.names(best), count)
 
@@ -201,19 +224,40 @@ def write_rows(rows: Iterator[tuple], stream: IO[str], fmt: str) -> tuple[int, i
 @click.command("export", context_settings={"help_option_names": ["-h", "--help"]})
 @game_options
 @db_option
-@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv",
-              show_default=True, help="CSV with a header row, or one JSON object per line.")
-@click.option("--expand", is_flag=True,
-              help="One row per reachable position (every symmetric image), not per canonical.")
-@click.option("--where", "wheres", multiple=True, metavar="COND",
-              help="Keep rows where COND holds: COLUMN OP VALUE on ply, value, remoteness, "
-                   "images, e.g. 'ply<=4', 'value=win'. Repeat to AND them.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default="-",
-              show_default=True, help="File to write ('-': standard output).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "jsonl"]),
+    default="csv",
+    show_default=True,
+    help="CSV with a header row, or one JSON object per line.",
+)
+@click.option(
+    "--expand",
+    is_flag=True,
+    help="One row per reachable position (every symmetric image), not per canonical.",
+)
+@click.option(
+    "--where",
+    "wheres",
+    multiple=True,
+    metavar="COND",
+    help="Keep rows where COND holds: COLUMN OP VALUE on ply, value, remoteness, "
+    "images, e.g. 'ply<=4', 'value=win'. Repeat to AND them.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    default="-",
+    show_default=True,
+    help="File to write ('-': standard output).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No row count on stderr.")
 @friendly_errors
-def export(rules: Rules, db: str, fmt: str, expand: bool, wheres: tuple[str, ...],
-           output: str, quiet: bool) -> None:
+def export(
+    rules: Rules, db: str, fmt: str, expand: bool, wheres: tuple[str, ...], output: str, quiet: bool
+) -> None:
     """Export a solved game's table: position, ply, side to move, value, remoteness, best moves.
 
     Values are for the side to move; best moves are cell names (space-separated in CSV);
@@ -231,17 +275,20 @@ def export(rules: Rules, db: str, fmt: str, expand: bool, wheres: tuple[str, ...
         book.game(rules)  # a missing game is an error before any output
         with click.open_file(output, "w", encoding="utf-8") as stream:
             try:
-                written, terminal = write_rows(export_rows(book, rules, conditions, expand),
-                                               stream, fmt)
+                written, terminal = write_rows(
+                    export_rows(book, rules, conditions, expand), stream, fmt
+                )
             except BrokenPipeError:
                 # The reader stopped early (| head): not an error. Point stdout at nothing so
                 # that Python's exit flush does not fail again.
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
                 return
     if not quiet:
-        click.echo(f"{count(written)} rows ({count(terminal)} terminal) of {rules.name}"
-                   f"{', every reachable position' if expand else ', canonical positions'}",
-                   err=True)
+        click.echo(
+            f"{count(written)} rows ({count(terminal)} terminal) of {rules.name}"
+            f"{', every reachable position' if expand else ', canonical positions'}",
+            err=True,
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover

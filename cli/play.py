@@ -44,24 +44,45 @@ def _open_truth(stack: ExitStack, db: str, rules: Rules, needs_book: bool):  # n
     if book.find_game(rules) is None:
         if needs_book:
             book.game(rules)  # raises, naming the command that builds the game
-        click.echo(f"note: {book.describe()} holds no {rules.name} game; playing without "
-                   f"hints or grading (build it: ttt-solve --size {rules.size} --win {rules.k})",
-                   err=True)
+        click.echo(
+            f"note: {book.describe()} holds no {rules.name} game; playing without "
+            f"hints or grading (build it: ttt-solve --size {rules.size} --win {rules.k})",
+            err=True,
+        )
         return book, None
     # Per-position lookups: a game played by hand needs a few dozen, not the whole table.
     return book, Truth(book, rules, preload_limit=0)
 
 
-@click.command("play", context_settings={"help_option_names": ["-h", "--help"]},
-               epilog=EXAMPLES + "\n\b\nAgents:\n" + describe_agents())
-@click.option("--agent", "agent_spec", default="heuristic", show_default=True, metavar="SPEC",
-              help="Your opponent, e.g. heuristic or mcts:iterations=1000.")
-@click.option("--as", "side", type=click.Choice(["x", "o"], case_sensitive=False), default="x",
-              show_default=True, help="Your side; X moves first.")
+@click.command(
+    "play",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EXAMPLES + "\n\b\nAgents:\n" + describe_agents(),
+)
+@click.option(
+    "--agent",
+    "agent_spec",
+    default="heuristic",
+    show_default=True,
+    metavar="SPEC",
+    help="Your opponent, e.g. heuristic or mcts:iterations=1000.",
+)
+@click.option(
+    "--as",
+    "side",
+    type=click.Choice(["x", "o"], case_sensitive=False),
+    default="x",
+    show_default=True,
+    help="Your side; X moves first.",
+)
 @game_options
 @db_option
-@click.option("--seed", type=int, default=None,
-              help="Seed of the agent's random choices (default: a fresh one each game).")
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the agent's random choices (default: a fresh one each game).",
+)
 @friendly_errors
 def play(agent_spec: str, side: str, rules: Rules, db: str, seed: int | None) -> None:
     """Play an agent on the terminal. At the end your own moves are graded against the book:
@@ -73,15 +94,22 @@ def play(agent_spec: str, side: str, rules: Rules, db: str, seed: int | None) ->
         book, truth = _open_truth(stack, db, rules, parsed.needs_book)
         seed = random.SystemRandom().randrange(2**32) if seed is None else seed
         agent = make_agent(parsed, random.Random(seed), book)
-        click.echo(f"you are {side.upper()} against {agent_spec} on {rules.name} "
-                   f"(agent seed {seed}); {HELP_LINE}")
+        click.echo(
+            f"you are {side.upper()} against {agent_spec} on {rules.name} "
+            f"(agent seed {seed}); {HELP_LINE}"
+        )
         moves = _game(rules, agent, side, truth)
         position = Position.from_moves(rules, moves)
         click.echo(position.diagram())
         if position.is_terminal:
             winner = position.winner
-            click.echo("draw." if winner is None else
-                       "you win." if winner == side else f"{agent_spec} wins.")
+            click.echo(
+                "draw."
+                if winner is None
+                else "you win."
+                if winner == side
+                else f"{agent_spec} wins."
+            )
         else:
             click.echo("game left unfinished.")
         _report(rules, truth, moves, side)
@@ -112,7 +140,7 @@ def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # 
             if not mine:
                 click.echo("nothing to undo")
             else:
-                del moves[mine[-1]:]
+                del moves[mine[-1] :]
             continue
         if text in ("hint", "h", "?"):
             click.echo(_hint(truth, position))
@@ -140,7 +168,8 @@ def _hint(truth: Truth | None, position: Position) -> str:
     best = ranked[0][1].score
     tops = [f"{rules.cell_name(c)}" for c, v in ranked if v.score == best]
     return f"best: {' '.join(tops)} ({ranked[0][1]}); all: " + ", ".join(
-        f"{rules.cell_name(c)} {v}" for c, v in ranked)
+        f"{rules.cell_name(c)} {v}" for c, v in ranked
+    )
 
 
 def _report(rules: Rules, truth: Truth | None, moves: list[int], side: str) -> None:
@@ -154,15 +183,26 @@ def _report(rules: Rules, truth: Truth | None, moves: list[int], side: str) -> N
     rows = []
     for r in records:
         best = truth.best_moves(r.position)
-        rows.append([r.ply + 1, rules.cell_name(r.cell),
-                     r.grade.value + (f" {r.kind}" if r.kind else ""),
-                     f"{r.value} -> {r.move_value}",
-                     " ".join(rules.cell_name(c) for c in best)])
+        rows.append(
+            [
+                r.ply + 1,
+                rules.cell_name(r.cell),
+                r.grade.value + (f" {r.kind}" if r.kind else ""),
+                f"{r.value} -> {r.move_value}",
+                " ".join(rules.cell_name(c) for c in best),
+            ]
+        )
     click.echo("your moves, graded against the book:")
-    click.echo(tabulate(rows, headers=["move", "you", "grade", "value -> after your move",
-                                       "best"], tablefmt="simple_outline"))
+    click.echo(
+        tabulate(
+            rows,
+            headers=["move", "you", "grade", "value -> after your move", "best"],
+            tablefmt="simple_outline",
+        )
+    )
     summary = summarize(records, ungraded)
-    click.echo(f"accuracy {100 * summary.accuracy:.0f}% (value kept), perfection "
-               f"{100 * summary.perfection:.0f}% (best moves), blunders {summary.blunders}"
-               + (f", {ungraded} not in the book" if ungraded else ""))
-
+    click.echo(
+        f"accuracy {100 * summary.accuracy:.0f}% (value kept), perfection "
+        f"{100 * summary.perfection:.0f}% (best moves), blunders {summary.blunders}"
+        + (f", {ungraded} not in the book" if ungraded else "")
+    )

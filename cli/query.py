@@ -45,8 +45,10 @@ def board_drawing(analysis: Analysis, colour: bool) -> str:
     """The board with each legal move's outcome and remoteness written in its cell (``D7``)."""
     position = analysis.position
     rules = position.rules
-    marks = {m.cell: (f"{_LETTERS[m.value.outcome]}{m.value.remoteness}", m.value.outcome)
-             for m in analysis.moves}
+    marks = {
+        m.cell: (f"{_LETTERS[m.value.outcome]}{m.value.remoteness}", m.value.outcome)
+        for m in analysis.moves
+    }
     width = max([1] + [len(text) for text, _ in marks.values()])
     head = "    " + " ".join(chr(ord("a") + c).center(width) for c in range(rules.cols))
     lines = [head.rstrip()]
@@ -78,10 +80,14 @@ def summary_line(analysis: Analysis) -> str:
     if position.is_terminal:
         winner = position.winner
         result = f"{winner.upper()} has won" if winner else "drawn, the board is full"
-        return (f"game over after {position.ply} moves: {result} "
-                f"({position.to_move.upper()} to move: {value.outcome.value}, remoteness 0)")
-    return (f"{position.to_move.upper()} to move (ply {position.ply}): "
-            f"{value.outcome.value}, remoteness {value.remoteness}")
+        return (
+            f"game over after {position.ply} moves: {result} "
+            f"({position.to_move.upper()} to move: {value.outcome.value}, remoteness 0)"
+        )
+    return (
+        f"{position.to_move.upper()} to move (ply {position.ply}): "
+        f"{value.outcome.value}, remoteness {value.remoteness}"
+    )
 
 
 def moves_table(analysis: Analysis) -> str:
@@ -89,12 +95,19 @@ def moves_table(analysis: Analysis) -> str:
     best = set(analysis.best_moves)
     rows = [("move", "value", "remoteness", "")]
     for move in analysis.moves:
-        rows.append((move.name, move.value.outcome.value, str(move.value.remoteness),
-                     "best" if move.cell in best else ""))
+        rows.append(
+            (
+                move.name,
+                move.value.outcome.value,
+                str(move.value.remoteness),
+                "best" if move.cell in best else "",
+            )
+        )
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     # A fixed four-column table: formatting it here spares the query path tabulate's import.
-    return "\n".join("  ".join(text.ljust(w) for text, w in zip(row, widths)).rstrip()
-                     for row in rows)
+    return "\n".join(
+        "  ".join(text.ljust(w) for text, w in zip(row, widths)).rstrip() for row in rows
+    )
 
 
 def as_json(analysis: Analysis) -> dict:
@@ -115,27 +128,54 @@ def as_json(analysis: Analysis) -> dict:
         "searched_live": analysis.searched,
         "search_nodes": analysis.nodes,
         "search_seconds": round(analysis.seconds, 4),
-        "moves": [{"cell": m.name, "index": m.cell, "value": m.value.outcome.value,
-                   "remoteness": m.value.remoteness, "best": m.cell in best}
-                  for m in analysis.moves],
+        "moves": [
+            {
+                "cell": m.name,
+                "index": m.cell,
+                "value": m.value.outcome.value,
+                "remoteness": m.value.remoteness,
+                "best": m.cell in best,
+            }
+            for m in analysis.moves
+        ],
     }
 
 
 @click.command("query", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("position", required=False)
-@click.option("--moves", "-m", metavar="CELLS",
-              help="Moves played from POSITION (or the empty board): b2,a1,c3 or 4,0,8.")
+@click.option(
+    "--moves",
+    "-m",
+    metavar="CELLS",
+    help="Moves played from POSITION (or the empty board): b2,a1,c3 or 4,0,8.",
+)
 @game_options
 @db_option
 @click.option("--json", "as_json_flag", is_flag=True, help="Print one JSON object.")
-@click.option("--search-seconds", type=float, default=DEFAULT_SEARCH_SECONDS, show_default=True,
-              metavar="S", help="Time allowed to search a position the book does not hold "
-                                "(0: never search).")
-@click.option("--color/--no-color", "colour", default=None,
-              help="Colour the board. Default: only on a terminal.")
+@click.option(
+    "--search-seconds",
+    type=float,
+    default=DEFAULT_SEARCH_SECONDS,
+    show_default=True,
+    metavar="S",
+    help="Time allowed to search a position the book does not hold (0: never search).",
+)
+@click.option(
+    "--color/--no-color",
+    "colour",
+    default=None,
+    help="Colour the board. Default: only on a terminal.",
+)
 @friendly_errors
-def query(position: str | None, moves: str | None, rules: Rules, db: str, as_json_flag: bool,
-          search_seconds: float, colour: bool | None) -> None:
+def query(
+    position: str | None,
+    moves: str | None,
+    rules: Rules,
+    db: str,
+    as_json_flag: bool,
+    search_seconds: float,
+    colour: bool | None,
+) -> None:
     """Show the value of POSITION and of every legal move, best first.
 
     POSITION is written row by row from the top, rows separated by '/', cells x, o or '.'
@@ -164,7 +204,6 @@ def query(position: str | None, moves: str | None, rules: Rules, db: str, as_jso
         source = _SOURCES[analysis.source]
         if analysis.source == "search" and game is not None:
             source = f"searched live: past the opening book's depth {game.book_depth}"
-        click.echo(f"{source} ({analysis.nodes:,} nodes, "
-                   f"{analysis.seconds:.2f} s)")
+        click.echo(f"{source} ({analysis.nodes:,} nodes, {analysis.seconds:.2f} s)")
     if analysis.moves:
         click.echo(moves_table(analysis))

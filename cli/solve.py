@@ -13,7 +13,15 @@ from tabulate import tabulate
 from ttt_solve.book.errors import GameExistsError
 from ttt_solve.book.reader import GameInfo, open_book
 from ttt_solve.book.writer import write_game
-from ttt_solve.cli.common import CliError, LazyProgress, approx, count, db_option, friendly_errors, game_options
+from ttt_solve.cli.common import (
+    CliError,
+    LazyProgress,
+    approx,
+    count,
+    db_option,
+    friendly_errors,
+    game_options,
+)
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
@@ -27,21 +35,38 @@ def summary_table(info: GameInfo, db: str) -> str:
     canonical_values = figures.values["canonical"]
     terminal = figures.terminal["reachable"]
     rows = [
-        ("game", f"{info.rules.name} ({info.rules.rows} rows x {info.rules.cols} columns, "
-                 f"{info.rules.k} in a row)"),
+        (
+            "game",
+            f"{info.rules.name} ({info.rules.rows} rows x {info.rules.cols} columns, "
+            f"{info.rules.k} in a row)",
+        ),
         ("value for X", f"{info.value.outcome.value} (remoteness {info.value.remoteness})"),
-        ("method", info.method + (f" (opening book to ply {info.book_depth})"
-                                  if info.book_depth is not None else "")),
+        (
+            "method",
+            info.method
+            + (f" (opening book to ply {info.book_depth})" if info.book_depth is not None else ""),
+        ),
         (f"reachable positions{scope}", count(info.reachable)),
         (f"canonical positions{scope}", count(info.positions)),
-        ("terminal positions", f"{count(sum(terminal.values()))} (X wins {count(terminal['x'])}, "
-                               f"O wins {count(terminal['o'])}, draws {count(terminal['draw'])})"),
-        ("side to move: win / draw / loss",
-         f"{count(values['win'])} / {count(values['draw'])} / {count(values['loss'])}"),
-        ("canonical: win / draw / loss", f"{count(canonical_values['win'])} / "
-                             f"{count(canonical_values['draw'])} / {count(canonical_values['loss'])}"),
-        ("time", f"{info.seconds:.2f} s (solver {info.solver_version}, "
-                 f"{info.solved_at:%Y-%m-%d %H:%M} UTC)"),
+        (
+            "terminal positions",
+            f"{count(sum(terminal.values()))} (X wins {count(terminal['x'])}, "
+            f"O wins {count(terminal['o'])}, draws {count(terminal['draw'])})",
+        ),
+        (
+            "side to move: win / draw / loss",
+            f"{count(values['win'])} / {count(values['draw'])} / {count(values['loss'])}",
+        ),
+        (
+            "canonical: win / draw / loss",
+            f"{count(canonical_values['win'])} / "
+            f"{count(canonical_values['draw'])} / {count(canonical_values['loss'])}",
+        ),
+        (
+            "time",
+            f"{info.seconds:.2f} s (solver {info.solver_version}, "
+            f"{info.solved_at:%Y-%m-%d %H:%M} UTC)",
+        ),
         ("database", db),
     ]
     return tabulate(rows, tablefmt="simple_outline")
@@ -52,26 +77,32 @@ WORKDIR_POSITIONS = 2_000_000
 """Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
 
 
-ENGINE_NAMES = {"compiled": "compiled search (Numba)",
-                "python": "pure-Python search"}
+ENGINE_NAMES = {"compiled": "compiled search (Numba)", "python": "pure-Python search"}
 
 
 def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
     """The method to use and why, or a :class:`CliError` if the asked one cannot run here."""
     if not rules.fits_key:
-        raise CliError(f"{rules.name} has {rules.cells} cells; the book's 64-bit keys hold at "
-                       f"most 31 cells")
+        raise CliError(
+            f"{rules.name} has {rules.cells} cells; the book's 64-bit keys hold at most 31 cells"
+        )
     estimate = exhaustive_estimate(rules)
     available = available_memory()
-    size = (f"about {approx(estimate.canonical)} canonical positions, "
-            f"{estimate.memory / 2**30:,.1f} GiB at peak; {available / 2**30:.0f} GiB available")
+    size = (
+        f"about {approx(estimate.canonical)} canonical positions, "
+        f"{estimate.memory / 2**30:,.1f} GiB at peak; {available / 2**30:.0f} GiB available"
+    )
     if method == "alphabeta":
         return "alphabeta", "asked for with --method alphabeta"
     if estimate.fits(available):
-        return "exhaustive", ("asked for" if method else "the estimate fits this machine") + f" ({size})"
+        return "exhaustive", (
+            "asked for" if method else "the estimate fits this machine"
+        ) + f" ({size})"
     if method == "exhaustive":
-        raise CliError(f"{rules.name} is too large to enumerate on this machine ({size}); "
-                       f"build an opening book instead: --method alphabeta --book-depth D")
+        raise CliError(
+            f"{rules.name} is too large to enumerate on this machine ({size}); "
+            f"build an opening book instead: --method alphabeta --book-depth D"
+        )
     return "alphabeta", f"too large to enumerate ({size})"
 
 
@@ -85,20 +116,42 @@ def work_directory(db: str, rules: Rules) -> str:
 @click.command("solve", context_settings={"help_option_names": ["-h", "--help"]})
 @game_options
 @db_option
-@click.option("--method", type=click.Choice(["exhaustive", "alphabeta"]), default=None,
-              help="exhaustive: every reachable position; alphabeta: an opening book to "
-                   "--book-depth. Default: exhaustive when it fits this machine.")
-@click.option("--book-depth", type=click.IntRange(0, 31), default=None, metavar="D",
-              help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.")
-@click.option("--jobs", "-j", type=click.IntRange(1), default=min(2, os.cpu_count() or 1),
-              show_default=True, metavar="N",
-              help="Processes proving an opening book's positions (alphabeta only; each holds "
-                   "a 512 MiB table).")
+@click.option(
+    "--method",
+    type=click.Choice(["exhaustive", "alphabeta"]),
+    default=None,
+    help="exhaustive: every reachable position; alphabeta: an opening book to "
+    "--book-depth. Default: exhaustive when it fits this machine.",
+)
+@click.option(
+    "--book-depth",
+    type=click.IntRange(0, 31),
+    default=None,
+    metavar="D",
+    help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1),
+    default=min(2, os.cpu_count() or 1),
+    show_default=True,
+    metavar="N",
+    help="Processes proving an opening book's positions (alphabeta only; each holds "
+    "a 512 MiB table).",
+)
 @click.option("--force", is_flag=True, help="Solve again and replace the game if it is stored.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @friendly_errors
-def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, jobs: int,
-          force: bool, quiet: bool) -> None:
+def solve(
+    rules: Rules,
+    db: str,
+    method: str | None,
+    book_depth: int | None,
+    jobs: int,
+    force: bool,
+    quiet: bool,
+) -> None:
     """Solve a game and store it in the book.
 
     Exhaustive: the value (win/draw/loss for the side to move), remoteness and best moves of
@@ -119,8 +172,11 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, job
         existing = book.find_game(rules)
         if existing is not None and not force:
             if not quiet:
-                click.echo(f"{rules.name} is already solved in {book.display_url}; "
-                           f"--force solves it again.", err=True)
+                click.echo(
+                    f"{rules.name} is already solved in {book.display_url}; "
+                    f"--force solves it again.",
+                    err=True,
+                )
                 click.echo(summary_table(existing, book.display_url))
             return
         if not quiet:
@@ -138,8 +194,7 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, job
 
             depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
             workdir = work_directory(db, rules) + f"-book{depth}"
-            solver = OpeningBookBuilder(rules, depth, progress=progress, workdir=workdir,
-                                        jobs=jobs)
+            solver = OpeningBookBuilder(rules, depth, progress=progress, workdir=workdir, jobs=jobs)
             if not quiet:
                 click.echo(f"prover: {ENGINE_NAMES[solver.prover.engine]}", err=True)
         writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
@@ -153,9 +208,12 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, job
                 seconds = time.perf_counter() - solving
                 nodes = solver.nodes
                 processes = solver.processes
-                click.echo(f"prover: {nodes:,} nodes in {seconds:.1f} s "
-                           f"({nodes / max(seconds, 1e-9):,.0f} nodes/s, {processes} "
-                           f"process{'es' if processes > 1 else ''})", err=True)
+                click.echo(
+                    f"prover: {nodes:,} nodes in {seconds:.1f} s "
+                    f"({nodes / max(seconds, 1e-9):,.0f} nodes/s, {processes} "
+                    f"process{'es' if processes > 1 else ''})",
+                    err=True,
+                )
             rows = sum(len(table.keys) for table in plies)
             written = 0
 
@@ -164,19 +222,32 @@ def solve(rules: Rules, db: str, method: str | None, book_depth: int | None, job
                 written += count
                 writing(written, rows)
 
-            info = write_game(book, rules, plies, method=method, book_depth=depth,
-                              force=force, started=started, on_rows=on_rows)
+            info = write_game(
+                book,
+                rules,
+                plies,
+                method=method,
+                book_depth=depth,
+                force=force,
+                started=started,
+                on_rows=on_rows,
+            )
         except GameExistsError as exists:
             progress.close()
             writing.close()
-            click.echo(f"{rules.name} was solved by another run meanwhile; --force solves it "
-                       f"again.", err=True)
+            click.echo(
+                f"{rules.name} was solved by another run meanwhile; --force solves it again.",
+                err=True,
+            )
             info = exists.game
         except KeyboardInterrupt:
             progress.close()
             writing.close()
-            kept = (f"; the work done is kept in {workdir} and the same command resumes "
-                    f"from it" if workdir else "")
+            kept = (
+                f"; the work done is kept in {workdir} and the same command resumes from it"
+                if workdir
+                else ""
+            )
             click.echo(f"interrupted: the book is unchanged{kept}", err=True)
             sys.exit(130)
         finally:

@@ -29,8 +29,9 @@ def example(book: Book, info: GameInfo, outcome: str, remoteness: int) -> Positi
 
     table = schema.positions
     sign = {"win": 1, "draw": 0, "loss": -1}[outcome]
-    rows = book.iter_rows(info.rules, where=(table.c.value == sign)
-                          & (table.c.remoteness == remoteness), batch=1)
+    rows = book.iter_rows(
+        info.rules, where=(table.c.value == sign) & (table.c.remoteness == remoteness), batch=1
+    )
     for row in rows:
         rows.close()
         return Position.from_key(info.rules, row.key)
@@ -44,11 +45,15 @@ def report(book: Book, info: GameInfo) -> dict:
     for outcome in ("win", "loss"):
         r = longest(info, outcome)
         position = example(book, info, outcome, r) if r is not None else None
-        longest_of[outcome] = None if r is None else {
-            "remoteness": r,
-            "positions": figures.remoteness["reachable"][outcome][r],
-            "example": str(position) if position is not None else None,
-        }
+        longest_of[outcome] = (
+            None
+            if r is None
+            else {
+                "remoteness": r,
+                "positions": figures.remoteness["reachable"][outcome][r],
+                "example": str(position) if position is not None else None,
+            }
+        )
     rules = info.rules
     return {
         "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
@@ -62,8 +67,13 @@ def report(book: Book, info: GameInfo) -> dict:
         "values": figures.values,
         "values_for_x": figures.values_for_x,
         "terminal": figures.terminal,
-        "remoteness_table": {w: {o: {str(r): n for r, n in sorted(figures.remoteness[w][o].items())}
-                                 for o in OUTCOMES} for w in WEIGHTS},
+        "remoteness_table": {
+            w: {
+                o: {str(r): n for r, n in sorted(figures.remoteness[w][o].items())}
+                for o in OUTCOMES
+            }
+            for w in WEIGHTS
+        },
         "longest_win": longest_of["win"],
         "longest_loss": longest_of["loss"],
     }
@@ -77,44 +87,88 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
         f"{rules.name} ({rules.rows} rows x {rules.cols} columns, {rules.k} in a row): "
         f"{info.value.outcome.value} for X, remoteness {info.value.remoteness}",
         f"book {db}: {info.method}"
-        + (f", opening book to ply {info.book_depth}: the figures cover plies 0..{info.book_depth}"
-           if info.book_depth is not None else ", every reachable position")
+        + (
+            f", opening book to ply {info.book_depth}: the figures cover plies 0..{info.book_depth}"
+            if info.book_depth is not None
+            else ", every reachable position"
+        )
         + f"; solved {info.solved_at:%Y-%m-%d %H:%M} UTC in {info.seconds:.2f} s",
     ]
 
     plies = sorted(figures.by_ply["reachable"])
-    rows = [(p, "X" if p % 2 == 0 else "O", count(figures.by_ply["reachable"][p]),
-             count(figures.by_ply["canonical"].get(p, 0))) for p in plies]
+    rows = [
+        (
+            p,
+            "X" if p % 2 == 0 else "O",
+            count(figures.by_ply["reachable"][p]),
+            count(figures.by_ply["canonical"].get(p, 0)),
+        )
+        for p in plies
+    ]
     rows.append(("total", "", count(figures.reachable), count(figures.canonical)))
-    parts.append("Positions by ply\n" + tabulate(
-        rows, headers=("ply", "to move", "reachable", "canonical"), colalign=("right", "center",
-                                                                              "right", "right")))
+    parts.append(
+        "Positions by ply\n"
+        + tabulate(
+            rows,
+            headers=("ply", "to move", "reachable", "canonical"),
+            colalign=("right", "center", "right", "right"),
+        )
+    )
 
     rows = []
     for label, source in (("side to move", figures.values), ("X", figures.values_for_x)):
         for outcome in OUTCOMES:
-            rows.append((f"{outcome} for {label}", count(source["reachable"][outcome]),
-                         count(source["canonical"][outcome])))
-    parts.append("Outcomes\n" + tabulate(rows, headers=("", "reachable", "canonical"),
-                                         colalign=("left", "right", "right")))
+            rows.append(
+                (
+                    f"{outcome} for {label}",
+                    count(source["reachable"][outcome]),
+                    count(source["canonical"][outcome]),
+                )
+            )
+    parts.append(
+        "Outcomes\n"
+        + tabulate(
+            rows, headers=("", "reachable", "canonical"), colalign=("left", "right", "right")
+        )
+    )
 
     rows = []
     for label, key in (("X wins", "x"), ("O wins", "o"), ("draws", "draw")):
-        rows.append((label, count(figures.terminal["reachable"][key]),
-                     count(figures.terminal["canonical"][key])))
-    rows.append(("total", count(sum(figures.terminal["reachable"].values())),
-                 count(sum(figures.terminal["canonical"].values()))))
-    parts.append("Terminal positions\n" + tabulate(rows, headers=("", "reachable", "canonical"),
-                                                   colalign=("left", "right", "right")))
+        rows.append(
+            (
+                label,
+                count(figures.terminal["reachable"][key]),
+                count(figures.terminal["canonical"][key]),
+            )
+        )
+    rows.append(
+        (
+            "total",
+            count(sum(figures.terminal["reachable"].values())),
+            count(sum(figures.terminal["canonical"].values())),
+        )
+    )
+    parts.append(
+        "Terminal positions\n"
+        + tabulate(
+            rows, headers=("", "reachable", "canonical"), colalign=("left", "right", "right")
+        )
+    )
 
     table = figures.remoteness
     depths = sorted({r for w in WEIGHTS for o in OUTCOMES for r in table[w][o]})
-    rows = [(r, *(count(table[w][o].get(r, 0)) for w in WEIGHTS for o in ("win", "loss", "draw")))
-            for r in depths]
-    parts.append("Remoteness (plies to the end under perfect play), for the side to move\n"
-                 + tabulate(rows, headers=("r", "win", "loss", "draw", "win (canon.)",
-                                           "loss (canon.)", "draw (canon.)"),
-                            colalign=("right",) * 7))
+    rows = [
+        (r, *(count(table[w][o].get(r, 0)) for w in WEIGHTS for o in ("win", "loss", "draw")))
+        for r in depths
+    ]
+    parts.append(
+        "Remoteness (plies to the end under perfect play), for the side to move\n"
+        + tabulate(
+            rows,
+            headers=("r", "win", "loss", "draw", "win (canon.)", "loss (canon.)", "draw (canon.)"),
+            colalign=("right",) * 7,
+        )
+    )
 
     lines = []
     for outcome in ("win", "loss"):
@@ -122,8 +176,10 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
         if found is None:
             lines.append(f"longest {outcome}: none (no position is a {outcome} for its mover)")
         else:
-            lines.append(f"longest {outcome}: remoteness {found['remoteness']} "
-                         f"({count(found['positions'])} positions), e.g. {found['example']}")
+            lines.append(
+                f"longest {outcome}: remoteness {found['remoteness']} "
+                f"({count(found['positions'])} positions), e.g. {found['example']}"
+            )
     parts.append("\n".join(lines))
     return "\n\n".join(parts)
 

@@ -46,36 +46,77 @@ def labels(specs: list[str]) -> list[str]:
     return [f"{spec} #{i + 1}" if specs.count(spec) > 1 else spec for i, spec in enumerate(specs)]
 
 
-@click.command("tournament", context_settings={"help_option_names": ["-h", "--help"]},
-               epilog=EXAMPLES + "\n\b\nAgents:\n" + describe_agents())
-@click.option("--agents", "agent_specs", default="", metavar="A,B,...",
-              help="Agent specs, comma-separated (parameters may follow each: "
-                   "mcts:iterations=500,c=2,random).")
-@click.option("--agent", "whole_specs", multiple=True, metavar="SPEC",
-              help="One more agent spec, taken whole, commas and all (repeatable): for "
-                   "engine commands (cmd:...) and plugin paths that hold commas.")
-@click.option("--games", type=click.IntRange(1), default=10, show_default=True, metavar="N",
-              help="Games per pair; colours alternate (the first-named is X in game 1).")
+@click.command(
+    "tournament",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EXAMPLES + "\n\b\nAgents:\n" + describe_agents(),
+)
+@click.option(
+    "--agents",
+    "agent_specs",
+    default="",
+    metavar="A,B,...",
+    help="Agent specs, comma-separated (parameters may follow each: "
+    "mcts:iterations=500,c=2,random).",
+)
+@click.option(
+    "--agent",
+    "whole_specs",
+    multiple=True,
+    metavar="SPEC",
+    help="One more agent spec, taken whole, commas and all (repeatable): for "
+    "engine commands (cmd:...) and plugin paths that hold commas.",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(1),
+    default=10,
+    show_default=True,
+    metavar="N",
+    help="Games per pair; colours alternate (the first-named is X in game 1).",
+)
 @game_options
 @db_option
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of every random choice (same seed, same results).")
-@click.option("--jobs", "-j", type=click.IntRange(1), default=min(2, os.cpu_count() or 1),
-              show_default=True, help="Processes for long tournaments (results do not depend on it).")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of every random choice (same seed, same results).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1),
+    default=min(2, os.cpu_count() or 1),
+    show_default=True,
+    help="Processes for long tournaments (results do not depend on it).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors
-def tournament(agent_specs: str, whole_specs: tuple[str, ...], games: int, rules: Rules, db: str, seed: int, jobs: int,
-               as_json: bool, quiet: bool) -> None:
+def tournament(
+    agent_specs: str,
+    whole_specs: tuple[str, ...],
+    games: int,
+    rules: Rules,
+    db: str,
+    seed: int,
+    jobs: int,
+    as_json: bool,
+    quiet: bool,
+) -> None:
     """Round robin: every pair of agents plays N games, colours alternating. Prints a
     win/draw/loss matrix (row agent against column agent) and the standings (a win scores 1,
     a draw 1/2). The book is opened only if an agent reads it (perfect, book=true).
     """
     specs = split_specs(agent_specs) + [spec.strip() for spec in whole_specs if spec.strip()]
     if len(specs) < 2:
-        raise CliError(f"{len(specs)} agent{'' if len(specs) == 1 else 's'} named; a "
-                       f"tournament needs at least two "
-                       f"(e.g. --agents random,heuristic, or --agent SPEC twice)")
+        raise CliError(
+            f"{len(specs)} agent{'' if len(specs) == 1 else 's'} named; a "
+            f"tournament needs at least two "
+            f"(e.g. --agents random,heuristic, or --agent SPEC twice)"
+        )
     parsed = [parse_spec(spec) for spec in specs]
     with ExitStack() as stack:
         book = None
@@ -85,22 +126,47 @@ def tournament(agent_specs: str, whole_specs: tuple[str, ...], games: int, rules
         makers = [AgentMaker(spec, db) for spec in specs]
         progress = LazyProgress("playing", enabled=not quiet)
         try:
-            pairings = round_robin(makers, rules, games, seed=seed, book=book, jobs=jobs,
-                                   progress=progress)
+            pairings = round_robin(
+                makers, rules, games, seed=seed, book=book, jobs=jobs, progress=progress
+            )
         finally:
             progress.close()
     names = labels(specs)
     table = standings(pairings, len(specs))
     if as_json:
-        click.echo(json.dumps({
-            "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
-            "games_per_pair": games, "seed": seed, "agents": names,
-            "pairings": [{"a": names[p.a], "b": names[p.b], "a_wins": p.a_wins,
-                          "draws": p.draws, "b_wins": p.b_wins} for p in pairings],
-            "standings": [{"agent": names[s.entrant], "games": s.games, "won": s.won,
-                           "drawn": s.drawn, "lost": s.lost, "points": s.points,
-                           "score": s.score} for s in table],
-        }, indent=2))
+        click.echo(
+            json.dumps(
+                {
+                    "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+                    "games_per_pair": games,
+                    "seed": seed,
+                    "agents": names,
+                    "pairings": [
+                        {
+                            "a": names[p.a],
+                            "b": names[p.b],
+                            "a_wins": p.a_wins,
+                            "draws": p.draws,
+                            "b_wins": p.b_wins,
+                        }
+                        for p in pairings
+                    ],
+                    "standings": [
+                        {
+                            "agent": names[s.entrant],
+                            "games": s.games,
+                            "won": s.won,
+                            "drawn": s.drawn,
+                            "lost": s.lost,
+                            "points": s.points,
+                            "score": s.score,
+                        }
+                        for s in table
+                    ],
+                },
+                indent=2,
+            )
+        )
         return
     matrix = [[""] * len(specs) for _ in specs]
     for p in pairings:
@@ -108,13 +174,35 @@ def tournament(agent_specs: str, whole_specs: tuple[str, ...], games: int, rules
         matrix[p.b][p.a] = f"{p.b_wins}-{p.draws}-{p.a_wins}"
     for i in range(len(specs)):
         matrix[i][i] = "-"
-    click.echo(f"round robin on {rules.name}, {games} games per pair, colours alternating "
-               f"(seed {seed}); cells: row agent's wins-draws-losses against the column agent")
-    click.echo(tabulate([[names[i], *row] for i, row in enumerate(matrix)],
-                        headers=["", *names], tablefmt="simple_outline", disable_numparse=True))
+    click.echo(
+        f"round robin on {rules.name}, {games} games per pair, colours alternating "
+        f"(seed {seed}); cells: row agent's wins-draws-losses against the column agent"
+    )
+    click.echo(
+        tabulate(
+            [[names[i], *row] for i, row in enumerate(matrix)],
+            headers=["", *names],
+            tablefmt="simple_outline",
+            disable_numparse=True,
+        )
+    )
     click.echo("\nstandings (win 1, draw 1/2):")
-    click.echo(tabulate([[rank, names[s.entrant], s.games, s.won, s.drawn, s.lost,
-                          f"{s.points:g}", f"{100 * s.score:.1f}%"]
-                         for rank, s in enumerate(table, 1)],
-                        headers=["#", "agent", "games", "won", "drawn", "lost", "points",
-                                 "score"], tablefmt="simple_outline"))
+    click.echo(
+        tabulate(
+            [
+                [
+                    rank,
+                    names[s.entrant],
+                    s.games,
+                    s.won,
+                    s.drawn,
+                    s.lost,
+                    f"{s.points:g}",
+                    f"{100 * s.score:.1f}%",
+                ]
+                for rank, s in enumerate(table, 1)
+            ],
+            headers=["#", "agent", "games", "won", "drawn", "lost", "points", "score"],
+            tablefmt="simple_outline",
+        )
+    )

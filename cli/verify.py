@@ -42,19 +42,26 @@ def verify(rules: Rules, db: str) -> None:
             def prover_scores(position: Position) -> dict[int, int]:
                 return {cell: value.score for cell, value in prover.move_values(position)}
 
-        click.echo(f"verifying {rules.name} in {book.display_url} "
-                   f"({info.positions:,} positions)...", err=True)
+        click.echo(
+            f"verifying {rules.name} in {book.display_url} ({info.positions:,} positions)...",
+            err=True,
+        )
         info, problems = verify_game(book, rules, prover_scores)
         found = 0
         for problem in problems:
             found += 1
             if found <= SHOWN:
-                where = (f"ply {problem.ply}, position {Position.from_key(rules, problem.key)}"
-                         if problem.key >= 0 else "summary")
+                where = (
+                    f"ply {problem.ply}, position {Position.from_key(rules, problem.key)}"
+                    if problem.key >= 0
+                    else "summary"
+                )
                 click.echo(f"{where}: {problem.message}")
         if found:
             more = f" (first {SHOWN} shown)" if found > SHOWN else ""
             click.echo(f"{rules.name}: {found} problem{'s' if found > 1 else ''}{more}")
             sys.exit(1)
-        click.echo(f"{rules.name}: OK, {info.positions:,} positions consistent "
-                   f"({info.method}{'' if info.book_depth is None else f', depth {info.book_depth}'})")
+        click.echo(
+            f"{rules.name}: OK, {info.positions:,} positions consistent "
+            f"({info.method}{'' if info.book_depth is None else f', depth {info.book_depth}'})"
+        )

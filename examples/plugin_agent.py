@@ -1,4 +1,5 @@
 """A ttt-solve plugin in ten lines: ttt audit --agent py:examples.plugin_agent:make"""
+
 from ttt_solve.agents import Agent
 
 

@@ -51,7 +51,7 @@ class Game:
         empty = [i for i, c in enumerate(board) if c == "."]
         scores = {}
         for cell in empty:
-            child = board[:cell] + mover + board[cell + 1:]
+            child = board[:cell] + mover + board[cell + 1 :]
             if self.wins(child, cell):
                 scores[cell] = len(empty)
             elif len(empty) == 1 or depth == 1:
@@ -82,8 +82,9 @@ def reply(text):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--depth", type=int, default=None,
-                        help="plies searched (default: to the end of the game)")
+    parser.add_argument(
+        "--depth", type=int, default=None, help="plies searched (default: to the end of the game)"
+    )
     args = parser.parse_args()
     game = board = None
     while True:
@@ -121,7 +122,9 @@ def main():
             choices = sorted(cell for cell, score in scores.items() if score == best)
             cell = random.Random(seed).choice(choices)
             mover = "x" if board.count("x") == board.count("o") else "o"
-            reply(f"info value {describe(best, board.count('.'), args.depth is not None)} for {mover}")
+            reply(
+                f"info value {describe(best, board.count('.'), args.depth is not None)} for {mover}"
+            )
             reply(f"move {game.name(cell)}")
         elif command == "quit":
             return

@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import importlib.util
 import time
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.position import Position
@@ -113,19 +114,23 @@ class Prover:
     :func:`default_engine`.
     """
 
-    def __init__(self, rules: Rules, *, weak: bool = False, table_bits: int = 22,
-                 engine: str | None = None) -> None:
+    def __init__(
+        self, rules: Rules, *, weak: bool = False, table_bits: int = 22, engine: str | None = None
+    ) -> None:
         self.rules = rules
         self.weak = weak
         self.table_bits = table_bits
         self.engine = engine or default_engine(rules)
         if self.engine == "compiled":
             from ttt_solve.solver import compiled
+
             self._search, self._count, self._set_deadline, self._clear = compiled.make_search(
-                rules, table_bits + 1)
+                rules, table_bits + 1
+            )
         elif self.engine == "python":
             self._search, self._count, self._set_deadline, self._clear = _make_search(
-                rules, 1 << table_bits)
+                rules, 1 << table_bits
+            )
         else:
             raise ValueError(f"unknown prover engine {engine!r} (compiled or python)")
 
@@ -149,11 +154,16 @@ class Prover:
         started = time.perf_counter()
         nodes_before = self._count()
         score = self._score(position, deadline, exact=not self.weak)
-        return SearchResult(score, Value.from_score(score, position.empty_count),
-                            self._count() - nodes_before, time.perf_counter() - started)
+        return SearchResult(
+            score,
+            Value.from_score(score, position.empty_count),
+            self._count() - nodes_before,
+            time.perf_counter() - started,
+        )
 
-    def move_values(self, position: Position,
-                    deadline: float | None = None) -> list[tuple[int, Value]]:
+    def move_values(
+        self, position: Position, deadline: float | None = None
+    ) -> list[tuple[int, Value]]:
         """Every legal move with its exact value for the mover, best first (then by cell)."""
         values = []
         for cell in position.legal_moves():
@@ -163,8 +173,9 @@ class Prover:
         values.sort(key=lambda item: (item[1].sort_key, item[0]))
         return values
 
-    def bound(self, position: Position, alpha: int, beta: int,
-              deadline: float | None = None) -> int:
+    def bound(
+        self, position: Position, alpha: int, beta: int, deadline: float | None = None
+    ) -> int:
         """One fail-soft probe of ``position`` with the window ``(alpha, beta)``.
 
         Returns ``v``: the exact score if ``alpha < v < beta``, else an upper bound
@@ -212,6 +223,7 @@ def default_engine(rules: Rules) -> str:
     if importlib.util.find_spec("numba") is None:
         return "python"
     from ttt_solve.solver import compiled
+
     return "compiled" if compiled.fits(rules) else "python"
 
 
@@ -248,13 +260,27 @@ def _state(position: Position) -> _State:
     for index in range(len(rules.symmetries)):
         image = position.transform(index)
         images |= image.key << (index * width)
-    return _State(me, opp, images, live_me, live_opp, threats_me, threats_opp,
-                  position.empty, position.empty_count)
+    return _State(
+        me,
+        opp,
+        images,
+        live_me,
+        live_opp,
+        threats_me,
+        threats_opp,
+        position.empty,
+        position.empty_count,
+    )
 
 
-def _make_search(rules: Rules, table_size: int) -> tuple[
-        Callable[[_State, int, int], int], Callable[[], int],
-        Callable[[float | None], None], Callable[[], None]]:
+def _make_search(
+    rules: Rules, table_size: int
+) -> tuple[
+    Callable[[_State, int, int], int],
+    Callable[[], int],
+    Callable[[float | None], None],
+    Callable[[], None],
+]:
     """Build the search closure over precomputed tables of ``rules``.
 
     Returns ``(search(state, alpha, beta), node_count(), set_deadline(deadline), clear())``.
@@ -264,16 +290,21 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
     cells = rules.cells
     index_of = {line: index for index, line in enumerate(rules.lines)}
     # per cell: (line mask, line's bit in the live-line sets) for every line through it
-    cell_lines = [tuple((line, 1 << index_of[line]) for line in rules.lines_through[c])
-                  for c in range(cells)]
-    cell_line_bits = [sum(1 << index_of[line] for line in rules.lines_through[c])
-                      for c in range(cells)]
+    cell_lines = [
+        tuple((line, 1 << index_of[line]) for line in rules.lines_through[c]) for c in range(cells)
+    ]
+    cell_line_bits = [
+        sum(1 << index_of[line] for line in rules.lines_through[c]) for c in range(cells)
+    ]
     width = 2 * cells
     symmetries = rules.symmetries
-    x_bits = [sum(1 << (perm[c] + s * width) for s, perm in enumerate(symmetries))
-              for c in range(cells)]
-    o_bits = [sum(1 << (cells + perm[c] + s * width) for s, perm in enumerate(symmetries))
-              for c in range(cells)]
+    x_bits = [
+        sum(1 << (perm[c] + s * width) for s, perm in enumerate(symmetries)) for c in range(cells)
+    ]
+    o_bits = [
+        sum(1 << (cells + perm[c] + s * width) for s, perm in enumerate(symmetries))
+        for c in range(cells)
+    ]
     # X moves when the number of empty cells has the parity of the board's cell count.
     bits_by_parity = [None, None]
     bits_by_parity[cells & 1] = x_bits
@@ -281,21 +312,29 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
     mask = (1 << width) - 1
     w1, w2, w3, w4, w5, w6, w7 = (width * s for s in range(1, 8))
     if len(symmetries) == 8:
+
         def canonical(images: int) -> int:
-            return min(images & mask, images >> w1 & mask, images >> w2 & mask,
-                       images >> w3 & mask, images >> w4 & mask, images >> w5 & mask,
-                       images >> w6 & mask, images >> w7 & mask)
+            return min(
+                images & mask,
+                images >> w1 & mask,
+                images >> w2 & mask,
+                images >> w3 & mask,
+                images >> w4 & mask,
+                images >> w5 & mask,
+                images >> w6 & mask,
+                images >> w7 & mask,
+            )
     else:
+
         def canonical(images: int) -> int:
-            return min(images & mask, images >> w1 & mask, images >> w2 & mask,
-                       images >> w3 & mask)
+            return min(images & mask, images >> w1 & mask, images >> w2 & mask, images >> w3 & mask)
 
     k = rules.k
     almost = k - 2
     line_at = rules.lines
-    own_weight = [WEIGHT_BASE ** held for held in range(k + 1)]
-    block_weight = [BLOCK_BASE ** held for held in range(k + 1)]
-    threat_bonus = THREAT_BONUS * WEIGHT_BASE ** k
+    own_weight = [WEIGHT_BASE**held for held in range(k + 1)]
+    block_weight = [BLOCK_BASE**held for held in range(k + 1)]
+    threat_bonus = THREAT_BONUS * WEIGHT_BASE**k
     win1 = WIN_SCORE - 1
     lose2 = -(WIN_SCORE - 2)
     win3 = WIN_SCORE - 3
@@ -307,9 +346,19 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
     deadline: float | None = None
     clock = time.perf_counter
 
-    def negamax(me: int, opp: int, images: int, live_me: int, live_opp: int,
-                threats_me: int, threats_opp: int, empty: int, empties: int,
-                alpha: int, beta: int) -> int:
+    def negamax(
+        me: int,
+        opp: int,
+        images: int,
+        live_me: int,
+        live_opp: int,
+        threats_me: int,
+        threats_opp: int,
+        empty: int,
+        empties: int,
+        alpha: int,
+        beta: int,
+    ) -> int:
         """Fail-soft negamax (contract in the module docstring).
 
         ``me``/``opp``: the stones of the side to move and of the other side; ``images``: the
@@ -418,9 +467,19 @@ def _make_search(rules: Rules, table_size: int) -> tuple[
                     rest = line & ~mine
                     if not rest & (rest - 1):
                         new_threats |= rest
-            score = negamax(opp, mine, images | key_bits[c], live_opp & ~cell_line_bits[c],
-                            live_me, threats_opp & ~bit, new_threats, empty ^ bit,
-                            empties - 1, child_alpha, child_beta)
+            score = negamax(
+                opp,
+                mine,
+                images | key_bits[c],
+                live_opp & ~cell_line_bits[c],
+                live_me,
+                threats_opp & ~bit,
+                new_threats,
+                empty ^ bit,
+                empties - 1,
+                child_alpha,
+                child_beta,
+            )
             score = 1 - score if score > 0 else (-score - 1 if score < 0 else 0)
             if score > best:
                 best = score

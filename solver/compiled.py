@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from collections import namedtuple
-from typing import Callable
+from collections.abc import Callable
 
 import numba
 import numpy as np
@@ -50,25 +50,28 @@ _LOSE2 = -(WIN_SCORE - 2)
 _WIN3 = WIN_SCORE - 3
 _LOSE4 = -(WIN_SCORE - 4)
 
-_Search = namedtuple("_Search", [
-    "k",            # stones in a row to win
-    "lines",        # int64[lines]: cell mask of each line
-    "cell_lines",   # int64[cells, n]: indexes of the lines through each cell, -1 padded
-    "cell_line_bits",  # int64[cells]: those lines as a bitset over line indexes
-    "move_bits",    # int64[2, cells, symmetries]: a stone's bit in each image, by parity
-                    # of the empty-cell count (X moves when it has the parity of the cells)
-    "own_weight",   # int64[k + 1]: move-order weight of a live line of mine holding i stones
-    "block_weight",  # int64[k + 1]: the same for a live line of the opponent
-    "threat_bonus",  # int64: move-order bonus of a move that makes a threat
-    "images",       # int64[cells + 1, symmetries]: image keys along the current line of play
-    "orders",       # int64[cells + 1, cells]: move-order buffers, one per ply of the line
-    "table_shift",  # int64: 64 - log2(slots); a key's bucket is in its hash's top bits
-    "table_keys",   # int64[slots]
-    "table_bounds",  # int64[slots], 0 for an empty slot
-    "history",      # int64[cells]: cut-off counts of the history heuristic
-    "counters",     # int64[2]: nodes searched, and 1 once the deadline has passed
-    "deadline",     # float64[1]: a time.perf_counter() value, inf for none
-])
+_Search = namedtuple(
+    "_Search",
+    [
+        "k",  # stones in a row to win
+        "lines",  # int64[lines]: cell mask of each line
+        "cell_lines",  # int64[cells, n]: indexes of the lines through each cell, -1 padded
+        "cell_line_bits",  # int64[cells]: those lines as a bitset over line indexes
+        "move_bits",  # int64[2, cells, symmetries]: a stone's bit in each image, by parity
+        # of the empty-cell count (X moves when it has the parity of the cells)
+        "own_weight",  # int64[k + 1]: move-order weight of a live line of mine holding i stones
+        "block_weight",  # int64[k + 1]: the same for a live line of the opponent
+        "threat_bonus",  # int64: move-order bonus of a move that makes a threat
+        "images",  # int64[cells + 1, symmetries]: image keys along the current line of play
+        "orders",  # int64[cells + 1, cells]: move-order buffers, one per ply of the line
+        "table_shift",  # int64: 64 - log2(slots); a key's bucket is in its hash's top bits
+        "table_keys",  # int64[slots]
+        "table_bounds",  # int64[slots], 0 for an empty slot
+        "history",  # int64[cells]: cut-off counts of the history heuristic
+        "counters",  # int64[2]: nodes searched, and 1 once the deadline has passed
+        "deadline",  # float64[1]: a time.perf_counter() value, inf for none
+    ],
+)
 
 
 @numba.njit(cache=True)
@@ -110,9 +113,20 @@ def _now() -> float:
 
 
 @numba.njit(cache=True)
-def _negamax(s, me: int, opp: int, live_me: int, live_opp: int, threats_me: int,
-             threats_opp: int, empty: int, empties: int, ply: int,
-             alpha: int, beta: int) -> int:
+def _negamax(
+    s,
+    me: int,
+    opp: int,
+    live_me: int,
+    live_opp: int,
+    threats_me: int,
+    threats_opp: int,
+    empty: int,
+    empties: int,
+    ply: int,
+    alpha: int,
+    beta: int,
+) -> int:
     """Fail-soft negamax; the arguments are those of the pure-Python search, but for
     ``ply``, the row of ``s.images`` that holds this position's image keys."""
     counters = s.counters
@@ -252,9 +266,20 @@ def _negamax(s, me: int, opp: int, live_me: int, live_opp: int, threats_me: int,
                     new_threats |= rest
         for image in range(symmetries):
             images[ply + 1, image] = images[ply, image] | move_bits[c, image]
-        score = _negamax(s, opp, mine, live_opp & ~s.cell_line_bits[c], live_me,
-                         threats_opp & ~bit, new_threats, empty ^ bit, empties - 1, ply + 1,
-                         child_alpha, child_beta)
+        score = _negamax(
+            s,
+            opp,
+            mine,
+            live_opp & ~s.cell_line_bits[c],
+            live_me,
+            threats_opp & ~bit,
+            new_threats,
+            empty ^ bit,
+            empties - 1,
+            ply + 1,
+            child_alpha,
+            child_beta,
+        )
         if counters[1]:
             return 0
         score = 1 - score if score > 0 else (-score - 1 if score < 0 else 0)
@@ -276,8 +301,13 @@ def _negamax(s, me: int, opp: int, live_me: int, live_opp: int, threats_me: int,
         low = best
     else:
         low = high = best
-    _store(table_keys, table_bounds, s.table_shift, key,
-           (empties << 24) | (low + _OFFSET) << 12 | (high + _OFFSET))
+    _store(
+        table_keys,
+        table_bounds,
+        s.table_shift,
+        key,
+        (empties << 24) | (low + _OFFSET) << 12 | (high + _OFFSET),
+    )
     return best
 
 
@@ -296,8 +326,11 @@ def _store(table_keys, table_bounds, shift: int, key: int, bounds: int) -> None:
     other = slot + 1
     if table_bounds[other] != 0 and table_keys[other] == key:
         slot = other
-    elif table_bounds[slot] != 0 and table_keys[slot] != key and (
-            table_bounds[other] == 0 or table_bounds[other] >> 24 < table_bounds[slot] >> 24):
+    elif (
+        table_bounds[slot] != 0
+        and table_keys[slot] != key
+        and (table_bounds[other] == 0 or table_bounds[other] >> 24 < table_bounds[slot] >> 24)
+    ):
         slot = other
     table_keys[slot] = key
     table_bounds[slot] = bounds
@@ -308,8 +341,9 @@ def fits(rules: Rules) -> bool:
     return rules.cells <= MAX_CELLS and len(rules.lines) <= MAX_LINES
 
 
-def make_search(rules: Rules, table_bits: int) -> tuple[
-        Callable, Callable[[], int], Callable[[float | None], None], Callable[[], None]]:
+def make_search(
+    rules: Rules, table_bits: int
+) -> tuple[Callable, Callable[[], int], Callable[[float | None], None], Callable[[], None]]:
     """The compiled counterpart of :func:`solver.alphabeta._make_search`, same four callables:
     ``(search(state, alpha, beta), node_count(), set_deadline(deadline), clear())``."""
     if not fits(rules):
@@ -341,9 +375,9 @@ def make_search(rules: Rules, table_bits: int) -> tuple[
         cell_lines=cell_lines,
         cell_line_bits=cell_line_bits,
         move_bits=move_bits.view(np.int64),
-        own_weight=np.array([WEIGHT_BASE ** held for held in range(k + 1)], dtype=np.int64),
-        block_weight=np.array([BLOCK_BASE ** held for held in range(k + 1)], dtype=np.int64),
-        threat_bonus=THREAT_BONUS * WEIGHT_BASE ** k,
+        own_weight=np.array([WEIGHT_BASE**held for held in range(k + 1)], dtype=np.int64),
+        block_weight=np.array([BLOCK_BASE**held for held in range(k + 1)], dtype=np.int64),
+        threat_bonus=THREAT_BONUS * WEIGHT_BASE**k,
         images=np.zeros((cells + 1, len(symmetries)), dtype=np.int64),
         orders=np.zeros((cells + 1, cells), dtype=np.int64),
         table_shift=64 - table_bits,
@@ -361,13 +395,26 @@ def make_search(rules: Rules, table_bits: int) -> tuple[
     mask = (1 << width) - 1
 
     def search(state, alpha: int, beta: int) -> int:
-        packed = np.array([state.images >> (image * width) & mask
-                           for image in range(len(symmetries))], dtype=np.uint64)
+        packed = np.array(
+            [state.images >> (image * width) & mask for image in range(len(symmetries))],
+            dtype=np.uint64,
+        )
         s.images[0] = packed.view(np.int64)
         s.counters[1] = 0
-        score = _negamax(s, state.me, state.opp, state.live_me, state.live_opp,
-                         state.threats_me, state.threats_opp, state.empty, state.empties, 0,
-                         alpha, beta)
+        score = _negamax(
+            s,
+            state.me,
+            state.opp,
+            state.live_me,
+            state.live_opp,
+            state.threats_me,
+            state.threats_opp,
+            state.empty,
+            state.empties,
+            0,
+            alpha,
+            beta,
+        )
         if s.counters[1]:
             raise SearchTimeout(f"search passed its deadline after {int(s.counters[0]):,} nodes")
         return int(score)

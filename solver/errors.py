@@ -1,20 +1,23 @@
 """The few exceptions of the solver layer; each message quotes the input that caused it.
 
-All derive from :class:`ValueError`, so callers that only care about "bad input" can catch that.
+All derive from :class:`~ttt_solve.errors.TttError`; those about input also from
+:class:`ValueError`.
 """
 
+from ttt_solve.errors import TttError
 
-class InvalidRulesError(ValueError):
+
+class InvalidRulesError(TttError, ValueError):
     """A board size or win length that does not make a game (or that this tool cannot hold)."""
 
 
-class InvalidPositionError(ValueError):
+class InvalidPositionError(TttError, ValueError):
     """A position string that is not a legal position of the game."""
 
 
-class IllegalMoveError(ValueError):
-    """A move that names no cell, a cell off the board, or an occupied cell, or play after the end."""
+class IllegalMoveError(TttError, ValueError):
+    """A move naming no cell, a cell off the board or an occupied one, or play after the end."""
 
 
-class SearchTimeout(TimeoutError):
+class SearchTimeout(TttError, TimeoutError):
     """A live search ran past its deadline (the caller decides what to say instead)."""

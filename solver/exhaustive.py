@@ -13,51 +13,38 @@ With a work directory every finished ply is also kept on disk, and a rerun resum
 
 from __future__ import annotations
 
-from typing import Callable, Iterator, NamedTuple
+from collections.abc import Iterator
 
 import numpy as np
 
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
 from ttt_solve.solver.plystore import PlyStore
+from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE
 
 CHILDREN_PER_CHUNK = 1 << 21
 """Children made and canonicalised at once: bounds the working memory (about 100 MB)."""
 
-Progress = Callable[[int, int], None]
-"""``progress(done, total)``: units of work done so far out of a total."""
-
-
-class PlyTable(NamedTuple):
-    """The solved canonical positions of one ply, as aligned arrays sorted by key.
-
-    * ``keys``: canonical packed keys (``uint64``, ascending),
-    * ``scores``: side-to-move scores (``int16``; see :mod:`solver.value`),
-    * ``best_moves``: bitmask of the best cells in the canonical orientation (``uint64``;
-      0 for terminal positions),
-    * ``images``: how many reachable positions each canonical one stands for (``uint8``).
-    """
-
-    ply: int
-    keys: np.ndarray
-    scores: np.ndarray
-    best_moves: np.ndarray
-    images: np.ndarray
-
 
 class ExhaustiveSolver:
     """Solves every reachable position of one game; :meth:`solve` yields the plies."""
 
-    def __init__(self, rules: Rules, progress: Progress | None = None,
-                 children_per_chunk: int = CHILDREN_PER_CHUNK, workdir: str | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        progress: Progress | None = None,
+        children_per_chunk: int = CHILDREN_PER_CHUNK,
+        workdir: str | None = None,
+    ) -> None:
         """``workdir``: keep every finished ply in this directory, so that an interrupted
         solve resumes where it stopped (see :mod:`solver.plystore`); ``None`` keeps all in
         memory."""
         self.rules = rules
-        self.store = PlyStore(workdir, identity={
-            "rules": [rules.rows, rules.cols, rules.k], "solver": SOLVER_VERSION})
+        self.store = PlyStore(
+            workdir, identity={"rules": [rules.rows, rules.cols, rules.k], "solver": SOLVER_VERSION}
+        )
         self.arrays = KeyArrays(rules)
         self.progress = progress or (lambda done, total: None)
         self.children_per_chunk = children_per_chunk
@@ -83,11 +70,17 @@ class ExhaustiveSolver:
         """Forward pass: store the canonical keys of each ply and which are won; returns the
         number of plies. Plies already in the store (a resumed run) are not made again."""
         rules, arrays, store = self.rules, self.arrays, self.store
-        keys = store.load("keys-0") if store.has("keys-0") else store.save(
-            "keys-0", np.zeros(1, dtype=np.uint64))
+        keys = (
+            store.load("keys-0")
+            if store.has("keys-0")
+            else store.save("keys-0", np.zeros(1, dtype=np.uint64))
+        )
         for ply in range(rules.cells + 1):
-            won = (store.load(f"won-{ply}") if store.has(f"won-{ply}") else
-                   store.save(f"won-{ply}", self._won_by_last_mover(keys, ply)))
+            won = (
+                store.load(f"won-{ply}")
+                if store.has(f"won-{ply}")
+                else store.save(f"won-{ply}", self._won_by_last_mover(keys, ply))
+            )
             self._step()
             if ply == rules.cells:
                 return ply + 1
@@ -107,7 +100,7 @@ class ExhaustiveSolver:
 
     def solve(self) -> Iterator[PlyTable]:
         """Yields every ply, solved, from the last ply back to the empty board."""
-        rules, arrays, store = self.rules, self.arrays, self.store
+        arrays, store = self.arrays, self.store
         self._steps_done = 0
         plies = self.enumerate_plies()
         self._steps_total = plies * 2
@@ -118,18 +111,25 @@ class ExhaustiveSolver:
             if all(store.has(name) for name in names):
                 scores, best, images = (store.load(name) for name in names)
             else:
-                scores, best = self._solve_ply(ply, keys, store.load(f"won-{ply}"),
-                                               next_keys, next_scores)
+                scores, best = self._solve_ply(
+                    ply, keys, store.load(f"won-{ply}"), next_keys, next_scores
+                )
                 images = arrays.orbit_sizes(np.asarray(keys))
-                scores, best, images = (store.save(name, array) for name, array
-                                        in zip(names, (scores, best, images)))
+                scores, best, images = (
+                    store.save(name, array) for name, array in zip(names, (scores, best, images))
+                )
             yield PlyTable(ply, keys, scores, best, images)
             self._step()
             next_keys, next_scores = keys, scores
 
-    def _solve_ply(self, ply: int, keys: np.ndarray, won: np.ndarray,
-                   next_keys: np.ndarray | None, next_scores: np.ndarray | None,
-                   ) -> tuple[np.ndarray, np.ndarray]:
+    def _solve_ply(
+        self,
+        ply: int,
+        keys: np.ndarray,
+        won: np.ndarray,
+        next_keys: np.ndarray | None,
+        next_scores: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Scores and best-move masks of one ply, from the solved next ply."""
         rules, arrays = self.rules, self.arrays
         scores = np.zeros(len(keys), dtype=np.int16)

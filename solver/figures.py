@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ttt_solve.solver.exhaustive import PlyTable
+    from ttt_solve.solver.plytable import PlyTable
 
 OUTCOMES = ("win", "draw", "loss")
 
@@ -22,16 +22,21 @@ class Figures:
 
     cells: int
     by_ply: dict[str, dict[int, int]] = field(
-        default_factory=lambda: {"reachable": {}, "canonical": {}})
+        default_factory=lambda: {"reachable": {}, "canonical": {}}
+    )
     terminal: dict[str, dict[str, int]] = field(
-        default_factory=lambda: {w: {"x": 0, "o": 0, "draw": 0} for w in ("reachable", "canonical")})
+        default_factory=lambda: {w: {"x": 0, "o": 0, "draw": 0} for w in ("reachable", "canonical")}
+    )
     values: dict[str, dict[str, int]] = field(
-        default_factory=lambda: {w: dict.fromkeys(OUTCOMES, 0) for w in ("reachable", "canonical")})
+        default_factory=lambda: {w: dict.fromkeys(OUTCOMES, 0) for w in ("reachable", "canonical")}
+    )
     values_for_x: dict[str, dict[str, int]] = field(
-        default_factory=lambda: {w: dict.fromkeys(OUTCOMES, 0) for w in ("reachable", "canonical")})
+        default_factory=lambda: {w: dict.fromkeys(OUTCOMES, 0) for w in ("reachable", "canonical")}
+    )
     # remoteness[weight][outcome][r] = count
     remoteness: dict[str, dict[str, dict[int, int]]] = field(
-        default_factory=lambda: {w: {o: {} for o in OUTCOMES} for w in ("reachable", "canonical")})
+        default_factory=lambda: {w: {o: {} for o in OUTCOMES} for w in ("reachable", "canonical")}
+    )
     start_score: int | None = None
 
     def add(self, table: PlyTable) -> None:
@@ -40,11 +45,13 @@ class Figures:
         # must not pay for it.
         import numpy as np
 
-        from ttt_solve.solver.keyarrays import split_scores
+        from ttt_solve.solver.plytable import split_scores
 
         ply, scores = table.ply, table.scores.astype(np.int32)
-        weights = {"reachable": table.images.astype(np.int64),
-                   "canonical": np.ones(len(scores), dtype=np.int64)}
+        weights = {
+            "reachable": table.images.astype(np.int64),
+            "canonical": np.ones(len(scores), dtype=np.int64),
+        }
         outcome_masks = {"win": scores > 0, "draw": scores == 0, "loss": scores < 0}
         _, remoteness = split_scores(scores, self.cells - ply)
         terminal = remoteness == 0
@@ -54,7 +61,9 @@ class Figures:
             for outcome, mask in outcome_masks.items():
                 count = int(weight[mask].sum())
                 self.values[name][outcome] += count
-                for_x = outcome if x_to_move else {"win": "loss", "loss": "win"}.get(outcome, "draw")
+                for_x = (
+                    outcome if x_to_move else {"win": "loss", "loss": "win"}.get(outcome, "draw")
+                )
                 self.values_for_x[name][for_x] += count
                 if count:
                     r_counts = np.bincount(remoteness[mask], weights=weight[mask])
@@ -79,9 +88,13 @@ class Figures:
 
     def to_dict(self) -> dict:
         """Plain data (str keys) for JSON storage; :meth:`from_dict` reads it back."""
+
         def keys_to_str(d: dict) -> dict:
-            return {str(k): (keys_to_str(v) if isinstance(v, dict) else v)
-                    for k, v in sorted(d.items(), key=lambda kv: (str(type(kv[0])), kv[0]))}
+            return {
+                str(k): (keys_to_str(v) if isinstance(v, dict) else v)
+                for k, v in sorted(d.items(), key=lambda kv: (str(type(kv[0])), kv[0]))
+            }
+
         return {
             "cells": self.cells,
             "by_ply": keys_to_str(self.by_ply),
@@ -96,13 +109,15 @@ class Figures:
     def from_dict(cls, data: dict) -> Figures:
         def int_keys(d: dict) -> dict:
             return {int(k): v for k, v in d.items()}
+
         return cls(
             cells=data["cells"],
             by_ply={w: int_keys(d) for w, d in data["by_ply"].items()},
             terminal=data["terminal"],
             values=data["values"],
             values_for_x=data["values_for_x"],
-            remoteness={w: {o: int_keys(d) for o, d in per.items()}
-                        for w, per in data["remoteness"].items()},
+            remoteness={
+                w: {o: int_keys(d) for o, d in per.items()} for w, per in data["remoteness"].items()
+            },
             start_score=data["start_score"],
         )

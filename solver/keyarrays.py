@@ -15,7 +15,6 @@ from __future__ import annotations
 import numpy as np
 
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import WIN_SCORE
 
 _CHUNK_BITS = 8
 
@@ -34,8 +33,10 @@ class KeyArrays:
         # tables[s, c, v]: the image under symmetry s of the key bits v placed at chunk c.
         tables = np.zeros((len(rules.symmetries), self.chunks, size), dtype=np.uint64)
         for s, perm in enumerate(rules.symmetries):
-            bit_image = [perm[b] if b < rules.cells else rules.cells + perm[b - rules.cells]
-                         for b in range(key_bits)]
+            bit_image = [
+                perm[b] if b < rules.cells else rules.cells + perm[b - rules.cells]
+                for b in range(key_bits)
+            ]
             for c in range(self.chunks):
                 for v in range(size):
                     image = 0
@@ -51,8 +52,10 @@ class KeyArrays:
 
     def _chunk_indexes(self, keys: np.ndarray) -> list[np.ndarray]:
         mask = np.uint64((1 << _CHUNK_BITS) - 1)
-        return [((keys >> np.uint64(c * _CHUNK_BITS)) & mask).astype(np.intp)
-                for c in range(self.chunks)]
+        return [
+            ((keys >> np.uint64(c * _CHUNK_BITS)) & mask).astype(np.intp)
+            for c in range(self.chunks)
+        ]
 
     def _image(self, symmetry: int, chunk_indexes: list[np.ndarray]) -> np.ndarray:
         table = self._tables[symmetry]
@@ -123,20 +126,3 @@ def sorted_unique(keys: np.ndarray) -> np.ndarray:
     keep[0] = True
     np.not_equal(keys[1:], keys[:-1], out=keep[1:])
     return keys[keep]
-
-
-def split_scores(scores: np.ndarray, empty_cells: int) -> tuple[np.ndarray, np.ndarray]:
-    """Arrays of scores (all with ``empty_cells`` empty cells) -> (value sign, remoteness)."""
-    scores = scores.astype(np.int32)
-    signs = np.sign(scores).astype(np.int8)
-    remoteness = np.where(scores > 0, WIN_SCORE - scores,
-                          np.where(scores < 0, WIN_SCORE + scores, empty_cells)).astype(np.int16)
-    return signs, remoteness
-
-
-def join_scores(values: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
-    """The inverse of :func:`split_scores`: (value sign, remoteness) arrays -> scores."""
-    values = np.asarray(values, dtype=np.int32)
-    remoteness = np.asarray(remoteness, dtype=np.int32)
-    return np.where(values > 0, WIN_SCORE - remoteness,
-                    np.where(values < 0, remoteness - WIN_SCORE, 0)).astype(np.int16)

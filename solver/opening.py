@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.alphabeta import Prover, default_engine
 from ttt_solve.solver.errors import InvalidRulesError
-from ttt_solve.solver.exhaustive import PlyTable, Progress
 from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
 from ttt_solve.solver.plystore import PlyStore
+from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
 from ttt_solve.solver.value import WIN_SCORE
@@ -64,9 +64,15 @@ def best_child_score(score: int) -> int:
 class OpeningBookBuilder:
     """Solves every canonical position of plies ``0 .. depth`` of one game exactly."""
 
-    def __init__(self, rules: Rules, depth: int, progress: Progress | None = None,
-                 prover: Prover | None = None, workdir: str | None = None,
-                 jobs: int = 1) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        depth: int,
+        progress: Progress | None = None,
+        prover: Prover | None = None,
+        workdir: str | None = None,
+        jobs: int = 1,
+    ) -> None:
         """``progress(done, total)`` is called as positions are solved (``total``: all the
         book's positions); ``prover``: an exact prover to share (one is made otherwise);
         ``workdir``: keep the deepest ply's proved rows there, so that an interrupted build
@@ -76,7 +82,8 @@ class OpeningBookBuilder:
         if not rules.fits_key:
             raise InvalidRulesError(
                 f"{rules.name}: {rules.cells} cells do not fit a 64-bit book key "
-                f"(books hold boards of at most {KEY_CELLS_LIMIT} cells)")
+                f"(books hold boards of at most {KEY_CELLS_LIMIT} cells)"
+            )
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise ValueError(f"opening book depth must be a whole number >= 0, got {depth!r}")
         if prover is not None and (prover.weak or prover.rules != rules):
@@ -92,9 +99,14 @@ class OpeningBookBuilder:
         self.progress = progress or (lambda done, total: None)
         self.prover = prover or Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
         self.arrays = KeyArrays(rules)
-        self.store = PlyStore(workdir, identity={
-            "rules": [rules.rows, rules.cols, rules.k], "solver": SOLVER_VERSION,
-            "opening_book_depth": self.depth})
+        self.store = PlyStore(
+            workdir,
+            identity={
+                "rules": [rules.rows, rules.cols, rules.k],
+                "solver": SOLVER_VERSION,
+                "opening_book_depth": self.depth,
+            },
+        )
 
     @property
     def nodes(self) -> int:
@@ -136,8 +148,9 @@ class OpeningBookBuilder:
             yield PlyTable(ply, keys, scores, best, self.arrays.orbit_sizes(keys))
             next_keys, next_scores = keys, scores
 
-    def _prove_ply(self, keys: np.ndarray, won: np.ndarray,
-                   solved: Callable[[int], None]) -> tuple[np.ndarray, np.ndarray]:
+    def _prove_ply(
+        self, keys: np.ndarray, won: np.ndarray, solved: Callable[[int], None]
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Scores and best moves of the deepest ply, from the prover; ``solved(rows)`` is
         called as rows are done (this is where the time goes)."""
         store = self.store
@@ -169,13 +182,25 @@ class OpeningBookBuilder:
             self._prove_in_workers(keys, won, pending, keep)
         else:
             for start, stop in pending:
-                keep(start, stop, *prove_rows(self.prover, keys[start:stop], won[start:stop],
-                                              lambda row: solved(done + row)))
+                keep(
+                    start,
+                    stop,
+                    *prove_rows(
+                        self.prover,
+                        keys[start:stop],
+                        won[start:stop],
+                        lambda row: solved(done + row),
+                    ),
+                )
         return scores, best
 
-    def _prove_in_workers(self, keys: np.ndarray, won: np.ndarray,
-                          pending: list[tuple[int, int]],
-                          keep: Callable[[int, int, np.ndarray, np.ndarray], None]) -> None:
+    def _prove_in_workers(
+        self,
+        keys: np.ndarray,
+        won: np.ndarray,
+        pending: list[tuple[int, int]],
+        keep: Callable[[int, int, np.ndarray, np.ndarray], None],
+    ) -> None:
         """Prove the ``pending`` chunks in ``self.jobs`` worker processes; ``keep`` each one
         as it comes back (in any order)."""
         tasks = [(start, stop, keys[start:stop], won[start:stop]) for start, stop in pending]
@@ -183,16 +208,24 @@ class OpeningBookBuilder:
         # worker takes runs of neighbouring chunks (yet small enough to balance the load).
         run = max(1, min(8, len(tasks) // (4 * self.jobs)))
         self.processes = min(self.jobs, len(tasks))
-        with multiprocessing.Pool(self.processes, initializer=_start_worker,
-                                  initargs=(self.rules,)) as pool:
+        with multiprocessing.Pool(
+            self.processes, initializer=_start_worker, initargs=(self.rules,)
+        ) as pool:
             # leaving the block (done, an error, Ctrl-C) terminates the workers
             for start, stop, chunk_scores, chunk_best, nodes in pool.imap_unordered(
-                    _prove_task, tasks, chunksize=run):
+                _prove_task, tasks, chunksize=run
+            ):
                 self.worker_nodes += nodes
                 keep(start, stop, chunk_scores, chunk_best)
 
-    def _back_up_ply(self, ply: int, keys: np.ndarray, won: np.ndarray, next_keys: np.ndarray,
-                     next_scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _back_up_ply(
+        self,
+        ply: int,
+        keys: np.ndarray,
+        won: np.ndarray,
+        next_keys: np.ndarray,
+        next_scores: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Scores and best moves of a ply whose children are all in the next (solved) ply."""
         arrays = self.arrays
         scores = np.zeros(len(keys), dtype=np.int16)
@@ -212,7 +245,8 @@ class OpeningBookBuilder:
         top = move_scores.max(axis=1)
         bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
         best[rows] = np.bitwise_or.reduce(
-            np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1)
+            np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1
+        )
         scores[rows] = top
         return scores, best
 
@@ -221,8 +255,9 @@ def _chunk_name(start: int, stop: int) -> str:
     return f"deepest-rows-{start}-{stop}"
 
 
-def prove_rows(prover: Prover, keys: np.ndarray, won: np.ndarray,
-               on_row: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+def prove_rows(
+    prover: Prover, keys: np.ndarray, won: np.ndarray, on_row: Callable[[int], None] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Exact scores (``int16``) and best-move masks (``uint64``, canonical orientation) of
     positions given by canonical keys and whether their last mover has won; ``on_row(i)`` is
     called before row ``i``."""
@@ -259,8 +294,9 @@ def _start_worker(rules: Rules) -> None:
     _worker_prover = Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
 
 
-def _prove_task(task: tuple[int, int, np.ndarray, np.ndarray]
-                ) -> tuple[int, int, np.ndarray, np.ndarray, int]:
+def _prove_task(
+    task: tuple[int, int, np.ndarray, np.ndarray],
+) -> tuple[int, int, np.ndarray, np.ndarray, int]:
     start, stop, keys, won = task
     before = _worker_prover.nodes
     scores, best = prove_rows(_worker_prover, keys, won)

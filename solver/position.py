@@ -10,7 +10,7 @@ smallest key among the images of the position under the board's symmetries.
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError
 from ttt_solve.solver.rules import Rules

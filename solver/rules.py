@@ -92,7 +92,9 @@ class Rules:
     def __post_init__(self) -> None:
         for name in ("rows", "cols", "k"):
             if not isinstance(getattr(self, name), int) or isinstance(getattr(self, name), bool):
-                raise InvalidRulesError(f"{name} must be a whole number, got {getattr(self, name)!r}")
+                raise InvalidRulesError(
+                    f"{name} must be a whole number, got {getattr(self, name)!r}"
+                )
         if not (1 <= self.rows <= MAX_SIDE and 1 <= self.cols <= MAX_SIDE):
             raise InvalidRulesError(
                 f"board {self.rows}x{self.cols} is not supported: each side must be 1..{MAX_SIDE}"
@@ -161,7 +163,9 @@ class Rules:
                 f"cell {text!r} is off the {self.rows}x{self.cols} board "
                 f"(a1..{self.cell_name(self.cells - 1)})"
             )
-        raise IllegalMoveError(f"{text!r} is not a cell: use a name like b2 or an index 0..{self.cells - 1}")
+        raise IllegalMoveError(
+            f"{text!r} is not a cell: use a name like b2 or an index 0..{self.cells - 1}"
+        )
 
     def has_line(self, stones: int) -> bool:
         """Whether the stone set holds a complete line."""
@@ -177,18 +181,25 @@ class Rules:
         so that a permutation costs a few table look-ups instead of a loop over cells."""
         chunks = (self.cells + 7) // 8
         return tuple(
-            tuple(tuple(_permute_byte(perm, chunk, byte, self.cells) for byte in range(256))
-                  for chunk in range(chunks))
-            for perm in self.symmetries)
+            tuple(
+                tuple(_permute_byte(perm, chunk, byte, self.cells) for byte in range(256))
+                for chunk in range(chunks)
+            )
+            for perm in self.symmetries
+        )
 
     @cached_property
     def inverses(self) -> tuple[int, ...]:
         """``inverses[s]``: the index of the symmetry that undoes symmetry ``s``."""
         perms = self.symmetries
         return tuple(
-            next(i for i, other in enumerate(perms)
-                 if all(other[perm[c]] == c for c in range(self.cells)))
-            for perm in perms)
+            next(
+                i
+                for i, other in enumerate(perms)
+                if all(other[perm[c]] == c for c in range(self.cells))
+            )
+            for perm in perms
+        )
 
     def permute(self, cells: int, symmetry: int) -> int:
         """The image of a cell set under one symmetry."""

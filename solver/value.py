@@ -120,4 +120,3 @@ def grade(position_value: Value, move: Value) -> tuple[Grade, str | None]:
     if move.score == position_value.score:
         return Grade.BEST, None
     return Grade.SOUND, None
-

@@ -14,7 +14,8 @@ Problems are reported, never raised, so a checker can list all of them.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE
 
 if TYPE_CHECKING:
-    from ttt_solve.solver.exhaustive import PlyTable
+    from ttt_solve.solver.plytable import PlyTable
 
 MoveScores = Callable[[Position], dict[int, int]]
 """For a position, the score of each legal move for the mover (a prover's answer)."""
@@ -36,8 +37,9 @@ class Problem(NamedTuple):
     message: str
 
 
-def check_plies(rules: Rules, plies: Iterable[PlyTable],
-                move_scores: MoveScores | None = None) -> Iterator[Problem]:
+def check_plies(
+    rules: Rules, plies: Iterable[PlyTable], move_scores: MoveScores | None = None
+) -> Iterator[Problem]:
     """Every inconsistency of the stored plies (see the module docstring).
 
     ``plies`` come in ascending order; only two are held at a time, so a game of any size can
@@ -58,27 +60,51 @@ ROWS_PER_CHUNK = 1 << 18
 """Positions checked at once: their children (up to ``cells`` each) bound the working memory."""
 
 
-def _check_ply(rules: Rules, arrays: KeyArrays, table: PlyTable, child_table: PlyTable | None,
-               move_scores: MoveScores | None, last: bool) -> Iterator[Problem]:
+def _check_ply(
+    rules: Rules,
+    arrays: KeyArrays,
+    table: PlyTable,
+    child_table: PlyTable | None,
+    move_scores: MoveScores | None,
+    last: bool,
+) -> Iterator[Problem]:
     for start in range(0, len(table.keys), ROWS_PER_CHUNK):
         part = slice(start, start + ROWS_PER_CHUNK)
         yield from _check_rows(
-            rules, arrays, table.ply, np.asarray(table.keys[part], dtype=np.uint64),
+            rules,
+            arrays,
+            table.ply,
+            np.asarray(table.keys[part], dtype=np.uint64),
             np.asarray(table.scores[part]).astype(np.int32),
-            np.asarray(table.best_moves[part], dtype=np.uint64), np.asarray(table.images[part]),
-            child_table, move_scores, last)
+            np.asarray(table.best_moves[part], dtype=np.uint64),
+            np.asarray(table.images[part]),
+            child_table,
+            move_scores,
+            last,
+        )
 
 
 def _check_rows(rules, arrays, ply, keys, scores, best, images, child_table, move_scores, last):
     yield from _bad_rows(ply, keys, arrays.canonical(keys) != keys, "key is not canonical")
-    yield from _bad_rows(ply, keys, arrays.orbit_sizes(keys) != images,
-                         "images is not the size of its symmetry class")
-    won = (arrays.has_line(arrays.stones(keys, x=ply % 2 == 1)) if ply else
-           np.zeros(len(keys), dtype=bool))
+    yield from _bad_rows(
+        ply,
+        keys,
+        arrays.orbit_sizes(keys) != images,
+        "images is not the size of its symmetry class",
+    )
+    won = (
+        arrays.has_line(arrays.stones(keys, x=ply % 2 == 1))
+        if ply
+        else np.zeros(len(keys), dtype=bool)
+    )
     full = ply == rules.cells
     terminal = won | full
-    yield from _bad_rows(ply, keys, won & (scores != -WIN_SCORE),
-                         "won position is not a loss in 0 for the side to move")
+    yield from _bad_rows(
+        ply,
+        keys,
+        won & (scores != -WIN_SCORE),
+        "won position is not a loss in 0 for the side to move",
+    )
     yield from _bad_rows(ply, keys, ~won & full & (scores != 0), "full board is not a draw")
     yield from _bad_rows(ply, keys, terminal & (best != 0), "terminal position has best moves")
     open_rows = np.flatnonzero(~terminal)
@@ -89,8 +115,11 @@ def _check_rows(rules, arrays, ply, keys, scores, best, images, child_table, mov
     elif last and move_scores is not None:
         yield from _check_by_prover(rules, ply, keys, scores, best, open_rows, move_scores)
     else:
-        yield Problem(ply, int(keys[open_rows[0]]),
-                      f"{len(open_rows)} open positions whose children are not stored")
+        yield Problem(
+            ply,
+            int(keys[open_rows[0]]),
+            f"{len(open_rows)} open positions whose children are not stored",
+        )
 
 
 def _bad_rows(ply: int, keys: np.ndarray, bad: np.ndarray, message: str) -> Iterator[Problem]:
@@ -112,12 +141,21 @@ def _check_backup(rules, arrays, ply, keys, scores, best, open_rows, child_table
     top = move_scores.max(axis=1)
     bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
     top_moves = np.bitwise_or.reduce(
-        np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1)
+        np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1
+    )
     complete = found.all(axis=1)
-    yield from _bad_rows(ply, keys[open_rows], complete & (scores[open_rows] != top),
-                         "score is not the best over the children")
-    yield from _bad_rows(ply, keys[open_rows], complete & (best[open_rows] != top_moves),
-                         "best moves are not the children that reach the score")
+    yield from _bad_rows(
+        ply,
+        keys[open_rows],
+        complete & (scores[open_rows] != top),
+        "score is not the best over the children",
+    )
+    yield from _bad_rows(
+        ply,
+        keys[open_rows],
+        complete & (best[open_rows] != top_moves),
+        "best moves are not the children that reach the score",
+    )
 
 
 def _check_by_prover(rules, ply, keys, scores, best, open_rows, move_scores):

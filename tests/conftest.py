@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+# The storage fixtures run each test on SQLite and, where a server is configured, PostgreSQL.
+from tests.pg_support import book_db, postgres_db  # noqa: E402, F401 - fixtures
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
@@ -36,3 +38,14 @@ def book_small(tmp_path_factory: pytest.TempPathFactory) -> str:
 def book_4x4k4(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Path of a SQLite book holding 4x4 k=4 (about 5 s to build)."""
     return solve_into(str(tmp_path_factory.mktemp("books") / "4x4k4.sqlite"), Rules(4, 4, 4))
+
+
+@pytest.fixture(scope="session")
+def opening_book(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A book holding 3x4 k=3 as an opening book of depth 2 (plies 0..2 of the exhaustive solve)."""
+    rules = Rules(3, 4, 3)
+    db = str(tmp_path_factory.mktemp("books") / "opening.sqlite")
+    with open_book(db, create=True) as book:
+        plies = (t for t in ExhaustiveSolver(rules).solve() if t.ply <= 2)
+        write_game(book, rules, plies, method="alphabeta", book_depth=2)
+    return db

@@ -20,15 +20,17 @@ import subprocess
 import sys
 import time
 import uuid
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
 URL_VARIABLE = "TTT_TEST_POSTGRES_URL"
-SKIP_REASON = (f"PostgreSQL tests need a server: set {URL_VARIABLE}="
-               f"postgresql+psycopg://USER@HOST:PORT/DB (a database the tests may create "
-               f"databases beside) and install psycopg (pip install 'psycopg[binary]'); "
-               f".ci/run starts a throwaway server and does both")
+SKIP_REASON = (
+    f"PostgreSQL tests need a server: set {URL_VARIABLE}="
+    f"postgresql+psycopg://USER@HOST:PORT/DB (a database the tests may create "
+    f"databases beside) and install psycopg (pip install 'psycopg[binary]'); "
+    f".ci/run starts a throwaway server and does both"
+)
 BACKENDS = ("sqlite", "postgresql")
 
 
@@ -114,12 +116,19 @@ def ttt_solve_command(*args: str) -> list[str]:
     return [sys.executable, "-c", "from cli.solve import main; main()", *args]
 
 
-def run_ttt_solve(args: list[str], env: dict[str, str] | None = None,
-                  timeout: float = 120) -> subprocess.CompletedProcess:
+def run_ttt_solve(
+    args: list[str], env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
     """Run ``ttt-solve`` to the end in a subprocess; output captured as text."""
     environment = {**os.environ, **(env or {})}
-    return subprocess.run(ttt_solve_command(*args), env=environment, capture_output=True,
-                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        ttt_solve_command(*args),
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def killed_by_sigkill(result: subprocess.CompletedProcess | subprocess.Popen) -> bool:
@@ -129,8 +138,14 @@ def killed_by_sigkill(result: subprocess.CompletedProcess | subprocess.Popen) ->
 def start_ttt_solve(args: list[str], env: dict[str, str] | None = None) -> subprocess.Popen:
     """Start ``ttt-solve`` in a subprocess and return at once."""
     environment = {**os.environ, **(env or {})}
-    return subprocess.Popen(ttt_solve_command(*args), env=environment, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    return subprocess.Popen(
+        ttt_solve_command(*args),
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def wait_until(condition, timeout: float = 30.0, step: float = 0.02) -> bool:  # noqa: ANN001

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -19,9 +19,15 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
 R3 = Rules(3, 3, 3)
-SEARCHERS = ["random", "heuristic", "minimax:depth=2", "alphabeta:depth=3",
-             "montecarlo:playouts=10", "mcts:iterations=200",
-             "mcts:iterations=200,rollout=heuristic,solver=true"]
+SEARCHERS = [
+    "random",
+    "heuristic",
+    "minimax:depth=2",
+    "alphabeta:depth=3",
+    "montecarlo:playouts=10",
+    "mcts:iterations=200",
+    "mcts:iterations=200,rollout=heuristic,solver=true",
+]
 
 
 # -- an independent solver for 3x3: plain recursion over strings, no bitboards ---------------
@@ -40,10 +46,9 @@ def winner(board: str) -> str | None:
     return None
 
 
-@lru_cache(maxsize=None)
+@cache
 def solve(board: str) -> tuple[int, int]:
     """(outcome for the side to move: 1, 0, -1; remoteness) by full recursion."""
-    mover = "x" if board.count("x") == board.count("o") else "o"
     if winner(board):
         return -1, 0
     if "." not in board:
@@ -55,7 +60,7 @@ def solve(board: str) -> tuple[int, int]:
 def move_result(board: str, cell: int) -> tuple[int, int]:
     """(outcome, remoteness) of a move for its mover."""
     mover = "x" if board.count("x") == board.count("o") else "o"
-    outcome, remoteness = solve(board[:cell] + mover + board[cell + 1:])
+    outcome, remoteness = solve(board[:cell] + mover + board[cell + 1 :])
     return -outcome, remoteness + 1
 
 
@@ -65,7 +70,8 @@ def rank(result: tuple[int, int]) -> tuple[int, int]:
     return outcome, -remoteness if outcome > 0 else remoteness
 
 
-def reachable(position: Position = Position.start(R3), seen: set | None = None) -> set[Position]:
+def reachable(position: Position | None = None, seen: set | None = None) -> set[Position]:
+    position = Position.start(R3) if position is None else position
     seen = set() if seen is None else seen
     if position not in seen:
         seen.add(position)
@@ -84,31 +90,54 @@ def test_oracle_matches_conventions():
 
 # -- spec strings ----------------------------------------------------------------------------
 
+
 def test_spec_parses_typed_parameters():
     spec = parse_spec("MCTS:iterations=50, c=2,rollout=Heuristic,solver=yes")
     assert spec.name == "mcts"
-    assert spec.params == {"iterations": 50, "c": 2.0, "rollout": "heuristic", "solver": True,
-                           "book": False}
+    assert spec.params == {
+        "iterations": 50,
+        "c": 2.0,
+        "rollout": "heuristic",
+        "solver": True,
+        "book": False,
+    }
     agent = make_agent(spec, random.Random(1))
     assert isinstance(agent, MctsAgent) and agent.iterations == 50 and agent.solver
     assert parse_spec("alphabeta").params["depth"] == 4
     assert parse_spec("random:book=true").needs_book and parse_spec("perfect").needs_book
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("mtcs", ["unknown agent 'mtcs'", "random, heuristic, minimax, alphabeta, montecarlo, "
-                                      "mcts, perfect"]),
-    ("mcts:iters=5", ["unknown parameter 'iters'", "iterations (int, default 1000)", "c (float",
-                      "rollout (random|heuristic", "solver (bool", "book (bool"]),
-    ("heuristic:depth=2", ["unknown parameter 'depth' for heuristic", "book (bool"]),
-    ("alphabeta:depth=two", ["depth='two'", "whole number"]),
-    ("mcts:c=fast", ["c='fast'", "expected a number"]),
-    ("mcts:rollout=smart", ["expected one of random, heuristic"]),
-    ("mcts:solver=maybe", ["expected true or false"]),
-    ("mcts:iterations", ["'iterations'", "is not key=value"]),
-    ("mcts:iterations=0", ["at least 1"]),
-    ("perfect", ["reads the book, but no book was given"]),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        (
+            "mtcs",
+            [
+                "unknown agent 'mtcs'",
+                "random, heuristic, minimax, alphabeta, montecarlo, mcts, perfect",
+            ],
+        ),
+        (
+            "mcts:iters=5",
+            [
+                "unknown parameter 'iters'",
+                "iterations (int, default 1000)",
+                "c (float",
+                "rollout (random|heuristic",
+                "solver (bool",
+                "book (bool",
+            ],
+        ),
+        ("heuristic:depth=2", ["unknown parameter 'depth' for heuristic", "book (bool"]),
+        ("alphabeta:depth=two", ["depth='two'", "whole number"]),
+        ("mcts:c=fast", ["c='fast'", "expected a number"]),
+        ("mcts:rollout=smart", ["expected one of random, heuristic"]),
+        ("mcts:solver=maybe", ["expected true or false"]),
+        ("mcts:iterations", ["'iterations'", "is not key=value"]),
+        ("mcts:iterations=0", ["at least 1"]),
+        ("perfect", ["reads the book, but no book was given"]),
+    ],
+)
 def test_bad_specs_say_what_exists(spec, words):
     with pytest.raises(AgentSpecError) as caught:
         make_agent(spec, random.Random(0))
@@ -118,8 +147,15 @@ def test_bad_specs_say_what_exists(spec, words):
 
 
 def test_every_agent_is_registered_with_a_description():
-    assert set(AGENTS) == {"random", "heuristic", "minimax", "alphabeta", "montecarlo", "mcts",
-                           "perfect"}
+    assert set(AGENTS) == {
+        "random",
+        "heuristic",
+        "minimax",
+        "alphabeta",
+        "montecarlo",
+        "mcts",
+        "perfect",
+    }
 
 
 def test_agents_need_an_injected_generator():
@@ -129,8 +165,19 @@ def test_agents_need_an_injected_generator():
 
 # -- legal, reproducible play on any board -------------------------------------------------
 
-@pytest.mark.parametrize("rules", [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 4), Rules(5, 5, 4),
-                                   Rules(2, 3, 2), Rules(1, 4, 1)], ids=str)
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(3, 3, 3),
+        Rules(3, 4, 3),
+        Rules(4, 4, 4),
+        Rules(5, 5, 4),
+        Rules(2, 3, 2),
+        Rules(1, 4, 1),
+    ],
+    ids=str,
+)
 @pytest.mark.parametrize("spec", SEARCHERS)
 def test_agents_play_legal_reproducible_games(rules, spec):
     if rules.cells > 16 and spec.startswith(("minimax", "alphabeta")):
@@ -158,8 +205,14 @@ def test_mcts_with_a_seed_is_reproducible_move_for_move():
         root = a.tree(Position.start(rules))
         runs.append((record.moves, [(ch.bit, ch.visits, ch.value) for ch in root.children]))
     assert runs[0] == runs[1]
-    others = [play_game(make_agent("mcts:iterations=300", random.Random(s)),
-                        make_agent("random", random.Random(s)), rules).moves for s in range(4)]
+    others = [
+        play_game(
+            make_agent("mcts:iterations=300", random.Random(s)),
+            make_agent("random", random.Random(s)),
+            rules,
+        ).moves
+        for s in range(4)
+    ]
     assert len(set(others)) > 1  # the seed does matter
 
 
@@ -198,6 +251,7 @@ def test_an_agent_refuses_a_finished_game():
 
 
 # -- play checked against the truth ----------------------------------------------------------
+
 
 def test_perfect_never_loses_and_never_misses_a_faster_win(book_3x3):
     with open_book(book_3x3) as book:

@@ -7,21 +7,24 @@ import time
 
 import pytest
 
+from tests.reference import rows
 from ttt_solve.solver.alphabeta import Prover, SearchResult, child_window
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Outcome, Value, move_score
-from tests.reference import rows
 
 
 def exhaustive_rows(rules: Rules) -> list[tuple[int, int, int, int]]:
     """``(ply, canonical key, exact score, best-move mask)`` of every canonical position."""
-    return [(table.ply, key, score, best)
-            for table in ExhaustiveSolver(rules).solve()
-            for key, score, best in zip(table.keys.tolist(), table.scores.tolist(),
-                                        table.best_moves.tolist())]
+    return [
+        (table.ply, key, score, best)
+        for table in ExhaustiveSolver(rules).solve()
+        for key, score, best in zip(
+            table.keys.tolist(), table.scores.tolist(), table.best_moves.tolist()
+        )
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +54,14 @@ def sign(score: int) -> int:
 def test_every_3x3_position_exact(table_3x3, engine):
     rules = Rules(3, 3, 3)
     prover = Prover(rules, engine=engine)
-    wrong = [(str(Position.from_key(rules, key)), score, prover.solve(
-        Position.from_key(rules, key)).score) for _, key, score, _ in table_3x3]
+    wrong = [
+        (
+            str(Position.from_key(rules, key)),
+            score,
+            prover.solve(Position.from_key(rules, key)).score,
+        )
+        for _, key, score, _ in table_3x3
+    ]
     wrong = [w for w in wrong if w[1] != w[2]]
     assert len(table_3x3) == 765
     assert wrong == []
@@ -95,8 +104,9 @@ def test_sample_of_4x4k4_weak(sample_4x4k4, engine):
         assert sign(prover.solve(position).score) == sign(score), str(position)
 
 
-@pytest.mark.parametrize("shape", [(3, 4, 3), (4, 3, 3), (2, 3, 1), (3, 3, 2), (1, 5, 2),
-                                   (2, 4, 3), (3, 3, 1)])
+@pytest.mark.parametrize(
+    "shape", [(3, 4, 3), (4, 3, 3), (2, 3, 1), (3, 3, 2), (1, 5, 2), (2, 4, 3), (3, 3, 1)]
+)
 def test_small_games_exact_everywhere(shape, engine):
     """Rectangles (4 symmetries), k=1 and k=2, lines longer than a side: all against the
     exhaustive solver."""
@@ -114,7 +124,8 @@ def test_move_values_match_the_exhaustive_best_moves(table_3x3, engine):
         position = Position.from_key(rules, key)
         values = prover.move_values(position)
         assert [cell for cell, _ in values] == sorted(
-            position.legal_moves(), key=lambda c: dict(values)[c].sort_key * 100 + c)
+            position.legal_moves(), key=lambda c: dict(values)[c].sort_key * 100 + c
+        )
         if not values:
             assert best == 0
             continue
@@ -164,10 +175,16 @@ def test_terminal_positions():
     assert prover.move_values(won) == []
 
 
-@pytest.mark.parametrize("shape,outcome", [
-    ((3, 3, 3), "draw"), ((4, 4, 3), "win"), ((3, 4, 3), "win"), ((4, 4, 4), "draw"),
-    ((4, 5, 4), "draw"),  # (5,4,4) in columns x rows
-])
+@pytest.mark.parametrize(
+    "shape,outcome",
+    [
+        ((3, 3, 3), "draw"),
+        ((4, 4, 3), "win"),
+        ((3, 4, 3), "win"),
+        ((4, 4, 4), "draw"),
+        ((4, 5, 4), "draw"),  # (5,4,4) in columns x rows
+    ],
+)
 def test_published_values_fast(shape, outcome, engine):
     rules = Rules(*shape)
     for weak in (True, False):
@@ -176,10 +193,15 @@ def test_published_values_fast(shape, outcome, engine):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("row", [r for r in rows("published_values.csv")
-                                 if (int(r["columns"]), int(r["rows"]), int(r["k"]))
-                                 in {(6, 4, 4), (5, 5, 4), (6, 5, 4)}],
-                         ids=lambda r: f"({r['columns']},{r['rows']},{r['k']})")
+@pytest.mark.parametrize(
+    "row",
+    [
+        r
+        for r in rows("published_values.csv")
+        if (int(r["columns"]), int(r["rows"]), int(r["k"])) in {(6, 4, 4), (5, 5, 4), (6, 5, 4)}
+    ],
+    ids=lambda r: f"({r['columns']},{r['rows']},{r['k']})",
+)
 def test_published_values_slow(row, engine):
     rules = Rules(int(row["rows"]), int(row["columns"]), int(row["k"]))
     result = Prover(rules, weak=True, engine=engine).solve(Position.start(rules))
@@ -225,8 +247,14 @@ def test_bound_keeps_the_fail_soft_contract(sample_4x4k4, engine):
     rules = Rules(4, 4, 4)
     prover = Prover(rules, engine=engine)
     rng = random.Random(7)
-    windows = [(-1, 1), (0, 1), (-1, 0), (WIN_SCORE - 12, WIN_SCORE - 11),
-               (-(WIN_SCORE - 9), -(WIN_SCORE - 10)), (-WIN_SCORE, WIN_SCORE)]
+    windows = [
+        (-1, 1),
+        (0, 1),
+        (-1, 0),
+        (WIN_SCORE - 12, WIN_SCORE - 11),
+        (-(WIN_SCORE - 9), -(WIN_SCORE - 10)),
+        (-WIN_SCORE, WIN_SCORE),
+    ]
     for _, key, score, _ in sample_4x4k4[:500]:
         position = Position.from_key(rules, key)
         alpha, beta = rng.choice(windows)
@@ -243,8 +271,14 @@ def test_child_window_decides_the_parent_window():
     # every real child score on the right side of the child window is on the right side
     # of the parent window after move_score
     scores = [0] + [WIN_SCORE - r for r in range(12)] + [-(WIN_SCORE - r) for r in range(12)]
-    windows = [(-1, 1), (0, 1), (-1, 0), (WIN_SCORE - 5, WIN_SCORE - 4),
-               (-(WIN_SCORE - 6), -(WIN_SCORE - 7)), (3 - WIN_SCORE, WIN_SCORE - 3)]
+    windows = [
+        (-1, 1),
+        (0, 1),
+        (-1, 0),
+        (WIN_SCORE - 5, WIN_SCORE - 4),
+        (-(WIN_SCORE - 6), -(WIN_SCORE - 7)),
+        (3 - WIN_SCORE, WIN_SCORE - 3),
+    ]
     for alpha, beta in windows:
         low, high = child_window(alpha, beta)
         for s in scores:
@@ -303,17 +337,18 @@ def test_engines_agree_on_5x5k4_positions():
             if position.winner is not None or not position.empty:
                 break
             position = position.play(rng.choice(position.legal_moves()))
-        assert (compiled_prover.solve(position).score
-                == python_prover.solve(position).score), str(position)
+        assert compiled_prover.solve(position).score == python_prover.solve(position).score, str(
+            position
+        )
 
 
-@pytest.mark.parametrize("shape, moves", [((4, 4, 4), []), ((4, 5, 4), []),
-                                          ((4, 8, 4), ["b2", "e3", "c3", "d2", "f3"])])
+@pytest.mark.parametrize(
+    "shape, moves", [((4, 4, 4), []), ((4, 5, 4), []), ((4, 8, 4), ["b2", "e3", "c3", "d2", "f3"])]
+)
 def test_engines_walk_the_same_tree(shape, moves):
     """The same algorithm twice: with tables too big to lose an entry, both engines search
     exactly the same nodes (a stricter check than equal scores)."""
     rules = Rules(*shape)
     position = Position.from_moves(rules, moves)
-    counts = {engine: Prover(rules, engine=engine).solve(position).nodes
-              for engine in ENGINES}
+    counts = {engine: Prover(rules, engine=engine).solve(position).nodes for engine in ENGINES}
     assert counts["compiled"] == counts["python"] > 1000, counts

@@ -9,14 +9,13 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
+from tests.test_agents import move_result, rank, solve, winner
 from ttt_solve.agents.audit import Truth, audit_games, audit_positions, summarize, worst
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.main import ttt
-from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from tests.test_agents import move_result, rank, solve, winner
 
 R3 = Rules(3, 3, 3)
 
@@ -37,6 +36,7 @@ class FirstEmptyMaker:
 
 # -- brute force on strings: reachable boards, symmetry, grading ------------------------------
 
+
 def grid(rotate: int, mirror: bool) -> list[int]:
     """Index map of one symmetry of the 3x3 board: image[i] = source cell."""
     cells = [[3 * r + c for c in range(3)] for r in range(3)]
@@ -51,8 +51,9 @@ SYMMETRIES = [grid(r, m) for r in range(4) for m in (False, True)]
 
 
 def key(board: str) -> int:
-    return sum(1 << i for i, ch in enumerate(board) if ch == "x") + \
-        sum(1 << (9 + i) for i, ch in enumerate(board) if ch == "o")
+    return sum(1 << i for i, ch in enumerate(board) if ch == "x") + sum(
+        1 << (9 + i) for i, ch in enumerate(board) if ch == "o"
+    )
 
 
 def canonical(board: str) -> str:
@@ -70,7 +71,7 @@ def reachable_boards() -> set[str]:
         if winner(board) or "." not in board:
             continue
         mover = "x" if board.count("x") == board.count("o") else "o"
-        stack.extend(board[:i] + mover + board[i + 1:] for i, ch in enumerate(board) if ch == ".")
+        stack.extend(board[:i] + mover + board[i + 1 :] for i, ch in enumerate(board) if ch == ".")
     return seen
 
 
@@ -109,13 +110,19 @@ def test_positions_audit_of_first_empty_matches_brute_force(book_3x3):
     summary = summarize(records, ungraded)
     assert ungraded == 0 and summary.graded == classes == 627
     assert summary.moves == 4520
-    assert (summary.best, summary.sound, summary.blunders) == \
-        (grades["best"], grades["sound"], grades["blunder"])
+    assert (summary.best, summary.sound, summary.blunders) == (
+        grades["best"],
+        grades["sound"],
+        grades["blunder"],
+    )
     assert summary.kinds == {k: grades[k] for k in ("win->draw", "win->loss", "draw->loss")}
     assert summary.blunders > 0 and summary.sound > 0  # the check has teeth
     for row in summary.by_ply:
-        assert (row.best, row.sound, row.blunders) == \
-            (by_ply[(row.ply, "best")], by_ply[(row.ply, "sound")], by_ply[(row.ply, "blunder")])
+        assert (row.best, row.sound, row.blunders) == (
+            by_ply[(row.ply, "best")],
+            by_ply[(row.ply, "sound")],
+            by_ply[(row.ply, "blunder")],
+        )
     assert summary.accuracy == pytest.approx((grades["best"] + grades["sound"]) / 4520)
     assert summary.perfection == pytest.approx(grades["best"] / 4520)
     costly = worst(records, 3)
@@ -126,15 +133,16 @@ def test_games_audit_of_first_empty_against_itself(book_3x3):
     # Both sides take the first empty cell: a1 b1 c1 a2 b2 c2 a3, X wins on the c1-a3 diagonal.
     moves = (0, 1, 2, 3, 4, 5, 6)
     with open_book(book_3x3) as book:
-        records, ungraded, games = audit_games(FirstEmptyMaker(), FirstEmptyMaker(),
-                                               Truth(book, R3), games=2, jobs=1)
+        records, ungraded, games = audit_games(
+            FirstEmptyMaker(), FirstEmptyMaker(), Truth(book, R3), games=2, jobs=1
+        )
     assert [g.moves for g in games] == [moves, moves]
     assert [(g.agent_side, g.outcome.value) for g in games] == [("x", "win"), ("o", "loss")]
     expected = Counter()
     board = "." * 9
     for ply, cell in enumerate(moves):
         expected[grade_of(board, cell)] += 1  # graded once as X's game, once as O's
-        board = board[:cell] + ("x" if ply % 2 == 0 else "o") + board[cell + 1:]
+        board = board[:cell] + ("x" if ply % 2 == 0 else "o") + board[cell + 1 :]
     got = Counter((r.grade.value, r.kind) for r in records)
     assert ungraded == 0 and got == expected and len(records) == 7
 
@@ -162,13 +170,15 @@ def test_sample_is_seeded_and_weighted(book_3x3):
 
 def test_book_true_agent_is_perfect(book_3x3):
     with open_book(book_3x3) as book:
-        records, _ = audit_positions(AgentMaker("random:book=true", book_3x3), Truth(book, R3),
-                                     jobs=1)
+        records, _ = audit_positions(
+            AgentMaker("random:book=true", book_3x3), Truth(book, R3), jobs=1
+        )
     summary = summarize(records)
     assert summary.perfection == 1.0 and summary.moves == 4520
 
 
 # -- the command -----------------------------------------------------------------------------
+
 
 def run(*args):
     return CliRunner().invoke(ttt, ["audit", *args])
@@ -177,8 +187,13 @@ def run(*args):
 def test_cli_text_json_csv(book_3x3):
     text = run("--agent", "perfect", "--db", book_3x3, "-q")
     assert text.exit_code == 0, text.output
-    for words in ("4,520 (627 up to symmetry)", "100.00%", "weighted", "by ply",
-                  "every graded move was best"):
+    for words in (
+        "4,520 (627 up to symmetry)",
+        "100.00%",
+        "weighted",
+        "by ply",
+        "every graded move was best",
+    ):
         assert words in text.output
     data = json.loads(run("--agent", "random", "--db", book_3x3, "--json", "-q").output)
     assert data["moves"] == 4520 and data["graded"] == 627
@@ -190,23 +205,36 @@ def test_cli_text_json_csv(book_3x3):
 
 
 def test_cli_games_mode(book_3x3):
-    result = run("--agent", "heuristic", "--games", "6", "--opponent", "random",
-                 "--db", book_3x3, "--json", "-q")
+    result = run(
+        "--agent",
+        "heuristic",
+        "--games",
+        "6",
+        "--opponent",
+        "random",
+        "--db",
+        book_3x3,
+        "--json",
+        "-q",
+    )
     data = json.loads(result.output)
     assert data["mode"] == "games" and len(data["games"]) == 6
     assert [g["agent_side"] for g in data["games"]] == ["x", "o"] * 3
     assert all(g["outcome"] != "loss" for g in data["games"])
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--agent", "mtcs"], "unknown agent 'mtcs'"),
-    (["--agent", "mcts:iters=2"], "unknown parameter 'iters'"),
-    (["--agent", "random", "--positions", "some"], "is not 'all' or 'sample:N'"),
-    (["--agent", "random", "--positions", "sample:0"], "sample:N"),
-    (["--agent", "random", "--size", "4", "--win", "3"], "ttt-solve --size 4 --win 3"),
-    (["--agent", "random", "--games", "2", "--positions", "all"], "choose one"),
-    (["--agent", "random", "--games", "2", "--opponent", "nobody"], "unknown agent 'nobody'"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--agent", "mtcs"], "unknown agent 'mtcs'"),
+        (["--agent", "mcts:iters=2"], "unknown parameter 'iters'"),
+        (["--agent", "random", "--positions", "some"], "is not 'all' or 'sample:N'"),
+        (["--agent", "random", "--positions", "sample:0"], "sample:N"),
+        (["--agent", "random", "--size", "4", "--win", "3"], "ttt-solve --size 4 --win 3"),
+        (["--agent", "random", "--games", "2", "--positions", "all"], "choose one"),
+        (["--agent", "random", "--games", "2", "--opponent", "nobody"], "unknown agent 'nobody'"),
+    ],
+)
 def test_cli_bad_input_is_one_line_exit_2(book_3x3, args, words):
     result = run(*args, "--db", book_3x3)
     assert result.exit_code == 2, result.output

@@ -67,8 +67,10 @@ def corrupt_books(tmp_path) -> dict[str, str]:
     with open_book(str(newer), create=True):
         pass
     with sqlite3.connect(newer) as conn:
-        conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'",
-                     (str(schema.SCHEMA_VERSION + 1),))
+        conn.execute(
+            "UPDATE meta SET value = ? WHERE name = 'schema_version'",
+            (str(schema.SCHEMA_VERSION + 1),),
+        )
     other = tmp_path / "other.sqlite"
     with sqlite3.connect(other) as conn:
         conn.execute("CREATE TABLE t (a)")
@@ -76,14 +78,22 @@ def corrupt_books(tmp_path) -> dict[str, str]:
     garbage.write_bytes(b"not a database " * 200)
     empty = tmp_path / "empty.sqlite"
     empty.write_bytes(b"")
-    return {"missing": str(tmp_path / "absent.sqlite"), "newer": str(newer),
-            "other": str(other), "garbage": str(garbage), "empty": str(empty)}
+    return {
+        "missing": str(tmp_path / "absent.sqlite"),
+        "newer": str(newer),
+        "other": str(other),
+        "garbage": str(garbage),
+        "empty": str(empty),
+    }
 
 
 DATABASES = [
     ("missing", "no book at", BookNotFoundError),
-    ("newer", "written by a newer ttt-solve: found schema version 2, expected 1 or older",
-     SchemaVersionError),
+    (
+        "newer",
+        "written by a newer ttt-solve: found schema version 2, expected 1 or older",
+        SchemaVersionError,
+    ),
     ("other", "is not a ttt-solve book (found tables t", SchemaVersionError),
     ("garbage", "cannot read a book at", BookNotFoundError),
     ("empty", "it holds no tables", BookNotFoundError),
@@ -107,8 +117,10 @@ def test_bad_databases_through_the_api(tmp_path, name, message, error):
 
 @pytest.mark.parametrize("command", ["stats", "export"])
 def test_game_not_in_the_book(book_3x3, command):
-    one_line_error([command, "--size", "4", "--win", "4", "--db", book_3x3],
-                   "holds no 4x4 k=4 game; build it with: ttt-solve --size 4 --win 4 --db")
+    one_line_error(
+        [command, "--size", "4", "--win", "4", "--db", book_3x3],
+        "holds no 4x4 k=4 game; build it with: ttt-solve --size 4 --win 4 --db",
+    )
     with open_book(book_3x3) as book:
         with pytest.raises(GameNotFoundError, match="ttt-solve --size 4 --win 4"):
             book.game(Rules(4, 4, 4))
@@ -116,15 +128,20 @@ def test_game_not_in_the_book(book_3x3, command):
 
 
 def test_game_not_in_the_book_and_too_slow_to_search(book_3x3):
-    one_line_error(["query", "--size", "6x5", "--win", "5", "--db", book_3x3,
-                    "--search-seconds", "0"], "ttt-solve --size 6x5 --win 5")
+    one_line_error(
+        ["query", "--size", "6x5", "--win", "5", "--db", book_3x3, "--search-seconds", "0"],
+        "ttt-solve --size 6x5 --win 5",
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--size", "3", "--win", "4"], "need 1 <= k <= 3"),
-    (["--size", "0"], "each side must be 1..26"),
-    (["--size", "3by3"], "board size '3by3'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--size", "3", "--win", "4"], "need 1 <= k <= 3"),
+        (["--size", "0"], "each side must be 1..26"),
+        (["--size", "3by3"], "board size '3by3'"),
+    ],
+)
 def test_bad_rules(book_3x3, args, message):
     for command in ("query", "stats", "export"):
         one_line_error([command, *args, "--db", book_3x3], message)
@@ -138,13 +155,16 @@ def test_a_database_url_that_cannot_be_reached_keeps_its_password_quiet():
         assert "s3cret" not in result.output
 
 
-@pytest.mark.parametrize("args, message", [
-    (["query", "--search-seconds", "nan"], "--search-seconds nan must be"),
-    (["query", "--search-seconds", "-1"], "--search-seconds -1.0 must be"),
-    (["audit", "--agent", "mcts:c=nan"], "expected a finite number >= 0"),
-    (["audit", "--agent", "mcts:c=-1"], "expected a finite number >= 0"),
-    (["export", "--where", "ply<=99999999999999999999999"], "out of range"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["query", "--search-seconds", "nan"], "--search-seconds nan must be"),
+        (["query", "--search-seconds", "-1"], "--search-seconds -1.0 must be"),
+        (["audit", "--agent", "mcts:c=nan"], "expected a finite number >= 0"),
+        (["audit", "--agent", "mcts:c=-1"], "expected a finite number >= 0"),
+        (["export", "--where", "ply<=99999999999999999999999"], "out of range"),
+    ],
+)
 def test_numbers_out_of_range_are_one_line_errors(book_3x3, args, message):
     from click.testing import CliRunner
 

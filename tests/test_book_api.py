@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 from click.testing import CliRunner
 
-from ttt_solve.book import schema
-from ttt_solve.book.errors import GameNotFoundError, PositionNotFoundError
-from ttt_solve.book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle, OutOfReachError
+from tests.pg_support import solve_into
+from ttt_solve.book.errors import GameNotFoundError, OutOfReachError, PositionNotFoundError
+from ttt_solve.book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle
 from ttt_solve.book.reader import Book, Entry, _EngineRows, open_book
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
@@ -19,7 +19,6 @@ from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value, move_value
-from tests.pg_support import book_db, solve_into  # noqa: F401 - book_db is a fixture
 
 T3 = Rules(3, 3, 3)
 
@@ -45,25 +44,16 @@ def positions_3x3() -> list[Position]:
     return all_positions(T3)
 
 
-@pytest.fixture(scope="session")
-def opening_book(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A book holding 3x4 k=3 as an opening book of depth 2 (plies 0..2 of the exhaustive solve)."""
-    rules = Rules(3, 4, 3)
-    db = str(tmp_path_factory.mktemp("books") / "opening.sqlite")
-    with open_book(db, create=True) as book:
-        plies = (t for t in ExhaustiveSolver(rules).solve() if t.ply <= 2)
-        write_game(book, rules, plies, method="alphabeta", book_depth=2)
-    return db
-
-
 def test_the_read_path_does_not_import_sqlalchemy_numpy_or_numba(book_3x3):
     import subprocess
     import sys
 
-    code = ("import sys; from book.reader import open_book; from solver.position import Position;"
-            "from solver.rules import Rules\n"
-            f"with open_book({book_3x3!r}) as b: b.find(Position.start(Rules(3, 3, 3)))\n"
-            "print(sorted(m for m in ('sqlalchemy', 'numpy', 'numba') if m in sys.modules))")
+    code = (
+        "import sys; from book.reader import open_book; from solver.position import Position;"
+        "from solver.rules import Rules\n"
+        f"with open_book({book_3x3!r}) as b: b.find(Position.start(Rules(3, 3, 3)))\n"
+        "print(sorted(m for m in ('sqlalchemy', 'numpy', 'numba') if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stderr
 
@@ -85,7 +75,9 @@ def test_positions_past_an_opening_book(opening_book):
     deep = Position.from_moves(rules, ["a1", "b2", "c3"])
     with open_book(opening_book) as book:
         assert book.find(Position.from_moves(rules, ["a1", "b2"])).value.outcome is Outcome.WIN
-        with pytest.raises(PositionNotFoundError, match="beyond the opening book's depth 2") as caught:
+        with pytest.raises(
+            PositionNotFoundError, match="beyond the opening book's depth 2"
+        ) as caught:
             book.find(deep)
         assert isinstance(caught.value, KeyError)
         assert book.get(deep) is None and book.get(deep, "absent") == "absent"
@@ -104,8 +96,10 @@ def test_every_entry_matches_its_moves(book_3x3, positions_3x3):
             if position.is_terminal:
                 assert entry.value.remoteness == 0 and entry.best_moves == ()
                 continue
-            moves = {cell: move_value(entries[position.play(cell)].value)
-                     for cell in position.legal_moves()}
+            moves = {
+                cell: move_value(entries[position.play(cell)].value)
+                for cell in position.legal_moves()
+            }
             best = max(moves.values(), key=lambda v: v.score)
             assert entry.value == best, position
             assert entry.best_moves == tuple(sorted(c for c, v in moves.items() if v == best))
@@ -250,8 +244,11 @@ def test_every_backend_gives_the_same_answers(book_db, book_3x3, positions_3x3):
         assert book.moves(position) == reference.moves(position)
         with pytest.raises(GameNotFoundError):
             book.get(Position.start(Rules(4, 4, 3)))
-    for command in (["query", "x.o/.x./...", "--json"], ["stats", "--json"],
-                    ["export", "--expand", "-q"]):
+    for command in (
+        ["query", "x.o/.x./...", "--json"],
+        ["stats", "--json"],
+        ["export", "--expand", "-q"],
+    ):
         ours = CliRunner().invoke(ttt, [*command, "--db", book_db])
         theirs = CliRunner().invoke(ttt, [*command, "--db", book_3x3])
         assert ours.exit_code == 0, ours.output
@@ -273,8 +270,9 @@ def test_an_open_book_sees_a_game_re_solved_by_another_writer(tmp_path):
     open must follow it instead of reporting its positions missing."""
     db = str(tmp_path / "resolved.sqlite")
     with open_book(db, create=True) as writer:
-        write_game(writer, Rules(3, 4, 3), ExhaustiveSolver(Rules(3, 4, 3)).solve(),
-                   method="exhaustive")
+        write_game(
+            writer, Rules(3, 4, 3), ExhaustiveSolver(Rules(3, 4, 3)).solve(), method="exhaustive"
+        )
         write_game(writer, T3, ExhaustiveSolver(T3).solve(), method="exhaustive")
     position = Position.parse("xx./oo./...", T3)
     with open_book(db) as reader:
@@ -282,10 +280,14 @@ def test_an_open_book_sees_a_game_re_solved_by_another_writer(tmp_path):
         assert reader.find(position).value == Value(Outcome.WIN, 1)
         with open_book(db) as writer:
             # 3x4 re-solved first takes a new id, so that 3x3's next one is new as well
-            write_game(writer, Rules(3, 4, 3), ExhaustiveSolver(Rules(3, 4, 3)).solve(),
-                       method="exhaustive", force=True)
-            write_game(writer, T3, ExhaustiveSolver(T3).solve(), method="exhaustive",
-                       force=True)
+            write_game(
+                writer,
+                Rules(3, 4, 3),
+                ExhaustiveSolver(Rules(3, 4, 3)).solve(),
+                method="exhaustive",
+                force=True,
+            )
+            write_game(writer, T3, ExhaustiveSolver(T3).solve(), method="exhaustive", force=True)
             assert writer.game(T3).id != old_id
         assert reader.find(position).value == Value(Outcome.WIN, 1)
         assert reader.game(T3).id != old_id

@@ -8,7 +8,12 @@ import pytest
 import sqlalchemy as sa
 
 from ttt_solve.book import schema
-from ttt_solve.book.errors import BookNotFoundError, GameExistsError, GameNotFoundError, SchemaVersionError
+from ttt_solve.book.errors import (
+    BookNotFoundError,
+    GameExistsError,
+    GameNotFoundError,
+    SchemaVersionError,
+)
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
@@ -26,8 +31,9 @@ def test_stored_game_and_rows(book_3x3):
         assert info.value.outcome is Outcome.DRAW and info.value.remoteness == 9
         assert info.method == "exhaustive" and info.book_depth is None
         with book.engine.connect() as conn:
-            total, images = conn.execute(sa.select(sa.func.count(), sa.func.sum(
-                schema.positions.c.images))).one()
+            total, images = conn.execute(
+                sa.select(sa.func.count(), sa.func.sum(schema.positions.c.images))
+            ).one()
         assert (total, images) == (765, 5478)
         entry = book.find(Position.parse("xx./oo./...", T3))
         assert entry.value.outcome is Outcome.WIN and entry.value.remoteness == 1
@@ -53,7 +59,10 @@ def test_existing_game_is_refused_then_replaced_with_force(tmp_path):
         assert info.solved_at > first.solved_at and info.positions == 765
         assert len(book.games()) == 1
         with book.engine.connect() as conn:
-            assert conn.execute(sa.select(sa.func.count()).select_from(schema.positions)).scalar() == 765
+            assert (
+                conn.execute(sa.select(sa.func.count()).select_from(schema.positions)).scalar()
+                == 765
+            )
 
 
 def test_an_interrupted_write_leaves_nothing(tmp_path):
@@ -71,7 +80,9 @@ def test_an_interrupted_write_leaves_nothing(tmp_path):
             write_game(book, rules, interrupted(), method="exhaustive")
         assert book.find_game(rules) is None
         with book.engine.connect() as conn:
-            assert conn.execute(sa.select(sa.func.count()).select_from(schema.positions)).scalar() == 0
+            assert (
+                conn.execute(sa.select(sa.func.count()).select_from(schema.positions)).scalar() == 0
+            )
         info = write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
         assert info.positions == 28275
 
@@ -93,8 +104,10 @@ def test_missing_database_and_newer_schema(tmp_path):
     with open_book(str(db), create=True):
         pass
     with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE meta SET value = ? WHERE name = 'schema_version'",
-                     (str(schema.SCHEMA_VERSION + 1),))
+        conn.execute(
+            "UPDATE meta SET value = ? WHERE name = 'schema_version'",
+            (str(schema.SCHEMA_VERSION + 1),),
+        )
     with pytest.raises(SchemaVersionError, match="newer"):
         with open_book(str(db)):
             pass

@@ -19,8 +19,13 @@ def test_solve_3x3_prints_the_summary(tmp_path):
     db = str(tmp_path / "t.sqlite")
     result = run(["--size", "3", "--win", "3", "--db", db])
     assert result.exit_code == 0, result.output
-    for figure in ("draw (remoteness 9)", "5,478", "765",
-                   "958 (X wins 626, O wins 316, draws 16)", "2,836 / 1,068 / 1,574"):
+    for figure in (
+        "draw (remoteness 9)",
+        "5,478",
+        "765",
+        "958 (X wins 626, O wins 316, draws 16)",
+        "2,836 / 1,068 / 1,574",
+    ):
         assert figure in result.output
     again = run(["--size", "3", "--win", "3", "--db", db])
     assert again.exit_code == 0
@@ -33,17 +38,24 @@ def test_rectangular_board_and_the_group(tmp_path):
     db = str(tmp_path / "t.sqlite")
     result = CliRunner().invoke(ttt, ["solve", "--size", "3x4", "--win", "3", "--db", db])
     assert result.exit_code == 0, result.output
-    assert "win (remoteness" in result.output and "111,973" in result.output and "28,275" in result.output
+    assert (
+        "win (remoteness" in result.output
+        and "111,973" in result.output
+        and "28,275" in result.output
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--size", "3", "--win", "4"], "need 1 <= k <= 3"),
-    (["--size", "3", "--win", "0"], "need 1 <= k <= 3"),
-    (["--size", "3x", "--win", "3"], "board size '3x'"),
-    (["--size", "5", "--win", "4", "--method", "exhaustive"], "too large to enumerate"),
-    (["--size", "6", "--win", "5"], "at most 31 cells"),
-    (["--size", "30", "--win", "5"], "each side must be 1..26"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--size", "3", "--win", "4"], "need 1 <= k <= 3"),
+        (["--size", "3", "--win", "0"], "need 1 <= k <= 3"),
+        (["--size", "3x", "--win", "3"], "board size '3x'"),
+        (["--size", "5", "--win", "4", "--method", "exhaustive"], "too large to enumerate"),
+        (["--size", "6", "--win", "5"], "at most 31 cells"),
+        (["--size", "30", "--win", "5"], "each side must be 1..26"),
+    ],
+)
 def test_bad_arguments_give_one_line_and_status_2(tmp_path, args, message):
     result = run(args + ["--db", str(tmp_path / "t.sqlite")])
     assert result.exit_code == 2
@@ -74,6 +86,7 @@ def test_large_solves_keep_plies_on_disk_and_clean_up(tmp_path, monkeypatch):
             for table in plies:
                 seen.append(os.path.isdir(workdir) and len(os.listdir(workdir)))
                 yield table
+
         return original(book, rules, watched(), **kwargs)
 
     monkeypatch.setattr(ttt_solve.cli.solve, "write_game", write_and_look)
@@ -84,8 +97,9 @@ def test_large_solves_keep_plies_on_disk_and_clean_up(tmp_path, monkeypatch):
     assert "28,275" in result.output
 
 
-def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(tmp_path,
-                                                                               monkeypatch):
+def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
+    tmp_path, monkeypatch
+):
     import os
 
     import ttt_solve.cli.solve
@@ -101,12 +115,29 @@ def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
         return original(book, rules, plies, **kwargs)
 
     monkeypatch.setattr(ttt_solve.cli.solve, "write_game", write_and_look)
-    monkeypatch.setattr(ttt_solve.solver.opening, "ROWS_PER_CHUNK", 16)  # 14 chunks: worth 2 workers
-    result = run(["--size", "4", "--win", "4", "--method", "alphabeta", "--book-depth", "3",
-                  "--jobs", "2", "--db", db])
+    monkeypatch.setattr(
+        ttt_solve.solver.opening, "ROWS_PER_CHUNK", 16
+    )  # 14 chunks: worth 2 workers
+    result = run(
+        [
+            "--size",
+            "4",
+            "--win",
+            "4",
+            "--method",
+            "alphabeta",
+            "--book-depth",
+            "3",
+            "--jobs",
+            "2",
+            "--db",
+            db,
+        ]
+    )
     assert result.exit_code == 0, result.output
     assert "prover: compiled search (Numba)" in result.output
-    assert re.search(r"prover: [\d,]+ nodes in [\d.]+ s \([\d,]+ nodes/s, 2 processes\)",
-                     result.output)
+    assert re.search(
+        r"prover: [\d,]+ nodes in [\d.]+ s \([\d,]+ nodes/s, 2 processes\)", result.output
+    )
     assert "deepest-rows-0-16-scores.npy" in seen[0] and "identity.json" in seen[0]
     assert sorted(os.listdir(tmp_path)) == ["t.sqlite"], "work files outlived the solve"

@@ -11,22 +11,22 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Iterator
+from collections.abc import Iterator
 
-import pytest
 from click.testing import CliRunner
 
+from tests.pg_support import solve_into, start_ttt_solve
 from ttt_solve.book.migrate import prepare_schema
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.schema import database_url, make_engine
 from ttt_solve.book.verify import verify_game
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
-from ttt_solve.solver.exhaustive import ExhaustiveSolver, PlyTable
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
-from tests.pg_support import book_db, solve_into, start_ttt_solve  # noqa: F401
 
 T3 = Rules(3, 3, 3)
 T34 = Rules(3, 4, 3)
@@ -88,15 +88,20 @@ def test_queries_keep_working_while_another_game_is_written(book_db):
     solve_into(book_db, T3)
     position = Position.parse("xx./oo./...", T3)
     with HeldWriter(book_db, T34) as writer:
+
         def read():
             with open_book(book_db) as book:
                 return book.find(position), book.find_game(T34), len(book.games())
+
         (entry, unfinished, count), seconds = timed(read)
         assert seconds < QUICK
         assert entry.value.outcome is Outcome.WIN and entry.best_moves == (2,)
         assert unfinished is None and count == 1  # nothing of the game being written shows
-        result, seconds = timed(CliRunner().invoke, ttt, ["query", "xx./oo./...", "--size", "3",
-                                                          "--db", book_db, "--json"])
+        result, seconds = timed(
+            CliRunner().invoke,
+            ttt,
+            ["query", "xx./oo./...", "--size", "3", "--db", book_db, "--json"],
+        )
         assert result.exit_code == 0, result.output
         assert seconds < QUICK and '"win"' in result.output
         writer.release()
@@ -109,11 +114,23 @@ def test_queries_keep_working_while_another_game_is_written(book_db):
 def test_a_query_in_another_process_answers_during_a_write(tmp_path):
     db = str(tmp_path / "b.sqlite")
     solve_into(db, T3)
-    command = [sys.executable, "-c", "from cli.main import main; main()", "query", "x........",
-               "--size", "3", "--db", db, "--search-seconds", "0"]
+    command = [
+        sys.executable,
+        "-c",
+        "from cli.main import main; main()",
+        "query",
+        "x........",
+        "--size",
+        "3",
+        "--db",
+        db,
+        "--search-seconds",
+        "0",
+    ]
     with HeldWriter(db, T34) as writer:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=60,
-                                stdin=subprocess.DEVNULL)
+        result = subprocess.run(
+            command, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
         assert result.returncode == 0, result.stderr
         assert "draw" in result.stdout
         writer.release()
@@ -150,11 +167,20 @@ def test_two_solves_started_together_on_an_existing_book(book_db):
 
 def test_schema_preparation_from_two_processes_on_a_new_database(book_db):
     """:func:`book.migrate.prepare_schema` serialises: exactly one of two creates the tables."""
-    code = ("import sys; from book.migrate import prepare_schema; "
-            "from book.schema import database_url, make_engine; "
-            "print(prepare_schema(make_engine(database_url(sys.argv[1]))))")
-    runs = [subprocess.Popen([sys.executable, "-c", code, book_db], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    code = (
+        "import sys; from book.migrate import prepare_schema; "
+        "from book.schema import database_url, make_engine; "
+        "print(prepare_schema(make_engine(database_url(sys.argv[1]))))"
+    )
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, book_db],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     outputs = [run.communicate(timeout=60) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], [err for _, err in outputs]
     assert sorted(out.strip() for out, _ in outputs) == ["0", "1"]  # new, then found current
@@ -164,7 +190,8 @@ def test_schema_preparation_from_two_processes_on_a_new_database(book_db):
 def test_two_solves_started_together_on_a_new_sqlite_file(tmp_path):
     for attempt in range(3):
         db = str(tmp_path / f"new-{attempt}.sqlite")
-        runs = [start_ttt_solve(["--size", "3", "--win", "3", "--db", db, "--quiet"])
-                for _ in range(2)]
+        runs = [
+            start_ttt_solve(["--size", "3", "--win", "3", "--db", db, "--quiet"]) for _ in range(2)
+        ]
         outputs = [run.communicate(timeout=120) for run in runs]
         assert [run.returncode for run in runs] == [0, 0], [err for _, err in outputs]

@@ -14,13 +14,12 @@ import time
 import pytest
 import sqlalchemy as sa
 
+from tests.pg_support import killed_by_sigkill, run_ttt_solve, solve_into, start_ttt_solve
 from ttt_solve.book import schema
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.verify import verify_game
 from ttt_solve.book.writer import KILL_HOOK
 from ttt_solve.solver.rules import Rules
-from tests.pg_support import (book_db, killed_by_sigkill, run_ttt_solve,  # noqa: F401
-                               solve_into, start_ttt_solve)
 
 T3 = Rules(3, 3, 3)
 T34 = Rules(3, 4, 3)
@@ -44,8 +43,11 @@ def check_book(db: str, killed: Rules, kept: Rules) -> bool:
             assert list(problems) == [], f"{rules.name} is damaged"
         with book.engine.connect() as conn:
             total = conn.execute(sa.select(sa.func.count()).select_from(schema.positions)).scalar()
-            stray = conn.execute(sa.select(sa.func.count()).select_from(schema.positions).where(
-                schema.positions.c.game_id.not_in(sa.select(schema.games.c.id)))).scalar()
+            stray = conn.execute(
+                sa.select(sa.func.count())
+                .select_from(schema.positions)
+                .where(schema.positions.c.game_id.not_in(sa.select(schema.games.c.id)))
+            ).scalar()
         assert stray == 0
         assert total == sum(info.positions for info in stored.values())
         return killed in stored

@@ -9,7 +9,6 @@ and 252 reachable positions (CONVENTIONS.md); 627 canonical positions stand for 
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
 import signal
@@ -23,8 +22,13 @@ from click.testing import CliRunner
 
 from ttt_solve.agents import engine as engine_module
 from ttt_solve.agents.audit import Truth, audit_games, audit_positions, summarize
-from ttt_solve.agents.engine import (EngineAgent, EngineError, EngineFailure, command_words,
-                           split_command)
+from ttt_solve.agents.engine import (
+    EngineAgent,
+    EngineError,
+    EngineFailure,
+    command_words,
+    split_command,
+)
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
@@ -64,8 +68,11 @@ def gone(pid: int) -> bool:
 
 
 def pids(pidfile: Path, role: str = "engine") -> list[int]:
-    return [int(line.split()[1]) for line in pidfile.read_text().splitlines()
-            if line.startswith(role + " ")]
+    return [
+        int(line.split()[1])
+        for line in pidfile.read_text().splitlines()
+        if line.startswith(role + " ")
+    ]
 
 
 def wait_until(check, seconds: float = 5.0) -> bool:  # noqa: ANN001
@@ -92,6 +99,7 @@ def truth(book_3x3: str):  # noqa: ANN201
 
 # -- the spec ----------------------------------------------------------------------------------
 
+
 def test_command_and_options_split_at_the_first_comma_outside_quotes():
     assert split_command('"./e --w a,b",timeout=2') == ('"./e --w a,b"', "timeout=2")
     assert split_command("./e --level 3") == ("./e --level 3", "")
@@ -104,16 +112,19 @@ def test_command_and_options_split_at_the_first_comma_outside_quotes():
     assert parse_spec("CMD:./e").params["timeout"] == engine_module.DEFAULT_TIMEOUT
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("cmd:", ["names no command"]),
-    ('cmd:"",timeout=1', ["names no command"]),
-    ('cmd:"./e', ["cannot split the command", "closing quotation"]),
-    ("cmd:./e,depth=2", ["unknown parameter 'depth' for cmd", "timeout (float, default 5.0)"]),
-    ("cmd:./e,timeout=0", ["timeout=0.0", "between 0 and 86400"]),
-    ("cmd:./e,timeout=nan", ["timeout=nan"]),
-    ("cmd:./e,timeout=soon", ["expected a number"]),
-    ("cmd:./e --weights a,b", ["'b'", "is not key=value"]),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("cmd:", ["names no command"]),
+        ('cmd:"",timeout=1', ["names no command"]),
+        ('cmd:"./e', ["cannot split the command", "closing quotation"]),
+        ("cmd:./e,depth=2", ["unknown parameter 'depth' for cmd", "timeout (float, default 5.0)"]),
+        ("cmd:./e,timeout=0", ["timeout=0.0", "between 0 and 86400"]),
+        ("cmd:./e,timeout=nan", ["timeout=nan"]),
+        ("cmd:./e,timeout=soon", ["expected a number"]),
+        ("cmd:./e --weights a,b", ["'b'", "is not key=value"]),
+    ],
+)
 def test_bad_engine_specs_say_what_is_wrong(spec, words):
     with pytest.raises(AgentSpecError) as caught:
         make_agent(spec, random.Random(0))
@@ -127,6 +138,7 @@ def test_a_missing_program_is_an_engine_error():
 
 
 # -- the reference engine ----------------------------------------------------------------------
+
 
 def test_the_reference_engine_imports_nothing_of_the_project_and_runs_isolated(truth):
     source = REFERENCE.read_text()
@@ -144,8 +156,14 @@ def test_the_exchange_in_protocol_md_is_what_the_reference_engine_says():
     lines = ("> ttt 1" + block).strip().splitlines()
     sent = "".join(line[2:] + "\n" for line in lines if line.startswith("> "))
     expected = [line[2:] for line in lines if line.startswith("< ")]
-    answer = subprocess.run([sys.executable, str(REFERENCE)], input=sent, capture_output=True,
-                            text=True, timeout=60, check=True)
+    answer = subprocess.run(
+        [sys.executable, str(REFERENCE)],
+        input=sent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert answer.stdout.splitlines() == expected
 
 
@@ -171,8 +189,10 @@ def test_one_engine_follows_a_change_of_rules(book_small):
         with make_agent(reference(), random.Random(0)) as agent:
             for rules in (Rules(3, 3, 3), Rules(3, 4, 3), Rules(3, 3, 3)):
                 truth = Truth(book, rules)
-                for text in {3: ["x.o/.x./...", "xo./.x./o.."],
-                             4: ["xo../.x../....", "x.o./.xo./...."]}[rules.cols]:
+                for text in {
+                    3: ["x.o/.x./...", "xo./.x./o.."],
+                    4: ["xo../.x../....", "x.o./.xo./...."],
+                }[rules.cols]:
                     position = Position.parse(text, rules)
                     assert agent.select_move(position) in truth.best_moves(position)
             assert agent.starts == 1
@@ -180,32 +200,41 @@ def test_one_engine_follows_a_change_of_rules(book_small):
 
 def test_games_against_the_reference_engine(truth):
     failures = []
-    records, _, results = audit_games(AgentMaker("heuristic"), AgentMaker(reference()), truth,
-                                      games=4, failures=failures)
+    records, _, results = audit_games(
+        AgentMaker("heuristic"), AgentMaker(reference()), truth, games=4, failures=failures
+    )
     assert failures == [] and all(r.outcome is not None for r in results)
     assert all(r.winner is None for r in results)  # neither loses 3x3
 
 
 # -- broken engines ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind, ply, reported, restarts", [
-    ("illegal", 1, "illegal", 0),
-    ("offboard", 2, "illegal", 0),
-    ("timeout", 1, "timeout", 3),
-    ("slow", 1, "timeout", 3),
-    ("close", 1, "crash", 3),
-    ("garbage", 2, "garbage", 12),
-    ("binary", 2, "garbage", 12),
-    ("longline", 1, "garbage", 3),
-    ("crash", 2, "crash", 12),
-    ("segv", 1, "crash", 3),
-])
+
+@pytest.mark.parametrize(
+    "kind, ply, reported, restarts",
+    [
+        ("illegal", 1, "illegal", 0),
+        ("offboard", 2, "illegal", 0),
+        ("timeout", 1, "timeout", 3),
+        ("slow", 1, "timeout", 3),
+        ("close", 1, "crash", 3),
+        ("garbage", 2, "garbage", 12),
+        ("binary", 2, "garbage", 12),
+        ("longline", 1, "garbage", 3),
+        ("crash", 2, "crash", 12),
+        ("segv", 1, "crash", 3),
+    ],
+)
 def test_each_failure_is_counted_with_its_position_and_the_audit_goes_on(
-        truth, quick, tmp_path, kind, ply, reported, restarts):
+    truth, quick, tmp_path, kind, ply, reported, restarts
+):
     pidfile = tmp_path / "pids"
     # A short limit only where it is the point: elsewhere a busy machine must not matter.
-    spec = broken(f"--fail {kind}:{ply}", f"--pidfile {pidfile}",
-                  timeout=0.2 if reported == "timeout" else None)
+    spec = broken(
+        f"--fail {kind}:{ply}",
+        f"--pidfile {pidfile}",
+        timeout=0.2 if reported == "timeout" else None,
+    )
     failures = []
     records, ungraded = audit_positions(AgentMaker(spec), truth, failures=failures)
     summary = summarize(records, ungraded, failures)
@@ -234,7 +263,7 @@ def test_failure_details_quote_what_happened(quick):
         "binary": "not UTF-8",
         "longline": "longer than 4096 bytes",
         "crash": "exited with status 3; last words on stderr: "
-                 "'broken engine: ZeroDivisionError at ply 1'",
+        "'broken engine: ZeroDivisionError at ply 1'",
         "segv": "killed by SIGSEGV",
     }
     for kind, words in expected.items():
@@ -261,8 +290,11 @@ def test_an_engine_that_dies_after_answering_is_a_crash_at_the_next_request(trut
 
 def test_all_kinds_in_one_audit(truth, quick, tmp_path):
     pidfile = tmp_path / "pids"
-    spec = broken("--fail illegal:0 --fail timeout:1 --fail crash:2 --fail garbage:3",
-                  f"--pidfile {pidfile}", timeout=0.5)
+    spec = broken(
+        "--fail illegal:0 --fail timeout:1 --fail crash:2 --fail garbage:3",
+        f"--pidfile {pidfile}",
+        timeout=0.5,
+    )
     failures = []
     records, ungraded = audit_positions(AgentMaker(spec), truth, failures=failures)
     summary = summarize(records, ungraded, failures)
@@ -279,9 +311,13 @@ def test_without_a_failures_list_the_first_failure_is_raised(truth):
 def test_games_stop_at_a_failure_and_the_moves_before_it_are_graded(truth, tmp_path):
     failures = []
     # The engine fails with 3 stones on the board: O's second move, so only as O.
-    records, ungraded, results = audit_games(AgentMaker(broken("--fail crash:3")),
-                                             AgentMaker("random"), truth, games=6,
-                                             failures=failures)
+    records, ungraded, results = audit_games(
+        AgentMaker(broken("--fail crash:3")),
+        AgentMaker("random"),
+        truth,
+        games=6,
+        failures=failures,
+    )
     assert [r.failure for r in results] == [None, "crash"] * 3
     assert [r.outcome is None for r in results] == [False, True] * 3
     assert [len(r.moves) for r in results[1::2]] == [3, 3, 3]
@@ -291,15 +327,20 @@ def test_games_stop_at_a_failure_and_the_moves_before_it_are_graded(truth, tmp_p
     assert summarize(records, ungraded, failures).failures["crash"] == 3
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--start crash"], ["failed its handshake", "crash", "exited with status 4",
-                         "crashing at start"]),
-    (["--start garbage"], ["failed its handshake", "garbage", "'hello there'"]),
-    (["--start noid"], ["failed its handshake", "without id name and id version"]),
-    (["--start silent"], ["failed its handshake", "timeout"]),
-    (["--start refuse"], ["refuses protocol 1", "I only speak protocol 0"]),
-    (["--start norules"], ["cannot play 3x3 k=3", "boards are too big for me"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (
+            ["--start crash"],
+            ["failed its handshake", "crash", "exited with status 4", "crashing at start"],
+        ),
+        (["--start garbage"], ["failed its handshake", "garbage", "'hello there'"]),
+        (["--start noid"], ["failed its handshake", "without id name and id version"]),
+        (["--start silent"], ["failed its handshake", "timeout"]),
+        (["--start refuse"], ["refuses protocol 1", "I only speak protocol 0"]),
+        (["--start norules"], ["cannot play 3x3 k=3", "boards are too big for me"]),
+    ],
+)
 def test_an_engine_that_cannot_start_stops_the_audit(truth, quick, args, words):
     with pytest.raises(EngineError) as caught:
         audit_positions(AgentMaker(broken(*args)), truth, failures=[])
@@ -320,10 +361,13 @@ def test_an_engine_that_fails_to_restart_three_times_stops_the_audit(truth, quic
 
 # -- processes ---------------------------------------------------------------------------------
 
+
 def test_the_whole_process_group_is_killed(quick, tmp_path):
     pidfile = tmp_path / "pids"
-    agent = make_agent(broken("--fail timeout:0", f"--pidfile {pidfile}", "--grandchild",
-                              timeout=0.5), random.Random(0))
+    agent = make_agent(
+        broken("--fail timeout:0", f"--pidfile {pidfile}", "--grandchild", timeout=0.5),
+        random.Random(0),
+    )
     with pytest.raises(EngineFailure):
         agent.select_move(Position.start(R3))
     assert wait_until(lambda: all(gone(p) for p in pids(pidfile) + pids(pidfile, "grandchild")))
@@ -334,9 +378,23 @@ def test_the_whole_process_group_is_killed(quick, tmp_path):
 
 
 def run_audit_process(spec: str, db: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", "from cli.main import main; main()",
-                             "audit", "--agent", spec, "--db", db, "-q"], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from cli.main import main; main()",
+            "audit",
+            "--agent",
+            spec,
+            "--db",
+            db,
+            "-q",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
@@ -361,27 +419,32 @@ def test_no_engine_outlives_an_interrupted_audit(book_3x3, tmp_path, how):
 
 def test_cli_audit_tournament_and_play_with_engines(book_3x3):
     runner = CliRunner()
-    result = runner.invoke(ttt, ["audit", "--agent", reference(), "--db", book_3x3, "--json",
-                                 "-q"])
+    result = runner.invoke(ttt, ["audit", "--agent", reference(), "--db", book_3x3, "--json", "-q"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert (data["moves"], data["perfection"]) == (4520, 1.0)
 
-    result = runner.invoke(ttt, ["tournament", "--agents", f"{reference()},heuristic",
-                                 "--games", "2", "--json", "-q"])
+    result = runner.invoke(
+        ttt, ["tournament", "--agents", f"{reference()},heuristic", "--games", "2", "--json", "-q"]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["pairings"][0]["draws"] == 2
 
-    result = runner.invoke(ttt, ["play", "--agent", reference(), "--db", book_3x3, "--seed",
-                                 "1"], input="a1\nb1\nquit\n")
+    result = runner.invoke(
+        ttt,
+        ["play", "--agent", reference(), "--db", book_3x3, "--seed", "1"],
+        input="a1\nb1\nquit\n",
+    )
     assert result.exit_code == 0, result.output
     assert "graded against the book" in result.output
 
 
 def test_cli_tournament_and_play_stop_on_a_failure_with_one_line(book_3x3):
     spec = broken("--fail garbage:1")
-    for args in (["tournament", "--agents", f"random,{spec}", "--games", "2", "-q"],
-                 ["play", "--agent", spec, "--db", book_3x3], ):
+    for args in (
+        ["tournament", "--agents", f"random,{spec}", "--games", "2", "-q"],
+        ["play", "--agent", spec, "--db", book_3x3],
+    ):
         result = CliRunner().invoke(ttt, args, input="b2\n")
         assert result.exit_code == 2, result.output
         error = [line for line in result.output.splitlines() if line.startswith("Error:")]

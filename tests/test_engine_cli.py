@@ -7,8 +7,8 @@ import re
 
 from click.testing import CliRunner
 
-from ttt_solve.cli.main import ttt
 from tests.test_engine import broken, reference
+from ttt_solve.cli.main import ttt
 
 
 def run(*args):
@@ -22,11 +22,14 @@ def test_text_report_counts_failures_by_kind_and_shows_positions(book_3x3):
     out = result.output
     rows = dict(re.findall(r"│ (\S.*?) +│ (.*?) +│", out))
     assert rows["engine failures (not graded)"] == "82 (16 up to symmetry)"
-    assert [rows[f"failures {kind}"] for kind in ("illegal", "timeout", "garbage", "crash")] \
-        == ["1", "0", "9", "72"]
+    assert [rows[f"failures {kind}"] for kind in ("illegal", "timeout", "garbage", "crash")] == [
+        "1",
+        "0",
+        "9",
+        "72",
+    ]
     assert rows["moves graded"] == "4,438 (611 up to symmetry)"
-    assert "#1 ply 0, X to move, .../.../... (stands for 1): illegal: played 9, off the 3x3" \
-        in out
+    assert "#1 ply 0, X to move, .../.../... (stands for 1): illegal: played 9, off the 3x3" in out
     assert "garbage: answered 'I think b2 is nice'" in out
     assert "the first 10:" in out
 
@@ -34,27 +37,52 @@ def test_text_report_counts_failures_by_kind_and_shows_positions(book_3x3):
 def test_an_engine_that_never_fails_still_shows_zero_failures(book_3x3):
     out = run("--agent", reference(), "--db", book_3x3, "-q").output
     assert re.search(r"engine failures \(not graded\) +│ 0 \(0 up to symmetry\)", out)
-    assert "every graded move was best" in out and "engine failures (" not in out.split(
-        "every graded move")[1]
+    assert (
+        "every graded move was best" in out
+        and "engine failures (" not in out.split("every graded move")[1]
+    )
     assert "engine failures" not in run("--agent", "random", "--db", book_3x3, "-q").output
 
 
 def test_json_and_games_mode(book_3x3):
-    data = json.loads(run("--agent", broken("--fail timeout:2", timeout=0.2), "--db", book_3x3,
-                          "--json", "-q").output)
+    data = json.loads(
+        run(
+            "--agent", broken("--fail timeout:2", timeout=0.2), "--db", book_3x3, "--json", "-q"
+        ).output
+    )
     assert data["failures"] == {"illegal": 0, "timeout": 72, "garbage": 0, "crash": 0}
     assert len(data["failed"]) == 12 and data["moves"] == 4520 - 72
-    assert {f["kind"] for f in data["failed"]} == {"timeout"} and \
-        all(f["ply"] == 2 and f["to_move"] == "x" for f in data["failed"])
+    assert {f["kind"] for f in data["failed"]} == {"timeout"} and all(
+        f["ply"] == 2 and f["to_move"] == "x" for f in data["failed"]
+    )
 
-    result = run("--agent", broken("--fail crash:3"), "--games", "4", "--opponent", "random",
-                 "--db", book_3x3, "--json", "-q")
+    result = run(
+        "--agent",
+        broken("--fail crash:3"),
+        "--games",
+        "4",
+        "--opponent",
+        "random",
+        "--db",
+        book_3x3,
+        "--json",
+        "-q",
+    )
     data = json.loads(result.output)
     assert [g["outcome"] == "stopped" for g in data["games"]] == [False, True] * 2
     assert [g["failure"] for g in data["games"]] == [None, "crash"] * 2
     assert data["failures"]["crash"] == 2 and len(data["failed"]) == 2
 
-    text = run("--agent", broken("--fail crash:3"), "--games", "4", "--opponent", "random",
-               "--db", book_3x3, "-q").output
+    text = run(
+        "--agent",
+        broken("--fail crash:3"),
+        "--games",
+        "4",
+        "--opponent",
+        "random",
+        "--db",
+        book_3x3,
+        "-q",
+    ).output
     assert "stopped by a failure" in text
     assert re.search(r"agent as O +│ +2 │ +0 │ +\d │ +\d │ +2 │", text), text

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
 
+from tests.reference import boards, rows
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.keyarrays import KeyArrays
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Outcome, Value, move_score
-from tests.reference import boards, rows
 
 
 def solve(rules: Rules) -> tuple[Figures, dict[int, object]]:
@@ -70,7 +70,7 @@ def test_3x3_value_and_first_moves_are_draws(solved_3x3):
     assert tables[0].best_moves[0] == (1 << 9) - 1  # so every first move is best
 
 
-@lru_cache(maxsize=None)
+@cache
 def brute_score(position: Position) -> int:
     """Plain negamax over Position objects, no symmetry: the oracle for small boards."""
     if position.winner is not None:
@@ -93,14 +93,25 @@ def all_positions(rules: Rules) -> set[Position]:
     return seen
 
 
-@pytest.mark.parametrize("rules", [Rules(3, 3, 3), Rules(2, 3, 2), Rules(3, 2, 3), Rules(3, 3, 2),
-                                   Rules(2, 2, 1), Rules(1, 4, 2), Rules(3, 3, 1)])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(3, 3, 3),
+        Rules(2, 3, 2),
+        Rules(3, 2, 3),
+        Rules(3, 3, 2),
+        Rules(2, 2, 1),
+        Rules(1, 4, 2),
+        Rules(3, 3, 1),
+    ],
+)
 def test_every_position_matches_a_brute_force(rules):
     _, tables = solve(rules)
     stored = {}
     for table in tables.values():
-        for key, score, best in zip(table.keys.tolist(), table.scores.tolist(),
-                                    table.best_moves.tolist()):
+        for key, score, best in zip(
+            table.keys.tolist(), table.scores.tolist(), table.best_moves.tolist()
+        ):
             stored[key] = (score, best)
     positions = all_positions(rules)
     canonical_keys = {p.canonical_key for p in positions}
@@ -113,8 +124,11 @@ def test_every_position_matches_a_brute_force(rules):
             assert best == 0
             continue
         canonical = position.transform(symmetry)
-        expected = {c for c in canonical.legal_moves()
-                    if move_score(brute_score(canonical.play(c))) == score}
+        expected = {
+            c
+            for c in canonical.legal_moves()
+            if move_score(brute_score(canonical.play(c))) == score
+        }
         assert {c for c in range(rules.cells) if best >> c & 1} == expected, position
 
 
@@ -137,6 +151,7 @@ def test_4x4_k3_every_first_move_wins_for_x():
 
 def test_key_arrays_agree_with_positions():
     import random
+
     for rules in (Rules(3, 3, 3), Rules(4, 5, 4), Rules(5, 5, 4)):
         rng = random.Random(7)
         arrays = KeyArrays(rules)
@@ -152,5 +167,6 @@ def test_key_arrays_agree_with_positions():
         keys = np.array([p.key for p in positions], dtype=np.uint64)
         assert arrays.canonical(keys).tolist() == [p.canonical_key for p in positions]
         sizes = arrays.orbit_sizes(keys).tolist()
-        assert sizes == [len({p.transform(s) for s in range(len(rules.symmetries))})
-                         for p in positions]
+        assert sizes == [
+            len({p.transform(s) for s in range(len(rules.symmetries))}) for p in positions
+        ]

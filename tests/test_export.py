@@ -10,12 +10,12 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
+from tests.test_book_api import all_positions
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.export import Condition, parse_where
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from tests.test_book_api import all_positions
 
 T3 = Rules(3, 3, 3)
 
@@ -35,9 +35,15 @@ def test_canonical_rows(book_3x3):
     assert len(rows) == 765
     assert sum(int(r["images"]) for r in rows) == 5478
     assert sum(r["remoteness"] == "0" for r in rows) == 138
-    assert rows[0] == {"position": ".../.../...", "ply": "0", "to_move": "x", "value": "draw",
-                       "remoteness": "9", "best_moves": "a1 b1 c1 a2 b2 c2 a3 b3 c3",
-                       "images": "1"}
+    assert rows[0] == {
+        "position": ".../.../...",
+        "ply": "0",
+        "to_move": "x",
+        "value": "draw",
+        "remoteness": "9",
+        "best_moves": "a1 b1 c1 a2 b2 c2 a3 b3 c3",
+        "images": "1",
+    }
 
 
 def test_expanded_rows_are_the_reachable_positions(book_3x3):
@@ -53,25 +59,30 @@ def test_expanded_rows_are_the_reachable_positions(book_3x3):
         for row in rows[::37]:
             position = Position.parse(row["position"], T3)
             entry = book.find(position)
-            assert (row["value"], int(row["remoteness"])) == (entry.value.outcome.value,
-                                                              entry.value.remoteness)
+            assert (row["value"], int(row["remoteness"])) == (
+                entry.value.outcome.value,
+                entry.value.remoteness,
+            )
             assert row["best_moves"].split() == [T3.cell_name(c) for c in entry.best_moves]
             assert int(row["ply"]) == position.ply and row["to_move"] == position.to_move
 
 
 def test_jsonl_and_filters(book_3x3):
-    result = export("--db", book_3x3, "--format", "jsonl", "--where", "ply<=2",
-                    "--where", "value = draw")
+    result = export(
+        "--db", book_3x3, "--format", "jsonl", "--where", "ply<=2", "--where", "value = draw"
+    )
     assert result.exit_code == 0
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(records) == 1 + 3 + 12 - sum(  # the losing ply-2 positions are left out
-        1 for r in csv_rows("--db", book_3x3, "--where", "ply=2") if r["value"] != "draw")
+        1 for r in csv_rows("--db", book_3x3, "--where", "ply=2") if r["value"] != "draw"
+    )
     assert all(r["ply"] <= 2 and r["value"] == "draw" for r in records)
     assert records[1]["best_moves"] == ["b2"]
     wins = csv_rows("--db", book_3x3, "--expand", "--where", "value=win and remoteness<=1")
     assert len(wins) == 2358
     assert len(csv_rows("--db", book_3x3, "--where", "images=1,ply>=1")) == len(
-        [r for r in csv_rows("--db", book_3x3) if r["images"] == "1" and r["ply"] != "0"])
+        [r for r in csv_rows("--db", book_3x3) if r["images"] == "1" and r["ply"] != "0"]
+    )
     assert csv_rows("--db", book_3x3, "--where", "ply>9") == []
 
 
@@ -84,21 +95,26 @@ def test_output_file(book_3x3, tmp_path):
 
 def test_parse_where():
     assert parse_where("ply<=4") == [Condition("ply", "<=", 4)]
-    assert parse_where(" value = LOSS and images!=8 ") == [Condition("value", "=", -1),
-                                                           Condition("images", "!=", 8)]
+    assert parse_where(" value = LOSS and images!=8 ") == [
+        Condition("value", "=", -1),
+        Condition("images", "!=", 8),
+    ]
     assert parse_where("remoteness>-1") == [Condition("remoteness", ">", -1)]
 
 
-@pytest.mark.parametrize("text, message", [
-    ("ply<=x", "ply compares with a whole number, not 'x'"),
-    ("value=maybe", "value compares with win, draw, loss"),
-    ("key=1", "unknown column 'key'"),
-    ("ply", "cannot read 'ply'"),
-    ("ply=1; DROP TABLE positions", "cannot read"),
-    ("ply=1 or 1=1", "cannot read"),
-    ("value=win) OR (1=1", "cannot read"),
-    ("ply<=99999999999999999999999", "out of range for ply"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("ply<=x", "ply compares with a whole number, not 'x'"),
+        ("value=maybe", "value compares with win, draw, loss"),
+        ("key=1", "unknown column 'key'"),
+        ("ply", "cannot read 'ply'"),
+        ("ply=1; DROP TABLE positions", "cannot read"),
+        ("ply=1 or 1=1", "cannot read"),
+        ("value=win) OR (1=1", "cannot read"),
+        ("ply<=99999999999999999999999", "out of range for ply"),
+    ],
+)
 def test_bad_filters_are_refused_and_never_reach_sql(book_3x3, text, message):
     result = export("--db", book_3x3, "--where", text)
     assert result.exit_code == 2
@@ -115,7 +131,8 @@ def test_missing_game_writes_nothing(book_3x3):
 
 @pytest.mark.slow
 def test_expanded_4x4k4_row_count(book_4x4k4):
-    result = export("--db", book_4x4k4, "--size", "4", "--win", "4", "--expand", "--format",
-                    "jsonl", "-q")
+    result = export(
+        "--db", book_4x4k4, "--size", "4", "--win", "4", "--expand", "--format", "jsonl", "-q"
+    )
     assert result.exit_code == 0
     assert result.stdout.count("\n") == 9_722_011

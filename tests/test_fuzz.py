@@ -32,8 +32,12 @@ EXAMPLES_PER_RUN = sum(EXAMPLES.values())
 
 
 def fuzz(name: str):  # noqa: ANN201 - a hypothesis settings decorator
-    return settings(max_examples=EXAMPLES[name], deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    return settings(
+        max_examples=EXAMPLES[name],
+        deadline=None,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+    )
 
 
 RULES = [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 4), Rules(1, 5, 2), Rules(2, 2, 1)]
@@ -71,8 +75,10 @@ def test_move_parser(text, rules):
 
 
 @fuzz("moves")
-@given(moves=st.lists(st.one_of(TOKEN_TEXT, st.integers(-2**70, 2**70)), max_size=10),
-       rules=st.sampled_from(RULES))
+@given(
+    moves=st.lists(st.one_of(TOKEN_TEXT, st.integers(-(2**70), 2**70)), max_size=10),
+    rules=st.sampled_from(RULES),
+)
 def test_moves_from_the_start(moves, rules):
     try:
         position = Position.from_moves(rules, moves)
@@ -82,9 +88,12 @@ def test_moves_from_the_start(moves, rules):
 
 
 @fuzz("size")
-@given(size=st.one_of(ANY_TEXT, st.from_regex(r"\s*[0-9]{1,3}\s*([xX×*]\s*[0-9]{1,3})?\s*",
-                                               fullmatch=True)),
-       k=st.integers(-5, 40))
+@given(
+    size=st.one_of(
+        ANY_TEXT, st.from_regex(r"\s*[0-9]{1,3}\s*([xX×*]\s*[0-9]{1,3})?\s*", fullmatch=True)
+    ),
+    k=st.integers(-5, 40),
+)
 def test_board_size_and_rules(size, k):
     try:
         rows, cols = parse_size(size)
@@ -95,18 +104,64 @@ def test_board_size_and_rules(size, k):
 
 
 @fuzz("spec")
-@given(text=st.one_of(
-    ANY_TEXT,
-    st.builds(lambda name, items: name + (":" + ",".join(items) if items else ""),
-              st.sampled_from(["random", "mcts", "MCTS ", "minimax", "alphabeta", "montecarlo",
-                               "heuristic", "perfect", "nope", ""]),
-              st.lists(st.builds("{}={}".format,
-                                 st.sampled_from(["depth", "iterations", "c", "rollout",
-                                                  "solver", "book", "playouts", "x", ""]),
-                                 st.one_of(ANY_TEXT, st.sampled_from(
-                                     ["1", "-1", "0", "1e400", "nan", "inf", "true", "2.5",
-                                      "random", "99999999999999999999"]))),
-                       max_size=4))))
+@given(
+    text=st.one_of(
+        ANY_TEXT,
+        st.builds(
+            lambda name, items: name + (":" + ",".join(items) if items else ""),
+            st.sampled_from(
+                [
+                    "random",
+                    "mcts",
+                    "MCTS ",
+                    "minimax",
+                    "alphabeta",
+                    "montecarlo",
+                    "heuristic",
+                    "perfect",
+                    "nope",
+                    "",
+                ]
+            ),
+            st.lists(
+                st.builds(
+                    "{}={}".format,
+                    st.sampled_from(
+                        [
+                            "depth",
+                            "iterations",
+                            "c",
+                            "rollout",
+                            "solver",
+                            "book",
+                            "playouts",
+                            "x",
+                            "",
+                        ]
+                    ),
+                    st.one_of(
+                        ANY_TEXT,
+                        st.sampled_from(
+                            [
+                                "1",
+                                "-1",
+                                "0",
+                                "1e400",
+                                "nan",
+                                "inf",
+                                "true",
+                                "2.5",
+                                "random",
+                                "99999999999999999999",
+                            ]
+                        ),
+                    ),
+                ),
+                max_size=4,
+            ),
+        ),
+    )
+)
 def test_agent_spec_parser(text):
     spec_module = pytest.importorskip("ttt_solve.agents.spec")
     try:
@@ -141,8 +196,10 @@ def small_or_invalid(size: str, win: str | None) -> bool:
 
 
 @fuzz("cli_solve")
-@given(size=st.one_of(ANY_TEXT, st.from_regex(r"[0-9]{1,2}([x*][0-9]{1,2})?", fullmatch=True)),
-       win=st.one_of(st.none(), ANY_TEXT, st.integers(-3, 30).map(str)))
+@given(
+    size=st.one_of(ANY_TEXT, st.from_regex(r"[0-9]{1,2}([x*][0-9]{1,2})?", fullmatch=True)),
+    win=st.one_of(st.none(), ANY_TEXT, st.integers(-3, 30).map(str)),
+)
 def test_ttt_solve_arguments(tmp_path_factory, size, win):
     assume(small_or_invalid(size, win))
     from ttt_solve.cli.solve import solve
@@ -153,22 +210,33 @@ def test_ttt_solve_arguments(tmp_path_factory, size, win):
 
 
 @fuzz("cli_query")
-@given(position=st.one_of(st.none(), BOARD_TEXT, ANY_TEXT),
-       moves=st.one_of(st.none(), ANY_TEXT,
-                       st.lists(TOKEN_TEXT, max_size=6).map(",".join)),
-       json=st.booleans())
+@given(
+    position=st.one_of(st.none(), BOARD_TEXT, ANY_TEXT),
+    moves=st.one_of(st.none(), ANY_TEXT, st.lists(TOKEN_TEXT, max_size=6).map(",".join)),
+    json=st.booleans(),
+)
 def test_ttt_query_arguments(book_3x3, position, moves, json):
     from ttt_solve.cli.main import ttt
 
     args = ["query", "--size", "3", "--db", book_3x3, "--search-seconds", "0"]
     args += [] if position is None else ["--", position] if position.startswith("-") else [position]
-    args = args[:1] + (["--moves", moves] if moves is not None else []) + (
-        ["--json"] if json else []) + args[1:]
+    args = (
+        args[:1]
+        + (["--moves", moves] if moves is not None else [])
+        + (["--json"] if json else [])
+        + args[1:]
+    )
     assert_clean_exit(CliRunner().invoke(ttt, args))
 
 
-@pytest.mark.parametrize("db", ["nosuchdialect://x/y", "postgresql+nosuchdriver://u@h/d",
-                                "postgresql+psycopg://nobody@127.0.0.1:1/none"])
+@pytest.mark.parametrize(
+    "db",
+    [
+        "nosuchdialect://x/y",
+        "postgresql+nosuchdriver://u@h/d",
+        "postgresql+psycopg://nobody@127.0.0.1:1/none",
+    ],
+)
 def test_unusable_databases_give_one_line(db):
     from ttt_solve.cli.solve import solve
 

@@ -27,11 +27,15 @@ def specs(draw):
     name = draw(st.sampled_from(sorted(n for n in AGENTS if n != "perfect")))
     params = AGENTS[name][1]
     items = []
-    for key in draw(st.lists(st.sampled_from(sorted(params) + ["nope"]), max_size=3,
-                             unique=True)):
+    for key in draw(st.lists(st.sampled_from(sorted(params) + ["nope"]), max_size=3, unique=True)):
         kind = params[key].kind if key in params else "float"
-        values = FLOATS if kind == "float" else SMALL_INTS if key in BUDGET_KEYS or \
-            kind == "int" else ["true", "false", "random", "heuristic", "maybe", ""]
+        values = (
+            FLOATS
+            if kind == "float"
+            else SMALL_INTS
+            if key in BUDGET_KEYS or kind == "int"
+            else ["true", "false", "random", "heuristic", "maybe", ""]
+        )
         items.append(f"{key}={draw(st.sampled_from(values))}")
     return name + (":" + ",".join(items) if items else "")
 

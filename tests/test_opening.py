@@ -7,8 +7,9 @@ import pytest
 
 from ttt_solve.solver.alphabeta import Prover
 from ttt_solve.solver.errors import InvalidRulesError
-from ttt_solve.solver.exhaustive import ExhaustiveSolver, PlyTable
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.opening import OpeningBookBuilder, best_child_score
+from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, move_score
 
@@ -27,8 +28,9 @@ def assert_same_tables(book: list[PlyTable], truth: dict[int, PlyTable]) -> None
             assert np.array_equal(got, want), (table.ply, field)
 
 
-@pytest.mark.parametrize("shape,depth", [((3, 3, 3), 2), ((4, 4, 4), 2), ((3, 3, 3), 9),
-                                         ((3, 4, 3), 3), ((4, 4, 3), 3)])
+@pytest.mark.parametrize(
+    "shape,depth", [((3, 3, 3), 2), ((4, 4, 4), 2), ((3, 3, 3), 9), ((3, 4, 3), 3), ((4, 4, 3), 3)]
+)
 def test_book_rows_equal_the_exhaustive_rows(shape, depth):
     rules = Rules(*shape)
     book = list(OpeningBookBuilder(rules, depth).solve())
@@ -88,8 +90,9 @@ def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypa
         if done >= 30 and done < deepest:
             raise Interrupt
 
-    interrupted = OpeningBookBuilder(rules, depth, progress=stop_at_row_30, workdir=workdir,
-                                     jobs=jobs)
+    interrupted = OpeningBookBuilder(
+        rules, depth, progress=stop_at_row_30, workdir=workdir, jobs=jobs
+    )
     with pytest.raises(Interrupt):
         list(interrupted.solve())
     assert (interrupted.worker_nodes > 0) == (jobs > 1)
@@ -118,11 +121,13 @@ def test_workers_prove_the_same_book(monkeypatch):
     monkeypatch.setattr(ttt_solve.solver.opening, "ROWS_PER_CHUNK", 16)
     rules, depth = Rules(4, 4, 4), 3
     calls = []
-    builder = OpeningBookBuilder(rules, depth, jobs=2,
-                                 progress=lambda done, total: calls.append(done))
+    builder = OpeningBookBuilder(
+        rules, depth, jobs=2, progress=lambda done, total: calls.append(done)
+    )
     assert_same_tables(list(builder.solve()), exhaustive_plies(rules, depth))
     assert builder.worker_nodes > 0 and builder.nodes >= builder.worker_nodes
     assert calls == sorted(calls) and calls[-1] == sum(
-        len(keys) for keys, _ in builder.enumerate_plies())
+        len(keys) for keys, _ in builder.enumerate_plies()
+    )
     with pytest.raises(ValueError, match="jobs"):
         OpeningBookBuilder(rules, depth, jobs=0)

@@ -14,6 +14,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from tests.test_agents import ALL_3X3
 from ttt_solve.agents.audit import Truth, audit_positions, summarize
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
@@ -21,11 +22,11 @@ from ttt_solve.book.reader import open_book
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from tests.test_agents import ALL_3X3
 
 HAVE_OPENSPIEL = importlib.util.find_spec("pyspiel") is not None
 needs_openspiel = pytest.mark.skipif(
-    not HAVE_OPENSPIEL, reason="open_spiel is not installed: pip install 'ttt-solve[openspiel]'")
+    not HAVE_OPENSPIEL, reason="open_spiel is not installed: pip install 'ttt-solve[openspiel]'"
+)
 R3 = Rules(3, 3, 3)
 
 
@@ -44,23 +45,42 @@ def random_positions(rules: Rules, games: int, seed: int) -> list[Position]:
 
 # -- without OpenSpiel -------------------------------------------------------------------------
 
+
 def test_specs_parse_without_openspiel():
     spec = parse_spec("openspiel:MCTS:simulations=100,uct_c=1.5,solve=false")
     assert spec.name == "openspiel" and spec.external
-    assert spec.params == {"bot": "mcts", "simulations": 100, "uct_c": 1.5, "rollouts": 1,
-                           "solve": False, "book": False}
-    assert parse_spec("openspiel:alphabeta").params == {"bot": "alphabeta", "depth": 0,
-                                                        "book": False}
+    assert spec.params == {
+        "bot": "mcts",
+        "simulations": 100,
+        "uct_c": 1.5,
+        "rollouts": 1,
+        "solve": False,
+        "book": False,
+    }
+    assert parse_spec("openspiel:alphabeta").params == {
+        "bot": "alphabeta",
+        "depth": 0,
+        "book": False,
+    }
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("openspiel", ["unknown OpenSpiel bot ''", "mcts, alphabeta, minimax"]),
-    ("openspiel:ppo", ["unknown OpenSpiel bot 'ppo'"]),
-    ("openspiel:mcts:iterations=5", ["unknown parameter 'iterations' for openspiel:mcts",
-                                     "simulations (int, default 1000)", "uct_c (float"]),
-    ("openspiel:mcts:simulations=0", ["simulations must be at least 1"]),
-    ("openspiel:alphabeta:depth=-1", ["must not be negative"]),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("openspiel", ["unknown OpenSpiel bot ''", "mcts, alphabeta, minimax"]),
+        ("openspiel:ppo", ["unknown OpenSpiel bot 'ppo'"]),
+        (
+            "openspiel:mcts:iterations=5",
+            [
+                "unknown parameter 'iterations' for openspiel:mcts",
+                "simulations (int, default 1000)",
+                "uct_c (float",
+            ],
+        ),
+        ("openspiel:mcts:simulations=0", ["simulations must be at least 1"]),
+        ("openspiel:alphabeta:depth=-1", ["must not be negative"]),
+    ],
+)
 def test_bad_openspiel_specs(spec, words):
     with pytest.raises(AgentSpecError) as caught:
         parse_spec(spec)
@@ -76,6 +96,7 @@ def test_missing_openspiel_says_how_to_install(monkeypatch):
 
 # -- boards ------------------------------------------------------------------------------------
 
+
 @needs_openspiel
 def test_columns_are_m_and_rows_are_n():
     from ttt_solve.agents.openspiel import from_state, load_game, to_state
@@ -90,13 +111,17 @@ def test_columns_are_m_and_rows_are_n():
 
 
 @needs_openspiel
-@pytest.mark.parametrize("rules, positions", [
-    (R3, ALL_3X3),
-    (Rules(3, 4, 3), random_positions(Rules(3, 4, 3), 150, 1)),
-    (Rules(4, 3, 3), random_positions(Rules(4, 3, 3), 150, 2)),
-    (Rules(2, 5, 2), random_positions(Rules(2, 5, 2), 100, 3)),
-    (Rules(4, 4, 4), random_positions(Rules(4, 4, 4), 60, 4)),
-], ids=["3x3 all", "3x4", "4x3", "2x5 k=2", "4x4 k=4"])
+@pytest.mark.parametrize(
+    "rules, positions",
+    [
+        (R3, ALL_3X3),
+        (Rules(3, 4, 3), random_positions(Rules(3, 4, 3), 150, 1)),
+        (Rules(4, 3, 3), random_positions(Rules(4, 3, 3), 150, 2)),
+        (Rules(2, 5, 2), random_positions(Rules(2, 5, 2), 100, 3)),
+        (Rules(4, 4, 4), random_positions(Rules(4, 4, 4), 60, 4)),
+    ],
+    ids=["3x3 all", "3x4", "4x3", "2x5 k=2", "4x4 k=4"],
+)
 def test_every_position_survives_the_round_trip(rules, positions):
     from ttt_solve.agents.openspiel import from_state, load_game, to_state
 
@@ -107,8 +132,7 @@ def test_every_position_survives_the_round_trip(rules, positions):
         assert state.is_terminal() == position.is_terminal
         if position.is_terminal:
             winner = position.winner
-            assert state.returns() == {"x": [1.0, -1.0], "o": [-1.0, 1.0],
-                                       None: [0.0, 0.0]}[winner]
+            assert state.returns() == {"x": [1.0, -1.0], "o": [-1.0, 1.0], None: [0.0, 0.0]}[winner]
         else:
             assert state.current_player() == (0 if position.x_to_move else 1)
             assert state.legal_actions() == position.legal_moves()
@@ -117,10 +141,22 @@ def test_every_position_survives_the_round_trip(rules, positions):
 # -- OpenSpiel's values against the book -------------------------------------------------------
 
 VALUED = {
-    R3: [".../.../...", "x.o/.x./...", "xo./.x./o..", "o.x/.../...", ".o./x../.x.",
-         "x../.o./..x", "xx./oo./..."],
-    Rules(3, 4, 3): ["..../..../....", "x.../.o../....", ".x../o.../....", "xo../..../....",
-                     "o..x/..../..x."],
+    R3: [
+        ".../.../...",
+        "x.o/.x./...",
+        "xo./.x./o..",
+        "o.x/.../...",
+        ".o./x../.x.",
+        "x../.o./..x",
+        "xx./oo./...",
+    ],
+    Rules(3, 4, 3): [
+        "..../..../....",
+        "x.../.o../....",
+        ".x../o.../....",
+        "xo../..../....",
+        "o..x/..../..x.",
+    ],
     Rules(4, 4, 3): [".o.x/...o/xo.x/....", "x.../.o../..x./...o", "xo../ox../..../...."],
 }
 
@@ -140,8 +176,11 @@ def test_openspiel_values_agree_with_the_book(book_small, rules):
             position = Position.parse(text, rules)
             state = to_state(game, position)
             value, action = minimax.alpha_beta_search(
-                game, state=state, maximum_depth=position.empty_count,
-                maximizing_player_id=state.current_player())
+                game,
+                state=state,
+                maximum_depth=position.empty_count,
+                maximizing_player_id=state.current_player(),
+            )
             assert value == truth.value(position).outcome.sign, text
             # And the adapter's move keeps that value.
             cell = agent.select_move(position)
@@ -149,6 +188,7 @@ def test_openspiel_values_agree_with_the_book(book_small, rules):
 
 
 # -- the bots as agents ------------------------------------------------------------------------
+
 
 @needs_openspiel
 def test_mcts_is_reproducible_and_seeded_by_the_injected_generator():
@@ -165,8 +205,9 @@ def test_mcts_is_reproducible_and_seeded_by_the_injected_generator():
 @needs_openspiel
 def test_alphabeta_keeps_every_value_on_3x3(book_3x3):
     with open_book(book_3x3) as book:
-        records, ungraded = audit_positions(AgentMaker("openspiel:alphabeta"), Truth(book, R3),
-                                            jobs=1)
+        records, ungraded = audit_positions(
+            AgentMaker("openspiel:alphabeta"), Truth(book, R3), jobs=1
+        )
     summary = summarize(records, ungraded)
     assert summary.moves == 4520 and summary.accuracy == 1.0
     assert summary.perfection < 1.0  # OpenSpiel's values ignore how fast a win comes
@@ -184,9 +225,22 @@ def test_mcts_audit_is_the_same_on_one_core_and_two(book_3x3):
 
 @needs_openspiel
 def test_cli_games_against_perfect(book_3x3):
-    result = CliRunner().invoke(ttt, ["audit", "--agent", "openspiel:mcts:simulations=100",
-                                      "--games", "4", "--opponent", "perfect", "--db",
-                                      book_3x3, "--json", "-q"])
+    result = CliRunner().invoke(
+        ttt,
+        [
+            "audit",
+            "--agent",
+            "openspiel:mcts:simulations=100",
+            "--games",
+            "4",
+            "--opponent",
+            "perfect",
+            "--db",
+            book_3x3,
+            "--json",
+            "-q",
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["agent"] == "openspiel:mcts:simulations=100" and len(data["games"]) == 4

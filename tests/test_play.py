@@ -55,8 +55,9 @@ def test_without_the_game_in_the_book(book_3x3):
 def test_bad_agent_and_perfect_without_book(tmp_path):
     bad = CliRunner().invoke(ttt, ["play", "--agent", "nobody"], input="quit\n")
     assert bad.exit_code == 2 and "unknown agent 'nobody'" in bad.output
-    missing = CliRunner().invoke(ttt, ["play", "--agent", "perfect", "--db",
-                                       str(tmp_path / "none.sqlite")], input="quit\n")
+    missing = CliRunner().invoke(
+        ttt, ["play", "--agent", "perfect", "--db", str(tmp_path / "none.sqlite")], input="quit\n"
+    )
     assert missing.exit_code == 2 and "no book at" in missing.output
 
 

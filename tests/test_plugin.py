@@ -8,6 +8,7 @@ import random
 import pytest
 from click.testing import CliRunner
 
+from tests.test_audit import FirstEmptyMaker
 from ttt_solve.agents.audit import Truth, audit_positions, summarize
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.parallel import AgentMaker
@@ -18,13 +19,13 @@ from ttt_solve.cli.main import ttt
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from tests.test_audit import FirstEmptyMaker
 
 R3 = Rules(3, 3, 3)
 EXAMPLE = "py:examples.plugin_agent:make"
 
 
 # -- factories the tests load through py: ------------------------------------------------------
+
 
 class FirstEmpty:
     """Not an Agent subclass: any object with select_move will do."""
@@ -70,9 +71,9 @@ def not_an_agent(rng: random.Random) -> object:
 
 # -- parsing and building ----------------------------------------------------------------------
 
+
 def test_parameters_are_typed_and_reach_the_factory():
-    spec = parse_spec("py:tests.test_plugin:recorder,depth=3,c=1.5,greedy=TRUE,name=bob,"
-                      "Book=false")
+    spec = parse_spec("py:tests.test_plugin:recorder,depth=3,c=1.5,greedy=TRUE,name=bob,Book=false")
     assert spec.name == "py" and spec.external and not spec.needs_book
     rng = random.Random(5)
     agent = make_agent(spec, rng)
@@ -83,29 +84,34 @@ def test_parameters_are_typed_and_reach_the_factory():
 
 def test_a_file_path_loads_too(tmp_path):
     plugin = tmp_path / "my_agent.py"
-    plugin.write_text("def make(rng, cell=4):\n"
-                      "    class A:\n"
-                      "        def select_move(self, position):\n"
-                      "            return cell\n"
-                      "    return A()\n")
+    plugin.write_text(
+        "def make(rng, cell=4):\n"
+        "    class A:\n"
+        "        def select_move(self, position):\n"
+        "            return cell\n"
+        "    return A()\n"
+    )
     agent = make_agent(f"py:{plugin}:make,cell=8", random.Random(0))
     assert agent.select_move(Position.start(R3)) == 8
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("py", ["does not name a factory", "py:package.module:factory"]),
-    ("py:examples.plugin_agent", ["does not name a factory"]),
-    ("py:examples.plugin_agent:9lives", ["does not name a factory"]),
-    ("py:not a module:make", ["does not name a factory"]),
-    ("py:examples.plugin_agent:make,depth", ["'depth'", "is not key=value"]),
-    ("py:examples.plugin_agent:make,a=1,a=2", ["given twice"]),
-    ("py:examples.plugin_agent:make,book=maybe", ["expected true or false"]),
-    ("py:examples.plugin_agent:nope", ["no callable 'nope'", "make"]),
-    ("py:no_such_package.agent:make", ["cannot load", "ModuleNotFoundError"]),
-    ("py:/no/such/file.py:make", ["cannot load", "no file"]),
-    ("py:examples.plugin_agent:make,depth=2", ["make(rng, depth=2) failed", "depth"]),
-    ("py:tests.test_plugin:not_an_agent", ["returned int", "no select_move"]),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("py", ["does not name a factory", "py:package.module:factory"]),
+        ("py:examples.plugin_agent", ["does not name a factory"]),
+        ("py:examples.plugin_agent:9lives", ["does not name a factory"]),
+        ("py:not a module:make", ["does not name a factory"]),
+        ("py:examples.plugin_agent:make,depth", ["'depth'", "is not key=value"]),
+        ("py:examples.plugin_agent:make,a=1,a=2", ["given twice"]),
+        ("py:examples.plugin_agent:make,book=maybe", ["expected true or false"]),
+        ("py:examples.plugin_agent:nope", ["no callable 'nope'", "make"]),
+        ("py:no_such_package.agent:make", ["cannot load", "ModuleNotFoundError"]),
+        ("py:/no/such/file.py:make", ["cannot load", "no file"]),
+        ("py:examples.plugin_agent:make,depth=2", ["make(rng, depth=2) failed", "depth"]),
+        ("py:tests.test_plugin:not_an_agent", ["returned int", "no select_move"]),
+    ],
+)
 def test_bad_plugin_specs_say_what_is_wrong(spec, words):
     with pytest.raises(AgentSpecError) as caught:
         make_agent(spec, random.Random(0))
@@ -116,18 +122,26 @@ def test_bad_plugin_specs_say_what_is_wrong(spec, words):
 def test_the_example_takes_a_win_and_is_reproducible():
     agent = make_agent(EXAMPLE, random.Random(3))
     assert agent.select_move(Position.parse("xx./oo./...", R3)) == 2
-    games = [play_game(make_agent(EXAMPLE, random.Random(seed)),
-                       make_agent("random", random.Random(9)), R3).moves for seed in (1, 1, 2)]
+    games = [
+        play_game(
+            make_agent(EXAMPLE, random.Random(seed)), make_agent("random", random.Random(9)), R3
+        ).moves
+        for seed in (1, 1, 2)
+    ]
     assert games[0] == games[1] != games[2]
 
 
 def test_bad_answers_are_illegal_moves():
     position = Position.from_moves(R3, ["b2"])
     with pytest.raises(IllegalMoveError, match="py:tests.test_plugin:taken_cell played 0"):
-        play_game(make_agent("random", random.Random(0)),
-                  make_agent("py:tests.test_plugin:taken_cell", random.Random(0)), R3)
-    assert make_agent("py:tests.test_plugin:no_cell", random.Random(0)).select_move(position) \
-        == "b2"  # passed through unchanged, so the harness can quote it
+        play_game(
+            make_agent("random", random.Random(0)),
+            make_agent("py:tests.test_plugin:taken_cell", random.Random(0)),
+            R3,
+        )
+    assert (
+        make_agent("py:tests.test_plugin:no_cell", random.Random(0)).select_move(position) == "b2"
+    )  # passed through unchanged, so the harness can quote it
 
 
 def test_book_true_plays_the_books_moves(book_3x3):
@@ -139,13 +153,15 @@ def test_book_true_plays_the_books_moves(book_3x3):
 
 # -- in the commands ---------------------------------------------------------------------------
 
+
 def test_audit_of_a_plugin_equals_the_audit_of_the_same_agent_built_here(book_3x3):
     with open_book(book_3x3) as book:
         truth = Truth(book, R3)
         direct, _ = audit_positions(FirstEmptyMaker(), truth, jobs=1)
         # Two processes: the workers import the plugin themselves.
-        plugged, _ = audit_positions(AgentMaker("py:tests.test_plugin:first_empty"), truth,
-                                     jobs=2, probe_seconds=0.0)
+        plugged, _ = audit_positions(
+            AgentMaker("py:tests.test_plugin:first_empty"), truth, jobs=2, probe_seconds=0.0
+        )
     assert [(r.position, r.cell) for r in plugged] == [(r.position, r.cell) for r in direct]
     assert summarize(plugged) == summarize(direct)
 
@@ -159,19 +175,22 @@ def test_cli_audit_tournament_and_play(book_3x3):
     assert data["agent"] == EXAMPLE and data["moves"] == 4520 and first.output == again.output
     assert 0.5 < data["accuracy"] < 1  # random elsewhere: blunders, but every win taken
 
-    result = runner.invoke(ttt, ["tournament", "--agents", f"{EXAMPLE},heuristic", "--games",
-                                 "4", "--json", "-q"])
+    result = runner.invoke(
+        ttt, ["tournament", "--agents", f"{EXAMPLE},heuristic", "--games", "4", "--json", "-q"]
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["agents"] == [EXAMPLE, "heuristic"]
 
-    result = runner.invoke(ttt, ["play", "--agent", EXAMPLE, "--db", book_3x3, "--seed", "1"],
-                           input="b2\nquit\n")
+    result = runner.invoke(
+        ttt, ["play", "--agent", EXAMPLE, "--db", book_3x3, "--seed", "1"], input="b2\nquit\n"
+    )
     assert result.exit_code == 0, result.output
     assert f"{EXAMPLE} plays" in result.output and "your moves, graded" in result.output
 
 
 def test_cli_bad_plugin_is_one_line_exit_2(book_3x3):
-    result = CliRunner().invoke(ttt, ["audit", "--agent", "py:no_such_package.agent:make",
-                                      "--db", book_3x3])
+    result = CliRunner().invoke(
+        ttt, ["audit", "--agent", "py:no_such_package.agent:make", "--db", book_3x3]
+    )
     assert result.exit_code == 2 and "cannot load" in result.output
     assert len(result.output.strip().splitlines()) == 1

@@ -29,16 +29,19 @@ def test_parse_and_print_round_trip():
     assert Position.parse("x-o/_x_/--o", T3) == position
 
 
-@pytest.mark.parametrize("text, message", [
-    ("x.o/.x.", "rows"),
-    ("x.o.x", "has 5 cells"),
-    ("x.o/.z./...", "'z'"),
-    ("oo./.../...", "O is ahead"),
-    ("xxx/o../...", "more than one move ahead"),
-    ("xxx/ooo/...", "both players"),
-    ("xxx/oo./o..", "O moved after X had already won"),
-    ("ooo/xx./x.x", "X moved after O had already won"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x.o/.x.", "rows"),
+        ("x.o.x", "has 5 cells"),
+        ("x.o/.z./...", "'z'"),
+        ("oo./.../...", "O is ahead"),
+        ("xxx/o../...", "more than one move ahead"),
+        ("xxx/ooo/...", "both players"),
+        ("xxx/oo./o..", "O moved after X had already won"),
+        ("ooo/xx./x.x", "X moved after O had already won"),
+    ],
+)
 def test_parse_rejects(text, message):
     with pytest.raises(InvalidPositionError, match=message):
         Position.parse(text, T3)
@@ -76,8 +79,9 @@ def test_positions_are_immutable_values():
     assert len({position.play(4), position.play(4)}) == 1
 
 
-@pytest.mark.parametrize("rules", [Rules(3, 3, 3), Rules(4, 4, 4), Rules(3, 4, 3), Rules(4, 5, 4),
-                                   Rules(5, 5, 4)])
+@pytest.mark.parametrize(
+    "rules", [Rules(3, 3, 3), Rules(4, 4, 4), Rules(3, 4, 3), Rules(4, 5, 4), Rules(5, 5, 4)]
+)
 def test_canonical_key_is_the_same_for_every_image(rules):
     rng = random.Random(20261121)
     for _ in range(200):

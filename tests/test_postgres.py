@@ -14,25 +14,43 @@ import pytest
 from click.testing import CliRunner
 
 from ttt_solve.cli.main import COMMANDS, ttt
-from tests.pg_support import postgres_db  # noqa: F401
 
 GAMES = (("3", "3"), ("3x4", "3"))
 
 CASES = {
     "verify": [["--size", "3x4", "--win", "3"]],
-    "query": [["x.o/.x./...", "--size", "3", "--json", "--search-seconds", "0"],
-              ["--moves", "b2,a1", "--size", "3x4", "--win", "3", "--search-seconds", "0",
-               "--no-color"]],
+    "query": [
+        ["x.o/.x./...", "--size", "3", "--json", "--search-seconds", "0"],
+        ["--moves", "b2,a1", "--size", "3x4", "--win", "3", "--search-seconds", "0", "--no-color"],
+    ],
     "stats": [["--size", "3", "--json"], ["--size", "3x4", "--win", "3"]],
-    "export": [["--size", "3", "--format", "jsonl"],
-               ["--size", "3x4", "--win", "3", "--where", "ply=4", "--quiet"]],
-    "audit": [["--size", "3", "--agent", "heuristic", "--games", "20", "--seed", "1",
-               "--jobs", "1", "--json", "--quiet"]],
+    "export": [
+        ["--size", "3", "--format", "jsonl"],
+        ["--size", "3x4", "--win", "3", "--where", "ply=4", "--quiet"],
+    ],
+    "audit": [
+        [
+            "--size",
+            "3",
+            "--agent",
+            "heuristic",
+            "--games",
+            "20",
+            "--seed",
+            "1",
+            "--jobs",
+            "1",
+            "--json",
+            "--quiet",
+        ]
+    ],
 }
 
 
-TIMES = re.compile(r'\d+(\.\d+)? s\b|"(seconds|solved_at|time)": [^,}]+|'
-                   r'\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00)?')
+TIMES = re.compile(
+    r'\d+(\.\d+)? s\b|"(seconds|solved_at|time)": [^,}]+|'
+    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d(:\d\d(\.\d+)?)?(\+00:00)?"
+)
 """Durations and dates, which differ between two solves of one game."""
 
 
@@ -57,8 +75,9 @@ def two_books(postgres_db, tmp_path):  # noqa: F811
     return sqlite_db, postgres_db
 
 
-@pytest.mark.parametrize("command, number", [(c, n) for c, cases in CASES.items()
-                                             for n in range(len(cases))])
+@pytest.mark.parametrize(
+    "command, number", [(c, n) for c, cases in CASES.items() for n in range(len(cases))]
+)
 def test_commands_agree_on_both_backends(two_books, command, number):
     module = COMMANDS[command].split(":")[0]
     try:

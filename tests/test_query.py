@@ -13,7 +13,6 @@ from ttt_solve.cli.main import ttt
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value, move_value
-from tests.test_book_api import opening_book  # noqa: F401 - a fixture
 
 T3 = Rules(3, 3, 3)
 
@@ -32,10 +31,7 @@ def test_text_answer(book_3x3):
     result = query("x.o/.x./...", "--size", "3", "--win", "3", "--db", book_3x3)
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[:4] == ["    a  b  c",
-                         "  1 x  L2 o",
-                         "  2 L2 x  L2",
-                         "  3 L2 L2 D6"]
+    assert lines[:4] == ["    a  b  c", "  1 x  L2 o", "  2 L2 x  L2", "  3 L2 L2 D6"]
     assert lines[4] == "O to move (ply 3): draw, remoteness 6"
     assert lines[5].split() == ["move", "value", "remoteness"]
     assert lines[6].split() == ["c3", "draw", "6", "best"]
@@ -97,7 +93,8 @@ def test_every_listed_move_agrees_with_the_stored_child(book_3x3):
             stored = book.find(position).value
             assert (data["value"], data["remoteness"]) == (stored.outcome.value, stored.remoteness)
             assert {m["index"] for m in data["moves"] if m["best"]} == set(
-                book.find(position).best_moves)
+                book.find(position).best_moves
+            )
 
 
 def test_a_larger_board(book_4x4k4):

@@ -26,12 +26,15 @@ def test_interrupted_solve_resumes_without_redoing_finished_plies(tmp_path, monk
 
     solved = []
     original = ExhaustiveSolver._solve_ply
+
     def counting(self, ply, *args):
         solved.append(ply)
         return original(self, ply, *args)
+
     monkeypatch.setattr(ExhaustiveSolver, "_solve_ply", counting)
-    monkeypatch.setattr(ExhaustiveSolver, "_won_by_last_mover",
-                        lambda *a: pytest.fail("the forward pass ran again"))
+    monkeypatch.setattr(
+        ExhaustiveSolver, "_won_by_last_mover", lambda *a: pytest.fail("the forward pass ran again")
+    )
 
     resumed = tables(ExhaustiveSolver(RULES, workdir=workdir))
     assert sorted(solved) == list(range(len(reference) - 4))
@@ -46,4 +49,5 @@ def test_a_work_directory_of_another_game_is_not_reused(tmp_path):
     list(ExhaustiveSolver(Rules(3, 3, 3), workdir=workdir).solve())
     result = {t.ply: t for t in ExhaustiveSolver(Rules(3, 3, 2), workdir=workdir).solve()}
     assert sum(len(t.keys) for t in result.values()) == sum(
-        len(t.keys) for t in ExhaustiveSolver(Rules(3, 3, 2)).solve())
+        len(t.keys) for t in ExhaustiveSolver(Rules(3, 3, 2)).solve()
+    )

@@ -8,15 +8,18 @@ from ttt_solve.solver.errors import IllegalMoveError, InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
 
 
-@pytest.mark.parametrize("rows, cols, k, lines", [
-    (3, 3, 3, 8),      # 3 rows, 3 columns, 2 diagonals
-    (4, 4, 4, 10),
-    (4, 4, 3, 24),     # 8 + 8 + 4 + 4
-    (3, 4, 3, 3 * 2 + 4 + 2 * 2),
-    (4, 5, 4, 4 * 2 + 5 + 2 * 2),
-    (1, 5, 5, 1),
-    (3, 3, 1, 9),      # every cell is a line of one
-])
+@pytest.mark.parametrize(
+    "rows, cols, k, lines",
+    [
+        (3, 3, 3, 8),  # 3 rows, 3 columns, 2 diagonals
+        (4, 4, 4, 10),
+        (4, 4, 3, 24),  # 8 + 8 + 4 + 4
+        (3, 4, 3, 3 * 2 + 4 + 2 * 2),
+        (4, 5, 4, 4 * 2 + 5 + 2 * 2),
+        (1, 5, 5, 1),
+        (3, 3, 1, 9),  # every cell is a line of one
+    ],
+)
 def test_line_counts(rows, cols, k, lines):
     assert len(Rules(rows, cols, k).lines) == lines
 
@@ -29,7 +32,9 @@ def test_every_line_has_k_cells_and_lines_through_are_consistent():
         assert set(rules.lines_through[cell]) == {m for m in rules.lines if m >> cell & 1}
 
 
-@pytest.mark.parametrize("rows, cols, order", [(3, 3, 8), (4, 4, 8), (3, 4, 4), (4, 5, 4), (1, 3, 4)])
+@pytest.mark.parametrize(
+    "rows, cols, order", [(3, 3, 8), (4, 4, 8), (3, 4, 4), (4, 5, 4), (1, 3, 4)]
+)
 def test_symmetries_form_a_group_of_distinct_permutations(rows, cols, order):
     rules = Rules(rows, cols, 2 if max(rows, cols) > 1 else 1)
     perms = rules.symmetries
@@ -97,8 +102,18 @@ def naive_permute(rules: Rules, cells: int, symmetry: int) -> int:
     return sum(1 << perm[c] for c in range(rules.cells) if cells >> c & 1)
 
 
-@pytest.mark.parametrize("rules", [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 4), Rules(5, 6, 4),
-                                   Rules(2, 2, 2), Rules(6, 6, 5), Rules(1, 9, 3)])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(3, 3, 3),
+        Rules(3, 4, 3),
+        Rules(4, 4, 4),
+        Rules(5, 6, 4),
+        Rules(2, 2, 2),
+        Rules(6, 6, 5),
+        Rules(1, 9, 3),
+    ],
+)
 def test_table_permutations_and_canonical_keys_agree_with_a_naive_oracle(rules):
     import random
 
@@ -110,7 +125,9 @@ def test_table_permutations_and_canonical_keys_agree_with_a_naive_oracle(rules):
         for symmetry in range(order):
             assert rules.permute(cells, symmetry) == naive_permute(rules, cells, symmetry)
             assert rules.permute(rules.permute(cells, symmetry), rules.inverse(symmetry)) == cells
-        images = [naive_permute(rules, cells, s) | naive_permute(rules, other, s) << rules.cells
-                  for s in range(order)]
+        images = [
+            naive_permute(rules, cells, s) | naive_permute(rules, other, s) << rules.cells
+            for s in range(order)
+        ]
         key, symmetry = rules.canonical(cells, other)
         assert key == min(images) and images.index(key) == symmetry

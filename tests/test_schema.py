@@ -13,9 +13,8 @@ from ttt_solve.book import migrate, schema
 from ttt_solve.book.errors import BookNotFoundError, SchemaVersionError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import copy_dtype, write_game
-from ttt_solve.solver.exhaustive import PlyTable
+from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.rules import Rules
-from tests.pg_support import book_db  # noqa: F401
 
 
 def engine_of(db: str) -> sa.Engine:
@@ -24,8 +23,9 @@ def engine_of(db: str) -> sa.Engine:
 
 def set_version(engine: sa.Engine, value: str) -> None:
     with engine.begin() as conn:
-        conn.execute(sa.update(schema.meta).where(schema.meta.c.name == "schema_version")
-                     .values(value=value))
+        conn.execute(
+            sa.update(schema.meta).where(schema.meta.c.name == "schema_version").values(value=value)
+        )
 
 
 def stored_version(engine: sa.Engine) -> str:
@@ -60,8 +60,10 @@ def test_a_newer_book_is_refused(book_db):
     engine = engine_of(book_db)
     migrate.prepare_schema(engine)
     set_version(engine, str(schema.SCHEMA_VERSION + 1))
-    with pytest.raises(SchemaVersionError, match=f"newer ttt-solve: found schema version "
-                                                 f"{schema.SCHEMA_VERSION + 1}, expected"):
+    with pytest.raises(
+        SchemaVersionError,
+        match=f"newer ttt-solve: found schema version {schema.SCHEMA_VERSION + 1}, expected",
+    ):
         migrate.prepare_schema(engine, "the book")
     with pytest.raises(SchemaVersionError, match="newer"):
         with open_book(book_db):
@@ -72,8 +74,10 @@ def test_an_older_book_without_an_upgrade_is_explained(book_db):
     engine = engine_of(book_db)
     migrate.prepare_schema(engine)
     set_version(engine, "0")
-    with pytest.raises(SchemaVersionError, match="older ttt-solve: found schema version 0, "
-                                                 "expected 1, and there is no upgrade"):
+    with pytest.raises(
+        SchemaVersionError,
+        match="older ttt-solve: found schema version 0, expected 1, and there is no upgrade",
+    ):
         migrate.prepare_schema(engine, "the book")
     assert stored_version(engine) == "0"
 
@@ -122,8 +126,9 @@ def test_a_damaged_version_is_refused(book_db):
         migrate.prepare_schema(engine)
 
 
-@pytest.mark.parametrize("db", ["nosuchdialect://x/y", "postgresql+nosuchdriver://u@h/d",
-                                "postgresql://u@h:port/d"])
+@pytest.mark.parametrize(
+    "db", ["nosuchdialect://x/y", "postgresql+nosuchdriver://u@h/d", "postgresql://u@h:port/d"]
+)
 def test_unusable_urls_give_one_narrow_error(db):
     with pytest.raises(BookNotFoundError, match="cannot open a book at"):
         schema.make_engine(schema.database_url(db))
@@ -136,10 +141,20 @@ def test_the_widest_keys_round_trip(book_db):
     top = (1 << 2 * rules.cells) - 1
     keys = np.array([1, 1 << 40, top], dtype=np.uint64)
     plies = [
-        PlyTable(3, keys, np.zeros(3, dtype=np.int16), np.array([0, 1, top >> 30], np.uint64),
-                 np.array([1, 4, 8], dtype=np.uint8)),
-        PlyTable(0, np.array([0], np.uint64), np.zeros(1, np.int16), np.array([1], np.uint64),
-                 np.array([1], np.uint8)),
+        PlyTable(
+            3,
+            keys,
+            np.zeros(3, dtype=np.int16),
+            np.array([0, 1, top >> 30], np.uint64),
+            np.array([1, 4, 8], dtype=np.uint8),
+        ),
+        PlyTable(
+            0,
+            np.array([0], np.uint64),
+            np.zeros(1, np.int16),
+            np.array([1], np.uint64),
+            np.array([1], np.uint8),
+        ),
     ]
     with open_book(book_db, create=True) as book:
         write_game(book, rules, plies, method="alphabeta", book_depth=3)

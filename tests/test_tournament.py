@@ -17,8 +17,11 @@ R3 = Rules(3, 3, 3)
 
 
 def test_split_specs_keeps_parameters_with_their_agent():
-    assert split_specs("random,mcts:iterations=5,c=2,heuristic") == \
-        ["random", "mcts:iterations=5,c=2", "heuristic"]
+    assert split_specs("random,mcts:iterations=5,c=2,heuristic") == [
+        "random",
+        "mcts:iterations=5,c=2",
+        "heuristic",
+    ]
 
 
 def test_round_robin_counts_and_standings():
@@ -38,31 +41,50 @@ def test_round_robin_counts_and_standings():
 
 
 def test_cli_matrix_and_standings():
-    result = CliRunner().invoke(ttt, ["tournament", "--agents", "random,heuristic,random",
-                                      "--games", "4", "-q"])
+    result = CliRunner().invoke(
+        ttt, ["tournament", "--agents", "random,heuristic,random", "--games", "4", "-q"]
+    )
     assert result.exit_code == 0, result.output
     assert "random #1" in result.output and "random #3" in result.output
     assert "standings" in result.output and "wins-draws-losses" in result.output
-    data = json.loads(CliRunner().invoke(ttt, ["tournament", "--agents", "random,heuristic",
-                                               "--games", "4", "--json", "-q"]).output)
+    data = json.loads(
+        CliRunner()
+        .invoke(ttt, ["tournament", "--agents", "random,heuristic", "--games", "4", "--json", "-q"])
+        .output
+    )
     assert data["pairings"][0]["a_wins"] == 0
     assert data["standings"][0]["agent"] == "heuristic" and data["standings"][0]["games"] == 4
 
 
 def test_cli_perfect_reads_the_book(book_3x3):
-    result = CliRunner().invoke(ttt, ["tournament", "--agents", "perfect,alphabeta:depth=9",
-                                      "--games", "2", "--db", book_3x3, "--json", "-q"])
+    result = CliRunner().invoke(
+        ttt,
+        [
+            "tournament",
+            "--agents",
+            "perfect,alphabeta:depth=9",
+            "--games",
+            "2",
+            "--db",
+            book_3x3,
+            "--json",
+            "-q",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["pairings"][0]["draws"] == 2
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--agents", "random"], "at least two"),
-    ([], "0 agents named"),
-    (["--agent", "random"], "1 agent named"),
-    (["--agents", "random,bogus"], "unknown agent 'bogus'"),
-    (["--agents", "random,perfect", "--db", "/nonexistent/x.sqlite"], "no book at"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--agents", "random"], "at least two"),
+        ([], "0 agents named"),
+        (["--agent", "random"], "1 agent named"),
+        (["--agents", "random,bogus"], "unknown agent 'bogus'"),
+        (["--agents", "random,perfect", "--db", "/nonexistent/x.sqlite"], "no book at"),
+    ],
+)
 def test_cli_errors(args, words):
     result = CliRunner().invoke(ttt, ["tournament", *args])
     assert result.exit_code == 2 and words in result.output, result.output
@@ -79,8 +101,10 @@ def test_cli_an_engine_spec_with_commas_of_its_own(tmp_path):
     engine = folder / "engine.py"
     shutil.copy(Path(__file__).parents[1] / "examples" / "reference_engine.py", engine)
     spec = f"cmd:{sys.executable} '{engine}',timeout=10"
-    result = CliRunner().invoke(ttt, ["tournament", "--agents", "heuristic", "--agent", spec,
-                                      "--games", "2", "--json", "-q"])
+    result = CliRunner().invoke(
+        ttt,
+        ["tournament", "--agents", "heuristic", "--agent", spec, "--games", "2", "--json", "-q"],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["agents"] == ["heuristic", spec]

@@ -1,0 +1,11 @@
+"""The root of every error ttt-solve raises on purpose.
+
+Each part of the package defines its own narrow errors (:mod:`ttt_solve.solver.errors`,
+:mod:`ttt_solve.book.errors`, the agents' spec and engine errors), all derived from
+:class:`TttError`. Errors about the user's input also derive from :class:`ValueError`, as
+python-chess's ``IllegalMoveError`` does. Anything else that escapes is a bug.
+"""
+
+
+class TttError(Exception):
+    """A problem the user can act on: bad input, a missing or damaged book, a failing agent."""
