@@ -83,9 +83,9 @@ class ExhaustiveSolver:
                     self.children_per_chunk,
                 )
                 images = arrays.orbit_sizes(np.asarray(keys))
-                scores, best, images = (
-                    store.save(name, array) for name, array in zip(names, (scores, best, images))
-                )
+                scores = store.save(names[0], scores)
+                best = store.save(names[1], best)
+                images = store.save(names[2], images)
             yield PlyTable(ply, keys, scores, best, images)
             self._step()
             next_keys, next_scores = keys, scores

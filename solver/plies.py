@@ -127,7 +127,7 @@ def back_up_rows(
     else:
         where = np.minimum(np.searchsorted(next_keys, child_keys), len(next_keys) - 1)
         found = (next_keys[where] == child_keys).reshape(children.shape)
-    complete = found.all(axis=1)
+    complete = np.asarray(found.all(axis=1), dtype=bool)
     move_scores = move_score(np.asarray(next_scores).take(where).reshape(children.shape))
     if not complete.all():
         move_scores = np.where(found, move_scores, np.int16(NO_MOVE))
