@@ -1,6 +1,6 @@
 """Summary figures of a solved game, accumulated ply by ply as the solver yields them.
 
-The figures are what CONVENTIONS.md publishes (counts by ply, terminal results, side-to-move
+The figures are the ones published for solved games (counts by ply, terminal results, side-to-move
 values, the remoteness table), each both over all reachable positions and over canonical
 (symmetry-reduced) ones. :meth:`Figures.to_dict` gives plain JSON-able data for storage.
 """
