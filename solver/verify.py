@@ -119,10 +119,11 @@ def _check_rows(
     open_rows = np.flatnonzero(~terminal)
     if len(open_rows) == 0:
         return
+    rows = _OpenRows(keys[open_rows], scores[open_rows], best[open_rows])
     if child_table is not None:
-        yield from _check_backup(arrays, ply, keys, scores, best, open_rows, child_table)
+        yield from _check_backup(arrays, ply, rows, child_table)
     elif last and move_scores is not None:
-        yield from _check_by_prover(rules, ply, keys, scores, best, open_rows, move_scores)
+        yield from _check_by_prover(rules, ply, rows, move_scores)
     else:
         yield Problem(
             ply,
@@ -138,55 +139,49 @@ def _bad_rows(
         yield Problem(ply, int(keys[row]), message)
 
 
+class _OpenRows(NamedTuple):
+    """The open positions of a chunk: their keys and stored scores and best moves."""
+
+    keys: NDArray[np.uint64]
+    scores: NDArray[np.int32]
+    best: NDArray[np.uint64]
+
+
 def _check_backup(
-    arrays: KeyArrays,
-    ply: int,
-    keys: NDArray[np.uint64],
-    scores: NDArray[np.int32],
-    best: NDArray[np.uint64],
-    open_rows: NDArray[np.intp],
-    child_table: PlyTable,
+    arrays: KeyArrays, ply: int, rows: _OpenRows, child_table: PlyTable
 ) -> Iterator[Problem]:
-    open_keys = keys[open_rows]
     backed_up = back_up_rows(
         arrays,
         ply,
-        open_keys,
+        rows.keys,
         np.asarray(child_table.keys, dtype=np.uint64),
         np.asarray(child_table.scores),
     )
     complete = backed_up.complete
     for row in np.flatnonzero(~complete):
-        yield Problem(ply, int(open_keys[row]), "a child position is missing")
+        yield Problem(ply, int(rows.keys[row]), "a child position is missing")
     yield from _bad_rows(
         ply,
-        open_keys,
-        complete & (scores[open_rows] != backed_up.scores),
+        rows.keys,
+        complete & (rows.scores != backed_up.scores),
         "score is not the best over the children",
     )
     yield from _bad_rows(
         ply,
-        open_keys,
-        complete & (best[open_rows] != backed_up.best_moves),
+        rows.keys,
+        complete & (rows.best != backed_up.best_moves),
         "best moves are not the children that reach the score",
     )
 
 
 def _check_by_prover(
-    rules: Rules,
-    ply: int,
-    keys: NDArray[np.uint64],
-    scores: NDArray[np.int32],
-    best: NDArray[np.uint64],
-    open_rows: NDArray[np.intp],
-    move_scores: MoveScores,
+    rules: Rules, ply: int, rows: _OpenRows, move_scores: MoveScores
 ) -> Iterator[Problem]:
-    for row in open_rows:
-        position = Position.from_key(rules, int(keys[row]))
-        by_cell = move_scores(position)
+    for key, score, best in zip(rows.keys.tolist(), rows.scores.tolist(), rows.best.tolist()):
+        by_cell = move_scores(Position.from_key(rules, key))
         top = max(by_cell.values())
-        top_moves = sum(1 << cell for cell, score in by_cell.items() if score == top)
-        if int(scores[row]) != top:
-            yield Problem(ply, int(keys[row]), "score differs from the prover's")
-        elif int(best[row]) != top_moves:
-            yield Problem(ply, int(keys[row]), "best moves differ from the prover's")
+        top_moves = sum(1 << cell for cell, move in by_cell.items() if move == top)
+        if score != top:
+            yield Problem(ply, key, "score differs from the prover's")
+        elif best != top_moves:
+            yield Problem(ply, key, "best moves differ from the prover's")
