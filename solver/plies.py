@@ -121,20 +121,24 @@ def back_up_rows(
     ``next_keys`` and their ``next_scores``."""
     children, cells = arrays.children(np.asarray(keys), x_to_move=ply % 2 == 0)
     child_keys = arrays.canonical(children.ravel())
-    if len(next_keys) == 0:
-        where = np.zeros(len(child_keys), dtype=np.intp)
-        found = np.zeros(children.shape, dtype=bool)
-    else:
+    if len(next_keys):
         where = np.minimum(np.searchsorted(next_keys, child_keys), len(next_keys) - 1)
-        found = (next_keys[where] == child_keys).reshape(children.shape)
-    complete = np.asarray(found.all(axis=1), dtype=bool)
-    move_scores = move_score(np.asarray(next_scores).take(where).reshape(children.shape))
-    if not complete.all():
+        found = next_keys[where] == child_keys
+        child_scores = np.asarray(next_scores).take(where)
+    else:  # no child is stored at all
+        found = np.zeros(len(child_keys), dtype=bool)
+        child_scores = np.zeros(len(child_keys), dtype=np.int16)
+    move_scores = move_score(child_scores.reshape(children.shape))
+    if found.all():  # the usual case, and a flat test is far cheaper than one per row
+        complete = np.ones(len(keys), dtype=bool)
+    else:
+        found = found.reshape(children.shape)
+        complete = np.asarray(found.all(axis=1), dtype=bool)
         move_scores = np.where(found, move_scores, np.int16(NO_MOVE))
     top = move_scores.max(axis=1, initial=NO_MOVE)
     bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
     best = np.bitwise_or.reduce(np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1)
-    return BackedUp(top.astype(np.int16), best.astype(np.uint64), complete)
+    return BackedUp(top.astype(np.int16, copy=False), best.astype(np.uint64, copy=False), complete)
 
 
 def back_up_ply(
