@@ -132,8 +132,8 @@ class OpeningBookBuilder:
             next_keys, next_scores = keys, scores
 
     def _prove_ply(
-        self, keys: np.ndarray, won: np.ndarray, solved: Callable[[int], None]
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, keys: NDArray[np.uint64], won: NDArray[np.bool_], solved: Callable[[int], None]
+    ) -> tuple[NDArray[np.int16], NDArray[np.uint64]]:
         """Scores and best moves of the deepest ply, from the prover; ``solved(rows)`` is
         called as rows are done (this is where the time goes)."""
         store = self.store
@@ -152,7 +152,9 @@ class OpeningBookBuilder:
                 pending.append((start, stop))
         solved(done)
 
-        def keep(start: int, stop: int, chunk_scores: np.ndarray, chunk_best: np.ndarray) -> None:
+        def keep(
+            start: int, stop: int, chunk_scores: NDArray[np.int16], chunk_best: NDArray[np.uint64]
+        ) -> None:
             nonlocal done
             scores[start:stop] = store.save(_chunk_name(start, stop) + "-scores", chunk_scores)
             best[start:stop] = store.save(_chunk_name(start, stop) + "-best", chunk_best)
@@ -179,10 +181,10 @@ class OpeningBookBuilder:
 
     def _prove_in_workers(
         self,
-        keys: np.ndarray,
-        won: np.ndarray,
+        keys: NDArray[np.uint64],
+        won: NDArray[np.bool_],
         pending: list[tuple[int, int]],
-        keep: Callable[[int, int, np.ndarray, np.ndarray], None],
+        keep: Callable[[int, int, NDArray[np.int16], NDArray[np.uint64]], None],
     ) -> None:
         """Prove the ``pending`` chunks in ``self.jobs`` worker processes; ``keep`` each one
         as it comes back (in any order)."""
