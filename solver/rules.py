@@ -191,11 +191,11 @@ class Rules:
         for perm in self.symmetries:
             bit_image = perm + tuple(self.cells + image for image in perm)
             chunks = []
-            for chunk in range(0, key_bits, KEY_CHUNK_BITS):
+            for first_bit in range(0, key_bits, KEY_CHUNK_BITS):
                 table = [0] * (1 << KEY_CHUNK_BITS)
                 # A byte's image: its lowest bit's image joined to that of the rest of the byte.
                 for byte in range(1, len(table)):
-                    bit = chunk + (byte & -byte).bit_length() - 1
+                    bit = first_bit + (byte & -byte).bit_length() - 1
                     image = 1 << bit_image[bit] if bit < key_bits else 0
                     table[byte] = table[byte & (byte - 1)] | image
                 chunks.append(tuple(table))
