@@ -2,8 +2,8 @@
 
 The bound counts, for each ply, the ways to place the stones with the right counts, ignoring
 wins (so it is exact for a board nobody can win and an over-estimate otherwise), divided by
-the number of symmetries. On the boards of CONVENTIONS.md it is within 5% of the true
-canonical count for 4x4 k=4 and 10% for 4x5 k=4.
+the number of symmetries. It is within 5% of the true canonical count for 4x4 k=4
+and 10% for 4x5 k=4.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Summary figures of a solved game, accumulated ply by ply as the solver yields them.
 
-The figures are what CONVENTIONS.md publishes (counts by ply, terminal results, side-to-move
+The figures are the ones published for solved games (counts by ply, terminal results, side-to-move
 values, the remoteness table), each both over all reachable positions and over canonical
 (symmetry-reduced) ones. :meth:`Figures.to_dict` gives plain JSON-able data for storage.
 """
@@ -8,7 +8,7 @@ values, the remoteness table), each both over all reachable positions and over c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ttt_solve.solver.plytable import PlyTable
@@ -86,10 +86,10 @@ class Figures:
     def canonical(self) -> int:
         return sum(self.by_ply["canonical"].values())
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         """Plain data (str keys) for JSON storage; :meth:`from_dict` reads it back."""
 
-        def keys_to_str(d: dict) -> dict:
+        def keys_to_str(d: dict[Any, Any]) -> dict[str, Any]:
             return {
                 str(k): (keys_to_str(v) if isinstance(v, dict) else v)
                 for k, v in sorted(d.items(), key=lambda kv: (str(type(kv[0])), kv[0]))
@@ -106,8 +106,8 @@ class Figures:
         }
 
     @classmethod
-    def from_dict(cls, data: dict) -> Figures:
-        def int_keys(d: dict) -> dict:
+    def from_dict(cls, data: dict[str, Any]) -> Figures:
+        def int_keys(d: dict[str, Any]) -> dict[int, Any]:
             return {int(k): v for k, v in d.items()}
 
         return cls(

@@ -1,16 +1,16 @@
 """Opening books of boards too big to enumerate: every canonical position up to a ply, proved.
 
-:class:`OpeningBookBuilder` lists the canonical positions of plies ``0 .. depth`` exactly as
-the exhaustive solver does (array-at-a-time, :class:`~solver.keyarrays.KeyArrays`), then
-solves them with one shared :class:`~solver.alphabeta.Prover`, from the deepest ply back:
+:class:`OpeningBookBuilder` lists the canonical positions of plies ``0 .. depth`` with the
+exhaustive solver's enumeration (:func:`solver.plies.enumerate_plies`), then solves them with
+one shared :class:`~solver.alphabeta.Prover`, from the deepest ply back:
 
 * at ply ``depth`` the prover gives each position's exact score; a move is best when its
   child's score is the one that yields that score, which one null-window probe of the child
   decides (its exact score is not needed);
 * at shallower plies every child is in the next ply's table, so scores and best moves are
-  backed up from it as in :mod:`solver.exhaustive`.
+  backed up from it by the exhaustive solver's :func:`solver.plies.back_up_ply`.
 
-The output is the exhaustive solver's: :class:`~solver.exhaustive.PlyTable` values with the
+The output is the exhaustive solver's: :class:`~solver.plytable.PlyTable` values with the
 same fields, dtypes and meaning, yielded from the deepest ply back to ply 0.
 
 Nearly all the time goes into the deepest ply, so that ply is cut into chunks of
@@ -27,16 +27,18 @@ import signal
 from collections.abc import Callable, Iterator
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.alphabeta import Prover, default_engine
 from ttt_solve.solver.errors import InvalidRulesError
-from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
+from ttt_solve.solver.keyarrays import KeyArrays
+from ttt_solve.solver.plies import back_up_ply, enumerate_plies, ply_name
 from ttt_solve.solver.plystore import PlyStore
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
-from ttt_solve.solver.value import WIN_SCORE
+from ttt_solve.solver.value import WIN_SCORE, best_child_score
 
 ROWS_PER_CHUNK = 64
 """Deepest-ply rows proved between two saves to the work directory (1 to 5 s on (5,5,4))."""
@@ -46,19 +48,6 @@ BOOK_TABLE_BITS = {"compiled": 24, "python": 22}
 bigger one saves a third of the nodes of (5,5,4) to ply 4 (229 M and 141 s instead of 329 M
 and 196 s with the default); 512 MiB for the compiled engine, whose slots are small, the
 default for the Python one."""
-
-
-def best_child_score(score: int) -> int:
-    """The score a child must have for the move to it to be worth ``score`` to the mover.
-
-    The inverse of :func:`solver.value.move_score` on real scores. Since no move is worth more
-    than the position, a move is best exactly when its child's score is at most this.
-    """
-    if score > 0:
-        return -score - 1
-    if score < 0:
-        return 1 - score
-    return 0
 
 
 class OpeningBookBuilder:
@@ -113,22 +102,15 @@ class OpeningBookBuilder:
         """Nodes searched so far, by this process's prover and by the workers'."""
         return self.prover.nodes + self.worker_nodes
 
-    def enumerate_plies(self) -> list[tuple[np.ndarray, np.ndarray]]:
+    def enumerate_plies(self) -> list[tuple[NDArray[np.uint64], NDArray[np.bool_]]]:
         """``(keys, won)`` of every ply ``0 .. depth`` that has positions: the canonical keys
         (sorted) and whether the last mover has won there."""
-        arrays = self.arrays
-        plies = []
-        keys = np.zeros(1, dtype=np.uint64)
-        for ply in range(self.depth + 1):
-            last_mover_is_x = ply % 2 == 1
-            won = arrays.has_line(arrays.stones(keys, x=last_mover_is_x))
-            plies.append((keys, won))
-            parents = keys[~won]
-            if ply == self.depth or ply == self.rules.cells or len(parents) == 0:
-                break
-            children, _ = arrays.children(parents, x_to_move=ply % 2 == 0)
-            keys = sorted_unique(arrays.canonical(children.ravel()))
-        return plies
+        plies = PlyStore()  # in memory: only the deepest ply's proofs are worth keeping
+        count = enumerate_plies(self.arrays, plies, self.depth)
+        return [
+            (plies.load(ply_name("keys", ply)), plies.load(ply_name("won", ply)))
+            for ply in range(count)
+        ]
 
     def solve(self) -> Iterator[PlyTable]:
         """Yields every ply of the book, solved, from the deepest back to the empty board."""
@@ -136,21 +118,22 @@ class OpeningBookBuilder:
         total = sum(len(keys) for keys, _ in plies)
         done = 0
         self.progress(done, total)
-        next_keys = next_scores = None
+        next_keys: NDArray[np.uint64] | None = None
+        next_scores: NDArray[np.int16] | None = None
         for ply in reversed(range(len(plies))):
             keys, won = plies[ply]
             if next_keys is None:
                 scores, best = self._prove_ply(keys, won, lambda row: self.progress(row, total))
             else:
-                scores, best = self._back_up_ply(ply, keys, won, next_keys, next_scores)
+                scores, best = back_up_ply(self.arrays, ply, keys, won, next_keys, next_scores)
             done += len(keys)
             self.progress(done, total)
             yield PlyTable(ply, keys, scores, best, self.arrays.orbit_sizes(keys))
             next_keys, next_scores = keys, scores
 
     def _prove_ply(
-        self, keys: np.ndarray, won: np.ndarray, solved: Callable[[int], None]
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self, keys: NDArray[np.uint64], won: NDArray[np.bool_], solved: Callable[[int], None]
+    ) -> tuple[NDArray[np.int16], NDArray[np.uint64]]:
         """Scores and best moves of the deepest ply, from the prover; ``solved(rows)`` is
         called as rows are done (this is where the time goes)."""
         store = self.store
@@ -169,7 +152,9 @@ class OpeningBookBuilder:
                 pending.append((start, stop))
         solved(done)
 
-        def keep(start: int, stop: int, chunk_scores: np.ndarray, chunk_best: np.ndarray) -> None:
+        def keep(
+            start: int, stop: int, chunk_scores: NDArray[np.int16], chunk_best: NDArray[np.uint64]
+        ) -> None:
             nonlocal done
             scores[start:stop] = store.save(_chunk_name(start, stop) + "-scores", chunk_scores)
             best[start:stop] = store.save(_chunk_name(start, stop) + "-best", chunk_best)
@@ -196,10 +181,10 @@ class OpeningBookBuilder:
 
     def _prove_in_workers(
         self,
-        keys: np.ndarray,
-        won: np.ndarray,
+        keys: NDArray[np.uint64],
+        won: NDArray[np.bool_],
         pending: list[tuple[int, int]],
-        keep: Callable[[int, int, np.ndarray, np.ndarray], None],
+        keep: Callable[[int, int, NDArray[np.int16], NDArray[np.uint64]], None],
     ) -> None:
         """Prove the ``pending`` chunks in ``self.jobs`` worker processes; ``keep`` each one
         as it comes back (in any order)."""
@@ -218,46 +203,17 @@ class OpeningBookBuilder:
                 self.worker_nodes += nodes
                 keep(start, stop, chunk_scores, chunk_best)
 
-    def _back_up_ply(
-        self,
-        ply: int,
-        keys: np.ndarray,
-        won: np.ndarray,
-        next_keys: np.ndarray,
-        next_scores: np.ndarray,
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """Scores and best moves of a ply whose children are all in the next (solved) ply."""
-        arrays = self.arrays
-        scores = np.zeros(len(keys), dtype=np.int16)
-        best = np.zeros(len(keys), dtype=np.uint64)
-        scores[won] = -WIN_SCORE
-        rows = np.flatnonzero(~won)
-        if len(rows) == 0 or ply == self.rules.cells:
-            return scores, best
-        children, cells = arrays.children(keys[rows], x_to_move=ply % 2 == 0)
-        child_keys = arrays.canonical(children.ravel())
-        where = np.searchsorted(next_keys, child_keys)
-        found = next_keys[np.minimum(where, len(next_keys) - 1)]
-        if not np.array_equal(found, child_keys):
-            raise AssertionError(f"ply {ply}: a child is missing from ply {ply + 1}")
-        child_scores = next_scores[where].astype(np.int32).reshape(children.shape)
-        move_scores = np.sign(child_scores) - child_scores
-        top = move_scores.max(axis=1)
-        bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
-        best[rows] = np.bitwise_or.reduce(
-            np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1
-        )
-        scores[rows] = top
-        return scores, best
-
 
 def _chunk_name(start: int, stop: int) -> str:
     return f"deepest-rows-{start}-{stop}"
 
 
 def prove_rows(
-    prover: Prover, keys: np.ndarray, won: np.ndarray, on_row: Callable[[int], None] | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+    prover: Prover,
+    keys: NDArray[np.uint64],
+    won: NDArray[np.bool_],
+    on_row: Callable[[int], None] | None = None,
+) -> tuple[NDArray[np.int16], NDArray[np.uint64]]:
     """Exact scores (``int16``) and best-move masks (``uint64``, canonical orientation) of
     positions given by canonical keys and whether their last mover has won; ``on_row(i)`` is
     called before row ``i``."""
@@ -295,9 +251,12 @@ def _start_worker(rules: Rules) -> None:
 
 
 def _prove_task(
-    task: tuple[int, int, np.ndarray, np.ndarray],
-) -> tuple[int, int, np.ndarray, np.ndarray, int]:
+    task: tuple[int, int, NDArray[np.uint64], NDArray[np.bool_]],
+) -> tuple[int, int, NDArray[np.int16], NDArray[np.uint64], int]:
     start, stop, keys, won = task
-    before = _worker_prover.nodes
-    scores, best = prove_rows(_worker_prover, keys, won)
-    return start, stop, scores, best, _worker_prover.nodes - before
+    prover = _worker_prover
+    if prover is None:
+        raise RuntimeError("a proving task ran outside a worker process")
+    before = prover.nodes
+    scores, best = prove_rows(prover, keys, won)
+    return start, stop, scores, best, prover.nodes - before

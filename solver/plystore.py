@@ -11,29 +11,33 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 
 class PlyStore:
     """Named NumPy arrays; ``directory=None`` keeps them in memory."""
 
-    def __init__(self, directory: str | None = None, identity: dict | None = None) -> None:
+    def __init__(
+        self, directory: str | None = None, identity: dict[str, Any] | None = None
+    ) -> None:
         self.directory = directory
-        self._memory: dict[str, np.ndarray] = {}
+        self._memory: dict[str, NDArray[Any]] = {}
         if directory is not None:
             os.makedirs(directory, exist_ok=True)
-            self._check_identity(identity or {})
+            self._check_identity(directory, identity or {})
 
-    def _check_identity(self, identity: dict) -> None:
+    def _check_identity(self, directory: str, identity: dict[str, Any]) -> None:
         """A directory belongs to one game and solver version; anything else starts afresh."""
-        path = os.path.join(self.directory, "identity.json")
+        path = os.path.join(directory, "identity.json")
         if os.path.exists(path):
             with open(path, encoding="utf-8") as handle:
                 if json.load(handle) == identity:
                     return
             self.clear()
-            os.makedirs(self.directory, exist_ok=True)
+            os.makedirs(directory, exist_ok=True)
         self._write_atomic(path, json.dumps(identity).encode())
 
     @staticmethod
@@ -45,30 +49,29 @@ class PlyStore:
             os.fsync(handle.fileno())
         os.replace(temporary, path)
 
-    def _path(self, name: str) -> str:
-        return os.path.join(self.directory, name + ".npy")
-
     def has(self, name: str) -> bool:
         if self.directory is None:
             return name in self._memory
-        return os.path.exists(self._path(name))
+        return os.path.exists(_array_path(self.directory, name))
 
-    def load(self, name: str) -> np.ndarray:
+    def load(self, name: str) -> NDArray[Any]:
         if self.directory is None:
             return self._memory[name]
-        return np.load(self._path(name), mmap_mode="r")
+        array: NDArray[Any] = np.load(_array_path(self.directory, name), mmap_mode="r")
+        return array
 
-    def save(self, name: str, array: np.ndarray) -> np.ndarray:
+    def save(self, name: str, array: NDArray[Any]) -> NDArray[Any]:
         """Keep ``array`` under ``name``; returns it (as stored)."""
         if self.directory is None:
             self._memory[name] = array
             return array
-        temporary = self._path(name) + ".partial"
+        path = _array_path(self.directory, name)
+        temporary = path + ".partial"
         with open(temporary, "wb") as handle:
             np.save(handle, array)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(temporary, self._path(name))
+        os.replace(temporary, path)
         return self.load(name)
 
     def clear(self) -> None:
@@ -76,3 +79,7 @@ class PlyStore:
         self._memory.clear()
         if self.directory is not None and os.path.isdir(self.directory):
             shutil.rmtree(self.directory)
+
+
+def _array_path(directory: str, name: str) -> str:
+    return os.path.join(directory, name + ".npy")

@@ -7,11 +7,12 @@ A solver produces :class:`PlyTable` values; the book stores each score as a valu
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
-from ttt_solve.solver.value import WIN_SCORE
+from ttt_solve.solver.value import remoteness_of, score_of
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: units of work done so far out of a total."""
@@ -34,20 +35,20 @@ class PlyTable(NamedTuple):
     images: np.ndarray
 
 
-def split_scores(scores: np.ndarray, empty_cells: int) -> tuple[np.ndarray, np.ndarray]:
+def split_scores(
+    scores: NDArray[np.integer[Any]], empty_cells: int
+) -> tuple[NDArray[np.int8], NDArray[np.int16]]:
     """Arrays of scores (all with ``empty_cells`` empty cells) -> (value sign, remoteness)."""
     scores = scores.astype(np.int32)
     signs = np.sign(scores).astype(np.int8)
-    remoteness = np.where(
-        scores > 0, WIN_SCORE - scores, np.where(scores < 0, WIN_SCORE + scores, empty_cells)
-    ).astype(np.int16)
+    remoteness = np.asarray(remoteness_of(scores, empty_cells)).astype(np.int16)
     return signs, remoteness
 
 
-def join_scores(values: np.ndarray, remoteness: np.ndarray) -> np.ndarray:
+def join_scores(
+    values: NDArray[np.integer[Any]], remoteness: NDArray[np.integer[Any]]
+) -> NDArray[np.int16]:
     """The inverse of :func:`split_scores`: (value sign, remoteness) arrays -> scores."""
     values = np.asarray(values, dtype=np.int32)
     remoteness = np.asarray(remoteness, dtype=np.int32)
-    return np.where(
-        values > 0, WIN_SCORE - remoteness, np.where(values < 0, remoteness - WIN_SCORE, 0)
-    ).astype(np.int16)
+    return np.asarray(score_of(np.sign(values), remoteness)).astype(np.int16)

@@ -35,7 +35,7 @@ class Position:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("Position is immutable; play() returns a new one")
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[type[Position], tuple[Rules, int, int]]:
         # Pickle (for worker processes) through the constructor: __setattr__ refuses slots.
         return (Position, (self.rules, self.x, self.o))
 

@@ -8,6 +8,7 @@ bit ``i`` for cell ``i``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -18,6 +19,10 @@ MAX_SIDE = 26
 
 KEY_CELLS_LIMIT = 31
 """A packed position (two bitboards of ``R*C`` bits) fits a signed 64-bit integer up to 31 cells."""
+
+KEY_CHUNK_BITS = 8
+"""Key bits permuted by one look-up in :attr:`Rules.key_tables` (tables of 256 entries)."""
+KEY_CHUNK_MASK = (1 << KEY_CHUNK_BITS) - 1
 
 _SIZE_RE = re.compile(r"^\s*(\d+)\s*(?:[x×*]\s*(\d+))?\s*$", re.IGNORECASE)
 
@@ -49,7 +54,7 @@ def _line_masks(rows: int, cols: int, k: int) -> tuple[int, ...]:
 def _symmetries(rows: int, cols: int) -> tuple[tuple[int, ...], ...]:
     """Cell permutations ``perm[cell] -> image cell``; identity first."""
     n = rows
-    maps = [
+    maps: list[Callable[[int, int], tuple[int, int]]] = [
         lambda r, c: (r, c),
         lambda r, c: (r, cols - 1 - c),  # mirror left-right
         lambda r, c: (rows - 1 - r, c),  # mirror top-bottom
@@ -113,7 +118,7 @@ class Rules:
         object.__setattr__(self, "lines_through", through)
         object.__setattr__(self, "symmetries", _symmetries(self.rows, self.cols))
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[type[Rules], tuple[int, int, int]]:
         # Pickle the three numbers; the derived tables are rebuilt (or rebuilt lazily).
         return (Rules, (self.rows, self.cols, self.k))
 
@@ -176,17 +181,26 @@ class Rules:
         return any(stones & m == m for m in self.lines_through[cell])
 
     @cached_property
-    def _byte_tables(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
-        """``[symmetry][chunk][byte]``: the image of 8 cells at a time (made on first use),
-        so that a permutation costs a few table look-ups instead of a loop over cells."""
-        chunks = (self.cells + 7) // 8
-        return tuple(
-            tuple(
-                tuple(_permute_byte(perm, chunk, byte, self.cells) for byte in range(256))
-                for chunk in range(chunks)
-            )
-            for perm in self.symmetries
-        )
+    def key_tables(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """``[symmetry][chunk][byte]``: the image under a symmetry of 8 bits of a packed key
+        (bits ``8 * chunk ..``), made on first use. Bit ``i`` of X and bit ``cells + i`` of O
+        move together, and a cell set is a key without O stones, so these tables serve both; a
+        permutation costs one table look-up per 8 bits instead of a loop over cells."""
+        key_bits = 2 * self.cells
+        tables = []
+        for perm in self.symmetries:
+            bit_image = perm + tuple(self.cells + image for image in perm)
+            chunks = []
+            for first_bit in range(0, key_bits, KEY_CHUNK_BITS):
+                table = [0] * (1 << KEY_CHUNK_BITS)
+                # A byte's image: its lowest bit's image joined to that of the rest of the byte.
+                for byte in range(1, len(table)):
+                    bit = first_bit + (byte & -byte).bit_length() - 1
+                    image = 1 << bit_image[bit] if bit < key_bits else 0
+                    table[byte] = table[byte & (byte - 1)] | image
+                chunks.append(tuple(table))
+            tables.append(tuple(chunks))
+        return tuple(tables)
 
     @cached_property
     def inverses(self) -> tuple[int, ...]:
@@ -201,12 +215,14 @@ class Rules:
             for perm in perms
         )
 
-    def permute(self, cells: int, symmetry: int) -> int:
-        """The image of a cell set under one symmetry."""
+    def permute(self, bits: int, symmetry: int) -> int:
+        """The image of a cell set, or of a packed key, under one symmetry."""
         image = 0
-        for table in self._byte_tables[symmetry]:
-            image |= table[cells & 0xFF]
-            cells >>= 8
+        for table in self.key_tables[symmetry]:
+            if not bits:
+                break
+            image |= table[bits & KEY_CHUNK_MASK]
+            bits >>= KEY_CHUNK_BITS
         return image
 
     def inverse(self, symmetry: int) -> int:
@@ -216,28 +232,10 @@ class Rules:
     def canonical(self, x: int, o: int) -> tuple[int, int]:
         """``(canonical key, symmetry)`` of the position with these stones: the smallest packed
         key ``x | o << cells`` among its images, and the first symmetry that gives it."""
-        cells = self.cells
-        best_key, best_symmetry = x | o << cells, 0
-        for symmetry, tables in enumerate(self._byte_tables):
-            if symmetry == 0:
-                continue
-            image_x = image_o = 0
-            rest_x, rest_o = x, o
-            for table in tables:
-                image_x |= table[rest_x & 0xFF]
-                image_o |= table[rest_o & 0xFF]
-                rest_x >>= 8
-                rest_o >>= 8
-            key = image_x | image_o << cells
-            if key < best_key:
-                best_key, best_symmetry = key, symmetry
+        key = x | o << self.cells
+        best_key, best_symmetry = key, 0
+        for symmetry in range(1, len(self.symmetries)):
+            image = self.permute(key, symmetry)
+            if image < best_key:
+                best_key, best_symmetry = image, symmetry
         return best_key, best_symmetry
-
-
-def _permute_byte(perm: tuple[int, ...], chunk: int, byte: int, cells: int) -> int:
-    image = 0
-    for bit in range(8):
-        cell = chunk * 8 + bit
-        if byte >> bit & 1 and cell < cells:
-            image |= 1 << perm[cell]
-    return image

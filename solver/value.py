@@ -7,7 +7,7 @@ A **score** is side-to-move relative and distance-aware:
 * a draw scores ``0``.
 
 So the best move is simply the one with the highest move score, and the value of a position is
-the maximum over its moves of ``child_to_move_score(child)``: see :func:`move_score`. A draw's
+the maximum over its moves of ``move_score(child's score)``: see :func:`move_score`. A draw's
 remoteness is not in the score: under these rules a drawn game always fills the board, so it is
 the number of empty cells.
 """
@@ -15,7 +15,14 @@ the number of empty cells.
 from __future__ import annotations
 
 from enum import Enum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, overload
+
+if TYPE_CHECKING:  # NumPy is not imported at run time: reading a stored value must not pay for it
+    import numpy as np
+    from numpy.typing import NDArray
+
+    ScoreArray = TypeVar("ScoreArray", NDArray[np.int16], NDArray[np.int32], NDArray[np.int64])
+    """A NumPy array of scores; the score flips below keep its dtype."""
 
 WIN_SCORE = 1024
 """Larger than any remoteness (boards have at most 26*26 cells)."""
@@ -53,20 +60,12 @@ class Value(NamedTuple):
     @property
     def score(self) -> int:
         """The integer score (see the module docstring)."""
-        if self.outcome is Outcome.WIN:
-            return WIN_SCORE - self.remoteness
-        if self.outcome is Outcome.LOSS:
-            return -(WIN_SCORE - self.remoteness)
-        return 0
+        return int(score_of(self.outcome.sign, self.remoteness))
 
     @classmethod
     def from_score(cls, score: int, empty_cells: int) -> Value:
         """The value of a score; ``empty_cells`` gives a draw's remoteness."""
-        if score > 0:
-            return cls(Outcome.WIN, WIN_SCORE - score)
-        if score < 0:
-            return cls(Outcome.LOSS, WIN_SCORE + score)
-        return cls(Outcome.DRAW, empty_cells)
+        return cls(Outcome.from_sign(score), int(remoteness_of(score, empty_cells)))
 
     def __str__(self) -> str:
         return f"{self.outcome.value} in {self.remoteness}"
@@ -77,26 +76,65 @@ class Value(NamedTuple):
         return -self.score
 
 
-def move_score(child_score: int) -> int:
+@overload
+def move_score(child_score: int) -> int: ...
+@overload
+def move_score(child_score: ScoreArray) -> ScoreArray: ...
+def move_score(child_score: Any) -> Any:
     """The score of a move for its mover, given the score of the child for the side to move.
 
-    The child's outcome is negated and its remoteness grows by the one ply of the move.
+    The child's outcome is negated and its remoteness grows by the one ply of the move. The
+    arithmetic has no branch, so the one definition serves Python ints, NumPy arrays (whose
+    dtype it keeps: ``-s`` comes first, and an integer array plus a boolean one stays integer)
+    and ``numba.njit`` code alike.
+
+    >>> move_score(WIN_SCORE - 3), move_score(-(WIN_SCORE - 2)), move_score(0)
+    (-1020, 1021, 0)
     """
-    if child_score > 0:
-        return -child_score + 1
-    if child_score < 0:
-        return -child_score - 1
-    return 0
+    return -child_score + (child_score > 0) - (child_score < 0)
+
+
+@overload
+def best_child_score(score: int) -> int: ...
+@overload
+def best_child_score(score: ScoreArray) -> ScoreArray: ...
+def best_child_score(score: Any) -> Any:
+    """The score a child must have for the move to it to be worth ``score`` to the mover.
+
+    The inverse of :func:`move_score` on real scores (same arithmetic, same types). Since no
+    move is worth more than its position, a move is best exactly when its child's score is at
+    most this.
+
+    >>> best_child_score(WIN_SCORE - 3), move_score(best_child_score(WIN_SCORE - 3))
+    (-1022, 1021)
+    """
+    return -score - (score > 0) + (score < 0)
+
+
+def remoteness_of(score: Any, empty_cells: Any) -> Any:
+    """Plies to the end under perfect play, from a score and the empty cells (a draw's
+    remoteness); branch-free, for Python ints and NumPy arrays alike."""
+    return (
+        (score > 0) * (WIN_SCORE - score)
+        + (score < 0) * (WIN_SCORE + score)
+        + (score == 0) * empty_cells
+    )
+
+
+def score_of(sign: Any, remoteness: Any) -> Any:
+    """The score of a value sign (1 win, 0 draw, -1 loss) and a remoteness: the inverse of
+    :func:`remoteness_of` with the sign; branch-free, for Python ints and NumPy arrays."""
+    return sign * (WIN_SCORE - remoteness)
 
 
 def move_value(child_value: Value) -> Value:
     """The value of a move for its mover, from the value of the position it leads to."""
-    flipped = {Outcome.WIN: Outcome.LOSS, Outcome.LOSS: Outcome.WIN, Outcome.DRAW: Outcome.DRAW}
-    return Value(flipped[child_value.outcome], child_value.remoteness + 1)
+    return Value.from_score(move_score(child_value.score), child_value.remoteness + 1)
 
 
 class Grade(str, Enum):
-    """How a move compares with perfect play (CONVENTIONS.md, "Grading a move")."""
+    """How a move compares with perfect play (a best move keeps the position's score, a sound
+    one its outcome, a blunder changes the outcome)."""
 
     BEST = "best"
     SOUND = "sound"

@@ -1,6 +1,6 @@
 """Consistency checks of a solved table, independent of how it was made or stored.
 
-Given the stored plies of a game (as :class:`~solver.exhaustive.PlyTable` arrays), check that:
+Given the stored plies of a game (as :class:`~solver.plytable.PlyTable` arrays), check that:
 
 * every key is canonical and its ``images`` is the size of its symmetry class;
 * terminal positions are exactly the won and the full ones, with their fixed values;
@@ -18,8 +18,10 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ttt_solve.solver.keyarrays import KeyArrays
+from ttt_solve.solver.plies import back_up_rows, won_by_last_mover
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE
@@ -84,7 +86,18 @@ def _check_ply(
         )
 
 
-def _check_rows(rules, arrays, ply, keys, scores, best, images, child_table, move_scores, last):
+def _check_rows(
+    rules: Rules,
+    arrays: KeyArrays,
+    ply: int,
+    keys: NDArray[np.uint64],
+    scores: NDArray[np.int32],
+    best: NDArray[np.uint64],
+    images: NDArray[np.uint8],
+    child_table: PlyTable | None,
+    move_scores: MoveScores | None,
+    last: bool,
+) -> Iterator[Problem]:
     yield from _bad_rows(ply, keys, arrays.canonical(keys) != keys, "key is not canonical")
     yield from _bad_rows(
         ply,
@@ -92,11 +105,7 @@ def _check_rows(rules, arrays, ply, keys, scores, best, images, child_table, mov
         arrays.orbit_sizes(keys) != images,
         "images is not the size of its symmetry class",
     )
-    won = (
-        arrays.has_line(arrays.stones(keys, x=ply % 2 == 1))
-        if ply
-        else np.zeros(len(keys), dtype=bool)
-    )
+    won = won_by_last_mover(arrays, keys, ply)
     full = ply == rules.cells
     terminal = won | full
     yield from _bad_rows(
@@ -110,10 +119,11 @@ def _check_rows(rules, arrays, ply, keys, scores, best, images, child_table, mov
     open_rows = np.flatnonzero(~terminal)
     if len(open_rows) == 0:
         return
+    rows = _OpenRows(keys[open_rows], scores[open_rows], best[open_rows])
     if child_table is not None:
-        yield from _check_backup(rules, arrays, ply, keys, scores, best, open_rows, child_table)
+        yield from _check_backup(arrays, ply, rows, child_table)
     elif last and move_scores is not None:
-        yield from _check_by_prover(rules, ply, keys, scores, best, open_rows, move_scores)
+        yield from _check_by_prover(rules, ply, rows, move_scores)
     else:
         yield Problem(
             ply,
@@ -122,49 +132,56 @@ def _check_rows(rules, arrays, ply, keys, scores, best, images, child_table, mov
         )
 
 
-def _bad_rows(ply: int, keys: np.ndarray, bad: np.ndarray, message: str) -> Iterator[Problem]:
+def _bad_rows(
+    ply: int, keys: NDArray[np.uint64], bad: NDArray[np.bool_], message: str
+) -> Iterator[Problem]:
     for row in np.flatnonzero(bad):
         yield Problem(ply, int(keys[row]), message)
 
 
-def _check_backup(rules, arrays, ply, keys, scores, best, open_rows, child_table):
-    child_keys_sorted = child_table.keys
-    child_scores_all = child_table.scores
-    children, cells = arrays.children(keys[open_rows], x_to_move=ply % 2 == 0)
-    child_keys = arrays.canonical(children.ravel())
-    where = np.minimum(np.searchsorted(child_keys_sorted, child_keys), len(child_keys_sorted) - 1)
-    found = (child_keys_sorted[where] == child_keys).reshape(children.shape)
-    for row in np.flatnonzero(~found.all(axis=1)):
-        yield Problem(ply, int(keys[open_rows[row]]), "a child position is missing")
-    child_scores = child_scores_all[where].astype(np.int32).reshape(children.shape)
-    move_scores = np.where(found, np.sign(child_scores) - child_scores, -2 * WIN_SCORE)
-    top = move_scores.max(axis=1)
-    bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
-    top_moves = np.bitwise_or.reduce(
-        np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1
+class _OpenRows(NamedTuple):
+    """The open positions of a chunk: their keys and stored scores and best moves."""
+
+    keys: NDArray[np.uint64]
+    scores: NDArray[np.int32]
+    best: NDArray[np.uint64]
+
+
+def _check_backup(
+    arrays: KeyArrays, ply: int, rows: _OpenRows, child_table: PlyTable
+) -> Iterator[Problem]:
+    backed_up = back_up_rows(
+        arrays,
+        ply,
+        rows.keys,
+        np.asarray(child_table.keys, dtype=np.uint64),
+        np.asarray(child_table.scores),
     )
-    complete = found.all(axis=1)
+    complete = backed_up.complete
+    for row in np.flatnonzero(~complete):
+        yield Problem(ply, int(rows.keys[row]), "a child position is missing")
     yield from _bad_rows(
         ply,
-        keys[open_rows],
-        complete & (scores[open_rows] != top),
+        rows.keys,
+        complete & (rows.scores != backed_up.scores),
         "score is not the best over the children",
     )
     yield from _bad_rows(
         ply,
-        keys[open_rows],
-        complete & (best[open_rows] != top_moves),
+        rows.keys,
+        complete & (rows.best != backed_up.best_moves),
         "best moves are not the children that reach the score",
     )
 
 
-def _check_by_prover(rules, ply, keys, scores, best, open_rows, move_scores):
-    for row in open_rows:
-        position = Position.from_key(rules, int(keys[row]))
-        by_cell = move_scores(position)
+def _check_by_prover(
+    rules: Rules, ply: int, rows: _OpenRows, move_scores: MoveScores
+) -> Iterator[Problem]:
+    for key, score, best in zip(rows.keys.tolist(), rows.scores.tolist(), rows.best.tolist()):
+        by_cell = move_scores(Position.from_key(rules, key))
         top = max(by_cell.values())
-        top_moves = sum(1 << cell for cell, score in by_cell.items() if score == top)
-        if int(scores[row]) != top:
-            yield Problem(ply, int(keys[row]), "score differs from the prover's")
-        elif int(best[row]) != top_moves:
-            yield Problem(ply, int(keys[row]), "best moves differ from the prover's")
+        top_moves = sum(1 << cell for cell, move in by_cell.items() if move == top)
+        if score != top:
+            yield Problem(ply, key, "score differs from the prover's")
+        elif best != top_moves:
+            yield Problem(ply, key, "best moves differ from the prover's")

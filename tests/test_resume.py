@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ttt_solve.solver.exhaustive
+import ttt_solve.solver.plies
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 
@@ -25,15 +27,17 @@ def test_interrupted_solve_resumes_without_redoing_finished_plies(tmp_path, monk
     plies.close()
 
     solved = []
-    original = ExhaustiveSolver._solve_ply
+    original = ttt_solve.solver.exhaustive.back_up_ply
 
-    def counting(self, ply, *args):
+    def counting(arrays, ply, *args):
         solved.append(ply)
-        return original(self, ply, *args)
+        return original(arrays, ply, *args)
 
-    monkeypatch.setattr(ExhaustiveSolver, "_solve_ply", counting)
+    monkeypatch.setattr(ttt_solve.solver.exhaustive, "back_up_ply", counting)
     monkeypatch.setattr(
-        ExhaustiveSolver, "_won_by_last_mover", lambda *a: pytest.fail("the forward pass ran again")
+        ttt_solve.solver.plies,
+        "won_by_last_mover",
+        lambda *a: pytest.fail("the forward pass ran again"),
     )
 
     resumed = tables(ExhaustiveSolver(RULES, workdir=workdir))

@@ -131,3 +131,5 @@ def test_table_permutations_and_canonical_keys_agree_with_a_naive_oracle(rules):
         ]
         key, symmetry = rules.canonical(cells, other)
         assert key == min(images) and images.index(key) == symmetry
+        for s in range(order):  # a packed key permutes its X and O bits together
+            assert rules.permute(cells | other << rules.cells, s) == images[s]
