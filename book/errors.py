@@ -34,5 +34,9 @@ class PositionNotFoundError(BookError, KeyError):
         return str(self.args[0]) if self.args else "position not in book"
 
 
+class RowFilterError(BookError, ValueError):
+    """A condition on stored rows that the book cannot apply (unknown column or operator)."""
+
+
 class OutOfReachError(BookError):
     """The book does not hold the answer and a live search could not find it in time."""

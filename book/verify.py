@@ -19,7 +19,7 @@ def stored_plies(book: Book, rules: Rules) -> Iterator[PlyTable]:
     sorted by key, as the solver made them); one ply's columns are held at a time, packed."""
     columns: tuple[array, ...] = ()
     current = None
-    for row in book.scan(rules):
+    for row in book.rows(rules):
         if row.ply != current:
             if current is not None:
                 yield _ply_table(current, columns)

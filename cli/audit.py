@@ -269,7 +269,8 @@ def audit(
     as_csv: bool,
     quiet: bool,
 ) -> None:
-    """Grade an agent's moves against the book, as CONVENTIONS.md defines: best (keeps the
+    """Grade an agent's moves against the book, by the project's grading conventions
+    (docs/conventions.md in the ttt-solve sources): best (keeps the
     value with the best remoteness), sound (keeps the value), or a blunder (win->draw,
     win->loss, draw->loss). Prints accuracy, perfection, blunders by kind, a by-ply table and
     the costliest moves with the best moves beside them.

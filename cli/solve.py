@@ -19,6 +19,7 @@ from ttt_solve.cli.common import (
     approx,
     count,
     db_option,
+    debug_option,
     friendly_errors,
     game_options,
 )
@@ -142,6 +143,7 @@ def work_directory(db: str, rules: Rules) -> str:
 )
 @click.option("--force", is_flag=True, help="Solve again and replace the game if it is stored.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+@debug_option
 @friendly_errors
 def solve(
     rules: Rules,
