@@ -146,15 +146,15 @@ class _SqliteRows:
         ).fetchone()
         return None if row is None else row[0]
 
-    def games(self, rules: Rules | None = None) -> list[tuple]:
+    def games(self, rules: Rules | None = None) -> list[tuple[Any, ...]]:
         sql = f"SELECT {', '.join(_GAME_COLUMNS)} FROM games"
-        params: tuple = ()
+        params: tuple[Any, ...] = ()
         if rules is not None:
             sql += " WHERE rows = ? AND cols = ? AND k = ?"
             params = (rules.rows, rules.cols, rules.k)
         return self.connection.execute(sql + " ORDER BY rows * cols, k", params).fetchall()
 
-    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple]:
+    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple[Any, ...]]:
         sql = (
             f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
             f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(keys))})"
@@ -199,7 +199,7 @@ class _EngineRows:
                 sa.select(schema.meta.c.value).where(schema.meta.c.name == "schema_version")
             ).scalar()
 
-    def games(self, rules: Rules | None = None) -> list[tuple]:
+    def games(self, rules: Rules | None = None) -> list[tuple[Any, ...]]:
         import sqlalchemy as sa
 
         from ttt_solve.book import schema
@@ -216,7 +216,7 @@ class _EngineRows:
                 for row in conn.execute(query.order_by(games.c.rows * games.c.cols, games.c.k))
             ]
 
-    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple]:
+    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple[Any, ...]]:
         import sqlalchemy as sa
 
         from ttt_solve.book import schema

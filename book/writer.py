@@ -66,7 +66,7 @@ def _insert_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterato
         # Python ints from tolist(), zipped lazily: no list of tuples for the batch.
         rows = zip(*(columns[name][start:stop].tolist() for name in schema.POSITION_COLUMNS))
         cursor = conn.connection.cursor()
-        cursor.executemany(insert, rows)
+        cursor.executemany(insert, rows)  # type: ignore[arg-type]  # the DB-API takes any iterable
         cursor.close()
         yield stop - start
 
@@ -107,7 +107,9 @@ def _copy_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterator[
     connection, a batch at a time; yield batch sizes."""
     sql = f"COPY positions ({', '.join(schema.POSITION_COLUMNS)}) FROM STDIN WITH (FORMAT BINARY)"
     count = len(columns["key"])
-    with conn.connection.driver_connection.cursor() as cursor, cursor.copy(sql) as copy:
+    driver = conn.connection.driver_connection
+    assert driver is not None, "an open transaction has its driver's connection"
+    with driver.cursor() as cursor, cursor.copy(sql) as copy:
         copy.write(_COPY_SIGNATURE)
         for start in range(0, count, BATCH_ROWS):
             stop = min(start + BATCH_ROWS, count)
@@ -153,7 +155,7 @@ def write_game(
             if not force:
                 book.forget_game(rules)
                 raise GameExistsError(
-                    f"{rules.name} is already in {book.describe()}", book.find_game(rules)
+                    f"{rules.name} is already in {book.describe()}", book.game(rules)
                 )
             conn.execute(sa.delete(positions).where(positions.c.game_id == existing))
             conn.execute(sa.delete(games).where(games.c.id == existing))

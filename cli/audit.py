@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+from typing import Any
 
 import click
 from tabulate import tabulate
@@ -120,7 +121,7 @@ def describe_worst(truth: Truth, record: Graded, index: int) -> str:
     return head + "\n" + "\n".join("    " + line for line in diagram.splitlines())
 
 
-def record_dict(truth: Truth, record: Graded) -> dict[str, object]:
+def record_dict(truth: Truth, record: Graded) -> dict[str, Any]:
     rules = truth.rules
     return {
         "ply": record.ply,

@@ -152,22 +152,24 @@ class LazyProgress:
         self.enabled = enabled
         self.delay = delay
         self.started = time.perf_counter()
-        self._bar = None
+        self._bar: click.termui.ProgressBar[int] | None = None
         self._shown = 0
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:
             return
-        if self._bar is None:
+        bar = self._bar
+        if bar is None:
             if time.perf_counter() - self.started < self.delay:
                 return
-            self._bar = click.progressbar(
+            bar = click.progressbar(
                 length=total, label=self.label, file=sys.stderr, show_eta=True, show_percent=True
             )
-            self._bar.__enter__()
-        if total != self._bar.length:
-            self._bar.length = total
-        self._bar.update(done - self._shown)
+            bar.__enter__()
+            self._bar = bar
+        if total != bar.length:
+            bar.length = total
+        bar.update(done - self._shown)
         self._shown = done
 
     def close(self) -> None:

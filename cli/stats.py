@@ -93,7 +93,7 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
     ]
 
     plies = sorted(figures.by_ply["reachable"])
-    rows = [
+    rows: list[tuple[object, ...]] = [
         (
             p,
             "X" if p % 2 == 0 else "O",
