@@ -1,7 +1,7 @@
 """Grading an agent's moves against the book.
 
 The truth is the book: :class:`Truth` gives the value of a position for the side to move and
-of each move for its mover. :func:`grade_move` grades one move as CONVENTIONS.md defines
+of each move for its mover. :func:`grade_move` grades one move as ``docs/conventions.md`` defines
 (:func:`solver.value.grade`): **best**, **sound**, or a **blunder** of kind ``win->draw``,
 ``win->loss`` or ``draw->loss``. Two ways to collect moves:
 
@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 from ttt_solve.agents.engine import FAILURE_KINDS, EngineFailure
 from ttt_solve.agents.match import derive_seed, play_game
 from ttt_solve.agents.parallel import AgentMaker, Worker, chunked, run_chunks
+from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Grade, Outcome, Value, grade, move_score
@@ -61,7 +62,8 @@ class Truth:
 
     def _rows(self, nonterminal_only: bool = False):  # noqa: ANN202
         """``(ply, key, score, images)`` of stored rows in (ply, key) order."""
-        for row in self.book.scan(self.rules, open_only=nonterminal_only):
+        where = RowFilter.of(open_only=True) if nonterminal_only else None
+        for row in self.book.rows(self.rules, where=where):
             # The score of Value(outcome, remoteness), without building one per row.
             score = row.value * (WIN_SCORE - row.remoteness) if row.value else 0
             yield row.ply, row.key, score, row.images

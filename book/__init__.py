@@ -11,20 +11,26 @@ from ttt_solve.book.errors import (
     GameExistsError,
     GameNotFoundError,
     PositionNotFoundError,
+    RowFilterError,
     SchemaVersionError,
 )
-from ttt_solve.book.reader import Book, Entry, GameInfo, MoveEntry, open_book
+from ttt_solve.book.reader import Book, Entry, GameInfo, MoveEntry, StoredRow, open_book
+from ttt_solve.book.rowfilter import Condition, RowFilter
 
 __all__ = [
     "Book",
     "BookError",
     "BookNotFoundError",
+    "Condition",
     "Entry",
     "GameExistsError",
     "GameInfo",
     "GameNotFoundError",
     "MoveEntry",
     "PositionNotFoundError",
+    "RowFilter",
+    "RowFilterError",
     "SchemaVersionError",
+    "StoredRow",
     "open_book",
 ]

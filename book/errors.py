@@ -1,6 +1,13 @@
 """Exceptions of the storage layer; messages say what was found and what was expected."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from ttt_solve.errors import TttError
+
+if TYPE_CHECKING:
+    from ttt_solve.book.reader import GameInfo
 
 
 class BookError(TttError):
@@ -22,7 +29,7 @@ class GameNotFoundError(BookError, LookupError):
 class GameExistsError(BookError):
     """The game is already in the book (pass ``force`` to replace it)."""
 
-    def __init__(self, message: str, game: object) -> None:
+    def __init__(self, message: str, game: GameInfo) -> None:
         super().__init__(message)
         self.game = game
 
@@ -32,6 +39,10 @@ class PositionNotFoundError(BookError, KeyError):
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else "position not in book"
+
+
+class RowFilterError(BookError, ValueError):
+    """A condition on stored rows that the book cannot apply (unknown column or operator)."""
 
 
 class OutOfReachError(BookError):

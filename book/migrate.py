@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ttt_solve.book import schema
 from ttt_solve.book.errors import SchemaVersionError
+from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 
 UPGRADES: dict[int, Callable[[Connection], None]] = {}
 """``UPGRADES[n]`` turns a book of schema version ``n`` into version ``n + 1`` on an open
@@ -36,7 +37,7 @@ def write_lock(conn: Connection, key: int) -> None:
         conn.execute(sa.select(sa.func.pg_advisory_xact_lock(key)))
 
 
-def stored_version(conn: Connection) -> int | None:
+def stored_version(conn: Connection, where: str) -> int | None:
     """The schema version recorded in the database; ``None`` if it holds no ``meta`` table.
 
     Raises :class:`SchemaVersionError` if ``meta`` exists but records no readable version.
@@ -46,23 +47,13 @@ def stored_version(conn: Connection) -> int | None:
     found = conn.execute(
         sa.select(schema.meta.c.value).where(schema.meta.c.name == "schema_version")
     ).scalar()
-    try:
-        return int(found)
-    except (TypeError, ValueError):
-        raise SchemaVersionError(
-            f"found schema version {found!r}, expected a number: this is not a book written by "
-            f"ttt-solve, or it was damaged"
-        ) from None
+    return read_version(found, where)
 
 
 def check_version(version: int, where: str) -> None:
     """Refuse a version this code cannot write to: newer, or older with no upgrade path."""
     current = schema.SCHEMA_VERSION
-    if version > current:
-        raise SchemaVersionError(
-            f"{where} was written by a newer ttt-solve: found schema version {version}, "
-            f"expected {current} or older; upgrade ttt-solve to use it"
-        )
+    refuse_newer(version, current, where)
     missing = [step for step in range(version, current) if step not in UPGRADES]
     if missing:
         raise SchemaVersionError(
@@ -82,14 +73,11 @@ def prepare_schema(engine: Engine, where: str | None = None) -> int:
     where = where or engine.url.render_as_string(hide_password=True)
     with engine.connect().execution_options(write=True) as conn, conn.begin():
         write_lock(conn, SCHEMA_LOCK)
-        version = stored_version(conn)
+        version = stored_version(conn, where)
         if version is None:
-            other = sorted(set(sa.inspect(conn).get_table_names()) - set(schema.metadata.tables))
-            if other:
-                raise SchemaVersionError(
-                    f"{where} is not a ttt-solve book (found tables {', '.join(other)}, "
-                    f"expected meta, games, positions)"
-                )
+            refuse_foreign_tables(
+                set(sa.inspect(conn).get_table_names()) - set(schema.metadata.tables), where
+            )
             schema.metadata.create_all(conn)  # the meta table's after_create records the version
             return 0
         check_version(version, where)

@@ -17,8 +17,8 @@ book. ``ttt query`` answers through this module, and so can anything that grades
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import NamedTuple
+from collections.abc import Callable, Iterable
+from typing import NamedTuple, Protocol
 
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.reader import Book, GameInfo, MoveEntry, solve_command
@@ -61,8 +61,16 @@ class Analysis(NamedTuple):
         return tuple(sorted(m.cell for m in self.moves if m.value == self.value))
 
 
-ProverFactory = Callable[[Rules], object]
-"""Makes a prover with ``move_values(position, deadline)`` (see :mod:`solver.alphabeta`)."""
+class MoveProver(Protocol):
+    """What the oracle asks of a prover (see :mod:`solver.alphabeta`)."""
+
+    def move_values(
+        self, position: Position, deadline: float | None = None
+    ) -> Iterable[tuple[int, Value]]: ...
+
+
+ProverFactory = Callable[[Rules], MoveProver]
+"""Makes a prover with ``move_values(position, deadline)``."""
 
 
 def terminal_value(position: Position) -> Value:
@@ -76,7 +84,7 @@ LIVE_TABLE_BITS = 19
 """Table size of the live-search prover (see :class:`solver.alphabeta.Prover`)."""
 
 
-def _default_prover(rules: Rules) -> object:
+def _default_prover(rules: Rules) -> MoveProver:
     from ttt_solve.solver.alphabeta import Prover  # imported on demand: most queries never search
 
     # A live search lasts seconds: a 16 MiB table holds what it finds, and a process that
@@ -104,7 +112,7 @@ class Oracle:
         self.book = book
         self.search_seconds = search_seconds
         self._prover_factory = prover_factory or _default_prover
-        self._prover: object | None = None
+        self._prover: MoveProver | None = None
         self.game: GameInfo | None = book.find_game(rules) if book is not None else None
 
     def analyse(self, position: Position) -> Analysis:
@@ -119,15 +127,13 @@ class Oracle:
                 f"position {position} is of {position.rules.name}, "
                 f"not of this oracle's {self.rules.name}"
             )
-        game = self.game
-        if game is not None and game.holds_ply(position.ply):
-            entry = self.book.find(position)
+        game, book = self.game, self.book
+        if game is not None and book is not None and game.holds_ply(position.ply):
+            entry = book.find(position)
             if position.is_terminal:
                 return Analysis(position, entry.value, (), BOOK, 0, 0.0)
             if game.holds_ply(position.ply + 1):
-                return Analysis(
-                    position, entry.value, tuple(self.book.moves(position)), BOOK, 0, 0.0
-                )
+                return Analysis(position, entry.value, tuple(book.moves(position)), BOOK, 0, 0.0)
             moves, nodes, seconds = self._search_moves(position)
             return Analysis(position, entry.value, moves, BOOK_AND_SEARCH, nodes, seconds)
         if position.is_terminal:
@@ -162,15 +168,15 @@ class Oracle:
         return tuple(moves), nodes, seconds
 
     def _out_of_reach(self, position: Position, why: str) -> OutOfReachError:
-        game, rules = self.game, self.rules
-        db = self.book.db_argument if self.book is not None else "ttt.sqlite"
-        if game is None:
+        game, rules, book = self.game, self.rules, self.book
+        db = book.db_argument if book is not None else "ttt.sqlite"
+        if game is None or book is None:
             held = (
-                "the book" if self.book is None else self.book.describe()
+                "the book" if book is None else book.describe()
             ) + f" holds no {rules.name} game"
             command = solve_command(rules, db)
         else:
-            held = f"{self.book.describe()} holds {rules.name} only to ply {game.book_depth}"
+            held = f"{book.describe()} holds {rules.name} only to ply {game.book_depth}"
             # --method, because ttt-solve would otherwise pick the exhaustive solve if it fits.
             command = (
                 f"{solve_command(rules, db)} --method alphabeta "

@@ -10,17 +10,18 @@ orientation of the position asked about.
 Two ways to the rows, one behaviour: a SQLite file is read with the standard library's
 ``sqlite3`` (importing SQLAlchemy alone takes 0.2-0.3 s, most of the budget of a one-shot
 ``ttt query``), any other database through SQLAlchemy Core. SQLAlchemy is imported only when
-it is needed: a non-SQLite URL, ``create=True``, :attr:`Book.engine` (the writer's way in) or
-:meth:`Book.iter_rows`.
+it is needed: a non-SQLite URL, ``create=True`` or :attr:`Book.engine` (the writer's way in).
+Both ways stream a game's rows, as :class:`StoredRow` s, through :meth:`Book.rows`.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -30,15 +31,15 @@ from ttt_solve.book.errors import (
     BookNotFoundError,
     GameNotFoundError,
     PositionNotFoundError,
-    SchemaVersionError,
 )
+from ttt_solve.book.rowfilter import RowFilter
+from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value, move_value
 
 if TYPE_CHECKING:
-    import sqlalchemy as sa
     from sqlalchemy.engine import URL, Engine
 
     from ttt_solve.solver.figures import Figures
@@ -125,6 +126,12 @@ class StoredRow(NamedTuple):
     images: int
 
 
+_stored_row = functools.partial(tuple.__new__, StoredRow)
+"""A :class:`StoredRow` from a selected row, made in C: namedtuple's ``_make`` is a Python call
+per row, a third of the cost of streaming a game. Rows come from our own SELECT of
+:data:`_POSITION_COLUMNS`, so their length is right."""
+
+
 class _SqliteRows:
     """The book's read queries over a stdlib ``sqlite3`` connection."""
 
@@ -146,28 +153,33 @@ class _SqliteRows:
         ).fetchone()
         return None if row is None else row[0]
 
-    def games(self, rules: Rules | None = None) -> list[tuple]:
+    def games(self, rules: Rules | None = None) -> list[tuple[Any, ...]]:
         sql = f"SELECT {', '.join(_GAME_COLUMNS)} FROM games"
-        params: tuple = ()
+        params: tuple[Any, ...] = ()
         if rules is not None:
             sql += " WHERE rows = ? AND cols = ? AND k = ?"
             params = (rules.rows, rules.cols, rules.k)
         return self.connection.execute(sql + " ORDER BY rows * cols, k", params).fetchall()
 
-    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple]:
+    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple[Any, ...]]:
         sql = (
             f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
             f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(keys))})"
         )
         return self.connection.execute(sql, (game_id, ply, *keys)).fetchall()
 
-    def scan(self, game_id: int, open_only: bool) -> Iterator[tuple]:
+    def rows(self, game_id: int, where: RowFilter, batch: int) -> Iterator[StoredRow]:
+        conditions, params = where.sql()
         sql = (
-            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions WHERE game_id = ?"
-            + (" AND remoteness > 0" if open_only else "")
-            + " ORDER BY ply, key"
+            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
+            f"WHERE game_id = ?{conditions} ORDER BY ply, key"
         )
-        yield from self.connection.execute(sql, (game_id,))
+        cursor = self.connection.execute(sql, (game_id, *params))
+        try:
+            while chunk := cursor.fetchmany(batch):
+                yield from map(_stored_row, chunk)
+        finally:
+            cursor.close()
 
     def close(self) -> None:
         self.connection.close()
@@ -194,7 +206,7 @@ class _EngineRows:
                 sa.select(schema.meta.c.value).where(schema.meta.c.name == "schema_version")
             ).scalar()
 
-    def games(self, rules: Rules | None = None) -> list[tuple]:
+    def games(self, rules: Rules | None = None) -> list[tuple[Any, ...]]:
         import sqlalchemy as sa
 
         from ttt_solve.book import schema
@@ -211,7 +223,7 @@ class _EngineRows:
                 for row in conn.execute(query.order_by(games.c.rows * games.c.cols, games.c.k))
             ]
 
-    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple]:
+    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple[Any, ...]]:
         import sqlalchemy as sa
 
         from ttt_solve.book import schema
@@ -223,21 +235,21 @@ class _EngineRows:
         with self.engine.connect() as conn:
             return [tuple(row) for row in conn.execute(query)]
 
-    def scan(self, game_id: int, open_only: bool) -> Iterator[tuple]:
+    def rows(self, game_id: int, where: RowFilter, batch: int) -> Iterator[StoredRow]:
         import sqlalchemy as sa
 
         from ttt_solve.book import schema
 
         table = schema.positions
-        query = sa.select(*(table.c[name] for name in _POSITION_COLUMNS)).where(
-            table.c.game_id == game_id
+        query = (
+            sa.select(*(table.c[name] for name in _POSITION_COLUMNS))
+            .where(table.c.game_id == game_id, *where.comparisons(table.c))
+            .order_by(table.c.ply, table.c.key)
         )
-        if open_only:
-            query = query.where(table.c.remoteness > 0)
-        query = query.order_by(table.c.ply, table.c.key)
         with self.engine.connect() as conn:
-            for row in conn.execution_options(yield_per=50_000).execute(query):
-                yield tuple(row)
+            result = conn.execution_options(yield_per=batch).execute(query)
+            for chunk in result.partitions():
+                yield from map(_stored_row, chunk)
 
     def close(self) -> None:
         pass
@@ -295,11 +307,16 @@ class Book:
         self._games[rules] = info
         return info
 
+    def forget_game(self, rules: Rules) -> None:
+        """Drop what this book remembers of a game, so that the next lookup reads its row
+        again (the writer calls it when it has replaced or added the game)."""
+        self._games.pop(rules, None)
+
     def _replaced(self, rules: Rules, info: GameInfo) -> bool:
         """Whether the cached ``info`` is out of date: another process re-solved the game
         (``--force``) under a new id since it was read. Asked only after a lookup missed, so
         hits cost nothing; the cache is refreshed either way."""
-        self._games.pop(rules, None)
+        self.forget_game(rules)
         fresh = self.find_game(rules)
         return fresh is not None and fresh.id != info.id
 
@@ -440,34 +457,16 @@ class Book:
             rng = random.Random(rng)
         return rng.choice(best)
 
-    def scan(self, rules: Rules, open_only: bool = False) -> Iterator[StoredRow]:
-        """Every stored row of a game in (ply, key) order, streamed; ``open_only`` leaves out
-        the terminal positions (remoteness 0). Keys and best moves are canonical."""
-        info = self.game(rules)
-        for row in self._rows.scan(info.id, open_only):
-            yield StoredRow(*row)
+    def rows(
+        self, rules: Rules, *, where: RowFilter | None = None, batch: int = 50_000
+    ) -> Generator[StoredRow, None, None]:
+        """The stored rows of a game in (ply, key) order, streamed ``batch`` rows at a time;
+        ``where`` keeps only the rows it selects. Keys and best moves are canonical.
 
-    def iter_rows(
-        self, rules: Rules, where: sa.ColumnElement | None = None, batch: int = 50_000
-    ) -> Iterator[sa.Row]:
-        """Every stored row of a game in (ply, key) order, streamed in batches.
-
-        ``where`` is an extra SQLAlchemy condition on :data:`book.schema.positions`. Rows have
-        the attributes of :class:`StoredRow` (and ``game_id``).
+        Close the iterator (or read it to the end) to release the database's read cursor.
         """
-        import sqlalchemy as sa
-
-        from ttt_solve.book import schema
-
         info = self.game(rules)
-        table = schema.positions
-        query = sa.select(table).where(table.c.game_id == info.id)
-        if where is not None:
-            query = query.where(where)
-        query = query.order_by(table.c.ply, table.c.key)
-        with self.engine.connect() as conn:
-            result = conn.execution_options(yield_per=batch).execute(query)
-            yield from result
+        yield from self._rows.rows(info.id, where or RowFilter(), batch)
 
 
 def _entry(position: Position, row: Sequence[int], symmetry: int) -> Entry:
@@ -539,34 +538,14 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
     """
     tables = rows.tables()
     if "meta" not in tables:
-        if tables:
-            raise SchemaVersionError(
-                f"{db} is not a ttt-solve book (found tables {', '.join(sorted(tables))}, "
-                f"expected meta, games, positions)"
-            )
+        refuse_foreign_tables(tables, db)
         if not create:
             raise BookNotFoundError(
                 f"{db} is not a ttt-solve book: it holds no tables; "
                 f"solve a game into it first (ttt-solve --db {db})"
             )
         return
-    found = rows.schema_version()
-    try:
-        version = int(found)
-    except (TypeError, ValueError):
-        raise SchemaVersionError(
-            f"{db}: found schema version {found!r}, expected a number"
-        ) from None
-    if version > SCHEMA_VERSION:
-        raise SchemaVersionError(
-            f"{db} was written by a newer ttt-solve: found schema version {version}, "
-            f"expected {SCHEMA_VERSION} or older; upgrade ttt-solve to read it"
-        )
-
-
-def check_schema(engine: Engine, url: URL) -> None:
-    """Refuse databases that are not books, or books of a newer schema (SQLAlchemy path)."""
-    _check_schema(_EngineRows(engine), url.render_as_string(hide_password=True), create=True)
+    refuse_newer(read_version(rows.schema_version(), db), SCHEMA_VERSION, db)
 
 
 @contextmanager

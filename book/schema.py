@@ -14,12 +14,14 @@ creates the tables, so a database never holds the tables without their version.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 
-from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION  # noqa: F401  (re-exported)
+from ttt_solve.book.defaults import DEFAULT_DB as DEFAULT_DB  # re-exported
+from ttt_solve.book.defaults import SCHEMA_VERSION as SCHEMA_VERSION
 from ttt_solve.book.errors import BookNotFoundError
 
 metadata = sa.MetaData()
@@ -125,7 +127,7 @@ def make_engine(url: URL) -> Engine:
     if is_sqlite(url):
 
         @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_connection, _record):  # noqa: ANN001
+        def _on_connect(dbapi_connection: Any, _record: Any) -> None:
             dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
             cursor = dbapi_connection.cursor()
             cursor.execute("PRAGMA busy_timeout = 600000")
@@ -136,7 +138,7 @@ def make_engine(url: URL) -> Engine:
             cursor.close()
 
         @event.listens_for(engine, "begin")
-        def _on_begin(connection):  # noqa: ANN001
+        def _on_begin(connection: sa.Connection) -> None:
             mode = "IMMEDIATE" if connection.get_execution_options().get("write") else "DEFERRED"
             connection.exec_driver_sql(f"BEGIN {mode}")
 

@@ -17,9 +17,9 @@ from ttt_solve.solver.verify import Problem, check_plies
 def stored_plies(book: Book, rules: Rules) -> Iterator[PlyTable]:
     """The stored rows of a game as per-ply arrays, ply by ply in ascending order (rows come
     sorted by key, as the solver made them); one ply's columns are held at a time, packed."""
-    columns: tuple[array, ...] = ()
+    columns: tuple[array[int], ...] = ()
     current = None
-    for row in book.scan(rules):
+    for row in book.rows(rules):
         if row.ply != current:
             if current is not None:
                 yield _ply_table(current, columns)
@@ -34,7 +34,7 @@ def stored_plies(book: Book, rules: Rules) -> Iterator[PlyTable]:
         yield _ply_table(current, columns)
 
 
-def _ply_table(ply: int, columns: tuple[array, ...]) -> PlyTable:
+def _ply_table(ply: int, columns: tuple[array[int], ...]) -> PlyTable:
     keys, values, remoteness, best, images = (np.frombuffer(c, dtype=np.int64) for c in columns)
     return PlyTable(
         ply,

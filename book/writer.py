@@ -14,8 +14,6 @@ the rows packed by NumPy (psycopg 3 only); elsewhere the DB-API driver's ``execu
 from __future__ import annotations
 
 import json
-import os
-import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
@@ -37,36 +35,10 @@ BATCH_ROWS = 100_000
 """Rows handed to the database at a time: bounds the memory of a batch (a 4x5 ply holds tens
 of millions of rows) and sets how often progress is reported."""
 
-KILL_HOOK = "TTT_TEST_KILL_AT"
-"""Test hook, for the crash-safety tests only: when the environment sets it, the writing
-process kills itself with SIGKILL (no clean-up of any kind) at the first checkpoint it
-reaches. ``N`` (a number): once at least N position rows are written (``0``: right after the
-``games`` row is inserted); ``commit``: after every row and the summary, just before COMMIT."""
-
 
 def game_lock(rules: Rules) -> int:
     """The PostgreSQL advisory-lock key of a game (``ttt`` then rows, columns, k)."""
     return 0x7474_7400_0000_0000 | rules.rows << 16 | rules.cols << 8 | rules.k
-
-
-def _kill_switch() -> Callable[[int | str], None]:
-    """The checkpoint function of :data:`KILL_HOOK` (does nothing when it is unset)."""
-    target = os.environ.get(KILL_HOOK, "").strip()
-    if not target:
-        return lambda _where: None
-    if target != "commit" and not target.isdigit():
-        raise ValueError(f"{KILL_HOOK}={target!r}: expected a row count or 'commit'")
-
-    def checkpoint(where: int | str) -> None:
-        reached = (
-            where == target
-            if target == "commit"
-            else (isinstance(where, int) and where >= int(target))
-        )
-        if reached:
-            os.kill(os.getpid(), signal.SIGKILL)
-
-    return checkpoint
 
 
 def _columns(game_id: int, table: PlyTable, empties: int) -> dict[str, np.ndarray]:
@@ -94,7 +66,7 @@ def _insert_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterato
         # Python ints from tolist(), zipped lazily: no list of tuples for the batch.
         rows = zip(*(columns[name][start:stop].tolist() for name in schema.POSITION_COLUMNS))
         cursor = conn.connection.cursor()
-        cursor.executemany(insert, rows)
+        cursor.executemany(insert, rows)  # type: ignore[arg-type]  # the DB-API takes any iterable
         cursor.close()
         yield stop - start
 
@@ -135,7 +107,9 @@ def _copy_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterator[
     connection, a batch at a time; yield batch sizes."""
     sql = f"COPY positions ({', '.join(schema.POSITION_COLUMNS)}) FROM STDIN WITH (FORMAT BINARY)"
     count = len(columns["key"])
-    with conn.connection.driver_connection.cursor() as cursor, cursor.copy(sql) as copy:
+    driver = conn.connection.driver_connection
+    assert driver is not None, "an open transaction has its driver's connection"
+    with driver.cursor() as cursor, cursor.copy(sql) as copy:
         copy.write(_COPY_SIGNATURE)
         for start in range(0, count, BATCH_ROWS):
             stop = min(start + BATCH_ROWS, count)
@@ -169,7 +143,6 @@ def write_game(
     written; ``started`` (a ``time.perf_counter()``) dates the solve for its recorded duration.
     """
     started = time.perf_counter() if started is None else started
-    checkpoint = _kill_switch()
     figures = Figures(rules.cells)
     games, positions = schema.games, schema.positions
     same_rules = sa.and_(
@@ -180,9 +153,9 @@ def write_game(
         existing = conn.execute(sa.select(games.c.id).where(same_rules)).scalar()
         if existing is not None:
             if not force:
-                book._games.pop(rules, None)
+                book.forget_game(rules)
                 raise GameExistsError(
-                    f"{rules.name} is already in {book.describe()}", book.find_game(rules)
+                    f"{rules.name} is already in {book.describe()}", book.game(rules)
                 )
             conn.execute(sa.delete(positions).where(positions.c.game_id == existing))
             conn.execute(sa.delete(games).where(games.c.id == existing))
@@ -206,32 +179,36 @@ def write_game(
             .returning(games.c.id)
         ).scalar_one()
         batches = _copy_batches if uses_copy(conn) else _insert_batches
-        written = 0
-        checkpoint(written)
         for table in plies:
             figures.add(table)
             for count in batches(conn, _columns(game_id, table, rules.cells - table.ply)):
-                written += count
-                checkpoint(written)
                 if on_rows:
                     on_rows(count)
-        start_score = figures.start_score
-        if start_score is None:
-            raise ValueError("the solved plies did not include the empty board")
-        values, remoteness = split_scores(np.array([start_score]), rules.cells)
-        conn.execute(
-            sa.update(games)
-            .where(games.c.id == game_id)
-            .values(
-                value=int(values[0]),
-                remoteness=int(remoteness[0]),
-                positions=figures.canonical,
-                reachable=figures.reachable,
-                figures=json.dumps(figures.to_dict()),
-                seconds=time.perf_counter() - started,
-                solved_at=datetime.now(timezone.utc),
-            )
-        )
-        checkpoint("commit")
-    book._games.pop(rules, None)
+        _write_summary(conn, game_id, rules, figures, started)
+    book.forget_game(rules)
     return book.game(rules)
+
+
+def _write_summary(
+    conn: Connection, game_id: int, rules: Rules, figures: Figures, started: float
+) -> None:
+    """Fill in the ``games`` row of a game whose positions are written: the last statement of
+    the transaction before its commit."""
+    start_score = figures.start_score
+    if start_score is None:
+        raise ValueError("the solved plies did not include the empty board")
+    values, remoteness = split_scores(np.array([start_score]), rules.cells)
+    games = schema.games
+    conn.execute(
+        sa.update(games)
+        .where(games.c.id == game_id)
+        .values(
+            value=int(values[0]),
+            remoteness=int(remoteness[0]),
+            positions=figures.canonical,
+            reachable=figures.reachable,
+            figures=json.dumps(figures.to_dict()),
+            seconds=time.perf_counter() - started,
+            solved_at=datetime.now(timezone.utc),
+        )
+    )

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sys
+from typing import Any
 
 import click
 from tabulate import tabulate
@@ -120,7 +121,7 @@ def describe_worst(truth: Truth, record: Graded, index: int) -> str:
     return head + "\n" + "\n".join("    " + line for line in diagram.splitlines())
 
 
-def record_dict(truth: Truth, record: Graded) -> dict[str, object]:
+def record_dict(truth: Truth, record: Graded) -> dict[str, Any]:
     rules = truth.rules
     return {
         "ply": record.ply,
@@ -269,7 +270,8 @@ def audit(
     as_csv: bool,
     quiet: bool,
 ) -> None:
-    """Grade an agent's moves against the book, as CONVENTIONS.md defines: best (keeps the
+    """Grade an agent's moves against the book, by the project's grading conventions
+    (docs/conventions.md in the ttt-solve sources): best (keeps the
     value with the best remoteness), sound (keeps the value), or a blunder (win->draw,
     win->loss, draw->loss). Prints accuracy, perfection, blunders by kind, a by-ply table and
     the costliest moves with the best moves beside them.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -11,7 +12,7 @@ from typing import Any
 import click
 
 from ttt_solve.book.defaults import DEFAULT_DB
-from ttt_solve.book.errors import BookError, PositionNotFoundError
+from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
 
@@ -25,18 +26,74 @@ class CliError(click.ClickException):
         return " ".join(self.message.split())  # one line, whatever the message held
 
 
+class BugError(click.ClickException):
+    """An exception that ttt-solve did not raise on purpose: one line naming it, exit status 1.
+
+    With ``--debug`` or ``TTT_DEBUG=1`` the exception is not caught, so Python prints it with
+    its traceback.
+    """
+
+    exit_code = 1
+
+    def __init__(self, error: Exception) -> None:
+        detail = " ".join(str(error).split())
+        super().__init__(
+            f"this is a bug in ttt-solve: {type(error).__name__}"
+            f"{': ' + detail if detail else ''} (run again with --debug, or with the "
+            f"environment variable {DEBUG_VARIABLE}=1, to see the traceback)"
+        )
+
+
+DEBUG_VARIABLE = "TTT_DEBUG"
+"""Set to 1 in the environment: as ``--debug``, show the traceback of an unexpected error."""
+
+
+def debug_requested() -> bool:
+    """Whether ``--debug`` was given (to this command or its group) or ``TTT_DEBUG=1`` is set."""
+    context = click.get_current_context(silent=True)
+    if context is not None and context.meta.get(DEBUG_VARIABLE):
+        return True
+    return os.environ.get(DEBUG_VARIABLE, "").strip() not in ("", "0")
+
+
+def _set_debug(context: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        context.meta[DEBUG_VARIABLE] = True  # meta is shared by a group and its commands
+
+
+def debug_option(command: Callable) -> Callable:
+    """``--debug``: an unexpected error shows its traceback instead of a one-line report."""
+    return click.option(
+        "--debug",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_debug,
+        help=f"Show the traceback of an unexpected error (also: {DEBUG_VARIABLE}=1).",
+    )(command)
+
+
 def friendly_errors(command: Callable) -> Callable:
-    """Turn the narrow exceptions of the lower layers into :class:`CliError` at the edge."""
+    """The errors at the edge: a :class:`~ttt_solve.errors.TttError` (a problem the user can
+    act on) becomes a one-line :class:`CliError`, exit 2; any other exception is a bug in
+    ttt-solve, reported in one line with exit 1 (:class:`BugError`), or raised as it is under
+    ``--debug``; Ctrl-C exits 130."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (ValueError, BookError, PositionNotFoundError) as error:
+        except TttError as error:
             raise CliError(str(error)) from None
         except KeyboardInterrupt:
             click.echo("interrupted: nothing was written", err=True)
             sys.exit(130)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise  # click's own ways out: usage errors, --help, exit codes
+        except Exception as error:
+            if debug_requested():
+                raise
+            raise BugError(error) from None
 
     return wrapper
 
@@ -95,22 +152,24 @@ class LazyProgress:
         self.enabled = enabled
         self.delay = delay
         self.started = time.perf_counter()
-        self._bar = None
+        self._bar: click.termui.ProgressBar[int] | None = None
         self._shown = 0
 
     def __call__(self, done: int, total: int) -> None:
         if not self.enabled:
             return
-        if self._bar is None:
+        bar = self._bar
+        if bar is None:
             if time.perf_counter() - self.started < self.delay:
                 return
-            self._bar = click.progressbar(
+            bar = click.progressbar(
                 length=total, label=self.label, file=sys.stderr, show_eta=True, show_percent=True
             )
-            self._bar.__enter__()
-        if total != self._bar.length:
-            self._bar.length = total
-        self._bar.update(done - self._shown)
+            bar.__enter__()
+            self._bar = bar
+        if total != bar.length:
+            bar.length = total
+        bar.update(done - self._shown)
         self._shown = done
 
     def close(self) -> None:

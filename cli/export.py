@@ -4,52 +4,35 @@ One row per canonical position, or with ``--expand`` one row per reachable posit
 distinct symmetric image of each canonical one). Rows are read from the book in batches and
 written as they come, so memory does not grow with the game.
 
-``--where`` filters with a small language of its own, turned into SQLAlchemy conditions with
-bound parameters: user text never becomes SQL. See :func:`parse_where`.
+``--where`` filters with a small language of its own (see :func:`parse_where`), read into the
+book's :class:`~book.rowfilter.RowFilter`; the book binds the numbers as parameters, so user
+text never becomes SQL.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import operator
 import os
 import re
 import sys
-from collections.abc import Callable, Iterator
-from typing import IO, NamedTuple
+from collections.abc import Iterator
+from typing import IO
 
 import click
 
-from ttt_solve.book.reader import open_book
+from ttt_solve.book.errors import RowFilterError
+from ttt_solve.book.reader import Book, open_book
+from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.cli.common import CliError, count, db_option, friendly_errors, game_options
 from ttt_solve.solver.position import iter_cells
 from ttt_solve.solver.rules import Rules
 
 COLUMNS = ("position", "ply", "to_move", "value", "remoteness", "best_moves", "images")
-FILTER_COLUMNS = ("ply", "value", "remoteness", "images")
-_OPERATORS: dict[str, Callable] = {
-    "<=": operator.le,
-    ">=": operator.ge,
-    "!=": operator.ne,
-    "==": operator.eq,
-    "=": operator.eq,
-    "<": operator.lt,
-    ">": operator.gt,
-}
 _VALUE_NAMES = {"win": 1, "draw": 0, "loss": -1}
-_LARGEST = 10**6
 _CONDITION = re.compile(
     r"^\s*([a-z_]+)\s*(<=|>=|!=|==|=|<|>)\s*([a-z]+|[+-]?\d+)\s*$", re.IGNORECASE
 )
-
-
-class Condition(NamedTuple):
-    """One parsed ``--where`` condition: ``column op number`` (value names already numbers)."""
-
-    column: str
-    op: str
-    number: int
 
 
 def parse_where(text: str) -> list[Condition]:
@@ -57,47 +40,32 @@ def parse_where(text: str) -> list[Condition]:
 
     Columns: ply, value (win, draw, loss, or 1, 0, -1; ordered loss < draw < win), remoteness,
     images. Operators: = (or ==), !=, <, <=, >, >=. Several conditions are joined by ``and``
-    or commas. Raises ``ValueError`` quoting the part that is not understood.
+    or commas. Raises :class:`CliError` quoting the part that is not understood; the book
+    checks columns and ranges (:class:`~book.rowfilter.RowFilter`).
     """
     conditions = []
     for part in re.split(r"\s+and\s+|,", text.strip(), flags=re.IGNORECASE):
         match = _CONDITION.match(part)
         if not match:
-            raise ValueError(
+            raise CliError(
                 f"--where {text!r}: cannot read {part.strip()!r}; write COLUMN OP "
                 f"VALUE, e.g. ply<=4 or value=win"
             )
         column, op, literal = match.group(1).lower(), match.group(2), match.group(3).lower()
-        if column not in FILTER_COLUMNS:
-            raise ValueError(
-                f"--where {text!r}: unknown column {column!r}; "
-                f"use one of {', '.join(FILTER_COLUMNS)}"
-            )
         if literal.lstrip("+-").isdigit():
             number = int(literal)
-            if abs(number) > _LARGEST:  # every column is small; SQLite cannot bind huge ints
-                raise ValueError(f"--where {text!r}: {literal} is out of range for {column}")
         elif column == "value" and literal in _VALUE_NAMES:
             number = _VALUE_NAMES[literal]
         else:
             expected = "win, draw, loss or 1, 0, -1" if column == "value" else "a whole number"
-            raise ValueError(
-                f"--where {text!r}: {column} compares with {expected}, not {literal!r}"
-            )
-        conditions.append(Condition(column, op, number))
+            raise CliError(f"--where {text!r}: {column} compares with {expected}, not {literal!r}")
+        condition = Condition(column, op, number)
+        try:
+            RowFilter((condition,))
+        except RowFilterError as error:
+            raise CliError(f"--where {text!r}: {error}") from None
+        conditions.append(condition)
     return conditions
-
-
-def sql_condition(conditions: list[Condition]):  # -> sa.ColumnElement | None
-    """The conditions ANDed, as one SQLAlchemy expression on the stored rows (bound values)."""
-    if not conditions:
-        return None
-    import sqlalchemy as sa
-
-    from ttt_solve.book import schema
-
-    table = schema.positions
-    return sa.and_(*(_OPERATORS[c.op](table.c[c.column], c.number) for c in conditions))
 
 
 class _RowTexts(dict):
@@ -162,27 +130,16 @@ class Images:
 _VALUE_TEXT = {1: "win", 0: "draw", -1: "loss"}
 
 
-def export_rows(book, rules: Rules, conditions: list[Condition], expand: bool) -> Iterator[tuple]:
+def export_rows(book: Book, rules: Rules, where: RowFilter, expand: bool) -> Iterator[tuple]:
     """Rows ``(position, ply, to_move, value, remoteness, best_moves, images)``, streamed.
 
     ``best_moves`` is a tuple of cell names. Canonical rows come in (ply, key) order; with
     ``expand`` each is replaced by its distinct images in key order.
     """
     images = Images(rules)
-    # Rows unpacked by position: attribute access on SQLAlchemy rows costs about 1 us each.
-    from ttt_solve.book import schema
-
-    names = list(schema.positions.c.keys())
-    pick = operator.itemgetter(
-        *(
-            names.index(column)
-            for column in ("ply", "key", "value", "remoteness", "best_moves", "images")
-        )
-    )
-    for row in book.iter_rows(rules, where=sql_condition(conditions)):
-        ply, key, value, remoteness, best, count = pick(row)
+    for ply, key, sign, remoteness, best, weight in book.rows(rules, where=where):
         to_move = "x" if ply % 2 == 0 else "o"
-        value = _VALUE_TEXT[value]
+        value = _VALUE_TEXT[sign]
         if expand:
             for image, image_best in images.images(key, best):
                 yield (
@@ -192,10 +149,10 @@ def export_rows(book, rules: Rules, conditions: list[Condition], expand: bool) -
                     value,
                     remoteness,
                     images.names(image_best),
-                    count,
+                    weight,
                 )
         else:
-            yield (images.text(key), ply, to_move, value, remoteness, images.names(best), count)
+            yield (images.text(key), ply, to_move, value, remoteness, images.names(best), weight)
 
 
 def write_rows(rows: Iterator[tuple], stream: IO[str], fmt: str) -> tuple[int, int]:
@@ -270,14 +227,12 @@ def export(
       ttt export --size 3 --win 3 --expand --format jsonl -o 3x3.jsonl
       ttt export --size 4 --win 4 --where 'ply<=4' --where value=win
     """
-    conditions = [c for text in wheres for c in parse_where(text)]
+    where = RowFilter(tuple(c for text in wheres for c in parse_where(text)))
     with open_book(db) as book:
         book.game(rules)  # a missing game is an error before any output
         with click.open_file(output, "w", encoding="utf-8") as stream:
             try:
-                written, terminal = write_rows(
-                    export_rows(book, rules, conditions, expand), stream, fmt
-                )
+                written, terminal = write_rows(export_rows(book, rules, where, expand), stream, fmt)
             except BrokenPipeError:
                 # The reader stopped early (| head): not an error. Point stdout at nothing so
                 # that Python's exit flush does not fail again.

@@ -8,6 +8,7 @@ import importlib
 import click
 
 from ttt_solve import __version__
+from ttt_solve.cli.common import debug_option
 
 COMMANDS = {
     "solve": "ttt_solve.cli.solve:solve",
@@ -48,6 +49,7 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="ttt-solve")
+@debug_option
 def ttt() -> None:
     """Solve m,n,k-games (generalised tic-tac-toe), query the truth, grade agents.
 

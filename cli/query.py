@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from typing import Any
 
 import click
 
@@ -58,7 +59,7 @@ def board_drawing(analysis: Analysis, colour: bool) -> str:
             cell = row * rules.cols + col
             if cell in marks:
                 text, outcome = marks[cell]
-                style = {"fg": _COLOURS[outcome]}
+                style: dict[str, Any] = {"fg": _COLOURS[outcome]}
             else:
                 text = position.cell(cell)
                 style = {"bold": True} if text != "." else {}
@@ -67,7 +68,7 @@ def board_drawing(analysis: Analysis, colour: bool) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _padded(text: str, width: int, style: dict) -> str:
+def _padded(text: str, width: int, style: dict[str, Any]) -> str:
     """``text`` centred in ``width``, the style on the text only (so trailing blanks strip)."""
     left = text.center(width).find(text)  # as str.center, so cells sit under the letters
     core = click.style(text, **style) if style else text

@@ -6,6 +6,7 @@ import contextlib
 import os
 import sys
 import time
+from typing import TYPE_CHECKING
 
 import click
 from tabulate import tabulate
@@ -19,12 +20,16 @@ from ttt_solve.cli.common import (
     approx,
     count,
     db_option,
+    debug_option,
     friendly_errors,
     game_options,
 )
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
+
+if TYPE_CHECKING:
+    from ttt_solve.solver.opening import OpeningBookBuilder
 
 
 def summary_table(info: GameInfo, db: str) -> str:
@@ -142,6 +147,7 @@ def work_directory(db: str, rules: Rules) -> str:
 )
 @click.option("--force", is_flag=True, help="Solve again and replace the game if it is stored.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
+@debug_option
 @friendly_errors
 def solve(
     rules: Rules,
@@ -187,16 +193,22 @@ def solve(
         if method == "exhaustive":
             if exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
                 workdir = work_directory(db, rules)
-            solver = ExhaustiveSolver(rules, progress=progress, workdir=workdir)
+            solver: ExhaustiveSolver | OpeningBookBuilder = ExhaustiveSolver(
+                rules, progress=progress, workdir=workdir
+            )
+            builder = None
             depth = None
         else:
             from ttt_solve.solver.opening import OpeningBookBuilder
 
             depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
             workdir = work_directory(db, rules) + f"-book{depth}"
-            solver = OpeningBookBuilder(rules, depth, progress=progress, workdir=workdir, jobs=jobs)
+            builder = OpeningBookBuilder(
+                rules, depth, progress=progress, workdir=workdir, jobs=jobs
+            )
+            solver = builder
             if not quiet:
-                click.echo(f"prover: {ENGINE_NAMES[solver.prover.engine]}", err=True)
+                click.echo(f"prover: {ENGINE_NAMES[builder.prover.engine]}", err=True)
         writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
         try:
             # Solve first, write after: the book's write lock is then held only while writing.
@@ -204,10 +216,10 @@ def solve(
             solving = time.perf_counter()
             plies = list(solver.solve())
             progress.close()
-            if method == "alphabeta" and not quiet:
+            if builder is not None and not quiet:
                 seconds = time.perf_counter() - solving
-                nodes = solver.nodes
-                processes = solver.processes
+                nodes = builder.nodes
+                processes = builder.processes
                 click.echo(
                     f"prover: {nodes:,} nodes in {seconds:.1f} s "
                     f"({nodes / max(seconds, 1e-9):,.0f} nodes/s, {processes} "

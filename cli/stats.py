@@ -8,6 +8,7 @@ import click
 from tabulate import tabulate
 
 from ttt_solve.book.reader import Book, GameInfo, open_book
+from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.cli.common import count, db_option, friendly_errors, game_options
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -25,17 +26,13 @@ def longest(info: GameInfo, outcome: str) -> int | None:
 
 def example(book: Book, info: GameInfo, outcome: str, remoteness: int) -> Position | None:
     """One stored position (canonical orientation, lowest ply and key) with this value."""
-    from ttt_solve.book import schema  # SQLAlchemy, for the condition on the stored rows
-
-    table = schema.positions
     sign = {"win": 1, "draw": 0, "loss": -1}[outcome]
-    rows = book.iter_rows(
-        info.rules, where=(table.c.value == sign) & (table.c.remoteness == remoteness), batch=1
-    )
-    for row in rows:
+    rows = book.rows(info.rules, where=RowFilter.of(value=sign, remoteness=remoteness), batch=1)
+    try:
+        row = next(rows, None)
+    finally:
         rows.close()
-        return Position.from_key(info.rules, row.key)
-    return None
+    return None if row is None else Position.from_key(info.rules, row.key)
 
 
 def report(book: Book, info: GameInfo) -> dict:
@@ -96,7 +93,7 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
     ]
 
     plies = sorted(figures.by_ply["reachable"])
-    rows = [
+    rows: list[tuple[object, ...]] = [
         (
             p,
             "X" if p % 2 == 0 else "O",

@@ -24,6 +24,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.kill_writer import KILL_HOOK
+
 URL_VARIABLE = "TTT_TEST_POSTGRES_URL"
 SKIP_REASON = (
     f"PostgreSQL tests need a server: set {URL_VARIABLE}="
@@ -111,9 +113,16 @@ def solve_into(db: str, rules) -> None:  # noqa: ANN001 - solver.rules.Rules
         write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
 
 
-def ttt_solve_command(*args: str) -> list[str]:
-    """The command line of a real ``ttt-solve`` process run by this interpreter."""
-    return [sys.executable, "-c", "from cli.solve import main; main()", *args]
+KILL_WRITER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kill_writer.py")
+"""The entry script that runs ``ttt-solve`` with a kill injected into the writer, when the
+environment names a checkpoint (see :mod:`tests.kill_writer`)."""
+
+
+def ttt_solve_command(*args: str, kill: bool = False) -> list[str]:
+    """The command line of a real ``ttt-solve`` process run by this interpreter; with
+    ``kill``, through :data:`KILL_WRITER`."""
+    entry = [KILL_WRITER] if kill else ["-c", "from ttt_solve.cli.solve import main; main()"]
+    return [sys.executable, *entry, *args]
 
 
 def run_ttt_solve(
@@ -122,7 +131,7 @@ def run_ttt_solve(
     """Run ``ttt-solve`` to the end in a subprocess; output captured as text."""
     environment = {**os.environ, **(env or {})}
     return subprocess.run(
-        ttt_solve_command(*args),
+        ttt_solve_command(*args, kill=KILL_HOOK in environment),
         env=environment,
         capture_output=True,
         text=True,
@@ -139,7 +148,7 @@ def start_ttt_solve(args: list[str], env: dict[str, str] | None = None) -> subpr
     """Start ``ttt-solve`` in a subprocess and return at once."""
     environment = {**os.environ, **(env or {})}
     return subprocess.Popen(
-        ttt_solve_command(*args),
+        ttt_solve_command(*args, kill=KILL_HOOK in environment),
         env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

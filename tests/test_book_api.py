@@ -9,9 +9,15 @@ import pytest
 from click.testing import CliRunner
 
 from tests.pg_support import solve_into
-from ttt_solve.book.errors import GameNotFoundError, OutOfReachError, PositionNotFoundError
+from ttt_solve.book.errors import (
+    GameNotFoundError,
+    OutOfReachError,
+    PositionNotFoundError,
+    RowFilterError,
+)
 from ttt_solve.book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle
-from ttt_solve.book.reader import Book, Entry, _EngineRows, open_book
+from ttt_solve.book.reader import Book, Entry, StoredRow, _EngineRows, open_book
+from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.errors import IllegalMoveError, SearchTimeout
@@ -255,14 +261,60 @@ def test_every_backend_gives_the_same_answers(book_db, book_3x3, positions_3x3):
         assert ours.stdout == theirs.stdout
 
 
-def test_scan_streams_every_row_in_order(book_3x3):
+def test_rows_streams_every_row_in_order(book_3x3):
     with open_book(book_3x3) as book:
-        rows = list(book.scan(T3))
+        rows = list(book.rows(T3))
         assert len(rows) == 765 and sum(r.images for r in rows) == 5478
         assert rows == sorted(rows, key=lambda r: (r.ply, r.key))
-        open_rows = list(book.scan(T3, open_only=True))
+        open_rows = list(book.rows(T3, where=RowFilter.of(open_only=True)))
         assert len(open_rows) == 765 - 138 and all(r.remoteness > 0 for r in open_rows)
         assert sum(r.images for r in open_rows) == 5478 - 958
+
+
+FILTERS = [
+    (RowFilter(), lambda r: True),
+    (RowFilter.of(ply=4), lambda r: r.ply == 4),
+    (RowFilter.of(value=-1, remoteness=2), lambda r: r.value == -1 and r.remoteness == 2),
+    (RowFilter.of(open_only=True), lambda r: r.remoteness > 0),
+    (
+        RowFilter((Condition("ply", ">=", 2), Condition("images", "!=", 8))),
+        lambda r: r.ply >= 2 and r.images != 8,
+    ),
+    (
+        RowFilter((Condition("value", "==", 1), Condition("remoteness", "<", 3))),
+        lambda r: r.value == 1 and r.remoteness < 3,
+    ),
+]
+
+
+@pytest.mark.parametrize("where, keep", FILTERS)
+def test_rows_filters_agree_on_both_read_paths(book_3x3, where, keep):
+    """The sqlite3 path and the SQLAlchemy path give the same StoredRows for every filter,
+    and they are the rows the filter describes."""
+    with open_book(book_3x3) as fast:
+        every = list(fast.rows(T3))
+        expected = [row for row in every if keep(row)]
+        assert 0 < len(expected) <= 765
+        got = list(fast.rows(T3, where=where, batch=7))
+        engine_book = Book(fast.engine, fast.url, rows=_EngineRows(fast.engine))
+        through_engine = list(engine_book.rows(T3, where=where, batch=7))
+    assert got == expected == through_engine
+    assert all(type(row) is StoredRow for row in got + through_engine)
+
+
+@pytest.mark.parametrize(
+    "condition, message",
+    [
+        (Condition("key", "=", 1), "row condition 'key=1': unknown column 'key'"),
+        (Condition("ply", "; DROP", 1), "unknown operator '; DROP'"),
+        (Condition("ply", "<=", 10**20), "is out of range for ply"),
+        (Condition("ply", "<=", "4"), "ply compares with a whole number"),
+    ],
+)
+def test_row_filters_refuse_what_they_cannot_apply(condition, message):
+    with pytest.raises(RowFilterError, match=message.replace("(", r"\(")) as caught:
+        RowFilter((condition,))
+    assert isinstance(caught.value, ValueError)
 
 
 def test_an_open_book_sees_a_game_re_solved_by_another_writer(tmp_path):

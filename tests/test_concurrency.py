@@ -117,7 +117,7 @@ def test_a_query_in_another_process_answers_during_a_write(tmp_path):
     command = [
         sys.executable,
         "-c",
-        "from cli.main import main; main()",
+        "from ttt_solve.cli.main import main; main()",
         "query",
         "x........",
         "--size",

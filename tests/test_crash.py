@@ -2,7 +2,8 @@
 opens, holds no partial game, and that the next ``ttt-solve`` (without ``--force``) completes.
 
 On both backends (PostgreSQL only with a server, see :mod:`tests.pg_support`). The kills come
-from the writer's test hook :data:`book.writer.KILL_HOOK` at fixed points, and from outside
+from the writer at fixed points (:mod:`tests.kill_writer` injects them, named by
+:data:`tests.kill_writer.KILL_HOOK`), and from outside
 after timed delays that spread over a whole run.
 """
 
@@ -14,11 +15,11 @@ import time
 import pytest
 import sqlalchemy as sa
 
+from tests.kill_writer import KILL_HOOK
 from tests.pg_support import killed_by_sigkill, run_ttt_solve, solve_into, start_ttt_solve
 from ttt_solve.book import schema
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.verify import verify_game
-from ttt_solve.book.writer import KILL_HOOK
 from ttt_solve.solver.rules import Rules
 
 T3 = Rules(3, 3, 3)

@@ -382,7 +382,7 @@ def run_audit_process(spec: str, db: str) -> subprocess.Popen:
         [
             sys.executable,
             "-c",
-            "from cli.main import main; main()",
+            "from ttt_solve.cli.main import main; main()",
             "audit",
             "--agent",
             spec,

@@ -1,0 +1,117 @@
+"""Which stored rows of a game to read: :class:`RowFilter`, turned into SQL by the book.
+
+A filter is a conjunction of :class:`Condition` s, ``column operator number``, on the columns
+of a stored row that a reader may select by. Column names and operators are checked against
+fixed lists when the filter is made, and numbers are bound as parameters, so no text from a
+user ever becomes SQL.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from ttt_solve.book.errors import RowFilterError
+
+FILTER_COLUMNS = ("ply", "value", "remoteness", "images")
+"""The columns a filter may name (``value`` is for the side to move: 1, 0, -1)."""
+
+SQL_OPERATORS = {"=": "=", "==": "=", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
+"""Operator as written -> as SQL spells it."""
+
+PYTHON_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+"""SQL operator -> the Python operator that builds the same comparison on a SQLAlchemy
+column."""
+
+LARGEST = 10**6
+"""Every filtered column is small; SQLite cannot bind integers beyond 64 bits at all."""
+
+
+class Condition(NamedTuple):
+    """One condition on a stored row: ``column op number``."""
+
+    column: str
+    op: str
+    number: int
+
+    def __str__(self) -> str:
+        return f"{self.column}{self.op}{self.number}"
+
+
+@dataclass(frozen=True)
+class RowFilter:
+    """Rows for which every condition holds (no condition: every row).
+
+    Raises :class:`~book.errors.RowFilterError` quoting the condition for an unknown column,
+    an unknown operator or a number out of range.
+    """
+
+    conditions: tuple[Condition, ...] = ()
+
+    def __post_init__(self) -> None:
+        for condition in self.conditions:
+            _check(condition)
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        ply: int | None = None,
+        value: int | None = None,
+        remoteness: int | None = None,
+        open_only: bool = False,
+    ) -> RowFilter:
+        """The rows of one ply, of one value sign for the side to move, of one remoteness;
+        ``open_only``: the positions that are not over (remoteness above 0)."""
+        conditions = [
+            Condition(column, "=", number)
+            for column, number in (("ply", ply), ("value", value), ("remoteness", remoteness))
+            if number is not None
+        ]
+        if open_only:
+            conditions.append(Condition("remoteness", ">", 0))
+        return cls(tuple(conditions))
+
+    def sql(self) -> tuple[str, tuple[int, ...]]:
+        """The conditions as SQL text to follow a ``WHERE``-clause term (`` AND ply <= ?``)
+        with ``?`` markers, and their parameters."""
+        text = "".join(f" AND {c.column} {SQL_OPERATORS[c.op]} ?" for c in self.conditions)
+        return text, tuple(c.number for c in self.conditions)
+
+    def comparisons(self, columns: Any) -> list[Any]:
+        """The conditions as SQLAlchemy comparisons on ``columns`` (a table's ``.c``)."""
+        return [
+            PYTHON_OPERATORS[SQL_OPERATORS[c.op]](columns[c.column], c.number)
+            for c in self.conditions
+        ]
+
+
+def _check(condition: Condition) -> None:
+    column, op, number = condition
+    if column not in FILTER_COLUMNS:
+        raise RowFilterError(
+            f"row condition {str(condition)!r}: unknown column {column!r}; "
+            f"use one of {', '.join(FILTER_COLUMNS)}"
+        )
+    if op not in SQL_OPERATORS:
+        raise RowFilterError(
+            f"row condition {str(condition)!r}: unknown operator {op!r}; "
+            f"use one of {', '.join(SQL_OPERATORS)}"
+        )
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise RowFilterError(
+            f"row condition {str(condition)!r}: {column} compares with a whole number"
+        )
+    if abs(number) > LARGEST:
+        raise RowFilterError(
+            f"row condition {str(condition)!r}: {number} is out of range for {column}"
+        )
