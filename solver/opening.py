@@ -29,13 +29,13 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from ttt_solve.solver import SOLVER_VERSION
-from ttt_solve.solver.alphabeta import Prover, default_engine
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
 from ttt_solve.solver.plystore import PlyStore
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
+from ttt_solve.solver.search import Prover, default_engine
 from ttt_solve.solver.value import WIN_SCORE
 
 ROWS_PER_CHUNK = 64
