@@ -1,7 +1,7 @@
 """Benchmark of the alpha-beta prover: published (m,n,k) values from the empty board.
 
 Prints, for each board and mode, the value found, the published value, nodes, nodes per
-second and wall time, and the ratio to the target where the issue sets one. Each run uses a
+second and wall time, and the ratio to the target where the project sets one. Each run uses a
 fresh prover (empty table) in this process, one run at a time.
 
     python bench/bench_prover.py                  # both engines, weak + exact, and the book

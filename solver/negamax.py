@@ -41,7 +41,7 @@ from ttt_solve.solver.search import (
 from ttt_solve.solver.value import WIN_SCORE, move_score
 
 if TYPE_CHECKING:
-    from ttt_solve.solver.search import SearchTables
+    from ttt_solve.solver.search import IntTable, SearchTables
 
 COMPILED = __name__ == COMPILED_KERNEL
 """Whether this instance is the compiled one (see the module docstring)."""
@@ -128,19 +128,19 @@ def _fewest_missing(s: SearchTables, live: int, stones: int) -> int:
 
 
 @kernel
-def _bucket(s: SearchTables, key: int) -> int:
+def _bucket(key: int, shift: int, slots: int) -> int:
     """The first slot of a key's bucket of two: the top bits of a 64-bit multiplicative hash,
     so that every bit of the key counts. (The bits taken are those of the 64-bit product in
     both instances: only the product's low 64 bits reach them.)"""
-    return ((_hash_word(key) * HASH_MULTIPLIER) >> s.table_shift) & (s.slots - 2)
+    return ((_hash_word(key) * HASH_MULTIPLIER) >> shift) & (slots - 2)
 
 
 @kernel
-def _store(s: SearchTables, key: int, bounds: int) -> None:
-    """Store into the key's bucket: the slot holding the key, else an empty one, else the
-    one holding the smaller subtree (fewer empty cells, the bits above 24 of the bounds)."""
-    table_keys, table_bounds = s.table_keys, s.table_bounds
-    slot = _bucket(s, key)
+def _store(table_keys: IntTable, table_bounds: IntTable, slot: int, key: int, bounds: int) -> None:
+    """Store into the key's bucket (``slot`` is its first slot): the slot holding the key,
+    else an empty one, else the one holding the smaller subtree (fewer empty cells, the bits
+    above 24 of the bounds). The tables are passed apart, not in ``SearchTables``: a call
+    then copies two arrays, not all the tables."""
     other = slot + 1
     if table_bounds[other] != 0 and table_keys[other] == key:
         slot = other
@@ -204,7 +204,8 @@ def _negamax(
         if images[row + image] < key:
             key = images[row + image]
     table_keys, table_bounds = s.table_keys, s.table_bounds
-    slot = _bucket(s, key)
+    bucket = _bucket(key, s.table_shift, s.slots)
+    slot = bucket
     if table_bounds[slot + 1] != 0 and table_keys[slot + 1] == key:
         slot += 1
     if table_bounds[slot] != 0 and table_keys[slot] == key:
@@ -281,7 +282,11 @@ def _negamax(
                 # two threats at once with none to answer: the opponent blocks one, the
                 # other wins in 3, the fastest possible without a threat already on board
                 _store(
-                    s, key, (empties << 24) | (WIN3 + BOUND_OFFSET) << 12 | (WIN3 + BOUND_OFFSET)
+                    table_keys,
+                    table_bounds,
+                    bucket,
+                    key,
+                    (empties << 24) | (WIN3 + BOUND_OFFSET) << 12 | (WIN3 + BOUND_OFFSET),
                 )
                 return WIN3
             if made:
@@ -358,5 +363,11 @@ def _negamax(
         low = best
     else:
         low = high = best
-    _store(s, key, (empties << 24) | (low + BOUND_OFFSET) << 12 | (high + BOUND_OFFSET))
+    _store(
+        table_keys,
+        table_bounds,
+        bucket,
+        key,
+        (empties << 24) | (low + BOUND_OFFSET) << 12 | (high + BOUND_OFFSET),
+    )
     return best
