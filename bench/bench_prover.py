@@ -1,7 +1,7 @@
 """Benchmark of the alpha-beta prover: published (m,n,k) values from the empty board.
 
 Prints, for each board and mode, the value found, the published value, nodes, nodes per
-second and wall time, and the ratio to the target where the issue sets one. Each run uses a
+second and wall time, and the ratio to the target where the project sets one. Each run uses a
 fresh prover (empty table) in this process, one run at a time.
 
     python bench/bench_prover.py                  # both engines, weak + exact, and the book
@@ -25,11 +25,11 @@ import time
 from tabulate import tabulate
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from ttt_solve.solver.alphabeta import Prover  # noqa: E402
 from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
 from ttt_solve.solver.opening import OpeningBookBuilder  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
+from ttt_solve.solver.search import Prover  # noqa: E402
 
 BOARDS = [  # (columns, rows, k) as published, value for X, target seconds for the weak solve
     ((5, 4, 4), "draw", None),

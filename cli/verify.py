@@ -35,7 +35,7 @@ def verify(rules: Rules, db: str) -> None:
         prover_scores = None
         info = book.game(rules)
         if info.book_depth is not None:
-            from ttt_solve.solver.alphabeta import Prover
+            from ttt_solve.solver.search import Prover
 
             prover = Prover(rules)
 

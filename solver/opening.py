@@ -2,7 +2,7 @@
 
 :class:`OpeningBookBuilder` lists the canonical positions of plies ``0 .. depth`` with the
 exhaustive solver's enumeration (:func:`solver.plies.enumerate_plies`), then solves them with
-one shared :class:`~solver.alphabeta.Prover`, from the deepest ply back:
+one shared :class:`~ttt_solve.solver.search.Prover`, from the deepest ply back:
 
 * at ply ``depth`` the prover gives each position's exact score; a move is best when its
   child's score is the one that yields that score, which one null-window probe of the child
@@ -30,7 +30,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver import SOLVER_VERSION
-from ttt_solve.solver.alphabeta import Prover, default_engine
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.keyarrays import KeyArrays
 from ttt_solve.solver.plies import back_up_ply, enumerate_plies, ply_name
@@ -38,6 +37,7 @@ from ttt_solve.solver.plystore import PlyStore
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
+from ttt_solve.solver.search import Prover, default_engine
 from ttt_solve.solver.value import WIN_SCORE, best_child_score
 
 ROWS_PER_CHUNK = 64

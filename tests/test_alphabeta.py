@@ -8,11 +8,17 @@ import time
 import pytest
 
 from tests.reference import rows
-from ttt_solve.solver.alphabeta import Prover, SearchResult, child_window
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.search import (
+    Prover,
+    SearchEngine,
+    SearchResult,
+    child_window,
+    fits_compiled,
+)
 from ttt_solve.solver.value import WIN_SCORE, Outcome, Value, move_score
 
 
@@ -302,15 +308,13 @@ def test_dead_draw_is_seen_without_search(engine):
 
 
 def test_the_engine_is_compiled_where_the_board_fits():
-    from ttt_solve.solver import compiled
-
     assert Prover(Rules(5, 5, 4)).engine == "compiled"
     assert Prover(Rules(4, 8, 4)).engine == "compiled"  # 32 cells, the most it holds
     big = Rules(6, 6, 5)  # 36 cells: stones and keys no longer fit 64-bit integers
-    assert not compiled.fits(big)
+    assert not fits_compiled(big)
     assert Prover(big).engine == "python"
     with pytest.raises(ValueError, match="too large"):
-        compiled.make_search(big, 10)
+        SearchEngine(big, 10, compiled=True)
     with pytest.raises(ValueError, match="unknown prover engine"):
         Prover(Rules(3, 3, 3), engine="fortran")
 
@@ -325,8 +329,8 @@ def test_compiled_engine_with_more_lines_than_cells():
 
 
 def test_engines_agree_on_5x5k4_positions():
-    """Beyond the exhaustive tables: the two engines, written apart, give the same exact
-    scores on random (5,5,4) positions (plies 4 to 10)."""
+    """Beyond the exhaustive tables: the two engines (the one search compiled, and run as plain
+    Python) give the same exact scores on random (5,5,4) positions (plies 4 to 10)."""
     rules = Rules(5, 5, 4)
     rng = random.Random(11)
     compiled_prover = Prover(rules, engine="compiled")
@@ -346,9 +350,40 @@ def test_engines_agree_on_5x5k4_positions():
     "shape, moves", [((4, 4, 4), []), ((4, 5, 4), []), ((4, 8, 4), ["b2", "e3", "c3", "d2", "f3"])]
 )
 def test_engines_walk_the_same_tree(shape, moves):
-    """The same algorithm twice: with tables too big to lose an entry, both engines search
+    """The same search run two ways: with tables too big to lose an entry, both engines search
     exactly the same nodes (a stricter check than equal scores)."""
     rules = Rules(*shape)
     position = Position.from_moves(rules, moves)
     counts = {engine: Prover(rules, engine=engine).solve(position).nodes for engine in ENGINES}
     assert counts["compiled"] == counts["python"] > 1000, counts
+
+
+@pytest.mark.parametrize("table_bits", [5, 8])
+def test_engines_walk_the_same_tree_with_a_small_table(table_bits):
+    """Both engines share the table scheme (hash, buckets, replacement), so even a table that
+    loses entries all the time loses the same ones: equal node counts, exact and weak."""
+    rules = Rules(4, 4, 4)
+    position = Position.start(rules)
+    lossless = Prover(rules, engine="compiled").solve(position).nodes
+    for weak in (True, False):
+        results = {
+            engine: Prover(rules, weak=weak, table_bits=table_bits, engine=engine).solve(position)
+            for engine in ENGINES
+        }
+        assert results["compiled"].score == results["python"].score == 0
+        # more nodes than with a large table: entries were lost
+        assert results["compiled"].nodes == results["python"].nodes > lossless, results
+
+
+def test_the_plain_engine_plays_boards_past_the_compiled_limit():
+    """(6,6,4), 36 cells: keys of 72 bits, which only the plain-Python engine holds; after
+    X b2 O e5 X c3 O d4, the values of the moves agree with a search of each child."""
+    rules = Rules(6, 6, 4)
+    assert not fits_compiled(rules)
+    position = Position.from_moves(rules, ["b2", "e5", "c3", "d4", "a1", "f6", "b3"])
+    prover = Prover(rules)
+    assert prover.engine == "python"
+    values = prover.move_values(position)
+    for cell, value in values[:3]:
+        child = position.play(cell)
+        assert value.score == move_score(Prover(rules, table_bits=12).solve(child).score)

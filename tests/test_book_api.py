@@ -222,7 +222,7 @@ def test_oracle_out_of_reach_names_the_command(book_3x3, opening_book):
 
 def test_oracle_live_search_agrees_with_the_book(book_small):
     """The real prover, on positions the book also holds, gives the book's answers."""
-    pytest.importorskip("ttt_solve.solver.alphabeta")
+    pytest.importorskip("ttt_solve.solver.search")
     rules = Rules(3, 4, 3)
     rng = random.Random(11)
     with open_book(book_small) as book:

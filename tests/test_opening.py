@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ttt_solve.solver.alphabeta import Prover
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.opening import OpeningBookBuilder
 from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.search import Prover
 from ttt_solve.solver.value import WIN_SCORE, best_child_score, move_score
 
 
