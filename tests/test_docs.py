@@ -124,7 +124,7 @@ def check_console(page: Path, block: Block, cwd: Path) -> list[str]:
 
 
 def check_pycon(page: Path, block: Block, cwd: Path, globs: dict) -> list[str]:
-    """Run a pycon block as a doctest in ``cwd``; its report if an example fails."""
+    """Run a pycon block as a doctest in ``cwd``, in the page's globals; its report on failure."""
     test = doctest.DocTestParser().get_doctest(
         block.text, globs, f"{page.name}:{block.line}", str(page), block.line - 1
     )
@@ -136,6 +136,8 @@ def check_pycon(page: Path, block: Block, cwd: Path, globs: dict) -> list[str]:
         runner.run(test, out=report.append, clear_globs=False)
     finally:
         os.chdir(previous)
+    # DocTest copies the globals it is given: keep this block's names for the next block.
+    globs.update(test.globs)
     return ["".join(report)] if runner.failures else []
 
 
