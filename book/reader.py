@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import pathlib
 import random
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -128,11 +129,15 @@ class StoredRow(NamedTuple):
 class _SqliteRows:
     """The book's read queries over a stdlib ``sqlite3`` connection."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, read_only: bool = False) -> None:
         # A Book may be handed between threads, as the SQLAlchemy pool allowed; this SQLite is
         # built serialized (sqlite3.threadsafety == 3), so sharing the connection is safe.
+        target = f"{pathlib.Path(path).as_uri()}?mode=ro" if read_only else path
         self.connection = sqlite3.connect(
-            path, isolation_level=None, check_same_thread=sqlite3.threadsafety != 3
+            target,
+            isolation_level=None,
+            check_same_thread=sqlite3.threadsafety != 3,
+            uri=read_only,
         )
         self.connection.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
 
@@ -570,8 +575,13 @@ def check_schema(engine: Engine, url: URL) -> None:
 
 
 @contextmanager
-def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
+def open_book(
+    db: str = DEFAULT_DB, create: bool = False, read_only: bool = False
+) -> Iterator[Book]:
     """Open a book database (path or SQLAlchemy URL); ``create`` makes a missing one.
+
+    ``read_only`` opens a SQLite file so that nothing can write through this book (a server
+    that only reads); other databases are opened as usual.
 
     Raises :class:`BookNotFoundError` for a missing SQLite file unless ``create`` or for a
     file that is not a database, and :class:`SchemaVersionError` for a database that is not a
@@ -601,7 +611,7 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
                 engine = schema.make_engine(url)
                 book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
             else:
-                book = Book(None, db, rows=_SqliteRows(path))
+                book = Book(None, db, rows=_SqliteRows(path, read_only))
             _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)
