@@ -136,6 +136,11 @@ class AuditRunner:
         threading.Thread(target=self._run, args=(job,), daemon=True, name=f"audit-{job.id}").start()
         return job
 
+    def recent(self) -> list[AuditJob]:
+        """The jobs kept, newest first."""
+        with self._lock:
+            return list(reversed(self._jobs.values()))
+
     def get(self, job_id: int) -> AuditJob | None:
         with self._lock:
             return self._jobs.get(job_id)

@@ -113,24 +113,25 @@ class Explorer:
 
     def analyse(self, position: Position) -> Analysis:
         """The position's answer: read from the book, else searched live in a slot."""
+        try:
+            return self.read(position)
+        except OutOfReachError:
+            return self.search(position)  # past the book
+
+    def read(self, position: Position) -> Analysis:
+        """The position's answer from the book alone (fast: no search); raises
+        :class:`OutOfReachError` when it takes a live search."""
         rules = position.rules
         reader = self._readers.get(rules)
         if reader is None:
+            self.book.game(rules)  # a game not in the book is not explored
             reader = self._readers.setdefault(rules, Oracle(rules, self.book, search_seconds=0))
-        try:
-            return reader.analyse(position)
-        except OutOfReachError:
-            pass  # past the book: the same question again, with a live search allowed
-        with self.searcher(rules) as oracle:
-            return oracle.analyse(position)
+        return reader.analyse(position)
 
-    def needs_search(self, position: Position) -> bool:
-        """Whether answering ``position`` takes a live search (past the book's plies)."""
-        game = self.book.game(position.rules)
-        return not (
-            game.holds_ply(position.ply)
-            and (position.is_terminal or game.holds_ply(position.ply + 1))
-        )
+    def search(self, position: Position) -> Analysis:
+        """The position's answer, searched live in a slot within ``search_seconds``."""
+        with self.searcher(position.rules) as oracle:
+            return oracle.analyse(position)
 
     def line(self, position: Position) -> list[LineMove]:
         """The optimal line from ``position`` (the mainline), searched live where needed."""
