@@ -31,6 +31,7 @@ def value_history(answers: Sequence[Analysis], links: Sequence[str]) -> str:
     """GamesmanUni's "visual value history": one point per ply, each a link to its position."""
     from ttt_solve import charts
 
+    cells = answers[0].position.rules.cells if answers else 1
     series = charts.Series(
         "value for X",
         [a.position.ply for a in answers],
@@ -43,6 +44,7 @@ def value_history(answers: Sequence[Analysis], links: Sequence[str]) -> str:
             title="Value history for X (above 0: X wins in N; below: O wins in N; 0: draw)",
             xlabel="ply",
             ylabel="remoteness, signed for X",
+            ylim=(-cells - 0.5, cells + 0.5),  # the whole range: a draw sits in the middle
         )
     )
 
