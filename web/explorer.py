@@ -9,6 +9,7 @@ than queued.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -25,6 +26,10 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
 T = TypeVar("T")
+
+READ_CACHE = 2_048
+"""Book answers kept in memory (the book is read-only, so they never change): the openings,
+asked most, are answered without a lookup; a few MiB at most."""
 
 GAME_NAME = re.compile(r"(\d{1,2})x(\d{1,2})k(\d{1,2})")
 """A game in a URL: ``3x3k3`` is 3 rows, 3 columns, 3 in a row."""
@@ -93,16 +98,22 @@ class Explorer:
         self._lock = threading.Lock()
         self._readers: dict[Rules, Oracle] = {}
         self._searchers: dict[Rules, list[Oracle]] = {}
+        self._rules: dict[str, Rules] = {}
+        self._read = functools.lru_cache(maxsize=READ_CACHE)(self._read_book)
 
     def games(self) -> list[GameInfo]:
         return self.book.games()
 
     def game(self, name: str) -> GameInfo:
         """The game a URL names; 404-worthy errors for a bad name or a game not in the book."""
-        try:
-            rules = parse_game_name(name)
-        except InvalidRulesError as error:
-            raise GameNotFoundError(str(error)) from None
+        rules = self._rules.get(name)
+        if rules is None:
+            try:
+                rules = parse_game_name(name)
+            except InvalidRulesError as error:
+                raise GameNotFoundError(str(error)) from None
+            if len(self._rules) < 1_000:  # names are kept once parsed (making Rules costs)
+                self._rules[name] = rules
         return self.book.game(rules)
 
     def position(self, rules: Rules, text: str | None, moves: str | None) -> Position:
@@ -121,6 +132,10 @@ class Explorer:
     def read(self, position: Position) -> Analysis:
         """The position's answer from the book alone (fast: no search); raises
         :class:`OutOfReachError` when it takes a live search."""
+        answer: Analysis = self._read(position)
+        return answer
+
+    def _read_book(self, position: Position) -> Analysis:
         rules = position.rules
         reader = self._readers.get(rules)
         if reader is None:
