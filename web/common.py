@@ -65,7 +65,7 @@ def asked_position(request: Request, game: str) -> Asked:
     base = param(request, "position")
     start = explorer.position(rules, base, None)
     position = start
-    cells = []
+    cells: list[int] = []
     for token in re.split(r"[,\s]+", param(request, "moves") or ""):
         if token:
             cell = rules.parse_cell(token)

@@ -27,7 +27,7 @@ def position_url(
 
 def position_link(position: Position, **extra: object) -> str:
     """The explorer's page of one position, written out (no move history)."""
-    return position_url(position.rules, str(position), **extra)
+    return position_url(position.rules, str(position), (), **extra)
 
 
 def api_position_url(rules: Rules, base: str | None, moves: list[str] | tuple[str, ...]) -> str:

@@ -57,7 +57,9 @@ def source_note(analysis: Analysis, depth: int | None) -> str | None:
     return f"searched live: past the opening book's depth {depth} ({spent})"
 
 
-def board_rows(asked: Asked, analysis: Analysis, mark: int | None, play: Any = None) -> list:
+def board_rows(
+    asked: Asked, analysis: Analysis | None, mark: int | None, play: Any = None
+) -> list[list[dict[str, Any]]]:
     """Rows of cells for the board template: stones, and each empty cell's move with its
     value for the mover and its link (``play(cell)`` gives the link on the play page)."""
     rules, position = asked.rules, asked.position
