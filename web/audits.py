@@ -22,7 +22,10 @@ from ttt_solve.agents.audit import (
     Truth,
     audit_games,
     audit_positions,
+    game_result_json,
+    graded_json,
     summarize,
+    summary_json,
     worst,
 )
 from ttt_solve.agents.parallel import AgentMaker
@@ -216,51 +219,11 @@ def job_json(job: AuditJob, links: Any = None) -> dict[str, Any]:
     if summary is None or truth is None:
         return out
     out["result"] = {
-        "graded": summary.graded,
-        "moves": summary.moves,
-        "ungraded": summary.ungraded,
-        "accuracy": summary.accuracy,
-        "perfection": summary.perfection,
-        "best": summary.best,
-        "sound": summary.sound,
-        "blunders": summary.blunders,
-        "blunder_kinds": summary.kinds,
-        "by_ply": [
-            {
-                "ply": row.ply,
-                "moves": row.moves,
-                "best": row.best,
-                "sound": row.sound,
-                "blunders": row.blunders,
-                "accuracy": row.accuracy,
-                "perfection": row.perfection,
-            }
-            for row in summary.by_ply
-        ],
+        **summary_json(summary),
         "worst": [
-            {
-                "ply": r.ply,
-                "position": str(r.position),
-                "to_move": r.position.to_move,
-                "weight": r.weight,
-                "move": rules.cell_name(r.cell),
-                "grade": r.grade.value,
-                "kind": r.kind,
-                "value": str(r.value),
-                "move_value": str(r.move_value),
-                "best_moves": [rules.cell_name(c) for c in truth.best_moves(r.position)],
-                **({"url": links(r)} if links else {}),
-            }
-            for r in job.worst
+            {**graded_json(truth, r), **({"url": links(r)} if links else {})} for r in job.worst
         ],
     }
     if job.results is not None:
-        out["result"]["games"] = [
-            {
-                "agent_side": r.agent_side,
-                "outcome": r.outcome.value if r.outcome else "stopped",
-                "moves": [rules.cell_name(c) for c in r.moves],
-            }
-            for r in job.results
-        ]
+        out["result"]["games"] = [game_result_json(rules, r) for r in job.results]
     return out
