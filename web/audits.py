@@ -121,7 +121,7 @@ class AuditRunner:
 
     def start(self, request: AuditRequest) -> AuditJob:
         """A new job, running; :class:`BusyError` when ``max_running`` already run."""
-        truth = self.truth(request.rules)  # a game not in the book fails here, at once
+        self.book.game(request.rules)  # a game not in the book fails here, at once
         with self._lock:
             running = sum(job.status == "running" for job in self._jobs.values())
             if running >= self.max_running:
@@ -129,7 +129,7 @@ class AuditRunner:
                     f"{running} audit{'s are' if running > 1 else ' is'} running, the most this "
                     f"server runs at once; try again when it is done"
                 )
-            job = AuditJob(next(self._ids), request, truth=truth)
+            job = AuditJob(next(self._ids), request)
             self._jobs[job.id] = job
             while len(self._jobs) > KEPT_JOBS:
                 oldest = next(iter(self._jobs))
@@ -149,8 +149,7 @@ class AuditRunner:
             return self._jobs.get(job_id)
 
     def _run(self, job: AuditJob) -> None:
-        request, truth = job.request, job.truth
-        assert truth is not None
+        request = job.request
         deadline = job.started + self.seconds
 
         def progress(done: int, total: int) -> None:
@@ -162,6 +161,8 @@ class AuditRunner:
                 )
 
         try:
+            # read in the job's thread: a large game takes seconds, the server goes on meanwhile
+            truth = job.truth = self.truth(request.rules)
             maker = AgentMaker(request.agent, self.db)
             if request.mode == "positions":
                 records, ungraded = audit_positions(
