@@ -580,8 +580,8 @@ def open_book(
 ) -> Iterator[Book]:
     """Open a book database (path or SQLAlchemy URL); ``create`` makes a missing one.
 
-    ``read_only`` opens a SQLite file so that nothing can write through this book (a server
-    that only reads); other databases are opened as usual.
+    ``read_only`` opens the book so that nothing can write through it (a server that only
+    reads): a SQLite file in SQLite's read-only mode, PostgreSQL in read-only transactions.
 
     Raises :class:`BookNotFoundError` for a missing SQLite file unless ``create`` or for a
     file that is not a database, and :class:`SchemaVersionError` for a database that is not a
@@ -609,6 +609,8 @@ def open_book(
                 url = schema.database_url(db)
                 shown = url.render_as_string(hide_password=True)
                 engine = schema.make_engine(url)
+                if read_only and engine.dialect.name == "postgresql":
+                    engine = engine.execution_options(postgresql_readonly=True)
                 book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
             else:
                 book = Book(None, db, rows=_SqliteRows(path, read_only))

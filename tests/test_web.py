@@ -407,3 +407,22 @@ def test_play_as_o_the_agent_moves_first_and_the_same_url_gives_the_same_move(cl
     assert first.status_code == 303
     assert first.headers["location"] == again.headers["location"]
     assert "moves=" in first.headers["location"]
+
+
+def test_a_book_on_either_backend_is_served_read_only(book_db):
+    from tests.pg_support import solve_into
+
+    solve_into(book_db, R3)
+    with TestClient(create_app(book_db)) as client:
+        data = client.get("/api/games/3x3k3/position?moves=b2,a1").json()
+        assert data == book_answer(book_db, R3, "b2,a1")
+        book = client.app.state.explorer.book
+        if book_db.startswith("postgresql"):
+            import sqlalchemy as sa
+
+            with pytest.raises(sa.exc.DBAPIError, match="read-only"):
+                with book.engine.connect() as conn:
+                    conn.exec_driver_sql("DELETE FROM games")
+        else:
+            with pytest.raises(Exception, match="readonly"):
+                book._rows.connection.execute("DELETE FROM games")
