@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 
 import pytest
 
 pytest.importorskip("starlette")
 pytest.importorskip("jinja2")
+pytest.importorskip("httpx", reason="Starlette's test client needs httpx: pip install httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+with warnings.catch_warnings():  # recent Starlette warns that it prefers httpx2 to httpx
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
 
 from ttt_solve.book.oracle import Oracle  # noqa: E402
 from ttt_solve.book.query import analysis_json, parse_query  # noqa: E402
