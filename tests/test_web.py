@@ -194,6 +194,14 @@ def test_uwapi_routes(client, book_small):
     assert client.get("/uwapi/mnk/3x3k3/positions/?p=o../.x./...").json()["positionValue"] == "tie"
 
 
+def test_uwapi_may_be_read_by_pages_of_other_origins(client):
+    origin = {"Origin": "https://nyc.cs.berkeley.edu"}
+    assert client.get("/uwapi/", headers=origin).headers["access-control-allow-origin"] == "*"
+    errors = client.get("/uwapi/mnk/3x3k3/positions/?p=x", headers=origin)
+    assert errors.status_code == 400 and errors.headers["access-control-allow-origin"] == "*"
+    assert "access-control-allow-origin" not in client.get("/api/games", headers=origin).headers
+
+
 def test_uwapi_bad_input(client):
     assert client.get("/uwapi/chess/").status_code == 404
     assert client.get("/uwapi/mnk/9x9k9/").status_code == 404

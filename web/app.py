@@ -14,6 +14,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -59,6 +60,29 @@ async def error_response(request: Request, error: Exception) -> Response:
     return response
 
 
+class UniversalApiCors:
+    """Lets pages of other origins read ``/uwapi/`` (GamesmanUni is served from its own site):
+    the universal API only reads, so any origin may."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/uwapi/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_cors(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"access-control-allow-origin", b"*"),
+                ]
+            await send(message)
+
+        await self.app(scope, receive, send_with_cors)
+
+
 def routes() -> list[Route | Mount]:
     return [
         Route("/", pages.index),
@@ -101,7 +125,12 @@ def create_app(db: str, limits: Limits | None = None) -> Starlette:
     handlers: dict[Any, Any] = {TttError: error_response, ValueError: error_response}
     handlers[LookupError] = error_response
     handlers[HTTPException] = error_response
-    app = Starlette(routes=routes(), lifespan=lifespan, exception_handlers=handlers)
+    app = Starlette(
+        routes=routes(),
+        lifespan=lifespan,
+        exception_handlers=handlers,
+        middleware=[Middleware(UniversalApiCors)],
+    )
     app.state.templates = jinja2.Environment(
         loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),
         autoescape=True,  # everything a visitor typed is escaped in the HTML
