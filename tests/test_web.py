@@ -195,7 +195,7 @@ def test_uwapi_routes(client, book_small):
 
 
 def test_uwapi_may_be_read_by_pages_of_other_origins(client):
-    origin = {"Origin": "https://nyc.cs.berkeley.edu"}
+    origin = {"Origin": "http://localhost:3000"}  # a GamesmanUni served elsewhere
     assert client.get("/uwapi/", headers=origin).headers["access-control-allow-origin"] == "*"
     errors = client.get("/uwapi/mnk/3x3k3/positions/?p=x", headers=origin)
     assert errors.status_code == 400 and errors.headers["access-control-allow-origin"] == "*"
