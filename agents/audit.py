@@ -252,6 +252,62 @@ def worst(records: Sequence[Graded], n: int = 5) -> list[Graded]:
     return ranked[:n]
 
 
+def graded_json(truth: Truth, record: Graded) -> dict[str, object]:
+    """A graded move as plain data, with the best moves of its position (for JSON and CSV)."""
+    rules = truth.rules
+    return {
+        "ply": record.ply,
+        "position": str(record.position),
+        "to_move": record.position.to_move,
+        "weight": record.weight,
+        "move": rules.cell_name(record.cell),
+        "grade": record.grade.value,
+        "kind": record.kind,
+        "value": str(record.value),
+        "move_value": str(record.move_value),
+        "best_moves": [rules.cell_name(c) for c in truth.best_moves(record.position)],
+    }
+
+
+def ply_row_json(row: PlyRow) -> dict[str, object]:
+    """One row of the by-ply table as plain data."""
+    return {
+        "ply": row.ply,
+        "moves": row.moves,
+        "best": row.best,
+        "sound": row.sound,
+        "blunders": row.blunders,
+        "accuracy": row.accuracy,
+        "perfection": row.perfection,
+    }
+
+
+def summary_json(summary: Summary) -> dict[str, object]:
+    """The figures of a summary as plain data: totals, rates, blunders by kind, by ply."""
+    return {
+        "graded": summary.graded,
+        "moves": summary.moves,
+        "ungraded": summary.ungraded,
+        "accuracy": summary.accuracy,
+        "perfection": summary.perfection,
+        "best": summary.best,
+        "sound": summary.sound,
+        "blunders": summary.blunders,
+        "blunder_kinds": summary.kinds,
+        "by_ply": [ply_row_json(row) for row in summary.by_ply],
+    }
+
+
+def game_result_json(rules: Rules, result: GameResult) -> dict[str, object]:
+    """One audit game as plain data: the agent's side, its result, the moves."""
+    return {
+        "agent_side": result.agent_side,
+        "outcome": result.outcome.value if result.outcome else "stopped",
+        "failure": result.failure,
+        "moves": [rules.cell_name(c) for c in result.moves],
+    }
+
+
 # -- collecting moves ------------------------------------------------------------------------
 
 POSITION_CHUNK = 16

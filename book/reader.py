@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import pathlib
 import random
 import sqlite3
 from collections.abc import Generator, Iterable, Iterator, Sequence
@@ -135,11 +136,15 @@ per row, a third of the cost of streaming a game. Rows come from our own SELECT 
 class _SqliteRows:
     """The book's read queries over a stdlib ``sqlite3`` connection."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, read_only: bool = False) -> None:
         # A Book may be handed between threads, as the SQLAlchemy pool allowed; this SQLite is
         # built serialized (sqlite3.threadsafety == 3), so sharing the connection is safe.
+        target = f"{pathlib.Path(path).as_uri()}?mode=ro" if read_only else path
         self.connection = sqlite3.connect(
-            path, isolation_level=None, check_same_thread=sqlite3.threadsafety != 3
+            target,
+            isolation_level=None,
+            check_same_thread=sqlite3.threadsafety != 3,
+            uri=read_only,
         )
         self.connection.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
 
@@ -549,8 +554,13 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
 
 
 @contextmanager
-def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
+def open_book(
+    db: str = DEFAULT_DB, create: bool = False, read_only: bool = False
+) -> Iterator[Book]:
     """Open a book database (path or SQLAlchemy URL); ``create`` makes a missing one.
+
+    ``read_only`` opens the book so that nothing can write through it (a server that only
+    reads): a SQLite file in SQLite's read-only mode, PostgreSQL in read-only transactions.
 
     Raises :class:`BookNotFoundError` for a missing SQLite file unless ``create`` or for a
     file that is not a database, and :class:`SchemaVersionError` for a database that is not a
@@ -578,9 +588,11 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
                 url = schema.database_url(db)
                 shown = url.render_as_string(hide_password=True)
                 engine = schema.make_engine(url)
+                if read_only and engine.dialect.name == "postgresql":
+                    engine = engine.execution_options(postgresql_readonly=True)
                 book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
             else:
-                book = Book(None, db, rows=_SqliteRows(path))
+                book = Book(None, db, rows=_SqliteRows(path, read_only))
             _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import sys
-from typing import Any
 
 import click
 from tabulate import tabulate
@@ -21,9 +20,12 @@ from ttt_solve.agents.audit import (
     Truth,
     audit_games,
     audit_positions,
+    game_result_json,
     summarize,
+    summary_json,
     worst,
 )
+from ttt_solve.agents.audit import graded_json as record_dict
 from ttt_solve.agents.engine import FAILURE_KINDS
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import describe_agents, parse_spec
@@ -119,22 +121,6 @@ def describe_worst(truth: Truth, record: Graded, index: int) -> str:
     )
     diagram = position.diagram({record.cell: "*", **{c: "+" for c in best if c != record.cell}})
     return head + "\n" + "\n".join("    " + line for line in diagram.splitlines())
-
-
-def record_dict(truth: Truth, record: Graded) -> dict[str, Any]:
-    rules = truth.rules
-    return {
-        "ply": record.ply,
-        "position": str(record.position),
-        "to_move": record.position.to_move,
-        "weight": record.weight,
-        "move": rules.cell_name(record.cell),
-        "grade": record.grade.value,
-        "kind": record.kind,
-        "value": str(record.value),
-        "move_value": str(record.move_value),
-        "best_moves": [rules.cell_name(c) for c in truth.best_moves(record.position)],
-    }
 
 
 def game_rows(results: list[GameResult]) -> list[list[object]]:
@@ -436,39 +422,11 @@ def _print_json(
         "seed": seed,
         "mode": "positions" if weighted else "games",
         "description": mode,
-        "graded": summary.graded,
-        "moves": summary.moves,
-        "ungraded": summary.ungraded,
-        "accuracy": summary.accuracy,
-        "perfection": summary.perfection,
-        "best": summary.best,
-        "sound": summary.sound,
-        "blunders": summary.blunders,
-        "blunder_kinds": summary.kinds,
-        "by_ply": [
-            {
-                "ply": r.ply,
-                "moves": r.moves,
-                "best": r.best,
-                "sound": r.sound,
-                "blunders": r.blunders,
-                "accuracy": r.accuracy,
-                "perfection": r.perfection,
-            }
-            for r in summary.by_ply
-        ],
+        **summary_json(summary),
         "worst": [record_dict(truth, r) for r in worst(records, n_worst)],
         "failures": summary.failures,
         "failed": [failure_dict(f) for f in failures],
     }
     if results is not None:
-        out["games"] = [
-            {
-                "agent_side": r.agent_side,
-                "outcome": r.outcome.value if r.outcome else "stopped",
-                "failure": r.failure,
-                "moves": [rules.cell_name(c) for c in r.moves],
-            }
-            for r in results
-        ]
+        out["games"] = [game_result_json(rules, r) for r in results]
     click.echo(json.dumps(out, indent=2))

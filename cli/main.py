@@ -19,6 +19,7 @@ COMMANDS = {
     "audit": "ttt_solve.cli.audit:audit",
     "tournament": "ttt_solve.cli.tournament:tournament",
     "play": "ttt_solve.cli.play:play",
+    "serve": "ttt_solve.cli.serve:serve",
 }
 """Command name -> ``module:attribute``."""
 
