@@ -396,7 +396,9 @@ def _print_csv(truth: Truth, records: list[Graded]) -> None:
     writer.writeheader()
     for record in records:
         row = record_dict(truth, record)
-        row["best_moves"] = " ".join(row["best_moves"])
+        best_moves = row["best_moves"]
+        assert isinstance(best_moves, list)
+        row["best_moves"] = " ".join(best_moves)
         row["kind"] = row["kind"] or ""
         writer.writerow(row)
 
