@@ -8,8 +8,8 @@ inside the functions, importing this module costs nothing, and a missing matplot
 
 Charts are deterministic: the SVG ids come from a fixed salt and no date is written, so the same
 figures give the same bytes and tests can compare them. They are accessible: every chart has a
-title, labelled axes and, for more than one series, a legend; SVG text stays text (not glyph
-outlines), so it can be searched, read aloud and copied.
+title, labelled axes and a legend; SVG text stays text (not glyph outlines), so it can be
+searched, read aloud and copied.
 """
 
 from __future__ import annotations
@@ -122,10 +122,10 @@ def check_target(path: str) -> str:
     return fmt
 
 
-def _new_figure(title: str) -> Figure:
+def _new_figure(title: str, width: float = 7.5) -> Figure:
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(7.5, 4.5), layout="constrained")
+    figure = Figure(figsize=(width, 4.5), layout="constrained")
     figure.suptitle(title)
     return figure
 
@@ -140,6 +140,13 @@ def _check_lengths(series: Series) -> None:
             )
 
 
+class Panel(NamedTuple):
+    """One of the side-by-side plots of :func:`line_panels`: its y label and its lines."""
+
+    ylabel: str
+    series: Sequence[Series]
+
+
 def line_chart(
     series: Sequence[Series],
     *,
@@ -151,37 +158,69 @@ def line_chart(
     ylim: tuple[float, float] | None = None,
 ) -> Figure:
     """Lines with markers, one per series, each with its interval band if it has one."""
-    for one in series:
-        _check_lengths(one)
-    with _style():
-        from matplotlib.ticker import NullFormatter, PercentFormatter, ScalarFormatter
+    return line_panels(
+        [Panel(ylabel, series)], title=title, xlabel=xlabel, log_x=log_x, percent=percent, ylim=ylim
+    )
 
-        figure = _new_figure(title)
-        axes = figure.add_subplot()
-        for one in series:
-            (line,) = axes.plot(one.x, one.y, label=one.label, linewidth=1.5)
-            color = line.get_color()
-            markers = axes.scatter(one.x, one.y, color=color, s=18, zorder=3)
-            if one.links is not None:
-                markers.set_urls(list(one.links))
-            if one.low is not None and one.high is not None:
-                axes.fill_between(one.x, one.low, one.high, color=color, alpha=0.15, linewidth=0)
-        if log_x:
-            axes.set_xscale("log")
-        xs = sorted({float(x) for one in series for x in one.x})
-        if 0 < len(xs) <= _MAX_EXPLICIT_TICKS:
-            axes.set_xticks(xs)
-            axes.xaxis.set_major_formatter(ScalarFormatter())
-            axes.xaxis.set_minor_formatter(NullFormatter())
-        if percent:
-            axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
-        if ylim is not None:
-            axes.set_ylim(*ylim)
-        axes.set_xlabel(xlabel)
-        axes.set_ylabel(ylabel)
-        if len(series) > 1:
-            axes.legend(loc="best")
+
+def line_panels(
+    panels: Sequence[Panel],
+    *,
+    title: str,
+    xlabel: str,
+    log_x: bool = False,
+    percent: bool = False,
+    ylim: tuple[float, float] | None = None,
+) -> Figure:
+    """Line charts side by side sharing the x axis (say accuracy and perfection of the same
+    agents); the series of each panel keep their colours from panel to panel, so one legend,
+    in the first panel, names them all (even a single series: the legend is where a chart
+    names what it shows)."""
+    for panel in panels:
+        for one in panel.series:
+            _check_lengths(one)
+    with _style():
+        figure = _new_figure(title, width=4.2 * len(panels) + 1.2 if len(panels) > 1 else 7.5)
+        # One y scale for all panels, so that they compare at a glance.
+        axes_list = figure.subplots(1, len(panels), squeeze=False, sharex=True, sharey=True)[0]
+        for index, (axes, panel) in enumerate(zip(axes_list, panels)):
+            _draw_lines(axes, panel.series, log_x=log_x, percent=percent, ylim=ylim)
+            axes.set_xlabel(xlabel)
+            axes.set_ylabel(panel.ylabel)
+            if index == 0 and panel.series:
+                axes.legend(loc="best")
     return figure
+
+
+def _draw_lines(
+    axes: Any,
+    series: Sequence[Series],
+    *,
+    log_x: bool,
+    percent: bool,
+    ylim: tuple[float, float] | None,
+) -> None:
+    from matplotlib.ticker import NullFormatter, PercentFormatter, ScalarFormatter
+
+    for one in series:
+        (line,) = axes.plot(one.x, one.y, label=one.label, linewidth=1.5)
+        color = line.get_color()
+        markers = axes.scatter(one.x, one.y, color=color, s=18, zorder=3)
+        if one.links is not None:
+            markers.set_urls(list(one.links))
+        if one.low is not None and one.high is not None:
+            axes.fill_between(one.x, one.low, one.high, color=color, alpha=0.15, linewidth=0)
+    if log_x:
+        axes.set_xscale("log")
+    xs = sorted({float(x) for one in series for x in one.x})
+    if 0 < len(xs) <= _MAX_EXPLICIT_TICKS:
+        axes.set_xticks(xs)
+        axes.xaxis.set_major_formatter(ScalarFormatter())
+        axes.xaxis.set_minor_formatter(NullFormatter())
+    if percent:
+        axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    if ylim is not None:
+        axes.set_ylim(*ylim)
 
 
 def bar_chart(
@@ -215,7 +254,7 @@ def bar_chart(
         axes.grid(axis="x", visible=False)
         axes.set_xlabel(xlabel)
         axes.set_ylabel(ylabel)
-        if len(groups) > 1:
+        if groups:
             axes.legend(loc="best")
     return figure
 
