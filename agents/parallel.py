@@ -9,6 +9,7 @@ Every task carries its own seed, so who runs it does not change the result.
 from __future__ import annotations
 
 import random
+import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -89,6 +90,9 @@ _WORKER: Worker | None = None
 
 def _init_worker(rules: Rules, makers: Sequence[AgentMaker]) -> None:
     global _WORKER
+    # A terminal's Ctrl-C reaches the workers too: end them at once. (As a KeyboardInterrupt,
+    # the pool would hand it back as the chunk's result and go on with the queued chunks.)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     _WORKER = Worker(rules, [maker.build() for maker in makers])
 
 
@@ -130,11 +134,16 @@ def run_chunks(
             max_workers=jobs, initializer=_init_worker, initargs=(worker.rules, list(makers))
         ) as pool:
             futures = [pool.submit(_run_in_worker, method, chunk) for chunk in chunks[index:]]
-            for offset, future in enumerate(futures):
-                results.extend(future.result())
-                done += sizes[index + offset]
-                if progress:
-                    progress(done, total)
+            try:
+                for offset, future in enumerate(futures):
+                    results.extend(future.result())
+                    done += sizes[index + offset]
+                    if progress:
+                        progress(done, total)
+            except BaseException:
+                # Ctrl-C or a failed chunk: drop the chunks not started rather than wait for them.
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     return results
 
 
