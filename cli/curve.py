@@ -209,11 +209,14 @@ def curve(
             _print_csv(curves, games is not None)
         else:
             click.echo(f"curve on {rules.name}, {mode}; truth: {book.describe()}")
-            click.echo(
-                f"seeds {seed_list[0]} to {seed_list[-1]}; shares are the mean over seeds "
+            seeds_text = (
+                f"seed {seed}"
+                if seeds == 1
+                else f"seeds {seed_list[0]} to {seed_list[-1]}; shares are the mean over seeds "
                 f"[95% interval]; blunders: mean per seed"
                 + ("; games: summed over seeds" if games is not None else "")
             )
+            click.echo(seeds_text)
             for one in curves:
                 click.echo("")
                 click.echo(
