@@ -197,13 +197,12 @@ class Point:
         """Whether every graded move of every seed kept the value (and some were graded)."""
         return all(run.summary.moves and not run.summary.blunders for run in self.runs)
 
-    def mean(self, figure: Callable[[Summary], float]) -> float:
-        """A summary figure's mean over seeds."""
-        return sum(figure(run.summary) for run in self.runs) / len(self.runs)
-
     def blunder_kinds(self) -> dict[str, float]:
         """Blunders by kind, mean over seeds (weighted like the audit's)."""
-        return {kind: self.mean(lambda s, kind=kind: s.kinds[kind]) for kind in BLUNDER_KINDS}
+        return {
+            kind: sum(run.summary.kinds[kind] for run in self.runs) / len(self.runs)
+            for kind in BLUNDER_KINDS
+        }
 
     def games(self) -> list[GameResult]:
         """Every seed's games, in seed order (empty in positions mode)."""

@@ -24,6 +24,9 @@ is a random player.
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 from ttt_solve.agents.base import Agent, choose
 from ttt_solve.agents.tables import Tables, cells_of, split, tables
 from ttt_solve.solver.position import Position
@@ -106,7 +109,7 @@ class HeuristicAgent(Agent):
 
     name = "heuristic"
 
-    def __init__(self, rng, *, rules: int = len(RULES), **kwargs) -> None:  # noqa: ANN001
+    def __init__(self, rng: random.Random, *, rules: int = len(RULES), **kwargs: Any) -> None:
         super().__init__(rng, **kwargs)
         if not 0 <= rules <= len(RULES):
             raise ValueError(f"heuristic rules must be 0 to {len(RULES)}, got {rules}")

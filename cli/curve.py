@@ -334,13 +334,8 @@ def curves_json(
             }
             if point.runs[0].games is not None:
                 entry["games"] = {
-                    label.split()[-1].lower(): {
-                        "games": n,
-                        "won": won,
-                        "drawn": drawn,
-                        "lost": lost,
-                    }
-                    for label, n, won, drawn, lost, *_ in game_rows(point.games())
+                    side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
+                    for side, (_, n, won, drawn, lost, *_) in zip("xo", game_rows(point.games()))
                 }
             points.append(entry)
         out_curves.append(

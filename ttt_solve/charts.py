@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ttt_solve.errors import TttError
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure as Figure  # re-exported for annotations elsewhere
 
 FORMATS = ("svg", "png")
 
