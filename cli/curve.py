@@ -105,7 +105,7 @@ Examples:
     default=3,
     show_default=True,
     help="Audits per point, with seeds --seed, --seed+1, ...; the figures are their mean "
-    "and 95%% interval.",
+    "and 95% interval.",
 )
 @click.option(
     "--seed",
