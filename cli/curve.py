@@ -204,7 +204,11 @@ def curve(
         if plot_path is not None:
             charts.save(curve_chart(curves, title, games is not None), plot_path)
         if as_json:
-            click.echo(json.dumps(curves_json(curves, rules, book.display_url, mode, seed_list)))
+            click.echo(
+                json.dumps(
+                    curves_json(curves, rules, book.display_url, games is not None, mode, seed_list)
+                )
+            )
         elif as_csv:
             _print_csv(curves, games is not None)
         else:
@@ -299,7 +303,12 @@ def curve_chart(curves: list[Curve], title: str, games_mode: bool) -> charts.Fig
 
 
 def curves_json(
-    curves: list[Curve], rules: Rules, book: str, mode: str, seeds: list[int]
+    curves: list[Curve],
+    rules: Rules,
+    book: str,
+    games_mode: bool,
+    description: str,
+    seeds: list[int],
 ) -> dict[str, object]:
     def share(value: Interval) -> dict[str, float]:
         return {"mean": value.mean, "low": value.low, "high": value.high}
@@ -349,7 +358,8 @@ def curves_json(
     return {
         "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
         "book": book,
-        "mode": mode,
+        "mode": "games" if games_mode else "positions",
+        "description": description,
         "seeds": seeds,
         "curves": out_curves,
     }

@@ -94,6 +94,7 @@ def test_games_mode_point_equals_the_matching_audit(book_3x3):
         "--seeds",
         "2",
     )
+    assert data["mode"] == "games" and data["description"] == "6 games against random"
     point = data["curves"][0]["points"][0]
     games = {"x": [0, 0, 0], "o": [0, 0, 0]}
     for run_ in point["runs"]:
@@ -171,6 +172,7 @@ def test_two_agents_share_one_run(book_3x3):
         "--seeds",
         "1",
     )
+    assert data["mode"] == "positions" and data["description"] == "40 sampled positions"
     assert [c["agent"] for c in data["curves"]] == ["alphabeta", "montecarlo"]
     assert [c["param"] for c in data["curves"]] == ["depth", "playouts"]
     assert data["curves"][0]["points"][1]["runs"][0]["moves"] > 40  # weighted sample of 40
