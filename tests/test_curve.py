@@ -339,24 +339,33 @@ def test_interval():
 
 
 def test_ctrl_c_writes_nothing(book_3x3, tmp_path):
-    plot = tmp_path / "curve.svg"
-    process = subprocess.Popen(
-        [sys.executable, "-c", "from ttt_solve.cli.main import main; main()", "curve",
-         "--db", book_3x3, "--agent", "mcts", "--vary", "iterations=2000,3000", "--seeds", "5",
-         "--plot", str(plot), "-q"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )  # fmt: skip
+    plot = tmp_path / "out" / "curve.svg"
+    plot.parent.mkdir()
+    stderr = tmp_path / "stderr"
+    with open(stderr, "w") as err_file:
+        process = subprocess.Popen(
+            [sys.executable, "-c", "from ttt_solve.cli.main import main; main()", "curve",
+             "--db", book_3x3, "--agent", "mcts", "--vary", "iterations=2000,3000",
+             "--seeds", "5", "--plot", str(plot)],
+            stdout=subprocess.PIPE, stderr=err_file, text=True, start_new_session=True,
+        )  # fmt: skip
     try:
-        time.sleep(3)  # well into the first audits, far from the end
+        # The progress bar's label shows once the audits have run for a second: well into the
+        # work, far from its end (ten audits of 2,000 or 3,000 iterations a move).
+        deadline = time.monotonic() + 120
+        while "curve" not in stderr.read_text() and time.monotonic() < deadline:
+            assert process.poll() is None, stderr.read_text()
+            time.sleep(0.1)
         os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole group
         interrupted = time.perf_counter()
-        out, err = process.communicate(timeout=60)
+        out, _ = process.communicate(timeout=60)
         # Promptly: the workers end at once, the queued work is dropped.
-        assert time.perf_counter() - interrupted < 10
+        assert time.perf_counter() - interrupted < 20
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
+    err = stderr.read_text()
     assert process.returncode == 130, err
     assert "interrupted: nothing was written" in err
     assert out == ""
-    assert list(tmp_path.iterdir()) == []
+    assert list(plot.parent.iterdir()) == []
