@@ -92,7 +92,9 @@ def _init_worker(rules: Rules, makers: Sequence[AgentMaker]) -> None:
     global _WORKER
     # A terminal's Ctrl-C reaches the workers too: end them at once. (As a KeyboardInterrupt,
     # the pool would hand it back as the chunk's result and go on with the queued chunks.)
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # Where the parent ignores Ctrl-C (started with nohup, say), so do they.
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     _WORKER = Worker(rules, [maker.build() for maker in makers])
 
 
