@@ -31,6 +31,7 @@ from ttt_solve.agents.audit import (
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AGENTS, parse_spec
 from ttt_solve.errors import TttError
+from ttt_solve.solver.rules import Rules
 
 
 class CurveError(TttError, ValueError):
@@ -227,7 +228,7 @@ class ReadOnceTruth(Truth):
     """A :class:`Truth` that also keeps the list of non-terminal positions after the first
     read, so that the audits of a curve read the book once between them."""
 
-    def __init__(self, book: Any, rules: Any, **kwargs: Any) -> None:
+    def __init__(self, book: Any, rules: Rules, **kwargs: Any) -> None:
         super().__init__(book, rules, **kwargs)
         self._nonterminal: list[tuple[int, int, int]] | None = None
 
