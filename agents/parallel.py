@@ -8,6 +8,7 @@ Every task carries its own seed, so who runs it does not change the result.
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import signal
 import time
@@ -135,16 +136,20 @@ def run_chunks(
         with ProcessPoolExecutor(
             max_workers=jobs, initializer=_init_worker, initargs=(worker.rules, list(makers))
         ) as pool:
-            futures = [pool.submit(_run_in_worker, method, chunk) for chunk in chunks[index:]]
             try:
+                futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
                 for offset, future in enumerate(futures):
                     results.extend(future.result())
                     done += sizes[index + offset]
                     if progress:
                         progress(done, total)
             except BaseException:
-                # Ctrl-C or a failed chunk: drop the chunks not started rather than wait for them.
+                # Ctrl-C or a failed chunk: drop the chunks not started rather than wait for
+                # them, and end the workers now (one forked just as Ctrl-C came did not see it
+                # and would wait for work, and the exit for it, forever).
                 pool.shutdown(wait=False, cancel_futures=True)
+                for child in multiprocessing.active_children():
+                    child.terminate()
                 raise
     return results
 

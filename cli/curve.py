@@ -202,7 +202,7 @@ def curve(
             mode = f"{count(games)} games against {opponent_spec}"
         title = f"{rules.name}, {mode}, {seeds} seed{'s' if seeds > 1 else ''}"
         if plot_path is not None:
-            charts.save(curve_chart(curves, title, games is not None), plot_path)
+            charts.save(curve_chart(curves, title), plot_path)
         if as_json:
             click.echo(
                 json.dumps(
@@ -225,7 +225,7 @@ def curve(
                 click.echo("")
                 click.echo(
                     tabulate(
-                        [_row(one, point, games is not None) for point in one.points],
+                        [_row(point, games is not None) for point in one.points],
                         headers=_headers(one, games is not None),
                         tablefmt="simple_outline",
                         disable_numparse=True,
@@ -259,7 +259,7 @@ def _headers(one: Curve, games_mode: bool) -> list[str]:
     return [f"{one.agent}: {one.param}", *headers[1:]]
 
 
-def _row(one: Curve, point: Point, games_mode: bool) -> list[str]:
+def _row(point: Point, games_mode: bool) -> list[str]:
     kinds = point.blunder_kinds()
     row = [
         point.value,
@@ -273,16 +273,16 @@ def _row(one: Curve, point: Point, games_mode: bool) -> list[str]:
     return row
 
 
-def curve_chart(curves: list[Curve], title: str, games_mode: bool) -> charts.Figure:
+def curve_chart(curves: list[Curve], title: str) -> charts.Figure:
     """Accuracy and perfection against the parameter, one line per agent, intervals drawn."""
     xs = [point.x for one in curves for point in one.points]
     log_x = min(xs) > 0 and max(xs) / min(xs) >= LOG_SCALE_RATIO
     params = list(dict.fromkeys(one.param for one in curves))
     panels = []
-    for figure, label in (("accuracy", "accuracy (value kept)"), ("perfection", "perfection")):
+    for share_name, label in (("accuracy", "accuracy (value kept)"), ("perfection", "perfection")):
         series = []
         for one in curves:
-            shares = [getattr(point, figure) for point in one.points]
+            shares = [getattr(point, share_name) for point in one.points]
             series.append(
                 charts.Series(
                     one.agent,
@@ -367,8 +367,8 @@ def curves_json(
 
 def _print_csv(curves: list[Curve], games_mode: bool) -> None:
     fields = ["agent", "param", "value", "spec", "seeds"]
-    for figure in ("accuracy", "perfection"):
-        fields += [figure, f"{figure}_low", f"{figure}_high"]
+    for share_name in ("accuracy", "perfection"):
+        fields += [share_name, f"{share_name}_low", f"{share_name}_high"]
     fields += list(BLUNDER_KINDS)
     if games_mode:
         fields += [f"{side}_{result}" for side in "xo" for result in ("won", "drawn", "lost")]

@@ -369,3 +369,17 @@ def test_ctrl_c_writes_nothing(book_3x3, tmp_path):
     assert "interrupted: nothing was written" in err
     assert out == ""
     assert list(plot.parent.iterdir()) == []
+
+
+def test_plot_without_matplotlib_is_one_line_before_any_work(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the plot extra were missing
+    missing = str(tmp_path / "absent.sqlite")
+    for command in (
+        ["curve", "--agent", "mcts", "--vary", "c=1,2"],
+        ["audit", "--agent", "mcts"],
+    ):
+        result = run(*command, "--db", missing, "--plot", str(tmp_path / "c.svg"))
+        assert result.exit_code == 2, result.output
+        assert "pip install 'ttt-solve[plot]'" in result.output
+        assert len(result.output.strip().splitlines()) == 1
+    assert not os.path.exists(missing)
