@@ -11,6 +11,7 @@ import sys
 import click
 from tabulate import tabulate
 
+from ttt_solve import charts
 from ttt_solve.agents.audit import (
     BLUNDER_KINDS,
     Failure,
@@ -38,6 +39,7 @@ from ttt_solve.cli.common import (
     friendly_errors,
     game_options,
 )
+from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
@@ -105,6 +107,21 @@ def ply_rows(summary: Summary) -> list[list[object]]:
         ]
         for row in summary.by_ply
     ]
+
+
+def ply_chart(summary: Summary, title: str) -> charts.Figure:
+    """Accuracy and perfection by ply, for ``--plot``."""
+    plies = [row.ply for row in summary.by_ply]
+    return charts.line_chart(
+        [
+            charts.Series("accuracy (value kept)", plies, [r.accuracy for r in summary.by_ply]),
+            charts.Series("perfection (best moves)", plies, [r.perfection for r in summary.by_ply]),
+        ],
+        title=title,
+        xlabel="ply (moves already played)",
+        ylabel="share of the agent's moves",
+        percent=True,
+    )
 
 
 def describe_worst(truth: Truth, record: Graded, index: int) -> str:
@@ -238,6 +255,13 @@ Examples:
     show_default=True,
     help="Processes for long audits (results do not depend on it).",
 )
+@click.option(
+    "--plot",
+    "plot_path",
+    default=None,
+    metavar="FILE.svg|FILE.png",
+    help="Also draw accuracy and perfection by ply (needs pip install 'ttt-solve[plot]').",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print every graded move as CSV.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
@@ -252,6 +276,7 @@ def audit(
     seed: int,
     n_worst: int,
     jobs: int,
+    plot_path: str | None,
     as_json: bool,
     as_csv: bool,
     quiet: bool,
@@ -270,6 +295,11 @@ def audit(
     engine = parse_spec(agent_spec).name == "cmd"
     if games is not None:
         parse_spec(opponent_spec)
+    if plot_path is not None:
+        try:
+            charts.check_target(plot_path)
+        except TttError as error:
+            raise CliError(str(error)) from None
     failures: list[Failure] = []
     with open_book(db) as book:
         truth = Truth(book, rules)
@@ -318,6 +348,10 @@ def audit(
                 f"{games} games against {opponent_spec}, colours alternating (game 1: the "
                 f"agent is X); the agent's own moves are graded"
             )
+        if plot_path is not None:
+            where = "every position" if games is None else f"{games} games against {opponent_spec}"
+            title = f"audit of {agent_spec} on {rules.name}, {where} (seed {seed})"
+            charts.save(ply_chart(summary, title), plot_path)
         if as_csv:
             _print_csv(truth, records)
         elif as_json:

@@ -17,6 +17,7 @@ COMMANDS = {
     "export": "ttt_solve.cli.export:export",
     "verify": "ttt_solve.cli.verify:verify",
     "audit": "ttt_solve.cli.audit:audit",
+    "curve": "ttt_solve.cli.curve:curve",
     "tournament": "ttt_solve.cli.tournament:tournament",
     "play": "ttt_solve.cli.play:play",
     "serve": "ttt_solve.cli.serve:serve",
