@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from ttt_solve.agents.engine import FAILURE_KINDS, EngineFailure
 from ttt_solve.agents.match import derive_seed, play_game
-from ttt_solve.agents.parallel import AgentMaker, Worker, chunked, run_chunks
+from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -362,7 +362,7 @@ def audit_positions(
                 makers=[maker] if isinstance(maker, AgentMaker) else None,
                 jobs=jobs,
                 progress=progress,
-                **_probe(probe_seconds),
+                probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
             )
     finally:
         _close(agent)
@@ -441,7 +441,7 @@ def audit_games(
                 makers=[maker, opponent] if both else None,
                 jobs=jobs,
                 progress=progress,
-                **_probe(probe_seconds),
+                probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
             )
     finally:
         for agent in agents:
@@ -517,7 +517,7 @@ def _engine_games(
         x_agent.rng.seed(x_seed)
         o_agent.rng.seed(o_seed)
         record = play_game(x_agent, o_agent, rules, stop_on_failure=failures is not None)
-        if record.failure is not None:
+        if record.failure is not None and failures is not None:
             failures.append(Failure.of(record.failure))
         out.append(
             (record.moves, record.winner, None if record.failure is None else record.failure.kind)
@@ -532,7 +532,3 @@ def _close(agent: Any) -> None:
     close = getattr(agent, "close", None)
     if callable(close):
         close()
-
-
-def _probe(seconds: float | None) -> dict[str, float]:
-    return {} if seconds is None else {"probe_seconds": seconds}

@@ -8,6 +8,7 @@ Every task carries its own seed, so who runs it does not change the result.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import random
 import signal
@@ -133,8 +134,10 @@ def run_chunks(
         if progress:
             progress(done, total)
     if index < len(chunks):
+        assert makers is not None  # only a parallel run gets here
         with ProcessPoolExecutor(
-            max_workers=jobs, initializer=_init_worker, initargs=(worker.rules, list(makers))
+            max_workers=jobs,
+            initializer=functools.partial(_init_worker, worker.rules, list(makers)),
         ) as pool:
             try:
                 futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
