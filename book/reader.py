@@ -20,6 +20,7 @@ import functools
 import json
 import os
 import random
+import re
 import sqlite3
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -508,6 +509,18 @@ def _game_info(row: Sequence[Any]) -> GameInfo:
     )
 
 
+_PASSWORD = re.compile(r"^([^:/]+://[^:/@]*:).*@")
+"""``scheme://user:`` and everything to the last ``@``: where a URL's password is."""
+
+
+def hide_password(db: str) -> str:
+    """``db`` with a URL's password replaced by ``***``.
+
+    Done on the text, before any parsing, because a URL that does not parse is quoted in its
+    error message; to the last ``@``, so that a password holding one is hidden too."""
+    return _PASSWORD.sub(r"\1***@", db)
+
+
 def _sqlite_file(db: str) -> str | None:
     """The file of a ``--db`` argument that names a SQLite file, else ``None``.
 
@@ -565,7 +578,7 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
     if path is not None and create:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
-    shown = db  # what messages quote: a URL's password is hidden below
+    shown = hide_password(db)  # what messages quote
     book = None
     try:
         try:

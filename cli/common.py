@@ -134,12 +134,21 @@ def game_options(command: Callable) -> Callable:
     return wrapper
 
 
+def _check_db(_context: click.Context, _param: click.Parameter, value: str) -> str:
+    if not value.strip():
+        raise click.BadParameter(
+            f"it is empty; name a book: a SQLite file (e.g. {DEFAULT_DB}) or a database URL"
+        )
+    return value
+
+
 def db_option(command: Callable) -> Callable:
     return click.option(
         "--db",
         default=DEFAULT_DB,
         show_default=True,
         metavar="PATH|URL",
+        callback=_check_db,
         help="Book database: a SQLite file path or any SQLAlchemy URL.",
     )(command)
 
