@@ -153,6 +153,49 @@ def db_option(command: Callable) -> Callable:
     )(command)
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where the system tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Callable]:
+    """``--jobs N``: processes for the command, capped by the cores this process may use and,
+    with ``memory_per_job`` bytes, by the memory available; a capped value is said on stderr.
+    (More processes than cores only share them; more than memory holds would swap or die.)"""
+
+    def cap(_context: click.Context, _param: click.Parameter, jobs: int) -> int:
+        from ttt_solve.solver.estimate import available_memory
+
+        limits = [(usable_cores(), "the cores this process may use")]
+        if memory_per_job:
+            available = available_memory()
+            limits.append(
+                (
+                    max(1, available // memory_per_job),
+                    f"{available / 2**30:.1f} GiB of memory available, "
+                    f"{memory_per_job // 2**20} MiB per process",
+                )
+            )
+        usable, reason = min(limits)
+        if jobs <= usable:
+            return jobs
+        click.echo(f"--jobs {jobs}: using {usable} ({reason})", err=True)
+        return usable
+
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(1),
+        default=min(2, usable_cores()),
+        show_default=True,
+        metavar="N",
+        callback=cap,
+        help=help,
+    )
+
+
 class LazyProgress:
     """A progress bar on stderr that appears only once work has run for ``delay`` seconds."""
 

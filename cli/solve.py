@@ -23,6 +23,7 @@ from ttt_solve.cli.common import (
     debug_option,
     friendly_errors,
     game_options,
+    jobs_option,
 )
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
@@ -78,6 +79,9 @@ def summary_table(info: GameInfo, db: str) -> str:
 
 
 DEFAULT_BOOK_DEPTH = 2
+BOOK_TABLE_BYTES = 512 * 2**20
+"""Memory of one process proving an opening book: its transposition table (the compiled
+engine's, ``solver.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
 WORKDIR_POSITIONS = 2_000_000
 """Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
 
@@ -135,15 +139,9 @@ def work_directory(db: str, rules: Rules) -> str:
     metavar="D",
     help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=min(2, os.cpu_count() or 1),
-    show_default=True,
-    metavar="N",
-    help="Processes proving an opening book's positions (alphabeta only; each holds "
-    "a 512 MiB table).",
+@jobs_option(
+    "Processes proving an opening book's positions (alphabeta only; each holds a 512 MiB table).",
+    memory_per_job=BOOK_TABLE_BYTES,
 )
 @click.option("--force", is_flag=True, help="Solve again and replace the game if it is stored.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")

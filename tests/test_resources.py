@@ -58,9 +58,12 @@ def test_an_engines_control_characters_never_reach_the_terminal(book_3x3, option
 def test_an_engines_name_is_quoted_in_reports(book_3x3):
     data = audit_json(hostile("--name", r"'evil\x1b[2J'"), book_3x3)
     assert "\x1b" not in json.dumps(data, ensure_ascii=False)
-    assert "\x1b" not in run(
-        "audit", "--agent", hostile("--name", r"'evil\x1b[2J'"), "--db", book_3x3, "-q"
-    ).output
+    assert (
+        "\x1b"
+        not in run(
+            "audit", "--agent", hostile("--name", r"'evil\x1b[2J'"), "--db", book_3x3, "-q"
+        ).output
+    )
 
 
 def test_an_engine_that_answers_twice_is_caught_not_believed(book_3x3):
@@ -230,9 +233,7 @@ def test_a_book_in_a_read_only_folder_can_be_read(small_disk, book_3x3):
 
 def book_bytes(path: Path) -> dict[str, bytes]:
     """The book file and its journal files, as they are on disk."""
-    return {
-        p.name: p.read_bytes() for p in path.parent.iterdir() if p.name.startswith(path.name)
-    }
+    return {p.name: p.read_bytes() for p in path.parent.iterdir() if p.name.startswith(path.name)}
 
 
 def test_a_full_disk_fails_solve_and_export_in_one_line_and_keeps_the_book(small_disk):
