@@ -334,7 +334,7 @@ class Book:
     @property
     def db_argument(self) -> str:
         """This book as a ``--db`` argument (``ttt.sqlite`` when it is the default)."""
-        path = _sqlite_file(str(self.url))
+        path = sqlite_file(str(self.url))
         if path is not None and path == os.path.abspath(DEFAULT_DB):
             return DEFAULT_DB
         return self.display_url
@@ -342,7 +342,7 @@ class Book:
     @property
     def display_url(self) -> str:
         """The database as a user would name it (path for SQLite, URL without password else)."""
-        path = _sqlite_file(str(self.url))
+        path = sqlite_file(str(self.url))
         if path:
             relative = os.path.relpath(path)
             return path if relative.startswith("..") else relative
@@ -521,7 +521,7 @@ def hide_password(db: str) -> str:
     return _PASSWORD.sub(r"\1***@", db)
 
 
-def _sqlite_file(db: str) -> str | None:
+def sqlite_file(db: str) -> str | None:
     """The file of a ``--db`` argument that names a SQLite file, else ``None``.
 
     Plain paths and ``sqlite:///path`` URLs name files; ``sqlite://`` (in memory) and URLs of
@@ -569,7 +569,7 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
     file that is not a database, and :class:`SchemaVersionError` for a database that is not a
     book or is newer than this code.
     """
-    path = _sqlite_file(db)
+    path = sqlite_file(db)
     if path is not None and not create and not os.path.exists(path):
         raise BookNotFoundError(
             f"no book at {db}: solve a game into it first (ttt-solve "

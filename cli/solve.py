@@ -12,7 +12,7 @@ import click
 from tabulate import tabulate
 
 from ttt_solve.book.errors import GameExistsError
-from ttt_solve.book.reader import GameInfo, open_book
+from ttt_solve.book.reader import GameInfo, open_book, sqlite_file
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
     CliError,
@@ -117,8 +117,8 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
 
 def work_directory(db: str, rules: Rules) -> str:
     """Where a large exhaustive solve keeps its plies, and an opening book its proved rows:
-    beside a SQLite book, else in ./"""
-    base = db if "://" not in db else "ttt-work"
+    beside a SQLite book's file (given as a path or a URL), else in ./"""
+    base = sqlite_file(db) or "ttt-work"
     return f"{base}.work/{rules.rows}x{rules.cols}k{rules.k}"
 
 
