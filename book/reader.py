@@ -22,6 +22,7 @@ import os
 import random
 import re
 import sqlite3
+import urllib.parse
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -136,11 +137,14 @@ per row, a third of the cost of streaming a game. Rows come from our own SELECT 
 class _SqliteRows:
     """The book's read queries over a stdlib ``sqlite3`` connection."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, read_only: bool = False) -> None:
         # A Book may be handed between threads, as the SQLAlchemy pool allowed; this SQLite is
         # built serialized (sqlite3.threadsafety == 3), so sharing the connection is safe.
         self.connection = sqlite3.connect(
-            path, isolation_level=None, check_same_thread=sqlite3.threadsafety != 3
+            _read_only_uri(path) if read_only else path,
+            isolation_level=None,
+            check_same_thread=sqlite3.threadsafety != 3,
+            uri=read_only,
         )
         self.connection.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
 
@@ -184,6 +188,28 @@ class _SqliteRows:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _read_only_uri(path: str) -> str:
+    """The URI that opens a book file only to read it.
+
+    ``mode=ro`` where the folder is writable: SQLite still needs to make the write-ahead log's
+    index file (``-shm``) beside the book, and readers and a writer share it as usual. In a
+    read-only folder nobody can write the book, so it is opened ``immutable`` (no locks, no
+    index file) - unless its journal (``-wal``) holds changes not yet in the file, which only
+    a connection that may write can fold in.
+    """
+    uri = f"file:{urllib.parse.quote(path)}"
+    if os.access(os.path.dirname(path) or ".", os.W_OK):
+        return uri + "?mode=ro"
+    journal = path + "-wal"
+    if os.path.exists(journal) and os.path.getsize(journal) > 0:
+        raise BookNotFoundError(
+            f"cannot read the book {path}: its folder is read-only and its journal {journal} "
+            f"holds changes not yet in the book; open it once where the folder is writable "
+            f"(or copy the book with its -wal file to such a folder)"
+        )
+    return uri + "?immutable=1"
 
 
 class _EngineRows:
@@ -593,7 +619,7 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
                 engine = schema.make_engine(url)
                 book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
             else:
-                book = Book(None, db, rows=_SqliteRows(path))
+                book = Book(None, db, rows=_SqliteRows(path, read_only=True))
             _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)
