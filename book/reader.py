@@ -16,6 +16,7 @@ Both ways stream a game's rows, as :class:`StoredRow` s, through :meth:`Book.row
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -184,7 +185,9 @@ class _SqliteRows:
             while chunk := cursor.fetchmany(batch):
                 yield from map(_stored_row, chunk)
         finally:
-            cursor.close()
+            # A reader left unfinished may be collected after its book closed the connection.
+            with contextlib.suppress(sqlite3.ProgrammingError):
+                cursor.close()
 
     def close(self) -> None:
         self.connection.close()

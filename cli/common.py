@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -91,11 +93,39 @@ def friendly_errors(command: Callable) -> Callable:
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # click's own ways out: usage errors, --help, exit codes
         except Exception as error:
+            if _disk_full(error):
+                raise CliError(_disk_full_message(error)) from None
             if debug_requested():
                 raise
             raise BugError(error) from None
 
     return wrapper
+
+
+def _disk_full(error: BaseException) -> bool:
+    """Whether ``error`` says the disk is full: an ``OSError`` (ENOSPC, EDQUOT) or SQLite's
+    ``SQLITE_FULL``, as raised or wrapped by SQLAlchemy (``orig``) or another error."""
+    for cause in (error, getattr(error, "orig", None), error.__cause__, error.__context__):
+        if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if isinstance(cause, sqlite3.Error) and (
+            getattr(cause, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+            or "disk is full" in str(cause)
+        ):
+            return True
+    return False
+
+
+def _disk_full_message(error: BaseException) -> str:
+    """One line for a full disk: the file or book, and the fix. A failed write leaves the
+    book as it was (its transaction is rolled back; output files are written aside)."""
+    if isinstance(error, OSError) and error.filename:
+        where = f"writing {error.filename}"
+    else:
+        context = click.get_current_context(silent=True)
+        db = context.params.get("db") if context is not None else None
+        where = f"writing the book {db}" if db else "writing"
+    return f"no space left on the disk while {where}; free some space and run again"
 
 
 def make_rules(size: str, win: int | None) -> Rules:

@@ -242,13 +242,13 @@ def test_a_full_disk_fails_solve_and_export_in_one_line_and_keeps_the_book(small
     with sqlite3.connect(book) as connection:  # fold the journal in: the book is one file
         connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     filler = small_disk / "filler"
-    with open(filler, "wb") as handle:  # fill the disk to its last bytes
-        try:
-            while True:
-                handle.write(b"\0" * 4096)
-                handle.flush()
-        except OSError:
-            pass
+    with open(filler, "wb", buffering=0) as handle:  # fill the disk to its last bytes
+        for size in (65536, 4096, 512, 1):
+            try:
+                while True:
+                    handle.write(b"\0" * size)
+            except OSError:
+                pass
     before = book_bytes(book)
     for command in (
         ["solve", "--size", "3x4", "--win", "3"],
