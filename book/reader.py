@@ -590,6 +590,18 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
     refuse_newer(read_version(rows.schema_version(), db), SCHEMA_VERSION, db)
 
 
+def _full_disk_hint(path: str | None) -> str:
+    """Why SQLite could not open a book whose disk is full (it reports a "disk I/O error"
+    when it cannot make the ``-shm`` index file beside the book), or ``""``."""
+    if path is None:
+        return ""
+    try:
+        full = os.statvfs(os.path.dirname(path) or ".").f_bavail == 0
+    except OSError:
+        return ""
+    return "; no space left on its disk: free some space and run again" if full else ""
+
+
 @contextmanager
 def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
     """Open a book database (path or SQLAlchemy URL); ``create`` makes a missing one.
@@ -628,7 +640,9 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
                 ensure_schema(book.engine)
         except errors as error:
             reason = getattr(error, "orig", None) or error
-            raise BookNotFoundError(f"cannot read a book at {shown}: {reason}") from None
+            raise BookNotFoundError(
+                f"cannot read a book at {shown}: {reason}{_full_disk_hint(path)}"
+            ) from None
         yield book
     finally:
         if book is not None:
