@@ -120,12 +120,17 @@ def _disk_full_message(error: BaseException) -> str:
     """One line for a full disk: the file or book, and the fix. A failed write leaves the
     book as it was (its transaction is rolled back; output files are written aside)."""
     if isinstance(error, OSError) and error.filename:
-        where = f"writing {error.filename}"
-    else:
+        files = [str(error.filename)]
+    else:  # the files the command writes (a write() error does not name its file)
         context = click.get_current_context(silent=True)
-        db = context.params.get("db") if context is not None else None
-        where = f"writing the book {db}" if db else "writing"
-    return f"no space left on the disk while {where}; free some space and run again"
+        params = context.params if context is not None else {}
+        files = [
+            f"{what} {params[name]}"
+            for name, what in (("db", "the book"), ("output", "the output"))
+            if params.get(name) not in (None, "-")
+        ]
+    where = f" writing {' or '.join(files)}" if files else ""
+    return f"no space left on the disk while{where}; free some space and run again"
 
 
 def make_rules(size: str, win: int | None) -> Rules:

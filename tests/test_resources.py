@@ -240,9 +240,16 @@ def book_dump(path: Path) -> list[str]:
         connection.close()
 
 
-def test_a_full_disk_fails_solve_and_export_in_one_line_and_keeps_the_book(small_disk):
+@pytest.mark.parametrize("reader", [False, True], ids=["alone", "with-a-reader"])
+def test_a_full_disk_fails_solve_and_export_in_one_line_and_keeps_the_book(small_disk, reader):
     book = small_disk / "b.sqlite"
     assert run("solve", "--db", str(book), "-q").exit_code == 0
+    before = book_dump(book)
+    # Alone, SQLite cannot even make the book's -shm index file; with another reader it
+    # exists, and the commands fail later, while writing.
+    other = sqlite3.connect(book) if reader else None
+    if other is not None:
+        other.execute("SELECT count(*) FROM games").fetchone()
     filler = small_disk / "filler"
     with open(filler, "wb", buffering=0) as handle:  # fill the disk to its last bytes
         for size in (65536, 4096, 512, 1):
@@ -251,7 +258,6 @@ def test_a_full_disk_fails_solve_and_export_in_one_line_and_keeps_the_book(small
                     handle.write(b"\0" * size)
             except OSError:
                 pass
-    before = book_dump(book)
     for command in (
         ["solve", "--size", "3x4", "--win", "3"],
         ["solve", "--force"],
@@ -267,8 +273,8 @@ def test_a_full_disk_fails_solve_and_export_in_one_line_and_keeps_the_book(small
         lines = (done.stdout + done.stderr).strip().splitlines()
         assert len(lines) == 1, (command, lines)
         assert "no space left" in lines[0] and "free some space" in lines[0], (command, lines)
-        with sqlite3.connect(f"file:{book}?mode=ro", uri=True) as connection:
-            assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    if other is not None:
+        other.close()
     os.remove(filler)
     assert book_dump(book) == before
     assert run("verify", "--db", str(book)).exit_code == 0
