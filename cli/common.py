@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import os
+import signal
 import sqlite3
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -75,21 +78,57 @@ def debug_option(command: Callable) -> Callable:
     )(command)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is: it stops as after Ctrl-C (what it was writing is
+    rolled back or removed) and says so, then exits 143 as a process killed by SIGTERM."""
+
+
+def stopped_by(interrupt: KeyboardInterrupt) -> tuple[str, int]:
+    """What to call a stop and its exit status: ``terminated``, 143, or ``interrupted``, 130."""
+    return ("terminated", 143) if isinstance(interrupt, Terminated) else ("interrupted", 130)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in this process (in the main
+    thread only, where signals are delivered). A process forked meanwhile (a worker of a pool,
+    which is stopped by SIGTERM) is killed by it as usual."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+
+    def terminate(signum: int, _frame: Any) -> None:
+        if os.getpid() != owner:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def friendly_errors(command: Callable) -> Callable:
     """The errors at the edge: a :class:`~ttt_solve.errors.TttError` (a problem the user can
     act on) becomes a one-line :class:`CliError`, exit 2; any other exception is a bug in
     ttt-solve, reported in one line with exit 1 (:class:`BugError`), or raised as it is under
-    ``--debug``; Ctrl-C exits 130."""
+    ``--debug``; Ctrl-C exits 130, SIGTERM 143, each with a line saying so."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with sigterm_as_interrupt():
+                return command(*args, **kwargs)
         except TttError as error:
             raise CliError(str(error)) from None
-        except KeyboardInterrupt:
-            click.echo("interrupted: nothing was written", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as interrupt:
+            word, status = stopped_by(interrupt)
+            click.echo(f"{word}: nothing was written", err=True)
+            sys.exit(status)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # click's own ways out: usage errors, --help, exit codes
         except Exception as error:

@@ -24,6 +24,7 @@ from ttt_solve.cli.common import (
     friendly_errors,
     game_options,
     jobs_option,
+    stopped_by,
 )
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
@@ -250,16 +251,17 @@ def solve(
                 err=True,
             )
             info = exists.game
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as interrupt:
             progress.close()
             writing.close()
+            word, status = stopped_by(interrupt)
             kept = (
                 f"; the work done is kept in {workdir} and the same command resumes from it"
                 if workdir
                 else ""
             )
-            click.echo(f"interrupted: the book is unchanged{kept}", err=True)
-            sys.exit(130)
+            click.echo(f"{word}: the book is unchanged{kept}", err=True)
+            sys.exit(status)
         finally:
             progress.close()
             writing.close()
