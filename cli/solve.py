@@ -174,8 +174,8 @@ def solve(
     """
     method, reason = choose_method(rules, method)
     with open_book(db, create=True) as book:
-        existing = book.find_game(rules)
-        if existing is not None and not force:
+        existing = None if force else book.find_game(rules)  # --force: even a damaged one
+        if existing is not None:
             if not quiet:
                 click.echo(
                     f"{rules.name} is already solved in {book.display_url}; "
