@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
 from ttt_solve.book.errors import (
-    BookError,
     BookNotFoundError,
     GameNotFoundError,
     PositionNotFoundError,
@@ -325,7 +324,7 @@ class Book:
 
     def games(self) -> list[GameInfo]:
         """Every game in the book, smallest board first."""
-        return [self._game_info(row) for row in self._rows.games()]
+        return [_game_info(row) for row in self._rows.games()]
 
     def find_game(self, rules: Rules) -> GameInfo | None:
         """The game with these rules, or ``None``."""
@@ -334,28 +333,9 @@ class Book:
         rows = self._rows.games(rules)
         if not rows:
             return None
-        info = self._game_info(rows[0])
+        info = _game_info(rows[0])
         self._games[rules] = info
         return info
-
-    def _game_info(self, row: Sequence[Any]) -> GameInfo:
-        """The :class:`GameInfo` of a games row; a row whose figures or date do not parse is
-        a damaged book, named with what to do."""
-        try:
-            return _game_info(row)
-        except (ValueError, TypeError, KeyError) as error:
-            try:
-                fix = (
-                    "solve the game again: "
-                    + solve_command(Rules(*row[1:4]), self.db_argument)
-                    + " --force"
-                )
-            except (ValueError, TypeError):
-                fix = "solve its game again with --force"
-            raise BookError(
-                f"{self.describe()} looks damaged: the games row {tuple(row[1:4])} does not "
-                f"parse ({type(error).__name__}: {error}); {fix}"
-            ) from None
 
     def forget_game(self, rules: Rules) -> None:
         """Drop what this book remembers of a game, so that the next lookup reads its row

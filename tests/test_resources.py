@@ -345,16 +345,15 @@ def test_sigterm_says_what_happened(tmp_path):
 @pytest.mark.parametrize(
     "damage", ["figures = '{not json'", "solved_at = 'yesterday'"], ids=["figures", "date"]
 )
-def test_a_games_row_that_does_not_parse_names_the_book_and_the_fix(book_3x3, tmp_path, damage):
+def test_solve_force_replaces_a_games_row_that_does_not_parse(book_3x3, tmp_path, damage):
+    # What the readers say of such a row is tested with the other damaged books
+    # (tests/test_hostile.py); here: the fix they name, solving again, does not read it.
     db = str(tmp_path / "b.sqlite")
     shutil.copy(book_3x3, db)
-    with sqlite3.connect(db) as connection:
+    connection = sqlite3.connect(db)
+    with connection:
         connection.execute(f"UPDATE games SET {damage}")
     connection.close()
-    for command in (["stats"], ["query"], ["verify"]):
-        result = run(*command, "--db", db)
-        assert result.exit_code == 2, (command, result.output)
-        assert "looks damaged" in result.output and "b.sqlite" in result.output
-        assert "--force" in result.output
-    assert run("solve", "--db", db, "--force", "-q").exit_code == 0  # the fix it names works
+    result = run("solve", "--db", db, "--force", "-q")
+    assert result.exit_code == 0, result.output
     assert run("verify", "--db", db).exit_code == 0
