@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 from tabulate import tabulate
 
-from ttt_solve.book.errors import GameExistsError
+from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.reader import GameInfo, open_book, sqlite_file
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
@@ -174,8 +174,13 @@ def solve(
     """
     method, reason = choose_method(rules, method)
     with open_book(db, create=True) as book:
-        existing = None if force else book.find_game(rules)  # --force: even a damaged one
-        if existing is not None:
+        try:
+            existing = book.find_game(rules)
+        except (BookError, ValueError):
+            if not force:
+                raise
+            existing = None  # a games row that cannot be read: --force replaces it
+        if existing is not None and not force:
             if not quiet:
                 click.echo(
                     f"{rules.name} is already solved in {book.display_url}; "
