@@ -141,6 +141,10 @@ def friendly_errors(command: Callable) -> Callable:
     return wrapper
 
 
+_SQLITE_FULL = 13
+"""SQLite's result code for a full disk (``sqlite3.SQLITE_FULL`` from Python 3.11 on)."""
+
+
 def _disk_full(error: BaseException) -> bool:
     """Whether ``error`` says the disk is full: an ``OSError`` (ENOSPC, EDQUOT) or SQLite's
     ``SQLITE_FULL``, as raised or wrapped by SQLAlchemy (``orig``) or another error."""
@@ -148,7 +152,7 @@ def _disk_full(error: BaseException) -> bool:
         if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
             return True
         if isinstance(cause, sqlite3.Error) and (
-            getattr(cause, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL
+            getattr(cause, "sqlite_errorcode", None) == _SQLITE_FULL
             or "disk is full" in str(cause)
         ):
             return True
