@@ -16,12 +16,14 @@ Both ways stream a game's rows, as :class:`StoredRow` s, through :meth:`Book.row
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
-import pathlib
 import random
+import re
 import sqlite3
+import urllib.parse
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -139,9 +141,8 @@ class _SqliteRows:
     def __init__(self, path: str, read_only: bool = False) -> None:
         # A Book may be handed between threads, as the SQLAlchemy pool allowed; this SQLite is
         # built serialized (sqlite3.threadsafety == 3), so sharing the connection is safe.
-        target = f"{pathlib.Path(path).as_uri()}?mode=ro" if read_only else path
         self.connection = sqlite3.connect(
-            target,
+            _read_only_uri(path) if read_only else path,
             isolation_level=None,
             check_same_thread=sqlite3.threadsafety != 3,
             uri=read_only,
@@ -184,10 +185,34 @@ class _SqliteRows:
             while chunk := cursor.fetchmany(batch):
                 yield from map(_stored_row, chunk)
         finally:
-            cursor.close()
+            # A reader left unfinished may be collected after its book closed the connection.
+            with contextlib.suppress(sqlite3.ProgrammingError):
+                cursor.close()
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _read_only_uri(path: str) -> str:
+    """The URI that opens a book file only to read it.
+
+    ``mode=ro`` where the folder is writable: SQLite still needs to make the write-ahead log's
+    index file (``-shm``) beside the book, and readers and a writer share it as usual. In a
+    read-only folder nobody can write the book, so it is opened ``immutable`` (no locks, no
+    index file) - unless its journal (``-wal``) holds changes not yet in the file, which only
+    a connection that may write can fold in.
+    """
+    uri = f"file:{urllib.parse.quote(path)}"
+    if os.access(os.path.dirname(path) or ".", os.W_OK):
+        return uri + "?mode=ro"
+    journal = path + "-wal"
+    if os.path.exists(journal) and os.path.getsize(journal) > 0:
+        raise BookNotFoundError(
+            f"cannot read the book {path}: its folder is read-only and its journal {journal} "
+            f"holds changes not yet in the book; open it once where the folder is writable "
+            f"(or copy the book with its -wal file to such a folder)"
+        )
+    return uri + "?immutable=1"
 
 
 class _EngineRows:
@@ -338,7 +363,7 @@ class Book:
     @property
     def db_argument(self) -> str:
         """This book as a ``--db`` argument (``ttt.sqlite`` when it is the default)."""
-        path = _sqlite_file(str(self.url))
+        path = sqlite_file(str(self.url))
         if path is not None and path == os.path.abspath(DEFAULT_DB):
             return DEFAULT_DB
         return self.display_url
@@ -346,7 +371,7 @@ class Book:
     @property
     def display_url(self) -> str:
         """The database as a user would name it (path for SQLite, URL without password else)."""
-        path = _sqlite_file(str(self.url))
+        path = sqlite_file(str(self.url))
         if path:
             relative = os.path.relpath(path)
             return path if relative.startswith("..") else relative
@@ -513,7 +538,19 @@ def _game_info(row: Sequence[Any]) -> GameInfo:
     )
 
 
-def _sqlite_file(db: str) -> str | None:
+_PASSWORD = re.compile(r"^([^:/]+://[^:/@]*:).*@")
+"""``scheme://user:`` and everything to the last ``@``: where a URL's password is."""
+
+
+def hide_password(db: str) -> str:
+    """``db`` with a URL's password replaced by ``***``.
+
+    Done on the text, before any parsing, because a URL that does not parse is quoted in its
+    error message; to the last ``@``, so that a password holding one is hidden too."""
+    return _PASSWORD.sub(r"\1***@", db)
+
+
+def sqlite_file(db: str) -> str | None:
     """The file of a ``--db`` argument that names a SQLite file, else ``None``.
 
     Plain paths and ``sqlite:///path`` URLs name files; ``sqlite://`` (in memory) and URLs of
@@ -553,6 +590,18 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
     refuse_newer(read_version(rows.schema_version(), db), SCHEMA_VERSION, db)
 
 
+def _full_disk_hint(path: str | None) -> str:
+    """Why SQLite could not open a book whose disk is full (it reports a "disk I/O error"
+    when it cannot make the ``-shm`` index file beside the book), or ``""``."""
+    if path is None:
+        return ""
+    try:
+        full = os.statvfs(os.path.dirname(path) or ".").f_bavail == 0
+    except OSError:
+        return ""
+    return "; no space left on its disk: free some space and run again" if full else ""
+
+
 @contextmanager
 def open_book(
     db: str = DEFAULT_DB, create: bool = False, read_only: bool = False
@@ -566,7 +615,7 @@ def open_book(
     file that is not a database, and :class:`SchemaVersionError` for a database that is not a
     book or is newer than this code.
     """
-    path = _sqlite_file(db)
+    path = sqlite_file(db)
     if path is not None and not create and not os.path.exists(path):
         raise BookNotFoundError(
             f"no book at {db}: solve a game into it first (ttt-solve "
@@ -575,7 +624,7 @@ def open_book(
     if path is not None and create:
         os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
-    shown = db  # what messages quote: a URL's password is hidden below
+    shown = hide_password(db)  # what messages quote
     book = None
     try:
         try:
@@ -592,13 +641,15 @@ def open_book(
                     engine = engine.execution_options(postgresql_readonly=True)
                 book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
             else:
-                book = Book(None, db, rows=_SqliteRows(path, read_only))
+                book = Book(None, db, rows=_SqliteRows(path, read_only=True))
             _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)
         except errors as error:
             reason = getattr(error, "orig", None) or error
-            raise BookNotFoundError(f"cannot read a book at {shown}: {reason}") from None
+            raise BookNotFoundError(
+                f"cannot read a book at {shown}: {reason}{_full_disk_hint(path)}"
+            ) from None
         yield book
     finally:
         if book is not None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import sys
 
@@ -38,6 +37,7 @@ from ttt_solve.cli.common import (
     db_option,
     friendly_errors,
     game_options,
+    jobs_option,
 )
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
@@ -247,14 +247,7 @@ Examples:
     show_default=True,
     help="How many of the costliest moves to show.",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=min(2, os.cpu_count() or 1),
-    show_default=True,
-    help="Processes for long audits (results do not depend on it).",
-)
+@jobs_option("Processes for long audits (results do not depend on it).")
 @click.option(
     "--plot",
     "plot_path",

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import os
+import signal
+import sqlite3
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -73,29 +78,101 @@ def debug_option(command: Callable) -> Callable:
     )(command)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is: it stops as after Ctrl-C (what it was writing is
+    rolled back or removed) and says so, then exits 143 as a process killed by SIGTERM."""
+
+
+def stopped_by(interrupt: KeyboardInterrupt) -> tuple[str, int]:
+    """What to call a stop and its exit status: ``terminated``, 143, or ``interrupted``, 130."""
+    return ("terminated", 143) if isinstance(interrupt, Terminated) else ("interrupted", 130)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in this process (in the main
+    thread only, where signals are delivered). A process forked meanwhile (a worker of a pool,
+    which is stopped by SIGTERM) is killed by it as usual."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+
+    def terminate(signum: int, _frame: Any) -> None:
+        if os.getpid() != owner:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def friendly_errors(command: Callable) -> Callable:
     """The errors at the edge: a :class:`~ttt_solve.errors.TttError` (a problem the user can
     act on) becomes a one-line :class:`CliError`, exit 2; any other exception is a bug in
     ttt-solve, reported in one line with exit 1 (:class:`BugError`), or raised as it is under
-    ``--debug``; Ctrl-C exits 130."""
+    ``--debug``; Ctrl-C exits 130, SIGTERM 143, each with a line saying so."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with sigterm_as_interrupt():
+                return command(*args, **kwargs)
         except TttError as error:
             raise CliError(str(error)) from None
-        except KeyboardInterrupt:
-            click.echo("interrupted: nothing was written", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as interrupt:
+            word, status = stopped_by(interrupt)
+            click.echo(f"{word}: nothing was written", err=True)
+            sys.exit(status)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # click's own ways out: usage errors, --help, exit codes
         except Exception as error:
+            if _disk_full(error):
+                raise CliError(_disk_full_message(error)) from None
             if debug_requested():
                 raise
             raise BugError(error) from None
 
     return wrapper
+
+
+_SQLITE_FULL = 13
+"""SQLite's result code for a full disk (``sqlite3.SQLITE_FULL`` from Python 3.11 on)."""
+
+
+def _disk_full(error: BaseException) -> bool:
+    """Whether ``error`` says the disk is full: an ``OSError`` (ENOSPC, EDQUOT) or SQLite's
+    ``SQLITE_FULL``, as raised or wrapped by SQLAlchemy (``orig``) or another error."""
+    for cause in (error, getattr(error, "orig", None), error.__cause__, error.__context__):
+        if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if isinstance(cause, sqlite3.Error) and (
+            getattr(cause, "sqlite_errorcode", None) == _SQLITE_FULL or "disk is full" in str(cause)
+        ):
+            return True
+    return False
+
+
+def _disk_full_message(error: BaseException) -> str:
+    """One line for a full disk: the file or book, and the fix. A failed write leaves the
+    book as it was (its transaction is rolled back; output files are written aside)."""
+    if isinstance(error, OSError) and error.filename:
+        files = [str(error.filename)]
+    else:  # the files the command writes (a write() error does not name its file)
+        context = click.get_current_context(silent=True)
+        params = context.params if context is not None else {}
+        files = [
+            f"{what} {params[name]}"
+            for name, what in (("db", "the book"), ("output", "the output"))
+            if params.get(name) not in (None, "-")
+        ]
+    where = f" writing {' or '.join(files)}" if files else ""
+    return f"no space left on the disk while{where}; free some space and run again"
 
 
 def make_rules(size: str, win: int | None) -> Rules:
@@ -134,14 +211,66 @@ def game_options(command: Callable) -> Callable:
     return wrapper
 
 
+def _check_db(_context: click.Context, _param: click.Parameter, value: str) -> str:
+    if not value.strip():
+        raise click.BadParameter(
+            f"it is empty; name a book: a SQLite file (e.g. {DEFAULT_DB}) or a database URL"
+        )
+    return value
+
+
 def db_option(command: Callable) -> Callable:
     return click.option(
         "--db",
         default=DEFAULT_DB,
         show_default=True,
         metavar="PATH|URL",
+        callback=_check_db,
         help="Book database: a SQLite file path or any SQLAlchemy URL.",
     )(command)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where the system tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Callable]:
+    """``--jobs N``: processes for the command, capped by the cores this process may use and,
+    with ``memory_per_job`` bytes, by the memory available; a capped value is said on stderr.
+    (More processes than cores only share them; more than memory holds would swap or die.)"""
+
+    def cap(_context: click.Context, _param: click.Parameter, jobs: int) -> int:
+        from ttt_solve.solver.estimate import available_memory
+
+        limits = [(usable_cores(), "the cores this process may use")]
+        if memory_per_job:
+            available = available_memory()
+            limits.append(
+                (
+                    max(1, available // memory_per_job),
+                    f"{available / 2**30:.1f} GiB of memory available, "
+                    f"{memory_per_job // 2**20} MiB per process",
+                )
+            )
+        usable, reason = min(limits)
+        if jobs <= usable:
+            return jobs
+        click.echo(f"--jobs {jobs}: using {usable} ({reason})", err=True)
+        return usable
+
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(1),
+        default=min(2, usable_cores()),
+        show_default=True,
+        metavar="N",
+        callback=cap,
+        help=help,
+    )
 
 
 class LazyProgress:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import sys
 
 import click
@@ -32,6 +31,7 @@ from ttt_solve.cli.common import (
     db_option,
     friendly_errors,
     game_options,
+    jobs_option,
 )
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
@@ -122,14 +122,7 @@ Examples:
     help="Also draw accuracy and perfection against the parameter, one line per agent "
     "(needs pip install 'ttt-solve[plot]').",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=min(2, os.cpu_count() or 1),
-    show_default=True,
-    help="Processes for each audit (results do not depend on it).",
-)
+@jobs_option("Processes for each audit (results do not depend on it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print one CSV row per point.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import click
 from tabulate import tabulate
 
-from ttt_solve.book.errors import GameExistsError
-from ttt_solve.book.reader import GameInfo, open_book
+from ttt_solve.book.errors import BookError, GameExistsError
+from ttt_solve.book.reader import GameInfo, open_book, sqlite_file
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
     CliError,
@@ -23,6 +23,8 @@ from ttt_solve.cli.common import (
     debug_option,
     friendly_errors,
     game_options,
+    jobs_option,
+    stopped_by,
 )
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
@@ -78,6 +80,9 @@ def summary_table(info: GameInfo, db: str) -> str:
 
 
 DEFAULT_BOOK_DEPTH = 2
+BOOK_TABLE_BYTES = 512 * 2**20
+"""Memory of one process proving an opening book: its transposition table (the compiled
+engine's, ``solver.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
 WORKDIR_POSITIONS = 2_000_000
 """Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
 
@@ -113,8 +118,8 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
 
 def work_directory(db: str, rules: Rules) -> str:
     """Where a large exhaustive solve keeps its plies, and an opening book its proved rows:
-    beside a SQLite book, else in ./"""
-    base = db if "://" not in db else "ttt-work"
+    beside a SQLite book's file (given as a path or a URL), else in ./"""
+    base = sqlite_file(db) or "ttt-work"
     return f"{base}.work/{rules.rows}x{rules.cols}k{rules.k}"
 
 
@@ -135,15 +140,9 @@ def work_directory(db: str, rules: Rules) -> str:
     metavar="D",
     help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=min(2, os.cpu_count() or 1),
-    show_default=True,
-    metavar="N",
-    help="Processes proving an opening book's positions (alphabeta only; each holds "
-    "a 512 MiB table).",
+@jobs_option(
+    "Processes proving an opening book's positions (alphabeta only; each holds a 512 MiB table).",
+    memory_per_job=BOOK_TABLE_BYTES,
 )
 @click.option("--force", is_flag=True, help="Solve again and replace the game if it is stored.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
@@ -175,7 +174,12 @@ def solve(
     """
     method, reason = choose_method(rules, method)
     with open_book(db, create=True) as book:
-        existing = book.find_game(rules)
+        try:
+            existing = book.find_game(rules)
+        except (BookError, ValueError):
+            if not force:
+                raise
+            existing = None  # a games row that cannot be read: --force replaces it
         if existing is not None and not force:
             if not quiet:
                 click.echo(
@@ -252,16 +256,17 @@ def solve(
                 err=True,
             )
             info = exists.game
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as interrupt:
             progress.close()
             writing.close()
+            word, status = stopped_by(interrupt)
             kept = (
                 f"; the work done is kept in {workdir} and the same command resumes from it"
                 if workdir
                 else ""
             )
-            click.echo(f"interrupted: the book is unchanged{kept}", err=True)
-            sys.exit(130)
+            click.echo(f"{word}: the book is unchanged{kept}", err=True)
+            sys.exit(status)
         finally:
             progress.close()
             writing.close()

@@ -3,18 +3,25 @@
 A directory store makes a long solve resumable: every array is written to its own ``.npy``
 file, atomically (a temporary file renamed into place), as soon as it is complete, and a rerun
 finds it and skips the work. Arrays are read back memory-mapped, so a resumed or very large
-solve holds in memory only the plies it is working on.
+solve holds in memory only the plies it is working on. The directory may hold other files:
+clearing it removes only the store's own (``identity.json`` and ``*.npy``, with their
+temporary ``.partial`` names), and the directory itself only once it is empty.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import shutil
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from ttt_solve.solver.errors import WorkFileError
+
+_IDENTITY = "identity.json"
+_PARTIAL = ".partial"
 
 
 class PlyStore:
@@ -31,7 +38,7 @@ class PlyStore:
 
     def _check_identity(self, directory: str, identity: dict[str, Any]) -> None:
         """A directory belongs to one game and solver version; anything else starts afresh."""
-        path = os.path.join(directory, "identity.json")
+        path = os.path.join(directory, _IDENTITY)
         if os.path.exists(path):
             with open(path, encoding="utf-8") as handle:
                 if json.load(handle) == identity:
@@ -42,7 +49,7 @@ class PlyStore:
 
     @staticmethod
     def _write_atomic(path: str, data: bytes) -> None:
-        temporary = path + ".partial"
+        temporary = path + _PARTIAL
         with open(temporary, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -57,7 +64,14 @@ class PlyStore:
     def load(self, name: str) -> NDArray[Any]:
         if self.directory is None:
             return self._memory[name]
-        array: NDArray[Any] = np.load(_array_path(self.directory, name), mmap_mode="r")
+        path = _array_path(self.directory, name)
+        try:
+            array: NDArray[Any] = np.load(path, mmap_mode="r")
+        except (OSError, ValueError, EOFError) as error:  # truncated or overwritten outside
+            raise WorkFileError(
+                f"the work file {path} cannot be read ({error}); delete it (or the folder "
+                f"{self.directory}) and run again: only the work it held is redone"
+            ) from None
         return array
 
     def save(self, name: str, array: NDArray[Any]) -> NDArray[Any]:
@@ -66,7 +80,7 @@ class PlyStore:
             self._memory[name] = array
             return array
         path = _array_path(self.directory, name)
-        temporary = path + ".partial"
+        temporary = path + _PARTIAL
         with open(temporary, "wb") as handle:
             np.save(handle, array)
             handle.flush()
@@ -75,10 +89,26 @@ class PlyStore:
         return self.load(name)
 
     def clear(self) -> None:
-        """Forget everything (and remove the directory)."""
+        """Forget everything: remove the store's own files, and the directory once empty."""
         self._memory.clear()
-        if self.directory is not None and os.path.isdir(self.directory):
-            shutil.rmtree(self.directory)
+        if self.directory is None:
+            return
+        try:
+            names = os.listdir(self.directory)
+        except FileNotFoundError:
+            return
+        for name in names:
+            if _is_own_file(name):
+                with contextlib.suppress(FileNotFoundError):  # another run removed it first
+                    os.remove(os.path.join(self.directory, name))
+        with contextlib.suppress(OSError):  # not empty: it holds files the store did not write
+            os.rmdir(self.directory)
+
+
+def _is_own_file(name: str) -> bool:
+    """Whether a file of the directory is one the store writes."""
+    name = name.removesuffix(_PARTIAL)
+    return name == _IDENTITY or name.endswith(".npy")
 
 
 def _array_path(directory: str, name: str) -> str:
