@@ -12,7 +12,9 @@ from ttt_solve.agents.heuristic import HeuristicAgent
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.mcts import MctsAgent
 from ttt_solve.agents.minimax import AlphaBetaAgent, MinimaxAgent
+from ttt_solve.agents.rollout import random_playout
 from ttt_solve.agents.spec import AGENTS, AgentSpecError, make_agent, parse_spec
+from ttt_solve.agents.tables import Tables, tables
 from ttt_solve.book.reader import open_book
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
@@ -214,6 +216,20 @@ def test_mcts_with_a_seed_is_reproducible_move_for_move():
         for s in range(4)
     ]
     assert len(set(others)) > 1  # the seed does matter
+
+
+def test_random_playout_reads_the_win_table_and_the_lines_alike():
+    # Boards past WIN_TABLE_CELLS have no win table; the same playout then tests the lines
+    # through each move. With one seed both ways must reach the same results.
+    with_table = tables(Rules(4, 4, 3))
+    without_table = Tables(Rules(4, 4, 3))
+    without_table.win = None
+    results = []
+    for t in (with_table, without_table):
+        draw = random.Random(11).random
+        results.append([random_playout(t, 0, 0, list(t.bits), t.cells, draw) for _ in range(300)])
+    assert results[0] == results[1]
+    assert set(results[0]) == {-1, 0, 1}
 
 
 def test_mcts_simulation_count_and_solver_proof():
