@@ -5,39 +5,39 @@ from __future__ import annotations
 import pytest
 
 # The storage fixtures run each test on SQLite and, where a server is configured, PostgreSQL.
-from tests.pg_support import book_db, postgres_db  # noqa: E402, F401 - fixtures
+from tests.pg_support import book_db, postgres_db, solve_into  # noqa: E402, F401 - two fixtures
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 
 
-def solve_into(db: str, rules: Rules) -> str:
-    with open_book(db, create=True) as book:
-        if book.find_game(rules) is None:
-            write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+def solved_book(factory: pytest.TempPathFactory, name: str, *games: Rules) -> str:
+    """Path of a new SQLite book file ``name`` holding each game, solved exhaustively."""
+    db = str(factory.mktemp("books") / name)
+    for rules in games:
+        solve_into(db, rules)
     return db
 
 
 @pytest.fixture(scope="session")
 def book_3x3(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Path of a SQLite book holding 3x3 k=3."""
-    return solve_into(str(tmp_path_factory.mktemp("books") / "3x3.sqlite"), Rules(3, 3, 3))
+    return solved_book(tmp_path_factory, "3x3.sqlite", Rules(3, 3, 3))
 
 
 @pytest.fixture(scope="session")
 def book_small(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Path of a SQLite book holding 3x3 k=3, 3x4 k=3 and 4x4 k=3 (about 2 s to build)."""
-    db = str(tmp_path_factory.mktemp("books") / "small.sqlite")
-    for rules in (Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3)):
-        solve_into(db, rules)
-    return db
+    return solved_book(
+        tmp_path_factory, "small.sqlite", Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3)
+    )
 
 
 @pytest.fixture(scope="session")
 def book_4x4k4(tmp_path_factory: pytest.TempPathFactory) -> str:
     """Path of a SQLite book holding 4x4 k=4 (about 5 s to build)."""
-    return solve_into(str(tmp_path_factory.mktemp("books") / "4x4k4.sqlite"), Rules(4, 4, 4))
+    return solved_book(tmp_path_factory, "4x4k4.sqlite", Rules(4, 4, 4))
 
 
 @pytest.fixture(scope="session")
