@@ -1,11 +1,15 @@
-"""Shared fixtures: books solved once per test session, in a temporary directory."""
+"""Shared fixtures: books solved once per test session, and files that are no book."""
 
 from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
 
 import pytest
 
 # The storage fixtures run each test on SQLite and, where a server is configured, PostgreSQL.
 from tests.pg_support import book_db, postgres_db, solve_into  # noqa: E402, F401 - two fixtures
+from ttt_solve.book import schema
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
@@ -49,3 +53,31 @@ def opening_book(tmp_path_factory: pytest.TempPathFactory) -> str:
         plies = (t for t in ExhaustiveSolver(rules).solve() if t.ply <= 2)
         write_game(book, rules, plies, method="alphabeta", book_depth=2)
     return db
+
+
+@pytest.fixture
+def corrupt_books(tmp_path: Path) -> dict[str, str]:
+    """Paths of files that are no readable book, by name: a missing file, an empty file, a
+    non-book database, garbage, and a book of a newer schema."""
+    newer = tmp_path / "newer.sqlite"
+    with open_book(str(newer), create=True):
+        pass
+    with sqlite3.connect(newer) as conn:
+        conn.execute(
+            "UPDATE meta SET value = ? WHERE name = 'schema_version'",
+            (str(schema.SCHEMA_VERSION + 1),),
+        )
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (a)")
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"not a database " * 200)
+    empty = tmp_path / "empty.sqlite"
+    empty.write_bytes(b"")
+    return {
+        "missing": str(tmp_path / "absent.sqlite"),
+        "newer": str(newer),
+        "other": str(other),
+        "garbage": str(garbage),
+        "empty": str(empty),
+    }
