@@ -8,6 +8,7 @@ import time
 import pytest
 
 from tests.reference import rows
+from tests.support import random_walk
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position, iter_cells
@@ -336,11 +337,7 @@ def test_engines_agree_on_5x5k4_positions():
     compiled_prover = Prover(rules, engine="compiled")
     python_prover = Prover(rules, engine="python")
     for _ in range(12):
-        position = Position.start(rules)
-        for _ in range(rng.randint(6, 10)):
-            if position.winner is not None or not position.empty:
-                break
-            position = position.play(rng.choice(position.legal_moves()))
+        position = random_walk(rules, rng, rng.randint(6, 10))
         assert compiled_prover.solve(position).score == python_prover.solve(position).score, str(
             position
         )
