@@ -1,9 +1,14 @@
-"""Helpers the test modules share."""
+"""Helpers the test modules share: random positions, refused agent specs, the audit command."""
 
 from __future__ import annotations
 
 import random
 
+import pytest
+from click.testing import CliRunner, Result
+
+from ttt_solve.agents.spec import AgentSpecError, make_agent
+from ttt_solve.cli.main import ttt
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -17,3 +22,25 @@ def random_walk(rules: Rules, rng: random.Random, plies: int) -> Position:
             break
         position = position.play(rng.choice(position.legal_moves()))
     return position
+
+
+def refused_spec(spec: str, words: list[str]) -> AgentSpecError:
+    """Build an agent from ``spec``, which must fail with a message holding every one of
+    ``words``; the error, for further checks."""
+    with pytest.raises(AgentSpecError) as caught:
+        make_agent(spec, random.Random(0))
+    for word in words:
+        assert word in str(caught.value), f"{word!r} is not in: {caught.value}"
+    return caught.value
+
+
+def run_audit(*args: str) -> Result:
+    """``ttt audit`` with these arguments, run in this process."""
+    return CliRunner().invoke(ttt, ["audit", *args])
+
+
+def run_audit_games(agent: str, db: str, games: int, *args: str) -> Result:
+    """``ttt audit`` of ``agent`` in games mode against ``random``, quiet."""
+    return run_audit(
+        "--agent", agent, "--games", str(games), "--opponent", "random", "--db", db, *args, "-q"
+    )
