@@ -4,21 +4,12 @@ import random
 
 import pytest
 
+from tests.support import random_walk
 from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
 T3 = Rules(3, 3, 3)
-
-
-def random_position(rules: Rules, rng: random.Random) -> Position:
-    position = Position.start(rules)
-    for _ in range(rng.randrange(rules.cells + 1)):
-        moves = position.legal_moves()
-        if not moves:
-            break
-        position = position.play(rng.choice(moves))
-    return position
 
 
 def test_parse_and_print_round_trip():
@@ -85,7 +76,7 @@ def test_positions_are_immutable_values():
 def test_canonical_key_is_the_same_for_every_image(rules):
     rng = random.Random(20261121)
     for _ in range(200):
-        position = random_position(rules, rng)
+        position = random_walk(rules, rng, rng.randrange(rules.cells + 1))
         key, symmetry = position.canonical()
         assert position.transform(symmetry).key == key
         images = [position.transform(s) for s in range(len(rules.symmetries))]
