@@ -1,4 +1,5 @@
-"""Helpers the test modules share: random positions, refused agent specs, the audit command."""
+"""Helpers the test modules share: random positions, refused agent specs, the audit command,
+and a test run over several boards."""
 
 from __future__ import annotations
 
@@ -44,3 +45,14 @@ def run_audit_games(agent: str, db: str, games: int, *args: str) -> Result:
     return run_audit(
         "--agent", agent, "--games", str(games), "--opponent", "random", "--db", db, *args, "-q"
     )
+
+
+def over_boards(*names: str) -> pytest.MarkDecorator:
+    """Run a test once for each game, named as the project prints it (``"4x5 k=4"``, the
+    test's id too); the test takes the game as ``rules``."""
+    games = []
+    for name in names:
+        size, k = name.split(" k=")
+        games.append(Rules.from_size(size, int(k)))
+    assert [rules.name for rules in games] == list(names), "names as Rules.name spells them"
+    return pytest.mark.parametrize("rules", games, ids=names)

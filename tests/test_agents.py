@@ -7,7 +7,7 @@ from functools import cache
 
 import pytest
 
-from tests.support import refused_spec
+from tests.support import over_boards, refused_spec
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.heuristic import HeuristicAgent
 from ttt_solve.agents.match import play_game
@@ -165,18 +165,7 @@ def test_agents_need_an_injected_generator():
 # -- legal, reproducible play on any board -------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "rules",
-    [
-        Rules(3, 3, 3),
-        Rules(3, 4, 3),
-        Rules(4, 4, 4),
-        Rules(5, 5, 4),
-        Rules(2, 3, 2),
-        Rules(1, 4, 1),
-    ],
-    ids=str,
-)
+@over_boards("3x3 k=3", "3x4 k=3", "4x4 k=4", "5x5 k=4", "2x3 k=2", "1x4 k=1")
 @pytest.mark.parametrize("spec", SEARCHERS)
 def test_agents_play_legal_reproducible_games(rules, spec):
     if rules.cells > 16 and spec.startswith(("minimax", "alphabeta")):

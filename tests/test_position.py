@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from tests.support import random_walk
+from tests.support import over_boards, random_walk
 from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -70,9 +70,7 @@ def test_positions_are_immutable_values():
     assert len({position.play(4), position.play(4)}) == 1
 
 
-@pytest.mark.parametrize(
-    "rules", [Rules(3, 3, 3), Rules(4, 4, 4), Rules(3, 4, 3), Rules(4, 5, 4), Rules(5, 5, 4)]
-)
+@over_boards("3x3 k=3", "4x4 k=4", "3x4 k=3", "4x5 k=4", "5x5 k=4")
 def test_canonical_key_is_the_same_for_every_image(rules):
     rng = random.Random(20261121)
     for _ in range(200):
