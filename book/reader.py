@@ -523,6 +523,15 @@ def _sqlite_file(db: str) -> str | None:
     return os.path.abspath(path) if path and path != ":memory:" else None
 
 
+def book_files(db: str) -> list[str]:
+    """The files a SQLite book ``db`` is made of (the database and the companions SQLite keeps
+    beside it while writing); none for other databases."""
+    path = _sqlite_file(db)
+    if path is None:
+        return []
+    return [path] + [path + suffix for suffix in ("-wal", "-shm", "-journal")]
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the tables if missing (or upgrade an older book), exclusively: two runs that
     start on a new database do not both create it (see :mod:`book.migrate`)."""

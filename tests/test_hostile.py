@@ -1,0 +1,82 @@
+"""The tool under hostile conditions: outputs that would destroy the book, interrupted writes,
+damaged books, misbehaving agents. Each case runs through the command line and ends in a
+clear one-line message (exit 2), a correct answer, or a reported problem, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+import ttt_solve.cli.export
+from ttt_solve.cli.main import ttt
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(ttt, list(args), input=input)
+
+
+@pytest.fixture
+def book(book_3x3, tmp_path) -> str:
+    """A private copy of the 3x3 book, free to damage."""
+    path = str(tmp_path / "B.sqlite")
+    shutil.copy(book_3x3, path)
+    return path
+
+
+def sql(db: str, statement: str) -> None:
+    connection = sqlite3.connect(db)
+    with connection:
+        connection.execute(statement)
+    connection.close()
+
+
+def assert_one_line_error(result, *words: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "bug in ttt-solve" not in result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(lines) == 1, result.output
+    for word in words:
+        assert word in lines[0], result.output
+
+
+# -- outputs --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["{db}", "./{name}", "sqlite:///{db}", "{db}-wal"])
+def test_export_refuses_to_write_over_the_book_it_reads(book, form, monkeypatch):
+    monkeypatch.chdir(os.path.dirname(book))
+    before = pathlib.Path(book).read_bytes()
+    db_argument = f"sqlite:///{book}" if form.startswith("sqlite") else book
+    output = form.format(db=book, name=os.path.basename(book)).removeprefix("sqlite:///")
+    result = run("export", "--db", db_argument, "-o", output)
+    assert_one_line_error(result, "overwrite the book")
+    assert pathlib.Path(book).read_bytes() == before
+    assert run("stats", "--db", book).exit_code == 0
+
+
+def test_an_interrupted_export_leaves_no_partial_file(book, tmp_path, monkeypatch):
+    original = ttt_solve.cli.export.write_rows
+
+    def interrupted(rows, stream, fmt):
+        rows = iter(rows)
+        stream.write("position\n" + "".join(f"{next(rows)[0]}\n" for _ in range(100)))
+        raise KeyboardInterrupt
+
+    target = tmp_path / "ex.csv"
+    target.write_text("the previous export\n")
+    monkeypatch.setattr(ttt_solve.cli.export, "write_rows", interrupted)
+    result = run("export", "--db", book, "-o", str(target))
+    assert result.exit_code == 130
+    assert target.read_text() == "the previous export\n"
+    new = tmp_path / "new.csv"
+    assert run("export", "--db", book, "-o", str(new)).exit_code == 130
+    assert not new.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["B.sqlite", "ex.csv"]
+    monkeypatch.setattr(ttt_solve.cli.export, "write_rows", original)
+    assert run("export", "--db", book, "-o", str(new)).exit_code == 0
+    assert len(new.read_text().splitlines()) == 766
