@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.engine import FAILURE_KINDS, EngineFailure
-from ttt_solve.agents.match import derive_seed, play_game
+from ttt_solve.agents.match import checked_move, derive_seed, play_game
 from ttt_solve.agents.parallel import AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
@@ -293,8 +293,9 @@ def audit_positions(
         position = Position.from_key(rules, key)
         tasks.append((position.x, position.o, derive_seed(seed, "position", key)))
     agent = maker.build(truth.book)
+    spec, external = agent.spec, getattr(agent, "external", False)
     try:
-        if getattr(agent, "external", False):
+        if external:
             moves = _engine_moves(
                 agent, rules, tasks, [images for _, _, images in rows], failures, progress
             )
@@ -311,10 +312,11 @@ def audit_positions(
     finally:
         _close(agent)
     records, ungraded = [], 0
-    for (_ply, key, images), cell in zip(rows, moves):
-        if cell is None:  # the engine failed here: counted in failures, not graded
+    for (_ply, key, images), answer in zip(rows, moves):
+        if external and answer is None:  # the engine failed here: counted in failures
             continue
         position = Position.from_key(rules, key)
+        cell = checked_move(spec, position, answer)  # an in-process agent's None is illegal
         score = truth.scores.get(key) if truth.scores is not None else None
         value = Value.from_score(score, position.empty_count) if score is not None else None
         record = grade_move(truth, position, cell, images, value)

@@ -80,3 +80,60 @@ def test_an_interrupted_export_leaves_no_partial_file(book, tmp_path, monkeypatc
     monkeypatch.setattr(ttt_solve.cli.export, "write_rows", original)
     assert run("export", "--db", book, "-o", str(new)).exit_code == 0
     assert len(new.read_text().splitlines()) == 766
+
+
+# -- agents ---------------------------------------------------------------------------------
+
+PLUGIN = """
+class Agent:
+    def __init__(self, rng, answer):
+        self.rng, self.answer = rng, answer
+    def select_move(self, position):
+        if self.answer == "raise":
+            raise RuntimeError("the agent's own bug")
+        if self.answer == "none-on-odd-plies" and position.ply % 2:
+            return None
+        if self.answer in ("none", "b2"):
+            return None if self.answer == "none" else "b2"
+        return min(position.legal_moves())
+def make(rng, answer="first"):
+    return Agent(rng, answer)
+def broken(rng):
+    raise RuntimeError("the factory's own bug")
+"""
+
+
+@pytest.fixture
+def plugin(tmp_path, monkeypatch) -> str:
+    (tmp_path / "hostile_agent.py").write_text(PLUGIN)
+    monkeypatch.chdir(tmp_path)
+    return "py:hostile_agent.py:make"
+
+
+@pytest.mark.parametrize("answer", ["none", "none-on-odd-plies"])
+def test_an_agent_answering_none_is_an_illegal_move_not_a_perfect_one(book, plugin, answer):
+    result = run("audit", "--db", book, "--agent", f"{plugin},answer={answer}", "--jobs", "1")
+    assert_one_line_error(result, "played None", "not a legal move", "hostile_agent")
+    assert "every graded move was best" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("command", "spec", "words"),
+    [
+        ("audit", "py:hostile_agent.py:broken", ("broken", "the factory's own bug")),
+        ("audit", "py:hostile_agent.py:make,answer=raise", ("raised", "the agent's own bug")),
+        ("games", "py:hostile_agent.py:make,answer=raise", ("raised", "the agent's own bug")),
+        ("play", "py:hostile_agent.py:make,answer=raise", ("raised", "the agent's own bug")),
+        ("play", "py:hostile_agent.py:make,answer=none", ("played None", "not a legal move")),
+        ("play", "py:hostile_agent.py:make,answer=b2", ("played 'b2'", "not a legal move")),
+    ],
+)
+def test_a_failing_plugin_is_one_line_naming_the_agent(book, plugin, command, spec, words):
+    if command == "play":
+        args = ["play", "--db", book, "--agent", spec, "--as", "o"]
+    elif command == "games":  # games mode runs the agent in worker processes
+        args = ["audit", "--db", book, "--agent", spec, "--games", "4", "--jobs", "2"]
+    else:
+        args = ["audit", "--db", book, "--agent", spec, "--jobs", "2"]
+    result = run(*args, input="quit\n")
+    assert_one_line_error(result, "hostile_agent", *words)
