@@ -22,7 +22,7 @@ import os
 import random
 import sqlite3
 from collections.abc import Generator, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -179,7 +179,8 @@ class _SqliteRows:
             while chunk := cursor.fetchmany(batch):
                 yield from map(_stored_row, chunk)
         finally:
-            cursor.close()
+            with suppress(sqlite3.ProgrammingError):  # the book was closed first: nothing to free
+                cursor.close()
 
     def close(self) -> None:
         self.connection.close()

@@ -6,23 +6,32 @@ from array import array
 from collections.abc import Callable, Iterator
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Value
 from ttt_solve.solver.verify import Problem, check_plies
 
 
-def stored_plies(book: Book, rules: Rules) -> Iterator[PlyTable]:
+def stored_plies(
+    book: Book, rules: Rules, problems: list[Problem] | None = None
+) -> Iterator[PlyTable]:
     """The stored rows of a game as per-ply arrays, ply by ply in ascending order (rows come
-    sorted by key, as the solver made them); one ply's columns are held at a time, packed."""
+    sorted by key, as the solver made them); one ply's columns are held at a time, packed.
+
+    The stored columns are checked before they are packed into scores (which cannot hold a
+    draw's remoteness, nor a value other than 1, 0, -1): what is wrong goes to ``problems``.
+    """
     columns: tuple[array[int], ...] = ()
     current = None
     for row in book.rows(rules):
         if row.ply != current:
             if current is not None:
-                yield _ply_table(current, columns)
+                yield _ply_table(rules, current, columns, problems)
             current, columns = row.ply, tuple(array("q") for _ in range(5))
         keys, values, remoteness, best, images = columns
         keys.append(row.key)
@@ -31,11 +40,15 @@ def stored_plies(book: Book, rules: Rules) -> Iterator[PlyTable]:
         best.append(row.best_moves)
         images.append(row.images)
     if current is not None:
-        yield _ply_table(current, columns)
+        yield _ply_table(rules, current, columns, problems)
 
 
-def _ply_table(ply: int, columns: tuple[array[int], ...]) -> PlyTable:
+def _ply_table(
+    rules: Rules, ply: int, columns: tuple[array[int], ...], problems: list[Problem] | None
+) -> PlyTable:
     keys, values, remoteness, best, images = (np.frombuffer(c, dtype=np.int64) for c in columns)
+    if problems is not None:
+        problems.extend(_column_problems(rules, ply, keys, values, remoteness, best, images))
     return PlyTable(
         ply,
         keys.astype(np.uint64),
@@ -45,6 +58,32 @@ def _ply_table(ply: int, columns: tuple[array[int], ...]) -> PlyTable:
     )
 
 
+def _column_problems(
+    rules: Rules,
+    ply: int,
+    keys: NDArray[np.int64],
+    values: NDArray[np.int64],
+    remoteness: NDArray[np.int64],
+    best: NDArray[np.int64],
+    images: NDArray[np.int64],
+) -> Iterator[Problem]:
+    """Stored columns out of their range: what the scores and the uint8 images would hide."""
+    empty = rules.cells - ply
+    checks = (
+        (~np.isin(values, (-1, 0, 1)), "value is not 1, 0 or -1"),
+        ((remoteness < 0) | (remoteness > empty), f"remoteness is outside 0..{empty}"),
+        (
+            (values == 0) & (remoteness != empty),
+            f"a draw's remoteness is not its number of empty cells ({empty})",
+        ),
+        ((best < 0) | (best & ~rules.full != 0), "best moves name cells off the board"),
+        ((images < 1) | (images > len(rules.symmetries)), "images is out of range"),
+    )
+    for bad, message in checks:
+        for row in np.flatnonzero(bad):
+            yield Problem(ply, int(keys[row]), message)
+
+
 def verify_game(
     book: Book,
     rules: Rules,
@@ -52,40 +91,66 @@ def verify_game(
 ) -> tuple[GameInfo, Iterator[Problem]]:
     """The game and every problem found in it: stored rows, and rows against the summary."""
     info = book.game(rules)
-    canonical: dict[int, int] = {}
-    reachable: dict[int, int] = {}
+    recounted = Figures(rules.cells)  # the summary again, from the rows as they are read
+    column_problems: list[Problem] = []
     last_ply = [-1]
 
     def counted(plies: Iterator[PlyTable]) -> Iterator[PlyTable]:
         for table in plies:
-            canonical[table.ply] = len(table.keys)
-            reachable[table.ply] = int(table.images.astype(np.int64).sum())
+            recounted.add(table)
             last_ply[0] = table.ply
             yield table
 
     def problems() -> Iterator[Problem]:
-        yield from check_plies(rules, counted(stored_plies(book, rules)), move_scores)
-        figures = info.figures
-        for weight, counts in (("canonical", canonical), ("reachable", reachable)):
-            expected = figures.by_ply[weight]
-            for ply in sorted(set(expected) | set(counts)):
-                if expected.get(ply, 0) != counts.get(ply, 0):
-                    yield Problem(
-                        ply,
-                        -1,
-                        f"{weight} positions: the summary says "
-                        f"{expected.get(ply, 0)}, the rows hold {counts.get(ply, 0)}",
-                    )
-        total = sum(canonical.values())
-        if total != info.positions:
-            yield Problem(
-                -1, -1, f"the game row counts {info.positions} positions, the table holds {total}"
-            )
-        if info.book_depth is not None and canonical and last_ply[0] != info.book_depth:
-            yield Problem(
-                -1,
-                -1,
-                f"an opening book of depth {info.book_depth} stores plies up to {last_ply[0]}",
-            )
+        plies = counted(stored_plies(book, rules, column_problems))
+        for problem in check_plies(rules, plies, move_scores):
+            yield from column_problems
+            column_problems.clear()
+            yield problem
+        yield from column_problems
+        yield from _summary_problems(info, recounted, last_ply[0])
 
     return info, problems()
+
+
+def _summary_problems(info: GameInfo, recounted: Figures, last_ply: int) -> Iterator[Problem]:
+    """The ``games`` row and its summary figures against the figures of the stored rows."""
+    canonical = recounted.by_ply["canonical"]
+    reachable = recounted.by_ply["reachable"]
+    figures = info.figures
+    for weight, counts in (("canonical", canonical), ("reachable", reachable)):
+        expected = figures.by_ply[weight]
+        for ply in sorted(set(expected) | set(counts)):
+            if expected.get(ply, 0) != counts.get(ply, 0):
+                yield Problem(
+                    ply,
+                    -1,
+                    f"{weight} positions: the summary says "
+                    f"{expected.get(ply, 0)}, the rows hold {counts.get(ply, 0)}",
+                )
+    total = sum(canonical.values())
+    if total != info.positions:
+        yield Problem(
+            -1, -1, f"the game row counts {info.positions} positions, the table holds {total}"
+        )
+    if info.reachable != recounted.reachable:
+        yield Problem(
+            -1,
+            -1,
+            f"the game row counts {info.reachable} reachable positions, "
+            f"the rows stand for {recounted.reachable}",
+        )
+    if info.book_depth is not None and canonical and last_ply != info.book_depth:
+        yield Problem(
+            -1,
+            -1,
+            f"an opening book of depth {info.book_depth} stores plies up to {last_ply}",
+        )
+    if recounted.start_score is not None:
+        start = Value.from_score(recounted.start_score, info.rules.cells)
+        if info.value != start:
+            yield Problem(-1, -1, f"the game row says {info.value}, the empty board's row {start}")
+    stored, derived = figures.to_dict(), recounted.to_dict()
+    for section in derived:
+        if section != "by_ply" and stored.get(section) != derived[section]:
+            yield Problem(-1, -1, f"the summary's {section} figures differ from the stored rows")

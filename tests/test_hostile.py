@@ -29,9 +29,10 @@ def book(book_3x3, tmp_path) -> str:
 
 
 def sql(db: str, statement: str) -> None:
+    """Run one statement that must change at least one row."""
     connection = sqlite3.connect(db)
     with connection:
-        connection.execute(statement)
+        assert connection.execute(statement).rowcount >= 1, statement
     connection.close()
 
 
@@ -137,3 +138,41 @@ def test_a_failing_plugin_is_one_line_naming_the_agent(book, plugin, command, sp
         args = ["audit", "--db", book, "--agent", spec, "--jobs", "2"]
     result = run(*args, input="quit\n")
     assert_one_line_error(result, "hostile_agent", *words)
+
+
+# -- verify's coverage ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (
+            "UPDATE positions SET remoteness = 2 WHERE ply = 1 AND key = 16",
+            "a draw's remoteness is not its number of empty cells (8)",
+        ),
+        ("UPDATE positions SET remoteness = -9 WHERE ply = 0", "remoteness is outside 0..9"),
+        (
+            "UPDATE positions SET value = 1, remoteness = 1033 WHERE ply = 0",
+            "remoteness is outside 0..9",
+        ),
+        ("UPDATE positions SET value = 5 WHERE ply = 8 AND value = 1", "value is not 1, 0 or -1"),
+        ("UPDATE positions SET images = 264 WHERE ply = 1", "images is out of range"),
+        ("UPDATE positions SET ply = 3 WHERE ply = 2 AND key = 514", "stones do not fit ply"),
+        (
+            "UPDATE positions SET key = 3 WHERE ply = 2 AND key = 514",
+            "ply 2, position xx./.../...: stones",
+        ),
+        ("UPDATE games SET value = -1, remoteness = 8", "the game row says loss in 8"),
+        ("UPDATE games SET reachable = 5477", "the game row counts 5477 reachable positions"),
+        (
+            "UPDATE games SET figures = replace(figures, '\"x\": 626', '\"x\": 625')",
+            "the summary's terminal figures differ",
+        ),
+    ],
+)
+def test_verify_reports_every_stored_column_it_can_derive(book, damage, message):
+    sql(book, damage)
+    result = run("verify", "--db", book)
+    assert result.exit_code == 1, result.output
+    assert message in result.output
+    assert "bug in ttt-solve" not in result.output
