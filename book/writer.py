@@ -14,8 +14,11 @@ the rows packed by NumPy (psycopg 3 only); elsewhere the DB-API driver's ``execu
 from __future__ import annotations
 
 import json
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 
 import numpy as np
@@ -148,7 +151,9 @@ def write_game(
     same_rules = sa.and_(
         games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
     )
-    with book.engine.connect().execution_options(write=True) as conn, conn.begin():
+    conn = book.engine.connect().execution_options(write=True)
+    transaction = conn.begin()
+    try:
         write_lock(conn, game_lock(rules))
         existing = conn.execute(sa.select(games.c.id).where(same_rules)).scalar()
         if existing is not None:
@@ -185,8 +190,35 @@ def write_game(
                 if on_rows:
                     on_rows(count)
         _write_summary(conn, game_id, rules, figures, started)
+    except BaseException:
+        with interrupts_deferred():
+            transaction.rollback()
+            conn.close()
+        raise
+    # Once the commit starts it finishes: a Ctrl-C now is acted on after it (the caller then
+    # finds the game stored), never in the middle of the commit or of closing the connection.
+    with interrupts_deferred():
+        transaction.commit()
+        conn.close()
     book.forget_game(rules)
     return book.game(rules)
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold back Ctrl-C (SIGINT) for the block: it raises ``KeyboardInterrupt`` once the block
+    has finished. Only the main thread can handle signals; elsewhere the block just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: received.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
 
 
 def _write_summary(

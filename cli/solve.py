@@ -12,7 +12,7 @@ import click
 from tabulate import tabulate
 
 from ttt_solve.book.errors import GameExistsError
-from ttt_solve.book.reader import GameInfo, open_book
+from ttt_solve.book.reader import Book, GameInfo, open_book
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
     CliError,
@@ -260,7 +260,12 @@ def solve(
                 if workdir
                 else ""
             )
-            click.echo(f"interrupted: the book is unchanged{kept}", err=True)
+            if stored_meanwhile(book, rules, existing):
+                kept = ""
+                state = f"{rules.name} was stored in {book.display_url} before the interruption"
+            else:
+                state = "the book is unchanged"
+            click.echo(f"interrupted: {state}{kept}", err=True)
             sys.exit(130)
         finally:
             progress.close()
@@ -271,6 +276,14 @@ def solve(
                 os.rmdir(os.path.dirname(workdir))
         if not quiet:
             click.echo(summary_table(info, book.display_url))
+
+
+def stored_meanwhile(book: Book, rules: Rules, before: GameInfo | None) -> bool:
+    """Whether the game in the book now is not the one there before (``None``: none was):
+    an interruption that came after the commit leaves the new game stored."""
+    book.forget_game(rules)
+    now = book.find_game(rules)
+    return now is not None and (before is None or now.id != before.id)
 
 
 def main() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pathlib
 import shutil
+import signal
 import sqlite3
 
 import pytest
@@ -14,6 +15,7 @@ from click.testing import CliRunner
 
 import ttt_solve.cli.export
 from ttt_solve.cli.main import ttt
+from ttt_solve.cli.solve import solve
 
 
 def run(*args: str, input: str | None = None):
@@ -176,3 +178,76 @@ def test_verify_reports_every_stored_column_it_can_derive(book, damage, message)
     assert result.exit_code == 1, result.output
     assert message in result.output
     assert "bug in ttt-solve" not in result.output
+
+
+# -- interruptions --------------------------------------------------------------------------
+
+
+def test_ctrl_c_during_the_commit_lets_it_finish_and_says_so(tmp_path, monkeypatch):
+    import sqlalchemy.engine.base
+
+    import ttt_solve.book.writer
+
+    commit = sqlalchemy.engine.base.RootTransaction.commit
+    write_summary = ttt_solve.book.writer._write_summary
+    summary_written = []
+
+    def interrupted_commit(self):
+        if summary_written:  # the commit of the game, not of the schema
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the commit starts
+        commit(self)
+
+    def noted_summary(*args, **kwargs):
+        write_summary(*args, **kwargs)
+        summary_written.append(True)
+
+    monkeypatch.setattr(sqlalchemy.engine.base.RootTransaction, "commit", interrupted_commit)
+    monkeypatch.setattr(ttt_solve.book.writer, "_write_summary", noted_summary)
+    db = str(tmp_path / "new.sqlite")
+    result = CliRunner().invoke(solve, ["--size", "3", "--db", db])
+    assert result.exit_code == 130
+    assert "3x3 k=3 was stored in" in result.output
+    assert "Traceback" not in result.output and "unchanged" not in result.output
+    monkeypatch.undo()
+    assert run("verify", "--db", db).exit_code == 0
+
+
+def test_ctrl_c_just_after_the_commit_reports_the_game_stored(tmp_path, monkeypatch):
+    import ttt_solve.book.writer
+
+    forget = ttt_solve.book.writer.Book.forget_game
+    calls = []
+
+    def interrupted_once(self, rules):
+        calls.append(rules)
+        if len(calls) == 1:  # the writer's first act after its commit
+            raise KeyboardInterrupt
+        forget(self, rules)
+
+    monkeypatch.setattr(ttt_solve.book.writer.Book, "forget_game", interrupted_once)
+    db = str(tmp_path / "new.sqlite")
+    result = CliRunner().invoke(solve, ["--size", "3", "--db", db])
+    assert result.exit_code == 130
+    assert "3x3 k=3 was stored in" in result.output and "unchanged" not in result.output
+    monkeypatch.undo()
+    assert run("query", "--db", db, ".../.../...").exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(solve, ["--size", "3", "--db", db])
+        .output.startswith("3x3 k=3 is already solved")
+    )
+
+
+def test_ctrl_c_before_the_commit_still_leaves_the_book_unchanged(book, monkeypatch):
+    import ttt_solve.book.writer
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ttt_solve.book.writer, "_write_summary", interrupted)
+    result = CliRunner().invoke(solve, ["--size", "3", "--db", book, "--force"])
+    assert result.exit_code == 130
+    assert "interrupted: the book is unchanged" in result.output
+    monkeypatch.undo()
+    assert run("verify", "--db", book).exit_code == 0
+    assert run("stats", "--db", book).exit_code == 0
