@@ -251,3 +251,25 @@ def test_ctrl_c_before_the_commit_still_leaves_the_book_unchanged(book, monkeypa
     monkeypatch.undo()
     assert run("verify", "--db", book).exit_code == 0
     assert run("stats", "--db", book).exit_code == 0
+
+
+# -- opening books past the end of the game ---------------------------------------------------
+
+
+def test_a_book_depth_past_the_last_cell_is_refused(tmp_path):
+    db = str(tmp_path / "deep.sqlite")
+    result = CliRunner().invoke(
+        solve, ["--size", "3", "--method", "alphabeta", "--book-depth", "10", "--db", db]
+    )
+    assert_one_line_error(result, "--book-depth 10", "by ply 9", "9 or less")
+    assert not os.path.exists(db)
+
+
+def test_an_opening_book_deeper_than_every_game_passes_its_own_check(tmp_path):
+    db = str(tmp_path / "deep.sqlite")
+    args = ["--size", "3", "--win", "2", "--db", db]
+    solved = CliRunner().invoke(solve, [*args, "--method", "alphabeta", "--book-depth", "9"])
+    assert solved.exit_code == 0, solved.output
+    assert "opening book to ply 7" in run("stats", *args).output  # every game ends by ply 7
+    result = run("verify", *args)
+    assert result.exit_code == 0, result.output
