@@ -59,6 +59,12 @@ class Truth:
         self.scores: dict[int, int] | None = None
         if self.info.positions <= preload_limit:
             self.scores = {key: score for _, key, score, _ in self._rows()}
+            if len(self.scores) != self.info.positions:
+                raise book.damaged(
+                    f"it holds {len(self.scores):,} rows of {rules.name}, its game row "
+                    f"counts {self.info.positions:,}",
+                    rules,
+                )
 
     def _rows(self, nonterminal_only: bool = False):  # noqa: ANN202
         """``(ply, key, score, images)`` of stored rows in (ply, key) order."""
@@ -75,9 +81,15 @@ class Truth:
     def score(self, x: int, o: int) -> int | None:
         """The score (:mod:`solver.value`) of a position for the side to move, or ``None``."""
         if self.scores is not None:
-            return self.scores.get(self.rules.canonical(x, o)[0])
-        entry = self.book.get(Position(self.rules, x, o))
-        return None if entry is None else entry.value.score
+            score = self.scores.get(self.rules.canonical(x, o)[0])
+        else:
+            entry = self.book.get(Position(self.rules, x, o))
+            score = None if entry is None else entry.value.score
+        position = Position(self.rules, x, o)
+        if score is None and self.info.holds_ply(position.ply):
+            # Graded positions come from play, so they are reachable: the book should hold it.
+            raise self.book.missing(position)
+        return score
 
     def value(self, position: Position) -> Value | None:
         score = self.score(position.x, position.o)

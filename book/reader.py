@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
 from ttt_solve.book.errors import (
     BookNotFoundError,
+    DamagedBookError,
     GameNotFoundError,
     PositionNotFoundError,
 )
@@ -353,6 +354,19 @@ class Book:
     def describe(self) -> str:
         return f"book {self.display_url}"
 
+    def damaged(self, detail: str, rules: Rules | None = None) -> DamagedBookError:
+        """The error for a book found damaged: ``detail`` says what was found; the message
+        says how to check the book and rebuild the game (``rules``, when one is concerned)."""
+        db = "" if self.db_argument == DEFAULT_DB else f" --db {self.db_argument}"
+        if rules is None:
+            fix = f"check it with: ttt verify --size N --win K{db}; rebuild it if it fails"
+        else:
+            fix = (
+                f"check it with: ttt verify --size {rules.size} --win {rules.k}{db}; "
+                f"solve the game again with: {solve_command(rules, self.db_argument)} --force"
+            )
+        return DamagedBookError(f"{self.describe()} looks damaged: {detail}; {fix}")
+
     # -- positions ----------------------------------------------------------------------------
 
     def find(self, position: Position) -> Entry:
@@ -366,10 +380,19 @@ class Book:
             info = self.game(position.rules)
             if not info.holds_ply(position.ply):
                 where = f"it is beyond the opening book's depth {info.book_depth}"
+            elif position.illegality() is None:  # reachable, so it should be stored
+                raise self.missing(position)
             else:
                 where = "it is not reachable"
             raise PositionNotFoundError(f"position {position} is not in {self.describe()}: {where}")
         return entry
+
+    def missing(self, position: Position) -> DamagedBookError:
+        """The error for a reachable position of a stored ply that the book does not hold."""
+        return self.damaged(
+            f"it holds no row for {position}, a reachable position of ply {position.ply}",
+            position.rules,
+        )
 
     def get(self, position: Position, default: Entry | None = None) -> Entry | None:
         """The stored entry of a position, or ``default`` if it is not stored.
@@ -432,11 +455,9 @@ class Book:
             entry = entries.get(child)
             if entry is None:
                 info = self.game(position.rules)
-                reason = (
-                    f"beyond the opening book's depth {info.book_depth}"
-                    if not info.holds_ply(child.ply)
-                    else "missing"
-                )
+                if info.holds_ply(child.ply):
+                    raise self.missing(child)
+                reason = f"beyond the opening book's depth {info.book_depth}"
                 raise PositionNotFoundError(
                     f"the moves of {position} are not in {self.describe()}: {reason}"
                 )

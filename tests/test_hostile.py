@@ -273,3 +273,33 @@ def test_an_opening_book_deeper_than_every_game_passes_its_own_check(tmp_path):
     assert "opening book to ply 7" in run("stats", *args).output  # every game ends by ply 7
     result = run("verify", *args)
     assert result.exit_code == 0, result.output
+
+
+# -- a book that lacks what it should hold --------------------------------------------------
+
+MISSING = "oox/x../..."
+"""A reachable position of ply 4 of 3x3 (canonical), deleted from the book below."""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("query", MISSING),
+        ("query", "o.x/x../..."),  # its parent: the move b1 leads to it
+        ("audit", "--agent", "random"),
+    ],
+)
+def test_a_missing_row_is_reported_as_damage_not_as_unreachable(book, args):
+    sql(
+        book,
+        "DELETE FROM positions WHERE ply = 4 AND key = (SELECT min(key) FROM positions "
+        "WHERE ply = 4)",
+    )
+    result = run(*args, "--db", book)
+    assert_one_line_error(result, "looks damaged", "ttt verify --size 3 --win 3", "--force")
+    assert "not reachable" not in result.output
+
+
+def test_an_unreachable_position_is_still_called_unreachable(book):
+    result = run("query", "xxx/ooo/...", "--db", book)
+    assert result.exit_code == 2 and "damaged" not in result.output
