@@ -189,7 +189,7 @@ def write_game(
             for count in batches(conn, _columns(game_id, table, rules.cells - table.ply)):
                 if on_rows:
                     on_rows(count)
-        _write_summary(conn, game_id, rules, figures, started)
+        _write_summary(conn, game_id, rules, figures, started, book_depth)
     except BaseException:
         with interrupts_deferred():
             transaction.rollback()
@@ -222,14 +222,21 @@ def interrupts_deferred() -> Iterator[None]:
 
 
 def _write_summary(
-    conn: Connection, game_id: int, rules: Rules, figures: Figures, started: float
+    conn: Connection,
+    game_id: int,
+    rules: Rules,
+    figures: Figures,
+    started: float,
+    book_depth: int | None = None,
 ) -> None:
     """Fill in the ``games`` row of a game whose positions are written: the last statement of
-    the transaction before its commit."""
+    the transaction before its commit. An opening book's depth is its last stored ply: a
+    depth past the end of every game stores no more plies."""
     start_score = figures.start_score
     if start_score is None:
         raise ValueError("the solved plies did not include the empty board")
     values, remoteness = split_scores(np.array([start_score]), rules.cells)
+    stored_plies = figures.by_ply["canonical"]
     games = schema.games
     conn.execute(
         sa.update(games)
@@ -242,5 +249,6 @@ def _write_summary(
             figures=json.dumps(figures.to_dict()),
             seconds=time.perf_counter() - started,
             solved_at=datetime.now(timezone.utc),
+            **({} if book_depth is None else {"book_depth": min(book_depth, max(stored_plies))}),
         )
     )

@@ -174,6 +174,11 @@ def solve(
       ttt-solve --size 5 --win 4 --book-depth 5 --jobs 4
     """
     method, reason = choose_method(rules, method)
+    if book_depth is not None and book_depth > rules.cells:
+        raise CliError(
+            f"--book-depth {book_depth}: every {rules.name} game ends by ply {rules.cells} "
+            f"(its number of cells); give --book-depth {rules.cells} or less"
+        )
     with open_book(db, create=True) as book:
         existing = book.find_game(rules)
         if existing is not None and not force:
