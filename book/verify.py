@@ -28,17 +28,24 @@ def stored_plies(
     """
     columns: tuple[array[int], ...] = ()
     current = None
-    for row in book.rows(rules):
+    for row in book.rows(rules, checked=False):  # rows out of range are reported below
         if row.ply != current:
             if current is not None:
                 yield _ply_table(rules, current, columns, problems)
             current, columns = row.ply, tuple(array("q") for _ in range(5))
         keys, values, remoteness, best, images = columns
-        keys.append(row.key)
-        values.append(row.value)
-        remoteness.append(row.remoteness)
-        best.append(row.best_moves)
-        images.append(row.images)
+        try:
+            keys.append(row.key)
+            values.append(row.value)
+            remoteness.append(row.remoteness)
+            best.append(row.best_moves)
+            images.append(row.images)
+        except (TypeError, OverflowError):
+            bad = next(v for v in row if type(v) is not int)
+            raise book.damaged(
+                f"a positions row of ply {row.ply} holds {bad!r} where a whole number belongs",
+                rules,
+            ) from None
     if current is not None:
         yield _ply_table(rules, current, columns, problems)
 

@@ -303,3 +303,57 @@ def test_a_missing_row_is_reported_as_damage_not_as_unreachable(book, args):
 def test_an_unreachable_position_is_still_called_unreachable(book):
     result = run("query", "xxx/ooo/...", "--db", book)
     assert result.exit_code == 2 and "damaged" not in result.output
+
+
+# -- damaged books --------------------------------------------------------------------------
+
+READ_COMMANDS = [
+    ("stats",),
+    ("query", ".../.x./..."),
+    ("export", "-q", "-o", "-"),
+    ("verify",),
+    ("audit", "--agent", "random", "--jobs", "1"),
+]
+
+
+def overwrite(path: str, offset: int, length: int) -> None:
+    with open(path, "r+b") as file:
+        file.seek(offset)
+        file.write(b"\xff" * length)
+
+
+@pytest.mark.parametrize("command", READ_COMMANDS, ids=lambda args: args[0])
+def test_a_book_with_damaged_pages_is_one_line_in_every_command(book, command):
+    overwrite(book, 20_000, 3_000)  # pages of the positions table
+    result = run(*command, "--db", book)
+    assert_one_line_error(result, "looks damaged", "malformed", "B.sqlite")
+
+
+@pytest.mark.parametrize("command", READ_COMMANDS, ids=lambda args: args[0])
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        ("DROP TABLE positions; DROP TABLE games", ("no games and no positions table",)),
+        ("UPDATE games SET figures = '{}'", ("games row of 3x3 k=3 cannot be read",)),
+        ("UPDATE games SET value = 7", ("games row of 3x3 k=3", "value 7")),
+        (
+            "UPDATE positions SET value = 'abc' WHERE ply = 1 AND key = 16",
+            ("'abc' where a whole number belongs",),
+        ),
+        ("UPDATE positions SET best_moves = -1 WHERE ply = 1", ("best moves off the board",)),
+        ("UPDATE positions SET best_moves = 16 WHERE ply = 1 AND key = 16", ("off the board",)),
+    ],
+    ids=["meta-only", "figures", "game-value", "text", "best-negative", "best-taken"],
+)
+def test_half_a_book_is_one_line_naming_the_damage(book, command, damage, words):
+    connection = sqlite3.connect(book)
+    connection.executescript(damage)
+    connection.close()
+    result = run(*command, "--db", book)
+    if command[0] == "verify" and result.exit_code == 1:  # found as a problem of the rows
+        assert "bug in ttt-solve" not in result.output and "problem" in result.output
+        return
+    if result.exit_code == 0:  # the damage is in what this command does not read
+        assert command[0] in ("stats", "query") and "positions" in damage
+        return
+    assert_one_line_error(result, "looks damaged", *words)
