@@ -149,6 +149,12 @@ def grade_move(
     move_value = truth.move_value(position, cell)
     if value is None or move_value is None:
         return None
+    if move_value.score > value.score:  # no move is worth more than its position
+        raise truth.book.damaged(
+            f"in {position}, the move {position.rules.cell_name(cell)} is worth {move_value} "
+            f"but the position only {value}",
+            position.rules,
+        )
     verdict, kind = grade(value, move_value)
     return Graded(position, cell, weight, value, move_value, verdict, kind)
 

@@ -635,7 +635,9 @@ def _game_info(row: Sequence[Any]) -> GameInfo:
             raise ValueError(f"{name} is {fields[name]!r}, not a whole number")
     rules = Rules(fields["rows"], fields["cols"], fields["k"])
     ranges = {
-        "method": fields["method"] in ("exhaustive", "alphabeta"),
+        # An exhaustive solve stores every ply; an opening book (alphabeta) stops at a depth.
+        "method": fields["method"]
+        == ("exhaustive" if fields["book_depth"] is None else "alphabeta"),
         "value": -1 <= fields["value"] <= 1,
         "remoteness": 0 <= fields["remoteness"] <= rules.cells,
         "positions": fields["positions"] >= 0,

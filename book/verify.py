@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.book.errors import DamagedBookError
+from ttt_solve.book.reader import Book, GameInfo, StoredRow
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
@@ -30,6 +31,8 @@ def stored_plies(
     current = None
     for row in book.rows(rules, checked=False):  # rows out of range are reported below
         if row.ply != current:
+            if type(row.ply) is not int:  # the other columns are checked as they are packed
+                raise _not_whole(book, rules, row)
             if current is not None:
                 yield _ply_table(rules, current, columns, problems)
             current, columns = row.ply, tuple(array("q") for _ in range(5))
@@ -41,13 +44,14 @@ def stored_plies(
             best.append(row.best_moves)
             images.append(row.images)
         except (TypeError, OverflowError):
-            bad = next(v for v in row if type(v) is not int)
-            raise book.damaged(
-                f"a positions row of ply {row.ply} holds {bad!r} where a whole number belongs",
-                rules,
-            ) from None
+            raise _not_whole(book, rules, row) from None
     if current is not None:
         yield _ply_table(rules, current, columns, problems)
+
+
+def _not_whole(book: Book, rules: Rules, row: StoredRow) -> DamagedBookError:
+    bad = next((v for v in row if type(v) is not int or not -(2**63) <= v < 2**63), None)
+    return book.damaged(f"a positions row holds {bad!r} where a whole number belongs", rules)
 
 
 def _ply_table(
@@ -102,9 +106,15 @@ def verify_game(
     column_problems: list[Problem] = []
     last_ply = [-1]
 
+    out_of_range = [False]
+
     def counted(plies: Iterator[PlyTable]) -> Iterator[PlyTable]:
         for table in plies:
-            recounted.add(table)
+            # Rows out of range are reported already, and would not count: the summary is
+            # compared only with rows that all hold possible values.
+            out_of_range[0] = out_of_range[0] or bool(column_problems)
+            if not out_of_range[0]:
+                recounted.add(table)
             last_ply[0] = table.ply
             yield table
 
@@ -115,7 +125,8 @@ def verify_game(
             column_problems.clear()
             yield problem
         yield from column_problems
-        yield from _summary_problems(info, recounted, last_ply[0])
+        if not out_of_range[0]:
+            yield from _summary_problems(info, recounted, last_ply[0])
 
     return info, problems()
 
