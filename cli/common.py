@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import io
 import os
 import sys
 import time
@@ -88,6 +89,9 @@ def friendly_errors(command: Callable) -> Callable:
         except KeyboardInterrupt:
             click.echo("interrupted: nothing was written", err=True)
             sys.exit(130)
+        except OSError as error:  # the machine's, not ours: a full disk, a closed output
+            silence_stdout()
+            raise CliError(os_error_message(error)) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # click's own ways out: usage errors, --help, exit codes
         except Exception as error:
@@ -96,6 +100,37 @@ def friendly_errors(command: Callable) -> Callable:
             raise BugError(error) from None
 
     return wrapper
+
+
+def os_error_message(error: OSError) -> str:
+    """One line for an input/output error: what failed and where."""
+    reason = error.strerror or str(error)
+    if error.filename is None:  # a write to standard output or error
+        return f"cannot write the output: {reason}"
+    return f"{reason}: {error.filename}"
+
+
+def silence_stdout() -> None:
+    """Point standard output at nothing once writing to it failed, so that Python's flush at
+    exit does not fail again with a second message."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file (a test's capture): nothing is flushed to the failed output
+
+
+def run_entry(command: click.Command, prog_name: str) -> None:
+    """Run a command as a script: click's own output (``--help``, usage errors) failing to be
+    written is one line on stderr and exit 2, as the commands' own errors are."""
+    try:
+        command.main(prog_name=prog_name)
+    except OSError as error:
+        silence_stdout()
+        try:
+            click.echo(f"Error: {os_error_message(error)}", err=True)
+        except OSError:
+            pass  # stderr is unwritable too: the exit status is all that is left
+        sys.exit(2)
 
 
 def make_rules(size: str, win: int | None) -> Rules:

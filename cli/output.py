@@ -1,15 +1,16 @@
 """Output files written whole or not at all.
 
-Every file a command writes goes first to a temporary name in the same folder and is renamed
+Every regular file a command writes goes first to a temporary name in the same folder and is renamed
 over the target at the end, so a reader never sees half a file: an error, Ctrl-C or a full
 disk removes the temporary file and leaves the target as it was. An output that would
 overwrite the book being read (or its ``-wal``, ``-shm`` or ``-journal`` companion) is refused
-before anything is opened.
+before anything is opened. A device or a pipe (``/dev/null``, a FIFO) is written in place.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -44,6 +45,14 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
     refuse_book_as_output(output, book_files)
     if output == STDOUT:
         yield sys.stdout
+        return
+    if os.path.exists(output) and not stat.S_ISREG(os.stat(output).st_mode):
+        # A device or a pipe (/dev/null, a FIFO): written in place, never replaced.
+        try:
+            with open(output, "w", encoding="utf-8", newline="") as stream:
+                yield stream
+        except OSError as error:
+            raise CliError(f"cannot write {output}: {error.strerror or error}") from None
         return
     folder = os.path.dirname(os.path.abspath(output))
     try:

@@ -23,6 +23,7 @@ from ttt_solve.cli.common import (
     debug_option,
     friendly_errors,
     game_options,
+    run_entry,
 )
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
@@ -293,4 +294,4 @@ def stored_meanwhile(book: Book, rules: Rules, before: GameInfo | None) -> bool:
 
 def main() -> None:
     """Entry point of the ``ttt-solve`` script."""
-    solve(prog_name="ttt-solve")
+    run_entry(solve, "ttt-solve")

@@ -9,6 +9,10 @@ import pathlib
 import shutil
 import signal
 import sqlite3
+import stat
+import subprocess
+import sys
+import threading
 
 import pytest
 from click.testing import CliRunner
@@ -357,3 +361,49 @@ def test_half_a_book_is_one_line_naming_the_damage(book, command, damage, words)
         assert command[0] in ("stats", "query") and "positions" in damage
         return
     assert_one_line_error(result, "looks damaged", *words)
+
+
+# -- outputs that cannot be written ---------------------------------------------------------
+
+FULL = "/dev/full"
+
+
+@pytest.mark.skipif(not os.path.exists(FULL), reason="no /dev/full on this machine")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("ttt", "--help"),
+        ("ttt", "stats", "--help"),
+        ("ttt-solve", "--help"),
+        ("ttt", "stats"),
+        ("ttt", "query", ".../.x./..."),
+        ("ttt", "export"),
+        ("ttt", "audit", "--agent", "random", "--jobs", "1"),
+    ],
+    ids=" ".join,
+)
+def test_a_full_output_is_one_line_and_exit_2(book, args):
+    script = os.path.join(os.path.dirname(sys.executable), args[0])
+    db = [] if "--help" in args else ["--db", book]
+    with open(FULL, "w") as full:
+        done = subprocess.run(
+            [script, *args[1:], *db], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        line for line in done.stderr.strip().splitlines() if line.startswith("Error:")
+    ], done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "No space left" in done.stderr
+
+
+def test_export_to_a_pipe_writes_into_it_and_leaves_it_a_pipe(book, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = run("export", "--db", book, "-q", "-o", str(fifo))
+    reader.join(timeout=60)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert len(received[0].decode().splitlines()) == 766
