@@ -133,8 +133,17 @@ def run_entry(command: click.Command, prog_name: str) -> None:
         sys.exit(2)
 
 
+_LONGEST_SIZE = 32
+"""No board size needs more characters (sides are at most 26)."""
+
+
 def make_rules(size: str, win: int | None) -> Rules:
     """Rules from ``--size`` and ``--win``; ``--win`` defaults to the shorter side."""
+    if len(size) > _LONGEST_SIZE:  # Python refuses to read numbers of thousands of digits
+        raise CliError(
+            f"--size {size[:_LONGEST_SIZE]}... ({len(size):,} characters) is not a board size: "
+            f"write N or RxC, each side 1..26 (e.g. 3 or 4x5)"
+        )
     try:
         rows, cols = parse_size(size)
         return Rules(rows, cols, min(rows, cols) if win is None else win)

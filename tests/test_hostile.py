@@ -407,3 +407,15 @@ def test_export_to_a_pipe_writes_into_it_and_leaves_it_a_pipe(book, tmp_path):
     assert result.exit_code == 0, result.output
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     assert len(received[0].decode().splitlines()) == 766
+
+
+@pytest.mark.parametrize("command", [("query", ".../.../..."), ("stats",)])
+def test_a_size_of_thousands_of_digits_is_one_line(book, command):
+    result = run(*command, "--size", "9" * 5000, "--db", book)
+    assert_one_line_error(result, "is not a board size", "5,000 characters")
+    assert "set_int_max_str_digits" not in result.output and len(result.output) < 400
+
+
+def test_ttt_solve_with_a_size_of_thousands_of_digits_is_one_line(tmp_path):
+    result = CliRunner().invoke(solve, ["--size", "9" * 5000, "--db", str(tmp_path / "b.sqlite")])
+    assert_one_line_error(result, "is not a board size")
