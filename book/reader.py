@@ -565,7 +565,7 @@ PostgreSQL), not that it is busy or out of reach."""
 def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
     """What makes stored ``positions`` rows unreadable, or ``None``. One row (a lookup) is
     checked in plain Python, a chunk (a stream) by NumPy columns: the same checks
-    (:func:`_out_of_range`), so streaming a game pays little for them and a lookup does not
+    (:func:`out_of_range`), so streaming a game pays little for them and a lookup does not
     import NumPy."""
     if not rows:
         return None
@@ -584,7 +584,7 @@ def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
         if table.dtype.kind != "i" or table.ndim != 2 or table.shape[1] != len(_POSITION_COLUMNS):
             return _not_a_number(rows)
         columns = table.astype(np.int64).T
-    for bad, what in _out_of_range(rules, *columns):
+    for bad, what in out_of_range(rules, *columns):
         if bad is True or (bad is not False and bad.any()):
             first = 0 if bad is True else int(bad.nonzero()[0][0])
             ply = columns[0] if bad is True else columns[0][first]
@@ -600,7 +600,7 @@ def _not_a_number(rows: Sequence[Sequence[Any]]) -> str:
     return f"a positions row holds {bad!r} where a whole number belongs"
 
 
-def _out_of_range(
+def out_of_range(
     rules: Rules, ply: Any, key: Any, value: Any, remoteness: Any, best: Any, images: Any
 ) -> list[tuple[Any, str]]:
     """(which rows are bad, what they hold) for each range a stored column must keep: the

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.book.errors import DamagedBookError
-from ttt_solve.book.reader import Book, GameInfo, StoredRow
+from ttt_solve.book.reader import Book, GameInfo, StoredRow, out_of_range
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
@@ -78,17 +78,19 @@ def _column_problems(
     best: NDArray[np.int64],
     images: NDArray[np.int64],
 ) -> Iterator[Problem]:
-    """Stored columns out of their range: what the scores and the uint8 images would hide."""
+    """Stored columns out of their range (the book's own reading checks, :func:`out_of_range`),
+    and draws whose remoteness is not their number of empty cells: what the packed scores and
+    the uint8 images would hide."""
     empty = rules.cells - ply
-    checks = (
-        (~np.isin(values, (-1, 0, 1)), "value is not 1, 0 or -1"),
-        ((remoteness < 0) | (remoteness > empty), f"remoteness is outside 0..{empty}"),
+    checks = [
+        (np.broadcast_to(bad, keys.shape), f"holds {what}")
+        for bad, what in out_of_range(rules, ply, keys, values, remoteness, best, images)
+    ]
+    checks.append(
         (
             (values == 0) & (remoteness != empty),
             f"a draw's remoteness is not its number of empty cells ({empty})",
-        ),
-        ((best < 0) | (best & ~rules.full != 0), "best moves name cells off the board"),
-        ((images < 1) | (images > len(rules.symmetries)), "images is out of range"),
+        )
     )
     for bad, message in checks:
         for row in np.flatnonzero(bad):
@@ -106,14 +108,14 @@ def verify_game(
     column_problems: list[Problem] = []
     last_ply = [-1]
 
-    out_of_range = [False]
+    rows_out_of_range = [False]
 
     def counted(plies: Iterator[PlyTable]) -> Iterator[PlyTable]:
         for table in plies:
             # Rows out of range are reported already, and would not count: the summary is
             # compared only with rows that all hold possible values.
-            out_of_range[0] = out_of_range[0] or bool(column_problems)
-            if not out_of_range[0]:
+            rows_out_of_range[0] = rows_out_of_range[0] or bool(column_problems)
+            if not rows_out_of_range[0]:
                 recounted.add(table)
             last_ply[0] = table.ply
             yield table
@@ -125,7 +127,7 @@ def verify_game(
             column_problems.clear()
             yield problem
         yield from column_problems
-        if not out_of_range[0]:
+        if not rows_out_of_range[0]:
             yield from _summary_problems(info, recounted, last_ply[0])
 
     return info, problems()

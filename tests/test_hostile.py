@@ -156,13 +156,19 @@ def test_a_failing_plugin_is_one_line_naming_the_agent(book, plugin, command, sp
             "UPDATE positions SET remoteness = 2 WHERE ply = 1 AND key = 16",
             "a draw's remoteness is not its number of empty cells (8)",
         ),
-        ("UPDATE positions SET remoteness = -9 WHERE ply = 0", "remoteness is outside 0..9"),
+        (
+            "UPDATE positions SET remoteness = -9 WHERE ply = 0",
+            "holds a remoteness past the end of the game",
+        ),
         (
             "UPDATE positions SET value = 1, remoteness = 1033 WHERE ply = 0",
-            "remoteness is outside 0..9",
+            "holds a remoteness past the end of the game",
         ),
-        ("UPDATE positions SET value = 5 WHERE ply = 8 AND value = 1", "value is not 1, 0 or -1"),
-        ("UPDATE positions SET images = 264 WHERE ply = 1", "images is out of range"),
+        (
+            "UPDATE positions SET value = 5 WHERE ply = 8 AND value = 1",
+            "holds a value other than 1, 0, -1",
+        ),
+        ("UPDATE positions SET images = 264 WHERE ply = 1", "holds an images count no board has"),
         ("UPDATE positions SET ply = 3 WHERE ply = 2 AND key = 514", "stones do not fit ply"),
         (
             "UPDATE positions SET key = 3 WHERE ply = 2 AND key = 514",
