@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.spec import BOOK, AgentSpecError, Spec, _convert
+from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -167,6 +168,10 @@ def load_module(name: str, spec_text: str) -> ModuleType:
         ) from None
 
 
+class PluginFailedError(TttError):
+    """A plug-in's ``select_move`` raised: the message names the agent and what it raised."""
+
+
 class PluginAgent(Agent):
     """The project-side wrapper of a plugin's agent: spec, book moves, move checks."""
 
@@ -189,20 +194,24 @@ class PluginAgent(Agent):
         as an engine's failures (the limit is kept by a timer signal of this process)."""
 
     def search(self, position: Position) -> int:
-        if self.timeout is None:
-            cell = self.inner.select_move(position)
-        else:
-            try:
+        try:
+            if self.timeout is None:
+                cell = self.inner.select_move(position)
+            else:
                 cell = within(self.timeout, lambda: self.inner.select_move(position))
-            except _OutOfTime:
-                raise EngineFailure(
-                    "timeout",
-                    position.rules,
-                    position.x,
-                    position.o,
-                    f"no move within {self.timeout:g} s",
-                    self.spec,
-                ) from None
+        except _OutOfTime:
+            raise EngineFailure(
+                "timeout",
+                position.rules,
+                position.x,
+                position.o,
+                f"no move within {self.timeout:g} s",
+                self.spec,
+            ) from None
+        except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
+            raise PluginFailedError(
+                f"{self.spec!r}: select_move({position}) raised {type(error).__name__}: {error}"
+            ) from None
         try:
             return operator.index(cell)  # a NumPy integer is a fine cell
         except TypeError:
@@ -254,11 +263,11 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
         )
     try:
         inner = factory(rng, **params["kwargs"])
-    except (TypeError, ValueError) as error:
+    except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
         raise AgentSpecError(
             f"{spec.text!r}: {params['factory']}(rng, "
             f"{', '.join(f'{k}={v!r}' for k, v in params['kwargs'].items())}) "
-            f"failed: {error}"
+            f"failed: {type(error).__name__}: {error}"
         ) from None
     if not callable(getattr(inner, "select_move", None)):
         raise AgentSpecError(

@@ -31,12 +31,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
 from ttt_solve.book.errors import (
+    BookError,
     BookNotFoundError,
+    DamagedBookError,
     GameNotFoundError,
     PositionNotFoundError,
 )
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
+from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
@@ -148,6 +151,7 @@ class _SqliteRows:
             uri=read_only,
         )
         self.connection.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
+        self.errors: tuple[type[Exception], ...] = (sqlite3.Error,)
 
     def tables(self) -> list[str]:
         rows = self.connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -174,7 +178,7 @@ class _SqliteRows:
         )
         return self.connection.execute(sql, (game_id, ply, *keys)).fetchall()
 
-    def rows(self, game_id: int, where: RowFilter, batch: int) -> Iterator[StoredRow]:
+    def chunks(self, game_id: int, where: RowFilter, batch: int) -> Iterator[list[Any]]:
         conditions, params = where.sql()
         sql = (
             f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
@@ -183,7 +187,7 @@ class _SqliteRows:
         cursor = self.connection.execute(sql, (game_id, *params))
         try:
             while chunk := cursor.fetchmany(batch):
-                yield from map(_stored_row, chunk)
+                yield chunk
         finally:
             # A reader left unfinished may be collected after its book closed the connection.
             with contextlib.suppress(sqlite3.ProgrammingError):
@@ -219,7 +223,10 @@ class _EngineRows:
     """The same read queries through SQLAlchemy Core, for databases other than SQLite files."""
 
     def __init__(self, engine: Engine) -> None:
+        import sqlalchemy as sa
+
         self.engine = engine
+        self.errors: tuple[type[Exception], ...] = (sa.exc.DBAPIError, sqlite3.Error)
 
     def tables(self) -> list[str]:
         import sqlalchemy as sa
@@ -265,7 +272,7 @@ class _EngineRows:
         with self.engine.connect() as conn:
             return [tuple(row) for row in conn.execute(query)]
 
-    def rows(self, game_id: int, where: RowFilter, batch: int) -> Iterator[StoredRow]:
+    def chunks(self, game_id: int, where: RowFilter, batch: int) -> Iterator[Sequence[Any]]:
         import sqlalchemy as sa
 
         from ttt_solve.book import schema
@@ -278,8 +285,7 @@ class _EngineRows:
         )
         with self.engine.connect() as conn:
             result = conn.execution_options(yield_per=batch).execute(query)
-            for chunk in result.partitions():
-                yield from map(_stored_row, chunk)
+            yield from result.partitions()
 
     def close(self) -> None:
         pass
@@ -324,16 +330,18 @@ class Book:
 
     def games(self) -> list[GameInfo]:
         """Every game in the book, smallest board first."""
-        return [_game_info(row) for row in self._rows.games()]
+        with self._reading():
+            return [self._game_info(row) for row in self._rows.games()]
 
     def find_game(self, rules: Rules) -> GameInfo | None:
         """The game with these rules, or ``None``."""
         if rules in self._games:
             return self._games[rules]
-        rows = self._rows.games(rules)
+        with self._reading(rules):
+            rows = self._rows.games(rules)
         if not rows:
             return None
-        info = _game_info(rows[0])
+        info = self._game_info(rows[0])
         self._games[rules] = info
         return info
 
@@ -382,6 +390,19 @@ class Book:
     def describe(self) -> str:
         return f"book {self.display_url}"
 
+    def damaged(self, detail: str, rules: Rules | None = None) -> DamagedBookError:
+        """The error for a book found damaged: ``detail`` says what was found; the message
+        says how to check the book and rebuild the game (``rules``, when one is concerned)."""
+        db = "" if self.db_argument == DEFAULT_DB else f" --db {self.db_argument}"
+        if rules is None:
+            fix = f"check it with: ttt verify --size N --win K{db}; rebuild it if it fails"
+        else:
+            fix = (
+                f"check it with: ttt verify --size {rules.size} --win {rules.k}{db}; "
+                f"solve the game again with: {solve_command(rules, self.db_argument)} --force"
+            )
+        return DamagedBookError(f"{self.describe()} looks damaged: {detail}; {fix}")
+
     # -- positions ----------------------------------------------------------------------------
 
     def find(self, position: Position) -> Entry:
@@ -395,10 +416,19 @@ class Book:
             info = self.game(position.rules)
             if not info.holds_ply(position.ply):
                 where = f"it is beyond the opening book's depth {info.book_depth}"
+            elif position.illegality() is None:  # reachable, so it should be stored
+                raise self.missing(position)
             else:
                 where = "it is not reachable"
             raise PositionNotFoundError(f"position {position} is not in {self.describe()}: {where}")
         return entry
+
+    def missing(self, position: Position) -> DamagedBookError:
+        """The error for a reachable position of a stored ply that the book does not hold."""
+        return self.damaged(
+            f"it holds no row for {position}, a reachable position of ply {position.ply}",
+            position.rules,
+        )
 
     def get(self, position: Position, default: Entry | None = None) -> Entry | None:
         """The stored entry of a position, or ``default`` if it is not stored.
@@ -415,10 +445,11 @@ class Book:
         if not info.holds_ply(position.ply):
             return None
         key, symmetry = rules.canonical(position.x, position.o)
-        rows = self._rows.positions(info.id, position.ply, (key,))
+        with self._reading(rules):
+            rows = self._rows.positions(info.id, position.ply, (key,))
         if not rows and self._replaced(rules, info):
             return self._lookup_one(position)
-        return _entry(position, rows[0], symmetry) if rows else None
+        return self._entry(position, rows[0], symmetry) if rows else None
 
     def find_many(self, positions: Iterable[Position]) -> dict[Position, Entry]:
         """Entries of many positions of one game, batched; positions not stored are left out."""
@@ -441,9 +472,11 @@ class Book:
         found: dict[Position, Entry] = {}
         for ply, keys in by_ply.items():
             for start in range(0, len(keys), _LOOKUP_BATCH):
-                for row in self._rows.positions(info.id, ply, keys[start : start + _LOOKUP_BATCH]):
+                with self._reading(rules):
+                    rows = self._rows.positions(info.id, ply, keys[start : start + _LOOKUP_BATCH])
+                for row in rows:
                     for position, symmetry in wanted[(ply, row[1])]:
-                        found[position] = _entry(position, row, symmetry)
+                        found[position] = self._entry(position, row, symmetry)
         if sum(map(len, wanted.values())) > len(found) and self._replaced(rules, info):
             return self.find_many(positions)
         return found
@@ -461,11 +494,9 @@ class Book:
             entry = entries.get(child)
             if entry is None:
                 info = self.game(position.rules)
-                reason = (
-                    f"beyond the opening book's depth {info.book_depth}"
-                    if not info.holds_ply(child.ply)
-                    else "missing"
-                )
+                if info.holds_ply(child.ply):
+                    raise self.missing(child)
+                reason = f"beyond the opening book's depth {info.book_depth}"
                 raise PositionNotFoundError(
                     f"the moves of {position} are not in {self.describe()}: {reason}"
                 )
@@ -488,23 +519,130 @@ class Book:
         return rng.choice(best)
 
     def rows(
-        self, rules: Rules, *, where: RowFilter | None = None, batch: int = 50_000
+        self,
+        rules: Rules,
+        *,
+        where: RowFilter | None = None,
+        batch: int = 50_000,
+        checked: bool = True,
     ) -> Generator[StoredRow, None, None]:
         """The stored rows of a game in (ply, key) order, streamed ``batch`` rows at a time;
         ``where`` keeps only the rows it selects. Keys and best moves are canonical.
 
+        A row no book can hold (see :meth:`_check_rows`) raises :class:`DamagedBookError`;
+        ``checked=False`` hands such rows over as they are, for a checker to report.
+
         Close the iterator (or read it to the end) to release the database's read cursor.
         """
         info = self.game(rules)
-        yield from self._rows.rows(info.id, where or RowFilter(), batch)
+        with self._reading(rules):
+            for chunk in self._rows.chunks(info.id, where or RowFilter(), batch):
+                if checked:
+                    self._check_rows(rules, chunk)
+                yield from map(_stored_row, chunk)
+
+    # -- damage -------------------------------------------------------------------------------
+
+    @contextmanager
+    def _reading(self, rules: Rules | None = None) -> Iterator[None]:
+        """Turn the database's errors into book errors: damaged pages or a missing table are
+        :class:`DamagedBookError` s naming the book and the fix; anything else the database
+        refuses (a lock held too long, a lost connection) a :class:`BookError`."""
+        try:
+            yield
+        except self._rows.errors as error:
+            reason = " ".join(str(getattr(error, "orig", None) or error).split())
+            if _DAMAGE.search(reason):
+                raise self.damaged(f"the database says: {reason}", rules) from None
+            raise BookError(f"cannot read {self.describe()}: {reason}") from None
+
+    def _game_info(self, row: Sequence[Any]) -> GameInfo:
+        try:
+            return _game_info(row)
+        except (TypeError, ValueError, KeyError, AttributeError, TttError) as error:
+            name = f"{row[1]}x{row[2]} k={row[3]}" if len(row) > 3 else "a game"
+            raise self.damaged(
+                f"the games row of {name} cannot be read ({type(error).__name__}: {error})"
+            ) from None
+
+    def _check_rows(self, rules: Rules, rows: Sequence[Sequence[Any]]) -> None:
+        """Raise :class:`DamagedBookError` if a stored row holds what no book can: a value
+        that is not a whole number, a value other than 1, 0, -1, a remoteness past the end of
+        the game, best moves off the board or on a taken cell, a key or ply off the board.
+
+        Rows that are possible but wrong (a score that is not the best over the children)
+        are for ``ttt verify`` to find; these are the ones no reader could present."""
+        problem = _row_problem(rules, rows)
+        if problem is not None:
+            raise self.damaged(problem, rules)
+
+    def _entry(self, position: Position, row: Sequence[Any], symmetry: int) -> Entry:
+        """The entry of a stored row, turned back into the orientation of ``position``."""
+        rules = position.rules
+        self._check_rows(rules, [row])
+        _, _, value, remoteness, best, images = row
+        cells = tuple(iter_cells(rules.permute(best, rules.inverse(symmetry))))
+        return Entry(position, Value(Outcome.from_sign(value), remoteness), cells, images)
 
 
-def _entry(position: Position, row: Sequence[int], symmetry: int) -> Entry:
-    """The entry of a stored row, turned back into the orientation of ``position``."""
-    _, _, value, remoteness, best, images = row
-    rules = position.rules
-    cells = tuple(iter_cells(rules.permute(best, rules.inverse(symmetry))))
-    return Entry(position, Value(Outcome.from_sign(value), remoteness), cells, images)
+_DAMAGE = re.compile(r"malformed|no such (table|column)|corrupt|database disk image", re.IGNORECASE)
+"""Database errors that mean the file itself is damaged (the same words in SQLite and
+PostgreSQL), not that it is busy or out of reach."""
+
+
+def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
+    """What makes stored ``positions`` rows unreadable, or ``None``. One row (a lookup) is
+    checked in plain Python, a chunk (a stream) by NumPy columns: the same checks
+    (:func:`out_of_range`), so streaming a game pays little for them and a lookup does not
+    import NumPy."""
+    if not rows:
+        return None
+    if len(rows) == 1:
+        row = rows[0]
+        if len(row) != len(_POSITION_COLUMNS) or not all(type(v) is int for v in row):
+            return _not_a_number(rows)
+        columns: Sequence[Any] = row
+    else:
+        import numpy as np
+
+        try:
+            table = np.array(rows)  # whole numbers only: int64; a text, a real or a NULL: not
+        except (ValueError, OverflowError):  # rows of different lengths, numbers past 64 bits
+            return _not_a_number(rows)
+        if table.dtype.kind != "i" or table.ndim != 2 or table.shape[1] != len(_POSITION_COLUMNS):
+            return _not_a_number(rows)
+        columns = table.astype(np.int64).T
+    for bad, what in out_of_range(rules, *columns):
+        if bad is True or (bad is not False and bad.any()):
+            first = 0 if bad is True else int(bad.nonzero()[0][0])
+            ply = columns[0] if bad is True else columns[0][first]
+            return f"a positions row of ply {int(ply)} holds {what}"
+    return None
+
+
+def _not_a_number(rows: Sequence[Sequence[Any]]) -> str:
+    bad = next(
+        (v for row in rows for v in row if type(v) is not int or not -(2**63) <= v < 2**63),
+        None,
+    )
+    return f"a positions row holds {bad!r} where a whole number belongs"
+
+
+def out_of_range(
+    rules: Rules, ply: Any, key: Any, value: Any, remoteness: Any, best: Any, images: Any
+) -> list[tuple[Any, str]]:
+    """(which rows are bad, what they hold) for each range a stored column must keep: the
+    columns are Python ints (one row) or NumPy arrays (many), the same operators serve both."""
+    cells, full = rules.cells, rules.full
+    taken = (key & full) | (key >> cells)
+    return [
+        ((ply < 0) | (ply > cells), "a ply off the board"),
+        ((key < 0) | ((key >> cells) >> cells != 0), "a key off the board"),
+        ((value < -1) | (value > 1), "a value other than 1, 0, -1"),
+        ((remoteness < 0) | (remoteness > cells - ply), "a remoteness past the end of the game"),
+        ((best < 0) | (best & ~full != 0) | (best & taken != 0), "best moves off the board"),
+        ((images < 1) | (images > len(rules.symmetries)), "an images count no board has"),
+    ]
 
 
 def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:
@@ -515,10 +653,29 @@ def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:
 
 
 def _game_info(row: Sequence[Any]) -> GameInfo:
+    """A ``games`` row read; a field of the wrong type or range raises ``ValueError``."""
     from ttt_solve.solver.figures import Figures
 
     fields = dict(zip(_GAME_COLUMNS, row))
+    whole = ("id", "rows", "cols", "k", "value", "remoteness", "positions", "reachable")
+    for name in whole + (() if fields["book_depth"] is None else ("book_depth",)):
+        if type(fields[name]) is not int:
+            raise ValueError(f"{name} is {fields[name]!r}, not a whole number")
     rules = Rules(fields["rows"], fields["cols"], fields["k"])
+    ranges = {
+        # An exhaustive solve stores every ply; an opening book (alphabeta) stops at a depth.
+        "method": fields["method"]
+        == ("exhaustive" if fields["book_depth"] is None else "alphabeta"),
+        "value": -1 <= fields["value"] <= 1,
+        "remoteness": 0 <= fields["remoteness"] <= rules.cells,
+        "positions": fields["positions"] >= 0,
+        "reachable": fields["reachable"] >= 0,
+        "book_depth": fields["book_depth"] is None or 0 <= fields["book_depth"] <= rules.cells,
+        "seconds": isinstance(fields["seconds"], (int, float)),
+    }
+    for name, good in ranges.items():
+        if not good:
+            raise ValueError(f"{name} {fields[name]!r} is out of range")
     value = Value(Outcome.from_sign(fields["value"]), fields["remoteness"])
     solved_at = fields["solved_at"]
     if isinstance(solved_at, str):
@@ -565,6 +722,15 @@ def sqlite_file(db: str) -> str | None:
     return os.path.abspath(path) if path and path != ":memory:" else None
 
 
+def book_files(db: str) -> list[str]:
+    """The files a SQLite book ``db`` is made of (the database and the companions SQLite keeps
+    beside it while writing); none for other databases."""
+    path = sqlite_file(db)
+    if path is None:
+        return []
+    return [path] + [path + suffix for suffix in ("-wal", "-shm", "-journal")]
+
+
 def ensure_schema(engine: Engine) -> None:
     """Create the tables if missing (or upgrade an older book), exclusively: two runs that
     start on a new database do not both create it (see :mod:`book.migrate`)."""
@@ -588,6 +754,12 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
             )
         return
     refuse_newer(read_version(rows.schema_version(), db), SCHEMA_VERSION, db)
+    missing = [name for name in ("games", "positions") if name not in tables]
+    if missing and not create:
+        raise DamagedBookError(
+            f"book {db} looks damaged: it has no {' and no '.join(missing)} table; "
+            f"solve its games again into a new book (ttt-solve --size N --win K --db NEW)"
+        )
 
 
 def _full_disk_hint(path: str | None) -> str:
@@ -646,7 +818,12 @@ def open_book(
             if create:
                 ensure_schema(book.engine)
         except errors as error:
-            reason = getattr(error, "orig", None) or error
+            reason = " ".join(str(getattr(error, "orig", None) or error).split())
+            if _DAMAGE.search(reason):
+                raise DamagedBookError(
+                    f"book {shown} looks damaged: the database says: {reason}; restore it "
+                    f"from a copy or solve its games again into a new book"
+                ) from None
             raise BookNotFoundError(
                 f"cannot read a book at {shown}: {reason}{_full_disk_hint(path)}"
             ) from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import functools
+import io
 import os
 import signal
 import sqlite3
@@ -129,6 +130,11 @@ def friendly_errors(command: Callable) -> Callable:
             word, status = stopped_by(interrupt)
             click.echo(f"{word}: nothing was written", err=True)
             sys.exit(status)
+        except OSError as error:  # the machine's, not ours: a full disk, a closed output
+            silence_stdout()
+            if _disk_full(error):
+                raise CliError(_disk_full_message(error)) from None
+            raise CliError(os_error_message(error)) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # click's own ways out: usage errors, --help, exit codes
         except Exception as error:
@@ -175,8 +181,48 @@ def _disk_full_message(error: BaseException) -> str:
     return f"no space left on the disk while{where}; free some space and run again"
 
 
+def os_error_message(error: OSError) -> str:
+    """One line for an input/output error: what failed and where."""
+    reason = error.strerror or str(error)
+    if error.filename is None:  # a write to standard output or error
+        return f"cannot write the output: {reason}"
+    return f"{reason}: {error.filename}"
+
+
+def silence_stdout() -> None:
+    """Point standard output at nothing once writing to it failed, so that Python's flush at
+    exit does not fail again with a second message."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file (a test's capture): nothing is flushed to the failed output
+
+
+def run_entry(command: click.Command, prog_name: str) -> None:
+    """Run a command as a script: click's own output (``--help``, usage errors) failing to be
+    written is one line on stderr and exit 2, as the commands' own errors are."""
+    try:
+        command.main(prog_name=prog_name)
+    except OSError as error:
+        silence_stdout()
+        try:
+            click.echo(f"Error: {os_error_message(error)}", err=True)
+        except OSError:
+            pass  # stderr is unwritable too: the exit status is all that is left
+        sys.exit(2)
+
+
+_LONGEST_SIZE = 32
+"""No board size needs more characters (sides are at most 26)."""
+
+
 def make_rules(size: str, win: int | None) -> Rules:
     """Rules from ``--size`` and ``--win``; ``--win`` defaults to the shorter side."""
+    if len(size) > _LONGEST_SIZE:  # Python refuses to read numbers of thousands of digits
+        raise CliError(
+            f"--size {size[:_LONGEST_SIZE]}... ({len(size):,} characters) is not a board size: "
+            f"write N or RxC, each side 1..26 (e.g. 3 or 4x5)"
+        )
     try:
         rows, cols = parse_size(size)
         return Rules(rows, cols, min(rows, cols) if win is None else win)

@@ -8,7 +8,7 @@ import importlib
 import click
 
 from ttt_solve import __version__
-from ttt_solve.cli.common import debug_option
+from ttt_solve.cli.common import debug_option, run_entry
 
 COMMANDS = {
     "solve": "ttt_solve.cli.solve:solve",
@@ -64,4 +64,4 @@ def ttt() -> None:
 
 def main() -> None:
     """Entry point of the ``ttt`` script."""
-    ttt(prog_name="ttt")
+    run_entry(ttt, "ttt")

@@ -12,7 +12,7 @@ import click
 from tabulate import tabulate
 
 from ttt_solve.book.errors import BookError, GameExistsError
-from ttt_solve.book.reader import GameInfo, open_book, sqlite_file
+from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
     CliError,
@@ -24,6 +24,7 @@ from ttt_solve.cli.common import (
     friendly_errors,
     game_options,
     jobs_option,
+    run_entry,
     stopped_by,
 )
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
@@ -173,6 +174,11 @@ def solve(
       ttt-solve --size 5 --win 4 --book-depth 5 --jobs 4
     """
     method, reason = choose_method(rules, method)
+    if book_depth is not None and book_depth > rules.cells:
+        raise CliError(
+            f"--book-depth {book_depth}: every {rules.name} game ends by ply {rules.cells} "
+            f"(its number of cells); give --book-depth {rules.cells} or less"
+        )
     with open_book(db, create=True) as book:
         try:
             existing = book.find_game(rules)
@@ -265,7 +271,12 @@ def solve(
                 if workdir
                 else ""
             )
-            click.echo(f"{word}: the book is unchanged{kept}", err=True)
+            if stored_meanwhile(book, rules, existing):
+                kept = ""
+                state = f"{rules.name} was stored in {book.display_url} before the interruption"
+            else:
+                state = "the book is unchanged"
+            click.echo(f"{word}: {state}{kept}", err=True)
             sys.exit(status)
         finally:
             progress.close()
@@ -278,6 +289,14 @@ def solve(
             click.echo(summary_table(info, book.display_url))
 
 
+def stored_meanwhile(book: Book, rules: Rules, before: GameInfo | None) -> bool:
+    """Whether the game in the book now is not the one there before (``None``: none was):
+    an interruption that came after the commit leaves the new game stored."""
+    book.forget_game(rules)
+    now = book.find_game(rules)
+    return now is not None and (before is None or now.id != before.id)
+
+
 def main() -> None:
     """Entry point of the ``ttt-solve`` script."""
-    solve(prog_name="ttt-solve")
+    run_entry(solve, "ttt-solve")
