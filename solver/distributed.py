@@ -34,6 +34,7 @@ from numpy.typing import NDArray
 
 from ttt_solve.errors import TttError
 from ttt_solve.solver import SOLVER_VERSION
+from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
 from ttt_solve.solver.plies import back_up_ply, canonical_children, won_by_last_mover
 from ttt_solve.solver.plytable import PlyTable, Progress
@@ -46,9 +47,10 @@ HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 """Fibonacci hashing: the top bits of ``key * 2**64 / phi`` spread neighbouring keys (which
 share their low bits) evenly over the partitions."""
 
-POSITIONS_PER_PARTITION = 2_000_000
-"""The default partition size of the largest ply: a partition's task then holds a few hundred
-MB (its keys, their children and the answers), well within a worker's memory limit."""
+CHILDREN_PER_PARTITION = 8_000_000
+"""A ply is cut into as many partitions as its parents have children per this many (before
+deduplication): a partition's task then holds a few hundred MB (its keys, their children and
+the answers), well within a worker's memory limit, and small plies are one task each."""
 
 WORKER_MEMORY = "4GiB"
 """The memory limit of each worker of a local cluster; beyond 70% of it a worker spills."""
@@ -267,7 +269,8 @@ class DaskSolver:
     ``client``: a connected :class:`distributed.Client`; ``None`` connects to ``scheduler``
     (an address) or, without one, starts a :class:`distributed.LocalCluster` of ``workers``
     single-threaded processes, each limited to ``memory_limit`` and spilling beyond it.
-    ``partitions``: how many parts each ply is cut into (default: from the size estimate).
+    ``partitions``: how many parts every ply but the empty board is cut into (default: as many
+    as the ply's size asks for, see :data:`CHILDREN_PER_PARTITION`).
     """
 
     rules: Rules
@@ -281,12 +284,11 @@ class DaskSolver:
     stats: list[PlyStats] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if not self.rules.fits_key:
+            raise InvalidRulesError(
+                f"{self.rules.name}: {self.rules.cells} cells do not fit a 64-bit key"
+            )
         require_dask()
-        if self.partitions is None:
-            from ttt_solve.solver.estimate import exhaustive_estimate
-
-            largest = exhaustive_estimate(self.rules).canonical // 4  # the widest ply's share
-            self.partitions = max(2 * self.workers, -(-largest // POSITIONS_PER_PARTITION))
         self.work = WorkDir(self.workdir)
         self._own_cluster: Any = None
 
@@ -309,7 +311,7 @@ class DaskSolver:
                     n_workers=self.workers,
                     threads_per_worker=1,
                     memory_limit=self.memory_limit,
-                    dashboard_address=None,
+                    dashboard_address=":0",
                 )
                 self.client = Client(self._own_cluster)
         return self.client
@@ -327,11 +329,20 @@ class DaskSolver:
         """Remove the work directory (once the book holds the game)."""
         self.work.clear()
 
+    def _partitions_after(self, ply: int) -> int:
+        """How many partitions ply ``ply + 1`` is cut into (ply ``ply`` being made)."""
+        if self.partitions is not None:
+            return self.partitions
+        facts = self.work.facts(ply, "keys")
+        children = facts["open"] * (self.rules.cells - ply)
+        return max(1, -(-children // CHILDREN_PER_PARTITION))
+
     def _record(self, ply: int, stage: str, results: list[dict[str, int]], started: float) -> None:
         """Mark a ply's stage done, with its figures summed over the partitions."""
         import time
 
         facts = {name: sum(result[name] for result in results) for name in results[0]}
+        facts["partitions"] = len(results)
         self.work.mark_done(ply, stage, facts)
         self.stats.append(
             PlyStats(
@@ -354,17 +365,12 @@ class DaskSolver:
         import time
 
         client = self._connect()
-        partitions = self.partitions
-        assert partitions is not None
         rules, work = self.rules, self.work
         work.claim(self.identity)
         total = 2 * (rules.cells + 1)
         if not work.done(0, "keys"):
             started = time.perf_counter()
-            empty_board = split_by_owner(np.zeros(1, dtype=np.uint64), partitions)
-            results = [
-                task_new_partition(rules, work, 0, p, empty_board[p]) for p in range(partitions)
-            ]
+            results = [task_new_partition(rules, work, 0, 0, np.zeros(1, dtype=np.uint64))]
             self._record(0, "keys", results, started)
         plies = rules.cells + 1
         for ply in range(rules.cells):  # forward: make ply + 1 from ply
@@ -375,9 +381,10 @@ class DaskSolver:
             if work.done(ply + 1, "keys"):
                 continue
             started = time.perf_counter()
+            parents, partitions = self._partitions(ply), self._partitions_after(ply)
             children = [
                 client.submit(task_children_by_owner, rules, work, ply, p, partitions, pure=False)
-                for p in range(partitions)
+                for p in range(parents)
             ]
             made = [
                 client.submit(
@@ -410,13 +417,16 @@ class DaskSolver:
     def _back_up(self, client: Client, ply: int, last: bool) -> list[Future]:
         """The tasks solving every partition of ``ply``: each partition's children asked of
         their owners in ``ply + 1`` (none for the last ply), answered, and backed up."""
-        rules, work, partitions = self.rules, self.work, self.partitions
-        assert partitions is not None
+        rules, work = self.rules, self.work
+        partitions = self._partitions(ply)
         requests: list[Future | None] = [None] * partitions
         answers: list[Future] = []
         if not last:
+            next_partitions = self._partitions(ply + 1)
             requests = [
-                client.submit(task_children_by_owner, rules, work, ply, p, partitions, pure=False)
+                client.submit(
+                    task_children_by_owner, rules, work, ply, p, next_partitions, pure=False
+                )
                 for p in range(partitions)
             ]
             answers = [
@@ -428,7 +438,7 @@ class DaskSolver:
                     *[client.submit(operator.getitem, r, q, pure=False) for r in requests],
                     pure=False,
                 )
-                for q in range(partitions)
+                for q in range(next_partitions)
             ]
         return [
             client.submit(
@@ -443,6 +453,11 @@ class DaskSolver:
             )
             for p in range(partitions)
         ]
+
+    def _partitions(self, ply: int) -> int:
+        """How many partitions ply ``ply`` (made) is cut into."""
+        partitions: int = self.work.facts(ply, "keys")["partitions"]
+        return partitions
 
     def _count_plies(self) -> int:
         """The plies made: the consecutive ones from the empty board whose keys are done."""
@@ -460,7 +475,7 @@ class DaskSolver:
                 raise UnsolvedPlyError(f"ply {ply} is not solved in {self.workdir}")
             parts = [
                 self.work.read_columns(self.work.part(ply, "solved", p))
-                for p in range(self.partitions or 0)
+                for p in range(self._partitions(ply))
             ]
             columns = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
             order = np.argsort(columns["key"])
