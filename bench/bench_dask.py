@@ -88,7 +88,7 @@ def main() -> None:
                     rules.name,
                     forward.ply,
                     f"{forward.positions:,}",
-                    solver.work.facts(forward.ply, "keys")["partitions"],
+                    forward.partitions,
                     f"{forward.shuffled / 2**20:,.2f}",
                     f"{backward.shuffled / 2**20:,.2f}",
                     f"{forward.seconds + backward.seconds:.2f}",

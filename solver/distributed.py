@@ -27,7 +27,7 @@ import json
 import operator
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -39,9 +39,6 @@ from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
 from ttt_solve.solver.plies import back_up_ply, canonical_children, won_by_last_mover
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.rules import Rules
-
-if TYPE_CHECKING:
-    from distributed import Client, Future
 
 HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
 """Fibonacci hashing: the top bits of ``key * 2**64 / phi`` spread neighbouring keys (which
@@ -256,6 +253,7 @@ class PlyStats:
 
     ply: int
     stage: str
+    partitions: int
     positions: int
     shuffled: int
     stored: int
@@ -275,7 +273,7 @@ class DaskSolver:
 
     rules: Rules
     workdir: str
-    client: Client | None = None
+    client: Any = None  # a distributed.Client (the package has no type hints)
     scheduler: str | None = None
     workers: int = 2
     memory_limit: str = WORKER_MEMORY
@@ -300,7 +298,7 @@ class DaskSolver:
             "partitions": self.partitions,
         }
 
-    def _connect(self) -> Client:
+    def _connect(self) -> Any:
         from distributed import Client, LocalCluster
 
         if self.client is None:
@@ -333,8 +331,7 @@ class DaskSolver:
         """How many partitions ply ``ply + 1`` is cut into (ply ``ply`` being made)."""
         if self.partitions is not None:
             return self.partitions
-        facts = self.work.facts(ply, "keys")
-        children = facts["open"] * (self.rules.cells - ply)
+        children: int = self.work.facts(ply, "keys")["open"] * (self.rules.cells - ply)
         return max(1, -(-children // CHILDREN_PER_PARTITION))
 
     def _record(self, ply: int, stage: str, results: list[dict[str, int]], started: float) -> None:
@@ -348,6 +345,7 @@ class DaskSolver:
             PlyStats(
                 ply,
                 stage,
+                len(results),
                 facts["positions"],
                 facts["shuffled"],
                 facts["stored"],
@@ -414,13 +412,13 @@ class DaskSolver:
         self._step(total, total)
         return solved
 
-    def _back_up(self, client: Client, ply: int, last: bool) -> list[Future]:
+    def _back_up(self, client: Any, ply: int, last: bool) -> list[Any]:
         """The tasks solving every partition of ``ply``: each partition's children asked of
         their owners in ``ply + 1`` (none for the last ply), answered, and backed up."""
         rules, work = self.rules, self.work
         partitions = self._partitions(ply)
-        requests: list[Future | None] = [None] * partitions
-        answers: list[Future] = []
+        requests: list[Any] = [None] * partitions
+        answers: list[Any] = []
         if not last:
             next_partitions = self._partitions(ply + 1)
             requests = [

@@ -76,9 +76,8 @@ def test_dask_book_is_the_in_process_book(client, tmp_path, request, rules, part
     assert export(db, rules) == export(request.getfixturevalue(reference), rules)
     # Every made ply was cut as asked, and the figures add up.
     made = [stats for stats in solver.stats if stats.stage == "keys" and stats.ply > 0]
-    assert all(
-        solver.work.facts(stats.ply, "keys")["partitions"] == (partitions or 1) for stats in made
-    )
+    assert all(stats.partitions == (partitions or 1) for stats in made)
+    assert all(solver.work.facts(s.ply, "keys")["partitions"] == s.partitions for s in made)
     assert sum(s.positions for s in solver.stats if s.stage == "solved") == sum(
         s.positions for s in solver.stats if s.stage == "keys"
     )
