@@ -23,8 +23,10 @@ module imports them only when a solver is made.
 
 from __future__ import annotations
 
+import io
 import json
 import operator
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,8 +133,6 @@ class WorkDir:
     def write_columns(self, name: str, columns: dict[str, NDArray[Any]]) -> int:
         """Write aligned arrays as one Parquet file, atomically (a partial file moved into
         place); returns its size in bytes."""
-        import io
-
         import pyarrow as pa
         import pyarrow.parquet as pq
 
@@ -299,19 +299,22 @@ class DaskSolver:
         }
 
     def _connect(self) -> Any:
-        from distributed import Client, LocalCluster
+        import distributed
 
+        # The package has no type hints: its classes are called as Any.
+        make_client: Any = distributed.Client
+        make_cluster: Any = distributed.LocalCluster
         if self.client is None:
             if self.scheduler is not None:
-                self.client = Client(self.scheduler)
+                self.client = make_client(self.scheduler)
             else:
-                self._own_cluster = LocalCluster(
+                self._own_cluster = make_cluster(
                     n_workers=self.workers,
                     threads_per_worker=1,
                     memory_limit=self.memory_limit,
                     dashboard_address=":0",
                 )
-                self.client = Client(self._own_cluster)
+                self.client = make_client(self._own_cluster)
         return self.client
 
     def close(self) -> None:
@@ -336,8 +339,6 @@ class DaskSolver:
 
     def _record(self, ply: int, stage: str, results: list[dict[str, int]], started: float) -> None:
         """Mark a ply's stage done, with its figures summed over the partitions."""
-        import time
-
         facts = {name: sum(result[name] for result in results) for name in results[0]}
         facts["partitions"] = len(results)
         self.work.mark_done(ply, stage, facts)
@@ -360,8 +361,6 @@ class DaskSolver:
     def run(self) -> int:
         """Forward and backward passes, each ply resumed from the work directory when done
         there; returns the number of solved positions (canonical)."""
-        import time
-
         client = self._connect()
         rules, work = self.rules, self.work
         work.claim(self.identity)
