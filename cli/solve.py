@@ -32,7 +32,11 @@ from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ttt_solve.solver.distributed import DaskSolver
     from ttt_solve.solver.opening import OpeningBookBuilder
+    from ttt_solve.solver.plytable import PlyTable
 
 
 def summary_table(info: GameInfo, db: str) -> str:
@@ -145,6 +149,28 @@ def work_directory(db: str, rules: Rules) -> str:
     "Processes proving an opening book's positions (alphabeta only; each holds a 512 MiB table).",
     memory_per_job=BOOK_TABLE_BYTES,
 )
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where an exhaustive solve runs: in this process, or on a Dask cluster "
+    "(needs the dask extra: pip install 'ttt-solve[dask]').",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Dask scheduler to use (tcp://host:8786). Default: a local cluster of 2 workers.",
+)
+@click.option(
+    "--workdir",
+    metavar="URL",
+    default=None,
+    help="Where the solved plies are kept until written, so that a rerun resumes from them "
+    "(the dask engine: Parquet at a path or any fsspec URL every worker reaches). "
+    "Default: beside the book, for large solves.",
+)
 @click.option("--force", is_flag=True, help="Solve again and replace the game if it is stored.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
 @debug_option
@@ -155,6 +181,9 @@ def solve(
     method: str | None,
     book_depth: int | None,
     jobs: int,
+    engine: str,
+    scheduler: str | None,
+    workdir: str | None,
     force: bool,
     quiet: bool,
 ) -> None:
@@ -170,10 +199,16 @@ def solve(
       ttt-solve --size 3 --win 3
       ttt-solve --size 4 --win 4 --db books/4x4.sqlite
       ttt-solve --size 3x4 --win 3 --force
+      ttt-solve --size 4x5 --win 4 --engine dask --workdir /data/ttt-work
       ttt-solve --size 5 --win 4 --book-depth 4
       ttt-solve --size 5 --win 4 --book-depth 5 --jobs 4
     """
-    method, reason = choose_method(rules, method)
+    if engine == "dask":
+        if method == "alphabeta":
+            raise CliError("--engine dask runs the exhaustive method only")
+        method, reason = "exhaustive", "asked for with --engine dask"
+    else:
+        method, reason = choose_method(rules, method)
     if book_depth is not None and book_depth > rules.cells:
         raise CliError(
             f"--book-depth {book_depth}: every {rules.name} game ends by ply {rules.cells} "
@@ -199,9 +234,16 @@ def solve(
             click.echo(f"method: {method}, {reason}", err=True)
         started = time.perf_counter()
         progress = LazyProgress(f"solving {rules.name}", enabled=not quiet)
-        workdir = None
-        if method == "exhaustive":
-            if exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
+        dask_solver: DaskSolver | None = None
+        if engine == "dask":
+            from ttt_solve.solver.distributed import DaskSolver
+
+            workdir = workdir or work_directory(db, rules) + "-dask"
+            dask_solver = DaskSolver(rules, workdir, scheduler=scheduler, progress=progress)
+            builder = None
+            depth = None
+        elif method == "exhaustive":
+            if workdir is None and exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
                 workdir = work_directory(db, rules)
             solver: ExhaustiveSolver | OpeningBookBuilder = ExhaustiveSolver(
                 rules, progress=progress, workdir=workdir
@@ -224,7 +266,16 @@ def solve(
             # Solve first, write after: the book's write lock is then held only while writing.
             # (Large solves keep their plies on disk, so this list holds memory maps.)
             solving = time.perf_counter()
-            plies = list(solver.solve())
+            plies: Iterable[PlyTable]
+            if dask_solver is not None:  # the plies stay in the work directory until written
+                try:
+                    rows = dask_solver.run()
+                finally:
+                    dask_solver.close()
+                plies = dask_solver.plies()
+            else:
+                plies = list(solver.solve())
+                rows = sum(len(table.keys) for table in plies)
             progress.close()
             if builder is not None and not quiet:
                 seconds = time.perf_counter() - solving
@@ -236,7 +287,6 @@ def solve(
                     f"process{'es' if processes > 1 else ''})",
                     err=True,
                 )
-            rows = sum(len(table.keys) for table in plies)
             written = 0
 
             def on_rows(count: int) -> None:
@@ -282,7 +332,10 @@ def solve(
             progress.close()
             writing.close()
         if workdir is not None:
-            solver.store.clear()
+            if dask_solver is not None:
+                dask_solver.clear()
+            else:
+                solver.store.clear()
             with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
                 os.rmdir(os.path.dirname(workdir))
         if not quiet:

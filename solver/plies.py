@@ -86,13 +86,25 @@ def enumerate_plies(
         parents = keys[~won]
         if len(parents) == 0:
             return ply + 1
-        parts = []
-        for part in chunks(len(parents), arrays.cells - ply, children_per_chunk):
-            children, _ = arrays.children(np.asarray(parents[part]), x_to_move=ply % 2 == 0)
-            parts.append(sorted_unique(arrays.canonical(children.ravel())))
-        keys = store.save(keys_name, sorted_unique(np.concatenate(parts)))
-        del parts
+        keys = store.save(keys_name, canonical_children(arrays, parents, ply, children_per_chunk))
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def canonical_children(
+    arrays: KeyArrays,
+    parents: NDArray[np.uint64],
+    ply: int,
+    children_per_chunk: int = CHILDREN_PER_CHUNK,
+) -> NDArray[np.uint64]:
+    """The sorted distinct canonical keys of every child of ``parents`` (open positions of
+    ``ply``), made a chunk at a time."""
+    parts = []
+    for part in chunks(len(parents), arrays.cells - ply, children_per_chunk):
+        children, _ = arrays.children(np.asarray(parents[part]), x_to_move=ply % 2 == 0)
+        parts.append(sorted_unique(arrays.canonical(children.ravel())))
+    if not parts:
+        return np.zeros(0, dtype=np.uint64)
+    return sorted_unique(np.concatenate(parts))
 
 
 class BackedUp(NamedTuple):
