@@ -64,8 +64,9 @@ def test_keys_are_split_by_owner():
         (Rules(3, 3, 3), None, "book_small"),  # one partition a ply: the default for small plies
         (Rules(3, 3, 3), 3, "book_small"),
         (Rules(3, 4, 3), 3, "book_small"),
-        (Rules(4, 4, 3), 2, "book_small"),
-        (Rules(4, 4, 4), 2, "book_4x4k4"),
+        # The 4x4 boards take minutes on a 2-worker cluster of a 2-core machine: slow tests.
+        pytest.param(Rules(4, 4, 3), 2, "book_small", marks=pytest.mark.slow),
+        pytest.param(Rules(4, 4, 4), 2, "book_4x4k4", marks=pytest.mark.slow),
     ],
     ids=["3x3-auto", "3x3", "3x4k3", "4x4k3", "4x4k4"],
 )
