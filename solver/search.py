@@ -51,6 +51,7 @@ import importlib.util
 import math
 import sys
 import time
+from collections import defaultdict
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -133,10 +134,12 @@ class SearchTables(NamedTuple):
 
     k: int  # stones in a row to win
     cells: int  # cells of the board (the stride of ``orders``)
-    through: int  # the most lines through one cell (the stride of ``cell_lines``)
     symmetries: int  # symmetric images kept per ply (the stride of ``images``, ``move_bits``)
     lines: IntTable  # [line]: cell mask of each line
-    cell_lines: IntTable  # [cell * through + j]: indexes of the lines through a cell, -1 padded
+    through: IntTable  # the lines through each cell as (cell mask, bit in the live-line sets):
+    # in plain Python [cell] a tuple of pairs; compiled, the rows of an int64 array [j, 2], cell
+    # by cell, those of a cell from line_start[cell] to line_start[cell + 1]
+    line_start: IntTable  # [cell]: see ``through`` (compiled only)
     cell_line_bits: IntTable  # [cell]: those lines as a bitset over line indexes
     move_bits: IntTable  # [(parity * cells + cell) * symmetries + image]: a stone's bit in each
     # image, by parity of the empty-cell count (X moves when it has the parity of the cells)
@@ -305,26 +308,15 @@ def _kernel(compiled: bool) -> ModuleType:
     return module
 
 
-class _Slots(dict[int, int]):
-    """The plain-Python table's slots (keys or bounds), made as they are written, so that a
-    prover costs no time or memory before it searches; a slot never written holds 0."""
-
-    def __missing__(self, slot: int) -> int:
-        return 0
-
-
 def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
     """The search tables of ``rules``: lists of Python integers, or int64 arrays if
     ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern)."""
     cells, k = rules.cells, rules.k
     index_of = {line: index for index, line in enumerate(rules.lines)}
-    through = max(1, max(len(rules.lines_through[c]) for c in range(cells)))
-    cell_lines = [-1] * (cells * through)
-    cell_line_bits = [0] * cells
-    for c in range(cells):
-        for j, line in enumerate(rules.lines_through[c]):
-            cell_lines[c * through + j] = index_of[line]
-            cell_line_bits[c] |= 1 << index_of[line]
+    through = [
+        tuple((line, 1 << index_of[line]) for line in rules.lines_through[c]) for c in range(cells)
+    ]
+    cell_line_bits = [sum(line_bit for _, line_bit in pairs) for pairs in through]
     symmetries = rules.symmetries
     move_bits = [0] * (2 * cells * len(symmetries))
     x_parity = cells & 1
@@ -338,10 +330,10 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
     tables = SearchTables(
         k=k,
         cells=cells,
-        through=through,
         symmetries=len(symmetries),
         lines=list(rules.lines),
-        cell_lines=cell_lines,
+        through=through,
+        line_start=None,
         cell_line_bits=cell_line_bits,
         move_bits=move_bits,
         own_weight=[WEIGHT_BASE**held for held in range(k + 1)],
@@ -351,8 +343,10 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         orders=[0] * ((cells + 1) * cells),
         slots=slots,
         table_shift=64 - table_bits,
-        table_keys=_Slots(),
-        table_bounds=_Slots(),
+        # the slots are made as they are read or written (a slot never written holds 0), so
+        # that a prover costs no time or memory before it searches
+        table_keys=defaultdict(int),
+        table_bounds=defaultdict(int),
         history=[0] * cells,
         counters=[0, 0],
         deadline=[math.inf],
@@ -361,12 +355,13 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         return tables
     import numpy as np
 
-    def int64(values: list[int]) -> Any:
+    def int64(values: list[Any]) -> Any:
         return np.array(values, dtype=np.uint64).view(np.int64)
 
     return tables._replace(
         lines=int64(tables.lines),
-        cell_lines=np.array(cell_lines, dtype=np.int64),
+        through=int64([pair for pairs in through for pair in pairs]).reshape(-1, 2),
+        line_start=np.cumsum([0] + [len(pairs) for pairs in through], dtype=np.int64),
         cell_line_bits=int64(cell_line_bits),
         move_bits=int64(move_bits),
         own_weight=np.array(tables.own_weight, dtype=np.int64),
