@@ -11,11 +11,12 @@ as two instances of this one source:
   compiled by ``numba.njit(cache=True)`` and run on int64 NumPy arrays: boards whose packed
   keys and line sets fit 64-bit integers.
 
-Only the decorator and a few primitives depend on the instance: counting the bits of an
-integer, reading the clock, folding a key into 64 bits for
-the table's hash, finding a key in its bucket, and the loops over a short row of a table (the
-smallest image key, the next row of image keys, sorting the moves), which plain Python runs
-faster as slices and built-ins than as loops.
+Only the decorator and a few primitives depend on the instance, with the layout of the
+image-key and move-bit tables (:class:`solver.search.SearchTables`): counting the bits of an
+integer, reading the clock, the table's hash (a big key is folded into 64 bits), finding a key
+in its bucket, the lines through a cell, the smallest image key, the next ply's image keys
+(plain Python packs a ply's keys into one integer: one OR per move) and sorting the moves. The
+plain instance does with built-ins and slices what the compiled one does in loops.
 
 Numba's on-disk cache is keyed by this file alone: after a change to a constant imported from
 :mod:`solver.search` or to :func:`solver.value.move_score`, which the compiled code bakes in,
@@ -25,7 +26,6 @@ touch this file (or clear ``__pycache__``) so that it is compiled again.
 from __future__ import annotations
 
 import math
-import operator
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -86,28 +86,31 @@ if COMPILED:
         return now
 
     @kernel
-    def _hash_word(key: int) -> int:
-        """A key as one 64-bit word for the hash: it is one already."""
-        return key
+    def _bucket(key: int, shift: int, slots: int) -> int:
+        """The first slot of a key's bucket of two: the top bits of a 64-bit multiplicative
+        hash, so that every bit of the key counts."""
+        return ((key * HASH_MULTIPLIER) >> shift) & (slots - 2)
 
     @kernel
-    def _canonical_key(images: IntTable, row: int, symmetries: int) -> int:
-        """The smallest of the image keys ``images[row : row + symmetries]``."""
+    def _canonical_key(s: SearchTables, ply: int) -> int:
+        """The smallest image key of the position at ``ply`` (its row of ``s.images``)."""
+        images = s.images
+        row = ply * s.symmetries
         key: int = images[row]
-        for image in range(row + 1, row + symmetries):
+        for image in range(row + 1, row + s.symmetries):
             if images[image] < key:
                 key = images[image]
         return key
 
     @kernel
-    def _push_images(
-        images: IntTable, row: int, move_bits: IntTable, bits: int, symmetries: int
-    ) -> None:
-        """The next row of image keys: this row's with one stone's bits (``move_bits[bits:]``,
-        one per image) added."""
-        next_row = row + symmetries
+    def _push_images(s: SearchTables, ply: int, move: int) -> None:
+        """The image keys of ply ``ply + 1``: those of ``ply`` with the stone ``move`` (its
+        row of ``s.move_bits``, one bit per image) added."""
+        images, move_bits, symmetries = s.images, s.move_bits, s.symmetries
+        row = ply * symmetries
+        bits = move * symmetries
         for image in range(symmetries):
-            images[next_row + image] = images[row + image] | move_bits[bits + image]
+            images[row + symmetries + image] = images[row + image] | move_bits[bits + image]
 
     @kernel
     def _sort_moves(order: IntTable, first: int, count: int) -> None:
@@ -145,29 +148,29 @@ else:
         """``time.perf_counter()``."""
         return time.perf_counter()
 
-    def _hash_word(key: int) -> int:
-        """A key folded into 64 bits for the hash, so that every cell counts on big boards;
-        a key of at most 64 bits is left as it is, as in the compiled instance."""
+    def _bucket(key: int, shift: int, slots: int) -> int:
+        """The first slot of a key's bucket of two, as in the compiled instance (the bits
+        taken are within the product's low 64 bits); a key of more than 64 bits is first
+        folded into 64 bits, so that every cell counts on big boards."""
         while key >> 64:
             key = (key & 0xFFFFFFFFFFFFFFFF) ^ (key >> 64)
-        return key
+        return ((key * HASH_MULTIPLIER) >> shift) & (slots - 2)
 
     # The list primitives below do in C (slices, ``min``, ``map``, ``sorted``) what the
     # compiled instance does in loops: a loop of Python bytecode costs far more.
 
-    def _canonical_key(images: IntTable, row: int, symmetries: int) -> int:
-        """The smallest of the image keys ``images[row : row + symmetries]``."""
-        key: int = min(images[row : row + symmetries])
+    def _canonical_key(s: SearchTables, ply: int) -> int:
+        """The smallest image key of the position at ``ply``: the images' keys are packed side
+        by side into one integer, ``s.images[ply]``."""
+        packed = s.images[ply]
+        mask = s.key_mask
+        key: int = min([packed >> shift & mask for shift in s.image_shifts])
         return key
 
-    def _push_images(
-        images: IntTable, row: int, move_bits: IntTable, bits: int, symmetries: int
-    ) -> None:
-        """The next row of image keys: this row's with one stone's bits (``move_bits[bits:]``,
-        one per image) added."""
-        images[row + symmetries : row + 2 * symmetries] = map(
-            operator.or_, images[row : row + symmetries], move_bits[bits : bits + symmetries]
-        )
+    def _push_images(s: SearchTables, ply: int, move: int) -> None:
+        """The image keys of ply ``ply + 1``: those of ``ply`` with the stone ``move`` added
+        (``s.move_bits[move]``: its bit in every image, packed as the keys are)."""
+        s.images[ply + 1] = s.images[ply] | s.move_bits[move]
 
     def _sort_moves(order: IntTable, first: int, count: int) -> None:
         """Sort the packed move keys ``order[first : first + count]`` best (largest) first,
@@ -202,14 +205,6 @@ def _fewest_missing(s: SearchTables, live: int, stones: int) -> int:
         if missing < need:
             need = missing
     return need
-
-
-@kernel
-def _bucket(key: int, shift: int, slots: int) -> int:
-    """The first slot of a key's bucket of two: the top bits of a 64-bit multiplicative hash,
-    so that every bit of the key counts. (The bits taken are those of the 64-bit product in
-    both instances: only the product's low 64 bits reach them.)"""
-    return ((_hash_word(key) * HASH_MULTIPLIER) >> shift) & (slots - 2)
 
 
 @kernel
@@ -274,10 +269,7 @@ def _negamax(
     if high <= alpha:
         return high
 
-    images = s.images
-    symmetries = s.symmetries
-    row = ply * symmetries
-    key = _canonical_key(images, row, symmetries)
+    key = _canonical_key(s, ply)
     table_keys, table_bounds = s.table_keys, s.table_bounds
     bucket = _bucket(key, s.table_shift, s.slots)
     slot = _find_slot(table_keys, table_bounds, bucket, key)
@@ -369,7 +361,7 @@ def _negamax(
             count += 1
         _sort_moves(order, first, count)
 
-    move_row = (empties & 1) * cells * symmetries
+    move_row = (empties & 1) * cells
     child_alpha, child_beta = _child_window(alpha, beta)
     best = -WIN_SCORE - 1
     for at in range(first, first + count):
@@ -382,7 +374,7 @@ def _negamax(
                 rest = line & ~mine
                 if not rest & (rest - 1):
                     new_threats |= rest
-        _push_images(images, row, s.move_bits, move_row + c * symmetries, symmetries)
+        _push_images(s, ply, move_row + c)
         score = _negamax(
             s,
             opp,

@@ -141,12 +141,17 @@ class SearchTables(NamedTuple):
     # by cell, those of a cell from line_start[cell] to line_start[cell + 1]
     line_start: IntTable  # [cell]: see ``through`` (compiled only)
     cell_line_bits: IntTable  # [cell]: those lines as a bitset over line indexes
-    move_bits: IntTable  # [(parity * cells + cell) * symmetries + image]: a stone's bit in each
-    # image, by parity of the empty-cell count (X moves when it has the parity of the cells)
+    move_bits: IntTable  # a stone's bit in each image, by parity of the empty-cell count (X
+    # moves when it has the parity of the cells): compiled [(parity * cells + cell) *
+    # symmetries + image]; in plain Python [parity * cells + cell], packed as ``images``
     own_weight: IntTable  # [i]: move-order weight of a live line of the mover holding i stones
     block_weight: IntTable  # [i]: the same for a live line of the opponent
     threat_bonus: int  # move-order bonus of a move that makes a threat
-    images: IntTable  # [ply * symmetries + image]: image keys along the current line of play
+    images: IntTable  # image keys along the current line of play: compiled [ply * symmetries
+    # + image]; in plain Python [ply], all of a ply's keys packed into one integer, image i at
+    # bit i * 2 * cells
+    key_mask: int  # plain Python: one packed image key's bits
+    image_shifts: tuple[int, ...]  # plain Python: where each image's key starts in ``images``
     orders: IntTable  # [ply * cells + j]: move-order buffers, one per ply of the line
     slots: int  # slots of the transposition table, a power of two
     table_shift: int  # 64 - log2(slots): a key's bucket is in its hash's top bits
@@ -239,7 +244,9 @@ class SearchEngine:
                 np.int64
             )
         else:
-            tables.images[: tables.symmetries] = root.images
+            tables.images[0] = sum(
+                key << shift for key, shift in zip(root.images, tables.image_shifts)
+            )
         tables.counters[1] = 0
         score = self._kernel._negamax(tables, *root[:8], 0, alpha, beta)
         if tables.counters[1]:
@@ -326,6 +333,13 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
             move_bits[((1 - x_parity) * cells + c) * len(symmetries) + image] = 1 << (
                 cells + perm[c]
             )
+    width = 2 * cells
+    packed_move_bits = [
+        sum(
+            bit << (image * width) for image, bit in enumerate(move_bits[at : at + len(symmetries)])
+        )
+        for at in range(0, len(move_bits), len(symmetries))
+    ]
     slots = 1 << table_bits
     tables = SearchTables(
         k=k,
@@ -335,11 +349,13 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         through=through,
         line_start=None,
         cell_line_bits=cell_line_bits,
-        move_bits=move_bits,
+        move_bits=packed_move_bits,
         own_weight=[WEIGHT_BASE**held for held in range(k + 1)],
         block_weight=[BLOCK_BASE**held for held in range(k + 1)],
         threat_bonus=THREAT_BONUS * WEIGHT_BASE**k,
-        images=[0] * ((cells + 1) * len(symmetries)),
+        images=[0] * (cells + 1),
+        key_mask=(1 << width) - 1,
+        image_shifts=tuple(image * width for image in range(len(symmetries))),
         orders=[0] * ((cells + 1) * cells),
         slots=slots,
         table_shift=64 - table_bits,
@@ -366,7 +382,9 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         move_bits=int64(move_bits),
         own_weight=np.array(tables.own_weight, dtype=np.int64),
         block_weight=np.array(tables.block_weight, dtype=np.int64),
-        images=np.zeros(len(tables.images), dtype=np.int64),
+        images=np.zeros((cells + 1) * len(symmetries), dtype=np.int64),
+        key_mask=0,  # plain Python only
+        image_shifts=(0,),
         orders=np.zeros(len(tables.orders), dtype=np.int64),
         table_keys=np.zeros(slots, dtype=np.int64),
         table_bounds=np.zeros(slots, dtype=np.int64),
