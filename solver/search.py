@@ -56,6 +56,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from ttt_solve.solver.errors import SearchTimeout
+from ttt_solve.solver.pairing import pairing_for
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Value, move_score
@@ -104,13 +105,17 @@ class SearchResult(NamedTuple):
     * ``score``: side-to-move score (:mod:`solver.value`); exact unless the prover is weak,
     * ``value``: ``Value.from_score(score, position.empty_count)``,
     * ``nodes``: nodes searched by this call,
-    * ``seconds``: wall time of this call.
+    * ``seconds``: wall time of this call,
+    * ``technique``: what closed the proof: ``"search"`` (the negamax search) or
+      ``"pairing"`` (a draw proved by a pairing for each side, :mod:`solver.pairing`, with no
+      search).
     """
 
     score: int
     value: Value
     nodes: int
     seconds: float
+    technique: str = "search"
 
 
 def child_window(alpha: int, beta: int) -> tuple[int, int]:
@@ -436,6 +441,14 @@ class Prover:
         (the table keeps what was proved, so a retry resumes cheaply).
         """
         started = time.perf_counter()
+        if _terminal_score(position) is None and _pairing_draw(position):
+            return SearchResult(
+                0,
+                Value.from_score(0, position.empty_count),
+                0,
+                time.perf_counter() - started,
+                "pairing",
+            )
         nodes_before = self.nodes
         score = self._score(position, deadline, exact=not self.weak)
         return SearchResult(
@@ -508,3 +521,14 @@ def _terminal_score(position: Position) -> int | None:
     if position.empty == 0:
         return 0
     return None
+
+
+def _pairing_draw(position: Position) -> bool:
+    """Whether each side has a pairing that blocks every line the other could complete
+    (:mod:`solver.pairing`): then neither can win, and the position is a draw."""
+    empties = position.empty_count
+    for defender in (position.x, position.o):
+        open_lines = sum(1 for line in position.rules.lines if not line & defender)
+        if 2 * open_lines > empties:  # each open line needs two cells of its own
+            return False
+    return all(pairing_for(position, defender_is_x) for defender_is_x in (True, False))

@@ -86,3 +86,21 @@ def test_every_pairing_found_is_sound_on_random_positions() -> None:
                 defender_to_move = position.x_to_move == defender_is_x
                 assert (score if defender_to_move else -score) >= 0
     assert found >= 20
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_a_pairing_draw_is_proved_without_search(engine: str) -> None:
+    """(5,5,5): each side has a pairing from the empty board; the prover closes the proof by
+    pairing with no node searched, and its value is the published draw."""
+    rules = Rules(5, 5, 5)
+    result = Prover(rules, engine=engine).solve(Position.start(rules))
+    assert result.technique == "pairing"
+    assert result.nodes == 0
+    assert result.value.outcome.value == "draw"
+
+
+def test_a_position_without_pairing_is_searched() -> None:
+    rules = Rules(4, 4, 4)
+    result = Prover(rules).solve(Position.start(rules))
+    assert result.technique == "search"
+    assert result.nodes > 0
