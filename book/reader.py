@@ -197,6 +197,11 @@ class _SqliteRows:
         self.connection.close()
 
 
+def _writable(path: str) -> bool:
+    """Whether this process may write the book file and its folder (SQLite writes both)."""
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(path) or ".", os.W_OK)
+
+
 def _read_only_uri(path: str) -> str:
     """The URI that opens a book file only to read it.
 
@@ -813,7 +818,10 @@ def open_book(
                     engine = engine.execution_options(postgresql_readonly=True)
                 book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
             else:
-                book = Book(None, db, rows=_SqliteRows(path, read_only=True))
+                # Read-only only where it must be (or is asked): a read-only connection to a
+                # book in WAL mode leaves its -wal and -shm files behind when it closes.
+                read_only = read_only or not _writable(path)
+                book = Book(None, db, rows=_SqliteRows(path, read_only=read_only))
             _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)

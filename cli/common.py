@@ -167,18 +167,16 @@ def _disk_full(error: BaseException) -> bool:
 def _disk_full_message(error: BaseException) -> str:
     """One line for a full disk: the file or book, and the fix. A failed write leaves the
     book as it was (its transaction is rolled back; output files are written aside)."""
+    context = click.get_current_context(silent=True)
+    params = context.params if context is not None else {}
+    output = params.get("output")
     if isinstance(error, OSError) and error.filename:
-        files = [str(error.filename)]
-    else:  # the files the command writes (a write() error does not name its file)
-        context = click.get_current_context(silent=True)
-        params = context.params if context is not None else {}
-        files = [
-            f"{what} {params[name]}"
-            for name, what in (("db", "the book"), ("output", "the output"))
-            if params.get(name) not in (None, "-")
-        ]
-    where = f" writing {' or '.join(files)}" if files else ""
-    return f"no space left on the disk while{where}; free some space and run again"
+        where = str(error.filename)
+    elif isinstance(error, OSError):  # a write() names no file: the output, or stdout
+        where = f"the output {output}" if output not in (None, "-") else "the standard output"
+    else:  # the database's own error
+        where = f"the book {params['db']}" if params.get("db") else "the book"
+    return f"no space left on the disk while writing {where}; free some space and run again"
 
 
 def os_error_message(error: OSError) -> str:

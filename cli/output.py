@@ -9,6 +9,7 @@ before anything is opened. A device or a pipe (``/dev/null``, a FIFO) is written
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -52,7 +53,7 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
             with open(output, "w", encoding="utf-8", newline="") as stream:
                 yield stream
         except OSError as error:
-            raise CliError(f"cannot write {output}: {error.strerror or error}") from None
+            raise _cannot_write(output, error) from None
         return
     folder = os.path.dirname(os.path.abspath(output))
     try:
@@ -60,7 +61,7 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
             prefix=f".{os.path.basename(output)}.", suffix=".part", dir=folder
         )
     except OSError as error:
-        raise CliError(f"cannot write {output}: {error.strerror or error}") from None
+        raise _cannot_write(output, error) from None
     try:
         try:
             mode = os.stat(output).st_mode & 0o7777
@@ -76,10 +77,20 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
         os.replace(temporary, output)
     except OSError as error:
         _remove(temporary)
-        raise CliError(f"cannot write {output}: {error.strerror or error}") from None
+        raise _cannot_write(output, error) from None
     except BaseException:
         _remove(temporary)
         raise
+
+
+def _cannot_write(output: str, error: OSError) -> CliError:
+    """One line for a failed write of ``output``; a full disk says how to go on."""
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return CliError(
+            f"no space left on the disk while writing the output {output}; "
+            f"free some space and run again"
+        )
+    return CliError(f"cannot write {output}: {error.strerror or error}")
 
 
 def _remove(path: str) -> None:
