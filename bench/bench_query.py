@@ -1,6 +1,6 @@
 """Benchmark of reading a book: ``ttt query`` per process, API lookups, ``ttt export`` memory.
 
-Prints figures and their ratio to the targets of issue 3 (a ratio below 1 meets the target):
+Prints figures and their ratio to the project's budgets (a ratio below 1 meets the budget):
 
 * one ``ttt query`` process on a 4x4 k=4 book, whole process: under 0.5 s;
 * 10,000 random lookups through the Python API on that book: under 2 s;

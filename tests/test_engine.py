@@ -3,7 +3,7 @@
 The broken engine (tests/engines/broken_engine.py) fails in every position with a given number
 of stones, so the expected failures follow from the 3x3 counts up to symmetry: canonical
 non-terminal positions with 0, 1, 2 and 3 stones number 1, 3, 12 and 38 and stand for 1, 9, 72
-and 252 reachable positions (CONVENTIONS.md); 627 canonical positions stand for 4,520 in all.
+and 252 reachable positions (docs/conventions.md); 627 canonical positions stand for 4,520 in all.
 """
 
 from __future__ import annotations
