@@ -779,6 +779,39 @@ def _full_disk_hint(path: str | None) -> str:
     return "; no space left on its disk: free some space and run again" if full else ""
 
 
+def _make_book_folder(path: str, db: str) -> None:
+    """Make the folder of a new SQLite book, or say in one line why not and what to do."""
+    folder = os.path.dirname(path) or "."
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except RecursionError:  # os.makedirs recurses once per missing parent
+        reason = "it is nested too deep"
+    except FileExistsError as error:  # a file where a folder of the path should be
+        reason = f"{error.filename} is a file, not a folder"
+    except OSError as error:
+        reason = f"{error.strerror or error}: {error.filename or folder}"
+    else:
+        return
+    raise BookNotFoundError(
+        f"cannot make the folder of the book {hide_password(db)[:200]}: {reason}; "
+        f"give --db a path in a folder that can be written"
+    )
+
+
+def unwritable_reason(db: str) -> str | None:
+    """Why a SQLite book (or the folder it would be made in) cannot be written, or ``None``:
+    SQLite writes beside the book too (its journal), so the folder must be writable.
+    ``None`` for a server's book, whose permissions only a write shows."""
+    path = sqlite_file(db)
+    if path is None:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    for target, what in ((path, "the book file"), (folder, "its folder")):
+        if os.path.exists(target) and not os.access(target, os.W_OK):
+            return f"{what} {target} is read-only"
+    return None
+
+
 @contextmanager
 def open_book(
     db: str = DEFAULT_DB, create: bool = False, read_only: bool = False
@@ -799,7 +832,7 @@ def open_book(
             f"--size N --win K{'' if db == DEFAULT_DB else ' --db ' + db})"
         )
     if path is not None and create:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        _make_book_folder(path, db)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
     shown = hide_password(db)  # what messages quote
     book = None

@@ -12,7 +12,7 @@ import click
 from tabulate import tabulate
 
 from ttt_solve.book.errors import BookError, GameExistsError
-from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file
+from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
     CliError,
@@ -178,6 +178,11 @@ def solve(
         raise CliError(
             f"--book-depth {book_depth}: every {rules.name} game ends by ply {rules.cells} "
             f"(its number of cells); give --book-depth {rules.cells} or less"
+        )
+    unwritable = unwritable_reason(db)
+    if unwritable is not None:  # found now, not after a solve of hours
+        raise CliError(
+            f"cannot write the book {db}: {unwritable}; make it writable or give another --db"
         )
     with open_book(db, create=True) as book:
         try:

@@ -33,7 +33,7 @@ class PlyStore:
         self.directory = directory
         self._memory: dict[str, NDArray[Any]] = {}
         if directory is not None:
-            os.makedirs(directory, exist_ok=True)
+            _make_folder(directory)
             self._check_identity(directory, identity or {})
 
     def _check_identity(self, directory: str, identity: dict[str, Any]) -> None:
@@ -44,7 +44,7 @@ class PlyStore:
                 if json.load(handle) == identity:
                     return
             self.clear()
-            os.makedirs(directory, exist_ok=True)
+            _make_folder(directory)
         self._write_atomic(path, json.dumps(identity).encode())
 
     @staticmethod
@@ -93,16 +93,54 @@ class PlyStore:
         self._memory.clear()
         if self.directory is None:
             return
+        self._remove_own_files(self.directory)
+        with contextlib.suppress(OSError):  # not empty: it holds files the store did not write
+            os.rmdir(self.directory)
+
+    @staticmethod
+    def _remove_own_files(directory: str) -> None:
         try:
-            names = os.listdir(self.directory)
+            names = os.listdir(directory)
         except FileNotFoundError:
             return
         for name in names:
             if _is_own_file(name):
-                with contextlib.suppress(FileNotFoundError):  # another run removed it first
-                    os.remove(os.path.join(self.directory, name))
-        with contextlib.suppress(OSError):  # not empty: it holds files the store did not write
-            os.rmdir(self.directory)
+                with contextlib.suppress(FileNotFoundError):  # removed from outside meanwhile
+                    os.remove(os.path.join(directory, name))
+
+
+def _make_folder(directory: str) -> None:
+    """Make the work folder and its parents, or say in one line why not and what to do."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except RecursionError:  # os.makedirs recurses once per missing parent
+        raise WorkFileError(
+            f"cannot make the work folder {directory[:80]}...: it is nested too deep; "
+            f"give --db a shorter path"
+        ) from None
+    except OSError as error:
+        blocking = _first_file_among_parents(directory)
+        if blocking is not None:
+            raise WorkFileError(
+                f"cannot make the work folder {directory}: {blocking} is a file, not a folder; "
+                f"move or delete {blocking}, or give another --db"
+            ) from None
+        raise WorkFileError(
+            f"cannot make the work folder {directory}: {error.strerror or error}; "
+            f"make its folder writable or give another --db"
+        ) from None
+
+
+def _first_file_among_parents(directory: str) -> str | None:
+    """The path of ``directory`` or of one of its parents that exists and is not a folder."""
+    path = os.path.abspath(directory)
+    while True:
+        if os.path.lexists(path) and not os.path.isdir(path):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
 
 
 def _is_own_file(name: str) -> bool:
