@@ -6,11 +6,16 @@ finds it and skips the work. Arrays are read back memory-mapped, so a resumed or
 solve holds in memory only the plies it is working on. The directory may hold other files:
 clearing it removes only the store's own (``identity.json`` and ``*.npy``, with their
 temporary ``.partial`` names), and the directory itself only once it is empty.
+
+One run at a time uses a directory: the store holds an exclusive lock on its ``.lock`` file
+while it exists, and a second store of the same directory is refused (two runs clearing one
+folder would remove each other's files).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 from typing import Any
@@ -22,6 +27,7 @@ from ttt_solve.solver.errors import WorkFileError
 
 _IDENTITY = "identity.json"
 _PARTIAL = ".partial"
+_LOCK = ".lock"
 
 
 class PlyStore:
@@ -32,8 +38,11 @@ class PlyStore:
     ) -> None:
         self.directory = directory
         self._memory: dict[str, NDArray[Any]] = {}
+        self._lock: int | None = None
+        """The open ``.lock`` file, locked while this store uses the directory."""
         if directory is not None:
             _make_folder(directory)
+            self._lock = _lock_folder(directory)
             self._check_identity(directory, identity or {})
 
     def _check_identity(self, directory: str, identity: dict[str, Any]) -> None:
@@ -43,8 +52,7 @@ class PlyStore:
             with open(path, encoding="utf-8") as handle:
                 if json.load(handle) == identity:
                     return
-            self.clear()
-            _make_folder(directory)
+            self._remove_own_files(directory)
         self._write_atomic(path, json.dumps(identity).encode())
 
     @staticmethod
@@ -89,11 +97,17 @@ class PlyStore:
         return self.load(name)
 
     def clear(self) -> None:
-        """Forget everything: remove the store's own files, and the directory once empty."""
+        """Forget everything: remove the store's own files, and the directory once empty; the
+        directory's lock is released."""
         self._memory.clear()
         if self.directory is None:
             return
         self._remove_own_files(self.directory)
+        if self._lock is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(self.directory, _LOCK))
+            os.close(self._lock)
+            self._lock = None
         with contextlib.suppress(OSError):  # not empty: it holds files the store did not write
             os.rmdir(self.directory)
 
@@ -141,6 +155,28 @@ def _first_file_among_parents(directory: str) -> str | None:
         if parent == path:
             return None
         path = parent
+
+
+def _lock_folder(directory: str) -> int:
+    """Lock ``directory`` for this run: its ``.lock`` file, opened and locked exclusively.
+    Another run holding it is refused at once rather than waited for (it may take hours)."""
+    path = os.path.join(directory, _LOCK)
+    while True:
+        handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(handle)
+            raise WorkFileError(
+                f"another run is using the work folder {directory} (the same game into the "
+                f"same book); wait for it to finish, then run again"
+            ) from None
+        try:  # the run that held it may have removed the file before we locked it
+            if os.stat(path).st_ino == os.fstat(handle).st_ino:
+                return handle
+        except FileNotFoundError:
+            pass
+        os.close(handle)
 
 
 def _is_own_file(name: str) -> bool:

@@ -446,3 +446,38 @@ def test_export_to_a_folder_it_cannot_write_is_one_line(small_disk, book_3x3, wh
     result = run("export", "--db", str(small_disk.parent / "b.sqlite"), "-o", str(output))
     assert_one_line(result, str(output))
     assert not output.exists()
+
+
+def test_a_work_folder_in_use_by_another_run_is_refused_and_left_alone(tmp_path):
+    # Two runs of one opening book share its work folder; the second used to remove the
+    # first's files (and crash removing what the first had removed).
+    import fcntl
+
+    db = str(tmp_path / "b.sqlite")
+    folder = tmp_path / "b.sqlite.work" / "3x3k3-book2"
+    folder.mkdir(parents=True)
+    args = ["solve", "--method", "alphabeta", "--book-depth", "2", "--db", db, "-q"]
+    with open(folder / ".lock", "w") as lock:  # as the first run holds it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        (folder / "identity.json").write_text("{}")  # the first run's
+        result = run(*args)
+        assert_one_line(result, "another run", str(folder), "wait")
+        assert (folder / "identity.json").read_text() == "{}"
+    result = run(*args)  # the first run has finished: this one goes ahead and cleans up
+    assert result.exit_code == 0, result.output
+    assert not folder.exists()
+
+
+def test_two_concurrent_opening_books_on_one_book_never_crash(tmp_path):
+    db = str(tmp_path / "b.sqlite")
+    command = [str(BIN / "ttt-solve"), "--size", "4", "--win", "4", "--method", "alphabeta"]
+    command += ["--book-depth", "3", "--db", db, "-q"]
+    runs = [subprocess.Popen(command, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outcomes = [(process.wait(timeout=600), process.stderr.read()) for process in runs]
+    for process in runs:
+        process.stderr.close()
+    for status, err in outcomes:
+        assert "bug" not in err and "Traceback" not in err, err
+        assert status == 0 or (status == 2 and "another run" in err), (status, err)
+    assert any(status == 0 for status, _ in outcomes), outcomes
+    assert run("verify", "--size", "4", "--win", "4", "--db", db).exit_code == 0
