@@ -41,6 +41,7 @@ from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.plystore import make_folder
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value, move_value
@@ -781,21 +782,12 @@ def _full_disk_hint(path: str | None) -> str:
 
 def _make_book_folder(path: str, db: str) -> None:
     """Make the folder of a new SQLite book, or say in one line why not and what to do."""
-    folder = os.path.dirname(path) or "."
-    try:
-        os.makedirs(folder, exist_ok=True)
-    except RecursionError:  # os.makedirs recurses once per missing parent
-        reason = "it is nested too deep"
-    except FileExistsError as error:  # a file where a folder of the path should be
-        reason = f"{error.filename} is a file, not a folder"
-    except OSError as error:
-        reason = f"{error.strerror or error}: {error.filename or folder}"
-    else:
-        return
-    raise BookNotFoundError(
-        f"cannot make the folder of the book {hide_password(db)[:200]}: {reason}; "
-        f"give --db a path in a folder that can be written"
-    )
+    problem = make_folder(os.path.dirname(path) or ".")
+    if problem is not None:
+        raise BookNotFoundError(
+            f"cannot make the folder of the book {hide_password(db)[:200]}: {problem}; "
+            f"give --db a path in a folder that can be written"
+        )
 
 
 def unwritable_reason(db: str) -> str | None:

@@ -259,6 +259,7 @@ def solve(
                 started=started,
                 on_rows=on_rows,
             )
+            solver.store.clear()  # stored: the work kept for a rerun is no longer needed
         except GameExistsError as exists:
             progress.close()
             writing.close()
@@ -267,6 +268,7 @@ def solve(
                 err=True,
             )
             info = exists.game
+            solver.store.clear()
         except KeyboardInterrupt as interrupt:
             progress.close()
             writing.close()
@@ -286,8 +288,8 @@ def solve(
         finally:
             progress.close()
             writing.close()
+            solver.store.release()  # whatever happened: the work folder is free for the next run
         if workdir is not None:
-            solver.store.clear()
             with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
                 os.rmdir(os.path.dirname(workdir))
         if not quiet:

@@ -8,13 +8,14 @@ clearing it removes only the store's own (``identity.json`` and ``*.npy``, with 
 temporary ``.partial`` names), and the directory itself only once it is empty.
 
 One run at a time uses a directory: the store holds an exclusive lock on its ``.lock`` file
-while it exists, and a second store of the same directory is refused (two runs clearing one
-folder would remove each other's files).
+until it is cleared or released, and a store of the same directory in another process is
+refused (two runs clearing one folder would remove each other's files).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -43,7 +44,11 @@ class PlyStore:
         if directory is not None:
             _make_folder(directory)
             self._lock = _lock_folder(directory)
-            self._check_identity(directory, identity or {})
+            try:
+                self._check_identity(directory, identity or {})
+            except BaseException:
+                self.release()
+                raise
 
     def _check_identity(self, directory: str, identity: dict[str, Any]) -> None:
         """A directory belongs to one game and solver version; anything else starts afresh."""
@@ -103,13 +108,18 @@ class PlyStore:
         if self.directory is None:
             return
         self._remove_own_files(self.directory)
-        if self._lock is not None:
+        if self._lock is not None:  # removed while still locked: no other run can be using it
             with contextlib.suppress(FileNotFoundError):
                 os.remove(os.path.join(self.directory, _LOCK))
-            os.close(self._lock)
-            self._lock = None
+        self.release()
         with contextlib.suppress(OSError):  # not empty: it holds files the store did not write
             os.rmdir(self.directory)
+
+    def release(self) -> None:
+        """Let other runs use the directory (its files stay, for a rerun to resume from)."""
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     @staticmethod
     def _remove_own_files(directory: str) -> None:
@@ -123,26 +133,28 @@ class PlyStore:
                     os.remove(os.path.join(directory, name))
 
 
-def _make_folder(directory: str) -> None:
-    """Make the work folder and its parents, or say in one line why not and what to do."""
+def make_folder(directory: str) -> str | None:
+    """Make ``directory`` and its parents; ``None`` once done, else why it cannot be made."""
     try:
         os.makedirs(directory, exist_ok=True)
     except RecursionError:  # os.makedirs recurses once per missing parent
-        raise WorkFileError(
-            f"cannot make the work folder {directory[:80]}...: it is nested too deep; "
-            f"give --db a shorter path"
-        ) from None
+        return "it is nested too deep"
     except OSError as error:
         blocking = _first_file_among_parents(directory)
         if blocking is not None:
-            raise WorkFileError(
-                f"cannot make the work folder {directory}: {blocking} is a file, not a folder; "
-                f"move or delete {blocking}, or give another --db"
-            ) from None
+            return f"{blocking} is a file, not a folder"
+        return f"{error.strerror or error}: {error.filename or directory}"
+    return None
+
+
+def _make_folder(directory: str) -> None:
+    """Make the work folder, or say in one line why not and what to do."""
+    problem = make_folder(directory)
+    if problem is not None:
         raise WorkFileError(
-            f"cannot make the work folder {directory}: {error.strerror or error}; "
-            f"make its folder writable or give another --db"
-        ) from None
+            f"cannot make the work folder {directory[:200]}: {problem}; move or delete what "
+            f"is in the way, or give another --db"
+        )
 
 
 def _first_file_among_parents(directory: str) -> str | None:
@@ -159,13 +171,17 @@ def _first_file_among_parents(directory: str) -> str | None:
 
 def _lock_folder(directory: str) -> int:
     """Lock ``directory`` for this run: its ``.lock`` file, opened and locked exclusively.
-    Another run holding it is refused at once rather than waited for (it may take hours)."""
+    Another run holding it is refused at once rather than waited for (it may take hours).
+    The lock is a POSIX record lock, which belongs to the process: stores made one after
+    another in one program share the folder, as a resumed build does."""
     path = os.path.join(directory, _LOCK)
     while True:
         handle = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+            fcntl.lockf(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            if error.errno not in (errno.EACCES, errno.EAGAIN):
+                raise
             os.close(handle)
             raise WorkFileError(
                 f"another run is using the work folder {directory} (the same game into the "

@@ -458,10 +458,13 @@ def test_a_work_folder_in_use_by_another_run_is_refused_and_left_alone(tmp_path)
     folder.mkdir(parents=True)
     args = ["solve", "--method", "alphabeta", "--book-depth", "2", "--db", db, "-q"]
     with open(folder / ".lock", "w") as lock:  # as the first run holds it
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        fcntl.lockf(lock, fcntl.LOCK_EX)
         (folder / "identity.json").write_text("{}")  # the first run's
-        result = run(*args)
-        assert_one_line(result, "another run", str(folder), "wait")
+        second = subprocess.run([str(BIN / "ttt"), *args], capture_output=True, text=True)
+        assert second.returncode == 2, second.stderr
+        lines = (second.stdout + second.stderr).strip().splitlines()
+        assert len(lines) == 1 and "another run" in lines[0] and "wait" in lines[0], lines
+        assert str(folder) in lines[0]
         assert (folder / "identity.json").read_text() == "{}"
     result = run(*args)  # the first run has finished: this one goes ahead and cleans up
     assert result.exit_code == 0, result.output
