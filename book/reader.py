@@ -41,6 +41,7 @@ from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.plystore import make_folder
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value, move_value
@@ -779,6 +780,30 @@ def _full_disk_hint(path: str | None) -> str:
     return "; no space left on its disk: free some space and run again" if full else ""
 
 
+def _make_book_folder(path: str, db: str) -> None:
+    """Make the folder of a new SQLite book, or say in one line why not and what to do."""
+    problem = make_folder(os.path.dirname(path) or ".")
+    if problem is not None:
+        raise BookNotFoundError(
+            f"cannot make the folder of the book {hide_password(db)[:200]}: {problem}; "
+            f"give --db a path in a folder that can be written"
+        )
+
+
+def unwritable_reason(db: str) -> str | None:
+    """Why a SQLite book (or the folder it would be made in) cannot be written, or ``None``:
+    SQLite writes beside the book too (its journal), so the folder must be writable.
+    ``None`` for a server's book, whose permissions only a write shows."""
+    path = sqlite_file(db)
+    if path is None:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    for target, what in ((path, "the book file"), (folder, "its folder")):
+        if os.path.exists(target) and not os.access(target, os.W_OK):
+            return f"{what} {target} is read-only"
+    return None
+
+
 @contextmanager
 def open_book(
     db: str = DEFAULT_DB, create: bool = False, read_only: bool = False
@@ -799,7 +824,7 @@ def open_book(
             f"--size N --win K{'' if db == DEFAULT_DB else ' --db ' + db})"
         )
     if path is not None and create:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        _make_book_folder(path, db)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
     shown = hide_password(db)  # what messages quote
     book = None

@@ -12,7 +12,7 @@ import click
 from tabulate import tabulate
 
 from ttt_solve.book.errors import BookError, GameExistsError
-from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file
+from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
     CliError,
@@ -214,6 +214,11 @@ def solve(
             f"--book-depth {book_depth}: every {rules.name} game ends by ply {rules.cells} "
             f"(its number of cells); give --book-depth {rules.cells} or less"
         )
+    unwritable = unwritable_reason(db)
+    if unwritable is not None:  # found now, not after a solve of hours
+        raise CliError(
+            f"cannot write the book {db}: {unwritable}; make it writable or give another --db"
+        )
     with open_book(db, create=True) as book:
         try:
             existing = book.find_game(rules)
@@ -262,6 +267,13 @@ def solve(
             if not quiet:
                 click.echo(f"prover: {ENGINE_NAMES[builder.prover.engine]}", err=True)
         writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
+
+        def clear_work() -> None:
+            if dask_solver is not None:
+                dask_solver.clear()
+            else:
+                solver.store.clear()
+
         try:
             # Solve first, write after: the book's write lock is then held only while writing.
             # (Large solves keep their plies on disk, so this list holds memory maps.)
@@ -304,6 +316,7 @@ def solve(
                 started=started,
                 on_rows=on_rows,
             )
+            clear_work()  # stored: the work kept for a rerun is no longer needed
         except GameExistsError as exists:
             progress.close()
             writing.close()
@@ -312,6 +325,7 @@ def solve(
                 err=True,
             )
             info = exists.game
+            clear_work()
         except KeyboardInterrupt as interrupt:
             progress.close()
             writing.close()
@@ -331,11 +345,9 @@ def solve(
         finally:
             progress.close()
             writing.close()
+            if dask_solver is None:  # whatever happened: the work folder is free for the next run
+                solver.store.release()
         if workdir is not None:
-            if dask_solver is not None:
-                dask_solver.clear()
-            else:
-                solver.store.clear()
             with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
                 os.rmdir(os.path.dirname(workdir))
         if not quiet:

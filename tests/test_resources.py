@@ -357,3 +357,130 @@ def test_solve_force_replaces_a_games_row_that_does_not_parse(book_3x3, tmp_path
     result = run("solve", "--db", db, "--force", "-q")
     assert result.exit_code == 0, result.output
     assert run("verify", "--db", db).exit_code == 0
+
+
+# -- books and work folders that cannot be written -------------------------------------------
+
+
+def assert_one_line(result, *words: str) -> None:
+    """Exit 2 and one line holding every one of ``words``, no traceback."""
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, lines
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+@pytest.fixture
+def immutable_book(book_3x3, tmp_path):
+    """A copy of the 3x3 book that nobody, root included, can write (``chattr +i``)."""
+    book = tmp_path / "b.sqlite"
+    shutil.copy(book_3x3, book)
+    if shutil.which("chattr") is None:
+        pytest.skip("needs chattr(1)")
+    done = subprocess.run(["chattr", "+i", str(book)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot make a file immutable here: {done.stderr.strip()}")
+    yield book
+    subprocess.run(["chattr", "-i", str(book)], check=False)
+
+
+def refuse_to_solve(monkeypatch) -> None:
+    """Make any solve fail as a bug, so that a check must come before it."""
+
+    def solved(self):  # noqa: ANN001, ANN202
+        raise AssertionError("the solve ran before the book was found read-only")
+
+    monkeypatch.setattr("ttt_solve.cli.solve.ExhaustiveSolver.solve", solved)
+
+
+def test_a_read_only_book_file_is_refused_before_the_solve(immutable_book, monkeypatch):
+    refuse_to_solve(monkeypatch)
+    result = run("solve", "--size", "3x4", "--win", "3", "--db", str(immutable_book), "-q")
+    assert_one_line(result, str(immutable_book), "read-only", "writable")
+
+
+def test_a_book_in_a_read_only_folder_is_refused_before_the_solve(
+    small_disk, book_3x3, monkeypatch
+):
+    shutil.copy(book_3x3, small_disk / "b.sqlite")
+    remount(small_disk, "ro")
+    refuse_to_solve(monkeypatch)
+    for name in ("b.sqlite", "new.sqlite"):
+        db = str(small_disk / name)
+        result = run("solve", "--size", "3x4", "--win", "3", "--db", db, "-q")
+        assert_one_line(result, db, "read-only", "writable")
+
+
+def test_a_db_under_a_missing_folder_makes_the_folder(tmp_path):
+    db = tmp_path / "new" / "books" / "b.sqlite"
+    assert run("solve", "--db", str(db), "-q").exit_code == 0
+    assert run("verify", "--db", str(db)).exit_code == 0
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "3000-folders-deep"])
+def test_a_db_whose_folder_cannot_be_made_is_one_line(tmp_path, monkeypatch, where):
+    monkeypatch.chdir(tmp_path)
+    if where == "under-a-file":
+        (tmp_path / "notes").write_text("a file")
+        db, words = "notes/b.sqlite", ("notes/b.sqlite", "is a file")
+    else:
+        db, words = "/".join(["d"] * 3000) + "/b.sqlite", ("nested too deep",)
+    result = run("solve", "--db", db, "-q")
+    assert_one_line(result, "cannot make the folder of the book", *words)
+
+
+def test_a_file_where_the_work_folder_goes_is_named(tmp_path):
+    (tmp_path / "b.sqlite.work").write_text("not a folder")
+    db = str(tmp_path / "b.sqlite")
+    result = run("solve", "--method", "alphabeta", "--book-depth", "2", "--db", db, "-q")
+    assert_one_line(result, f"{db}.work is a file", "delete")
+    assert (tmp_path / "b.sqlite.work").read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("where", ["read-only", "missing"])
+def test_export_to_a_folder_it_cannot_write_is_one_line(small_disk, book_3x3, where):
+    shutil.copy(book_3x3, small_disk.parent / "b.sqlite")
+    remount(small_disk, "ro")
+    output = small_disk / ("out.csv" if where == "read-only" else "sub/out.csv")
+    result = run("export", "--db", str(small_disk.parent / "b.sqlite"), "-o", str(output))
+    assert_one_line(result, str(output))
+    assert not output.exists()
+
+
+def test_a_work_folder_in_use_by_another_run_is_refused_and_left_alone(tmp_path):
+    # Two runs of one opening book share its work folder; the second used to remove the
+    # first's files (and crash removing what the first had removed).
+    import fcntl
+
+    db = str(tmp_path / "b.sqlite")
+    folder = tmp_path / "b.sqlite.work" / "3x3k3-book2"
+    folder.mkdir(parents=True)
+    args = ["solve", "--method", "alphabeta", "--book-depth", "2", "--db", db, "-q"]
+    with open(folder / ".lock", "w") as lock:  # as the first run holds it
+        fcntl.lockf(lock, fcntl.LOCK_EX)
+        (folder / "identity.json").write_text("{}")  # the first run's
+        second = subprocess.run([str(BIN / "ttt"), *args], capture_output=True, text=True)
+        assert second.returncode == 2, second.stderr
+        lines = (second.stdout + second.stderr).strip().splitlines()
+        assert len(lines) == 1 and "another run" in lines[0] and "wait" in lines[0], lines
+        assert str(folder) in lines[0]
+        assert (folder / "identity.json").read_text() == "{}"
+    result = run(*args)  # the first run has finished: this one goes ahead and cleans up
+    assert result.exit_code == 0, result.output
+    assert not folder.exists()
+
+
+def test_two_concurrent_opening_books_on_one_book_never_crash(tmp_path):
+    db = str(tmp_path / "b.sqlite")
+    command = [str(BIN / "ttt-solve"), "--size", "4", "--win", "4", "--method", "alphabeta"]
+    command += ["--book-depth", "3", "--db", db, "-q"]
+    runs = [subprocess.Popen(command, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outcomes = [(process.wait(timeout=600), process.stderr.read()) for process in runs]
+    for process in runs:
+        process.stderr.close()
+    for status, err in outcomes:
+        assert "bug" not in err and "Traceback" not in err, err
+        assert status == 0 or (status == 2 and "another run" in err), (status, err)
+    assert any(status == 0 for status, _ in outcomes), outcomes
+    assert run("verify", "--size", "4", "--win", "4", "--db", db).exit_code == 0
