@@ -19,12 +19,13 @@ import errno
 import fcntl
 import json
 import os
-from typing import Any
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING, Any
 
 from ttt_solve.solver.errors import WorkFileError
+
+if TYPE_CHECKING:  # NumPy only where arrays are saved or loaded: the book's read path uses
+    # make_folder from here and must not pay for importing NumPy
+    from numpy.typing import NDArray
 
 _IDENTITY = "identity.json"
 _PARTIAL = ".partial"
@@ -79,6 +80,8 @@ class PlyStore:
             return self._memory[name]
         path = _array_path(self.directory, name)
         try:
+            import numpy as np
+
             array: NDArray[Any] = np.load(path, mmap_mode="r")
         except (OSError, ValueError, EOFError) as error:  # truncated or overwritten outside
             raise WorkFileError(
@@ -95,6 +98,8 @@ class PlyStore:
         path = _array_path(self.directory, name)
         temporary = path + _PARTIAL
         with open(temporary, "wb") as handle:
+            import numpy as np
+
             np.save(handle, array)
             handle.flush()
             os.fsync(handle.fileno())

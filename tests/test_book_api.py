@@ -56,8 +56,8 @@ def test_the_read_path_does_not_import_sqlalchemy_numpy_or_numba(book_3x3):
     import sys
 
     code = (
-        "import sys; from book.reader import open_book; from solver.position import Position;"
-        "from solver.rules import Rules\n"
+        "import sys; from ttt_solve.book.reader import open_book;"
+        "from ttt_solve.solver.position import Position; from ttt_solve.solver.rules import Rules\n"
         f"with open_book({book_3x3!r}) as b: b.find(Position.start(Rules(3, 3, 3)))\n"
         "print(sorted(m for m in ('sqlalchemy', 'numpy', 'numba') if m in sys.modules))"
     )
