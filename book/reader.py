@@ -628,7 +628,7 @@ def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
     if len(rows) == 1:
         row = rows[0]
         if len(row) != len(_POSITION_COLUMNS) or not all(type(v) is int for v in row):
-            return _not_a_number(rows)
+            return not_a_number(rows)
         columns: Sequence[Any] = row
     else:
         import numpy as np
@@ -636,9 +636,9 @@ def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
         try:
             table = np.array(rows)  # whole numbers only: int64; a text, a real or a NULL: not
         except (ValueError, OverflowError):  # rows of different lengths, numbers past 64 bits
-            return _not_a_number(rows)
+            return not_a_number(rows)
         if table.dtype.kind != "i" or table.ndim != 2 or table.shape[1] != len(_POSITION_COLUMNS):
-            return _not_a_number(rows)
+            return not_a_number(rows)
         columns = table.astype(np.int64).T
     for bad, what in out_of_range(rules, *columns):
         if bad is True or (bad is not False and bad.any()):
@@ -648,7 +648,7 @@ def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
     return None
 
 
-def _not_a_number(rows: Sequence[Sequence[Any]]) -> str:
+def not_a_number(rows: Sequence[Sequence[Any]]) -> str:
     values = [v for row in rows for v in row]
     bad = next((v for v in values if type(v) is not int), None)  # a text, a real, a NULL
     if bad is None:  # else a number past 64 bits
