@@ -76,7 +76,8 @@ def test_an_older_book_without_an_upgrade_is_explained(book_db):
     set_version(engine, "0")
     with pytest.raises(
         SchemaVersionError,
-        match="older ttt-solve: found schema version 0, expected 1, and there is no upgrade",
+        match=f"older ttt-solve: found schema version 0, expected {schema.SCHEMA_VERSION}, and "
+        f"there is no upgrade",
     ):
         migrate.prepare_schema(engine, "the book")
     assert stored_version(engine) == "0"
@@ -87,27 +88,29 @@ def test_an_older_book_is_upgraded_in_one_transaction(book_db, monkeypatch):
     migrate.prepare_schema(engine)
     steps = []
 
+    current = schema.SCHEMA_VERSION  # a next version, one step from this one
+
     def add_note(conn):
-        steps.append("1->2")
+        steps.append(f"{current}->{current + 1}")
         conn.execute(sa.insert(schema.meta).values(name="note", value="added by the upgrade"))
 
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(migrate.UPGRADES, 1, add_note)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 1)
+    monkeypatch.setitem(migrate.UPGRADES, current, add_note)
 
     def broken(conn):
         add_note(conn)
         raise RuntimeError("upgrade interrupted")
 
-    monkeypatch.setitem(migrate.UPGRADES, 1, broken)
+    monkeypatch.setitem(migrate.UPGRADES, current, broken)
     with pytest.raises(RuntimeError):
         migrate.prepare_schema(engine)
-    assert stored_version(engine) == "1"  # the half-done step was rolled back with the rest
-    monkeypatch.setitem(migrate.UPGRADES, 1, add_note)
-    assert migrate.prepare_schema(engine) == 1
-    assert steps == ["1->2", "1->2"]
+    assert stored_version(engine) == str(current)  # the half-done step was rolled back too
+    monkeypatch.setitem(migrate.UPGRADES, current, add_note)
+    assert migrate.prepare_schema(engine) == current
+    assert steps == [f"{current}->{current + 1}"] * 2
     with engine.connect() as conn:
         meta = dict(conn.execute(sa.select(schema.meta.c.name, schema.meta.c.value)).all())
-    assert meta == {"schema_version": "2", "note": "added by the upgrade"}
+    assert meta == {"schema_version": str(current + 1), "note": "added by the upgrade"}
 
 
 def test_a_database_that_is_not_a_book_is_refused(book_db):
