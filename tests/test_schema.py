@@ -14,6 +14,7 @@ from ttt_solve.book.errors import BookNotFoundError, SchemaVersionError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import copy_dtype, write_game
 from ttt_solve.solver.plytable import PlyTable
+from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
 
@@ -167,3 +168,71 @@ def test_the_widest_keys_round_trip(book_db):
         ]
     assert rows == [(0, 0, 1, 1), (3, 1, 0, 1), (3, 1 << 40, 1, 4), (3, top, top >> 30, 8)]
     assert copy_dtype().itemsize == 2 + 7 * 4 + 4 + 2 + 8 + 2 + 2 + 8 + 2
+
+
+def test_the_keys_of_a_64_cell_board_round_trip(book_db):
+    """A 64-cell board has 128-bit keys, kept as 16 bytes, and best moves on cell 63, kept as
+    the signed pattern of the mask; both come back as the numbers they were."""
+    rules = Rules(8, 8, 7)
+    top = (1 << 2 * rules.cells) - 1
+    keys = np.array([1, 1 << 64, top - 1], dtype=object)
+    masks = [0, 1 << 63, (1 << 64) - 1]
+    plies = [
+        PlyTable(
+            3,
+            keys,
+            np.zeros(3, dtype=np.int16),
+            np.array(masks, np.uint64),
+            np.array([1, 4, 8], dtype=np.uint8),
+        ),
+        PlyTable(
+            0,
+            np.array([0], object),
+            np.zeros(1, np.int16),
+            np.array([1 << 63], np.uint64),
+            np.array([1], np.uint8),
+        ),
+    ]
+    with open_book(book_db, create=True) as book:
+        write_game(book, rules, plies, method="alphabeta", book_depth=3)
+        rows = [
+            (row.ply, row.key, row.best_moves, row.images)
+            for row in book.rows(rules, checked=False)
+        ]
+        found = book._rows.positions(rules, book.game(rules).id, 3, [1 << 64, top - 1])
+    assert rows == [(0, 0, 1 << 63, 1)] + [(3, k, m, i) for k, m, i in zip(keys, masks, (1, 4, 8))]
+    assert sorted((row[1], row[4]) for row in found) == [(1 << 64, 1 << 63), (top - 1, top >> 64)]
+    assert copy_dtype(schema.wide_positions).itemsize == 2 + 7 * 4 + 4 + 2 + 16 + 2 + 2 + 8 + 2
+
+
+def make_version_1_book(db: str) -> None:
+    """A book as version 1 wrote it: meta, games and positions, no wide_positions table."""
+    from ttt_solve.solver.exhaustive import ExhaustiveSolver
+
+    engine = engine_of(db)
+    version_1 = [schema.meta, schema.games, schema.positions]
+    schema.metadata.create_all(engine, tables=version_1)
+    set_version(engine, "1")
+    engine.dispose()
+    with open_book(db) as book:  # without create: the tables stay as they are
+        rules = Rules(3, 3, 3)
+        write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+
+
+def test_a_version_1_book_is_read_as_it_is_and_upgraded_by_a_writer(tmp_path):
+    db = str(tmp_path / "v1.sqlite")
+    make_version_1_book(db)
+    engine = engine_of(db)
+    assert stored_version(engine) == "1"
+    assert not sa.inspect(engine).has_table("wide_positions")
+    start = Position.start(Rules(3, 3, 3))
+    with open_book(db) as book:  # reading changes nothing
+        assert book.find(start).value.outcome.value == "draw"
+        assert sum(1 for _ in book.rows(Rules(3, 3, 3))) == 765
+    assert stored_version(engine) == "1"
+    assert migrate.prepare_schema(engine) == 1  # a writer's first step
+    assert stored_version(engine) == str(schema.SCHEMA_VERSION)
+    assert sa.inspect(engine).has_table("wide_positions")
+    with open_book(db) as book:
+        assert book.find(start).value.outcome.value == "draw"
+        assert book.game(Rules(3, 3, 3)).positions == 765
