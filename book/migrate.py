@@ -21,7 +21,6 @@ from ttt_solve.book.errors import SchemaVersionError
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 
 
-
 def _add_wide_positions(conn: Connection) -> None:
     """Version 1 -> 2: add the (empty) table of games of 32 to 64 cells. The rows of smaller
     games stay where they are, untouched: the step costs the same for any size of book."""

@@ -58,7 +58,6 @@ games = sa.Table(
 )
 
 
-
 def _positions_table(name: str, key_type: sa.types.TypeEngine[Any]) -> sa.Table:
     return sa.Table(
         name,

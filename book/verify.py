@@ -257,7 +257,10 @@ def _wide_row_problems(
         found += [
             (not complete, "a child position is missing"),
             (complete and score != top, "score is not the best over the children"),
-            (complete and best != top_moves, "best moves are not the children that reach the score"),
+            (
+                complete and best != top_moves,
+                "best moves are not the children that reach the score",
+            ),
         ]
     elif move_scores is not None:
         by_cell = move_scores(position)

@@ -69,9 +69,7 @@ def _stored_keys(keys: np.ndarray) -> np.ndarray:
     return np.array([stored_key(key) for key in keys.tolist()], dtype=f"V{KEY_BYTES}")
 
 
-def _insert_batches(
-    conn: Connection, table: str, columns: dict[str, np.ndarray]
-) -> Iterator[int]:
+def _insert_batches(conn: Connection, table: str, columns: dict[str, np.ndarray]) -> Iterator[int]:
     """Insert the rows into ``table`` with the driver's ``executemany``, a batch at a time;
     yield batch sizes."""
     marks = schema.placeholders(conn.engine, len(schema.POSITION_COLUMNS))

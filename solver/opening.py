@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-from typing import Any
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -137,7 +137,7 @@ class OpeningBookBuilder:
         next_scores: NDArray[np.int16] | None = None
         for ply in reversed(range(len(plies))):
             keys, won = plies[ply]
-            if next_keys is None:
+            if next_keys is None or next_scores is None:  # the deepest ply
                 scores, best = self._prove_ply(keys, won, lambda row: self.progress(row, total))
             elif self.arrays is None:
                 scores, best = back_up_wide_ply(self.rules, keys, won, next_keys, next_scores)
