@@ -26,10 +26,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ttt_solve.book import schema
-from ttt_solve.book.errors import GameExistsError
+from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, GameInfo
-from ttt_solve.book.widekeys import KEY_BYTES, stored_key
+from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, KEY_BYTES, fits_book, stored_key
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
@@ -164,6 +164,11 @@ def write_game(
     writer of the same game does not solve it again. ``on_rows(n)`` is told of every batch
     written; ``started`` (a ``time.perf_counter()``) dates the solve for its recorded duration.
     """
+    if not fits_book(rules):
+        raise BookError(
+            f"{rules.name} has {rules.cells} cells; a book holds boards of at most "
+            f"{BOOK_CELLS_LIMIT} cells"
+        )
     started = time.perf_counter() if started is None else started
     figures = Figures(rules.cells)
     games, positions = schema.games, schema.positions_of(rules)

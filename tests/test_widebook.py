@@ -18,8 +18,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from ttt_solve.book.errors import BookError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.verify import check_wide_plies
+from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
 from ttt_solve.cli.solve import solve
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
@@ -205,3 +207,12 @@ def test_a_corrupted_wide_row_is_caught(wide_book, tmp_path):
     damage(off_board, f"UPDATE wide_positions SET best_moves = 1 WHERE {OF_WIDE} AND ply = 1")
     result = ttt_run("query", "--size", WIDE.size, "--win", "3", "--db", off_board)
     assert result.exit_code == 2 and "best moves off the board" in result.output
+
+
+def test_a_board_past_64_cells_is_refused_by_the_writer(tmp_path):
+    rules = Rules(5, 13, 4)  # 65 cells
+    with open_book(str(tmp_path / "big.sqlite"), create=True) as book:
+        with pytest.raises(
+            BookError, match="5x13 k=4 has 65 cells; a book holds boards of at most 64"
+        ):
+            write_game(book, rules, iter(()), method="alphabeta", book_depth=0)
