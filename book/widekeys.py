@@ -65,7 +65,7 @@ def read_wide_row(row: Sequence[Any]) -> tuple[Any, ...]:
     A column that is not what the writer stores (a key of another width, a text) is left as
     it is, so that the book's row checks report it as damage."""
     ply, key, value, remoteness, best, images = row
-    if type(key) is bytes and len(key) == KEY_BYTES:
+    if isinstance(key, (bytes, memoryview)) and len(key) == KEY_BYTES:  # drivers differ
         key = int.from_bytes(key, "big")
     if type(best) is int and -(1 << 63) <= best < 1 << 63:
         best &= _MASK_BITS
