@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import operator
 import os
 import random
 import re
@@ -541,11 +542,10 @@ class Book:
         images = [rules.permute(position.key, s) for s in range(len(rules.symmetries))]
         key = min(images)  # the canonical key, and its first symmetry, as Rules.canonical's
         mover = 0 if position.x_to_move else rules.cells  # where the mover's stones sit in a key
+        stone_images = _stone_images(rules)
         cells_of: dict[int, list[int]] = {}  # symmetric children share a canonical key
         for cell in iter_cells(position.empty):
-            child_key = min(
-                image | 1 << (perm[cell] + mover) for image, perm in zip(images, rules.symmetries)
-            )
+            child_key = min(map(operator.or_, images, stone_images[mover + cell]))
             cells_of.setdefault(child_key, []).append(cell)
         with self._reading(rules):
             rows = self._rows.family(info.id, position.ply, key, list(cells_of))
@@ -646,6 +646,16 @@ class Book:
 _DAMAGE = re.compile(r"malformed|no such (table|column)|corrupt|database disk image", re.IGNORECASE)
 """Database errors that mean the file itself is damaged (the same words in SQLite and
 PostgreSQL), not that it is busy or out of reach."""
+
+
+@functools.cache
+def _stone_images(rules: Rules) -> tuple[tuple[int, ...], ...]:
+    """``[bit][symmetry]``: the image of one stone of a packed key (bit ``cell`` for X,
+    ``cells + cell`` for O) under each of the board's symmetries."""
+    return tuple(
+        tuple(rules.permute(1 << bit, symmetry) for symmetry in range(len(rules.symmetries)))
+        for bit in range(2 * rules.cells)
+    )
 
 
 @functools.cache
