@@ -214,33 +214,44 @@ def test_uwapi_bad_input(client):
 # -- bad input -----------------------------------------------------------------------------
 
 
-BAD = [
-    ("/game/5x5k4", 404, "holds no 5x5 k=4"),  # a game the book does not hold
-    ("/game/chess", 404, "not a game name"),
-    ("/game/99x99k3", 404, "not supported"),
-    ("/game/3x3k3?moves=b2,b2", 400, "b2"),  # an illegal move
-    ("/game/3x3k3?moves=z9", 400, "off the 3x3 board"),
-    ("/game/3x3k3?moves=b2,,,%%", 400, "not a cell"),
-    ("/game/3x3k3?position=xx", 400, "has 2 cells"),  # a malformed position
-    ("/game/3x3k3?position=xxx/.../...", 400, "not legal"),
-    ("/game/3x3k3?position=", 400, "empty"),
-    ("/game/3x3k3?moves=a1,a2,b1,b2,c1,c2", 400, "game is over"),
-    ("/game/3x3k3?mark=q7", 400, "q7"),
-    ("/game/3x3k3/analysis?", 200, ""),
-    ("/game/4x4k9/analysis", 404, "impossible"),
-    ("/play/3x3k3?agent=nonsense&seed=1", 400, "unknown agent"),  # a spec that does not parse
-    ("/play/3x3k3?agent=mcts:iterations=x&seed=1", 400, "whole number"),
-    ("/play/3x3k3?agent=cmd:ls&seed=1", 400, "outside the project"),  # never run a command
-    ("/play/3x3k3?agent=py:os:system&seed=1", 400, "outside the project"),
-    ("/play/3x3k3?side=z&seed=1", 400, "side"),
-    ("/play/3x3k3?seed=abc", 400, "whole number"),
-    ("/audits/999", 404, "no audit"),
-    ("/audits/abc", 404, "no audit"),
-    ("/nowhere", 404, "Not Found"),
-]
+BAD = """
+404  /game/5x5k4                                  holds no 5x5 k=4   # a game the book does not hold
+404  /game/chess                                  not a game name
+404  /game/99x99k3                                not supported
+400  /game/3x3k3?moves=b2,b2                      b2                 # an illegal move
+400  /game/3x3k3?moves=z9                         off the 3x3 board
+400  /game/3x3k3?moves=b2,,,%%                    not a cell
+400  /game/3x3k3?position=xx                      has 2 cells        # a malformed position
+400  /game/3x3k3?position=xxx/.../...             not legal
+400  /game/3x3k3?position=                        empty
+400  /game/3x3k3?moves=a1,a2,b1,b2,c1,c2          game is over
+400  /game/3x3k3?mark=q7                          q7
+200  /game/3x3k3/analysis?
+404  /game/4x4k9/analysis                         impossible
+400  /play/3x3k3?agent=nonsense&seed=1            unknown agent      # a spec that does not parse
+400  /play/3x3k3?agent=mcts:iterations=x&seed=1   whole number
+400  /play/3x3k3?agent=cmd:ls&seed=1              outside the project  # never run a command
+400  /play/3x3k3?agent=py:os:system&seed=1        outside the project
+400  /play/3x3k3?side=z&seed=1                    side
+400  /play/3x3k3?seed=abc                         whole number
+404  /audits/999                                  no audit
+404  /audits/abc                                  no audit
+404  /nowhere                                     Not Found
+"""
+"""Bad input and its answer, a line each: the status, the URL, then words of the message (the
+rest of the line up to a ``#`` note)."""
 
 
-@pytest.mark.parametrize(("url", "status", "words"), BAD)
+def bad_input_rows(table: str) -> list[tuple[str, int, str]]:
+    """(url, status, words) of each line of a table like :data:`BAD`."""
+    rows = []
+    for line in table.strip().splitlines():
+        status, url, *words = line.split("#")[0].split(maxsplit=2)
+        rows.append((url, int(status), " ".join(words).strip()))
+    return rows
+
+
+@pytest.mark.parametrize(("url", "status", "words"), bad_input_rows(BAD))
 def test_bad_input_is_a_4xx_page_with_one_line(client, url, status, words):
     response = client.get(url, follow_redirects=False)
     assert response.status_code == status
