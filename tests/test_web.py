@@ -158,6 +158,35 @@ def test_api_position_is_the_object_of_ttt_query_json(client, book_small):
     assert written == data
 
 
+def test_api_position_answers_are_kept_encoded_byte_for_byte(book_small, monkeypatch):
+    """The book's answers are kept as the bytes Starlette's JSONResponse would send, in a
+    bounded cache; answers searched live are not kept."""
+    from starlette.responses import JSONResponse
+
+    from ttt_solve.web import explorer as explorer_module
+
+    monkeypatch.setattr(explorer_module, "JSON_CACHE", 5)
+    with TestClient(create_app(book_small)) as small_cache:
+        kept = small_cache.app.state.explorer._read_json
+        for moves in ("", "b2", "b2,a1", "b2,a1,c3", "a1", "a1,b2", "c3", "b2,a1"):
+            url = f"/api/games/3x3k3/position?moves={moves}"
+            first, again = small_cache.get(url), small_cache.get(url)
+            expected = JSONResponse(book_answer(book_small, R3, moves))
+            assert first.content == again.content == expected.body, moves
+            assert first.headers["content-type"] == expected.headers["content-type"]
+            assert first.headers["content-length"] == expected.headers["content-length"]
+        assert kept.cache_info().currsize == 5 and kept.cache_info().hits >= 8
+
+
+def test_answers_searched_live_are_not_kept(opening_client):
+    kept = opening_client.app.state.explorer._read_json
+    before = kept.cache_info().currsize
+    for _ in range(2):
+        data = opening_client.get("/api/games/3x4k3/position?moves=a1,b2,c3").json()
+        assert data["source"] == "search"
+    assert kept.cache_info().currsize == before
+
+
 def test_api_games_and_game(client):
     games = client.get("/api/games").json()
     assert [g["name"] for g in games] == ["3x3k3", "3x4k3", "4x4k3"]
