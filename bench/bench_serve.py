@@ -12,6 +12,10 @@ and of the load generator.
     python bench/bench_serve.py                      # builds the book in a temporary directory
     python bench/bench_serve.py --books DIR          # keeps (and reuses) it in DIR
     python bench/bench_serve.py --requests 2000 --clients 4
+    python bench/bench_serve.py --constant           # the floor: uvicorn answering a constant
+
+``--constant`` sends the same requests to uvicorn serving a bare ASGI app that answers each with
+the same JSON of an answer's length: the CPU per request of the HTTP stack alone.
 """
 
 from __future__ import annotations
@@ -69,8 +73,24 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_server(db: str, port: int) -> subprocess.Popen:
+CONSTANT_BODY = json.dumps({"position": "....", "padding": "." * 720}).encode()
+"""The ``--constant`` app's answer, about as long as an answer of the 4x4 book."""
+
+
+async def constant_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A bare ASGI app answering every request with :data:`CONSTANT_BODY`."""
+    length = str(len(CONSTANT_BODY)).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", length)]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": CONSTANT_BODY})
+
+
+def start_server(db: str, port: int, constant: bool = False) -> subprocess.Popen:
     argv = [script("ttt"), "serve", "--db", db, "--port", str(port), "--quiet"]
+    if constant:
+        here = os.path.dirname(os.path.abspath(__file__))
+        argv = [sys.executable, "-m", "uvicorn", "--app-dir", here, "bench_serve:constant_app"]
+        argv += ["--port", str(port), "--no-access-log", "--lifespan", "off"]
     server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -184,6 +204,9 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=10_000)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--constant", action="store_true", help="serve a constant answer from a bare ASGI app"
+    )
     args = parser.parse_args()
 
     folder = args.books or tempfile.mkdtemp(prefix="bench-serve-")
@@ -197,22 +220,25 @@ def main() -> None:
     paths = ["/api/games/4x4k4/position" + query(position=p) for p in positions]
     expected = dict(zip(paths, positions))
     port = free_port()
-    server = start_server(db, port)
+    server = start_server(db, port, args.constant)
     try:
         result = run_loop(load(port, paths, args.clients, server.pid))
     finally:
         server.terminate()
         server.wait(10)
-    result["errors"] += check_bodies(result["bodies"], expected)
+    if not args.constant:
+        result["errors"] += check_bodies(result["bodies"], expected)
     latencies = sorted(result["latencies"])
     p50 = statistics.median(latencies) * 1000
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] * 1000
     rps = len(latencies) / result["seconds"]
     memory = result["memory"]
     growth = memory["after_run"] / memory["after_warmup"] - 1
+    served = "a constant answer (uvicorn, bare ASGI app)" if args.constant else "ttt serve"
     print(
-        f"{len(latencies):,} requests of /api/games/4x4k4/position, {args.clients} clients, "
-        f"keep-alive, loopback; {len(result['errors'])} errors; {result['seconds']:.2f} s"
+        f"{served}: {len(latencies):,} requests of /api/games/4x4k4/position, "
+        f"{args.clients} clients, keep-alive, loopback; {len(result['errors'])} errors; "
+        f"{result['seconds']:.2f} s"
     )
     print(
         tabulate(
