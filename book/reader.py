@@ -535,9 +535,9 @@ class Book:
         symmetries (a child's image is its parent's image plus the image of the new stone), so
         no child is canonicalised on its own. Raises what :meth:`find` and :meth:`moves` raise.
         """
-        rules = position.rules
+        rules, ply = position.rules, position.ply
         info = self.game(rules)
-        if position.is_terminal or not info.holds_ply(position.ply + 1):
+        if position.is_terminal or not info.holds_ply(ply + 1):
             return self.find(position), self.moves(position)  # no children, or none stored
         images = [rules.permute(position.key, s) for s in range(len(rules.symmetries))]
         key = min(images)  # the canonical key, and its first symmetry, as Rules.canonical's
@@ -548,9 +548,9 @@ class Book:
             child_key = min(map(operator.or_, images, stone_images[mover + cell]))
             cells_of.setdefault(child_key, []).append(cell)
         with self._reading(rules):
-            rows = self._rows.family(info.id, position.ply, key, list(cells_of))
-        parent = [row for row in rows if row[0] == position.ply]
-        children = [row for row in rows if row[0] != position.ply]
+            rows = self._rows.family(info.id, ply, key, list(cells_of))
+        parent = [row for row in rows if row[0] == ply]
+        children = [row for row in rows if row[0] != ply]
         if not parent or len(children) < len(cells_of):
             if self._replaced(rules, info):
                 return self.find_with_moves(position)
@@ -668,8 +668,14 @@ def _move_value(child_value: int, child_remoteness: int) -> Value:
 def _move_entries(rules: Rules, values: dict[int, Value]) -> list[MoveEntry]:
     """The moves of these values for the mover, best first (then by cell)."""
     moves = [MoveEntry(cell, rules.cell_name(cell), value) for cell, value in values.items()]
-    moves.sort(key=lambda m: (m.value.sort_key, m.cell))
+    moves.sort(key=lambda m: (_sort_key(m.value), m.cell))
     return moves
+
+
+@functools.cache
+def _sort_key(value: Value) -> int:
+    """``value.sort_key``, kept: a board has few values, and the property costs three calls."""
+    return value.sort_key
 
 
 def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
