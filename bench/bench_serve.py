@@ -13,9 +13,12 @@ and of the load generator.
     python bench/bench_serve.py --books DIR          # keeps (and reuses) it in DIR
     python bench/bench_serve.py --requests 2000 --clients 4
     python bench/bench_serve.py --constant           # the floor: uvicorn answering a constant
+    python bench/bench_serve.py --steps              # CPU per request of each step, no HTTP
 
 ``--constant`` sends the same requests to uvicorn serving a bare ASGI app that answers each with
-the same JSON of an answer's length: the CPU per request of the HTTP stack alone.
+the same JSON of an answer's length: the CPU per request of the HTTP stack alone. ``--steps``
+times, in this process, each step of answering the same positions (reading the position, the
+book's lookup, the JSON) and the whole route called as an ASGI app without HTTP.
 """
 
 from __future__ import annotations
@@ -188,6 +191,85 @@ async def load(port: int, paths: list[str], clients: int, pid: int) -> dict:
     }
 
 
+def steps(db: str, texts: list[str]) -> None:
+    """Print the CPU time per position of each step of the position route."""
+    from ttt_solve.book.query import analysis_json
+    from ttt_solve.solver.position import Position
+    from ttt_solve.web import explorer
+    from ttt_solve.web.app import create_app
+
+    rules = Rules(4, 4, 4)
+    app = create_app(db)
+
+    def timed(name: str, work: Any) -> None:
+        started = time.process_time()
+        work()
+        print(f"{name:<52} {1e6 * (time.process_time() - started) / len(texts):8.1f} us")
+
+    async def route(query_string: bytes) -> None:
+        path = "/api/games/4x4k4/position"
+        scope = {
+            "type": "http",
+            "method": "GET",
+            "scheme": "http",
+            "http_version": "1.1",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": query_string,
+            "root_path": "",
+            "headers": [(b"host", b"127.0.0.1")],
+            "state": {},
+        }
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message["status"] != 200:
+                raise RuntimeError(f"{message['status']} for {query_string!r}")
+
+        await app(scope, receive, send)
+
+    async def run() -> None:
+        async with app.router.lifespan_context(app):
+            server = app.state.explorer
+            book = server.book
+            positions = [Position.parse(text, rules) for text in texts]
+            queries = [query(position=text)[1:].encode() for text in texts]
+            analyses = [server.analyse(p) for p in positions]
+            objects = [analysis_json(a) for a in analyses]
+            timed(
+                "Position.parse (the position parameter)",
+                lambda: [Position.parse(t, rules) for t in texts],
+            )
+            timed(
+                "Book.find_with_moves (one query)",
+                lambda: [book.find_with_moves(p) for p in positions],
+            )
+            timed(
+                "Book.find + Book.moves (two queries)",
+                lambda: [(book.find(p), book.moves(p)) for p in positions],
+            )
+            timed(
+                "analysis_json (the answer as plain data)",
+                lambda: [analysis_json(a) for a in analyses],
+            )
+            timed("JSON encoding", lambda: [explorer._JSON.encode(o).encode() for o in objects])
+            server._read_json.cache_clear()
+            for label in (
+                "the whole route (ASGI, no HTTP), not kept",
+                "the whole route (ASGI, no HTTP), kept",
+            ):
+                started = time.process_time()
+                for query_string in queries:
+                    await route(query_string)
+                seconds = time.process_time() - started
+                print(f"{label:<52} {1e6 * seconds / len(texts):8.1f} us")
+
+    run_loop(run())
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
 def run_loop(work: Any) -> Any:
     """``asyncio.run`` on uvloop (a third less CPU per request than asyncio's own loop, which
     serves where uvloop is not installed)."""
@@ -207,6 +289,9 @@ def main() -> None:
     parser.add_argument(
         "--constant", action="store_true", help="serve a constant answer from a bare ASGI app"
     )
+    parser.add_argument(
+        "--steps", action="store_true", help="time each step of the route, in this process"
+    )
     args = parser.parse_args()
 
     folder = args.books or tempfile.mkdtemp(prefix="bench-serve-")
@@ -219,6 +304,9 @@ def main() -> None:
     positions = [str(p) for p in random_positions(rules, args.requests, args.seed)]
     paths = ["/api/games/4x4k4/position" + query(position=p) for p in positions]
     expected = dict(zip(paths, positions))
+    if args.steps:
+        steps(db, list(dict.fromkeys(positions)))  # each position once: none is kept yet
+        return
     port = free_port()
     server = start_server(db, port, args.constant)
     try:
