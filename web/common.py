@@ -29,13 +29,8 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 
 class RouteTable:
-    """The routes of one module's handlers, each declared above its handler::
-
-    routes = RouteTable()
-
-    @routes.get("/api/games")
-    async def games(request: Request) -> Response: ...
-    """
+    """The routes of one module: each handler declares its own above it, with
+    ``@routes.get(path)`` or ``@routes.post(path)``; the app joins the modules' tables."""
 
     def __init__(self) -> None:
         self.routes: list[Route] = []
