@@ -33,7 +33,7 @@ READ_CACHE = 2_048
 asked most, are answered without a lookup; a few MiB at most."""
 
 JSON_CACHE = 4_096
-"""Book answers kept encoded as the API's JSON (about 1 KiB each on a 4x4 board): a position
+"""Book answers kept encoded as the API's JSON (under 1 KiB each on a 4x4 board): a position
 asked again is answered without a lookup, a Python object or an encoding."""
 
 _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
