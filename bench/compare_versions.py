@@ -91,7 +91,8 @@ def _ttt(size: str, k: int, *arguments: str) -> Callable[[str, str], float]:
 
 def _prover(size: str, k: int, engine: str) -> Callable[[str, str], float]:
     def run(bin_dir: str, scratch: str) -> float:
-        argv = [f"{bin_dir}/python", "-c", PROVER_SNIPPET, size, str(k), engine]
+        # -I: the folder it runs in must not shadow the installed packages.
+        argv = [f"{bin_dir}/python", "-I", "-c", PROVER_SNIPPET, size, str(k), engine]
         output = _checked(argv)[1]
         figures = json.loads(output.strip().splitlines()[-1])
         return float(figures["seconds"])
@@ -161,8 +162,11 @@ def main() -> None:
             ratio = new / old
             verdict = "worse by more than 10%" if ratio > 1.10 else "ok"
             rows.append((item.name, old, new, ratio, verdict))
-            print(f"{item.name:<55} old {old:8.3f} s  new {new:8.3f} s  new/old {ratio:5.2f}  "
-                  f"{verdict}", flush=True)
+            print(
+                f"{item.name:<55} old {old:8.3f} s  new {new:8.3f} s  new/old {ratio:5.2f}  "
+                f"{verdict}",
+                flush=True,
+            )
     with open("/proc/loadavg") as loadavg:
         print(f"load average at end: {loadavg.read().split()[0]}")
     worse = [row for row in rows if row[3] > 1.10]

@@ -215,7 +215,10 @@ class OpeningBookBuilder:
         # worker takes runs of neighbouring chunks (yet small enough to balance the load).
         run = max(1, min(8, len(tasks) // (4 * self.jobs)))
         self.processes = min(self.jobs, len(tasks))
-        with multiprocessing.Pool(
+        # Workers start from a fresh server process, not a fork of this one: a fork copies
+        # whatever threads and locks the caller holds (a web server's, a data library's), and
+        # a lock held at that moment never opens in the child.
+        with multiprocessing.get_context("forkserver").Pool(
             self.processes, initializer=_start_worker, initargs=(self.rules,)
         ) as pool:
             # leaving the block (done, an error, Ctrl-C) terminates the workers

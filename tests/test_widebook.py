@@ -119,6 +119,7 @@ def test_a_wide_book_verifies_and_answers_as_the_prover(wide_book, rules):
             for cell, value in by_cell.items()
             if value == min(by_cell.values(), key=lambda v: v.sort_key)
         }
+        assert book.find_with_moves(asked) == (book.find(asked), book.moves(asked))
         children = {start.play(cell) for cell in start.legal_moves()}
         assert set(book.find_many(children)) == children
 
