@@ -247,6 +247,101 @@ def _fewest_missing(s: SearchTables, stones: int, blockers: int) -> int:
 
 
 @kernel
+def _augment(slot: int, unit_cells: IntTable, owner: IntTable, visit: IntTable, stamp: int) -> bool:
+    """Match ``slot`` (one of the two slots of unit ``slot >> 1``) to a free cell of its unit,
+    moving other slots along an augmenting path if needed (Kuhn's algorithm); False if no path
+    exists. ``visit[cell] == stamp``: the cell was tried in this attempt."""
+    free = unit_cells[slot >> 1]
+    while free:
+        bit = free & -free
+        free ^= bit
+        cell = _popcount(bit - 1)
+        if visit[cell] != stamp:
+            visit[cell] = stamp
+            if owner[cell] < 0 or _augment(owner[cell], unit_cells, owner, visit, stamp):
+                owner[cell] = slot
+                return True
+    return False
+
+
+@kernel
+def _find_pairing(
+    run_lines: IntTable,
+    run_continues: IntTable,
+    unit_cells: IntTable,
+    owner: IntTable,
+    visit: IntTable,
+    defender: int,
+    empty: int,
+    empties: int,
+) -> int:
+    """Look for a pairing by which the side holding ``defender`` keeps the other from ever
+    completing a line (:mod:`solver.pairing` tells the kind); ``empty``: the empty cells,
+    ``empties`` their number. Returns the number of units when one is found (unit ``u``'s
+    cells in ``unit_cells[u]``, and ``owner[cell]`` the slot ``2u`` or ``2u + 1`` a cell is
+    paired for, else -1), or -1 when none is found.
+
+    ``run_lines``: the lines in runs (consecutive windows of one board line), and
+    ``run_continues[i]`` 1 when ``run_lines[i]`` follows ``run_lines[i - 1]`` in its run.
+    Greedily, consecutive lines open to the attacker form one unit while the lines' common
+    cells still hold two empty ones: one pair there blocks them all. ``visit``: one entry per
+    cell and a last one counting the attempts (stamps), so that it is never cleared."""
+    lines = len(run_lines)
+    units = 0
+    covered = 0
+    core = 0
+    in_unit = False
+    for at in range(lines + 1):
+        line = 0
+        blocked = True
+        if at < lines:
+            line = run_lines[at]
+            blocked = line & defender != 0
+            if (
+                not blocked
+                and in_unit
+                and run_continues[at]
+                and _popcount(core & line & empty) >= 2
+            ):
+                core &= line
+                continue
+        if in_unit:  # the unit ends: it needs two empty cells
+            cells = core & empty
+            if _popcount(cells) < 2 or 2 * units + 2 > empties:
+                return -1
+            unit_cells[units] = cells
+            covered |= cells
+            units += 1
+        in_unit = not blocked
+        core = line
+    if _popcount(covered) < 2 * units:
+        return -1
+    for cell in range(len(owner)):
+        owner[cell] = -1
+    last = len(visit) - 1
+    for slot in range(2 * units):
+        visit[last] += 1
+        if not _augment(slot, unit_cells, owner, visit, visit[last]):
+            return -1
+    return units
+
+
+@kernel
+def _pairing(s: SearchTables, defender: int, empty: int, empties: int) -> bool:
+    """Whether :func:`_find_pairing` finds a pairing for the side holding ``defender``; one
+    found is counted in ``s.counters[2]``."""
+    if (
+        _find_pairing(
+            s.run_lines, s.run_continues, s.unit_cells, s.owner, s.visit, defender, empty, empties
+        )
+        < 0
+    ):
+        return False
+    s.counters[2] += 1
+    return True
+
+
+@kernel
 def _store(table_keys: IntTable, table_bounds: IntTable, slot: int, key: Any, bounds: int) -> None:
     """Store into the key's bucket (``slot`` is its first slot): the slot holding the key,
     else an empty one, else the one holding the smaller subtree (fewer empty cells, the bits
@@ -357,6 +452,14 @@ def _negamax(
         return low
     if high <= alpha:
         return high
+    if alpha >= 0 and high > 0 and _pairing(s, opp, empty, empties):
+        # the opponent holds a pairing: the mover cannot win, score <= 0 <= alpha
+        _save(s, bucket, key, empties, low, 0)
+        return 0
+    if beta <= 0 and low < 0 and _pairing(s, me, empty, empties):
+        # the mover holds a pairing: the opponent cannot win, score >= 0 >= beta
+        _save(s, bucket, key, empties, 0, high)
+        return 0
     if alpha < low:
         alpha = low
     if beta > high:

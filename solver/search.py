@@ -57,7 +57,7 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from ttt_solve.solver.errors import SearchTimeout
-from ttt_solve.solver.pairing import pairing_for
+from ttt_solve.solver.pairing import pairing_for, runs
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Value, move_score
@@ -162,7 +162,13 @@ class SearchTables(NamedTuple):
     table_keys: IntTable  # compiled [slot * 2 + word], plain Python [slot]
     table_bounds: IntTable  # [slot], 0 for an empty slot
     history: IntTable  # [cell]: cut-off counts of the history heuristic
-    counters: IntTable  # [2]: nodes searched, and 1 once the deadline has passed
+    counters: IntTable  # [3]: nodes searched, 1 once the deadline has passed, and the nodes
+    # closed by a pairing
+    run_lines: IntTable  # the lines in runs, for the pairings (solver.pairing.runs)
+    run_continues: IntTable  # [i]: 1 when run_lines[i] follows run_lines[i - 1] in its run
+    unit_cells: IntTable  # [unit]: scratch of the pairing finder, one entry per line
+    owner: IntTable  # [cell]: scratch of the pairing finder
+    visit: IntTable  # [cell], and one more: scratch of the pairing finder
     deadline: Any  # [1]: a time.perf_counter() value, inf for none (floats)
 
 
@@ -333,6 +339,7 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
     ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern)."""
     cells, k = rules.cells, rules.k
     through = rules.lines_through
+    run_lines, run_continues = runs(rules.lines, k)
     symmetries = rules.symmetries
     move_bits = [0] * (2 * cells * len(symmetries))
     x_parity = cells & 1
@@ -372,8 +379,13 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         table_keys=defaultdict(int),
         table_bounds=defaultdict(int),
         history=[0] * cells,
-        counters=[0, 0],
+        counters=[0, 0, 0],
         deadline=[math.inf],
+        run_lines=list(run_lines),
+        run_continues=list(run_continues),
+        unit_cells=[0] * len(rules.lines),
+        owner=[0] * cells,
+        visit=[0] * (cells + 1),
     )
     if not compiled:
         return tables
@@ -403,8 +415,13 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         table_keys=np.zeros(2 * slots, dtype=np.int64),
         table_bounds=np.zeros(slots, dtype=np.int64),
         history=np.zeros(cells, dtype=np.int64),
-        counters=np.zeros(2, dtype=np.int64),
+        counters=np.zeros(3, dtype=np.int64),
         deadline=np.full(1, math.inf),
+        run_lines=int64(list(run_lines)),
+        run_continues=np.array(run_continues, dtype=np.int64),
+        unit_cells=np.zeros(len(rules.lines), dtype=np.int64),
+        owner=np.zeros(cells, dtype=np.int64),
+        visit=np.zeros(cells + 1, dtype=np.int64),
     )
 
 
@@ -503,8 +520,15 @@ class Prover:
             return terminal
         self._search.set_deadline(deadline)
         root = root_of(position)
-        score = self._search.search(root, -1, 1)
-        if score == 0 or not exact:
+        # two null windows, "can the mover win?" and then "can it lose?", rather than one
+        # window around the draw: in a null window each node only has to show a bound, and a
+        # pairing shows one with no search below it
+        score = self._search.search(root, 0, 1)
+        if score <= 0:
+            score = self._search.search(root, -1, 0)
+            if score >= 0:
+                return 0
+        if not exact:
             return score
         empties = position.empty_count
         if score > 0:  # a win in r plies, r odd, r <= empties
@@ -535,9 +559,4 @@ def _terminal_score(position: Position) -> int | None:
 def _pairing_draw(position: Position) -> bool:
     """Whether each side has a pairing that blocks every line the other could complete
     (:mod:`solver.pairing`): then neither can win, and the position is a draw."""
-    empties = position.empty_count
-    for defender in (position.x, position.o):
-        open_lines = sum(1 for line in position.rules.lines if not line & defender)
-        if 2 * open_lines > empties:  # each open line needs two cells of its own
-            return False
-    return all(pairing_for(position, defender_is_x) for defender_is_x in (True, False))
+    return all(pairing_for(position, defender_is_x) is not None for defender_is_x in (True, False))

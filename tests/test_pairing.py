@@ -15,9 +15,10 @@ from ttt_solve.solver.search import Prover
 def blocks_every_open_line(
     rules: Rules, position: Position, defender_is_x: bool, pairs: list[tuple[int, int]]
 ) -> bool:
-    """Checked apart from the code under test: the pairs are disjoint pairs of empty cells,
-    and every line with no defender stone holds both cells of one pair."""
+    """Checked apart from the code under test: the pairs (lines may share one) are disjoint
+    pairs of empty cells, and every line with no defender stone holds both cells of one pair."""
     defender = position.x if defender_is_x else position.o
+    pairs = sorted(set(pairs))
     cells = [cell for pair in pairs for cell in pair]
     if len(set(cells)) != len(cells):
         return False
