@@ -105,9 +105,11 @@ class SearchResult(NamedTuple):
     * ``value``: ``Value.from_score(score, position.empty_count)``,
     * ``nodes``: nodes searched by this call,
     * ``seconds``: wall time of this call,
-    * ``technique``: what closed the proof: ``"search"`` (the negamax search) or
-      ``"pairing"`` (a draw proved by a pairing for each side, :mod:`solver.pairing`, with no
-      search).
+    * ``technique``: what closed the proof: ``"search"`` (the negamax search alone),
+      ``"search+pairing"`` (the search, some of its nodes closed by a pairing instead of a
+      search below them), or ``"pairing"`` (a draw proved by a pairing for each side,
+      :mod:`solver.pairing`, with no search),
+    * ``pairings``: the nodes of this call closed by a pairing.
     """
 
     score: int
@@ -115,6 +117,7 @@ class SearchResult(NamedTuple):
     nodes: int
     seconds: float
     technique: str = "search"
+    pairings: int = 0
 
 
 def child_window(alpha: int, beta: int) -> tuple[int, int]:
@@ -221,12 +224,17 @@ class SearchEngine:
             # whose deadline is not meant to pay for it: a node with no live line returns at
             # once.
             self._kernel._negamax(self._tables, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 1)
-            self._tables.counters[0] = 0
+            self._tables.counters[:] = 0
 
     @property
     def nodes(self) -> int:
         """Total nodes searched so far."""
         return int(self._tables.counters[0])
+
+    @property
+    def pairings(self) -> int:
+        """Total nodes closed by a pairing so far."""
+        return int(self._tables.counters[2])
 
     def set_deadline(self, deadline: float | None) -> None:
         """Stop the searches past ``deadline`` (a ``time.perf_counter()`` value; None: never)."""
@@ -475,13 +483,16 @@ class Prover:
                 time.perf_counter() - started,
                 "pairing",
             )
-        nodes_before = self.nodes
+        nodes_before, pairings_before = self.nodes, self._search.pairings
         score = self._score(position, deadline, exact=not self.weak)
+        pairings = self._search.pairings - pairings_before
         return SearchResult(
             score,
             Value.from_score(score, position.empty_count),
             self.nodes - nodes_before,
             time.perf_counter() - started,
+            "search+pairing" if pairings else "search",
+            pairings,
         )
 
     def move_values(
