@@ -342,6 +342,22 @@ def _pairing(s: SearchTables, defender: int, empty: int, empties: int) -> bool:
 
 
 @kernel
+def _pairing_within_a_move(s: SearchTables, defender: int, empty: int, empties: int) -> bool:
+    """Whether the side holding ``defender``, to move, has a pairing now or after one of its
+    moves (:func:`_pairing`). Trying each move here costs a pairing test per move; finding
+    the move that closes the node at once spares the search below the moves tried before it."""
+    if _pairing(s, defender, empty, empties):
+        return True
+    rest = empty
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        if _pairing(s, defender | bit, empty ^ bit, empties - 1):
+            return True
+    return False
+
+
+@kernel
 def _store(table_keys: IntTable, table_bounds: IntTable, slot: int, key: Any, bounds: int) -> None:
     """Store into the key's bucket (``slot`` is its first slot): the slot holding the key,
     else an empty one, else the one holding the smaller subtree (fewer empty cells, the bits
@@ -456,8 +472,9 @@ def _negamax(
         # the opponent holds a pairing: the mover cannot win, score <= 0 <= alpha
         _save(s, bucket, key, empties, low, 0)
         return 0
-    if beta <= 0 and low < 0 and _pairing(s, me, empty, empties):
-        # the mover holds a pairing: the opponent cannot win, score >= 0 >= beta
+    if beta <= 0 and low < 0 and _pairing_within_a_move(s, me, empty, empties):
+        # the mover holds a pairing, or a move gives it one: the opponent cannot win, score
+        # >= 0 >= beta
         _save(s, bucket, key, empties, 0, high)
         return 0
     if alpha < low:

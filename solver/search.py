@@ -462,6 +462,11 @@ class Prover:
         """Total nodes searched by this prover so far."""
         return self._search.nodes
 
+    @property
+    def pairings(self) -> int:
+        """Total nodes this prover closed by a pairing so far."""
+        return self._search.pairings
+
     def clear(self) -> None:
         """Forget the transposition table and the history heuristic."""
         self._search.clear()
@@ -483,9 +488,9 @@ class Prover:
                 time.perf_counter() - started,
                 "pairing",
             )
-        nodes_before, pairings_before = self.nodes, self._search.pairings
+        nodes_before, pairings_before = self.nodes, self.pairings
         score = self._score(position, deadline, exact=not self.weak)
-        pairings = self._search.pairings - pairings_before
+        pairings = self.pairings - pairings_before
         return SearchResult(
             score,
             Value.from_score(score, position.empty_count),

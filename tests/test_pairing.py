@@ -156,7 +156,7 @@ def test_a_pairing_closes_a_node_with_no_search_below_it(engine: str) -> None:
     prover = Prover(rules, engine=engine)
     assert prover.bound(position, 0, 1) <= 0  # X cannot win
     assert prover.nodes == 1
-    assert prover._search.pairings == 1
+    assert prover.pairings == 1
 
 
 @pytest.mark.parametrize("engine", ["compiled", "python"])
