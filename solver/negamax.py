@@ -14,9 +14,11 @@ as two instances of this one source:
 Only the decorator and a few primitives depend on the instance, with the layout of the
 image-key and move-bit tables (:class:`solver.search.SearchTables`): counting the bits of an
 integer, reading the clock, the table's hash (a big key is folded into 64 bits), comparing,
-finding and writing a key in the table, the lines through a cell, the smallest image key, the next ply's image keys
-(plain Python packs a ply's keys into one integer: one OR per move) and sorting the moves. The
-plain instance does with built-ins and slices what the compiled one does in loops.
+finding and writing a key in the table, the lines through a cell, the smallest image key, the
+next ply's image keys (plain Python packs a ply's keys into one integer: one OR per move) and
+sorting the moves. The plain instance does with built-ins and slices what the compiled one
+does in loops. The pairing finder (:func:`_find_pairing`) lives here too, so that the search
+calls it at its nodes in either instance; :mod:`solver.pairing` calls the plain one.
 
 Numba's on-disk cache is keyed by this file alone: after a change to a constant imported from
 :mod:`solver.search` or to :func:`solver.value.move_score`, which the compiled code bakes in,
@@ -152,7 +154,8 @@ if COMPILED:
     @kernel
     def _holds(table_keys: IntTable, slot: int, key: tuple[int, int]) -> bool:
         """Whether ``slot`` holds ``key`` (two words a slot)."""
-        return table_keys[2 * slot] == key[0] and table_keys[2 * slot + 1] == key[1]
+        held: bool = table_keys[2 * slot] == key[0] and table_keys[2 * slot + 1] == key[1]
+        return held
 
     @kernel
     def _put_key(table_keys: IntTable, slot: int, key: tuple[int, int]) -> None:
@@ -184,7 +187,8 @@ else:
         fold is the compiled instance's XOR of the two words)."""
         while key >> 64:
             key = (key & 0xFFFFFFFFFFFFFFFF) ^ (key >> 64)
-        return ((key * HASH_MULTIPLIER) >> shift) & (slots - 2)
+        bucket: int = ((key * HASH_MULTIPLIER) >> shift) & (slots - 2)
+        return bucket
 
     # The list primitives below do in C (slices, ``min``, ``map``, ``sorted``) what the
     # compiled instance does in loops: a loop of Python bytecode costs far more.

@@ -4,8 +4,9 @@
 negamax search with a transposition table. The search itself is :func:`_negamax` in
 :mod:`solver.negamax`, written once and run two ways (:class:`SearchEngine`): compiled by
 Numba on 64-bit integers for boards of at most :data:`MAX_COMPILED_CELLS` cells (the default
-there, :func:`default_engine`), and as plain Python on unbounded integers for any board. This module holds what both share: the constants,
-the per-rules tables, the exact-score driver and the public :class:`Prover`. The search:
+there, :func:`default_engine`), and as plain Python on unbounded integers for any board. This
+module holds what both share: the constants, the per-rules tables, the exact-score driver and
+the public :class:`Prover`. The search:
 
 * **Scores** are the integer scores of :mod:`solver.value`, side-to-move relative and
   distance-aware: ``WIN_SCORE - r`` for a win in ``r`` plies, ``-(WIN_SCORE - r)`` for a loss,
@@ -35,8 +36,15 @@ the per-rules tables, the exact-score driver and the public :class:`Prover`. The
   subtree survives a collision. A lost entry costs time, never correctness (the whole key is
   compared). The table persists between calls, which is what makes :meth:`Prover.move_values`
   and opening books cheap.
-* **Exact scores** come from null-window probes: first the window ``(-1, 1)`` (win, draw or
-  loss), then, for a win or a loss, bisection on the remoteness with null windows.
+* **Pairings** (:mod:`solver.pairing`, the finder :func:`solver.negamax._find_pairing`) close
+  nodes with no search below them. In a window that only asks whether the mover can win
+  (``alpha >= 0``), a pairing of the opponent's over the mover's open lines proves it cannot:
+  the node fails low at 0. In one that only asks whether the opponent can win (``beta <=
+  0``), a pairing of the mover's, now or after one of its moves (each move is tried), proves
+  that the opponent cannot: the node fails high at 0. Both are bounds, stored as such.
+* **Exact scores** come from null-window probes: first ``(0, 1)`` (can the mover win?), then
+  if not ``(-1, 0)`` (can it lose?), which tells a win, a draw or a loss, and the pairings work
+  in both; then, for a win or a loss, bisection on the remoteness with null windows.
 
 Both ways of running the search use the same tables and the same table scheme, so they search
 exactly the same tree. The compiled one holds a cell set in one 64-bit word (cell 63 is the
@@ -255,7 +263,7 @@ class SearchEngine:
         """One fail-soft search of ``root`` with the window ``(alpha, beta)``; raises
         :class:`SearchTimeout` past the deadline."""
         tables = self._tables
-        arguments = root[:8]
+        arguments: tuple[int, ...] = root[:8]
         if self.compiled:
             words = [key & WORD for key in root.images] + [key >> 64 for key in root.images]
             tables.images[: len(words)] = [_int64(word) for word in words]
