@@ -447,7 +447,7 @@ class Prover:
     ``weak=True``: :meth:`solve` guarantees only the outcome (win, draw or loss): the score's
     sign is right, but the remoteness of a win or a loss is only a bound (a draw's remoteness
     is always exact). :meth:`move_values` is exact in both modes.
-    ``table_bits``: the table has ``2**(table_bits + 1)`` slots: 16 bytes each compiled (128
+    ``table_bits``: the table has ``2**(table_bits + 1)`` slots: 24 bytes each compiled (192
     MiB at the default); in plain Python only the slots written take memory, about 200 bytes
     each.
     ``engine``: ``"compiled"`` or ``"python"`` (see the module docstring); by default
