@@ -33,6 +33,23 @@ def blocks_every_open_line(
     return True
 
 
+def checked_pairings(rules: Rules, position: Position, exact: Prover | int) -> int:
+    """How many sides have a pairing in ``position``, each checked: it blocks every open line
+    (:func:`blocks_every_open_line`), and the defender does not lose by the exact score for the
+    side to move: ``exact`` itself, or a prover's (asked only when a pairing is found)."""
+    found = 0
+    for defender_is_x in (True, False):
+        pairing = pairing_for(position, defender_is_x)
+        if pairing is None:
+            continue
+        found += 1
+        assert blocks_every_open_line(rules, position, defender_is_x, list(pairing.values()))
+        value = exact if isinstance(exact, int) else exact.solve(position).score
+        defender_to_move = position.x_to_move == defender_is_x
+        assert (value if defender_to_move else -value) >= 0, str(position)
+    return found
+
+
 @pytest.mark.parametrize("shape", [(5, 5, 5), (6, 6, 6), (8, 8, 8)])
 def test_pairing_of_an_empty_board_blocks_every_line(shape: tuple[int, int, int]) -> None:
     rules = Rules(*shape)
@@ -76,17 +93,7 @@ def test_every_pairing_found_is_sound_on_random_positions() -> None:
                 position = position.play(rng.choice(moves))
             if position.winner is not None or not position.empty:
                 continue
-            for defender_is_x in (True, False):
-                pairing = pairing_for(position, defender_is_x)
-                if pairing is None:
-                    continue
-                found += 1
-                assert blocks_every_open_line(
-                    rules, position, defender_is_x, list(pairing.values())
-                )
-                score = prover.solve(position).score  # for the side to move
-                defender_to_move = position.x_to_move == defender_is_x
-                assert (score if defender_to_move else -score) >= 0
+            found += checked_pairings(rules, position, prover)
     assert found >= 20
 
 
@@ -123,14 +130,7 @@ def test_pairings_found_agree_with_the_exhaustive_solver() -> None:
         position = Position.from_key(rules, key)
         if position.winner is not None or not position.empty:
             continue
-        for defender_is_x in (True, False):
-            pairing = pairing_for(position, defender_is_x)
-            if pairing is None:
-                continue
-            found += 1
-            assert blocks_every_open_line(rules, position, defender_is_x, list(pairing.values()))
-            defender_to_move = position.x_to_move == defender_is_x
-            assert (score if defender_to_move else -score) >= 0, str(position)
+        found += checked_pairings(rules, position, score)
     assert found >= 1000
 
 
