@@ -87,7 +87,7 @@ def summary_table(info: GameInfo, db: str) -> str:
 
 
 DEFAULT_BOOK_DEPTH = 2
-BOOK_TABLE_BYTES = 512 * 2**20
+BOOK_TABLE_BYTES = 768 * 2**20
 """Memory of one process proving an opening book: its transposition table (the compiled
 engine's, ``solver.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
 WORKDIR_POSITIONS = 2_000_000
@@ -156,7 +156,7 @@ def work_directory(db: str, rules: Rules) -> str:
     help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.",
 )
 @jobs_option(
-    "Processes proving an opening book's positions (alphabeta only; each holds a 512 MiB table).",
+    "Processes proving an opening book's positions (alphabeta only; each holds a 768 MiB table).",
     memory_per_job=BOOK_TABLE_BYTES,
 )
 @click.option(

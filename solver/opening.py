@@ -57,7 +57,7 @@ ROWS_PER_CHUNK = 64
 BOOK_TABLE_BITS = {"compiled": 24, "python": 22}
 """Table size of a book's own prover: a book runs many searches through one table, and a
 bigger one saves a third of the nodes of (5,5,4) to ply 4 (229 M and 141 s instead of 329 M
-and 196 s with the default); 512 MiB for the compiled engine, whose slots are small, the
+and 196 s with the default); 768 MiB for the compiled engine, whose slots are small, the
 default for the Python one."""
 
 
