@@ -143,29 +143,29 @@ def fits_memory(rules: Rules) -> bool:
 def load_table(book: Book, rules: Rules, stop: threading.Event | None = None) -> MemoryTable:
     """Every stored row of a game read into a table, checked as :meth:`Book.rows` checks
     them; raises :class:`LoadStopped` once ``stop`` is set."""
-    parts: list[np.ndarray] = []
+    dtypes = (np.int64, np.int8, np.uint8, np.uint32, np.uint8)  # key, value, remoteness, ...
+    parts: list[list[np.ndarray]] = [[] for _ in dtypes]
     rows = book.rows(rules)
     try:
         for batch in _batches(rows):
             if stop is not None and stop.is_set():
                 raise LoadStopped(f"loading {rules.name} was stopped")
             flat = np.fromiter(chain.from_iterable(batch), dtype=np.int64, count=6 * len(batch))
-            parts.append(flat.reshape(-1, 6))
+            table = flat.reshape(-1, 6)
+            # A key's stones are its ply, so one column of keys sorted serves every ply.
+            if (np.bitwise_count(table[:, 1]) != table[:, 0]).any():
+                raise book.damaged("a positions row's ply is not its count of stones", rules)
+            for column, (part, dtype) in enumerate(zip(parts, dtypes), start=1):
+                part.append(table[:, column].astype(dtype))
     finally:
         rows.close()
-    table = np.concatenate(parts) if parts else np.zeros((0, 6), dtype=np.int64)
-    # A key's stones are its ply, so one sorted column of keys serves every ply.
-    if (np.bitwise_count(table[:, 1]) != table[:, 0]).any():
-        raise book.damaged("a positions row's ply is not its count of stones", rules)
-    table = table[table[:, 1].argsort()]
-    return MemoryTable(
-        rules,
-        keys=table[:, 1].copy(),
-        values=table[:, 2].astype(np.int8),
-        remoteness=table[:, 3].astype(np.uint8),
-        best=table[:, 4].astype(np.uint32),
-        images=table[:, 5].astype(np.uint8),
-    )
+    columns = [
+        np.concatenate(part) if part else np.zeros(0, dtype=dtype)
+        for part, dtype in zip(parts, dtypes)
+    ]
+    order = columns[0].argsort()
+    keys, values, remoteness, best, images = (column[order] for column in columns)
+    return MemoryTable(rules, keys, values, remoteness, best, images)
 
 
 def _batches(rows: Iterator[tuple[int, ...]]) -> Iterator[list[tuple[int, ...]]]:
