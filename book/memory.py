@@ -16,6 +16,7 @@ answered from the copy, until the table is loaded again.
 
 from __future__ import annotations
 
+import ctypes
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,7 +40,7 @@ DEFAULT_MAX_ROWS = 2_000_000
 """Rows ``ttt serve`` keeps in memory unless told otherwise: 4x4 k=4 and the smaller games,
 about 30 MiB at most."""
 
-_LOAD_BATCH = 100_000
+_LOAD_BATCH = 10_000
 """Rows turned into NumPy columns at a time while loading."""
 
 
@@ -145,7 +146,7 @@ def load_table(book: Book, rules: Rules, stop: threading.Event | None = None) ->
     them; raises :class:`LoadStopped` once ``stop`` is set."""
     dtypes = (np.int64, np.int8, np.uint8, np.uint32, np.uint8)  # key, value, remoteness, ...
     parts: list[list[np.ndarray]] = [[] for _ in dtypes]
-    rows = book.rows(rules)
+    rows = book.rows(rules, batch=_LOAD_BATCH)
     try:
         for batch in _batches(rows):
             if stop is not None and stop.is_set():
@@ -219,7 +220,17 @@ class MemoryLoader:
                 continue
             self.book.memory[info.id] = table
             left -= len(table)
+            _give_back_scratch_memory()
             self.report(
                 f"{rules.name}: {len(table):,} positions in memory "
                 f"({table.nbytes / 2**20:.1f} MiB, loaded in {time.perf_counter() - started:.1f} s)"
             )
+
+
+def _give_back_scratch_memory() -> None:
+    """Hand the memory a load used for its rows on the way back to the system: the C library's
+    allocator keeps freed blocks of the process's heap otherwise (on 4x4 k=4, about 20 MiB
+    beside the table's 17 MiB). Only where the C library is glibc."""
+    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)
+    if trim is not None:
+        trim(0)
