@@ -287,15 +287,16 @@ def steps(db: str, texts: list[str]) -> None:
             )
             book.memory.update(held)
             server._read_json.cache_clear()
-            for label in (
-                "the whole route (ASGI, no HTTP), not kept",
-                "the whole route (ASGI, no HTTP), kept",
+            kept = queries[-explorer.JSON_CACHE :]  # the answers still kept after one pass
+            for label, asked in (
+                ("the whole route (ASGI, no HTTP), not kept", queries),
+                ("the whole route (ASGI, no HTTP), kept", kept),
             ):
                 started = time.process_time()
-                for query_string in queries:
+                for query_string in asked:
                     await route(query_string)
                 seconds = time.process_time() - started
-                print(f"{label:<52} {1e6 * seconds / len(texts):8.1f} us")
+                print(f"{label:<52} {1e6 * seconds / len(asked):8.1f} us")
 
     run_loop(run())
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
