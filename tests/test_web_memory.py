@@ -22,7 +22,10 @@ from ttt_solve.web.explorer import Limits  # noqa: E402
 
 def test_the_server_answers_the_same_bytes_from_memory(book_small):
     rules = Rules(4, 4, 3)
-    paths = [f"/api/games/4x4k3/position?position={position}" for position in sample(rules, 200)]
+    paths = [
+        f"/api/games/4x4k3/position?position={position}"
+        for position in sample(book_small, rules, 200)
+    ]
     bodies = {}
     for memory_rows in (0, 10**7):
         with TestClient(create_app(book_small, Limits(memory_rows=memory_rows))) as client:
