@@ -88,8 +88,13 @@ async def constant_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": CONSTANT_BODY})
 
 
-def start_server(db: str, port: int, constant: bool = False) -> subprocess.Popen:
+def start_server(
+    db: str, port: int, constant: bool = False, memory_rows: int | None = None
+) -> subprocess.Popen:
+    """The server, answering; with the game's rows in memory unless ``memory_rows`` is 0."""
     argv = [script("ttt"), "serve", "--db", db, "--port", str(port), "--quiet"]
+    if memory_rows is not None:
+        argv += ["--memory-rows", str(memory_rows)]
     if constant:
         here = os.path.dirname(os.path.abspath(__file__))
         argv = [sys.executable, "-m", "uvicorn", "--app-dir", here, "bench_serve:constant_app"]
@@ -101,11 +106,25 @@ def start_server(db: str, port: int, constant: bool = False) -> subprocess.Popen
             sys.exit(f"ttt serve stopped at start:\n{server.stdout.read()}")
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/games", timeout=1).read()
-            return server
         except OSError:
             time.sleep(0.2)
+            continue
+        if not constant and memory_rows != 0:
+            wait_for_memory(server)
+        return server
     server.kill()
     sys.exit("ttt serve did not answer within 60 s")
+
+
+def wait_for_memory(server: subprocess.Popen) -> None:
+    """Wait until the server says the game's rows are in memory (or why not): the benchmark
+    measures the server as it answers once started, not while it loads."""
+    assert server.stdout is not None
+    while line := server.stdout.readline():
+        if line.startswith("4x4 k=4:"):
+            print(f"server: {line.strip()}", flush=True)
+            return
+    sys.exit("ttt serve stopped before the game's rows were in memory")
 
 
 async def client(
@@ -242,6 +261,13 @@ def steps(db: str, texts: list[str]) -> None:
                 "Position.parse (the position parameter)",
                 lambda: [Position.parse(t, rules) for t in texts],
             )
+            app.state.memory.join()  # the game's rows in memory
+            held = dict(book.memory)
+            timed(
+                "Book.find_with_moves from memory",
+                lambda: [book.find_with_moves(p) for p in positions],
+            )
+            book.memory.clear()
             timed(
                 "Book.find_with_moves (one query)",
                 lambda: [book.find_with_moves(p) for p in positions],
@@ -255,16 +281,22 @@ def steps(db: str, texts: list[str]) -> None:
                 lambda: [analysis_json(a) for a in analyses],
             )
             timed("JSON encoding", lambda: [explorer._JSON.encode(o).encode() for o in objects])
+            timed(
+                "the answer's JSON bytes (Explorer.read_json, not kept)",
+                lambda: [server._encode_book(p) for p in positions],
+            )
+            book.memory.update(held)
             server._read_json.cache_clear()
-            for label in (
-                "the whole route (ASGI, no HTTP), not kept",
-                "the whole route (ASGI, no HTTP), kept",
+            kept = queries[-explorer.JSON_CACHE :]  # the answers still kept after one pass
+            for label, asked in (
+                ("the whole route (ASGI, no HTTP), not kept", queries),
+                ("the whole route (ASGI, no HTTP), kept", kept),
             ):
                 started = time.process_time()
-                for query_string in queries:
+                for query_string in asked:
                     await route(query_string)
                 seconds = time.process_time() - started
-                print(f"{label:<52} {1e6 * seconds / len(texts):8.1f} us")
+                print(f"{label:<52} {1e6 * seconds / len(asked):8.1f} us")
 
     run_loop(run())
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
@@ -292,6 +324,14 @@ def main() -> None:
     parser.add_argument(
         "--steps", action="store_true", help="time each step of the route, in this process"
     )
+    parser.add_argument(
+        "--memory-rows", type=int, help="ttt serve --memory-rows (0: answer from the book file)"
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="the server on the first core, the load generator on the second (Linux)",
+    )
     args = parser.parse_args()
 
     folder = args.books or tempfile.mkdtemp(prefix="bench-serve-")
@@ -308,7 +348,12 @@ def main() -> None:
         steps(db, list(dict.fromkeys(positions)))  # each position once: none is kept yet
         return
     port = free_port()
-    server = start_server(db, port, args.constant)
+    server = start_server(db, port, args.constant, args.memory_rows)
+    if args.pin:
+        first, second, *_ = sorted(os.sched_getaffinity(0))
+        for thread in os.listdir(f"/proc/{server.pid}/task"):  # each of its threads
+            os.sched_setaffinity(int(thread), {first})
+        os.sched_setaffinity(0, {second})
     try:
         result = run_loop(load(port, paths, args.clients, server.pid))
     finally:

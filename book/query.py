@@ -33,13 +33,17 @@ def analysis_json(analysis: Analysis) -> dict[str, Any]:
     position = analysis.position
     rules = position.rules
     best = set(analysis.best_moves)
+    # Every position that is not over has a legal move, so the answer's moves say whether it
+    # is over, and only a position that is over may have a winner: the lines are looked at
+    # once, not three times.
+    terminal = not analysis.moves
     return {
         "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
         "position": str(position),
         "ply": position.ply,
         "to_move": position.to_move,
-        "terminal": position.is_terminal,
-        "winner": position.winner,
+        "terminal": terminal,
+        "winner": position.winner if terminal else None,
         "value": analysis.value.outcome.value,
         "remoteness": analysis.value.remoteness,
         "source": analysis.source,

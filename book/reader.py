@@ -51,6 +51,7 @@ from ttt_solve.solver.value import Outcome, Value, move_value
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL, Engine
 
+    from ttt_solve.book.memory import MemoryTable
     from ttt_solve.solver.figures import Figures
 
 _LOOKUP_BATCH = 400
@@ -355,6 +356,9 @@ class Book:
         self.url = url
         self._games: dict[Rules, GameInfo] = {}
         self._rows = rows if rows is not None else _EngineRows(self.engine)
+        self.memory: dict[int, MemoryTable] = {}
+        """Games whose rows are held in memory, by game id (see :mod:`book.memory`): their
+        :meth:`find_with_moves` reads no database."""
 
     @property
     def engine(self) -> Engine:
@@ -562,6 +566,11 @@ class Book:
         info = self.game(rules)
         if position.is_terminal or not info.holds_ply(ply + 1):
             return self.find(position), self.moves(position)  # no children, or none stored
+        table = self.memory.get(info.id)
+        family = table.family(position) if table is not None else None
+        if family is not None:  # rows checked when the table was loaded
+            values = dict(zip(family.cells, map(_move_value, family.values, family.remoteness)))
+            return self._entry(position, family.row, family.symmetry), _move_entries(rules, values)
         images = [rules.permute(position.key, s) for s in range(len(rules.symmetries))]
         key = min(images)  # the canonical key, and its first symmetry, as Rules.canonical's
         mover = 0 if position.x_to_move else rules.cells  # where the mover's stones sit in a key

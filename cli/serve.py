@@ -6,6 +6,7 @@ import math
 
 import click
 
+from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import CliError, db_option, friendly_errors
@@ -36,6 +37,16 @@ def _positive(name: str, value: float) -> None:
     metavar="S",
     help="Time allowed to one audit before it is stopped.",
 )
+@click.option(
+    "--memory-rows",
+    type=click.IntRange(0),
+    default=DEFAULT_MAX_ROWS,
+    show_default=True,
+    metavar="N",
+    help="Rows of the book's smaller games read into memory at start-up (about 15 bytes "
+    "each), smallest game first: their positions are then answered without reading the "
+    "book. 0: none.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No log line per request.")
 @friendly_errors
 def serve(
@@ -46,6 +57,7 @@ def serve(
     max_searches: int,
     max_audits: int,
     audit_seconds: float,
+    memory_rows: int,
     quiet: bool,
 ) -> None:
     """Serve a web explorer of the book: every game's positions with each move's value, the
@@ -70,7 +82,8 @@ def serve(
         ) from None
     with open_book(db, read_only=True) as book:  # a book that cannot be read: one line, exit 2
         count = len(book.games())
-    app = create_app(db, Limits(search_seconds, max_searches, max_audits, audit_seconds))
+    limits = Limits(search_seconds, max_searches, max_audits, audit_seconds, memory_rows)
+    app = create_app(db, limits, report=click.echo)
     shown = f"[{host}]" if ":" in host else host
     click.echo(
         f"serving {count} game{'s' if count != 1 else ''} of {db} at http://{shown}:{port}/ "

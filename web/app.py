@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -21,6 +21,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ttt_solve.book.errors import BookNotFoundError, OutOfReachError
+from ttt_solve.book.memory import MemoryLoader
 from ttt_solve.book.reader import open_book
 from ttt_solve.errors import TttError
 from ttt_solve.web import api, pages, uwapi
@@ -83,15 +84,25 @@ class UniversalApiCors:
         await self.app(scope, receive, send_with_cors)
 
 
+def _ignore(message: str) -> None:
+    pass
+
+
 def routes() -> list[Route | Mount]:
     """Every route, the JSON API's first (its position route is the one asked most)."""
     static = Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static")
     return [*api.routes, *uwapi.routes, *pages.routes, static]
 
 
-def create_app(db: str, limits: Limits | None = None) -> Starlette:
+def create_app(
+    db: str, limits: Limits | None = None, report: Callable[[str], None] | None = None
+) -> Starlette:
     """The web application over the book ``db``, opened read-only when the server starts
-    (``open_book``'s errors, such as a missing book, are raised then)."""
+    (``open_book``'s errors, such as a missing book, are raised then).
+
+    The rows of the book's smaller games (``limits.memory_rows`` in all) are then loaded into
+    memory in the background (see :mod:`book.memory`); ``report`` is told of each game
+    loaded. The loader is ``app.state.memory``."""
     import jinja2
 
     limits = limits or Limits()
@@ -103,7 +114,11 @@ def create_app(db: str, limits: Limits | None = None) -> Starlette:
             app.state.audits = AuditRunner(
                 book, db, max_running=limits.max_audits, seconds=limits.audit_seconds
             )
-            yield
+            app.state.memory = MemoryLoader(book, limits.memory_rows, report or _ignore).start()
+            try:
+                yield
+            finally:
+                app.state.memory.stop()  # before the book closes
 
     handlers: dict[Any, Any] = {TttError: error_response, ValueError: error_response}
     handlers[LookupError] = error_response

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple, TypeVar
 
 from ttt_solve.book.errors import GameNotFoundError, OutOfReachError
+from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
 from ttt_solve.book.query import LineMove, analysis_json, mainline, parse_query
 from ttt_solve.book.reader import Book, GameInfo
@@ -67,6 +68,7 @@ class Limits(NamedTuple):
     max_searches: int = 2
     max_audits: int = 1
     audit_seconds: float = 120.0
+    memory_rows: int = DEFAULT_MAX_ROWS  # rows of the book's smaller games kept in memory
 
 
 def game_name(rules: Rules) -> str:
