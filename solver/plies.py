@@ -4,8 +4,10 @@
   position of ply ``p`` that is not won, canonicalise them, sort and deduplicate: that is ply
   ``p + 1``.
 * **Back-up** (:func:`back_up_ply`): a ply's scores and best moves from the solved next ply;
-  every child is looked up with ``searchsorted`` in the sorted next ply, and a position's
-  score is the best of its move scores (see :mod:`solver.value`).
+  every child is looked up by binary search in the sorted next ply, and a position's score is
+  the best of its move scores (see :mod:`solver.value`).
+
+Both run as the compiled kernels of :mod:`solver.kernels`, on every core.
 
 The exhaustive solver runs both over the whole game, the opening-book builder up to its depth,
 and :mod:`solver.verify` recomputes the back-up (:func:`back_up_rows`) to check a stored table.
@@ -20,22 +22,19 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
+from ttt_solve.solver.keyarrays import KeyArrays
 from ttt_solve.solver.plystore import PlyStore
-from ttt_solve.solver.value import WIN_SCORE, move_score
+from ttt_solve.solver.value import WIN_SCORE
 
-CHILDREN_PER_CHUNK = 1 << 21
-"""Children made and canonicalised at once: bounds the working memory (about 100 MB)."""
-
-NO_MOVE = -2 * WIN_SCORE
-"""The move score given to a child missing from the next ply: below every real score."""
+CHILDREN_PER_CHUNK = 1 << 23
+"""Children made and canonicalised at once: bounds the working memory (about 70 MB of keys,
+plus the sorted distinct ones)."""
 
 
 def won_by_last_mover(arrays: KeyArrays, keys: NDArray[np.uint64], ply: int) -> NDArray[np.bool_]:
     """Whether the player who made the last move (X on odd plies) has a line, key by key."""
-    if ply == 0:  # nobody has moved
-        return np.zeros(len(keys), dtype=bool)
-    return arrays.has_line(arrays.stones(keys, x=ply % 2 == 1))
+    won: NDArray[np.bool_] = arrays.won_by_last_mover(np.asarray(keys, dtype=np.uint64), ply)
+    return won
 
 
 def chunks(count: int, empties: int, children_per_chunk: int) -> Iterator[slice]:
@@ -88,17 +87,20 @@ def enumerate_plies(
             return ply + 1
         parts = []
         for part in chunks(len(parents), arrays.cells - ply, children_per_chunk):
-            children, _ = arrays.children(np.asarray(parents[part]), x_to_move=ply % 2 == 0)
-            parts.append(sorted_unique(arrays.canonical(children.ravel())))
-        keys = store.save(keys_name, sorted_unique(np.concatenate(parts)))
+            children = arrays.canonical_children(np.asarray(parents[part]), ply)
+            parts.append(arrays.sorted_unique(children))
+            del children
+        # One chunk is done; several are merged, their duplicates (across chunks) dropped.
+        merged = parts[0] if len(parts) == 1 else arrays.sorted_unique(np.concatenate(parts))
         del parts
+        keys = store.save(keys_name, merged)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
 class BackedUp(NamedTuple):
     """Scores and best moves of some open positions, from their children's stored scores.
 
-    * ``scores``: the best move score of each position (``int16``; ``NO_MOVE`` if it has no
+    * ``scores``: the best move score of each position (``int16``; ``kernels.NO_MOVE`` if it has no
       stored child),
     * ``best_moves``: bitmask of the cells whose move reaches that score (``uint64``),
     * ``complete``: whether every child was found in the next ply (else the two are over the
@@ -119,26 +121,13 @@ def back_up_rows(
 ) -> BackedUp:
     """Back up open (neither won nor full) positions of ``ply`` from the next ply's sorted
     ``next_keys`` and their ``next_scores``."""
-    children, cells = arrays.children(np.asarray(keys), x_to_move=ply % 2 == 0)
-    child_keys = arrays.canonical(children.ravel())
-    if len(next_keys):
-        where = np.minimum(np.searchsorted(next_keys, child_keys), len(next_keys) - 1)
-        found = next_keys[where] == child_keys
-        child_scores = np.asarray(next_scores).take(where)
-    else:  # no child is stored at all
-        found = np.zeros(len(child_keys), dtype=bool)
-        child_scores = np.zeros(len(child_keys), dtype=np.int16)
-    move_scores = move_score(child_scores.reshape(children.shape))
-    if found.all():  # the usual case, and a flat test is far cheaper than one per row
-        complete = np.ones(len(keys), dtype=bool)
-    else:
-        found = found.reshape(children.shape)
-        complete = np.asarray(found.all(axis=1), dtype=bool)
-        move_scores = np.where(found, move_scores, np.int16(NO_MOVE))
-    top = move_scores.max(axis=1, initial=NO_MOVE)
-    bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
-    best = np.bitwise_or.reduce(np.where(move_scores == top[:, None], bits, np.uint64(0)), axis=1)
-    return BackedUp(top.astype(np.int16, copy=False), best.astype(np.uint64, copy=False), complete)
+    scores, best, complete = arrays.back_up(
+        np.ascontiguousarray(keys, dtype=np.uint64),
+        ply,
+        np.ascontiguousarray(next_keys, dtype=np.uint64),
+        np.ascontiguousarray(next_scores, dtype=np.int16),
+    )
+    return BackedUp(scores, best, complete)
 
 
 def back_up_ply(
@@ -165,7 +154,7 @@ def back_up_ply(
         raise ValueError(f"ply {ply} has open positions but no solved next ply")
     for part in chunks(len(open_rows), arrays.cells - ply, children_per_chunk):
         rows = open_rows[part]
-        backed_up = back_up_rows(arrays, ply, np.asarray(keys[rows]), next_keys, next_scores)
+        backed_up = back_up_rows(arrays, ply, keys[rows], next_keys, next_scores)
         if not backed_up.complete.all():
             raise AssertionError(f"ply {ply}: a child is missing from ply {ply + 1}")
         scores[rows] = backed_up.scores
