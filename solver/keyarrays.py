@@ -32,9 +32,11 @@ class KeyArrays:
         self.cells = rules.cells
         # tables[s, c, v]: the image under symmetry s of the key bits v placed at chunk c.
         self.tables = np.array(rules.key_tables, dtype=np.uint64)
+        # moves[b, s]: the image under symmetry s of key bit b alone (a stone played).
+        self.moves = np.ascontiguousarray(kernels.bit_images(self.tables, 2 * rules.cells).T)
         self.lines = np.array(rules.lines, dtype=np.uint64)
-        # Slices sorted at once by sorted_unique: a few per core keeps both cores busy.
-        self.sort_slices = 2 * numba.get_num_threads()
+        # Slices sorted at once by sorted_unique: one per core.
+        self.sort_slices = numba.get_num_threads()
 
     def canonical(self, keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
         """The canonical key (minimum over images) of every key."""
@@ -57,7 +59,7 @@ class KeyArrays:
         """The canonical keys of every child of the ``ply`` positions ``parents``, in parent
         order (``cells - ply`` children each)."""
         children: NDArray[np.uint64] = kernels.canonical_children(
-            parents, self.cells, self.cells - ply, self._shift(ply), self.tables
+            parents, self.cells, self.cells - ply, self._shift(ply), self.tables, self.moves
         )
         return children
 
@@ -78,7 +80,13 @@ class KeyArrays:
         child was found."""
         backed_up: tuple[NDArray[np.int16], NDArray[np.uint64], NDArray[np.bool_]] = (
             kernels.back_up(
-                parents, self.cells, self._shift(ply), self.tables, next_keys, next_scores
+                parents,
+                self.cells,
+                self._shift(ply),
+                self.tables,
+                self.moves,
+                next_keys,
+                next_scores,
             )
         )
         return backed_up
