@@ -32,11 +32,14 @@ NO_MOVE = -2 * WIN_SCORE
 
 _compile = numba.njit(parallel=True, nogil=True, cache=True)
 _compile_serial = numba.njit(nogil=True, cache=True)
+# Helpers called once per child are inlined into the kernels: a call that passes an array
+# counts references on it, an atomic operation on memory both cores share.
+_compile_inline = numba.njit(nogil=True, cache=True, inline="always")
 
-_move_score = _compile_serial(move_score)
+_move_score = _compile_inline(move_score)
 
 
-@_compile_serial
+@_compile_inline
 def _image(key: np.uint64, tables: NDArray[np.uint64], symmetry: int) -> np.uint64:
     """The image of one key under one symmetry: a table look-up per 8 bits."""
     image: np.uint64 = np.uint64(0)
@@ -110,22 +113,17 @@ def bit_images(tables: NDArray[np.uint64], key_bits: int) -> NDArray[np.uint64]:
     return images
 
 
-@_compile_serial
-def _images(key: np.uint64, tables: NDArray[np.uint64], out: NDArray[np.uint64]) -> None:
-    """Every symmetric image of one key, into ``out``."""
-    for symmetry in range(tables.shape[0]):
-        out[symmetry] = _image(key, tables, symmetry)
-
-
-@_compile_serial
+@_compile_inline
 def _child_canonical(
-    parent_images: NDArray[np.uint64], move_images: NDArray[np.uint64]
+    images: NDArray[np.uint64], parent: int, moves: NDArray[np.uint64], bit: int
 ) -> np.uint64:
-    """The canonical key of a child from its parent's images and its move's: a symmetry maps
-    the child to the parent's image plus the move's image, one OR per symmetry."""
-    best: np.uint64 = parent_images[0] | move_images[0]
-    for symmetry in range(1, len(parent_images)):
-        image = parent_images[symmetry] | move_images[symmetry]
+    """The canonical key of a parent's child from the parent's images and the move's (key
+    ``bit``): a symmetry maps the child to the parent's image plus the move's image, one OR
+    per symmetry. Indexes, not row views: a view per child was measured to cost more than the
+    ORs."""
+    best: np.uint64 = images[parent, 0] | moves[bit, 0]
+    for symmetry in range(1, images.shape[1]):
+        image = images[parent, symmetry] | moves[bit, symmetry]
         if image < best:
             best = image
     return best
@@ -145,15 +143,16 @@ def canonical_children(
     ``cell + shift``. ``moves`` is :func:`bit_images` transposed to ``[bit, symmetry]``."""
     out = np.empty(len(parents) * empties, dtype=np.uint64)
     full = (np.uint64(1) << np.uint64(cells)) - np.uint64(1)
+    images = np.empty((len(parents), tables.shape[0]), dtype=np.uint64)
     for i in numba.prange(len(parents)):
         key = parents[i]
-        images = np.empty(tables.shape[0], dtype=np.uint64)
-        _images(key, tables, images)
+        for symmetry in range(tables.shape[0]):
+            images[i, symmetry] = _image(key, tables, symmetry)
         occupied = (key | (key >> np.uint64(cells))) & full
         j = i * empties
         for cell in range(cells):
             if not (occupied >> np.uint64(cell)) & np.uint64(1):
-                out[j] = _child_canonical(images, moves[cell + shift])
+                out[j] = _child_canonical(images, i, moves, cell + shift)
                 j += 1
     return out
 
@@ -233,17 +232,32 @@ def _sort_pool(threads: int) -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ttt-sort")
 
 
-@_compile_serial
-def _find(sorted_keys: NDArray[np.uint64], key: np.uint64) -> int:
-    """The index of ``key`` in ``sorted_keys``, or -1."""
-    low, high = 0, len(sorted_keys)
+def bucket_starts(sorted_keys: NDArray[np.uint64], key_bits: int) -> tuple[NDArray[np.int64], int]:
+    """An index of a sorted key array by its top bits: ``(starts, shift)``, the keys whose
+    ``key >> shift`` is ``b`` lying at ``starts[b] : starts[b + 1]``. About one bucket per
+    two keys, so a look-up searches a few keys instead of the whole ply."""
+    bits = min(key_bits, max(1, int(len(sorted_keys)).bit_length()))
+    shift = key_bits - bits
+    firsts = np.arange((1 << bits) + 1, dtype=np.uint64) << np.uint64(shift)
+    starts = np.searchsorted(sorted_keys, firsts).astype(np.int64)
+    return starts, shift
+
+
+@_compile_inline
+def _find(
+    sorted_keys: NDArray[np.uint64], starts: NDArray[np.int64], shift: int, key: np.uint64
+) -> int:
+    """The index of ``key`` in ``sorted_keys`` (indexed by :func:`bucket_starts`), or -1."""
+    bucket = key >> np.uint64(shift)
+    low, high = starts[bucket], starts[bucket + 1]
+    end = high
     while low < high:
         middle = (low + high) >> 1
         if sorted_keys[middle] < key:
             low = middle + 1
         else:
             high = middle
-    if low < len(sorted_keys) and sorted_keys[low] == key:
+    if low < end and sorted_keys[low] == key:
         return low
     return -1
 
@@ -256,20 +270,24 @@ def back_up(
     tables: NDArray[np.uint64],
     moves: NDArray[np.uint64],
     next_keys: NDArray[np.uint64],
+    next_starts: NDArray[np.int64],
+    next_shift: int,
     next_scores: NDArray[np.int16],
 ) -> tuple[NDArray[np.int16], NDArray[np.uint64], NDArray[np.bool_]]:
     """Every parent's best move score over the children found in ``next_keys`` (``NO_MOVE``
     if none is), the mask of the cells whose move reaches it, and whether every child was
-    found. ``tables``, ``moves``: as for :func:`canonical_children`."""
+    found. ``tables``, ``moves``: as for :func:`canonical_children`; ``next_starts``,
+    ``next_shift``: the :func:`bucket_starts` of ``next_keys``."""
     count = len(parents)
     scores = np.empty(count, dtype=np.int16)
     best = np.empty(count, dtype=np.uint64)
     complete = np.empty(count, dtype=np.bool_)
     full = (np.uint64(1) << np.uint64(cells)) - np.uint64(1)
+    images = np.empty((count, tables.shape[0]), dtype=np.uint64)
     for i in numba.prange(count):
         key = parents[i]
-        images = np.empty(tables.shape[0], dtype=np.uint64)
-        _images(key, tables, images)
+        for symmetry in range(tables.shape[0]):
+            images[i, symmetry] = _image(key, tables, symmetry)
         occupied = (key | (key >> np.uint64(cells))) & full
         top = NO_MOVE
         mask = np.uint64(0)
@@ -277,8 +295,8 @@ def back_up(
         for cell in range(cells):
             if (occupied >> np.uint64(cell)) & np.uint64(1):
                 continue
-            child = _child_canonical(images, moves[cell + shift])
-            where = _find(next_keys, child)
+            child = _child_canonical(images, i, moves, cell + shift)
+            where = _find(next_keys, next_starts, next_shift, child)
             if where < 0:
                 found_all = False
                 continue

@@ -86,6 +86,7 @@ class KeyArrays:
                 self.tables,
                 self.moves,
                 next_keys,
+                *kernels.bucket_starts(next_keys, 2 * self.cells),
                 next_scores,
             )
         )
