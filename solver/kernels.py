@@ -30,6 +30,9 @@ from ttt_solve.solver.value import WIN_SCORE, move_score
 NO_MOVE = -2 * WIN_SCORE
 """The move score given to a child missing from the next ply: below every real score."""
 
+MAX_BUCKET_BITS = 22
+"""At most 4 million buckets (32 MiB of index) for a ply of any size."""
+
 _compile = numba.njit(parallel=True, nogil=True, cache=True)
 _compile_serial = numba.njit(nogil=True, cache=True)
 # Helpers called once per child are inlined into the kernels: a call that passes an array
@@ -236,7 +239,7 @@ def bucket_starts(sorted_keys: NDArray[np.uint64], key_bits: int) -> tuple[NDArr
     """An index of a sorted key array by its top bits: ``(starts, shift)``, the keys whose
     ``key >> shift`` is ``b`` lying at ``starts[b] : starts[b + 1]``. About one bucket per
     two keys, so a look-up searches a few keys instead of the whole ply."""
-    bits = min(key_bits, max(1, int(len(sorted_keys)).bit_length()))
+    bits = min(key_bits, MAX_BUCKET_BITS, max(1, int(len(sorted_keys)).bit_length()))
     shift = key_bits - bits
     firsts = np.arange((1 << bits) + 1, dtype=np.uint64) << np.uint64(shift)
     starts = np.searchsorted(sorted_keys, firsts).astype(np.int64)
