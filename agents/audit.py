@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.engine import FAILURE_KINDS, EngineFailure
-from ttt_solve.agents.match import derive_seed, play_game
-from ttt_solve.agents.parallel import AgentMaker, Worker, chunked, run_chunks
+from ttt_solve.agents.match import checked_move, derive_seed, play_game
+from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -59,6 +59,12 @@ class Truth:
         self.scores: dict[int, int] | None = None
         if self.info.positions <= preload_limit:
             self.scores = {key: score for _, key, score, _ in self._rows()}
+            if len(self.scores) != self.info.positions:
+                raise book.damaged(
+                    f"it holds {len(self.scores):,} rows of {rules.name}, its game row "
+                    f"counts {self.info.positions:,}",
+                    rules,
+                )
 
     def _rows(self, nonterminal_only: bool = False):  # noqa: ANN202
         """``(ply, key, score, images)`` of stored rows in (ply, key) order."""
@@ -75,9 +81,15 @@ class Truth:
     def score(self, x: int, o: int) -> int | None:
         """The score (:mod:`solver.value`) of a position for the side to move, or ``None``."""
         if self.scores is not None:
-            return self.scores.get(self.rules.canonical(x, o)[0])
-        entry = self.book.get(Position(self.rules, x, o))
-        return None if entry is None else entry.value.score
+            score = self.scores.get(self.rules.canonical(x, o)[0])
+        else:
+            entry = self.book.get(Position(self.rules, x, o))
+            score = None if entry is None else entry.value.score
+        position = Position(self.rules, x, o)
+        if score is None and self.info.holds_ply(position.ply):
+            # Graded positions come from play, so they are reachable: the book should hold it.
+            raise self.book.missing(position)
+        return score
 
     def value(self, position: Position) -> Value | None:
         score = self.score(position.x, position.o)
@@ -137,6 +149,12 @@ def grade_move(
     move_value = truth.move_value(position, cell)
     if value is None or move_value is None:
         return None
+    if move_value.score > value.score:  # no move is worth more than its position
+        raise truth.book.damaged(
+            f"in {position}, the move {position.rules.cell_name(cell)} is worth {move_value} "
+            f"but the position only {value}",
+            position.rules,
+        )
     verdict, kind = grade(value, move_value)
     return Graded(position, cell, weight, value, move_value, verdict, kind)
 
@@ -252,6 +270,62 @@ def worst(records: Sequence[Graded], n: int = 5) -> list[Graded]:
     return ranked[:n]
 
 
+def graded_json(truth: Truth, record: Graded) -> dict[str, object]:
+    """A graded move as plain data, with the best moves of its position (for JSON and CSV)."""
+    rules = truth.rules
+    return {
+        "ply": record.ply,
+        "position": str(record.position),
+        "to_move": record.position.to_move,
+        "weight": record.weight,
+        "move": rules.cell_name(record.cell),
+        "grade": record.grade.value,
+        "kind": record.kind,
+        "value": str(record.value),
+        "move_value": str(record.move_value),
+        "best_moves": [rules.cell_name(c) for c in truth.best_moves(record.position)],
+    }
+
+
+def ply_row_json(row: PlyRow) -> dict[str, object]:
+    """One row of the by-ply table as plain data."""
+    return {
+        "ply": row.ply,
+        "moves": row.moves,
+        "best": row.best,
+        "sound": row.sound,
+        "blunders": row.blunders,
+        "accuracy": row.accuracy,
+        "perfection": row.perfection,
+    }
+
+
+def summary_json(summary: Summary) -> dict[str, object]:
+    """The figures of a summary as plain data: totals, rates, blunders by kind, by ply."""
+    return {
+        "graded": summary.graded,
+        "moves": summary.moves,
+        "ungraded": summary.ungraded,
+        "accuracy": summary.accuracy,
+        "perfection": summary.perfection,
+        "best": summary.best,
+        "sound": summary.sound,
+        "blunders": summary.blunders,
+        "blunder_kinds": summary.kinds,
+        "by_ply": [ply_row_json(row) for row in summary.by_ply],
+    }
+
+
+def game_result_json(rules: Rules, result: GameResult) -> dict[str, object]:
+    """One audit game as plain data: the agent's side, its result, the moves."""
+    return {
+        "agent_side": result.agent_side,
+        "outcome": result.outcome.value if result.outcome else "stopped",
+        "failure": result.failure,
+        "moves": [rules.cell_name(c) for c in result.moves],
+    }
+
+
 # -- collecting moves ------------------------------------------------------------------------
 
 POSITION_CHUNK = 16
@@ -293,8 +367,9 @@ def audit_positions(
         position = Position.from_key(rules, key)
         tasks.append((position.x, position.o, derive_seed(seed, "position", key)))
     agent = maker.build(truth.book)
+    spec, external = agent.spec, getattr(agent, "external", False)
     try:
-        if getattr(agent, "external", False):
+        if external:
             moves = _engine_moves(
                 agent, rules, tasks, [images for _, _, images in rows], failures, progress
             )
@@ -306,15 +381,16 @@ def audit_positions(
                 makers=[maker] if isinstance(maker, AgentMaker) else None,
                 jobs=jobs,
                 progress=progress,
-                **_probe(probe_seconds),
+                probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
             )
     finally:
         _close(agent)
     records, ungraded = [], 0
-    for (_ply, key, images), cell in zip(rows, moves):
-        if cell is None:  # the engine failed here: counted in failures, not graded
+    for (_ply, key, images), answer in zip(rows, moves):
+        if external and answer is None:  # the engine failed here: counted in failures
             continue
         position = Position.from_key(rules, key)
+        cell = checked_move(spec, position, answer)  # an in-process agent's None is illegal
         score = truth.scores.get(key) if truth.scores is not None else None
         value = Value.from_score(score, position.empty_count) if score is not None else None
         record = grade_move(truth, position, cell, images, value)
@@ -385,7 +461,7 @@ def audit_games(
                 makers=[maker, opponent] if both else None,
                 jobs=jobs,
                 progress=progress,
-                **_probe(probe_seconds),
+                probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
             )
     finally:
         for agent in agents:
@@ -461,7 +537,7 @@ def _engine_games(
         x_agent.rng.seed(x_seed)
         o_agent.rng.seed(o_seed)
         record = play_game(x_agent, o_agent, rules, stop_on_failure=failures is not None)
-        if record.failure is not None:
+        if record.failure is not None and failures is not None:
             failures.append(Failure.of(record.failure))
         out.append(
             (record.moves, record.winner, None if record.failure is None else record.failure.kind)
@@ -476,7 +552,3 @@ def _close(agent: Any) -> None:
     close = getattr(agent, "close", None)
     if callable(close):
         close()
-
-
-def _probe(seconds: float | None) -> dict[str, float]:
-    return {} if seconds is None else {"probe_seconds": seconds}

@@ -54,6 +54,8 @@ class Agent:
 
     def book_move(self, position: Position) -> int | None:
         """A best move from the book, or ``None`` where the book does not hold the position."""
+        if self.book is None:
+            return None
         try:
             if self.book.find_game(position.rules) is None:
                 return None

@@ -29,7 +29,7 @@ import shlex
 import signal
 import subprocess
 import sys
-import tempfile
+import threading
 import time
 import weakref
 from collections.abc import Callable
@@ -58,6 +58,8 @@ MAX_LINE = 4096
 """Longest line accepted from an engine, in bytes."""
 MAX_FAILED_STARTS = 3
 """Restarts in a row that may fail before the engine is given up."""
+STDERR_TAIL = 8192
+"""Bytes of the engine's standard error kept (the last ones), to quote when it fails."""
 
 PARAMS = {
     "timeout": Param("float", DEFAULT_TIMEOUT, "seconds per move, told to the engine"),
@@ -155,6 +157,12 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
 # -- one running engine ----------------------------------------------------------------------
 
 
+def printable(text: str) -> str:
+    """``text`` with its control and other unprintable characters escaped (``\\x1b``): what an
+    engine says is quoted to the user's terminal, where an escape sequence would act."""
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
+
+
 class _Broken(Exception):
     """The engine failed a request: ``kind`` and a description (internal to this module)."""
 
@@ -181,7 +189,37 @@ def _die_with_parent() -> Callable[[], None] | None:
 _PREEXEC = _die_with_parent()
 
 
-def _kill_group(proc: subprocess.Popen, stderr: IO[bytes]) -> None:
+class StderrTail:
+    """The last :data:`STDERR_TAIL` bytes an engine wrote to its standard error.
+
+    A thread reads the pipe as the engine writes, so the engine never blocks on a full pipe
+    and nothing grows without bound however much it writes."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        self._pipe = pipe
+        self._tail = b""
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, name="engine-stderr", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        try:
+            while chunk := os.read(self._pipe.fileno(), 65536):
+                with self._lock:
+                    self._tail = (self._tail + chunk)[-STDERR_TAIL:]
+        except (OSError, ValueError):
+            pass  # closed: the engine is gone
+        finally:
+            self._pipe.close()
+
+    def text(self, wait: float = 0.0) -> str:
+        """The tail as text; ``wait`` up to that long for the writers to finish first."""
+        self._reader.join(wait)
+        with self._lock:
+            return self._tail.decode("utf-8", "replace")
+
+
+def _kill_group(proc: subprocess.Popen, stderr: IO[bytes] | None = None) -> None:
     """Kill the engine's process group (itself and anything it started), reap it, close."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -191,7 +229,9 @@ def _kill_group(proc: subprocess.Popen, stderr: IO[bytes]) -> None:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not refused
         pass
-    for stream in (proc.stdin, proc.stdout, stderr):
+    for stream in (proc.stdin, proc.stdout):
+        if stream is None:
+            continue
         try:
             stream.close()
         except OSError:
@@ -206,26 +246,29 @@ class EngineProcess:
         self.label = label
         self.name = ""
         self.version = ""
-        self.stderr = tempfile.TemporaryFile()
         try:
             self.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=self.stderr,
+                stderr=subprocess.PIPE,
                 bufsize=0,
                 close_fds=True,
                 start_new_session=True,
                 preexec_fn=_PREEXEC,
             )
         except OSError as error:
-            self.stderr.close()
             raise EngineError(
                 f"{label}: cannot start {argv[0]!r}: {error.strerror or error}"
             ) from None
-        self._stop = weakref.finalize(self, _kill_group, self.proc, self.stderr)
+        # All three streams are pipes (above), never None.
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._stdin: IO[bytes] = self.proc.stdin
+        self._stdout: IO[bytes] = self.proc.stdout
+        self.stderr = StderrTail(self.proc.stderr)
+        self._stop = weakref.finalize(self, _kill_group, self.proc)
         self._selector = selectors.DefaultSelector()
-        self._selector.register(self.proc.stdout, selectors.EVENT_READ)
+        self._selector.register(self._stdout, selectors.EVENT_READ)
         self._buffer = b""
 
     @property
@@ -234,9 +277,20 @@ class EngineProcess:
 
     def send(self, line: str) -> None:
         try:
-            self.proc.stdin.write(line.encode() + b"\n")
+            self._stdin.write(line.encode() + b"\n")
         except (BrokenPipeError, ConnectionResetError, ValueError):
             raise _Broken("crash", self.exit_story("its input was closed")) from None
+
+    def unasked_line(self) -> str | None:
+        """A line the engine wrote without being asked (not blank, not ``info``) that is
+        already here, or ``None``: read before each request, so that an extra answer is not
+        taken for the answer to the next one."""
+        try:
+            return self.read_line(time.monotonic())
+        except _Broken as broken:
+            if broken.kind == "timeout":
+                return None  # nothing more has come
+            raise
 
     def read_line(self, deadline: float) -> str:
         """The next line that is not blank or ``info``; :class:`_Broken` if none comes in time."""
@@ -259,11 +313,11 @@ class EngineProcess:
                 except UnicodeDecodeError:
                     raise _Broken("garbage", f"a line that is not UTF-8: {raw[:60]!r}") from None
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise _Broken("timeout", "no answer in time")
-            if not self._selector.select(remaining):
+            if not self._selector.select(max(remaining, 0)):
+                if remaining <= 0:
+                    raise _Broken("timeout", "no answer in time")
                 continue
-            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            chunk = os.read(self._stdout.fileno(), 65536)
             if not chunk:
                 raise _Broken("crash", self.exit_story("it closed its output"))
             self._buffer += chunk
@@ -285,14 +339,8 @@ class EngineProcess:
 
     def stderr_tail(self) -> str:
         """The last non-blank line the engine wrote to standard error, or ``""``."""
-        try:
-            self.stderr.seek(0, os.SEEK_END)
-            size = self.stderr.tell()
-            self.stderr.seek(max(0, size - 2048))
-            lines = self.stderr.read().decode("utf-8", "replace").splitlines()
-        except (OSError, ValueError):
-            return ""
-        lines = [line.strip() for line in lines if line.strip()]
+        lines = [line.strip() for line in self.stderr.text(wait=0.5).splitlines()]
+        lines = [line for line in lines if line]
         return lines[-1][:200] if lines else ""
 
     def handshake(self, rules: Rules) -> None:
@@ -305,12 +353,12 @@ class EngineProcess:
             if line == "ready":
                 break
             if word == "id" and rest.startswith("name "):
-                self.name = rest[5:].strip()
+                self.name = printable(rest[5:].strip())
             elif word == "id" and rest.startswith("version "):
-                self.version = rest[8:].strip()
+                self.version = printable(rest[8:].strip())
             elif word == "error":
                 raise EngineError(
-                    f"{self.label} refuses protocol {PROTOCOL_VERSION}: {rest.strip()}"
+                    f"{self.label} refuses protocol {PROTOCOL_VERSION}: {printable(rest.strip())}"
                 )
             else:
                 raise _Broken(
@@ -327,7 +375,9 @@ class EngineProcess:
         if line == "ok":
             return
         if line.split()[0] == "error":
-            raise EngineError(f"{self.label} cannot play {rules.name}: {line[5:].strip()}")
+            raise EngineError(
+                f"{self.label} cannot play {rules.name}: {printable(line[5:].strip())}"
+            )
         raise _Broken("garbage", f"{line[:80]!r} after rules (expected ok or error)")
 
     def close(self) -> None:
@@ -335,8 +385,8 @@ class EngineProcess:
         if self._stop.alive:
             if self.alive:
                 try:
-                    self.proc.stdin.write(b"quit\n")
-                    self.proc.stdin.close()
+                    self._stdin.write(b"quit\n")
+                    self._stdin.close()
                     self.proc.wait(timeout=QUIT_SECONDS)
                 except (OSError, ValueError, subprocess.TimeoutExpired):
                     pass
@@ -392,7 +442,11 @@ class EngineAgent(Agent):
         seed = self.rng.getrandbits(32)
         self._ready(position)
         process = self.process
+        assert process is not None  # _ready started it
         try:
+            unasked = process.unasked_line()
+            if unasked is not None:
+                raise _Broken("garbage", f"wrote {unasked[:80]!r} unasked, after its last answer")
             process.send(f"position {position}")
             process.send(f"go movetime {round(self.timeout * 1000)} seed {seed}")
             line = process.read_line(time.monotonic() + self.timeout + GRACE_SECONDS)

@@ -15,9 +15,17 @@ cannot block them all. The rules, first that applies:
    3x3 board puts the centre first, then the corners.
 
 Ties are broken by the agent's generator; :meth:`HeuristicAgent.candidates` lists them.
+
+``rules=N`` (0 to 5, default 5: all) applies only the first N rules and otherwise picks
+uniformly among all legal moves, so the ladder a course builds step by step (a random player,
+then one that wins when it can, then one that also blocks, ...) is one parameter: ``rules=0``
+is a random player.
 """
 
 from __future__ import annotations
+
+import random
+from typing import Any
 
 from ttt_solve.agents.base import Agent, choose
 from ttt_solve.agents.tables import Tables, cells_of, split, tables
@@ -62,30 +70,64 @@ def _is_safe(t: Tables, me: int, opp: int, bit: int) -> bool:
     return double_threat_cells(t, opp, me2) == 0
 
 
+def _win(t: Tables, me: int, opp: int) -> int:
+    return t.threats(me, opp)
+
+
+def _block(t: Tables, me: int, opp: int) -> int:
+    return t.threats(opp, me)
+
+
+def _double_threat(t: Tables, me: int, opp: int) -> int:
+    return double_threat_cells(t, me, opp)
+
+
+def _block_double_threat(t: Tables, me: int, opp: int) -> int:
+    """The safe moves against the opponent's double-threat cells, else those cells; ``0`` if
+    the opponent has none."""
+    forks = double_threat_cells(t, opp, me)
+    if not forks:
+        return 0
+    safe = 0
+    for c in cells_of(t.full & ~(me | opp)):
+        if _is_safe(t, me, opp, 1 << c):
+            safe |= 1 << c
+    return safe or forks
+
+
+def _any_cell(t: Tables, me: int, opp: int) -> int:
+    return t.full & ~(me | opp)
+
+
+RULES = (_win, _block, _double_threat, _block_double_threat, _any_cell)
+"""The rule list in order: each gives the mask of cells it allows (``0``: it does not apply).
+The first rule that applies decides, and the line-count score ranks the cells it allows."""
+
+
 class HeuristicAgent(Agent):
-    """The rule list above; deterministic but for tie-breaks."""
+    """The first ``rules`` rules of the list above; deterministic but for tie-breaks."""
 
     name = "heuristic"
+
+    def __init__(self, rng: random.Random, *, rules: int = len(RULES), **kwargs: Any) -> None:
+        super().__init__(rng, **kwargs)
+        if not 0 <= rules <= len(RULES):
+            raise ValueError(f"heuristic rules must be 0 to {len(RULES)}, got {rules}")
+        self.rules = rules
 
     def search(self, position: Position) -> int:
         return choose(self.rng, self.candidates(position))
 
     def candidates(self, position: Position) -> list[int]:
-        """Every cell the rules rank first (the agent picks one at random)."""
+        """Every cell the rules rank first (the agent picks one at random); every legal move
+        when none of the first ``rules`` rules applies."""
         t = tables(position.rules)
         me, opp = split(position)
-        empty = t.full & ~(me | opp)
-        for mask in (t.threats(me, opp), t.threats(opp, me), double_threat_cells(t, me, opp)):
+        for rule in RULES[: self.rules]:
+            mask = rule(t, me, opp)
             if mask:
                 return self._best_scored(t, me, opp, mask)
-        forks = double_threat_cells(t, opp, me)
-        if forks:
-            safe = 0
-            for c in cells_of(empty):
-                if _is_safe(t, me, opp, 1 << c):
-                    safe |= 1 << c
-            return self._best_scored(t, me, opp, safe or forks)
-        return self._best_scored(t, me, opp, empty)
+        return position.legal_moves()
 
     @staticmethod
     def _best_scored(t: Tables, me: int, opp: int, mask: int) -> list[int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import operator
 from typing import NamedTuple
 
 from ttt_solve.agents.base import Agent
@@ -58,17 +59,30 @@ def play_game(
             if not stop_on_failure:
                 raise
             return GameRecord(rules, tuple(moves), None, failure)
-        if (
-            not isinstance(cell, int)
-            or not 0 <= cell < rules.cells
-            or (position.occupied >> cell) & 1
-        ):
-            raise IllegalMoveError(
-                f"{agent.spec} played {cell!r}, which is not a legal move in {position}"
-            )
+        cell = checked_move(agent.spec, position, cell)
         moves.append(cell)
         position = position.play(cell)
     return GameRecord(rules, tuple(moves), position.winner)
+
+
+def checked_move(spec: str, position: Position, cell: object) -> int:
+    """``cell`` if it is a legal move in ``position``; otherwise :class:`IllegalMoveError`
+    naming the agent ``spec`` (an answer of ``None``, a cell name or an occupied cell is an
+    illegal move, never a missing one)."""
+    try:
+        index = operator.index(cell)  # type: ignore[arg-type]
+    except TypeError:
+        index = -1
+    if (
+        isinstance(cell, bool)
+        or not 0 <= index < position.rules.cells
+        or (position.occupied >> index) & 1
+    ):
+        raise IllegalMoveError(
+            f"{spec} played {cell!r}, which is not a legal move in {position} "
+            f"(select_move must return the index of an empty cell)"
+        )
+    return index
 
 
 def derive_seed(seed: int, *parts: object) -> int:

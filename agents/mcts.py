@@ -125,7 +125,8 @@ class MctsAgent(Agent):
                         reward = -playout(t, opp, me, empty[:], len(empty), random)
                     break
                 explore = c2 * log(node.visits)  # c * sqrt(ln N / n) == sqrt(c*c*ln N / n)
-                best, best_score = None, -1e300
+                best: Node | None = None
+                best_score = -1e300
                 for ch in node.children:
                     if solver and ch.proven == -1:
                         continue
@@ -133,6 +134,7 @@ class MctsAgent(Agent):
                     score = ch.value / visits + sqrt(explore / visits)
                     if score > best_score:
                         best, best_score = ch, score
+                assert best is not None  # an unproven node has an unproven child
                 node = best
                 me, opp = opp, me | best.bit
                 path.append(node)
@@ -156,6 +158,6 @@ class MctsAgent(Agent):
             if child.proven == 1:
                 parent.proven = -1
             elif not parent.untried and all(ch.proven is not None for ch in parent.children):
-                parent.proven = -max(ch.proven for ch in parent.children)
+                parent.proven = -max(ch.proven for ch in parent.children if ch.proven is not None)
             else:
                 return

@@ -8,7 +8,10 @@ Every task carries its own seed, so who runs it does not change the result.
 
 from __future__ import annotations
 
+import functools
+import multiprocessing
 import random
+import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -89,6 +92,11 @@ _WORKER: Worker | None = None
 
 def _init_worker(rules: Rules, makers: Sequence[AgentMaker]) -> None:
     global _WORKER
+    # A terminal's Ctrl-C reaches the workers too: end them at once. (As a KeyboardInterrupt,
+    # the pool would hand it back as the chunk's result and go on with the queued chunks.)
+    # Where the parent ignores Ctrl-C (started with nohup, say), so do they.
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
     _WORKER = Worker(rules, [maker.build() for maker in makers])
 
 
@@ -126,15 +134,26 @@ def run_chunks(
         if progress:
             progress(done, total)
     if index < len(chunks):
+        assert makers is not None  # only a parallel run gets here
         with ProcessPoolExecutor(
-            max_workers=jobs, initializer=_init_worker, initargs=(worker.rules, list(makers))
+            max_workers=jobs,
+            initializer=functools.partial(_init_worker, worker.rules, list(makers)),
         ) as pool:
-            futures = [pool.submit(_run_in_worker, method, chunk) for chunk in chunks[index:]]
-            for offset, future in enumerate(futures):
-                results.extend(future.result())
-                done += sizes[index + offset]
-                if progress:
-                    progress(done, total)
+            try:
+                futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
+                for offset, future in enumerate(futures):
+                    results.extend(future.result())
+                    done += sizes[index + offset]
+                    if progress:
+                        progress(done, total)
+            except BaseException:
+                # Ctrl-C or a failed chunk: drop the chunks not started rather than wait for
+                # them, and end the workers now (one forked just as Ctrl-C came did not see it
+                # and would wait for work, and the exit for it, forever).
+                pool.shutdown(wait=False, cancel_futures=True)
+                for child in multiprocessing.active_children():
+                    child.terminate()
+                raise
     return results
 
 

@@ -22,6 +22,7 @@ class PerfectAgent(Agent):
             raise ValueError("the perfect agent plays from the book: give it one (--db)")
 
     def search(self, position: Position) -> int:
+        assert self.book is not None  # checked when the agent was made
         self.book.game(position.rules)  # a missing game says how to build it
         raise PositionNotFoundError(
             f"perfect: position {position} is not in {self.book.describe()} "

@@ -8,25 +8,35 @@ with the project's agent interface: ``select_move(position) -> cell`` (a
 :class:`agents.base.Agent` subclass is the natural choice, but any such object will do).
 
 Parameter values are typed the obvious way: ``true``/``false`` (any case) become booleans,
-whole numbers ``int``, other numbers ``float``, anything else stays a string. ``book=true`` is
-the project's own parameter (play the book's move where it holds the position) and is not
-passed to the factory.
+whole numbers ``int``, other numbers ``float``, anything else stays a string. Two parameters
+are the project's own and are not passed to the factory: ``book=true`` (play the book's move
+where it holds the position) and ``timeout=SECONDS`` (a time limit per move, as ``cmd:``
+engines have: a move that takes longer is stopped and counted as a ``timeout`` failure, so the
+agent is then run in this process only, like an engine; code that does not return to Python,
+such as a long NumPy or Numba call, is stopped when it returns).
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import math
 import operator
 import os
 import random
 import re
+import signal
 import sys
+import threading
+import time
+from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ttt_solve.agents.base import Agent
+from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.spec import BOOK, AgentSpecError, Spec, _convert
+from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -75,24 +85,46 @@ def parse(text: str, rest: str) -> Spec:
                 f"{item.strip()!r} in {text!r} is not key=value with a Python "
                 f"name as the key (e.g. {EXAMPLE},depth=2)"
             )
-        key = "book" if key.lower() == "book" else key
+        key = key.lower() if key.lower() in _OWN_PARAMS else key
         if key in params:
             raise AgentSpecError(f"parameter {key!r} is given twice in {text!r}")
         if key == "book":
             params["book"] = _convert(text, "py", "book", raw, BOOK)
+        elif key == "timeout":
+            params["timeout"] = _seconds(text, raw)
         else:
             params[key] = _typed(raw)
     params.setdefault("book", False)
+    params.setdefault("timeout", None)
     return Spec(
         "py",
         {
             "module": module,
             "factory": factory,
-            "kwargs": {k: v for k, v in params.items() if k != "book"},
+            "kwargs": {k: v for k, v in params.items() if k not in _OWN_PARAMS},
             "book": params["book"],
+            "timeout": params["timeout"],
         },
         text,
     )
+
+
+_OWN_PARAMS = ("book", "timeout")
+"""Parameters of every ``py:`` agent, kept from the factory."""
+
+
+def _seconds(text: str, raw: str) -> float:
+    """The ``timeout=`` of a spec: seconds, above 0 and at most a day."""
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and 0 < seconds <= 86_400):
+        raise AgentSpecError(
+            f"py parameter timeout={raw!r} in {text!r}: expected seconds between 0 and "
+            f"86400 (e.g. timeout=2)"
+        )
+    return seconds
 
 
 _OLD_PACKAGES = ("agents", "solver", "book", "cli")
@@ -110,6 +142,8 @@ def load_module(name: str, spec_text: str) -> ModuleType:
                 loader_spec = importlib.util.spec_from_file_location(
                     f"ttt_plugin_{len(_FILE_MODULES)}", path
                 )
+                if loader_spec is None or loader_spec.loader is None:
+                    raise ImportError(f"{name!r} is not a Python file")
                 module = importlib.util.module_from_spec(loader_spec)
                 loader_spec.loader.exec_module(module)
                 _FILE_MODULES[path] = module
@@ -134,23 +168,86 @@ def load_module(name: str, spec_text: str) -> ModuleType:
         ) from None
 
 
+class PluginFailedError(TttError):
+    """A plug-in's ``select_move`` raised: the message names the agent and what it raised."""
+
+
 class PluginAgent(Agent):
     """The project-side wrapper of a plugin's agent: spec, book moves, move checks."""
 
     name = "py"
 
     def __init__(
-        self, rng: random.Random, inner: Any, *, book: Book | None = None, spec: str | None = None
+        self,
+        rng: random.Random,
+        inner: Any,
+        *,
+        book: Book | None = None,
+        spec: str | None = None,
+        timeout: float | None = None,
     ) -> None:
         super().__init__(rng, book=book, spec=spec)
         self.inner = inner
+        self.timeout = timeout
+        self.external = timeout is not None
+        """With a time limit the agent runs in this process only and its timeouts are counted
+        as an engine's failures (the limit is kept by a timer signal of this process)."""
 
     def search(self, position: Position) -> int:
-        cell = self.inner.select_move(position)
+        try:
+            if self.timeout is None:
+                cell = self.inner.select_move(position)
+            else:
+                cell = within(self.timeout, lambda: self.inner.select_move(position))
+        except _OutOfTime:
+            raise EngineFailure(
+                "timeout",
+                position.rules,
+                position.x,
+                position.o,
+                f"no move within {self.timeout:g} s",
+                self.spec,
+            ) from None
+        except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
+            raise PluginFailedError(
+                f"{self.spec!r}: select_move({position}) raised {type(error).__name__}: {error}"
+            ) from None
         try:
             return operator.index(cell)  # a NumPy integer is a fine cell
         except TypeError:
             return cell  # not an int at all: play_game / the audit report it as illegal
+
+
+class _OutOfTime(BaseException):
+    """Raised into a ``py:`` agent's move when its time is up; a ``BaseException`` so that the
+    agent's own ``except Exception`` does not swallow it."""
+
+
+def within(seconds: float, move: Callable[[], Any]) -> Any:
+    """``move()``, stopped with :class:`_OutOfTime` after ``seconds``.
+
+    In the main thread a timer signal (``SIGALRM``) interrupts it; elsewhere, where signals
+    cannot be delivered, a move that took too long is refused when it returns.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):
+        started = time.monotonic()
+        result = move()
+        if time.monotonic() - started > seconds:
+            raise _OutOfTime
+        return result
+
+    def out_of_time(_signum: int, _frame: Any) -> None:
+        raise _OutOfTime
+
+    previous = signal.signal(signal.SIGALRM, out_of_time)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return move()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
@@ -166,15 +263,15 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
         )
     try:
         inner = factory(rng, **params["kwargs"])
-    except (TypeError, ValueError) as error:
+    except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
         raise AgentSpecError(
             f"{spec.text!r}: {params['factory']}(rng, "
             f"{', '.join(f'{k}={v!r}' for k, v in params['kwargs'].items())}) "
-            f"failed: {error}"
+            f"failed: {type(error).__name__}: {error}"
         ) from None
     if not callable(getattr(inner, "select_move", None)):
         raise AgentSpecError(
             f"{spec.text!r}: {params['factory']} returned "
             f"{type(inner).__name__}, which has no select_move(position) method"
         )
-    return PluginAgent(rng, inner, book=book, spec=spec.text)
+    return PluginAgent(rng, inner, book=book, spec=spec.text, timeout=params.get("timeout"))

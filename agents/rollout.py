@@ -18,9 +18,10 @@ def random_playout(
     t: Tables, me: int, opp: int, cells: list[int], n: int, random: Callable[[], float]
 ) -> int:
     """Uniformly random moves to the end."""
+    # The win table is read inline: a method call per move costs about a quarter of
+    # the playout rate on boards that have the table.
     win = t.win
-    if win is None:
-        return _random_playout_lines(t, me, opp, cells, n, random)
+    wins_with = t.wins_with
     sign = 1
     while n:
         i = int(random() * n)
@@ -28,28 +29,8 @@ def random_playout(
         n -= 1
         cells[i] = cells[n]
         me |= bit
-        if win[me]:
+        if win[me] if win is not None else wins_with(me, bit):
             return sign
-        me, opp = opp, me
-        sign = -sign
-    return 0
-
-
-def _random_playout_lines(
-    t: Tables, me: int, opp: int, cells: list[int], n: int, random: Callable[[], float]
-) -> int:
-    """:func:`random_playout` for boards without a win table: test the lines through the move."""
-    through = t.lines_through_bit
-    sign = 1
-    while n:
-        i = int(random() * n)
-        bit = cells[i]
-        n -= 1
-        cells[i] = cells[n]
-        me |= bit
-        for m in through[bit]:
-            if me & m == m:
-                return sign
         me, opp = opp, me
         sign = -sign
     return 0

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.agents.base import Agent
+from ttt_solve.agents.heuristic import RULES as HEURISTIC_RULES
 from ttt_solve.agents.heuristic import HeuristicAgent
 from ttt_solve.agents.mcts import MctsAgent
 from ttt_solve.agents.minimax import AlphaBetaAgent, MinimaxAgent
@@ -57,7 +58,9 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Param], str]] = {
     "random": (RandomAgent, {}, "a uniformly random legal move"),
     "heuristic": (
         HeuristicAgent,
-        {},
+        {
+            "rules": Param("int", len(HEURISTIC_RULES), "apply the first N rules, else random"),
+        },
         "win, block, double threat, block double threat, best line-count score",
     ),
     "minimax": (

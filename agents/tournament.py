@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.match import derive_seed
-from ttt_solve.agents.parallel import AgentMaker, Worker, chunked, run_chunks
+from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.solver.rules import Rules
 
 GAME_CHUNK = 4
@@ -72,7 +72,6 @@ def round_robin(
             )
     worker = Worker(rules, [maker.build(book) for maker in makers])
     parallel = all(isinstance(m, AgentMaker) for m in makers)
-    extra = {} if probe_seconds is None else {"probe_seconds": probe_seconds}
     played = run_chunks(
         worker,
         "games",
@@ -80,7 +79,7 @@ def round_robin(
         makers=list(makers) if parallel else None,
         jobs=jobs,
         progress=progress,
-        **extra,
+        probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
     )
     tally = {pair: [0, 0, 0] for pair in pairs}
     for (x, o, _, _), (_, winner) in zip(tasks, played):

@@ -3,7 +3,7 @@
 1. MCTS simulations per second, one core: 1,000 simulations with random rollouts from the
    empty board, timed per move (best of ``--repeat``), on 3x3 and 4x4 boards. Target: twice
    OpenSpiel's pure-Python MCTS bot, which spends 37 ms per such move on 3x3 (about 27,000
-   simulations/s; MEASURED.md), so at most 18.5 ms (54,000 simulations/s).
+   simulations/s, measured on this kind of machine), so at most 18.5 ms (54,000 simulations/s).
 2. ``ttt audit --agent mcts:iterations=1000 --positions all`` on 3x3, whole process (book
    built beforehand, not timed). Target: under 60 s.
 

@@ -1,8 +1,9 @@
 """Benchmark of the alpha-beta prover: published (m,n,k) values from the empty board.
 
-Prints, for each board and mode, the value found, the published value, nodes, nodes per
-second and wall time, and the ratio to the target where the project sets one. Each run uses a
-fresh prover (empty table) in this process, one run at a time.
+Prints, for each board and mode, the value found, the published value, the technique that
+closed the proof (search or pairing), nodes, nodes per second and wall time, and the ratio to
+the target where the project sets one. Each run uses a fresh prover (empty table) in this
+process, one run at a time.
 
     python bench/bench_prover.py                  # both engines, weak + exact, and the book
     python bench/bench_prover.py --engines compiled --modes weak
@@ -36,6 +37,7 @@ BOARDS = [  # (columns, rows, k) as published, value for X, target seconds for t
     ((6, 4, 4), "draw", None),
     ((5, 5, 4), "draw", 60.0),
     ((6, 5, 4), "win", None),
+    ((5, 5, 5), "draw", None),
 ]
 BOOK_TARGET = {4: 600.0}
 """Target seconds of the (5,5,4) opening book by depth."""
@@ -56,10 +58,16 @@ def run(rules: Rules, engine: str, weak: bool, limit: float) -> list[str]:
         result = prover.solve(Position.start(rules), deadline=started + limit)
     except SearchTimeout:
         seconds = time.perf_counter() - started
-        return ["timeout", prover.nodes, f"{prover.nodes / seconds:,.0f}", f"> {seconds:.1f}"]
+        return [
+            "timeout",
+            "-",
+            prover.nodes,
+            f"{prover.nodes / seconds:,.0f}",
+            f"> {seconds:.1f}",
+        ]
     rate = result.nodes / result.seconds if result.seconds else 0.0
     shown = result.value.outcome.value if weak else str(result.value)
-    return [shown, result.nodes, f"{rate:,.0f}", f"{result.seconds:.2f}"]
+    return [shown, result.technique, result.nodes, f"{rate:,.0f}", f"{result.seconds:.2f}"]
 
 
 def main() -> None:
@@ -92,7 +100,9 @@ def main() -> None:
         rules = Rules(rows, columns, k)
         for engine in engines:
             for mode in args.modes.split(","):
-                value, nodes, rate, seconds = run(rules, engine, mode == "weak", args.limit)
+                value, technique, nodes, rate, seconds = run(
+                    rules, engine, mode == "weak", args.limit
+                )
                 ratio = "-"
                 if target and mode == "weak" and value != "timeout":
                     ratio = f"{float(seconds) / target:.2f}"
@@ -104,6 +114,7 @@ def main() -> None:
                         mode,
                         value,
                         published,
+                        technique,
                         f"{nodes:,}",
                         rate,
                         seconds,
@@ -122,6 +133,7 @@ def main() -> None:
                 "mode",
                 "value",
                 "published",
+                "closed by",
                 "nodes",
                 "nodes/s",
                 "seconds",

@@ -34,6 +34,12 @@ class GameExistsError(BookError):
         self.game = game
 
 
+class DamagedBookError(BookError):
+    """The database cannot be read as a book, or lacks what it must hold: damaged pages, a
+    missing table, a value of the wrong type or range, a row that should be there. The message
+    names the book and says how to check it (``ttt verify``) and rebuild it."""
+
+
 class PositionNotFoundError(BookError, KeyError):
     """A position that the book does not hold (an opening book stops at its depth)."""
 

@@ -16,11 +16,14 @@ Both ways stream a game's rows, as :class:`StoredRow` s, through :meth:`Book.row
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import random
+import re
 import sqlite3
+import urllib.parse
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
@@ -28,13 +31,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
 from ttt_solve.book.errors import (
+    BookError,
     BookNotFoundError,
+    DamagedBookError,
     GameNotFoundError,
     PositionNotFoundError,
 )
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
+from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.plystore import make_folder
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value, move_value
@@ -135,13 +142,17 @@ per row, a third of the cost of streaming a game. Rows come from our own SELECT 
 class _SqliteRows:
     """The book's read queries over a stdlib ``sqlite3`` connection."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, read_only: bool = False) -> None:
         # A Book may be handed between threads, as the SQLAlchemy pool allowed; this SQLite is
         # built serialized (sqlite3.threadsafety == 3), so sharing the connection is safe.
         self.connection = sqlite3.connect(
-            path, isolation_level=None, check_same_thread=sqlite3.threadsafety != 3
+            _read_only_uri(path) if read_only else path,
+            isolation_level=None,
+            check_same_thread=sqlite3.threadsafety != 3,
+            uri=read_only,
         )
         self.connection.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
+        self.errors: tuple[type[Exception], ...] = (sqlite3.Error,)
 
     def tables(self) -> list[str]:
         rows = self.connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -168,7 +179,7 @@ class _SqliteRows:
         )
         return self.connection.execute(sql, (game_id, ply, *keys)).fetchall()
 
-    def rows(self, game_id: int, where: RowFilter, batch: int) -> Iterator[StoredRow]:
+    def chunks(self, game_id: int, where: RowFilter, batch: int) -> Iterator[list[Any]]:
         conditions, params = where.sql()
         sql = (
             f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
@@ -177,19 +188,51 @@ class _SqliteRows:
         cursor = self.connection.execute(sql, (game_id, *params))
         try:
             while chunk := cursor.fetchmany(batch):
-                yield from map(_stored_row, chunk)
+                yield chunk
         finally:
-            cursor.close()
+            # A reader left unfinished may be collected after its book closed the connection.
+            with contextlib.suppress(sqlite3.ProgrammingError):
+                cursor.close()
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _writable(path: str) -> bool:
+    """Whether this process may write the book file and its folder (SQLite writes both)."""
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(path) or ".", os.W_OK)
+
+
+def _read_only_uri(path: str) -> str:
+    """The URI that opens a book file only to read it.
+
+    ``mode=ro`` where the folder is writable: SQLite still needs to make the write-ahead log's
+    index file (``-shm``) beside the book, and readers and a writer share it as usual. In a
+    read-only folder nobody can write the book, so it is opened ``immutable`` (no locks, no
+    index file) - unless its journal (``-wal``) holds changes not yet in the file, which only
+    a connection that may write can fold in.
+    """
+    uri = f"file:{urllib.parse.quote(path)}"
+    if os.access(os.path.dirname(path) or ".", os.W_OK):
+        return uri + "?mode=ro"
+    journal = path + "-wal"
+    if os.path.exists(journal) and os.path.getsize(journal) > 0:
+        raise BookNotFoundError(
+            f"cannot read the book {path}: its folder is read-only and its journal {journal} "
+            f"holds changes not yet in the book; open it once where the folder is writable "
+            f"(or copy the book with its -wal file to such a folder)"
+        )
+    return uri + "?immutable=1"
 
 
 class _EngineRows:
     """The same read queries through SQLAlchemy Core, for databases other than SQLite files."""
 
     def __init__(self, engine: Engine) -> None:
+        import sqlalchemy as sa
+
         self.engine = engine
+        self.errors: tuple[type[Exception], ...] = (sa.exc.DBAPIError, sqlite3.Error)
 
     def tables(self) -> list[str]:
         import sqlalchemy as sa
@@ -235,7 +278,7 @@ class _EngineRows:
         with self.engine.connect() as conn:
             return [tuple(row) for row in conn.execute(query)]
 
-    def rows(self, game_id: int, where: RowFilter, batch: int) -> Iterator[StoredRow]:
+    def chunks(self, game_id: int, where: RowFilter, batch: int) -> Iterator[Sequence[Any]]:
         import sqlalchemy as sa
 
         from ttt_solve.book import schema
@@ -248,8 +291,7 @@ class _EngineRows:
         )
         with self.engine.connect() as conn:
             result = conn.execution_options(yield_per=batch).execute(query)
-            for chunk in result.partitions():
-                yield from map(_stored_row, chunk)
+            yield from result.partitions()
 
     def close(self) -> None:
         pass
@@ -294,16 +336,18 @@ class Book:
 
     def games(self) -> list[GameInfo]:
         """Every game in the book, smallest board first."""
-        return [_game_info(row) for row in self._rows.games()]
+        with self._reading():
+            return [self._game_info(row) for row in self._rows.games()]
 
     def find_game(self, rules: Rules) -> GameInfo | None:
         """The game with these rules, or ``None``."""
         if rules in self._games:
             return self._games[rules]
-        rows = self._rows.games(rules)
+        with self._reading(rules):
+            rows = self._rows.games(rules)
         if not rows:
             return None
-        info = _game_info(rows[0])
+        info = self._game_info(rows[0])
         self._games[rules] = info
         return info
 
@@ -333,7 +377,7 @@ class Book:
     @property
     def db_argument(self) -> str:
         """This book as a ``--db`` argument (``ttt.sqlite`` when it is the default)."""
-        path = _sqlite_file(str(self.url))
+        path = sqlite_file(str(self.url))
         if path is not None and path == os.path.abspath(DEFAULT_DB):
             return DEFAULT_DB
         return self.display_url
@@ -341,7 +385,7 @@ class Book:
     @property
     def display_url(self) -> str:
         """The database as a user would name it (path for SQLite, URL without password else)."""
-        path = _sqlite_file(str(self.url))
+        path = sqlite_file(str(self.url))
         if path:
             relative = os.path.relpath(path)
             return path if relative.startswith("..") else relative
@@ -351,6 +395,19 @@ class Book:
 
     def describe(self) -> str:
         return f"book {self.display_url}"
+
+    def damaged(self, detail: str, rules: Rules | None = None) -> DamagedBookError:
+        """The error for a book found damaged: ``detail`` says what was found; the message
+        says how to check the book and rebuild the game (``rules``, when one is concerned)."""
+        db = "" if self.db_argument == DEFAULT_DB else f" --db {self.db_argument}"
+        if rules is None:
+            fix = f"check it with: ttt verify --size N --win K{db}; rebuild it if it fails"
+        else:
+            fix = (
+                f"check it with: ttt verify --size {rules.size} --win {rules.k}{db}; "
+                f"solve the game again with: {solve_command(rules, self.db_argument)} --force"
+            )
+        return DamagedBookError(f"{self.describe()} looks damaged: {detail}; {fix}")
 
     # -- positions ----------------------------------------------------------------------------
 
@@ -365,10 +422,19 @@ class Book:
             info = self.game(position.rules)
             if not info.holds_ply(position.ply):
                 where = f"it is beyond the opening book's depth {info.book_depth}"
+            elif position.illegality() is None:  # reachable, so it should be stored
+                raise self.missing(position)
             else:
                 where = "it is not reachable"
             raise PositionNotFoundError(f"position {position} is not in {self.describe()}: {where}")
         return entry
+
+    def missing(self, position: Position) -> DamagedBookError:
+        """The error for a reachable position of a stored ply that the book does not hold."""
+        return self.damaged(
+            f"it holds no row for {position}, a reachable position of ply {position.ply}",
+            position.rules,
+        )
 
     def get(self, position: Position, default: Entry | None = None) -> Entry | None:
         """The stored entry of a position, or ``default`` if it is not stored.
@@ -385,10 +451,11 @@ class Book:
         if not info.holds_ply(position.ply):
             return None
         key, symmetry = rules.canonical(position.x, position.o)
-        rows = self._rows.positions(info.id, position.ply, (key,))
+        with self._reading(rules):
+            rows = self._rows.positions(info.id, position.ply, (key,))
         if not rows and self._replaced(rules, info):
             return self._lookup_one(position)
-        return _entry(position, rows[0], symmetry) if rows else None
+        return self._entry(position, rows[0], symmetry) if rows else None
 
     def find_many(self, positions: Iterable[Position]) -> dict[Position, Entry]:
         """Entries of many positions of one game, batched; positions not stored are left out."""
@@ -411,9 +478,11 @@ class Book:
         found: dict[Position, Entry] = {}
         for ply, keys in by_ply.items():
             for start in range(0, len(keys), _LOOKUP_BATCH):
-                for row in self._rows.positions(info.id, ply, keys[start : start + _LOOKUP_BATCH]):
+                with self._reading(rules):
+                    rows = self._rows.positions(info.id, ply, keys[start : start + _LOOKUP_BATCH])
+                for row in rows:
                     for position, symmetry in wanted[(ply, row[1])]:
-                        found[position] = _entry(position, row, symmetry)
+                        found[position] = self._entry(position, row, symmetry)
         if sum(map(len, wanted.values())) > len(found) and self._replaced(rules, info):
             return self.find_many(positions)
         return found
@@ -431,11 +500,9 @@ class Book:
             entry = entries.get(child)
             if entry is None:
                 info = self.game(position.rules)
-                reason = (
-                    f"beyond the opening book's depth {info.book_depth}"
-                    if not info.holds_ply(child.ply)
-                    else "missing"
-                )
+                if info.holds_ply(child.ply):
+                    raise self.missing(child)
+                reason = f"beyond the opening book's depth {info.book_depth}"
                 raise PositionNotFoundError(
                     f"the moves of {position} are not in {self.describe()}: {reason}"
                 )
@@ -458,23 +525,130 @@ class Book:
         return rng.choice(best)
 
     def rows(
-        self, rules: Rules, *, where: RowFilter | None = None, batch: int = 50_000
+        self,
+        rules: Rules,
+        *,
+        where: RowFilter | None = None,
+        batch: int = 50_000,
+        checked: bool = True,
     ) -> Generator[StoredRow, None, None]:
         """The stored rows of a game in (ply, key) order, streamed ``batch`` rows at a time;
         ``where`` keeps only the rows it selects. Keys and best moves are canonical.
 
+        A row no book can hold (see :meth:`_check_rows`) raises :class:`DamagedBookError`;
+        ``checked=False`` hands such rows over as they are, for a checker to report.
+
         Close the iterator (or read it to the end) to release the database's read cursor.
         """
         info = self.game(rules)
-        yield from self._rows.rows(info.id, where or RowFilter(), batch)
+        with self._reading(rules):
+            for chunk in self._rows.chunks(info.id, where or RowFilter(), batch):
+                if checked:
+                    self._check_rows(rules, chunk)
+                yield from map(_stored_row, chunk)
+
+    # -- damage -------------------------------------------------------------------------------
+
+    @contextmanager
+    def _reading(self, rules: Rules | None = None) -> Iterator[None]:
+        """Turn the database's errors into book errors: damaged pages or a missing table are
+        :class:`DamagedBookError` s naming the book and the fix; anything else the database
+        refuses (a lock held too long, a lost connection) a :class:`BookError`."""
+        try:
+            yield
+        except self._rows.errors as error:
+            reason = " ".join(str(getattr(error, "orig", None) or error).split())
+            if _DAMAGE.search(reason):
+                raise self.damaged(f"the database says: {reason}", rules) from None
+            raise BookError(f"cannot read {self.describe()}: {reason}") from None
+
+    def _game_info(self, row: Sequence[Any]) -> GameInfo:
+        try:
+            return _game_info(row)
+        except (TypeError, ValueError, KeyError, AttributeError, TttError) as error:
+            name = f"{row[1]}x{row[2]} k={row[3]}" if len(row) > 3 else "a game"
+            raise self.damaged(
+                f"the games row of {name} cannot be read ({type(error).__name__}: {error})"
+            ) from None
+
+    def _check_rows(self, rules: Rules, rows: Sequence[Sequence[Any]]) -> None:
+        """Raise :class:`DamagedBookError` if a stored row holds what no book can: a value
+        that is not a whole number, a value other than 1, 0, -1, a remoteness past the end of
+        the game, best moves off the board or on a taken cell, a key or ply off the board.
+
+        Rows that are possible but wrong (a score that is not the best over the children)
+        are for ``ttt verify`` to find; these are the ones no reader could present."""
+        problem = _row_problem(rules, rows)
+        if problem is not None:
+            raise self.damaged(problem, rules)
+
+    def _entry(self, position: Position, row: Sequence[Any], symmetry: int) -> Entry:
+        """The entry of a stored row, turned back into the orientation of ``position``."""
+        rules = position.rules
+        self._check_rows(rules, [row])
+        _, _, value, remoteness, best, images = row
+        cells = tuple(iter_cells(rules.permute(best, rules.inverse(symmetry))))
+        return Entry(position, Value(Outcome.from_sign(value), remoteness), cells, images)
 
 
-def _entry(position: Position, row: Sequence[int], symmetry: int) -> Entry:
-    """The entry of a stored row, turned back into the orientation of ``position``."""
-    _, _, value, remoteness, best, images = row
-    rules = position.rules
-    cells = tuple(iter_cells(rules.permute(best, rules.inverse(symmetry))))
-    return Entry(position, Value(Outcome.from_sign(value), remoteness), cells, images)
+_DAMAGE = re.compile(r"malformed|no such (table|column)|corrupt|database disk image", re.IGNORECASE)
+"""Database errors that mean the file itself is damaged (the same words in SQLite and
+PostgreSQL), not that it is busy or out of reach."""
+
+
+def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
+    """What makes stored ``positions`` rows unreadable, or ``None``. One row (a lookup) is
+    checked in plain Python, a chunk (a stream) by NumPy columns: the same checks
+    (:func:`out_of_range`), so streaming a game pays little for them and a lookup does not
+    import NumPy."""
+    if not rows:
+        return None
+    if len(rows) == 1:
+        row = rows[0]
+        if len(row) != len(_POSITION_COLUMNS) or not all(type(v) is int for v in row):
+            return _not_a_number(rows)
+        columns: Sequence[Any] = row
+    else:
+        import numpy as np
+
+        try:
+            table = np.array(rows)  # whole numbers only: int64; a text, a real or a NULL: not
+        except (ValueError, OverflowError):  # rows of different lengths, numbers past 64 bits
+            return _not_a_number(rows)
+        if table.dtype.kind != "i" or table.ndim != 2 or table.shape[1] != len(_POSITION_COLUMNS):
+            return _not_a_number(rows)
+        columns = table.astype(np.int64).T
+    for bad, what in out_of_range(rules, *columns):
+        if bad is True or (bad is not False and bad.any()):
+            first = 0 if bad is True else int(bad.nonzero()[0][0])
+            ply = columns[0] if bad is True else columns[0][first]
+            return f"a positions row of ply {int(ply)} holds {what}"
+    return None
+
+
+def _not_a_number(rows: Sequence[Sequence[Any]]) -> str:
+    bad = next(
+        (v for row in rows for v in row if type(v) is not int or not -(2**63) <= v < 2**63),
+        None,
+    )
+    return f"a positions row holds {bad!r} where a whole number belongs"
+
+
+def out_of_range(
+    rules: Rules, ply: Any, key: Any, value: Any, remoteness: Any, best: Any, images: Any
+) -> list[tuple[Any, str]]:
+    """(which rows are bad, what they hold) for each range a stored column must keep: the
+    columns are Python ints (one row) or NumPy arrays (many), the same operators serve both."""
+    cells, full = rules.cells, rules.full
+    taken = (key & full) | (key >> cells)
+    return [
+        ((ply < 0) | (ply > cells), "a ply off the board"),
+        ((key < 0) | ((key >> cells) >> cells != 0), "a key off the board"),
+        ((value < -1) | (value > 1), "a value other than 1, 0, -1"),
+        ((remoteness < 0) | (remoteness > cells - ply), "a remoteness past the end of the game"),
+        ((best < 0) | (best & ~full != 0) | (best & taken != 0), "best moves off the board"),
+        ((images < 1) | (images > len(rules.symmetries)), "an images count no board has"),
+    ]
 
 
 def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:
@@ -485,10 +659,29 @@ def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:
 
 
 def _game_info(row: Sequence[Any]) -> GameInfo:
+    """A ``games`` row read; a field of the wrong type or range raises ``ValueError``."""
     from ttt_solve.solver.figures import Figures
 
     fields = dict(zip(_GAME_COLUMNS, row))
+    whole = ("id", "rows", "cols", "k", "value", "remoteness", "positions", "reachable")
+    for name in whole + (() if fields["book_depth"] is None else ("book_depth",)):
+        if type(fields[name]) is not int:
+            raise ValueError(f"{name} is {fields[name]!r}, not a whole number")
     rules = Rules(fields["rows"], fields["cols"], fields["k"])
+    ranges = {
+        # An exhaustive solve stores every ply; an opening book (alphabeta) stops at a depth.
+        "method": fields["method"]
+        == ("exhaustive" if fields["book_depth"] is None else "alphabeta"),
+        "value": -1 <= fields["value"] <= 1,
+        "remoteness": 0 <= fields["remoteness"] <= rules.cells,
+        "positions": fields["positions"] >= 0,
+        "reachable": fields["reachable"] >= 0,
+        "book_depth": fields["book_depth"] is None or 0 <= fields["book_depth"] <= rules.cells,
+        "seconds": isinstance(fields["seconds"], (int, float)),
+    }
+    for name, good in ranges.items():
+        if not good:
+            raise ValueError(f"{name} {fields[name]!r} is out of range")
     value = Value(Outcome.from_sign(fields["value"]), fields["remoteness"])
     solved_at = fields["solved_at"]
     if isinstance(solved_at, str):
@@ -508,7 +701,19 @@ def _game_info(row: Sequence[Any]) -> GameInfo:
     )
 
 
-def _sqlite_file(db: str) -> str | None:
+_PASSWORD = re.compile(r"^([^:/]+://[^:/@]*:).*@")
+"""``scheme://user:`` and everything to the last ``@``: where a URL's password is."""
+
+
+def hide_password(db: str) -> str:
+    """``db`` with a URL's password replaced by ``***``.
+
+    Done on the text, before any parsing, because a URL that does not parse is quoted in its
+    error message; to the last ``@``, so that a password holding one is hidden too."""
+    return _PASSWORD.sub(r"\1***@", db)
+
+
+def sqlite_file(db: str) -> str | None:
     """The file of a ``--db`` argument that names a SQLite file, else ``None``.
 
     Plain paths and ``sqlite:///path`` URLs name files; ``sqlite://`` (in memory) and URLs of
@@ -521,6 +726,15 @@ def _sqlite_file(db: str) -> str | None:
         return None
     path = rest[1:]
     return os.path.abspath(path) if path and path != ":memory:" else None
+
+
+def book_files(db: str) -> list[str]:
+    """The files a SQLite book ``db`` is made of (the database and the companions SQLite keeps
+    beside it while writing); none for other databases."""
+    path = sqlite_file(db)
+    if path is None:
+        return []
+    return [path] + [path + suffix for suffix in ("-wal", "-shm", "-journal")]
 
 
 def ensure_schema(engine: Engine) -> None:
@@ -546,26 +760,73 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
             )
         return
     refuse_newer(read_version(rows.schema_version(), db), SCHEMA_VERSION, db)
+    missing = [name for name in ("games", "positions") if name not in tables]
+    if missing and not create:
+        raise DamagedBookError(
+            f"book {db} looks damaged: it has no {' and no '.join(missing)} table; "
+            f"solve its games again into a new book (ttt-solve --size N --win K --db NEW)"
+        )
+
+
+def _full_disk_hint(path: str | None) -> str:
+    """Why SQLite could not open a book whose disk is full (it reports a "disk I/O error"
+    when it cannot make the ``-shm`` index file beside the book), or ``""``."""
+    if path is None:
+        return ""
+    try:
+        full = os.statvfs(os.path.dirname(path) or ".").f_bavail == 0
+    except OSError:
+        return ""
+    return "; no space left on its disk: free some space and run again" if full else ""
+
+
+def _make_book_folder(path: str, db: str) -> None:
+    """Make the folder of a new SQLite book, or say in one line why not and what to do."""
+    problem = make_folder(os.path.dirname(path) or ".")
+    if problem is not None:
+        raise BookNotFoundError(
+            f"cannot make the folder of the book {hide_password(db)[:200]}: {problem}; "
+            f"give --db a path in a folder that can be written"
+        )
+
+
+def unwritable_reason(db: str) -> str | None:
+    """Why a SQLite book (or the folder it would be made in) cannot be written, or ``None``:
+    SQLite writes beside the book too (its journal), so the folder must be writable.
+    ``None`` for a server's book, whose permissions only a write shows."""
+    path = sqlite_file(db)
+    if path is None:
+        return None
+    folder = os.path.dirname(os.path.abspath(path))
+    for target, what in ((path, "the book file"), (folder, "its folder")):
+        if os.path.exists(target) and not os.access(target, os.W_OK):
+            return f"{what} {target} is read-only"
+    return None
 
 
 @contextmanager
-def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
+def open_book(
+    db: str = DEFAULT_DB, create: bool = False, read_only: bool = False
+) -> Iterator[Book]:
     """Open a book database (path or SQLAlchemy URL); ``create`` makes a missing one.
+
+    ``read_only`` opens the book so that nothing can write through it (a server that only
+    reads): a SQLite file in SQLite's read-only mode, PostgreSQL in read-only transactions.
 
     Raises :class:`BookNotFoundError` for a missing SQLite file unless ``create`` or for a
     file that is not a database, and :class:`SchemaVersionError` for a database that is not a
     book or is newer than this code.
     """
-    path = _sqlite_file(db)
+    path = sqlite_file(db)
     if path is not None and not create and not os.path.exists(path):
         raise BookNotFoundError(
             f"no book at {db}: solve a game into it first (ttt-solve "
             f"--size N --win K{'' if db == DEFAULT_DB else ' --db ' + db})"
         )
     if path is not None and create:
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        _make_book_folder(path, db)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
-    shown = db  # what messages quote: a URL's password is hidden below
+    shown = hide_password(db)  # what messages quote
     book = None
     try:
         try:
@@ -578,15 +839,27 @@ def open_book(db: str = DEFAULT_DB, create: bool = False) -> Iterator[Book]:
                 url = schema.database_url(db)
                 shown = url.render_as_string(hide_password=True)
                 engine = schema.make_engine(url)
+                if read_only and engine.dialect.name == "postgresql":
+                    engine = engine.execution_options(postgresql_readonly=True)
                 book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
             else:
-                book = Book(None, db, rows=_SqliteRows(path))
+                # Read-only only where it must be (or is asked): a read-only connection to a
+                # book in WAL mode leaves its -wal and -shm files behind when it closes.
+                read_only = read_only or not _writable(path)
+                book = Book(None, db, rows=_SqliteRows(path, read_only=read_only))
             _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)
         except errors as error:
-            reason = getattr(error, "orig", None) or error
-            raise BookNotFoundError(f"cannot read a book at {shown}: {reason}") from None
+            reason = " ".join(str(getattr(error, "orig", None) or error).split())
+            if _DAMAGE.search(reason):
+                raise DamagedBookError(
+                    f"book {shown} looks damaged: the database says: {reason}; restore it "
+                    f"from a copy or solve its games again into a new book"
+                ) from None
+            raise BookNotFoundError(
+                f"cannot read a book at {shown}: {reason}{_full_disk_hint(path)}"
+            ) from None
         yield book
     finally:
         if book is not None:

@@ -84,10 +84,14 @@ def database_url(db: str) -> URL:
     Raises :class:`~book.errors.BookNotFoundError` quoting ``db`` for a malformed URL.
     """
     if "://" in db:
+        from ttt_solve.book.reader import hide_password
+
         try:
             return make_url(db)
         except (sa.exc.ArgumentError, ValueError) as error:
-            raise BookNotFoundError(f"cannot open a book at {db!r}: {error}") from None
+            shown = hide_password(db)  # the error may quote the whole URL too
+            reason = str(error).replace(db, shown)
+            raise BookNotFoundError(f"cannot open a book at {shown!r}: {reason}") from None
     return URL.create("sqlite", database=os.path.abspath(db))
 
 

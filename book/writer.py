@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
@@ -202,7 +204,9 @@ def write_game(
     same_rules = sa.and_(
         games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
     )
-    with book.engine.connect().execution_options(write=True) as conn, conn.begin():
+    conn = book.engine.connect().execution_options(write=True)
+    transaction = conn.begin()
+    try:
         write_lock(conn, game_lock(rules))
         existing = conn.execute(sa.select(games.c.id).where(same_rules)).scalar()
         if existing is not None:
@@ -238,20 +242,54 @@ def write_game(
             for count in batches(conn, _columns(game_id, table, rules.cells - table.ply)):
                 if on_rows:
                     on_rows(count)
-        _write_summary(conn, game_id, rules, figures, started)
+        _write_summary(conn, game_id, rules, figures, started, book_depth)
+    except BaseException:
+        with interrupts_deferred():
+            transaction.rollback()
+            conn.close()
+        raise
+    # Once the commit starts it finishes: a Ctrl-C now is acted on after it (the caller then
+    # finds the game stored), never in the middle of the commit or of closing the connection.
+    with interrupts_deferred():
+        transaction.commit()
+        conn.close()
     book.forget_game(rules)
     return book.game(rules)
 
 
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold back Ctrl-C (SIGINT) for the block: it raises ``KeyboardInterrupt`` once the block
+    has finished. Only the main thread can handle signals; elsewhere the block just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: received.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
+
+
 def _write_summary(
-    conn: Connection, game_id: int, rules: Rules, figures: Figures, started: float
+    conn: Connection,
+    game_id: int,
+    rules: Rules,
+    figures: Figures,
+    started: float,
+    book_depth: int | None = None,
 ) -> None:
     """Fill in the ``games`` row of a game whose positions are written: the last statement of
-    the transaction before its commit."""
+    the transaction before its commit. An opening book's depth is its last stored ply: a
+    depth past the end of every game stores no more plies."""
     start_score = figures.start_score
     if start_score is None:
         raise ValueError("the solved plies did not include the empty board")
     values, remoteness = split_scores(np.array([start_score]), rules.cells)
+    stored_plies = figures.by_ply["canonical"]
     games = schema.games
     conn.execute(
         sa.update(games)
@@ -264,5 +302,6 @@ def _write_summary(
             figures=json.dumps(figures.to_dict()),
             seconds=time.perf_counter() - started,
             solved_at=datetime.now(timezone.utc),
+            **({} if book_depth is None else {"book_depth": min(book_depth, max(stored_plies))}),
         )
     )

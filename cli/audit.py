@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
 import sys
-from typing import Any
 
 import click
 from tabulate import tabulate
 
+from ttt_solve import charts
 from ttt_solve.agents.audit import (
     BLUNDER_KINDS,
     Failure,
@@ -21,9 +20,12 @@ from ttt_solve.agents.audit import (
     Truth,
     audit_games,
     audit_positions,
+    game_result_json,
     summarize,
+    summary_json,
     worst,
 )
+from ttt_solve.agents.audit import graded_json as record_dict
 from ttt_solve.agents.engine import FAILURE_KINDS
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import describe_agents, parse_spec
@@ -35,7 +37,9 @@ from ttt_solve.cli.common import (
     db_option,
     friendly_errors,
     game_options,
+    jobs_option,
 )
+from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
@@ -105,6 +109,21 @@ def ply_rows(summary: Summary) -> list[list[object]]:
     ]
 
 
+def ply_chart(summary: Summary, title: str) -> charts.Figure:
+    """Accuracy and perfection by ply, for ``--plot``."""
+    plies = [row.ply for row in summary.by_ply]
+    return charts.line_chart(
+        [
+            charts.Series("accuracy (value kept)", plies, [r.accuracy for r in summary.by_ply]),
+            charts.Series("perfection (best moves)", plies, [r.perfection for r in summary.by_ply]),
+        ],
+        title=title,
+        xlabel="ply (moves already played)",
+        ylabel="share of the agent's moves",
+        percent=True,
+    )
+
+
 def describe_worst(truth: Truth, record: Graded, index: int) -> str:
     rules = truth.rules
     position = record.position
@@ -119,22 +138,6 @@ def describe_worst(truth: Truth, record: Graded, index: int) -> str:
     )
     diagram = position.diagram({record.cell: "*", **{c: "+" for c in best if c != record.cell}})
     return head + "\n" + "\n".join("    " + line for line in diagram.splitlines())
-
-
-def record_dict(truth: Truth, record: Graded) -> dict[str, Any]:
-    rules = truth.rules
-    return {
-        "ply": record.ply,
-        "position": str(record.position),
-        "to_move": record.position.to_move,
-        "weight": record.weight,
-        "move": rules.cell_name(record.cell),
-        "grade": record.grade.value,
-        "kind": record.kind,
-        "value": str(record.value),
-        "move_value": str(record.move_value),
-        "best_moves": [rules.cell_name(c) for c in truth.best_moves(record.position)],
-    }
 
 
 def game_rows(results: list[GameResult]) -> list[list[object]]:
@@ -244,13 +247,13 @@ Examples:
     show_default=True,
     help="How many of the costliest moves to show.",
 )
+@jobs_option("Processes for long audits (results do not depend on it).")
 @click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=min(2, os.cpu_count() or 1),
-    show_default=True,
-    help="Processes for long audits (results do not depend on it).",
+    "--plot",
+    "plot_path",
+    default=None,
+    metavar="FILE.svg|FILE.png",
+    help="Also draw accuracy and perfection by ply (needs pip install 'ttt-solve[plot]').",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print every graded move as CSV.")
@@ -266,6 +269,7 @@ def audit(
     seed: int,
     n_worst: int,
     jobs: int,
+    plot_path: str | None,
     as_json: bool,
     as_csv: bool,
     quiet: bool,
@@ -284,6 +288,11 @@ def audit(
     engine = parse_spec(agent_spec).name == "cmd"
     if games is not None:
         parse_spec(opponent_spec)
+    if plot_path is not None:
+        try:
+            charts.check_target(plot_path)
+        except TttError as error:
+            raise CliError(str(error)) from None
     failures: list[Failure] = []
     with open_book(db) as book:
         truth = Truth(book, rules)
@@ -332,6 +341,10 @@ def audit(
                 f"{games} games against {opponent_spec}, colours alternating (game 1: the "
                 f"agent is X); the agent's own moves are graded"
             )
+        if plot_path is not None:
+            where = "every position" if games is None else f"{games} games against {opponent_spec}"
+            title = f"audit of {agent_spec} on {rules.name}, {where} (seed {seed})"
+            charts.save(ply_chart(summary, title), plot_path)
         if as_csv:
             _print_csv(truth, records)
         elif as_json:
@@ -410,7 +423,9 @@ def _print_csv(truth: Truth, records: list[Graded]) -> None:
     writer.writeheader()
     for record in records:
         row = record_dict(truth, record)
-        row["best_moves"] = " ".join(row["best_moves"])
+        best_moves = row["best_moves"]
+        assert isinstance(best_moves, list)
+        row["best_moves"] = " ".join(best_moves)
         row["kind"] = row["kind"] or ""
         writer.writerow(row)
 
@@ -436,39 +451,11 @@ def _print_json(
         "seed": seed,
         "mode": "positions" if weighted else "games",
         "description": mode,
-        "graded": summary.graded,
-        "moves": summary.moves,
-        "ungraded": summary.ungraded,
-        "accuracy": summary.accuracy,
-        "perfection": summary.perfection,
-        "best": summary.best,
-        "sound": summary.sound,
-        "blunders": summary.blunders,
-        "blunder_kinds": summary.kinds,
-        "by_ply": [
-            {
-                "ply": r.ply,
-                "moves": r.moves,
-                "best": r.best,
-                "sound": r.sound,
-                "blunders": r.blunders,
-                "accuracy": r.accuracy,
-                "perfection": r.perfection,
-            }
-            for r in summary.by_ply
-        ],
+        **summary_json(summary),
         "worst": [record_dict(truth, r) for r in worst(records, n_worst)],
         "failures": summary.failures,
         "failed": [failure_dict(f) for f in failures],
     }
     if results is not None:
-        out["games"] = [
-            {
-                "agent_side": r.agent_side,
-                "outcome": r.outcome.value if r.outcome else "stopped",
-                "failure": r.failure,
-                "moves": [rules.cell_name(c) for c in r.moves],
-            }
-            for r in results
-        ]
+        out["games"] = [game_result_json(rules, r) for r in results]
     click.echo(json.dumps(out, indent=2))

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
+import io
 import os
+import signal
+import sqlite3
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -73,24 +79,67 @@ def debug_option(command: Callable) -> Callable:
     )(command)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is: it stops as after Ctrl-C (what it was writing is
+    rolled back or removed) and says so, then exits 143 as a process killed by SIGTERM."""
+
+
+def stopped_by(interrupt: KeyboardInterrupt) -> tuple[str, int]:
+    """What to call a stop and its exit status: ``terminated``, 143, or ``interrupted``, 130."""
+    return ("terminated", 143) if isinstance(interrupt, Terminated) else ("interrupted", 130)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in this process (in the main
+    thread only, where signals are delivered). A process forked meanwhile (a worker of a pool,
+    which is stopped by SIGTERM) is killed by it as usual."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    owner = os.getpid()
+
+    def terminate(signum: int, _frame: Any) -> None:
+        if os.getpid() != owner:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def friendly_errors(command: Callable) -> Callable:
     """The errors at the edge: a :class:`~ttt_solve.errors.TttError` (a problem the user can
     act on) becomes a one-line :class:`CliError`, exit 2; any other exception is a bug in
     ttt-solve, reported in one line with exit 1 (:class:`BugError`), or raised as it is under
-    ``--debug``; Ctrl-C exits 130."""
+    ``--debug``; Ctrl-C exits 130, SIGTERM 143, each with a line saying so."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return command(*args, **kwargs)
+            with sigterm_as_interrupt():
+                return command(*args, **kwargs)
         except TttError as error:
             raise CliError(str(error)) from None
-        except KeyboardInterrupt:
-            click.echo("interrupted: nothing was written", err=True)
-            sys.exit(130)
+        except KeyboardInterrupt as interrupt:
+            word, status = stopped_by(interrupt)
+            click.echo(f"{word}: nothing was written", err=True)
+            sys.exit(status)
+        except OSError as error:  # the machine's, not ours: a full disk, a closed output
+            silence_stdout()
+            if _disk_full(error):
+                raise CliError(_disk_full_message(error)) from None
+            raise CliError(os_error_message(error)) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # click's own ways out: usage errors, --help, exit codes
         except Exception as error:
+            if _disk_full(error):
+                raise CliError(_disk_full_message(error)) from None
             if debug_requested():
                 raise
             raise BugError(error) from None
@@ -98,8 +147,80 @@ def friendly_errors(command: Callable) -> Callable:
     return wrapper
 
 
+_SQLITE_FULL = 13
+"""SQLite's result code for a full disk (``sqlite3.SQLITE_FULL`` from Python 3.11 on)."""
+
+
+def _disk_full(error: BaseException) -> bool:
+    """Whether ``error`` says the disk is full: an ``OSError`` (ENOSPC, EDQUOT) or SQLite's
+    ``SQLITE_FULL``, as raised or wrapped by SQLAlchemy (``orig``) or another error."""
+    for cause in (error, getattr(error, "orig", None), error.__cause__, error.__context__):
+        if isinstance(cause, OSError) and cause.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if isinstance(cause, sqlite3.Error) and (
+            getattr(cause, "sqlite_errorcode", None) == _SQLITE_FULL or "disk is full" in str(cause)
+        ):
+            return True
+    return False
+
+
+def _disk_full_message(error: BaseException) -> str:
+    """One line for a full disk: the file or book, and the fix. A failed write leaves the
+    book as it was (its transaction is rolled back; output files are written aside)."""
+    context = click.get_current_context(silent=True)
+    params = context.params if context is not None else {}
+    output = params.get("output")
+    if isinstance(error, OSError) and error.filename:
+        where = str(error.filename)
+    elif isinstance(error, OSError):  # a write() names no file: the output, or stdout
+        where = f"the output {output}" if output not in (None, "-") else "the standard output"
+    else:  # the database's own error
+        where = f"the book {params['db']}" if params.get("db") else "the book"
+    return f"no space left on the disk while writing {where}; free some space and run again"
+
+
+def os_error_message(error: OSError) -> str:
+    """One line for an input/output error: what failed and where."""
+    reason = error.strerror or str(error)
+    if error.filename is None:  # a write to standard output or error
+        return f"cannot write the output: {reason}"
+    return f"{reason}: {error.filename}"
+
+
+def silence_stdout() -> None:
+    """Point standard output at nothing once writing to it failed, so that Python's flush at
+    exit does not fail again with a second message."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file (a test's capture): nothing is flushed to the failed output
+
+
+def run_entry(command: click.Command, prog_name: str) -> None:
+    """Run a command as a script: click's own output (``--help``, usage errors) failing to be
+    written is one line on stderr and exit 2, as the commands' own errors are."""
+    try:
+        command.main(prog_name=prog_name)
+    except OSError as error:
+        silence_stdout()
+        try:
+            click.echo(f"Error: {os_error_message(error)}", err=True)
+        except OSError:
+            pass  # stderr is unwritable too: the exit status is all that is left
+        sys.exit(2)
+
+
+_LONGEST_SIZE = 32
+"""No board size needs more characters (sides are at most 26)."""
+
+
 def make_rules(size: str, win: int | None) -> Rules:
     """Rules from ``--size`` and ``--win``; ``--win`` defaults to the shorter side."""
+    if len(size) > _LONGEST_SIZE:  # Python refuses to read numbers of thousands of digits
+        raise CliError(
+            f"--size {size[:_LONGEST_SIZE]}... ({len(size):,} characters) is not a board size: "
+            f"write N or RxC, each side 1..26 (e.g. 3 or 4x5)"
+        )
     try:
         rows, cols = parse_size(size)
         return Rules(rows, cols, min(rows, cols) if win is None else win)
@@ -134,14 +255,66 @@ def game_options(command: Callable) -> Callable:
     return wrapper
 
 
+def _check_db(_context: click.Context, _param: click.Parameter, value: str) -> str:
+    if not value.strip():
+        raise click.BadParameter(
+            f"it is empty; name a book: a SQLite file (e.g. {DEFAULT_DB}) or a database URL"
+        )
+    return value
+
+
 def db_option(command: Callable) -> Callable:
     return click.option(
         "--db",
         default=DEFAULT_DB,
         show_default=True,
         metavar="PATH|URL",
+        callback=_check_db,
         help="Book database: a SQLite file path or any SQLAlchemy URL.",
     )(command)
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity, where the system tells it)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Callable]:
+    """``--jobs N``: processes for the command, capped by the cores this process may use and,
+    with ``memory_per_job`` bytes, by the memory available; a capped value is said on stderr.
+    (More processes than cores only share them; more than memory holds would swap or die.)"""
+
+    def cap(_context: click.Context, _param: click.Parameter, jobs: int) -> int:
+        from ttt_solve.solver.estimate import available_memory
+
+        limits = [(usable_cores(), "the cores this process may use")]
+        if memory_per_job:
+            available = available_memory()
+            limits.append(
+                (
+                    max(1, available // memory_per_job),
+                    f"{available / 2**30:.1f} GiB of memory available, "
+                    f"{memory_per_job // 2**20} MiB per process",
+                )
+            )
+        usable, reason = min(limits)
+        if jobs <= usable:
+            return jobs
+        click.echo(f"--jobs {jobs}: using {usable} ({reason})", err=True)
+        return usable
+
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(1),
+        default=min(2, usable_cores()),
+        show_default=True,
+        metavar="N",
+        callback=cap,
+        help=help,
+    )
 
 
 class LazyProgress:

@@ -16,15 +16,17 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from contextlib import closing
 from typing import IO
 
 import click
 
 from ttt_solve.book.errors import RowFilterError
-from ttt_solve.book.reader import Book, open_book
+from ttt_solve.book.reader import Book, book_files, open_book
 from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.cli.common import CliError, count, db_option, friendly_errors, game_options
+from ttt_solve.cli.output import output_file, refuse_book_as_output
 from ttt_solve.solver.position import iter_cells
 from ttt_solve.solver.rules import Rules
 
@@ -130,7 +132,9 @@ class Images:
 _VALUE_TEXT = {1: "win", 0: "draw", -1: "loss"}
 
 
-def export_rows(book: Book, rules: Rules, where: RowFilter, expand: bool) -> Iterator[tuple]:
+def export_rows(
+    book: Book, rules: Rules, where: RowFilter, expand: bool
+) -> Generator[tuple, None, None]:
     """Rows ``(position, ply, to_move, value, remoteness, best_moves, images)``, streamed.
 
     ``best_moves`` is a tuple of cell names. Canonical rows come in (ply, key) order; with
@@ -208,7 +212,7 @@ def write_rows(rows: Iterator[tuple], stream: IO[str], fmt: str) -> tuple[int, i
     type=click.Path(dir_okay=False, writable=True),
     default="-",
     show_default=True,
-    help="File to write ('-': standard output).",
+    help="File to write ('-': standard output); written whole at the end, or not at all.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No row count on stderr.")
 @friendly_errors
@@ -228,11 +232,13 @@ def export(
       ttt export --size 4 --win 4 --where 'ply<=4' --where value=win
     """
     where = RowFilter(tuple(c for text in wheres for c in parse_where(text)))
+    refuse_book_as_output(output, book_files(db))  # before the book is opened
     with open_book(db) as book:
         book.game(rules)  # a missing game is an error before any output
-        with click.open_file(output, "w", encoding="utf-8") as stream:
+        with output_file(output, book_files(db)) as stream:
             try:
-                written, terminal = write_rows(export_rows(book, rules, where, expand), stream, fmt)
+                with closing(export_rows(book, rules, where, expand)) as rows:
+                    written, terminal = write_rows(rows, stream, fmt)
             except BrokenPipeError:
                 # The reader stopped early (| head): not an error. Point stdout at nothing so
                 # that Python's exit flush does not fail again.

@@ -8,7 +8,7 @@ import importlib
 import click
 
 from ttt_solve import __version__
-from ttt_solve.cli.common import debug_option
+from ttt_solve.cli.common import debug_option, run_entry
 
 COMMANDS = {
     "solve": "ttt_solve.cli.solve:solve",
@@ -17,8 +17,10 @@ COMMANDS = {
     "export": "ttt_solve.cli.export:export",
     "verify": "ttt_solve.cli.verify:verify",
     "audit": "ttt_solve.cli.audit:audit",
+    "curve": "ttt_solve.cli.curve:curve",
     "tournament": "ttt_solve.cli.tournament:tournament",
     "play": "ttt_solve.cli.play:play",
+    "serve": "ttt_solve.cli.serve:serve",
 }
 """Command name -> ``module:attribute``."""
 
@@ -62,4 +64,4 @@ def ttt() -> None:
 
 def main() -> None:
     """Entry point of the ``ttt`` script."""
-    ttt(prog_name="ttt")
+    run_entry(ttt, "ttt")

@@ -9,6 +9,7 @@ import click
 from tabulate import tabulate
 
 from ttt_solve.agents.audit import Truth, grade_game, summarize
+from ttt_solve.agents.match import checked_move
 from ttt_solve.agents.spec import describe_agents, make_agent, parse_spec
 from ttt_solve.book.errors import BookError
 from ttt_solve.book.reader import open_book
@@ -123,7 +124,7 @@ def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # 
         if position.is_terminal:
             return moves
         if position.to_move != side:
-            cell = agent.select_move(position)
+            cell = checked_move(agent.spec, position, agent.select_move(position))
             moves.append(cell)
             click.echo(f"{agent.spec} plays {rules.cell_name(cell)}")
             continue

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 import click
 
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
+from ttt_solve.book.query import analysis_json as as_json
+from ttt_solve.book.query import parse_query
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import CliError, db_option, friendly_errors, game_options
-from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
@@ -28,18 +28,6 @@ _SOURCES = {
     "book+search": "value from the book; moves searched live (past the opening book)",
     "search": "searched live: the book holds no such game",
 }
-
-
-def parse_query(rules: Rules, text: str | None, moves: str | None) -> Position:
-    """The position asked about: ``text`` (or the empty board), then ``moves`` played on it.
-
-    ``moves`` are cell names or indexes separated by commas or spaces (``b2,a1,c3``).
-    """
-    position = Position.start(rules) if text is None else Position.parse(text, rules)
-    for token in re.split(r"[,\s]+", moves or ""):
-        if token:
-            position = position.play(rules.parse_cell(token))
-    return position
 
 
 def board_drawing(analysis: Analysis, colour: bool) -> str:
@@ -109,37 +97,6 @@ def moves_table(analysis: Analysis) -> str:
     return "\n".join(
         "  ".join(text.ljust(w) for text, w in zip(row, widths)).rstrip() for row in rows
     )
-
-
-def as_json(analysis: Analysis) -> dict:
-    """The answer as plain data for scripts."""
-    position = analysis.position
-    rules = position.rules
-    best = set(analysis.best_moves)
-    return {
-        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
-        "position": str(position),
-        "ply": position.ply,
-        "to_move": position.to_move,
-        "terminal": position.is_terminal,
-        "winner": position.winner,
-        "value": analysis.value.outcome.value,
-        "remoteness": analysis.value.remoteness,
-        "source": analysis.source,
-        "searched_live": analysis.searched,
-        "search_nodes": analysis.nodes,
-        "search_seconds": round(analysis.seconds, 4),
-        "moves": [
-            {
-                "cell": m.name,
-                "index": m.cell,
-                "value": m.value.outcome.value,
-                "remoteness": m.value.remoteness,
-                "best": m.cell in best,
-            }
-            for m in analysis.moves
-        ],
-    }
 
 
 @click.command("query", context_settings={"help_option_names": ["-h", "--help"]})

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import click
 from tabulate import tabulate
 
-from ttt_solve.book.errors import GameExistsError
-from ttt_solve.book.reader import GameInfo, open_book
+from ttt_solve.book.errors import BookError, GameExistsError
+from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
     CliError,
@@ -23,13 +23,20 @@ from ttt_solve.cli.common import (
     debug_option,
     friendly_errors,
     game_options,
+    jobs_option,
+    run_entry,
+    stopped_by,
 )
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from ttt_solve.solver.distributed import DaskSolver
     from ttt_solve.solver.opening import OpeningBookBuilder
+    from ttt_solve.solver.plytable import PlyTable
 
 
 def summary_table(info: GameInfo, db: str) -> str:
@@ -78,6 +85,9 @@ def summary_table(info: GameInfo, db: str) -> str:
 
 
 DEFAULT_BOOK_DEPTH = 2
+BOOK_TABLE_BYTES = 512 * 2**20
+"""Memory of one process proving an opening book: its transposition table (the compiled
+engine's, ``solver.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
 WORKDIR_POSITIONS = 2_000_000
 """Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
 
@@ -113,8 +123,8 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
 
 def work_directory(db: str, rules: Rules) -> str:
     """Where a large exhaustive solve keeps its plies, and an opening book its proved rows:
-    beside a SQLite book, else in ./"""
-    base = db if "://" not in db else "ttt-work"
+    beside a SQLite book's file (given as a path or a URL), else in ./"""
+    base = sqlite_file(db) or "ttt-work"
     return f"{base}.work/{rules.rows}x{rules.cols}k{rules.k}"
 
 
@@ -135,15 +145,31 @@ def work_directory(db: str, rules: Rules) -> str:
     metavar="D",
     help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.",
 )
+@jobs_option(
+    "Processes proving an opening book's positions (alphabeta only; each holds a 512 MiB table).",
+    memory_per_job=BOOK_TABLE_BYTES,
+)
 @click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=min(2, os.cpu_count() or 1),
+    "--engine",
+    type=click.Choice(["local", "dask"]),
+    default="local",
     show_default=True,
-    metavar="N",
-    help="Processes proving an opening book's positions (alphabeta only; each holds "
-    "a 512 MiB table).",
+    help="Where an exhaustive solve runs: in this process, or on a Dask cluster "
+    "(needs the dask extra: pip install 'ttt-solve[dask]').",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    default=None,
+    help="Dask scheduler to use (tcp://host:8786). Default: a local cluster of 2 workers.",
+)
+@click.option(
+    "--workdir",
+    metavar="URL",
+    default=None,
+    help="Where the solved plies are kept until written, so that a rerun resumes from them "
+    "(the dask engine: Parquet at a path or any fsspec URL every worker reaches). "
+    "Default: beside the book, for large solves.",
 )
 @click.option("--force", is_flag=True, help="Solve again and replace the game if it is stored.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar and no summary.")
@@ -155,6 +181,9 @@ def solve(
     method: str | None,
     book_depth: int | None,
     jobs: int,
+    engine: str,
+    scheduler: str | None,
+    workdir: str | None,
     force: bool,
     quiet: bool,
 ) -> None:
@@ -170,12 +199,33 @@ def solve(
       ttt-solve --size 3 --win 3
       ttt-solve --size 4 --win 4 --db books/4x4.sqlite
       ttt-solve --size 3x4 --win 3 --force
+      ttt-solve --size 4x5 --win 4 --engine dask --workdir /data/ttt-work
       ttt-solve --size 5 --win 4 --book-depth 4
       ttt-solve --size 5 --win 4 --book-depth 5 --jobs 4
     """
-    method, reason = choose_method(rules, method)
+    if engine == "dask":
+        if method == "alphabeta":
+            raise CliError("--engine dask runs the exhaustive method only")
+        method, reason = "exhaustive", "asked for with --engine dask"
+    else:
+        method, reason = choose_method(rules, method)
+    if book_depth is not None and book_depth > rules.cells:
+        raise CliError(
+            f"--book-depth {book_depth}: every {rules.name} game ends by ply {rules.cells} "
+            f"(its number of cells); give --book-depth {rules.cells} or less"
+        )
+    unwritable = unwritable_reason(db)
+    if unwritable is not None:  # found now, not after a solve of hours
+        raise CliError(
+            f"cannot write the book {db}: {unwritable}; make it writable or give another --db"
+        )
     with open_book(db, create=True) as book:
-        existing = book.find_game(rules)
+        try:
+            existing = book.find_game(rules)
+        except (BookError, ValueError):
+            if not force:
+                raise
+            existing = None  # a games row that cannot be read: --force replaces it
         if existing is not None and not force:
             if not quiet:
                 click.echo(
@@ -189,9 +239,16 @@ def solve(
             click.echo(f"method: {method}, {reason}", err=True)
         started = time.perf_counter()
         progress = LazyProgress(f"solving {rules.name}", enabled=not quiet)
-        workdir = None
-        if method == "exhaustive":
-            if exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
+        dask_solver: DaskSolver | None = None
+        if engine == "dask":
+            from ttt_solve.solver.distributed import DaskSolver
+
+            workdir = workdir or work_directory(db, rules) + "-dask"
+            dask_solver = DaskSolver(rules, workdir, scheduler=scheduler, progress=progress)
+            builder = None
+            depth = None
+        elif method == "exhaustive":
+            if workdir is None and exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
                 workdir = work_directory(db, rules)
             solver: ExhaustiveSolver | OpeningBookBuilder = ExhaustiveSolver(
                 rules, progress=progress, workdir=workdir
@@ -210,11 +267,27 @@ def solve(
             if not quiet:
                 click.echo(f"prover: {ENGINE_NAMES[builder.prover.engine]}", err=True)
         writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
+
+        def clear_work() -> None:
+            if dask_solver is not None:
+                dask_solver.clear()
+            else:
+                solver.store.clear()
+
         try:
             # Solve first, write after: the book's write lock is then held only while writing.
             # (Large solves keep their plies on disk, so this list holds memory maps.)
             solving = time.perf_counter()
-            plies = list(solver.solve())
+            plies: Iterable[PlyTable]
+            if dask_solver is not None:  # the plies stay in the work directory until written
+                try:
+                    rows = dask_solver.run()
+                finally:
+                    dask_solver.close()
+                plies = dask_solver.plies()
+            else:
+                plies = list(solver.solve())
+                rows = sum(len(table.keys) for table in plies)
             progress.close()
             if builder is not None and not quiet:
                 seconds = time.perf_counter() - solving
@@ -226,7 +299,6 @@ def solve(
                     f"process{'es' if processes > 1 else ''})",
                     err=True,
                 )
-            rows = sum(len(table.keys) for table in plies)
             written = 0
 
             def on_rows(count: int) -> None:
@@ -244,6 +316,7 @@ def solve(
                 started=started,
                 on_rows=on_rows,
             )
+            clear_work()  # stored: the work kept for a rerun is no longer needed
         except GameExistsError as exists:
             progress.close()
             writing.close()
@@ -252,27 +325,43 @@ def solve(
                 err=True,
             )
             info = exists.game
-        except KeyboardInterrupt:
+            clear_work()
+        except KeyboardInterrupt as interrupt:
             progress.close()
             writing.close()
+            word, status = stopped_by(interrupt)
             kept = (
                 f"; the work done is kept in {workdir} and the same command resumes from it"
                 if workdir
                 else ""
             )
-            click.echo(f"interrupted: the book is unchanged{kept}", err=True)
-            sys.exit(130)
+            if stored_meanwhile(book, rules, existing):
+                kept = ""
+                state = f"{rules.name} was stored in {book.display_url} before the interruption"
+            else:
+                state = "the book is unchanged"
+            click.echo(f"{word}: {state}{kept}", err=True)
+            sys.exit(status)
         finally:
             progress.close()
             writing.close()
+            if dask_solver is None:  # whatever happened: the work folder is free for the next run
+                solver.store.release()
         if workdir is not None:
-            solver.store.clear()
             with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
                 os.rmdir(os.path.dirname(workdir))
         if not quiet:
             click.echo(summary_table(info, book.display_url))
 
 
+def stored_meanwhile(book: Book, rules: Rules, before: GameInfo | None) -> bool:
+    """Whether the game in the book now is not the one there before (``None``: none was):
+    an interruption that came after the commit leaves the new game stored."""
+    book.forget_game(rules)
+    now = book.find_game(rules)
+    return now is not None and (before is None or now.id != before.id)
+
+
 def main() -> None:
     """Entry point of the ``ttt-solve`` script."""
-    solve(prog_name="ttt-solve")
+    run_entry(solve, "ttt-solve")

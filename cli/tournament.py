@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from contextlib import ExitStack
 
 import click
@@ -13,7 +12,14 @@ from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.agents.tournament import round_robin, standings
 from ttt_solve.book.reader import open_book
-from ttt_solve.cli.common import CliError, LazyProgress, db_option, friendly_errors, game_options
+from ttt_solve.cli.common import (
+    CliError,
+    LazyProgress,
+    db_option,
+    friendly_errors,
+    game_options,
+    jobs_option,
+)
 from ttt_solve.solver.rules import Rules
 
 EXAMPLES = """
@@ -84,14 +90,7 @@ def labels(specs: list[str]) -> list[str]:
     show_default=True,
     help="Seed of every random choice (same seed, same results).",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1),
-    default=min(2, os.cpu_count() or 1),
-    show_default=True,
-    help="Processes for long tournaments (results do not depend on it).",
-)
+@jobs_option("Processes for long tournaments (results do not depend on it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @friendly_errors

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+from contextlib import closing
 
 import click
 
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.verify import verify_game
 from ttt_solve.cli.common import db_option, friendly_errors, game_options
+from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -48,15 +50,12 @@ def verify(rules: Rules, db: str) -> None:
         )
         info, problems = verify_game(book, rules, prover_scores)
         found = 0
-        for problem in problems:
-            found += 1
-            if found <= SHOWN:
-                where = (
-                    f"ply {problem.ply}, position {Position.from_key(rules, problem.key)}"
-                    if problem.key >= 0
-                    else "summary"
-                )
-                click.echo(f"{where}: {problem.message}")
+        with closing(problems):
+            for problem in problems:
+                found += 1
+                if found <= SHOWN:
+                    where = _where(rules, problem.ply, problem.key)
+                    click.echo(f"{where}: {problem.message}")
         if found:
             more = f" (first {SHOWN} shown)" if found > SHOWN else ""
             click.echo(f"{rules.name}: {found} problem{'s' if found > 1 else ''}{more}")
@@ -65,3 +64,13 @@ def verify(rules: Rules, db: str) -> None:
             f"{rules.name}: OK, {info.positions:,} positions consistent "
             f"({info.method}{'' if info.book_depth is None else f', depth {info.book_depth}'})"
         )
+
+
+def _where(rules: Rules, ply: int, key: int) -> str:
+    """Where a problem is: the summary, a position, or a stored key that is no board at all."""
+    if key < 0:
+        return "summary"
+    try:
+        return f"ply {ply}, position {Position.from_key(rules, key)}"
+    except TttError:
+        return f"ply {ply}, key {key}"

@@ -76,8 +76,20 @@ def describe(score, empty, limited):
 
 
 def reply(text):
+    """Write one line and flush it: the program on the other side waits for whole lines."""
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
+
+
+def requests():
+    """The words of each request line, until the input closes (the same as quit)."""
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            return
+        words = line.split()
+        if words:
+            yield words
 
 
 def main():
@@ -87,13 +99,7 @@ def main():
     )
     args = parser.parse_args()
     game = board = None
-    while True:
-        line = sys.stdin.readline()
-        if not line:  # input closed: the same as quit
-            return
-        words = line.split()
-        if not words:
-            continue
+    for words in requests():
         command = words[0]
         if command == "ttt":
             if words[1:] != ["1"]:

@@ -21,3 +21,7 @@ class IllegalMoveError(TttError, ValueError):
 
 class SearchTimeout(TttError, TimeoutError):
     """A live search ran past its deadline (the caller decides what to say instead)."""
+
+
+class WorkFileError(TttError):
+    """A file of a solve's work folder cannot be read back; the message names it and the fix."""

@@ -24,11 +24,9 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ttt_solve.solver.keyarrays import NO_MOVE
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK
-from ttt_solve.solver.value import WIN_SCORE, move_score
-
-NO_MOVE = -2 * WIN_SCORE
-"""The move score given to a child missing from the next ply: below every real score."""
+from ttt_solve.solver.value import move_score
 
 MAX_BUCKET_BITS = 22
 """At most 4 million buckets (32 MiB of index) for a ply of any size."""
@@ -261,7 +259,7 @@ def _find(
         else:
             high = middle
     if low < end and sorted_keys[low] == key:
-        return low
+        return int(low)
     return -1
 
 

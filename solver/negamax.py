@@ -11,8 +11,12 @@ as two instances of this one source:
   compiled by ``numba.njit(cache=True)`` and run on int64 NumPy arrays: boards whose packed
   keys and line sets fit 64-bit integers.
 
-Only the decorator and three primitives depend on the instance: counting the bits of an
-integer, reading the clock, and folding a key into 64 bits for the table's hash.
+Only the decorator and a few primitives depend on the instance, with the layout of the
+image-key and move-bit tables (:class:`solver.search.SearchTables`): counting the bits of an
+integer, reading the clock, the table's hash (a big key is folded into 64 bits), finding a key
+in its bucket, the lines through a cell, the smallest image key, the next ply's image keys
+(plain Python packs a ply's keys into one integer: one OR per move) and sorting the moves. The
+plain instance does with built-ins and slices what the compiled one does in loops.
 
 Numba's on-disk cache is keyed by this file alone: after a change to a constant imported from
 :mod:`solver.search` or to :func:`solver.value.move_score`, which the compiled code bakes in,
@@ -21,6 +25,7 @@ touch this file (or clear ``__pycache__``) so that it is compiled again.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -81,34 +86,111 @@ if COMPILED:
         return now
 
     @kernel
-    def _hash_word(key: int) -> int:
-        """A key as one 64-bit word for the hash: it is one already."""
+    def _bucket(key: int, shift: int, slots: int) -> int:
+        """The first slot of a key's bucket of two: the top bits of a 64-bit multiplicative
+        hash, so that every bit of the key counts."""
+        return ((key * HASH_MULTIPLIER) >> shift) & (slots - 2)
+
+    @kernel
+    def _canonical_key(s: SearchTables, ply: int) -> int:
+        """The smallest image key of the position at ``ply`` (its row of ``s.images``)."""
+        images = s.images
+        row = ply * s.symmetries
+        key: int = images[row]
+        for image in range(row + 1, row + s.symmetries):
+            if images[image] < key:
+                key = images[image]
         return key
 
-else:
+    @kernel
+    def _push_images(s: SearchTables, ply: int, move: int) -> None:
+        """The image keys of ply ``ply + 1``: those of ``ply`` with the stone ``move`` (its
+        row of ``s.move_bits``, one bit per image) added."""
+        images, move_bits, symmetries = s.images, s.move_bits, s.symmetries
+        row = ply * symmetries
+        bits = move * symmetries
+        for image in range(symmetries):
+            images[row + symmetries + image] = images[row + image] | move_bits[bits + image]
 
-    def _popcount(x: int) -> int:
-        """Set bits of a non-negative integer."""
-        return x.bit_count()
+    @kernel
+    def _sort_moves(order: IntTable, first: int, count: int) -> None:
+        """Sort the packed move keys ``order[first : first + count]`` best (largest) first,
+        and keep only their cells (the low 10 bits). Insertion sort: a few dozen moves."""
+        for at in range(first + 1, first + count):
+            entry = order[at]
+            to = at
+            while to > first and order[to - 1] < entry:
+                order[to] = order[to - 1]
+                to -= 1
+            order[to] = entry
+        for at in range(first, first + count):
+            order[at] &= 1023
+
+    @kernel
+    def _lines_through(s: SearchTables, cell: int) -> IntTable:
+        """The rows ``(cell mask, bit in the live-line sets)`` of the lines through ``cell``."""
+        return s.through[s.line_start[cell] : s.line_start[cell + 1]]
+
+    @kernel
+    def _find_slot(table_keys: IntTable, table_bounds: IntTable, bucket: int, key: int) -> int:
+        """The slot of the key's bucket that holds it, or -1."""
+        if table_bounds[bucket + 1] != 0 and table_keys[bucket + 1] == key:
+            return bucket + 1
+        if table_bounds[bucket] != 0 and table_keys[bucket] == key:
+            return bucket
+        return -1
+
+else:
+    _popcount = int.bit_count  # type: ignore[assignment]  # same signature, parameter named self
+    """Set bits of a non-negative integer (a method of ``int``, called without a frame)."""
 
     def _now() -> float:
         """``time.perf_counter()``."""
         return time.perf_counter()
 
-    def _hash_word(key: int) -> int:
-        """A key folded into 64 bits for the hash, so that every cell counts on big boards;
-        a key of at most 64 bits is left as it is, as in the compiled instance."""
+    def _bucket(key: int, shift: int, slots: int) -> int:
+        """The first slot of a key's bucket of two, as in the compiled instance (the bits
+        taken are within the product's low 64 bits); a key of more than 64 bits is first
+        folded into 64 bits, so that every cell counts on big boards."""
         while key >> 64:
             key = (key & 0xFFFFFFFFFFFFFFFF) ^ (key >> 64)
+        return ((key * HASH_MULTIPLIER) >> shift) & (slots - 2)
+
+    # The list primitives below do in C (slices, ``min``, ``map``, ``sorted``) what the
+    # compiled instance does in loops: a loop of Python bytecode costs far more.
+
+    def _canonical_key(s: SearchTables, ply: int) -> int:
+        """The smallest image key of the position at ``ply``: the images' keys are packed side
+        by side into one integer, ``s.images[ply]``."""
+        packed = s.images[ply]
+        mask = s.key_mask
+        key: int = min([packed >> shift & mask for shift in s.image_shifts])
         return key
 
+    def _push_images(s: SearchTables, ply: int, move: int) -> None:
+        """The image keys of ply ``ply + 1``: those of ``ply`` with the stone ``move`` added
+        (``s.move_bits[move]``: its bit in every image, packed as the keys are)."""
+        s.images[ply + 1] = s.images[ply] | s.move_bits[move]
 
-@kernel
-def _lowest_cell(bits: int) -> int:
-    cell = 0
-    while not (bits >> cell) & 1:
-        cell += 1
-    return cell
+    def _sort_moves(order: IntTable, first: int, count: int) -> None:
+        """Sort the packed move keys ``order[first : first + count]`` best (largest) first,
+        and keep only their cells (the low 10 bits)."""
+        order[first : first + count] = [
+            entry & 1023 for entry in sorted(order[first : first + count], reverse=True)
+        ]
+
+    def _lines_through(s: SearchTables, cell: int) -> IntTable:
+        """The pairs ``(cell mask, bit in the live-line sets)`` of the lines through ``cell``."""
+        return s.through[cell]
+
+    def _find_slot(table_keys: IntTable, table_bounds: IntTable, bucket: int, key: int) -> int:
+        """The slot of the key's bucket that holds it, or -1. (The slots are dictionaries
+        holding only the slots written, and a key is never negative.)"""
+        if table_keys.get(bucket + 1, -1) == key:
+            return bucket + 1
+        if table_keys.get(bucket, -1) == key:
+            return bucket
+        return -1
 
 
 @kernel
@@ -116,23 +198,13 @@ def _fewest_missing(s: SearchTables, live: int, stones: int) -> int:
     """The fewest stones missing from one of the ``live`` lines (a bitset of line indexes)
     given ``stones``; not below 2, where the threat rules take over."""
     need = s.k
-    index = 0
     while live and need > 2:
-        if live & 1:
-            missing = s.k - _popcount(s.lines[index] & stones)
-            if missing < need:
-                need = missing
-        live >>= 1
-        index += 1
+        line_bit = live & -live
+        live ^= line_bit
+        missing = s.k - _popcount(s.lines[_popcount(line_bit - 1)] & stones)
+        if missing < need:
+            need = missing
     return need
-
-
-@kernel
-def _bucket(key: int, shift: int, slots: int) -> int:
-    """The first slot of a key's bucket of two: the top bits of a 64-bit multiplicative hash,
-    so that every bit of the key counts. (The bits taken are those of the 64-bit product in
-    both instances: only the product's low 64 bits reach them.)"""
-    return ((_hash_word(key) * HASH_MULTIPLIER) >> shift) & (slots - 2)
 
 
 @kernel
@@ -179,8 +251,9 @@ def _negamax(
     """
     counters = s.counters
     counters[0] += 1
-    if counters[0] & (CHECK_EVERY - 1) == 0 and _now() > s.deadline[0]:
-        counters[1] = 1
+    if counters[0] & (CHECK_EVERY - 1) == 0 and s.deadline[0] < math.inf:
+        if _now() > s.deadline[0]:
+            counters[1] = 1
     if counters[1]:
         return 0
     if threats_me:
@@ -196,19 +269,11 @@ def _negamax(
     if high <= alpha:
         return high
 
-    images = s.images
-    symmetries = s.symmetries
-    row = ply * symmetries
-    key = images[row]
-    for image in range(1, symmetries):
-        if images[row + image] < key:
-            key = images[row + image]
+    key = _canonical_key(s, ply)
     table_keys, table_bounds = s.table_keys, s.table_bounds
     bucket = _bucket(key, s.table_shift, s.slots)
-    slot = bucket
-    if table_bounds[slot + 1] != 0 and table_keys[slot + 1] == key:
-        slot += 1
-    if table_bounds[slot] != 0 and table_keys[slot] == key:
+    slot = _find_slot(table_keys, table_bounds, bucket, key)
+    if slot >= 0:
         entry: int = table_bounds[slot]
         stored = ((entry >> 12) & 4095) - BOUND_OFFSET
         if stored > low:
@@ -247,30 +312,25 @@ def _negamax(
     alpha0 = alpha
 
     cells = s.cells
-    through = s.through
-    lines, cell_lines, history = s.lines, s.cell_lines, s.history
+    history = s.history
     order = s.orders
     first = ply * cells
     count = 0
     if threats_opp:
-        order[first] = _lowest_cell(threats_opp)
+        order[first] = _popcount((threats_opp & -threats_opp) - 1)
         count = 1
     else:
         almost = s.k - 2
         own_weight, block_weight = s.own_weight, s.block_weight
         dead_seen = False
-        for c in range(cells):
-            bit = 1 << c
-            if not empty & bit:
-                continue
+        rest = empty
+        while rest:
+            bit = rest & -rest
+            rest ^= bit
+            c = _popcount(bit - 1)  # the bit's index
             weight = 0
             made = 0
-            for j in range(c * through, c * through + through):
-                index = cell_lines[j]
-                if index < 0:
-                    break
-                line = lines[index]
-                line_bit = 1 << index
+            for line, line_bit in _lines_through(s, c):
                 if live_me & line_bit:
                     held = _popcount(line & me)
                     weight += own_weight[held]
@@ -297,19 +357,11 @@ def _negamax(
                 dead_seen = True
             if weight > WEIGHT_LIMIT:  # huge k only: keep the packed move key in 63 bits
                 weight = WEIGHT_LIMIT
-            entry = (weight << 40) + (history[c] << 10) + c
-            # insertion sort, best first (a few dozen moves at most)
-            at = first + count
-            while at > first and order[at - 1] < entry:
-                order[at] = order[at - 1]
-                at -= 1
-            order[at] = entry
+            order[first + count] = (weight << 40) + (history[c] << 10) + c
             count += 1
-        for at in range(first, first + count):
-            order[at] &= 1023
+        _sort_moves(order, first, count)
 
-    move_row = (empties & 1) * cells * symmetries
-    next_row = row + symmetries
+    move_row = (empties & 1) * cells
     child_alpha, child_beta = _child_window(alpha, beta)
     best = -WIN_SCORE - 1
     for at in range(first, first + count):
@@ -317,17 +369,12 @@ def _negamax(
         bit = 1 << c
         mine = me | bit
         new_threats = 0
-        for j in range(c * through, c * through + through):
-            index = cell_lines[j]
-            if index < 0:
-                break
-            if live_me & (1 << index):
-                rest = lines[index] & ~mine
+        for line, line_bit in _lines_through(s, c):
+            if live_me & line_bit:
+                rest = line & ~mine
                 if not rest & (rest - 1):
                     new_threats |= rest
-        bits = move_row + c * symmetries
-        for image in range(symmetries):
-            images[next_row + image] = images[row + image] | s.move_bits[bits + image]
+        _push_images(s, ply, move_row + c)
         score = _negamax(
             s,
             opp,

@@ -4,10 +4,11 @@
   position of ply ``p`` that is not won, canonicalise them, sort and deduplicate: that is ply
   ``p + 1``.
 * **Back-up** (:func:`back_up_ply`): a ply's scores and best moves from the solved next ply;
-  every child is looked up by binary search in the sorted next ply, and a position's score is
-  the best of its move scores (see :mod:`solver.value`).
+  every child is looked up in the sorted next ply, and a position's score is the best of its
+  move scores (see :mod:`solver.value`).
 
-Both run as the compiled kernels of :mod:`solver.kernels`, on every core.
+The work on the arrays is done by a :class:`~solver.keyarrays.KeyArrays`: NumPy for small
+games, the compiled kernels on every core for the others (:func:`solver.keyarrays.key_arrays`).
 
 The exhaustive solver runs both over the whole game, the opening-book builder up to its depth,
 and :mod:`solver.verify` recomputes the back-up (:func:`back_up_rows`) to check a stored table.
@@ -26,19 +27,15 @@ from ttt_solve.solver.keyarrays import KeyArrays
 from ttt_solve.solver.plystore import PlyStore
 from ttt_solve.solver.value import WIN_SCORE
 
-CHILDREN_PER_CHUNK = 1 << 23
-"""Children made and canonicalised at once: bounds the working memory (about 70 MB of keys,
-plus the sorted distinct ones)."""
-
 
 def won_by_last_mover(arrays: KeyArrays, keys: NDArray[np.uint64], ply: int) -> NDArray[np.bool_]:
     """Whether the player who made the last move (X on odd plies) has a line, key by key."""
-    won: NDArray[np.bool_] = arrays.won_by_last_mover(np.asarray(keys, dtype=np.uint64), ply)
-    return won
+    return arrays.won_by_last_mover(keys, ply)
 
 
 def chunks(count: int, empties: int, children_per_chunk: int) -> Iterator[slice]:
-    """Slices of ``count`` rows whose ``empties`` children each stay within the chunk size."""
+    """Slices of ``count`` rows whose ``empties`` children each stay within the chunk size
+    (``None`` in the functions below: the :class:`KeyArrays`' own ``chunk``)."""
     step = max(1, children_per_chunk // max(1, empties))
     for start in range(0, count, step):
         yield slice(start, min(count, start + step))
@@ -53,7 +50,7 @@ def enumerate_plies(
     arrays: KeyArrays,
     store: PlyStore,
     last_ply: int,
-    children_per_chunk: int = CHILDREN_PER_CHUNK,
+    children_per_chunk: int | None = None,
     on_ply: Callable[[int], None] | None = None,
 ) -> int:
     """Keep in ``store`` the canonical keys (``keys-p``, sorted) of every ply ``p`` up to
@@ -85,23 +82,32 @@ def enumerate_plies(
         parents = keys[~won]
         if len(parents) == 0:
             return ply + 1
-        parts = []
-        for part in chunks(len(parents), arrays.cells - ply, children_per_chunk):
-            children = arrays.canonical_children(np.asarray(parents[part]), ply)
-            parts.append(arrays.sorted_unique(children))
-            del children
-        # One chunk is done; several are merged, their duplicates (across chunks) dropped.
-        merged = parts[0] if len(parts) == 1 else arrays.sorted_unique(np.concatenate(parts))
-        del parts
-        keys = store.save(keys_name, merged)
+        keys = store.save(keys_name, canonical_children(arrays, parents, ply, children_per_chunk))
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def canonical_children(
+    arrays: KeyArrays,
+    parents: NDArray[np.uint64],
+    ply: int,
+    children_per_chunk: int | None = None,
+) -> NDArray[np.uint64]:
+    """The sorted distinct canonical keys of every child of ``parents`` (open positions of
+    ``ply``), made a chunk at a time."""
+    parts = []
+    for part in chunks(len(parents), arrays.cells - ply, children_per_chunk or arrays.chunk):
+        parts.append(arrays.sorted_unique(arrays.canonical_children(parents[part], ply)))
+    if not parts:
+        return np.zeros(0, dtype=np.uint64)
+    # One chunk is done; several are merged, their duplicates (across chunks) dropped.
+    return parts[0] if len(parts) == 1 else arrays.sorted_unique(np.concatenate(parts))
 
 
 class BackedUp(NamedTuple):
     """Scores and best moves of some open positions, from their children's stored scores.
 
-    * ``scores``: the best move score of each position (``int16``; ``kernels.NO_MOVE`` if it has no
-      stored child),
+    * ``scores``: the best move score of each position (``int16``; ``keyarrays.NO_MOVE`` if it
+      has no stored child),
     * ``best_moves``: bitmask of the cells whose move reaches that score (``uint64``),
     * ``complete``: whether every child was found in the next ply (else the two are over the
       children found).
@@ -121,13 +127,7 @@ def back_up_rows(
 ) -> BackedUp:
     """Back up open (neither won nor full) positions of ``ply`` from the next ply's sorted
     ``next_keys`` and their ``next_scores``."""
-    scores, best, complete = arrays.back_up(
-        np.ascontiguousarray(keys, dtype=np.uint64),
-        ply,
-        np.ascontiguousarray(next_keys, dtype=np.uint64),
-        np.ascontiguousarray(next_scores, dtype=np.int16),
-    )
-    return BackedUp(scores, best, complete)
+    return BackedUp(*arrays.back_up(keys, ply, next_keys, next_scores))
 
 
 def back_up_ply(
@@ -137,7 +137,7 @@ def back_up_ply(
     won: NDArray[np.bool_],
     next_keys: NDArray[np.uint64] | None,
     next_scores: NDArray[np.int16] | None,
-    children_per_chunk: int = CHILDREN_PER_CHUNK,
+    children_per_chunk: int | None = None,
 ) -> tuple[NDArray[np.int16], NDArray[np.uint64]]:
     """Scores and best-move masks of a whole ply: won positions are lost in 0 for the side to
     move, a full board is a draw, and every other position is backed up from the solved next
@@ -152,7 +152,7 @@ def back_up_ply(
         return scores, best
     if next_keys is None or next_scores is None:
         raise ValueError(f"ply {ply} has open positions but no solved next ply")
-    for part in chunks(len(open_rows), arrays.cells - ply, children_per_chunk):
+    for part in chunks(len(open_rows), arrays.cells - ply, children_per_chunk or arrays.chunk):
         rows = open_rows[part]
         backed_up = back_up_rows(arrays, ply, keys[rows], next_keys, next_scores)
         if not backed_up.complete.all():

@@ -51,10 +51,12 @@ import importlib.util
 import math
 import sys
 import time
+from collections import defaultdict
 from types import ModuleType
 from typing import Any, NamedTuple
 
 from ttt_solve.solver.errors import SearchTimeout
+from ttt_solve.solver.pairing import pairing_for
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Value, move_score
@@ -103,13 +105,17 @@ class SearchResult(NamedTuple):
     * ``score``: side-to-move score (:mod:`solver.value`); exact unless the prover is weak,
     * ``value``: ``Value.from_score(score, position.empty_count)``,
     * ``nodes``: nodes searched by this call,
-    * ``seconds``: wall time of this call.
+    * ``seconds``: wall time of this call,
+    * ``technique``: what closed the proof: ``"search"`` (the negamax search) or
+      ``"pairing"`` (a draw proved by a pairing for each side, :mod:`solver.pairing`, with no
+      search).
     """
 
     score: int
     value: Value
     nodes: int
     seconds: float
+    technique: str = "search"
 
 
 def child_window(alpha: int, beta: int) -> tuple[int, int]:
@@ -133,17 +139,24 @@ class SearchTables(NamedTuple):
 
     k: int  # stones in a row to win
     cells: int  # cells of the board (the stride of ``orders``)
-    through: int  # the most lines through one cell (the stride of ``cell_lines``)
     symmetries: int  # symmetric images kept per ply (the stride of ``images``, ``move_bits``)
     lines: IntTable  # [line]: cell mask of each line
-    cell_lines: IntTable  # [cell * through + j]: indexes of the lines through a cell, -1 padded
+    through: IntTable  # the lines through each cell as (cell mask, bit in the live-line sets):
+    # in plain Python [cell] a tuple of pairs; compiled, the rows of an int64 array [j, 2], cell
+    # by cell, those of a cell from line_start[cell] to line_start[cell + 1]
+    line_start: IntTable  # [cell]: see ``through`` (compiled only)
     cell_line_bits: IntTable  # [cell]: those lines as a bitset over line indexes
-    move_bits: IntTable  # [(parity * cells + cell) * symmetries + image]: a stone's bit in each
-    # image, by parity of the empty-cell count (X moves when it has the parity of the cells)
+    move_bits: IntTable  # a stone's bit in each image, by parity of the empty-cell count (X
+    # moves when it has the parity of the cells): compiled [(parity * cells + cell) *
+    # symmetries + image]; in plain Python [parity * cells + cell], packed as ``images``
     own_weight: IntTable  # [i]: move-order weight of a live line of the mover holding i stones
     block_weight: IntTable  # [i]: the same for a live line of the opponent
     threat_bonus: int  # move-order bonus of a move that makes a threat
-    images: IntTable  # [ply * symmetries + image]: image keys along the current line of play
+    images: IntTable  # image keys along the current line of play: compiled [ply * symmetries
+    # + image]; in plain Python [ply], all of a ply's keys packed into one integer, image i at
+    # bit i * 2 * cells
+    key_mask: int  # plain Python: one packed image key's bits
+    image_shifts: tuple[int, ...]  # plain Python: where each image's key starts in ``images``
     orders: IntTable  # [ply * cells + j]: move-order buffers, one per ply of the line
     slots: int  # slots of the transposition table, a power of two
     table_shift: int  # 64 - log2(slots): a key's bucket is in its hash's top bits
@@ -236,7 +249,9 @@ class SearchEngine:
                 np.int64
             )
         else:
-            tables.images[: tables.symmetries] = root.images
+            tables.images[0] = sum(
+                key << shift for key, shift in zip(root.images, tables.image_shifts)
+            )
         tables.counters[1] = 0
         score = self._kernel._negamax(tables, *root[:8], 0, alpha, beta)
         if tables.counters[1]:
@@ -305,26 +320,15 @@ def _kernel(compiled: bool) -> ModuleType:
     return module
 
 
-class _Slots(dict[int, int]):
-    """The plain-Python table's slots (keys or bounds), made as they are written, so that a
-    prover costs no time or memory before it searches; a slot never written holds 0."""
-
-    def __missing__(self, slot: int) -> int:
-        return 0
-
-
 def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
     """The search tables of ``rules``: lists of Python integers, or int64 arrays if
     ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern)."""
     cells, k = rules.cells, rules.k
     index_of = {line: index for index, line in enumerate(rules.lines)}
-    through = max(1, max(len(rules.lines_through[c]) for c in range(cells)))
-    cell_lines = [-1] * (cells * through)
-    cell_line_bits = [0] * cells
-    for c in range(cells):
-        for j, line in enumerate(rules.lines_through[c]):
-            cell_lines[c * through + j] = index_of[line]
-            cell_line_bits[c] |= 1 << index_of[line]
+    through = [
+        tuple((line, 1 << index_of[line]) for line in rules.lines_through[c]) for c in range(cells)
+    ]
+    cell_line_bits = [sum(line_bit for _, line_bit in pairs) for pairs in through]
     symmetries = rules.symmetries
     move_bits = [0] * (2 * cells * len(symmetries))
     x_parity = cells & 1
@@ -334,25 +338,36 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
             move_bits[((1 - x_parity) * cells + c) * len(symmetries) + image] = 1 << (
                 cells + perm[c]
             )
+    width = 2 * cells
+    packed_move_bits = [
+        sum(
+            bit << (image * width) for image, bit in enumerate(move_bits[at : at + len(symmetries)])
+        )
+        for at in range(0, len(move_bits), len(symmetries))
+    ]
     slots = 1 << table_bits
     tables = SearchTables(
         k=k,
         cells=cells,
-        through=through,
         symmetries=len(symmetries),
         lines=list(rules.lines),
-        cell_lines=cell_lines,
+        through=through,
+        line_start=None,
         cell_line_bits=cell_line_bits,
-        move_bits=move_bits,
+        move_bits=packed_move_bits,
         own_weight=[WEIGHT_BASE**held for held in range(k + 1)],
         block_weight=[BLOCK_BASE**held for held in range(k + 1)],
         threat_bonus=THREAT_BONUS * WEIGHT_BASE**k,
-        images=[0] * ((cells + 1) * len(symmetries)),
+        images=[0] * (cells + 1),
+        key_mask=(1 << width) - 1,
+        image_shifts=tuple(image * width for image in range(len(symmetries))),
         orders=[0] * ((cells + 1) * cells),
         slots=slots,
         table_shift=64 - table_bits,
-        table_keys=_Slots(),
-        table_bounds=_Slots(),
+        # the slots are made as they are read or written (a slot never written holds 0), so
+        # that a prover costs no time or memory before it searches
+        table_keys=defaultdict(int),
+        table_bounds=defaultdict(int),
         history=[0] * cells,
         counters=[0, 0],
         deadline=[math.inf],
@@ -361,17 +376,20 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         return tables
     import numpy as np
 
-    def int64(values: list[int]) -> Any:
+    def int64(values: list[Any]) -> Any:
         return np.array(values, dtype=np.uint64).view(np.int64)
 
     return tables._replace(
         lines=int64(tables.lines),
-        cell_lines=np.array(cell_lines, dtype=np.int64),
+        through=int64([pair for pairs in through for pair in pairs]).reshape(-1, 2),
+        line_start=np.cumsum([0] + [len(pairs) for pairs in through], dtype=np.int64),
         cell_line_bits=int64(cell_line_bits),
         move_bits=int64(move_bits),
         own_weight=np.array(tables.own_weight, dtype=np.int64),
         block_weight=np.array(tables.block_weight, dtype=np.int64),
-        images=np.zeros(len(tables.images), dtype=np.int64),
+        images=np.zeros((cells + 1) * len(symmetries), dtype=np.int64),
+        key_mask=0,  # plain Python only
+        image_shifts=(0,),
         orders=np.zeros(len(tables.orders), dtype=np.int64),
         table_keys=np.zeros(slots, dtype=np.int64),
         table_bounds=np.zeros(slots, dtype=np.int64),
@@ -423,6 +441,14 @@ class Prover:
         (the table keeps what was proved, so a retry resumes cheaply).
         """
         started = time.perf_counter()
+        if _terminal_score(position) is None and _pairing_draw(position):
+            return SearchResult(
+                0,
+                Value.from_score(0, position.empty_count),
+                0,
+                time.perf_counter() - started,
+                "pairing",
+            )
         nodes_before = self.nodes
         score = self._score(position, deadline, exact=not self.weak)
         return SearchResult(
@@ -495,3 +521,14 @@ def _terminal_score(position: Position) -> int | None:
     if position.empty == 0:
         return 0
     return None
+
+
+def _pairing_draw(position: Position) -> bool:
+    """Whether each side has a pairing that blocks every line the other could complete
+    (:mod:`solver.pairing`): then neither can win, and the position is a draw."""
+    empties = position.empty_count
+    for defender in (position.x, position.o):
+        open_lines = sum(1 for line in position.rules.lines if not line & defender)
+        if 2 * open_lines > empties:  # each open line needs two cells of its own
+            return False
+    return all(pairing_for(position, defender_is_x) for defender_is_x in (True, False))

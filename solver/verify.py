@@ -2,6 +2,7 @@
 
 Given the stored plies of a game (as :class:`~solver.plytable.PlyTable` arrays), check that:
 
+* every key is a board of its ply (the right number of stones of each side, none off the board);
 * every key is canonical and its ``images`` is the size of its symmetry class;
 * terminal positions are exactly the won and the full ones, with their fixed values;
 * every other position's score is the best over its children's stored scores, and its best
@@ -98,6 +99,10 @@ def _check_rows(
     move_scores: MoveScores | None,
     last: bool,
 ) -> Iterator[Problem]:
+    fits = _stones_fit(rules, arrays, keys, ply)
+    yield from _bad_rows(ply, keys, ~fits, "stones do not fit ply")
+    if not fits.all():  # the other checks hold only for boards of this ply
+        keys, scores, best, images = keys[fits], scores[fits], best[fits], images[fits]
     yield from _bad_rows(ply, keys, arrays.canonical(keys) != keys, "key is not canonical")
     yield from _bad_rows(
         ply,
@@ -130,6 +135,29 @@ def _check_rows(
             int(keys[open_rows[0]]),
             f"{len(open_rows)} open positions whose children are not stored",
         )
+
+
+def _stones_fit(
+    rules: Rules, arrays: KeyArrays, keys: NDArray[np.uint64], ply: int
+) -> NDArray[np.bool_]:
+    """Whether each key is a board of this ply: no bits past the board, no cell held by both
+    sides, X with ``ceil(ply / 2)`` stones and O with ``floor(ply / 2)``."""
+    x, o = arrays.stones(keys, x=True), arrays.stones(keys, x=False)
+    on_board: NDArray[np.bool_] = (o >> np.uint64(rules.cells)) == 0
+    fits: NDArray[np.bool_] = (
+        on_board
+        & ((x & o) == 0)
+        & (_bit_counts(x) == (ply + 1) // 2)
+        & (_bit_counts(o) == ply // 2)
+    )
+    return fits
+
+
+def _bit_counts(bits: NDArray[np.uint64]) -> NDArray[np.int64]:
+    """How many bits each number has set (``np.bitwise_count`` is NumPy 2 only)."""
+    as_bytes = np.ascontiguousarray(bits, dtype=np.uint64).view(np.uint8).reshape(-1, 8)
+    counts: NDArray[np.int64] = np.unpackbits(as_bytes, axis=1).sum(axis=1, dtype=np.int64)
+    return counts
 
 
 def _bad_rows(

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from tests.reference import rows
+from tests.support import random_walk
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position, iter_cells
@@ -46,6 +47,20 @@ def sample_4x4k4() -> list[tuple[int, int, int, int]]:
 
 ENGINES = ["compiled", "python"]
 """Both searches of the prover: Numba-compiled (boards of at most 32 cells) and pure Python."""
+
+WINDOWS = [
+    (-1, 1),
+    (0, 1),
+    (-1, 0),
+    (WIN_SCORE - 12, WIN_SCORE - 11),
+    (WIN_SCORE - 5, WIN_SCORE - 4),
+    (-(WIN_SCORE - 9), -(WIN_SCORE - 10)),
+    (-(WIN_SCORE - 6), -(WIN_SCORE - 7)),
+    (3 - WIN_SCORE, WIN_SCORE - 3),
+    (-WIN_SCORE, WIN_SCORE),
+]
+"""Search windows ``(alpha, beta)`` the bound tests probe: narrow ones around the draw, null
+windows among the wins and among the losses, and wide ones."""
 
 
 @pytest.fixture(params=ENGINES)
@@ -253,17 +268,9 @@ def test_bound_keeps_the_fail_soft_contract(sample_4x4k4, engine):
     rules = Rules(4, 4, 4)
     prover = Prover(rules, engine=engine)
     rng = random.Random(7)
-    windows = [
-        (-1, 1),
-        (0, 1),
-        (-1, 0),
-        (WIN_SCORE - 12, WIN_SCORE - 11),
-        (-(WIN_SCORE - 9), -(WIN_SCORE - 10)),
-        (-WIN_SCORE, WIN_SCORE),
-    ]
     for _, key, score, _ in sample_4x4k4[:500]:
         position = Position.from_key(rules, key)
-        alpha, beta = rng.choice(windows)
+        alpha, beta = rng.choice(WINDOWS)
         value = prover.bound(position, alpha, beta)
         if value <= alpha:
             assert score <= value, str(position)
@@ -277,15 +284,7 @@ def test_child_window_decides_the_parent_window():
     # every real child score on the right side of the child window is on the right side
     # of the parent window after move_score
     scores = [0] + [WIN_SCORE - r for r in range(12)] + [-(WIN_SCORE - r) for r in range(12)]
-    windows = [
-        (-1, 1),
-        (0, 1),
-        (-1, 0),
-        (WIN_SCORE - 5, WIN_SCORE - 4),
-        (-(WIN_SCORE - 6), -(WIN_SCORE - 7)),
-        (3 - WIN_SCORE, WIN_SCORE - 3),
-    ]
-    for alpha, beta in windows:
+    for alpha, beta in WINDOWS:
         low, high = child_window(alpha, beta)
         for s in scores:
             if s <= low:
@@ -336,11 +335,7 @@ def test_engines_agree_on_5x5k4_positions():
     compiled_prover = Prover(rules, engine="compiled")
     python_prover = Prover(rules, engine="python")
     for _ in range(12):
-        position = Position.start(rules)
-        for _ in range(rng.randint(6, 10)):
-            if position.winner is not None or not position.empty:
-                break
-            position = position.play(rng.choice(position.legal_moves()))
+        position = random_walk(rules, rng, rng.randint(6, 10))
         assert compiled_prover.solve(position).score == python_prover.solve(position).score, str(
             position
         )

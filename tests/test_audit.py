@@ -7,14 +7,13 @@ import random
 from collections import Counter
 
 import pytest
-from click.testing import CliRunner
 
+from tests.support import run_audit, run_audit_games
 from tests.test_agents import move_result, rank, solve, winner
 from ttt_solve.agents.audit import Truth, audit_games, audit_positions, summarize, worst
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.book.reader import open_book
-from ttt_solve.cli.main import ttt
 from ttt_solve.solver.rules import Rules
 
 R3 = Rules(3, 3, 3)
@@ -180,12 +179,8 @@ def test_book_true_agent_is_perfect(book_3x3):
 # -- the command -----------------------------------------------------------------------------
 
 
-def run(*args):
-    return CliRunner().invoke(ttt, ["audit", *args])
-
-
 def test_cli_text_json_csv(book_3x3):
-    text = run("--agent", "perfect", "--db", book_3x3, "-q")
+    text = run_audit("--agent", "perfect", "--db", book_3x3, "-q")
     assert text.exit_code == 0, text.output
     for words in (
         "4,520 (627 up to symmetry)",
@@ -195,28 +190,17 @@ def test_cli_text_json_csv(book_3x3):
         "every graded move was best",
     ):
         assert words in text.output
-    data = json.loads(run("--agent", "random", "--db", book_3x3, "--json", "-q").output)
+    data = json.loads(run_audit("--agent", "random", "--db", book_3x3, "--json", "-q").output)
     assert data["moves"] == 4520 and data["graded"] == 627
     assert data["best"] + data["sound"] + data["blunders"] == 4520
     assert sum(data["blunder_kinds"].values()) == data["blunders"] > 0
     assert sum(row["moves"] for row in data["by_ply"]) == 4520 and len(data["worst"]) == 5
-    rows = run("--agent", "heuristic", "--db", book_3x3, "--csv", "-q").output.splitlines()
+    rows = run_audit("--agent", "heuristic", "--db", book_3x3, "--csv", "-q").output.splitlines()
     assert rows[0].startswith("ply,position,to_move,weight,move,grade") and len(rows) == 628
 
 
 def test_cli_games_mode(book_3x3):
-    result = run(
-        "--agent",
-        "heuristic",
-        "--games",
-        "6",
-        "--opponent",
-        "random",
-        "--db",
-        book_3x3,
-        "--json",
-        "-q",
-    )
+    result = run_audit_games("heuristic", book_3x3, 6, "--json")
     data = json.loads(result.output)
     assert data["mode"] == "games" and len(data["games"]) == 6
     assert [g["agent_side"] for g in data["games"]] == ["x", "o"] * 3
@@ -236,18 +220,18 @@ def test_cli_games_mode(book_3x3):
     ],
 )
 def test_cli_bad_input_is_one_line_exit_2(book_3x3, args, words):
-    result = run(*args, "--db", book_3x3)
+    result = run_audit(*args, "--db", book_3x3)
     assert result.exit_code == 2, result.output
     assert words in result.output and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
 
 
 def test_cli_missing_book(tmp_path):
-    result = run("--agent", "random", "--db", str(tmp_path / "none.sqlite"))
+    result = run_audit("--agent", "random", "--db", str(tmp_path / "none.sqlite"))
     assert result.exit_code == 2 and "no book at" in result.output
 
 
 def test_help_has_an_example():
-    result = run("--help")
+    result = run_audit("--help")
     assert result.exit_code == 0 and "ttt audit --agent" in result.output
     assert "mcts:" in result.output

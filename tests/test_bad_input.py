@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 from click.testing import CliRunner
 
-from ttt_solve.book import schema
 from ttt_solve.book.errors import BookNotFoundError, GameNotFoundError, SchemaVersionError
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.main import ttt
@@ -61,32 +58,6 @@ def test_bad_positions_and_moves_through_the_api(position, moves, message, error
         assert repr(position) in str(caught.value)  # the message quotes the input
 
 
-def corrupt_books(tmp_path) -> dict[str, str]:
-    """A missing file, an empty file, a non-book database, garbage, and a newer book."""
-    newer = tmp_path / "newer.sqlite"
-    with open_book(str(newer), create=True):
-        pass
-    with sqlite3.connect(newer) as conn:
-        conn.execute(
-            "UPDATE meta SET value = ? WHERE name = 'schema_version'",
-            (str(schema.SCHEMA_VERSION + 1),),
-        )
-    other = tmp_path / "other.sqlite"
-    with sqlite3.connect(other) as conn:
-        conn.execute("CREATE TABLE t (a)")
-    garbage = tmp_path / "garbage.sqlite"
-    garbage.write_bytes(b"not a database " * 200)
-    empty = tmp_path / "empty.sqlite"
-    empty.write_bytes(b"")
-    return {
-        "missing": str(tmp_path / "absent.sqlite"),
-        "newer": str(newer),
-        "other": str(other),
-        "garbage": str(garbage),
-        "empty": str(empty),
-    }
-
-
 DATABASES = [
     ("missing", "no book at", BookNotFoundError),
     (
@@ -102,14 +73,14 @@ DATABASES = [
 
 @pytest.mark.parametrize("command", ["query", "stats", "export"])
 @pytest.mark.parametrize("name, message, error", DATABASES)
-def test_bad_databases_through_the_cli(tmp_path, command, name, message, error):
-    db = corrupt_books(tmp_path)[name]
+def test_bad_databases_through_the_cli(corrupt_books, command, name, message, error):
+    db = corrupt_books[name]
     one_line_error([command, "--db", db], message)
 
 
 @pytest.mark.parametrize("name, message, error", DATABASES)
-def test_bad_databases_through_the_api(tmp_path, name, message, error):
-    db = corrupt_books(tmp_path)[name]
+def test_bad_databases_through_the_api(corrupt_books, name, message, error):
+    db = corrupt_books[name]
     with pytest.raises(error, match=message.replace("(", r"\(")):
         with open_book(db):
             pass

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from tests.pg_support import solve_into
+from tests.support import random_walk
 from ttt_solve.book.errors import (
     GameNotFoundError,
     OutOfReachError,
@@ -55,8 +56,8 @@ def test_the_read_path_does_not_import_sqlalchemy_numpy_or_numba(book_3x3):
     import sys
 
     code = (
-        "import sys; from book.reader import open_book; from solver.position import Position;"
-        "from solver.rules import Rules\n"
+        "import sys; from ttt_solve.book.reader import open_book;"
+        "from ttt_solve.solver.position import Position; from ttt_solve.solver.rules import Rules\n"
         f"with open_book({book_3x3!r}) as b: b.find(Position.start(Rules(3, 3, 3)))\n"
         "print(sorted(m for m in ('sqlalchemy', 'numpy', 'numba') if m in sys.modules))"
     )
@@ -146,14 +147,7 @@ def test_the_sqlalchemy_path_reads_the_same(book_small):
     """Non-SQLite databases are read through SQLAlchemy Core: same answers as sqlite3."""
     rules = Rules(4, 4, 3)
     rng = random.Random(5)
-    samples = []
-    for _ in range(50):
-        position = Position.start(rules)
-        for _ in range(rng.randrange(0, 9)):
-            if position.is_terminal:
-                break
-            position = position.play(rng.choice(position.legal_moves()))
-        samples.append(position)
+    samples = [random_walk(rules, rng, rng.randrange(0, 9)) for _ in range(50)]
     with open_book(book_small) as fast:
         expected = fast.find_many(samples)
         games = fast.games()
@@ -229,11 +223,7 @@ def test_oracle_live_search_agrees_with_the_book(book_small):
         live = Oracle(rules, None, search_seconds=30)
         stored = Oracle(rules, book)
         for _ in range(25):
-            position = Position.start(rules)
-            for _ in range(rng.randrange(2, 7)):
-                if position.is_terminal:
-                    break
-                position = position.play(rng.choice(position.legal_moves()))
+            position = random_walk(rules, rng, rng.randrange(2, 7))
             searched, truth = live.analyse(position), stored.analyse(position)
             assert searched.source == SEARCH and truth.source == BOOK
             assert searched.value == truth.value, position

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 import sqlalchemy as sa
 
@@ -96,29 +94,13 @@ def test_many_games_in_one_book(book_small):
             book.game(Rules(4, 4, 4))
 
 
-def test_missing_database_and_newer_schema(tmp_path):
-    with pytest.raises(BookNotFoundError, match="no book at"):
-        with open_book(str(tmp_path / "absent.sqlite")):
-            pass
-    db = tmp_path / "newer.sqlite"
-    with open_book(str(db), create=True):
-        pass
-    with sqlite3.connect(db) as conn:
-        conn.execute(
-            "UPDATE meta SET value = ? WHERE name = 'schema_version'",
-            (str(schema.SCHEMA_VERSION + 1),),
-        )
-    with pytest.raises(SchemaVersionError, match="newer"):
-        with open_book(str(db)):
-            pass
-    other = tmp_path / "other.sqlite"
-    with sqlite3.connect(other) as conn:
-        conn.execute("CREATE TABLE t (a)")
-    with pytest.raises(SchemaVersionError, match="not a ttt-solve book"):
-        with open_book(str(other)):
-            pass
-    garbage = tmp_path / "garbage.sqlite"
-    garbage.write_bytes(b"this is not a database" * 100)
-    with pytest.raises(BookNotFoundError):
-        with open_book(str(garbage)):
-            pass
+def test_missing_database_and_newer_schema(corrupt_books):
+    for name, error, message in [
+        ("missing", BookNotFoundError, "no book at"),
+        ("newer", SchemaVersionError, "newer"),
+        ("other", SchemaVersionError, "not a ttt-solve book"),
+        ("garbage", BookNotFoundError, None),
+    ]:
+        with pytest.raises(error, match=message):
+            with open_book(corrupt_books[name]):
+                pass

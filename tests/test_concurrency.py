@@ -168,8 +168,8 @@ def test_two_solves_started_together_on_an_existing_book(book_db):
 def test_schema_preparation_from_two_processes_on_a_new_database(book_db):
     """:func:`book.migrate.prepare_schema` serialises: exactly one of two creates the tables."""
     code = (
-        "import sys; from book.migrate import prepare_schema; "
-        "from book.schema import database_url, make_engine; "
+        "import sys; from ttt_solve.book.migrate import prepare_schema; "
+        "from ttt_solve.book.schema import database_url, make_engine; "
         "print(prepare_schema(make_engine(database_url(sys.argv[1]))))"
     )
     runs = [

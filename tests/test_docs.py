@@ -15,6 +15,7 @@ Output that is shown but too slow to check goes in a block marked ``text``, whic
 from __future__ import annotations
 
 import doctest
+import importlib.util
 import os
 import re
 import subprocess
@@ -31,6 +32,8 @@ CHECK_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 COMMAND_SECONDS = 120
 # Prose and measured figures: the commands they cite take minutes, so they show no sessions.
 PAGES_WITHOUT_CHECKED_EXAMPLES = {"design.md", "benchmarks.md"}
+PAGE_NEEDS = {"web.md": ("uvicorn", "web"), "scale-out.md": ("distributed", "dask")}
+"""Pages whose examples run an optional extra: (the module it installs, the extra)."""
 
 # Files and places that belong to the people working on the project, not to its users.
 OUTSIDE_REFERENCE = re.compile(r"CONVENTIONS\.md|MEASURED\.md|STYLE\.md|\.\./shared")
@@ -145,6 +148,10 @@ def check_pycon(page: Path, block: Block, cwd: Path, globs: dict) -> list[str]:
 
 @pytest.mark.parametrize("page", PAGES, ids=[str(page.relative_to(ROOT)) for page in PAGES])
 def test_examples_are_real_sessions(page: Path, tmp_path: Path) -> None:
+    if page.name in PAGE_NEEDS:
+        module, extra = PAGE_NEEDS[page.name]
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{page.name} runs the {extra} extra: pip install -e '.[{extra}]'")
     for linked in ("examples", "tests/engines"):
         target = tmp_path / linked
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -5,19 +5,13 @@ from __future__ import annotations
 import json
 import re
 
-from click.testing import CliRunner
-
+from tests.support import run_audit, run_audit_games
 from tests.test_engine import broken, reference
-from ttt_solve.cli.main import ttt
-
-
-def run(*args):
-    return CliRunner().invoke(ttt, ["audit", *args])
 
 
 def test_text_report_counts_failures_by_kind_and_shows_positions(book_3x3):
     spec = broken("--fail illegal:0 --fail garbage:1 --fail crash:2")
-    result = run("--agent", spec, "--db", book_3x3, "-q")
+    result = run_audit("--agent", spec, "--db", book_3x3, "-q")
     assert result.exit_code == 0, result.output
     out = result.output
     rows = dict(re.findall(r"│ (\S.*?) +│ (.*?) +│", out))
@@ -35,18 +29,18 @@ def test_text_report_counts_failures_by_kind_and_shows_positions(book_3x3):
 
 
 def test_an_engine_that_never_fails_still_shows_zero_failures(book_3x3):
-    out = run("--agent", reference(), "--db", book_3x3, "-q").output
+    out = run_audit("--agent", reference(), "--db", book_3x3, "-q").output
     assert re.search(r"engine failures \(not graded\) +│ 0 \(0 up to symmetry\)", out)
     assert (
         "every graded move was best" in out
         and "engine failures (" not in out.split("every graded move")[1]
     )
-    assert "engine failures" not in run("--agent", "random", "--db", book_3x3, "-q").output
+    assert "engine failures" not in run_audit("--agent", "random", "--db", book_3x3, "-q").output
 
 
 def test_json_and_games_mode(book_3x3):
     data = json.loads(
-        run(
+        run_audit(
             "--agent", broken("--fail timeout:2", timeout=0.2), "--db", book_3x3, "--json", "-q"
         ).output
     )
@@ -56,33 +50,12 @@ def test_json_and_games_mode(book_3x3):
         f["ply"] == 2 and f["to_move"] == "x" for f in data["failed"]
     )
 
-    result = run(
-        "--agent",
-        broken("--fail crash:3"),
-        "--games",
-        "4",
-        "--opponent",
-        "random",
-        "--db",
-        book_3x3,
-        "--json",
-        "-q",
-    )
+    result = run_audit_games(broken("--fail crash:3"), book_3x3, 4, "--json")
     data = json.loads(result.output)
     assert [g["outcome"] == "stopped" for g in data["games"]] == [False, True] * 2
     assert [g["failure"] for g in data["games"]] == [None, "crash"] * 2
     assert data["failures"]["crash"] == 2 and len(data["failed"]) == 2
 
-    text = run(
-        "--agent",
-        broken("--fail crash:3"),
-        "--games",
-        "4",
-        "--opponent",
-        "random",
-        "--db",
-        book_3x3,
-        "-q",
-    ).output
+    text = run_audit_games(broken("--fail crash:3"), book_3x3, 4).output
     assert "stopped by a failure" in text
     assert re.search(r"agent as O +│ +2 │ +0 │ +\d │ +\d │ +2 │", text), text

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tests.reference import boards, rows
+from tests.support import over_boards
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.keyarrays import KeyArrays
@@ -93,18 +94,7 @@ def all_positions(rules: Rules) -> set[Position]:
     return seen
 
 
-@pytest.mark.parametrize(
-    "rules",
-    [
-        Rules(3, 3, 3),
-        Rules(2, 3, 2),
-        Rules(3, 2, 3),
-        Rules(3, 3, 2),
-        Rules(2, 2, 1),
-        Rules(1, 4, 2),
-        Rules(3, 3, 1),
-    ],
-)
+@over_boards("3x3 k=3", "2x3 k=2", "3x2 k=3", "3x3 k=2", "2x2 k=1", "1x4 k=2", "3x3 k=1")
 def test_every_position_matches_a_brute_force(rules):
     _, tables = solve(rules)
     stored = {}

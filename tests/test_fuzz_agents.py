@@ -12,8 +12,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support import random_walk
 from ttt_solve.agents.spec import AGENTS, AgentSpecError, make_agent
-from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
 EXAMPLES = 150
@@ -45,11 +45,7 @@ def specs(draw):
 def test_agents_built_from_hostile_specs_play_or_refuse(spec, moves, seed):
     rules = Rules(3, 3, 3)
     rng = random.Random(seed)
-    position = Position.start(rules)
-    for _ in range(moves):
-        if position.is_terminal:
-            break
-        position = position.play(rng.choice(position.legal_moves()))
+    position = random_walk(rules, rng, moves)
     try:
         agent = make_agent(spec, random.Random(seed))
     except AgentSpecError:

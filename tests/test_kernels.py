@@ -1,8 +1,11 @@
-"""The compiled per-ply kernels against plain definitions, and the writer's ply thread."""
+"""The per-ply key operations (NumPy and compiled kernels) against plain definitions, the
+choice between them, and the writer's ply thread."""
 
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -10,7 +13,13 @@ import pytest
 
 from ttt_solve.book.writer import solved_ahead
 from ttt_solve.solver import kernels
-from ttt_solve.solver.keyarrays import KeyArrays
+from ttt_solve.solver.keyarrays import (
+    COMPILED_FROM_CELLS,
+    NO_MOVE,
+    CompiledKeyArrays,
+    KeyArrays,
+    key_arrays,
+)
 from ttt_solve.solver.rules import Rules
 
 
@@ -23,10 +32,14 @@ def test_sorted_unique_matches_numpy(slices):
         assert np.array_equal(kernels.sorted_unique_parallel(keys.copy(), slices), expected)
 
 
+IMPLEMENTATIONS = [KeyArrays, CompiledKeyArrays]
+
+
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
 @pytest.mark.parametrize("shape", [(3, 3, 3), (4, 5, 4), (5, 5, 4), (4, 4, 4)])
-def test_canonical_children_are_the_positions_children(shape):
+def test_canonical_children_are_the_positions_children(implementation, shape):
     rules = Rules(*shape)
-    arrays = KeyArrays(rules)
+    arrays = implementation(rules)
     rng = random.Random(11)
     for ply in (0, 1, 4, rules.cells - 2):
         parents = []
@@ -48,9 +61,10 @@ def test_canonical_children_are_the_positions_children(shape):
         assert children.tolist() == expected
 
 
-def test_back_up_reports_missing_children():
+@pytest.mark.parametrize("implementation", IMPLEMENTATIONS)
+def test_back_up_reports_missing_children(implementation):
     rules = Rules(3, 3, 3)
-    arrays = KeyArrays(rules)
+    arrays = implementation(rules)
     parents = np.array([0], dtype=np.uint64)  # the empty board: three canonical children
     children = arrays.sorted_unique(arrays.canonical_children(parents, 0))
     assert len(children) == 3
@@ -59,7 +73,57 @@ def test_back_up_reports_missing_children():
     partial = arrays.back_up(parents, 0, children[:1], np.zeros(1, dtype=np.int16))
     assert partial[2].tolist() == [False]
     empty = arrays.back_up(parents, 0, np.empty(0, dtype=np.uint64), np.empty(0, dtype=np.int16))
-    assert empty[0].tolist() == [kernels.NO_MOVE] and empty[1].tolist() == [0]
+    assert empty[0].tolist() == [NO_MOVE] and empty[1].tolist() == [0]
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 3), (4, 4, 4)])
+def test_both_implementations_agree_key_by_key(shape):
+    rules = Rules(*shape)
+    plain, compiled = KeyArrays(rules), CompiledKeyArrays(rules)
+    rng = np.random.default_rng(5)
+    ply = 6
+    keys = []
+    for _ in range(300):
+        cells = rng.permutation(rules.cells)[:ply]
+        x = sum(1 << int(c) for c in cells[: (ply + 1) // 2])
+        o = sum(1 << int(c) for c in cells[(ply + 1) // 2 :])
+        keys.append(x | o << rules.cells)
+    keys_array = np.array(keys, dtype=np.uint64)
+    assert np.array_equal(plain.canonical(keys_array), compiled.canonical(keys_array))
+    assert np.array_equal(plain.orbit_sizes(keys_array), compiled.orbit_sizes(keys_array))
+    for won_ply in (0, ply):
+        assert np.array_equal(
+            plain.won_by_last_mover(keys_array, won_ply),
+            compiled.won_by_last_mover(keys_array, won_ply),
+        )
+    children = plain.sorted_unique(plain.canonical_children(keys_array, ply))
+    scores = rng.integers(-100, 100, size=len(children)).astype(np.int16)
+    for a, b in zip(
+        plain.back_up(keys_array, ply, children, scores),
+        compiled.back_up(keys_array, ply, children, scores),
+    ):
+        assert np.array_equal(a, b)
+
+
+def test_the_compiled_kernels_are_chosen_from_a_board_size_on():
+    assert type(key_arrays(Rules(3, 3, 3))) is KeyArrays
+    assert type(key_arrays(Rules(3, 4, 3))) is KeyArrays
+    assert COMPILED_FROM_CELLS <= 16
+    assert type(key_arrays(Rules(4, 4, 4))) is CompiledKeyArrays
+    assert type(key_arrays(Rules(3, 3, 3), compiled=True)) is CompiledKeyArrays
+
+
+def test_a_small_solve_does_not_load_the_kernels():
+    code = (
+        "import sys\n"
+        "from ttt_solve.solver.exhaustive import ExhaustiveSolver\n"
+        "from ttt_solve.solver.rules import Rules\n"
+        "list(ExhaustiveSolver(Rules(3, 3, 3)).solve())\n"
+        "print('numba' in sys.modules, 'ttt_solve.solver.kernels' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "False"]
 
 
 def test_solved_ahead_passes_plies_and_errors_through():

@@ -4,21 +4,12 @@ import random
 
 import pytest
 
+from tests.support import over_boards, random_walk
 from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
 T3 = Rules(3, 3, 3)
-
-
-def random_position(rules: Rules, rng: random.Random) -> Position:
-    position = Position.start(rules)
-    for _ in range(rng.randrange(rules.cells + 1)):
-        moves = position.legal_moves()
-        if not moves:
-            break
-        position = position.play(rng.choice(moves))
-    return position
 
 
 def test_parse_and_print_round_trip():
@@ -79,13 +70,11 @@ def test_positions_are_immutable_values():
     assert len({position.play(4), position.play(4)}) == 1
 
 
-@pytest.mark.parametrize(
-    "rules", [Rules(3, 3, 3), Rules(4, 4, 4), Rules(3, 4, 3), Rules(4, 5, 4), Rules(5, 5, 4)]
-)
+@over_boards("3x3 k=3", "4x4 k=4", "3x4 k=3", "4x5 k=4", "5x5 k=4")
 def test_canonical_key_is_the_same_for_every_image(rules):
     rng = random.Random(20261121)
     for _ in range(200):
-        position = random_position(rules, rng)
+        position = random_walk(rules, rng, rng.randrange(rules.cells + 1))
         key, symmetry = position.canonical()
         assert position.transform(symmetry).key == key
         images = [position.transform(s) for s in range(len(rules.symmetries))]

@@ -8,9 +8,9 @@ import random
 import pytest
 from click.testing import CliRunner
 
+from tests.support import random_walk
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.main import ttt
-from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value, move_value
 
@@ -79,11 +79,7 @@ def test_every_listed_move_agrees_with_the_stored_child(book_3x3):
     rng = random.Random(3)
     with open_book(book_3x3) as book:
         for _ in range(40):
-            position = Position.start(T3)
-            for _ in range(rng.randrange(0, 8)):
-                if position.is_terminal:
-                    break
-                position = position.play(rng.choice(position.legal_moves()))
+            position = random_walk(T3, rng, rng.randrange(0, 8))
             data = query_json(str(position), "--db", book_3x3)
             for move in data["moves"]:
                 child = book.find(position.play(T3.parse_cell(move["cell"])))

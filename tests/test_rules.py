@@ -4,6 +4,7 @@ import itertools
 
 import pytest
 
+from tests.support import over_boards
 from ttt_solve.solver.errors import IllegalMoveError, InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
 
@@ -102,18 +103,7 @@ def naive_permute(rules: Rules, cells: int, symmetry: int) -> int:
     return sum(1 << perm[c] for c in range(rules.cells) if cells >> c & 1)
 
 
-@pytest.mark.parametrize(
-    "rules",
-    [
-        Rules(3, 3, 3),
-        Rules(3, 4, 3),
-        Rules(4, 4, 4),
-        Rules(5, 6, 4),
-        Rules(2, 2, 2),
-        Rules(6, 6, 5),
-        Rules(1, 9, 3),
-    ],
-)
+@over_boards("3x3 k=3", "3x4 k=3", "4x4 k=4", "5x6 k=4", "2x2 k=2", "6x6 k=5", "1x9 k=3")
 def test_table_permutations_and_canonical_keys_agree_with_a_naive_oracle(rules):
     import random
 

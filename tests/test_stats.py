@@ -1,4 +1,4 @@
-"""``ttt stats``: the 3x3 analysis reproduces the published figures (data/, CONVENTIONS.md)."""
+"""``ttt stats``: the 3x3 analysis reproduces the published figures (data/, docs/conventions.md)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,8 @@ It speaks the protocol, plays the first empty cell, and fails on purpose where i
     --pidfile PATH      append this process's pid (and a grandchild's) to PATH
     --grandchild        start a child process that sleeps, to check the process group is killed
 
-Like the reference engine it imports nothing from the project.
+Like the reference engine it imports nothing from the ttt_solve package; it reads requests and
+writes replies with the reference engine's own helpers.
 """
 
 import argparse
@@ -31,11 +32,10 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
-
-def reply(text):
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+from reference_engine import reply, requests  # noqa: E402 (found through the path above)
 
 
 def main():
@@ -67,13 +67,7 @@ def main():
 
     cols = 0
     board = ""
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            return
-        words = line.split()
-        if not words:
-            continue
+    for words in requests():
         command = words[0]
         if command == "ttt":
             if start_failure == "crash":

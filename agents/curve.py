@@ -1,0 +1,304 @@
+"""Strength curves: an agent audited at many values of one parameter, several seeds each.
+
+A curve is many audits (:mod:`agents.audit`): for each value of the varied parameter (say
+``iterations=10,30,100``) the agent ``mcts:iterations=10``, ... is audited once per seed, in
+every position or in games, exactly as ``ttt audit`` would with that spec and seed, so a point's
+figures per seed are that audit's. The truth is read from the book once and shared by every
+point and seed; each audit uses both cores as an audit does.
+
+Per point: accuracy and perfection as the mean over seeds with a 95% interval (Student's t),
+blunders by kind, and the seeds' summaries and games for the caller to present.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from ttt_solve.agents.audit import (
+    BLUNDER_KINDS,
+    Failure,
+    GameResult,
+    Summary,
+    Truth,
+    audit_games,
+    audit_positions,
+    select_positions,
+    summarize,
+)
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.spec import AGENTS, parse_spec
+from ttt_solve.errors import TttError
+from ttt_solve.solver.rules import Rules
+
+
+class CurveError(TttError, ValueError):
+    """A ``--vary`` that does not parse or does not fit the agent."""
+
+
+class Vary(NamedTuple):
+    """A parameter and the values it takes along the curve, as typed and as numbers."""
+
+    param: str
+    values: tuple[str, ...]
+    numbers: tuple[float, ...]
+
+
+def parse_vary(text: str) -> Vary:
+    """``iterations=10,30,100`` -> the parameter and at least two distinct numeric values."""
+    param, equals, rest = str(text).partition("=")
+    param = param.strip().lower()
+    values = tuple(v.strip() for v in rest.split(","))
+    if not equals or not param or not all(values):
+        raise CurveError(
+            f"--vary {text!r} is not PARAM=V1,V2,... (e.g. --vary iterations=10,30,100)"
+        )
+    numbers = []
+    for value in values:
+        try:
+            number = float(value)
+        except ValueError:
+            raise CurveError(f"--vary {text!r}: {value!r} is not a number") from None
+        if not math.isfinite(number):
+            raise CurveError(f"--vary {text!r}: {value!r} is not a finite number")
+        numbers.append(number)
+    if len(values) < 2:
+        raise CurveError(f"--vary {text!r} has a single value: a curve needs two or more")
+    if len(set(numbers)) < len(numbers):
+        raise CurveError(f"--vary {text!r} repeats a value")
+    return Vary(param, values, tuple(numbers))
+
+
+def point_spec(agent_spec: str, param: str, value: str) -> str:
+    """The spec of one point: ``agent_spec`` with ``param=value`` added.
+
+    Built-in agents and ``openspiel:BOT`` take parameters after a colon, the first one, then
+    commas; ``py:`` and ``cmd:`` specs take them after a comma.
+    """
+    spec = agent_spec.strip()
+    name = spec.partition(":")[0].strip().lower()
+    colons_before_params = 1 if name in AGENTS else 2 if name == "openspiel" else None
+    if colons_before_params is None or spec.count(":") >= colons_before_params:
+        separator = ","
+    else:
+        separator = ":"
+    return f"{spec}{separator}{param}={value}"
+
+
+class PointPlan(NamedTuple):
+    value: str  # as typed in --vary
+    x: float
+    spec: str  # the agent audited at this point
+
+
+class CurvePlan(NamedTuple):
+    """One agent's curve before it runs: its spec, the parameter and one spec per point."""
+
+    agent: str
+    param: str
+    points: tuple[PointPlan, ...]
+
+
+def plan_curve(agent_spec: str, vary: Vary) -> CurvePlan:
+    """Check that the agent takes the parameter and every value; raise before any work."""
+    parse_spec(agent_spec)
+    if vary.param in _typed_keys(agent_spec):
+        raise CurveError(
+            f"--agent {agent_spec!r} already sets {vary.param}, which --vary varies: "
+            f"leave it out of the spec"
+        )
+    points = []
+    for value, number in zip(vary.values, vary.numbers):
+        spec = point_spec(agent_spec, vary.param, value)
+        parse_spec(spec)  # raises for a parameter the agent lacks or a value of the wrong type
+        points.append(PointPlan(value, number, spec))
+    return CurvePlan(agent_spec, vary.param, tuple(points))
+
+
+def check_agents(plans: Sequence[CurvePlan], book: Any, db: str | None) -> None:
+    """Build every point's agent once, so that a value the agent refuses (a range its
+    constructor checks) or a missing optional package is reported before any work. External
+    engines (the only agents with a process to close) are not started here: their specs were
+    checked when parsed."""
+    for plan in plans:
+        for point in plan.points:
+            if parse_spec(point.spec).name == "cmd":
+                continue
+            AgentMaker(point.spec, db).build(book)
+
+
+def _typed_keys(agent_spec: str) -> set[str]:
+    """The parameter names written in a spec (not those filled in by default)."""
+    keys = set()
+    for item in agent_spec.replace(":", ",").split(","):
+        key, equals, _ = item.partition("=")
+        if equals:
+            keys.add(key.strip().lower())
+    return keys
+
+
+# -- figures over seeds ----------------------------------------------------------------------
+
+# Student's t, two-sided 95%, for 1 to 30 degrees of freedom; beyond, the normal 1.96.
+_T95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+class Interval(NamedTuple):
+    """A mean over seeds and its 95% interval, clipped to the shares' range 0..1."""
+
+    mean: float
+    low: float
+    high: float
+
+
+def interval(shares: Sequence[float]) -> Interval:
+    """Mean and 95% t-interval of shares measured with different seeds (one seed: no width)."""
+    n = len(shares)
+    mean = sum(shares) / n
+    if n < 2:
+        return Interval(mean, mean, mean)
+    sd = math.sqrt(sum((s - mean) ** 2 for s in shares) / (n - 1))
+    half = (_T95[n - 2] if n - 1 <= len(_T95) else 1.96) * sd / math.sqrt(n)
+    return Interval(mean, max(0.0, mean - half), min(1.0, mean + half))
+
+
+class SeedRun(NamedTuple):
+    """One audit of a point: its seed, its summary, and its games (``None`` in positions mode)."""
+
+    seed: int
+    summary: Summary
+    games: list[GameResult] | None
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a curve: the agent at one value of the parameter, audited once per seed."""
+
+    value: str
+    x: float
+    spec: str
+    runs: tuple[SeedRun, ...]
+
+    @property
+    def accuracy(self) -> Interval:
+        return interval([run.summary.accuracy for run in self.runs])
+
+    @property
+    def perfection(self) -> Interval:
+        return interval([run.summary.perfection for run in self.runs])
+
+    @property
+    def kept_value(self) -> bool:
+        """Whether every graded move of every seed kept the value (and some were graded)."""
+        return all(run.summary.moves and not run.summary.blunders for run in self.runs)
+
+    def blunder_kinds(self) -> dict[str, float]:
+        """Blunders by kind, mean over seeds (weighted like the audit's)."""
+        return {
+            kind: sum(run.summary.kinds[kind] for run in self.runs) / len(self.runs)
+            for kind in BLUNDER_KINDS
+        }
+
+    def games(self) -> list[GameResult]:
+        """Every seed's games, in seed order (empty in positions mode)."""
+        return [game for run in self.runs for game in run.games or ()]
+
+
+@dataclass(frozen=True)
+class Curve:
+    agent: str
+    param: str
+    points: tuple[Point, ...]
+
+    @property
+    def kept_value_from(self) -> Point | None:
+        """The point of smallest value at which every graded move of every seed kept the
+        value, if any."""
+        kept = [point for point in self.points if point.kept_value]
+        return min(kept, key=lambda point: point.x) if kept else None
+
+
+class ReadOnceTruth(Truth):
+    """A :class:`Truth` that also keeps the list of non-terminal positions after the first
+    read, so that the audits of a curve read the book once between them."""
+
+    def __init__(self, book: Any, rules: Rules, **kwargs: Any) -> None:
+        super().__init__(book, rules, **kwargs)
+        self._nonterminal: list[tuple[int, int, int]] | None = None
+
+    def nonterminal(self) -> list[tuple[int, int, int]]:
+        if self._nonterminal is None:
+            self._nonterminal = super().nonterminal()
+        return self._nonterminal
+
+
+def run_curves(
+    plans: Sequence[CurvePlan],
+    truth: Truth,
+    *,
+    db: str | None,
+    seeds: Sequence[int],
+    sample: int | None = None,
+    games: int | None = None,
+    opponent: str | None = None,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Curve]:
+    """Audit every point of every plan once per seed: in positions mode (every position, or
+    ``sample`` of them), or, given ``games``, in that many games against ``opponent``.
+
+    ``progress(done, total)`` counts the tasks of the whole run (positions or games).
+    """
+    if games is not None and opponent is None:
+        raise CurveError("games mode needs an opponent")
+    audits = sum(len(plan.points) for plan in plans) * len(seeds)
+    per_audit = games if games is not None else len(select_positions(truth, sample, seeds[0]))
+    total = audits * per_audit
+    finished = 0
+
+    def step(done: int, _of: int) -> None:
+        if progress is not None:
+            progress(finished + done, total)
+
+    curves = []
+    for plan in plans:
+        points = []
+        for point in plan.points:
+            runs = []
+            for seed in seeds:
+                maker = AgentMaker(point.spec, db)
+                failures: list[Failure] = []
+                results = None
+                if games is None:
+                    records, ungraded = audit_positions(
+                        maker,
+                        truth,
+                        sample=sample,
+                        seed=seed,
+                        jobs=jobs,
+                        progress=step,
+                        failures=failures,
+                    )
+                else:
+                    records, ungraded, results = audit_games(
+                        maker,
+                        AgentMaker(opponent or "", db),
+                        truth,
+                        games=games,
+                        seed=seed,
+                        jobs=jobs,
+                        progress=step,
+                        failures=failures,
+                    )
+                runs.append(SeedRun(seed, summarize(records, ungraded, failures), results))
+                finished += per_audit
+                step(0, total)
+            points.append(Point(point.value, point.x, point.spec, tuple(runs)))
+        curves.append(Curve(plan.agent, plan.param, tuple(points)))
+    return curves

@@ -1,0 +1,379 @@
+"""``ttt curve``: strength curves, an agent audited at many values of one parameter."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+
+import click
+from tabulate import tabulate
+
+from ttt_solve import charts
+from ttt_solve.agents.audit import BLUNDER_KINDS
+from ttt_solve.agents.curve import (
+    Curve,
+    Interval,
+    Point,
+    ReadOnceTruth,
+    check_agents,
+    parse_vary,
+    plan_curve,
+    run_curves,
+)
+from ttt_solve.agents.spec import describe_agents, parse_spec
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.audit import game_rows, parse_positions, percent
+from ttt_solve.cli.common import (
+    CliError,
+    LazyProgress,
+    count,
+    db_option,
+    friendly_errors,
+    game_options,
+    jobs_option,
+)
+from ttt_solve.errors import TttError
+from ttt_solve.solver.rules import Rules
+
+LOG_SCALE_RATIO = 100
+"""Values spanning this factor or more (two decades) are plotted on a log scale."""
+
+EXAMPLES = """
+\b
+Examples:
+  ttt curve --agent mcts --vary iterations=10,30,100,300,1000,3000 --seeds 5
+  ttt curve --agent mcts --vary iterations=10,100,1000 \\
+            --agent openspiel:mcts --vary simulations=10,100,1000 --plot mcts.svg
+  ttt curve --agent alphabeta --vary depth=1,2,3,4 --size 4 --win 3 --positions sample:500
+  ttt curve --agent heuristic --vary rules=0,1,2,3,4,5
+  ttt curve --agent mcts --vary iterations=10,100,1000 --games 100 --opponent perfect
+"""
+
+
+@click.command(
+    "curve",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=EXAMPLES + "\n\b\nAgents (SPEC is name or name:key=value,...):\n" + describe_agents(),
+)
+@click.option(
+    "--agent",
+    "agent_specs",
+    required=True,
+    multiple=True,
+    metavar="SPEC",
+    help="An agent to audit along the curve (repeat for one line per agent); its spec must "
+    "not set the varied parameter.",
+)
+@click.option(
+    "--vary",
+    "varies",
+    required=True,
+    multiple=True,
+    metavar="PARAM=V1,V2,...",
+    help="The parameter and its values (two or more numbers), e.g. iterations=10,100,1000. "
+    "One --vary for every agent, or one per --agent, in the same order.",
+)
+@game_options
+@db_option
+@click.option(
+    "--positions",
+    "positions",
+    default=None,
+    metavar="all|sample:N",
+    help="Grade one move from every reachable non-terminal position, or from N of them "
+    "drawn at random (per seed). The default mode.",
+)
+@click.option(
+    "--games",
+    type=click.IntRange(1),
+    default=None,
+    metavar="N",
+    help="Instead: play N games per point and seed against --opponent, colours alternating.",
+)
+@click.option(
+    "--opponent",
+    "opponent_spec",
+    default="random",
+    show_default=True,
+    metavar="SPEC",
+    help="The opponent in --games mode.",
+)
+@click.option(
+    "--seeds",
+    type=click.IntRange(1),
+    default=3,
+    show_default=True,
+    help="Audits per point, with seeds --seed, --seed+1, ...; the figures are their mean "
+    "and 95% interval.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="The first seed (a point's figures for one seed are those of `ttt audit --seed`).",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    default=None,
+    metavar="FILE.svg|FILE.png",
+    help="Also draw accuracy and perfection against the parameter, one line per agent "
+    "(needs pip install 'ttt-solve[plot]').",
+)
+@jobs_option("Processes for each audit (results do not depend on it).")
+@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print one CSV row per point.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@friendly_errors
+def curve(
+    agent_specs: tuple[str, ...],
+    varies: tuple[str, ...],
+    rules: Rules,
+    db: str,
+    positions: str | None,
+    games: int | None,
+    opponent_spec: str,
+    seeds: int,
+    seed: int,
+    plot_path: str | None,
+    jobs: int,
+    as_json: bool,
+    as_csv: bool,
+    quiet: bool,
+) -> None:
+    """Audit agents at many values of one parameter, several seeds each, as `ttt audit` does,
+    and report per point accuracy and perfection (mean and 95% interval over seeds), blunders
+    by kind and, in games mode, results by colour; name the smallest value at which an agent
+    kept the value in every graded move for every seed. Optionally plot the curves.
+    """
+    if as_json and as_csv:
+        raise CliError("--json and --csv are alternatives: choose one")
+    if games is not None and positions is not None:
+        raise CliError("--positions and --games are two modes: choose one")
+    if len(varies) not in (1, len(agent_specs)):
+        raise CliError(
+            f"{len(varies)} --vary for {len(agent_specs)} --agent: give one --vary for every "
+            f"agent, or one per agent in the same order"
+        )
+    sample = parse_positions(positions or "all") if games is None else None
+    parsed_varies = [parse_vary(text) for text in varies]
+    plans = [
+        plan_curve(spec, parsed_varies[index if len(parsed_varies) > 1 else 0])
+        for index, spec in enumerate(agent_specs)
+    ]
+    if games is not None:
+        parse_spec(opponent_spec)
+    if plot_path is not None:
+        try:
+            charts.check_target(plot_path)
+        except TttError as error:
+            raise CliError(str(error)) from None
+    seed_list = list(range(seed, seed + seeds))
+    with open_book(db) as book:
+        truth = ReadOnceTruth(book, rules)
+        check_agents(plans, book, db)
+        progress = LazyProgress("curve", enabled=not quiet)
+        try:
+            curves = run_curves(
+                plans,
+                truth,
+                db=db,
+                seeds=seed_list,
+                sample=sample,
+                games=games,
+                opponent=opponent_spec if games is not None else None,
+                jobs=jobs,
+                progress=progress,
+            )
+        finally:
+            progress.close()
+        if games is None:
+            mode = "every position" if sample is None else f"{count(sample)} sampled positions"
+        else:
+            mode = f"{count(games)} games against {opponent_spec}"
+        title = f"{rules.name}, {mode}, {seeds} seed{'s' if seeds > 1 else ''}"
+        if plot_path is not None:
+            charts.save(curve_chart(curves, title), plot_path)
+        if as_json:
+            click.echo(
+                json.dumps(
+                    curves_json(curves, rules, book.display_url, games is not None, mode, seed_list)
+                )
+            )
+        elif as_csv:
+            _print_csv(curves, games is not None)
+        else:
+            click.echo(f"curve on {rules.name}, {mode}; truth: {book.describe()}")
+            seeds_text = (
+                f"seed {seed}"
+                if seeds == 1
+                else f"seeds {seed_list[0]} to {seed_list[-1]}; shares are the mean over seeds "
+                f"[95% interval]; blunders: mean per seed"
+                + ("; games: summed over seeds" if games is not None else "")
+            )
+            click.echo(seeds_text)
+            for one in curves:
+                click.echo("")
+                click.echo(
+                    tabulate(
+                        [_row(point, games is not None) for point in one.points],
+                        headers=_headers(one, games is not None),
+                        tablefmt="simple_outline",
+                        disable_numparse=True,
+                    )
+                )
+                click.echo(kept_sentence(one))
+        if plot_path is not None:
+            click.echo(f"plot written to {plot_path}", err=True)
+
+
+def interval_text(share: Interval) -> str:
+    if share.low == share.high:
+        return percent(share.mean)
+    return f"{percent(share.mean)} [{100 * share.low:.1f}-{100 * share.high:.1f}]"
+
+
+def kept_sentence(one: Curve) -> str:
+    kept = one.kept_value_from
+    if kept is None:
+        return f"{one.agent}: no value tried kept the value in every graded move for every seed."
+    return (
+        f"{one.agent}: kept the value in every graded move for every seed from "
+        f"{one.param}={kept.value} (the smallest such value tried)."
+    )
+
+
+def _headers(one: Curve, games_mode: bool) -> list[str]:
+    headers = [one.param, "accuracy", "perfection", *BLUNDER_KINDS]
+    if games_mode:
+        headers += ["as X: won/drawn/lost", "as O: won/drawn/lost"]
+    return [f"{one.agent}: {one.param}", *headers[1:]]
+
+
+def _row(point: Point, games_mode: bool) -> list[str]:
+    kinds = point.blunder_kinds()
+    row = [
+        point.value,
+        interval_text(point.accuracy),
+        interval_text(point.perfection),
+        *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
+    ]
+    if games_mode:
+        for _label, _games, won, drawn, lost, *_ in game_rows(point.games()):
+            row.append(f"{won}/{drawn}/{lost}")
+    return row
+
+
+def curve_chart(curves: list[Curve], title: str) -> charts.Figure:
+    """Accuracy and perfection against the parameter, one line per agent, intervals drawn."""
+    xs = [point.x for one in curves for point in one.points]
+    log_x = min(xs) > 0 and max(xs) / min(xs) >= LOG_SCALE_RATIO
+    params = list(dict.fromkeys(one.param for one in curves))
+    panels = []
+    for share_name, label in (("accuracy", "accuracy (value kept)"), ("perfection", "perfection")):
+        series = []
+        for one in curves:
+            shares = [getattr(point, share_name) for point in one.points]
+            series.append(
+                charts.Series(
+                    one.agent,
+                    [point.x for point in one.points],
+                    [share.mean for share in shares],
+                    [share.low for share in shares],
+                    [share.high for share in shares],
+                )
+            )
+        panels.append(charts.Panel(label, series))
+    return charts.line_panels(
+        panels,
+        title=title,
+        xlabel=" / ".join(params),
+        log_x=log_x,
+        percent=True,
+    )
+
+
+def curves_json(
+    curves: list[Curve],
+    rules: Rules,
+    book: str,
+    games_mode: bool,
+    description: str,
+    seeds: list[int],
+) -> dict[str, object]:
+    def share(value: Interval) -> dict[str, float]:
+        return {"mean": value.mean, "low": value.low, "high": value.high}
+
+    out_curves = []
+    for one in curves:
+        kept = one.kept_value_from
+        points = []
+        for point in one.points:
+            entry: dict[str, object] = {
+                "value": point.value,
+                "spec": point.spec,
+                "accuracy": share(point.accuracy),
+                "perfection": share(point.perfection),
+                "blunder_kinds": point.blunder_kinds(),
+                "kept_value": point.kept_value,
+                "runs": [
+                    {
+                        "seed": run.seed,
+                        "moves": run.summary.moves,
+                        "accuracy": run.summary.accuracy,
+                        "perfection": run.summary.perfection,
+                        "best": run.summary.best,
+                        "sound": run.summary.sound,
+                        "blunders": run.summary.blunders,
+                        "blunder_kinds": run.summary.kinds,
+                        "ungraded": run.summary.ungraded,
+                        "failures": run.summary.failures,
+                    }
+                    for run in point.runs
+                ],
+            }
+            if point.runs[0].games is not None:
+                entry["games"] = {
+                    side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
+                    for side, (_, n, won, drawn, lost, *_) in zip("xo", game_rows(point.games()))
+                }
+            points.append(entry)
+        out_curves.append(
+            {
+                "agent": one.agent,
+                "param": one.param,
+                "kept_value_from": None if kept is None else kept.value,
+                "points": points,
+            }
+        )
+    return {
+        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+        "book": book,
+        "mode": "games" if games_mode else "positions",
+        "description": description,
+        "seeds": seeds,
+        "curves": out_curves,
+    }
+
+
+def _print_csv(curves: list[Curve], games_mode: bool) -> None:
+    fields = ["agent", "param", "value", "spec", "seeds"]
+    for share_name in ("accuracy", "perfection"):
+        fields += [share_name, f"{share_name}_low", f"{share_name}_high"]
+    fields += list(BLUNDER_KINDS)
+    if games_mode:
+        fields += [f"{side}_{result}" for side in "xo" for result in ("won", "drawn", "lost")]
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(fields)
+    for one in curves:
+        for point in one.points:
+            kinds = point.blunder_kinds()
+            row: list[object] = [one.agent, one.param, point.value, point.spec, len(point.runs)]
+            row += [*point.accuracy, *point.perfection]
+            row += [kinds[kind] for kind in BLUNDER_KINDS]
+            if games_mode:
+                for _label, _n, won, drawn, lost, *_ in game_rows(point.games()):
+                    row += [won, drawn, lost]
+            writer.writerow(row)

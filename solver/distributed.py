@@ -1,0 +1,492 @@
+"""The exhaustive solve on a Dask cluster: the same retrograde analysis, ply by ply, with every
+ply cut into partitions by key hash and kept as Parquet files.
+
+* **Forward**, ply ``p`` to ``p + 1``: each partition of ply ``p`` makes the canonical children
+  of its open positions (:func:`solver.plies.canonical_children`) and cuts them by owning
+  partition (the hash of the key); each partition of ply ``p + 1`` takes its share from every
+  partition of ply ``p`` (the shuffle), deduplicates it and marks the won positions.
+* **Backward**, ply ``p`` from the solved ply ``p + 1``: each partition of ply ``p`` sends the
+  canonical keys of its positions' children to their owning partitions, which answer with the
+  children's scores (the join); with the answers gathered, :func:`solver.plies.back_up_ply`
+  reduces each position's children to its score and best moves, exactly as in one process.
+
+Every finished partition is written to the work directory (any fsspec URL; a local path on one
+machine) as a Parquet file, and every finished ply is marked done there, so an interrupted run
+resumes at the first ply not done. The work between the tasks moves through Dask, whose
+workers keep a memory limit and spill to disk beyond it. The solved plies are read back from
+the Parquet files one at a time (:meth:`DaskSolver.plies`) as :class:`PlyTable` values, the
+same as the in-process solver yields.
+
+Dask, distributed and pyarrow are an optional extra (``pip install ttt-solve[dask]``); this
+module imports them only when a solver is made.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import operator
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ttt_solve.errors import TttError
+from ttt_solve.solver import SOLVER_VERSION
+from ttt_solve.solver.errors import InvalidRulesError
+from ttt_solve.solver.keyarrays import key_arrays
+from ttt_solve.solver.plies import back_up_ply, canonical_children, won_by_last_mover
+from ttt_solve.solver.plytable import PlyTable, Progress
+from ttt_solve.solver.rules import Rules
+
+HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)
+"""Fibonacci hashing: the top bits of ``key * 2**64 / phi`` spread neighbouring keys (which
+share their low bits) evenly over the partitions."""
+
+CHILDREN_PER_PARTITION = 8_000_000
+"""A ply is cut into as many partitions as its parents have children per this many (before
+deduplication): a partition's task then holds a few hundred MB (its keys, their children and
+the answers), well within a worker's memory limit, and small plies are one task each."""
+
+WORKER_MEMORY = "4GiB"
+"""The memory limit of each worker of a local cluster; beyond 70% of it a worker spills."""
+
+
+class DaskUnavailableError(TttError):
+    """The Dask engine was asked for but its packages are not installed."""
+
+
+class UnsolvedPlyError(TttError):
+    """The solved plies were asked for before the run that makes them finished."""
+
+
+def require_dask() -> None:
+    """Raise :class:`DaskUnavailableError` unless dask.distributed, fsspec and pyarrow import."""
+    try:
+        import distributed  # noqa: F401
+        import fsspec  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError as missing:
+        raise DaskUnavailableError(
+            f"the dask engine needs the dask extra ({missing.name} is missing): "
+            "pip install 'ttt-solve[dask]'"
+        ) from missing
+
+
+def owners(keys: NDArray[np.uint64], partitions: int) -> NDArray[np.intp]:
+    """The partition owning each key."""
+    return ((keys * HASH_MULTIPLIER) >> np.uint64(32)) % np.uint64(partitions)  # type: ignore[no-any-return]
+
+
+def split_by_owner(keys: NDArray[np.uint64], partitions: int) -> list[NDArray[np.uint64]]:
+    """``keys`` cut into one array per owning partition, each keeping the order of ``keys``."""
+    owner = owners(keys, partitions)
+    order = np.argsort(owner, kind="stable")
+    bounds = np.searchsorted(owner[order], np.arange(partitions + 1))
+    sorted_keys = keys[order]
+    return [sorted_keys[bounds[p] : bounds[p + 1]] for p in range(partitions)]
+
+
+# --- The work directory: one folder per ply, one Parquet file per partition ------------------
+
+
+@dataclass(frozen=True)
+class WorkDir:
+    """Where the plies live: ``ply-05/keys-0003.parquet`` (keys and won flags of partition 3 of
+    ply 5), ``ply-05/solved-0003.parquet`` (keys, scores, best moves, images) and the markers
+    ``ply-05/keys.done`` and ``ply-05/solved.done`` written once every partition is."""
+
+    url: str
+
+    def fs_path(self, *parts: str) -> tuple[Any, str]:
+        import fsspec
+
+        fs, root = fsspec.core.url_to_fs(self.url)
+        return fs, "/".join([root.rstrip("/"), *parts])
+
+    def part(self, ply: int, stage: str, partition: int) -> str:
+        return f"ply-{ply:02d}/{stage}-{partition:04d}.parquet"
+
+    def done(self, ply: int, stage: str) -> bool:
+        fs, path = self.fs_path(f"ply-{ply:02d}/{stage}.done")
+        return bool(fs.exists(path))
+
+    def mark_done(self, ply: int, stage: str, facts: dict[str, Any]) -> None:
+        self.write_bytes(f"ply-{ply:02d}/{stage}.done", json.dumps(facts).encode())
+
+    def facts(self, ply: int, stage: str) -> dict[str, Any]:
+        fs, path = self.fs_path(f"ply-{ply:02d}/{stage}.done")
+        with fs.open(path, "rb") as handle:
+            facts: dict[str, Any] = json.loads(handle.read())
+        return facts
+
+    def write_bytes(self, name: str, data: bytes) -> None:
+        fs, path = self.fs_path(name)
+        fs.makedirs(path.rsplit("/", 1)[0], exist_ok=True)
+        with fs.open(path + ".partial", "wb") as handle:
+            handle.write(data)
+        fs.mv(path + ".partial", path)
+
+    def write_columns(self, name: str, columns: dict[str, NDArray[Any]]) -> int:
+        """Write aligned arrays as one Parquet file, atomically (a partial file moved into
+        place); returns its size in bytes."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        buffer = io.BytesIO()
+        pq.write_table(pa.table(columns), buffer)
+        self.write_bytes(name, buffer.getvalue())
+        return len(buffer.getvalue())
+
+    def read_columns(self, name: str) -> dict[str, NDArray[Any]]:
+        import pyarrow.parquet as pq
+
+        fs, path = self.fs_path(name)
+        table = pq.read_table(path, filesystem=fs)
+        return {column: table.column(column).to_numpy() for column in table.column_names}
+
+    def claim(self, identity: dict[str, Any]) -> None:
+        """A work directory belongs to one game, solver version and partitioning; one that
+        belongs to another is emptied."""
+        fs, path = self.fs_path("identity.json")
+        if fs.exists(path):
+            with fs.open(path, "rb") as handle:
+                if json.loads(handle.read()) == identity:
+                    return
+            self.clear()
+        self.write_bytes("identity.json", json.dumps(identity).encode())
+
+    def clear(self) -> None:
+        fs, path = self.fs_path()
+        if fs.exists(path):
+            fs.rm(path, recursive=True)
+
+
+# --- The tasks: plain functions of one partition, run on the workers -------------------------
+
+
+def task_children_by_owner(
+    rules: Rules, work: WorkDir, ply: int, partition: int, partitions: int
+) -> list[NDArray[np.uint64]]:
+    """The canonical children of the open positions of one partition of ``ply``, one sorted
+    array per owning partition of ``ply + 1``."""
+    columns = work.read_columns(work.part(ply, "keys", partition))
+    parents = columns["key"][~columns["won"]]
+    return split_by_owner(canonical_children(key_arrays(rules), parents, ply), partitions)
+
+
+def task_new_partition(
+    rules: Rules, work: WorkDir, ply: int, partition: int, *shares: NDArray[np.uint64]
+) -> dict[str, int]:
+    """Partition ``partition`` of ``ply`` from its share of every parent partition's children:
+    deduplicated, its won positions marked, written. Returns its figures."""
+    arrays = key_arrays(rules)
+    keys = arrays.sorted_unique(np.concatenate(shares))
+    won = won_by_last_mover(arrays, keys, ply)
+    written = work.write_columns(work.part(ply, "keys", partition), {"key": keys, "won": won})
+    return {
+        "positions": len(keys),
+        "open": len(keys) - int(np.count_nonzero(won)),
+        "shuffled": sum(share.nbytes for share in shares),
+        "stored": written,
+    }
+
+
+def task_answer(
+    work: WorkDir, ply: int, partition: int, *requests: NDArray[np.uint64]
+) -> list[NDArray[np.int16]]:
+    """The scores, in solved partition ``partition`` of ``ply``, of the keys each partition of
+    the previous ply asks for (every asked key is there: it is a reachable child)."""
+    solved = work.read_columns(work.part(ply, "solved", partition))
+    keys, scores = solved["key"], solved["score"]
+    answers = []
+    for asked in requests:
+        where = np.searchsorted(keys, asked)
+        if len(asked) and (where.max() >= len(keys) or not (keys[where] == asked).all()):
+            raise AssertionError(f"ply {ply}: a child is missing from partition {partition}")
+        answers.append(scores[where])
+    return answers
+
+
+def task_back_up(
+    rules: Rules,
+    work: WorkDir,
+    ply: int,
+    partition: int,
+    requests: list[NDArray[np.uint64]] | None,
+    *answers: NDArray[np.int16],
+) -> dict[str, int]:
+    """Solve partition ``partition`` of ``ply`` from its children's scores (the answers to its
+    requests, one pair per partition of the next ply) and write it. Returns its figures."""
+    arrays = key_arrays(rules)
+    columns = work.read_columns(work.part(ply, "keys", partition))
+    keys, won = columns["key"], columns["won"]
+    next_keys: NDArray[np.uint64] | None = None
+    next_scores: NDArray[np.int16] | None = None
+    if requests is not None:
+        asked = np.concatenate(requests) if requests else np.zeros(0, dtype=np.uint64)
+        scores = np.concatenate(answers) if answers else np.zeros(0, dtype=np.int16)
+        order = np.argsort(asked)
+        next_keys, next_scores = asked[order], scores[order]
+    scores, best = back_up_ply(arrays, ply, keys, won, next_keys, next_scores)
+    written = work.write_columns(
+        work.part(ply, "solved", partition),
+        {"key": keys, "score": scores, "best": best, "images": arrays.orbit_sizes(keys)},
+    )
+    return {
+        "positions": len(keys),
+        # Moved between tasks: the keys asked for and the scores answered.
+        "shuffled": sum(asked.nbytes for asked in requests or [])
+        + sum(answer.nbytes for answer in answers),
+        "stored": written,
+    }
+
+
+# --- The driver ------------------------------------------------------------------------------
+
+
+@dataclass
+class PlyStats:
+    """What one ply's step cost: positions made, bytes moved between tasks, bytes on disk."""
+
+    ply: int
+    stage: str
+    partitions: int
+    positions: int
+    shuffled: int
+    stored: int
+    seconds: float
+
+
+@dataclass
+class DaskSolver:
+    """Solves every reachable position of one game on a Dask cluster.
+
+    ``client``: a connected :class:`distributed.Client`; ``None`` connects to ``scheduler``
+    (an address) or, without one, starts a :class:`distributed.LocalCluster` of ``workers``
+    single-threaded processes, each limited to ``memory_limit`` and spilling beyond it.
+    ``partitions``: how many parts every ply but the empty board is cut into (default: as many
+    as the ply's size asks for, see :data:`CHILDREN_PER_PARTITION`).
+    """
+
+    rules: Rules
+    workdir: str
+    client: Any = None  # a distributed.Client (the package has no type hints)
+    scheduler: str | None = None
+    workers: int = 2
+    memory_limit: str = WORKER_MEMORY
+    partitions: int | None = None
+    progress: Progress | None = None
+    stats: list[PlyStats] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.rules.fits_key:
+            raise InvalidRulesError(
+                f"{self.rules.name}: {self.rules.cells} cells do not fit a 64-bit key"
+            )
+        require_dask()
+        self.work = WorkDir(self.workdir)
+        self._own_cluster: Any = None
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {
+            "rules": [self.rules.rows, self.rules.cols, self.rules.k],
+            "solver": SOLVER_VERSION,
+            "partitions": self.partitions,
+        }
+
+    def _connect(self) -> Any:
+        import distributed
+
+        # The package has no type hints: its classes are called as Any.
+        make_client: Any = distributed.Client
+        make_cluster: Any = distributed.LocalCluster
+        if self.client is None:
+            if self.scheduler is not None:
+                self.client = make_client(self.scheduler)
+            else:
+                self._own_cluster = make_cluster(
+                    n_workers=self.workers,
+                    threads_per_worker=1,
+                    memory_limit=self.memory_limit,
+                    dashboard_address=":0",
+                )
+                self.client = make_client(self._own_cluster)
+        return self.client
+
+    def close(self) -> None:
+        """Close the client and the local cluster if this solver started them."""
+        if self._own_cluster is not None:
+            assert self.client is not None
+            self.client.close()
+            self._own_cluster.close()
+            self._own_cluster = None
+            self.client = None
+
+    def clear(self) -> None:
+        """Remove the work directory (once the book holds the game)."""
+        self.work.clear()
+
+    def _partitions_after(self, ply: int) -> int:
+        """How many partitions ply ``ply + 1`` is cut into (ply ``ply`` being made)."""
+        if self.partitions is not None:
+            return self.partitions
+        children: int = self.work.facts(ply, "keys")["open"] * (self.rules.cells - ply)
+        return max(1, -(-children // CHILDREN_PER_PARTITION))
+
+    def _record(self, ply: int, stage: str, results: list[dict[str, int]], started: float) -> None:
+        """Mark a ply's stage done, with its figures summed over the partitions."""
+        facts = {name: sum(result[name] for result in results) for name in results[0]}
+        facts["partitions"] = len(results)
+        self.work.mark_done(ply, stage, facts)
+        self.stats.append(
+            PlyStats(
+                ply,
+                stage,
+                len(results),
+                facts["positions"],
+                facts["shuffled"],
+                facts["stored"],
+                time.perf_counter() - started,
+            )
+        )
+
+    def _step(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(done, total)
+
+    def run(self) -> int:
+        """Forward and backward passes, each ply resumed from the work directory when done
+        there; returns the number of solved positions (canonical)."""
+        client = self._connect()
+        rules, work = self.rules, self.work
+        work.claim(self.identity)
+        total = 2 * (rules.cells + 1)
+        if not work.done(0, "keys"):
+            started = time.perf_counter()
+            results = [task_new_partition(rules, work, 0, 0, np.zeros(1, dtype=np.uint64))]
+            self._record(0, "keys", results, started)
+        plies = rules.cells + 1
+        for ply in range(rules.cells):  # forward: make ply + 1 from ply
+            self._step(ply + 1, total)
+            if work.facts(ply, "keys")["open"] == 0:  # nothing to play on: the last ply
+                plies = ply + 1
+                break
+            if work.done(ply + 1, "keys"):
+                continue
+            started = time.perf_counter()
+            parents, partitions = self._partitions(ply), self._partitions_after(ply)
+            children = [
+                client.submit(task_children_by_owner, rules, work, ply, p, partitions, pure=False)
+                for p in range(parents)
+            ]
+            made = [
+                client.submit(
+                    task_new_partition,
+                    rules,
+                    work,
+                    ply + 1,
+                    q,
+                    *[client.submit(operator.getitem, part, q, pure=False) for part in children],
+                    pure=False,
+                )
+                for q in range(partitions)
+            ]
+            self._record(ply + 1, "keys", client.gather(made), started)
+            del children, made
+        total = 2 * plies
+        solved = 0
+        for ply in reversed(range(plies)):  # backward: solve ply from ply + 1
+            self._step(2 * plies - ply, total)
+            if work.done(ply, "solved"):
+                solved += work.facts(ply, "solved")["positions"]
+                continue
+            started = time.perf_counter()
+            results = client.gather(self._back_up(client, ply, last=ply == plies - 1))
+            self._record(ply, "solved", results, started)
+            solved += sum(result["positions"] for result in results)
+        self._step(total, total)
+        return solved
+
+    def _back_up(self, client: Any, ply: int, last: bool) -> list[Any]:
+        """The tasks solving every partition of ``ply``: each partition's children asked of
+        their owners in ``ply + 1`` (none for the last ply), answered, and backed up."""
+        rules, work = self.rules, self.work
+        partitions = self._partitions(ply)
+        requests: list[Any] = [None] * partitions
+        answers: list[Any] = []
+        if not last:
+            next_partitions = self._partitions(ply + 1)
+            requests = [
+                client.submit(
+                    task_children_by_owner, rules, work, ply, p, next_partitions, pure=False
+                )
+                for p in range(partitions)
+            ]
+            answers = [
+                client.submit(
+                    task_answer,
+                    work,
+                    ply + 1,
+                    q,
+                    *[client.submit(operator.getitem, r, q, pure=False) for r in requests],
+                    pure=False,
+                )
+                for q in range(next_partitions)
+            ]
+        return [
+            client.submit(
+                task_back_up,
+                rules,
+                work,
+                ply,
+                p,
+                requests[p],
+                *[client.submit(operator.getitem, a, p, pure=False) for a in answers],
+                pure=False,
+            )
+            for p in range(partitions)
+        ]
+
+    def _partitions(self, ply: int) -> int:
+        """How many partitions ply ``ply`` (made) is cut into."""
+        partitions: int = self.work.facts(ply, "keys")["partitions"]
+        return partitions
+
+    def _count_plies(self) -> int:
+        """The plies made: the consecutive ones from the empty board whose keys are done."""
+        plies = 0
+        while plies <= self.rules.cells and self.work.done(plies, "keys"):
+            plies += 1
+        return plies
+
+    def plies(self) -> Iterator[PlyTable]:
+        """The solved plies from the work directory, from the last to the empty board, one at
+        a time: each ply's partitions joined and sorted by key."""
+        plies = self._count_plies()
+        for ply in reversed(range(plies)):
+            if not self.work.done(ply, "solved"):
+                raise UnsolvedPlyError(f"ply {ply} is not solved in {self.workdir}")
+            parts = [
+                self.work.read_columns(self.work.part(ply, "solved", p))
+                for p in range(self._partitions(ply))
+            ]
+            columns = {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+            order = np.argsort(columns["key"])
+            yield PlyTable(
+                ply,
+                columns["key"][order],
+                columns["score"][order],
+                columns["best"][order],
+                columns["images"][order],
+            )
+
+    def solve(self) -> Iterator[PlyTable]:
+        """Run the solve, then yield every ply, solved, from the last one back to the empty
+        board (as the in-process solver does)."""
+        self.run()
+        yield from self.plies()

@@ -1,0 +1,58 @@
+"""Helpers the test modules share: random positions, refused agent specs, the audit command,
+and a test run over several boards."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from click.testing import CliRunner, Result
+
+from ttt_solve.agents.spec import AgentSpecError, make_agent
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+
+
+def random_walk(rules: Rules, rng: random.Random, plies: int) -> Position:
+    """The position after ``plies`` uniformly random moves from the empty board, or the end of
+    the game if that comes first."""
+    position = Position.start(rules)
+    for _ in range(plies):
+        if position.is_terminal:
+            break
+        position = position.play(rng.choice(position.legal_moves()))
+    return position
+
+
+def refused_spec(spec: str, words: list[str]) -> AgentSpecError:
+    """Build an agent from ``spec``, which must fail with a message holding every one of
+    ``words``; the error, for further checks."""
+    with pytest.raises(AgentSpecError) as caught:
+        make_agent(spec, random.Random(0))
+    for word in words:
+        assert word in str(caught.value), f"{word!r} is not in: {caught.value}"
+    return caught.value
+
+
+def run_audit(*args: str) -> Result:
+    """``ttt audit`` with these arguments, run in this process."""
+    return CliRunner().invoke(ttt, ["audit", *args])
+
+
+def run_audit_games(agent: str, db: str, games: int, *args: str) -> Result:
+    """``ttt audit`` of ``agent`` in games mode against ``random``, quiet."""
+    return run_audit(
+        "--agent", agent, "--games", str(games), "--opponent", "random", "--db", db, *args, "-q"
+    )
+
+
+def over_boards(*names: str) -> pytest.MarkDecorator:
+    """Run a test once for each game, named as the project prints it (``"4x5 k=4"``, the
+    test's id too); the test takes the game as ``rules``."""
+    games = []
+    for name in names:
+        size, k = name.split(" k=")
+        games.append(Rules.from_size(size, int(k)))
+    assert [rules.name for rules in games] == list(names), "names as Rules.name spells them"
+    return pytest.mark.parametrize("rules", games, ids=names)

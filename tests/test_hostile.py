@@ -1,0 +1,427 @@
+"""The tool under hostile conditions: outputs that would destroy the book, interrupted writes,
+damaged books, misbehaving agents. Each case runs through the command line and ends in a
+clear one-line message (exit 2), a correct answer, or a reported problem, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import shutil
+import signal
+import sqlite3
+import stat
+import subprocess
+import sys
+import threading
+
+import pytest
+from click.testing import CliRunner
+
+import ttt_solve.cli.export
+from ttt_solve.cli.main import ttt
+from ttt_solve.cli.solve import solve
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(ttt, list(args), input=input)
+
+
+@pytest.fixture
+def book(book_3x3, tmp_path) -> str:
+    """A private copy of the 3x3 book, free to damage."""
+    path = str(tmp_path / "B.sqlite")
+    shutil.copy(book_3x3, path)
+    return path
+
+
+def sql(db: str, statement: str) -> None:
+    """Run one statement that must change at least one row."""
+    connection = sqlite3.connect(db)
+    with connection:
+        assert connection.execute(statement).rowcount >= 1, statement
+    connection.close()
+
+
+def assert_one_line_error(result, *words: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "bug in ttt-solve" not in result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(lines) == 1, result.output
+    for word in words:
+        assert word in lines[0], result.output
+
+
+# -- outputs --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", ["{db}", "./{name}", "sqlite:///{db}", "{db}-wal"])
+def test_export_refuses_to_write_over_the_book_it_reads(book, form, monkeypatch):
+    monkeypatch.chdir(os.path.dirname(book))
+    before = pathlib.Path(book).read_bytes()
+    db_argument = f"sqlite:///{book}" if form.startswith("sqlite") else book
+    output = form.format(db=book, name=os.path.basename(book)).removeprefix("sqlite:///")
+    result = run("export", "--db", db_argument, "-o", output)
+    assert_one_line_error(result, "overwrite the book")
+    assert pathlib.Path(book).read_bytes() == before
+    assert run("stats", "--db", book).exit_code == 0
+
+
+def test_an_interrupted_export_leaves_no_partial_file(book, tmp_path, monkeypatch):
+    original = ttt_solve.cli.export.write_rows
+
+    def interrupted(rows, stream, fmt):
+        rows = iter(rows)
+        stream.write("position\n" + "".join(f"{next(rows)[0]}\n" for _ in range(100)))
+        raise KeyboardInterrupt
+
+    target = tmp_path / "ex.csv"
+    target.write_text("the previous export\n")
+    monkeypatch.setattr(ttt_solve.cli.export, "write_rows", interrupted)
+    result = run("export", "--db", book, "-o", str(target))
+    assert result.exit_code == 130
+    assert target.read_text() == "the previous export\n"
+    new = tmp_path / "new.csv"
+    assert run("export", "--db", book, "-o", str(new)).exit_code == 130
+    assert not new.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["B.sqlite", "ex.csv"]
+    monkeypatch.setattr(ttt_solve.cli.export, "write_rows", original)
+    assert run("export", "--db", book, "-o", str(new)).exit_code == 0
+    assert len(new.read_text().splitlines()) == 766
+
+
+# -- agents ---------------------------------------------------------------------------------
+
+PLUGIN = """
+class Agent:
+    def __init__(self, rng, answer):
+        self.rng, self.answer = rng, answer
+    def select_move(self, position):
+        if self.answer == "raise":
+            raise RuntimeError("the agent's own bug")
+        if self.answer == "none-on-odd-plies" and position.ply % 2:
+            return None
+        if self.answer in ("none", "b2"):
+            return None if self.answer == "none" else "b2"
+        return min(position.legal_moves())
+def make(rng, answer="first"):
+    return Agent(rng, answer)
+def broken(rng):
+    raise RuntimeError("the factory's own bug")
+"""
+
+
+@pytest.fixture
+def plugin(tmp_path, monkeypatch) -> str:
+    (tmp_path / "hostile_agent.py").write_text(PLUGIN)
+    monkeypatch.chdir(tmp_path)
+    return "py:hostile_agent.py:make"
+
+
+@pytest.mark.parametrize("answer", ["none", "none-on-odd-plies"])
+def test_an_agent_answering_none_is_an_illegal_move_not_a_perfect_one(book, plugin, answer):
+    result = run("audit", "--db", book, "--agent", f"{plugin},answer={answer}", "--jobs", "1")
+    assert_one_line_error(result, "played None", "not a legal move", "hostile_agent")
+    assert "every graded move was best" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("command", "spec", "words"),
+    [
+        ("audit", "py:hostile_agent.py:broken", ("broken", "the factory's own bug")),
+        ("audit", "py:hostile_agent.py:make,answer=raise", ("raised", "the agent's own bug")),
+        ("games", "py:hostile_agent.py:make,answer=raise", ("raised", "the agent's own bug")),
+        ("play", "py:hostile_agent.py:make,answer=raise", ("raised", "the agent's own bug")),
+        ("play", "py:hostile_agent.py:make,answer=none", ("played None", "not a legal move")),
+        ("play", "py:hostile_agent.py:make,answer=b2", ("played 'b2'", "not a legal move")),
+    ],
+)
+def test_a_failing_plugin_is_one_line_naming_the_agent(book, plugin, command, spec, words):
+    if command == "play":
+        args = ["play", "--db", book, "--agent", spec, "--as", "o"]
+    elif command == "games":  # games mode runs the agent in worker processes
+        args = ["audit", "--db", book, "--agent", spec, "--games", "4", "--jobs", "2"]
+    else:
+        args = ["audit", "--db", book, "--agent", spec, "--jobs", "2"]
+    result = run(*args, input="quit\n")
+    assert_one_line_error(result, "hostile_agent", *words)
+
+
+# -- verify's coverage ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (
+            "UPDATE positions SET remoteness = 2 WHERE ply = 1 AND key = 16",
+            "a draw's remoteness is not its number of empty cells (8)",
+        ),
+        (
+            "UPDATE positions SET remoteness = -9 WHERE ply = 0",
+            "holds a remoteness past the end of the game",
+        ),
+        (
+            "UPDATE positions SET value = 1, remoteness = 1033 WHERE ply = 0",
+            "holds a remoteness past the end of the game",
+        ),
+        (
+            "UPDATE positions SET value = 5 WHERE ply = 8 AND value = 1",
+            "holds a value other than 1, 0, -1",
+        ),
+        ("UPDATE positions SET images = 264 WHERE ply = 1", "holds an images count no board has"),
+        ("UPDATE positions SET ply = 3 WHERE ply = 2 AND key = 514", "stones do not fit ply"),
+        (
+            "UPDATE positions SET key = 3 WHERE ply = 2 AND key = 514",
+            "ply 2, position xx./.../...: stones",
+        ),
+        ("UPDATE games SET value = -1, remoteness = 8", "the game row says loss in 8"),
+        ("UPDATE games SET reachable = 5477", "the game row counts 5477 reachable positions"),
+        (
+            "UPDATE games SET figures = replace(figures, '\"x\": 626', '\"x\": 625')",
+            "the summary's terminal figures differ",
+        ),
+    ],
+)
+def test_verify_reports_every_stored_column_it_can_derive(book, damage, message):
+    sql(book, damage)
+    result = run("verify", "--db", book)
+    assert result.exit_code == 1, result.output
+    assert message in result.output
+    assert "bug in ttt-solve" not in result.output
+
+
+# -- interruptions --------------------------------------------------------------------------
+
+
+def test_ctrl_c_during_the_commit_lets_it_finish_and_says_so(tmp_path, monkeypatch):
+    import sqlalchemy.engine.base
+
+    import ttt_solve.book.writer
+
+    commit = sqlalchemy.engine.base.RootTransaction.commit
+    write_summary = ttt_solve.book.writer._write_summary
+    summary_written = []
+
+    def interrupted_commit(self):
+        if summary_written:  # the commit of the game, not of the schema
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the commit starts
+        commit(self)
+
+    def noted_summary(*args, **kwargs):
+        write_summary(*args, **kwargs)
+        summary_written.append(True)
+
+    monkeypatch.setattr(sqlalchemy.engine.base.RootTransaction, "commit", interrupted_commit)
+    monkeypatch.setattr(ttt_solve.book.writer, "_write_summary", noted_summary)
+    db = str(tmp_path / "new.sqlite")
+    result = CliRunner().invoke(solve, ["--size", "3", "--db", db])
+    assert result.exit_code == 130
+    assert "3x3 k=3 was stored in" in result.output
+    assert "Traceback" not in result.output and "unchanged" not in result.output
+    monkeypatch.undo()
+    assert run("verify", "--db", db).exit_code == 0
+
+
+def test_ctrl_c_just_after_the_commit_reports_the_game_stored(tmp_path, monkeypatch):
+    import ttt_solve.book.writer
+
+    forget = ttt_solve.book.writer.Book.forget_game
+    calls = []
+
+    def interrupted_once(self, rules):
+        calls.append(rules)
+        if len(calls) == 1:  # the writer's first act after its commit
+            raise KeyboardInterrupt
+        forget(self, rules)
+
+    monkeypatch.setattr(ttt_solve.book.writer.Book, "forget_game", interrupted_once)
+    db = str(tmp_path / "new.sqlite")
+    result = CliRunner().invoke(solve, ["--size", "3", "--db", db])
+    assert result.exit_code == 130
+    assert "3x3 k=3 was stored in" in result.output and "unchanged" not in result.output
+    monkeypatch.undo()
+    assert run("query", "--db", db, ".../.../...").exit_code == 0
+    assert (
+        CliRunner()
+        .invoke(solve, ["--size", "3", "--db", db])
+        .output.startswith("3x3 k=3 is already solved")
+    )
+
+
+def test_ctrl_c_before_the_commit_still_leaves_the_book_unchanged(book, monkeypatch):
+    import ttt_solve.book.writer
+
+    def interrupted(*_args, **_kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ttt_solve.book.writer, "_write_summary", interrupted)
+    result = CliRunner().invoke(solve, ["--size", "3", "--db", book, "--force"])
+    assert result.exit_code == 130
+    assert "interrupted: the book is unchanged" in result.output
+    monkeypatch.undo()
+    assert run("verify", "--db", book).exit_code == 0
+    assert run("stats", "--db", book).exit_code == 0
+
+
+# -- opening books past the end of the game ---------------------------------------------------
+
+
+def test_a_book_depth_past_the_last_cell_is_refused(tmp_path):
+    db = str(tmp_path / "deep.sqlite")
+    result = CliRunner().invoke(
+        solve, ["--size", "3", "--method", "alphabeta", "--book-depth", "10", "--db", db]
+    )
+    assert_one_line_error(result, "--book-depth 10", "by ply 9", "9 or less")
+    assert not os.path.exists(db)
+
+
+def test_an_opening_book_deeper_than_every_game_passes_its_own_check(tmp_path):
+    db = str(tmp_path / "deep.sqlite")
+    args = ["--size", "3", "--win", "2", "--db", db]
+    solved = CliRunner().invoke(solve, [*args, "--method", "alphabeta", "--book-depth", "9"])
+    assert solved.exit_code == 0, solved.output
+    assert "opening book to ply 7" in run("stats", *args).output  # every game ends by ply 7
+    result = run("verify", *args)
+    assert result.exit_code == 0, result.output
+
+
+# -- a book that lacks what it should hold --------------------------------------------------
+
+MISSING = "oox/x../..."
+"""A reachable position of ply 4 of 3x3 (canonical), deleted from the book below."""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("query", MISSING),
+        ("query", "o.x/x../..."),  # its parent: the move b1 leads to it
+        ("audit", "--agent", "random"),
+    ],
+)
+def test_a_missing_row_is_reported_as_damage_not_as_unreachable(book, args):
+    sql(
+        book,
+        "DELETE FROM positions WHERE ply = 4 AND key = (SELECT min(key) FROM positions "
+        "WHERE ply = 4)",
+    )
+    result = run(*args, "--db", book)
+    assert_one_line_error(result, "looks damaged", "ttt verify --size 3 --win 3", "--force")
+    assert "not reachable" not in result.output
+
+
+def test_an_unreachable_position_is_still_called_unreachable(book):
+    result = run("query", "xxx/ooo/...", "--db", book)
+    assert result.exit_code == 2 and "damaged" not in result.output
+
+
+# -- damaged books --------------------------------------------------------------------------
+
+READ_COMMANDS = [
+    ("stats",),
+    ("query", ".../.x./..."),
+    ("export", "-q", "-o", "-"),
+    ("verify",),
+    ("audit", "--agent", "random", "--jobs", "1"),
+]
+
+
+def overwrite(path: str, offset: int, length: int) -> None:
+    with open(path, "r+b") as file:
+        file.seek(offset)
+        file.write(b"\xff" * length)
+
+
+@pytest.mark.parametrize("command", READ_COMMANDS, ids=lambda args: args[0])
+def test_a_book_with_damaged_pages_is_one_line_in_every_command(book, command):
+    overwrite(book, 20_000, 3_000)  # pages of the positions table
+    result = run(*command, "--db", book)
+    assert_one_line_error(result, "looks damaged", "malformed", "B.sqlite")
+
+
+@pytest.mark.parametrize("command", READ_COMMANDS, ids=lambda args: args[0])
+@pytest.mark.parametrize(
+    ("damage", "words"),
+    [
+        ("DROP TABLE positions; DROP TABLE games", ("no games and no positions table",)),
+        ("UPDATE games SET figures = '{}'", ("games row of 3x3 k=3 cannot be read",)),
+        ("UPDATE games SET value = 7", ("games row of 3x3 k=3", "value 7")),
+        (
+            "UPDATE positions SET value = 'abc' WHERE ply = 1 AND key = 16",
+            ("'abc' where a whole number belongs",),
+        ),
+        ("UPDATE positions SET best_moves = -1 WHERE ply = 1", ("best moves off the board",)),
+        ("UPDATE positions SET best_moves = 16 WHERE ply = 1 AND key = 16", ("off the board",)),
+    ],
+    ids=["meta-only", "figures", "game-value", "text", "best-negative", "best-taken"],
+)
+def test_half_a_book_is_one_line_naming_the_damage(book, command, damage, words):
+    connection = sqlite3.connect(book)
+    connection.executescript(damage)
+    connection.close()
+    result = run(*command, "--db", book)
+    if command[0] == "verify" and result.exit_code == 1:  # found as a problem of the rows
+        assert "bug in ttt-solve" not in result.output and "problem" in result.output
+        return
+    if result.exit_code == 0:  # the damage is in what this command does not read
+        assert command[0] in ("stats", "query") and "positions" in damage
+        return
+    assert_one_line_error(result, "looks damaged", *words)
+
+
+# -- outputs that cannot be written ---------------------------------------------------------
+
+FULL = "/dev/full"
+
+
+@pytest.mark.skipif(not os.path.exists(FULL), reason="no /dev/full on this machine")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("ttt", "--help"),
+        ("ttt", "stats", "--help"),
+        ("ttt-solve", "--help"),
+        ("ttt", "stats"),
+        ("ttt", "query", ".../.x./..."),
+        ("ttt", "export"),
+        ("ttt", "audit", "--agent", "random", "--jobs", "1"),
+    ],
+    ids=" ".join,
+)
+def test_a_full_output_is_one_line_and_exit_2(book, args):
+    script = os.path.join(os.path.dirname(sys.executable), args[0])
+    db = [] if "--help" in args else ["--db", book]
+    with open(FULL, "w") as full:
+        done = subprocess.run(
+            [script, *args[1:], *db], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        line for line in done.stderr.strip().splitlines() if line.startswith("Error:")
+    ], done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "no space left" in done.stderr.lower()
+
+
+def test_export_to_a_pipe_writes_into_it_and_leaves_it_a_pipe(book, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    result = run("export", "--db", book, "-q", "-o", str(fifo))
+    reader.join(timeout=60)
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert len(received[0].decode().splitlines()) == 766
+
+
+@pytest.mark.parametrize("command", [("query", ".../.../..."), ("stats",)])
+def test_a_size_of_thousands_of_digits_is_one_line(book, command):
+    result = run(*command, "--size", "9" * 5000, "--db", book)
+    assert_one_line_error(result, "is not a board size", "5,000 characters")
+    assert "set_int_max_str_digits" not in result.output and len(result.output) < 400
+
+
+def test_ttt_solve_with_a_size_of_thousands_of_digits_is_one_line(tmp_path):
+    result = CliRunner().invoke(solve, ["--size", "9" * 5000, "--db", str(tmp_path / "b.sqlite")])
+    assert_one_line_error(result, "is not a board size")

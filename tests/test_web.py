@@ -1,0 +1,440 @@
+"""ttt serve's routes through Starlette's test client: pages, JSON, the universal API, audits,
+play, and every kind of bad input answered with a 4xx and one line."""
+
+from __future__ import annotations
+
+import re
+import time
+import warnings
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("jinja2")
+pytest.importorskip("httpx", reason="Starlette's test client needs httpx: pip install httpx")
+
+with warnings.catch_warnings():  # recent Starlette warns that it prefers httpx2 to httpx
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from ttt_solve.book.oracle import Oracle  # noqa: E402
+from ttt_solve.book.query import analysis_json, parse_query  # noqa: E402
+from ttt_solve.book.reader import open_book  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
+from ttt_solve.web.app import create_app  # noqa: E402
+from ttt_solve.web.explorer import Limits  # noqa: E402
+
+R3 = Rules(3, 3, 3)
+
+
+@pytest.fixture(scope="module")
+def client(book_small):
+    with TestClient(create_app(book_small)) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def opening_client(opening_book):
+    with TestClient(create_app(opening_book, Limits(search_seconds=30))) as client:
+        yield client
+
+
+def book_answer(db: str, rules: Rules, moves: str) -> dict:
+    with open_book(db) as book:
+        return analysis_json(Oracle(rules, book).analyse(parse_query(rules, None, moves)))
+
+
+def cells_shown(html: str) -> dict[str, tuple[str, int]]:
+    """Each empty cell's value and remoteness as the board on a page shows them."""
+    found = re.findall(r'data-cell="([a-z]\d+)" data-value="(\w+)" data-remoteness="(\d+)"', html)
+    return {cell: (value, int(r)) for cell, value, r in found}
+
+
+# -- pages ---------------------------------------------------------------------------------
+
+
+def test_index_lists_the_games_with_their_summary(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    for name in ("3x3k3", "3x4k3", "4x4k3"):
+        assert f'href="/game/{name}"' in response.text
+    assert "draw" in response.text and "765" in response.text  # 3x3: a draw, 765 stored rows
+
+
+def test_position_page_shows_every_move_as_the_book_values_it(client, book_small):
+    response = client.get("/game/3x3k3?moves=b2,a1")
+    assert response.status_code == 200
+    expected = book_answer(book_small, R3, "b2,a1")
+    shown = cells_shown(response.text)
+    assert shown == {m["cell"]: (m["value"], m["remoteness"]) for m in expected["moves"]}
+    assert 'data-value="draw" data-remoteness="7"' in response.text  # the summary line
+    assert "from the book" in response.text
+    # each move links to the position after it, and undo to the one before
+    assert 'href="/game/3x3k3?moves=b2,a1,c3"' in response.text
+    assert 'id="undo"' in response.text and 'href="/game/3x3k3?moves=b2"' in response.text
+
+
+def test_position_page_of_a_won_position_marks_the_winning_moves(client):
+    response = client.get("/game/3x3k3?position=xx./oo./...")
+    shown = cells_shown(response.text)
+    assert shown["c1"] == ("win", 1)
+    assert shown["a3"] == ("loss", 2)  # O completes the middle row at c2
+    assert response.text.count('class="move win best"') == 1  # c1 alone wins at once
+
+
+def test_position_page_written_and_by_moves_agree(client):
+    by_moves = cells_shown(client.get("/game/3x3k3?moves=b2,a1").text)
+    written = cells_shown(client.get("/game/3x3k3?position=o../.x./...").text)
+    assert by_moves == written
+
+
+def test_symmetric_images_are_links_to_the_same_value(client):
+    response = client.get("/game/3x3k3?moves=a1")
+    images = re.findall(r'<li><a href="(/game/3x3k3\?position=[^"]+)">', response.text)
+    assert len(images) == 3  # a corner stone has 4 images on the square board: 3 others
+    values = sorted(cells_shown(response.text).values())
+    for url in images:
+        page = client.get(url.replace("&amp;", "&"))
+        assert sorted(cells_shown(page.text).values()) == values
+
+
+def test_optimal_line_on_request(client, book_small):
+    response = client.get("/game/3x3k3?moves=b2&line=1")
+    assert 'id="line"' in response.text
+    line = client.get("/api/games/3x3k3/mainline?moves=b2").json()
+    assert len(line["moves"]) == 8  # a draw: the board fills
+    assert all(step["value"] == "draw" for step in line["moves"])
+    assert 'id="line"' not in client.get("/game/3x3k3?moves=b2").text
+
+
+def test_value_history_chart_links_each_ply(client):
+    pytest.importorskip("matplotlib")
+    response = client.get("/game/3x3k3?moves=b2,a1,c3")
+    assert 'id="history"' in response.text
+    for prefix in ("", "?moves=b2", "?moves=b2,a1", "?moves=b2,a1,c3"):
+        assert f'xlink:href="/game/3x3k3{prefix}"' in response.text
+
+
+def test_finished_game_page(client):
+    response = client.get("/game/3x3k3?moves=a1,a2,b1,b2,c1")
+    assert response.status_code == 200
+    assert "X has won" in response.text
+    assert cells_shown(response.text) == {}
+
+
+def test_analysis_page_has_the_stats_tables(client, book_small):
+    response = client.get("/game/3x3k3/analysis")
+    assert response.status_code == 200
+    with open_book(book_small) as book:
+        figures = book.game(R3).figures
+    assert f"{figures.reachable:,}" in response.text  # 5,478 reachable positions
+    for table in ("by-ply", "outcomes", "terminal", "remoteness"):
+        assert f'id="{table}"' in response.text
+
+
+def test_a_position_past_the_opening_book_is_searched_live(opening_client, book_small):
+    rules = Rules(3, 4, 3)
+    response = opening_client.get("/game/3x4k3?moves=a1,b2,c3")
+    assert response.status_code == 200
+    assert "searched live: past the opening book&#39;s depth 2" in response.text
+    data = opening_client.get("/api/games/3x4k3/position?moves=a1,b2,c3").json()
+    assert data["source"] == "search" and data["searched_live"]
+    exact = book_answer(book_small, rules, "a1,b2,c3")
+    assert data["value"] == exact["value"] and data["remoteness"] == exact["remoteness"]
+    assert [(m["cell"], m["value"], m["remoteness"]) for m in data["moves"]] == [
+        (m["cell"], m["value"], m["remoteness"]) for m in exact["moves"]
+    ]
+    last_ply = opening_client.get("/api/games/3x4k3/position?moves=a1,b2").json()
+    assert last_ply["source"] == "book+search"
+
+
+# -- JSON ----------------------------------------------------------------------------------
+
+
+def test_api_position_is_the_object_of_ttt_query_json(client, book_small):
+    data = client.get("/api/games/3x3k3/position?moves=b2,a1").json()
+    assert data == book_answer(book_small, R3, "b2,a1")
+    written = client.get("/api/games/3x3k3/position?position=o../.x./...").json()
+    assert written == data
+
+
+def test_api_games_and_game(client):
+    games = client.get("/api/games").json()
+    assert [g["name"] for g in games] == ["3x3k3", "3x4k3", "4x4k3"]
+    one = client.get("/api/games/3x3k3").json()
+    assert one["value_for_x"] == "draw" and one["remoteness"] == 9
+    assert one["reachable"] == 5478
+    assert sum(one["figures"]["by_ply"]["reachable"].values()) == 5478
+
+
+# -- the universal API (GamesmanUni) ---------------------------------------------------------
+
+
+def test_uwapi_routes(client, book_small):
+    assert client.get("/uwapi/").json()[0]["id"] == "mnk"
+    variants = client.get("/uwapi/mnk/").json()["variants"]
+    assert [v["id"] for v in variants] == ["3x3k3", "3x4k3", "4x4k3"]
+    variant = client.get("/uwapi/mnk/3x3k3/").json()
+    assert variant["startPosition"] == "1_---------"
+    assert len(variant["imageAutoGUIData"]["themes"]["regular"]["centers"]) == 9
+    data = client.get("/uwapi/mnk/3x3k3/positions/?p=2_----x----").json()
+    expected = book_answer(book_small, R3, "b2")
+    assert data["positionValue"] == "tie" and data["remoteness"] == expected["remoteness"]
+    by_cell = {m["move"]: m for m in data["moves"]}
+    for move in expected["moves"]:
+        got = by_cell[move["cell"]]
+        assert got["moveValue"] == {"win": "win", "draw": "tie", "loss": "lose"}[move["value"]]
+        assert got["remoteness"] == move["remoteness"] - 1  # the child's own remoteness
+    # a corner reply keeps the draw; an edge reply loses: its delta is against the slowest loss
+    assert by_cell["a1"]["moveValue"] == "tie" and by_cell["a1"]["positionValue"] == "tie"
+    assert by_cell["b1"]["moveValue"] == "lose" and by_cell["b1"]["positionValue"] == "win"
+    losses = [m for m in data["moves"] if m["moveValue"] == "lose"]
+    slowest = max(m["remoteness"] for m in losses)
+    assert all(m["deltaRemoteness"] == slowest - m["remoteness"] for m in losses)
+    assert client.get("/uwapi/mnk/3x3k3/positions/?p=o../.x./...").json()["positionValue"] == "tie"
+
+
+def test_uwapi_may_be_read_by_pages_of_other_origins(client):
+    origin = {"Origin": "http://localhost:3000"}  # a GamesmanUni served elsewhere
+    assert client.get("/uwapi/", headers=origin).headers["access-control-allow-origin"] == "*"
+    errors = client.get("/uwapi/mnk/3x3k3/positions/?p=x", headers=origin)
+    assert errors.status_code == 400 and errors.headers["access-control-allow-origin"] == "*"
+    assert "access-control-allow-origin" not in client.get("/api/games", headers=origin).headers
+
+
+def test_uwapi_bad_input(client):
+    assert client.get("/uwapi/chess/").status_code == 404
+    assert client.get("/uwapi/mnk/9x9k9/").status_code == 404
+    for bad in ("1_----x----", "2_---", "?", ""):
+        response = client.get(f"/uwapi/mnk/3x3k3/positions/?p={bad}")
+        assert response.status_code == 400, bad
+        assert "\n" not in response.json()["error"]
+
+
+# -- bad input -----------------------------------------------------------------------------
+
+
+BAD = [
+    ("/game/5x5k4", 404, "holds no 5x5 k=4"),  # a game the book does not hold
+    ("/game/chess", 404, "not a game name"),
+    ("/game/99x99k3", 404, "not supported"),
+    ("/game/3x3k3?moves=b2,b2", 400, "b2"),  # an illegal move
+    ("/game/3x3k3?moves=z9", 400, "off the 3x3 board"),
+    ("/game/3x3k3?moves=b2,,,%%", 400, "not a cell"),
+    ("/game/3x3k3?position=xx", 400, "has 2 cells"),  # a malformed position
+    ("/game/3x3k3?position=xxx/.../...", 400, "not legal"),
+    ("/game/3x3k3?position=", 400, "empty"),
+    ("/game/3x3k3?moves=a1,a2,b1,b2,c1,c2", 400, "game is over"),
+    ("/game/3x3k3?mark=q7", 400, "q7"),
+    ("/game/3x3k3/analysis?", 200, ""),
+    ("/game/4x4k9/analysis", 404, "impossible"),
+    ("/play/3x3k3?agent=nonsense&seed=1", 400, "unknown agent"),  # a spec that does not parse
+    ("/play/3x3k3?agent=mcts:iterations=x&seed=1", 400, "whole number"),
+    ("/play/3x3k3?agent=cmd:ls&seed=1", 400, "outside the project"),  # never run a command
+    ("/play/3x3k3?agent=py:os:system&seed=1", 400, "outside the project"),
+    ("/play/3x3k3?side=z&seed=1", 400, "side"),
+    ("/play/3x3k3?seed=abc", 400, "whole number"),
+    ("/audits/999", 404, "no audit"),
+    ("/audits/abc", 404, "no audit"),
+    ("/nowhere", 404, "Not Found"),
+]
+
+
+@pytest.mark.parametrize(("url", "status", "words"), BAD)
+def test_bad_input_is_a_4xx_page_with_one_line(client, url, status, words):
+    response = client.get(url, follow_redirects=False)
+    assert response.status_code == status
+    if status != 200:
+        message = re.search(r'<p class="error" id="error">(.*?)</p>', response.text, re.S)
+        assert message is not None and words in message.group(1)
+        assert "\n" not in message.group(1) and "Traceback" not in response.text
+
+
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("/api/games/5x5k4/position", 404),
+        ("/api/games/3x3k3/position?moves=b2,b2", 400),
+        ("/api/games/3x3k3/position?position=x", 400),
+        ("/api/games/3x3k3/mainline?moves=q", 400),
+        ("/api/audits/12345", 404),
+        ("/api/nowhere", 404),
+    ],
+)
+def test_bad_input_is_a_4xx_json_with_one_line(client, url, status):
+    response = client.get(url)
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/json"
+    assert "\n" not in response.json()["error"]
+
+
+def test_what_a_user_typed_is_escaped(client):
+    attack = "<script>alert(1)</script>"
+    for url in (f"/game/3x3k3?position={attack}", f"/play/3x3k3?seed=1&agent={attack}"):
+        response = client.get(url)
+        assert response.status_code == 400
+        assert "<script>alert" not in response.text
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in response.text
+    assert "<script>alert" not in client.get(f"/game/{attack}").text
+
+
+def test_overlong_parameters_are_refused(client):
+    response = client.get("/api/games/3x3k3/position?moves=" + "a1," * 1000)
+    assert response.status_code == 400 and "longer than" in response.json()["error"]
+
+
+def test_a_book_that_cannot_be_opened(tmp_path):
+    app = create_app(str(tmp_path / "missing.sqlite"))
+    with pytest.raises(Exception, match="no book at"):
+        with TestClient(app):
+            pass
+
+
+def test_the_book_is_opened_read_only(book_small, client):
+    book = client.app.state.explorer.book
+    with pytest.raises(Exception, match="readonly"):
+        book._rows.connection.execute("DELETE FROM games")
+
+
+def test_busy_live_searches_are_refused_with_429(opening_book):
+    with TestClient(create_app(opening_book, Limits(max_searches=1))) as client:
+        explorer = client.app.state.explorer
+        with explorer.searcher(Rules(3, 4, 3)):  # the one slot is taken
+            response = client.get("/api/games/3x4k3/position?moves=a1,b2,c3")
+            assert response.status_code == 429 and response.headers["retry-after"]
+            assert "busy" in response.json()["error"]
+            assert client.get("/api/games/3x4k3/position?moves=a1").status_code == 200
+
+
+# -- audits --------------------------------------------------------------------------------
+
+
+def wait_for(client, job_id: int, seconds: float = 60) -> dict:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        data = client.get(f"/api/audits/{job_id}").json()
+        if data["status"] != "running":
+            return data
+        time.sleep(0.1)
+    raise AssertionError("the audit did not finish")
+
+
+def test_audit_through_the_form_and_its_page(client):
+    response = client.post(
+        "/audits",
+        content="game=3x3k3&agent=heuristic&mode=positions&sample=&seed=0",
+        headers={"content-type": "application/x-www-form-urlencoded"},
+        follow_redirects=False,
+    )
+    assert response.status_code == 303
+    job_id = int(response.headers["location"].rsplit("/", 1)[1])
+    data = wait_for(client, job_id)
+    assert data["status"] == "done"
+    result = data["result"]
+    assert 0 < result["accuracy"] < 1 and result["perfection"] <= result["accuracy"]
+    assert sum(result["blunder_kinds"].values()) == result["blunders"]
+    page = client.get(f"/audits/{job_id}").text
+    assert f"{100 * result['accuracy']:.2f}%" in page
+    worst = re.findall(r'class="worst-link" href="([^"]+)"', page)
+    assert worst and all("mark=" in url for url in worst)
+    assert client.get(worst[0].replace("&amp;", "&")).status_code == 200
+    assert f'href="/audits/{job_id}"' in client.get("/audits").text
+
+
+def test_audit_api_games_mode_matches_the_library(client, book_small):
+    from ttt_solve.agents.audit import Truth, audit_games, summarize
+    from ttt_solve.agents.parallel import AgentMaker
+
+    body = {
+        "game": "3x3k3",
+        "agent": "heuristic",
+        "mode": "games",
+        "games": 6,
+        "opponent": "random",
+        "seed": 3,
+    }
+    started = client.post("/api/audits", json=body)
+    assert started.status_code == 202
+    data = wait_for(client, started.json()["id"])
+    with open_book(book_small) as book:
+        records, ungraded, _ = audit_games(
+            AgentMaker("heuristic"), AgentMaker("random"), Truth(book, R3), games=6, seed=3, jobs=1
+        )
+    summary = summarize(records, ungraded)
+    assert data["result"]["accuracy"] == summary.accuracy
+    assert data["result"]["moves"] == summary.moves
+    assert len(data["result"]["games"]) == 6
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"game": "3x3k3", "agent": "bogus"},
+        {"game": "3x3k3", "agent": "cmd:rm -rf /"},
+        {"game": "3x3k3", "agent": "heuristic", "mode": "sideways"},
+        {"game": "3x3k3", "agent": "heuristic", "sample": "0"},
+        {"game": "3x3k3", "agent": "heuristic", "mode": "games", "opponent": "nope"},
+        {"game": "7x7k7", "agent": "heuristic"},
+    ],
+)
+def test_audit_bad_requests(client, body):
+    response = client.post("/api/audits", json=body)
+    assert 400 <= response.status_code < 500
+    assert "\n" not in response.json()["error"]
+    assert client.post("/api/audits", content=b"not json").status_code == 400
+
+
+def test_audits_are_bounded_in_number_and_time(book_small):
+    limits = Limits(max_audits=1, audit_seconds=0.05)
+    with TestClient(create_app(book_small, limits)) as client:
+        first = client.post("/api/audits", json={"game": "4x4k3", "agent": "mcts:iterations=200"})
+        second = client.post("/api/audits", json={"game": "3x3k3", "agent": "random"})
+        assert first.status_code == 202
+        assert second.status_code == 429
+        data = wait_for(client, first.json()["id"])
+        assert data["status"] == "failed" and "limit" in data["error"]
+
+
+# -- play ----------------------------------------------------------------------------------
+
+
+def test_play_a_game_to_the_end_and_see_it_graded(client):
+    response = client.get("/play/3x3k3?agent=random&side=x", follow_redirects=False)
+    assert response.status_code == 303 and "seed=" in response.headers["location"]
+    url = response.headers["location"]
+    for _ in range(9):
+        page = client.get(url)
+        assert page.status_code == 200
+        if 'id="result"' in page.text:
+            break
+        cells = re.findall(r'<a href="(/play/3x3k3\?[^"]+)" title="play', page.text)
+        url = cells[0].replace("&amp;", "&")  # the first free cell
+    assert 'id="result"' in page.text and 'id="graded"' in page.text
+    assert "Accuracy" in page.text
+
+
+def test_play_as_o_the_agent_moves_first_and_the_same_url_gives_the_same_move(client):
+    first = client.get("/play/3x3k3?agent=heuristic&side=o&seed=7", follow_redirects=False)
+    again = client.get("/play/3x3k3?agent=heuristic&side=o&seed=7", follow_redirects=False)
+    assert first.status_code == 303
+    assert first.headers["location"] == again.headers["location"]
+    assert "moves=" in first.headers["location"]
+
+
+def test_a_book_on_either_backend_is_served_read_only(book_db):
+    from tests.pg_support import solve_into
+
+    solve_into(book_db, R3)
+    with TestClient(create_app(book_db)) as client:
+        data = client.get("/api/games/3x3k3/position?moves=b2,a1").json()
+        assert data == book_answer(book_db, R3, "b2,a1")
+        book = client.app.state.explorer.book
+        if book_db.startswith("postgresql"):
+            import sqlalchemy as sa
+
+            with pytest.raises(sa.exc.DBAPIError, match="read-only"):
+                with book.engine.connect() as conn:
+                    conn.exec_driver_sql("DELETE FROM games")
+        else:
+            with pytest.raises(Exception, match="readonly"):
+                book._rows.connection.execute("DELETE FROM games")

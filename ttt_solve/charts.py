@@ -1,0 +1,297 @@
+"""The one chart module: line and bar charts as SVG or PNG, for every command that draws.
+
+``ttt audit --plot``, ``ttt curve --plot`` and the web explorer all draw through these few
+functions, so a chart looks the same wherever it appears. matplotlib is an optional extra
+(``pip install 'ttt-solve[plot]'``): it is about 30 MB and only plots need it, so it is imported
+inside the functions, importing this module costs nothing, and a missing matplotlib raises
+:class:`ChartsUnavailableError` naming the extra.
+
+Charts are deterministic: the SVG ids come from a fixed salt and no date is written, so the same
+figures give the same bytes and tests can compare them. They are accessible: every chart has a
+title, labelled axes and a legend; SVG text stays text (not glyph outlines), so it can be
+searched, read aloud and copied.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ttt_solve.errors import TttError
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure as Figure  # re-exported for annotations elsewhere
+
+FORMATS = ("svg", "png")
+
+INSTALL_HINT = "pip install 'ttt-solve[plot]'"
+
+# Applied while a figure is built and while it is written: a fixed hash salt makes SVG ids
+# repeatable; fonttype "none" keeps SVG text as text.
+_STYLE: dict[str, Any] = {
+    "svg.hashsalt": "ttt-solve",
+    "svg.fonttype": "none",
+    "font.size": 10,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+}
+
+# No date, no software version: the bytes depend on the figures alone.
+_METADATA: dict[str, dict[str, Any]] = {
+    "svg": {"Date": None, "Creator": None},
+    "png": {"Software": None},
+}
+
+# Ticks are placed at the data's own x values when there are at most this many of them
+# (a parameter swept over 10,30,100,... reads best with exactly those ticks).
+_MAX_EXPLICIT_TICKS = 12
+
+
+class ChartsUnavailableError(TttError):
+    """matplotlib, which only plots need, is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(f"plots need matplotlib: {INSTALL_HINT}")
+
+
+class ChartFormatError(TttError, ValueError):
+    """A chart file name whose extension names no format this module writes."""
+
+
+class Series(NamedTuple):
+    """One line of a line chart."""
+
+    label: str  # legend entry (an agent spec, "accuracy", ...)
+    x: Sequence[float]
+    y: Sequence[float]  # shares are given as fractions 0..1 when percent=True
+    low: Sequence[float] | None = None  # 95% interval, drawn as a band, if given
+    high: Sequence[float] | None = None
+    links: Sequence[str] | None = None  # one URL per point: SVG hyperlinks on the markers
+
+
+def _matplotlib() -> Any:
+    """Import matplotlib with the non-interactive Agg backend, or say how to install it."""
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise ChartsUnavailableError() from exc
+    matplotlib.use("Agg")
+    return matplotlib
+
+
+def require() -> None:
+    """Raise :class:`ChartsUnavailableError` now, before any work, if charts cannot be drawn."""
+    _matplotlib()
+
+
+@contextmanager
+def _style() -> Iterator[None]:
+    matplotlib = _matplotlib()
+    with matplotlib.rc_context(_STYLE):
+        yield
+
+
+def format_of(path: str) -> str:
+    """The format a chart file name asks for, from its extension (``.svg`` or ``.png``)."""
+    extension = os.path.splitext(path)[1].lower().lstrip(".")
+    if extension not in FORMATS:
+        raise ChartFormatError(
+            f"cannot write a chart as {path!r}: the file name must end in "
+            + " or ".join("." + fmt for fmt in FORMATS)
+        )
+    return extension
+
+
+def check_target(path: str) -> str:
+    """Check, before any work, that a chart can be saved at ``path``; return its format.
+
+    Raises :class:`ChartFormatError` for an unknown extension or a folder that is missing or not
+    writable, and :class:`ChartsUnavailableError` if matplotlib is missing.
+    """
+    fmt = format_of(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ChartFormatError(f"cannot write a chart as {path!r}: no folder {folder!r}")
+    if not os.access(folder, os.W_OK):
+        raise ChartFormatError(f"cannot write a chart as {path!r}: {folder!r} is not writable")
+    if os.path.isdir(path):
+        raise ChartFormatError(f"cannot write a chart as {path!r}: it is a folder")
+    require()
+    return fmt
+
+
+def _new_figure(title: str, width: float = 7.5) -> Figure:
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, 4.5), layout="constrained")
+    figure.suptitle(title)
+    return figure
+
+
+def _check_lengths(series: Series) -> None:
+    n = len(series.x)
+    for name in ("y", "low", "high", "links"):
+        values = getattr(series, name)
+        if values is not None and len(values) != n:
+            raise ValueError(
+                f"series {series.label!r}: {len(values)} {name} values for {n} x values"
+            )
+
+
+class Panel(NamedTuple):
+    """One of the side-by-side plots of :func:`line_panels`: its y label and its lines."""
+
+    ylabel: str
+    series: Sequence[Series]
+
+
+def line_chart(
+    series: Sequence[Series],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    log_x: bool = False,
+    percent: bool = False,
+    ylim: tuple[float, float] | None = None,
+) -> Figure:
+    """Lines with markers, one per series, each with its interval band if it has one."""
+    return line_panels(
+        [Panel(ylabel, series)], title=title, xlabel=xlabel, log_x=log_x, percent=percent, ylim=ylim
+    )
+
+
+def line_panels(
+    panels: Sequence[Panel],
+    *,
+    title: str,
+    xlabel: str,
+    log_x: bool = False,
+    percent: bool = False,
+    ylim: tuple[float, float] | None = None,
+) -> Figure:
+    """Line charts side by side sharing the x axis (say accuracy and perfection of the same
+    agents); the series of each panel keep their colours from panel to panel, so one legend,
+    in the first panel, names them all (even a single series: the legend is where a chart
+    names what it shows)."""
+    for panel in panels:
+        for one in panel.series:
+            _check_lengths(one)
+    with _style():
+        figure = _new_figure(title, width=4.2 * len(panels) + 1.2 if len(panels) > 1 else 7.5)
+        # One y scale for all panels, so that they compare at a glance.
+        axes_list = figure.subplots(1, len(panels), squeeze=False, sharex=True, sharey=True)[0]
+        for index, (axes, panel) in enumerate(zip(axes_list, panels)):
+            _draw_lines(axes, panel.series, log_x=log_x, percent=percent, ylim=ylim)
+            axes.set_xlabel(xlabel)
+            axes.set_ylabel(panel.ylabel)
+            if index == 0 and panel.series:
+                axes.legend(loc="best")
+    return figure
+
+
+def _draw_lines(
+    axes: Any,
+    series: Sequence[Series],
+    *,
+    log_x: bool,
+    percent: bool,
+    ylim: tuple[float, float] | None,
+) -> None:
+    from matplotlib.ticker import NullFormatter, PercentFormatter, ScalarFormatter
+
+    for one in series:
+        (line,) = axes.plot(one.x, one.y, label=one.label, linewidth=1.5)
+        color = line.get_color()
+        markers = axes.scatter(one.x, one.y, color=color, s=18, zorder=3)
+        if one.links is not None:
+            markers.set_urls(list(one.links))
+        if one.low is not None and one.high is not None:
+            axes.fill_between(one.x, one.low, one.high, color=color, alpha=0.15, linewidth=0)
+    if log_x:
+        axes.set_xscale("log")
+    xs = sorted({float(x) for one in series for x in one.x})
+    if 0 < len(xs) <= _MAX_EXPLICIT_TICKS:
+        axes.set_xticks(xs)
+        axes.xaxis.set_major_formatter(ScalarFormatter())
+        axes.xaxis.set_minor_formatter(NullFormatter())
+    if percent:
+        axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+    if ylim is not None:
+        axes.set_ylim(*ylim)
+
+
+def bar_chart(
+    categories: Sequence[str],
+    groups: Mapping[str, Sequence[float]],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    stacked: bool = False,
+) -> Figure:
+    """One bar per category and group: side by side, or stacked when ``stacked``."""
+    for name, values in groups.items():
+        if len(values) != len(categories):
+            raise ValueError(f"group {name!r}: {len(values)} values for {len(categories)} bars")
+    with _style():
+        figure = _new_figure(title)
+        axes = figure.add_subplot()
+        positions = list(range(len(categories)))
+        count = max(len(groups), 1)
+        width = 0.8 if stacked else 0.8 / count
+        bottoms = [0.0] * len(categories)
+        for index, (name, values) in enumerate(groups.items()):
+            if stacked:
+                axes.bar(positions, values, width, bottom=bottoms, label=name)
+                bottoms = [bottom + value for bottom, value in zip(bottoms, values)]
+            else:
+                offset = (index - (count - 1) / 2) * width
+                axes.bar([p + offset for p in positions], values, width, label=name)
+        axes.set_xticks(positions, list(categories))
+        axes.grid(axis="x", visible=False)
+        axes.set_xlabel(xlabel)
+        axes.set_ylabel(ylabel)
+        if groups:
+            axes.legend(loc="best")
+    return figure
+
+
+def render(figure: Figure, fmt: str) -> bytes:
+    """The chart's file contents as ``fmt`` ("svg" or "png"); the figure is closed after."""
+    import io
+
+    if fmt not in FORMATS:
+        raise ChartFormatError(f"unknown chart format {fmt!r}: use one of {', '.join(FORMATS)}")
+    metadata = dict(_METADATA[fmt])
+    if fmt == "svg":
+        metadata["Title"] = figure.get_suptitle()
+    buffer = io.BytesIO()
+    try:
+        with _style():
+            figure.savefig(buffer, format=fmt, metadata=metadata, dpi=100)
+    finally:
+        figure.clear()
+    return buffer.getvalue()
+
+
+def save(figure: Figure, path: str) -> None:
+    """Write the chart to ``path``, its format from the extension (``.svg`` or ``.png``).
+
+    The bytes go to a temporary file in the same folder, renamed over ``path`` at the end, so
+    that an interrupted save leaves no half-written chart.
+    """
+    data = render(figure, format_of(path))
+    # Beside the target (a rename is atomic only within one file system); opened as any new
+    # file is, so the chart gets the permissions the user's umask gives.
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "wb") as out:
+            out.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,141 @@
+"""The application: routes, the book opened read-only for the server's lifetime, and errors.
+
+Every error a visitor can cause (an unknown game, a malformed position or move list, an
+illegal move, a spec that does not parse, a busy server) is answered with a 4xx status and a
+one-line message: a page for the pages, ``{"error": ...}`` for the JSON routes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ttt_solve.book.errors import BookNotFoundError, OutOfReachError
+from ttt_solve.book.reader import open_book
+from ttt_solve.errors import TttError
+from ttt_solve.web import api, pages, uwapi
+from ttt_solve.web.audits import AuditRunner
+from ttt_solve.web.explorer import BusyError, Explorer, Limits
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+JSON_PREFIXES = ("/api/", "/uwapi/")
+
+
+def status_of(error: Exception) -> int:
+    """The HTTP status of an error a visitor caused."""
+    if isinstance(error, HTTPException):
+        return error.status_code
+    if isinstance(error, BusyError):
+        return 429  # too many requests: the live-work slots are taken
+    if isinstance(error, OutOfReachError):
+        return 422  # understood, but the book lacks it and a live search ran out of time
+    if isinstance(error, (LookupError, BookNotFoundError)):
+        return 404
+    return 400
+
+
+def one_line(error: Exception) -> str:
+    text = error.detail if isinstance(error, HTTPException) else str(error)
+    return " ".join(str(text).split()) or "bad request"
+
+
+async def error_response(request: Request, error: Exception) -> Response:
+    status, message = status_of(error), one_line(error)
+    headers = {"Retry-After": "5"} if status == 429 else None
+    if request.url.path.startswith(JSON_PREFIXES):
+        return JSONResponse({"error": message, "status": status}, status, headers=headers)
+    response = pages.render(request, "error.html", status=status, message=message, code=status)
+    if headers:
+        response.headers.update(headers)
+    return response
+
+
+class UniversalApiCors:
+    """Lets pages of other origins read ``/uwapi/`` (GamesmanUni is served from its own site):
+    the universal API only reads, so any origin may."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/uwapi/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_cors(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"access-control-allow-origin", b"*"),
+                ]
+            await send(message)
+
+        await self.app(scope, receive, send_with_cors)
+
+
+def routes() -> list[Route | Mount]:
+    return [
+        Route("/", pages.index),
+        Route("/game/{game}", pages.position_page),
+        Route("/game/{game}/analysis", pages.analysis_page),
+        Route("/play/{game}", pages.play_page),
+        Route("/audits", pages.audits_page),
+        Route("/audits", pages.start_audit, methods=["POST"]),
+        Route("/audits/{job}", pages.audit_page),
+        Route("/api/games", api.games),
+        Route("/api/games/{game}", api.game),
+        Route("/api/games/{game}/position", api.position),
+        Route("/api/games/{game}/mainline", api.mainline),
+        Route("/api/audits", api.start_audit, methods=["POST"]),
+        Route("/api/audits/{job}", api.audit),
+        Route("/uwapi/", uwapi.games),
+        Route("/uwapi/{game_id}/", uwapi.game),
+        Route("/uwapi/{game_id}/{variant_id}/", uwapi.variant_page),
+        Route("/uwapi/{game_id}/{variant_id}/positions/", uwapi.position),
+        Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static"),
+    ]
+
+
+def create_app(db: str, limits: Limits | None = None) -> Starlette:
+    """The web application over the book ``db``, opened read-only when the server starts
+    (``open_book``'s errors, such as a missing book, are raised then)."""
+    import jinja2
+
+    limits = limits or Limits()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        with open_book(db, read_only=True) as book:
+            app.state.explorer = Explorer(book, limits)
+            app.state.audits = AuditRunner(
+                book, db, max_running=limits.max_audits, seconds=limits.audit_seconds
+            )
+            yield
+
+    handlers: dict[Any, Any] = {TttError: error_response, ValueError: error_response}
+    handlers[LookupError] = error_response
+    handlers[HTTPException] = error_response
+    app = Starlette(
+        routes=routes(),
+        lifespan=lifespan,
+        exception_handlers=handlers,
+        middleware=[Middleware(UniversalApiCors)],
+    )
+    app.state.templates = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),
+        autoescape=True,  # everything a visitor typed is escaped in the HTML
+        undefined=jinja2.StrictUndefined,
+    )
+    app.state.templates.filters["count"] = lambda n: f"{n:,}"
+    app.state.templates.filters["percent"] = lambda share: f"{100 * share:.2f}%"
+    return app

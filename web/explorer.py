@@ -1,0 +1,197 @@
+"""The server's view of one book: the games it holds and the positions it answers, with the
+limits that keep a flood of requests from pinning the machine.
+
+Answers come from :class:`~ttt_solve.book.oracle.Oracle`. A position the book holds is read
+at once; one past an opening book is searched live, at most ``max_searches`` at a time, each
+within ``search_seconds``; a request beyond that is refused with :class:`BusyError` rather
+than queued.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import NamedTuple, TypeVar
+
+from ttt_solve.book.errors import GameNotFoundError, OutOfReachError
+from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
+from ttt_solve.book.query import LineMove, mainline, parse_query
+from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.errors import TttError
+from ttt_solve.solver.errors import InvalidPositionError, InvalidRulesError
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+
+T = TypeVar("T")
+
+READ_CACHE = 2_048
+"""Book answers kept in memory (the book is read-only, so they never change): the openings,
+asked most, are answered without a lookup; a few MiB at most."""
+
+GAME_NAME = re.compile(r"(\d{1,2})x(\d{1,2})k(\d{1,2})")
+"""A game in a URL: ``3x3k3`` is 3 rows, 3 columns, 3 in a row."""
+
+SYMMETRY_NAMES = (
+    "as it is",
+    "mirrored left-right",
+    "mirrored top-bottom",
+    "turned half a turn",
+    "flipped on the main diagonal",
+    "flipped on the anti-diagonal",
+    "turned a quarter clockwise",
+    "turned a quarter anticlockwise",
+)
+"""The names of ``Rules.symmetries`` in their order (the last four on square boards only)."""
+
+
+class BusyError(TttError):
+    """Every slot for live work (searches, agent moves, audits) is taken: try again later."""
+
+
+class Limits(NamedTuple):
+    """How much work the server takes on at once (the options of ``ttt serve``)."""
+
+    search_seconds: float = DEFAULT_SEARCH_SECONDS
+    max_searches: int = 2
+    max_audits: int = 1
+    audit_seconds: float = 120.0
+
+
+def game_name(rules: Rules) -> str:
+    """``Rules(3, 3, 3)`` -> ``3x3k3``, the name of a game in URLs."""
+    return f"{rules.rows}x{rules.cols}k{rules.k}"
+
+
+def parse_game_name(name: str) -> Rules:
+    """The rules a URL's game name stands for; :class:`InvalidRulesError` if none."""
+    match = GAME_NAME.fullmatch(name)
+    if match is None:
+        raise InvalidRulesError(
+            f"{name!r} is not a game name: write rows x columns k in a row, like 3x3k3"
+        )
+    return Rules(*(int(group) for group in match.groups()))
+
+
+def symmetric_images(position: Position) -> list[tuple[str, Position]]:
+    """The distinct images of a position under the board's symmetries, itself left out."""
+    seen = {str(position)}
+    images = []
+    for index, name in enumerate(SYMMETRY_NAMES[: len(position.rules.symmetries)]):
+        image = position.transform(index)
+        if str(image) not in seen:
+            seen.add(str(image))
+            images.append((name, image))
+    return images
+
+
+class Explorer:
+    """Answers positions of the games in ``book`` within ``limits``; safe to share between
+    threads (the book's SQLite connection is serialized, the search slots are counted)."""
+
+    def __init__(self, book: Book, limits: Limits) -> None:
+        self.book = book
+        self.limits = limits
+        self._slots = threading.BoundedSemaphore(limits.max_searches)
+        self._lock = threading.Lock()
+        self._readers: dict[Rules, Oracle] = {}
+        self._searchers: dict[Rules, list[Oracle]] = {}
+        self._rules: dict[str, Rules] = {}
+        self._read = functools.lru_cache(maxsize=READ_CACHE)(self._read_book)
+
+    def games(self) -> list[GameInfo]:
+        return self.book.games()
+
+    def game(self, name: str) -> GameInfo:
+        """The game a URL names; 404-worthy errors for a bad name or a game not in the book."""
+        rules = self._rules.get(name)
+        if rules is None:
+            try:
+                rules = parse_game_name(name)
+            except InvalidRulesError as error:
+                raise GameNotFoundError(str(error)) from None
+            if len(self._rules) < 1_000:  # names are kept once parsed (making Rules costs)
+                self._rules[name] = rules
+        return self.book.game(rules)
+
+    def position(self, rules: Rules, text: str | None, moves: str | None) -> Position:
+        """The position of a URL's ``position`` and ``moves`` parameters."""
+        if text is not None and not text.strip():
+            raise InvalidPositionError("position is empty: write it like x.o/.x./...")
+        return parse_query(rules, text, moves)
+
+    def analyse(self, position: Position) -> Analysis:
+        """The position's answer: read from the book, else searched live in a slot."""
+        try:
+            return self.read(position)
+        except OutOfReachError:
+            return self.search(position)  # past the book
+
+    def read(self, position: Position) -> Analysis:
+        """The position's answer from the book alone (fast: no search); raises
+        :class:`OutOfReachError` when it takes a live search."""
+        answer: Analysis = self._read(position)
+        return answer
+
+    def _read_book(self, position: Position) -> Analysis:
+        rules = position.rules
+        reader = self._readers.get(rules)
+        if reader is None:
+            self.book.game(rules)  # a game not in the book is not explored
+            reader = self._readers.setdefault(rules, Oracle(rules, self.book, search_seconds=0))
+        return reader.analyse(position)
+
+    def search(self, position: Position) -> Analysis:
+        """The position's answer, searched live in a slot within ``search_seconds``."""
+        with self.searcher(position.rules) as oracle:
+            return oracle.analyse(position)
+
+    def line(self, position: Position) -> list[LineMove]:
+        """The optimal line from ``position`` (the mainline), searched live where needed."""
+        with self.searcher(position.rules) as oracle:
+            return mainline(oracle, position)
+
+    def history(self, position: Position, moves: list[int]) -> list[Analysis]:
+        """The answers of the start position and of each position after ``moves``."""
+        answers = [self.analyse(position)]
+        for cell in moves:
+            position = position.play(cell)
+            answers.append(self.analyse(position))
+        return answers
+
+    def run_in_slot(self, work: Callable[[], T]) -> T:
+        """``work()`` in one of the live-work slots (an agent's move: bounded like a search)."""
+        with self._slot():
+            return work()
+
+    @contextmanager
+    def _slot(self) -> Iterator[None]:
+        if not self._slots.acquire(blocking=False):
+            raise BusyError(
+                f"the server is busy: {self.limits.max_searches} live searches are running; "
+                f"try again in a moment"
+            )
+        try:
+            yield
+        finally:
+            self._slots.release()
+
+    @contextmanager
+    def searcher(self, rules: Rules) -> Iterator[Oracle]:
+        """An oracle that may search live, held alone for the time of the block. Oracles are
+        kept and reused: each keeps its prover's table between searches."""
+        with self._slot():
+            with self._lock:
+                idle = self._searchers.setdefault(rules, [])
+                oracle = (
+                    idle.pop()
+                    if idle
+                    else Oracle(rules, self.book, search_seconds=self.limits.search_seconds)
+                )
+            try:
+                yield oracle
+            finally:
+                with self._lock:
+                    idle.append(oracle)
