@@ -266,10 +266,10 @@ def _find(
 @_compile
 def back_up(
     parents: NDArray[np.uint64],
-    cells: int,
-    shift: int,
     tables: NDArray[np.uint64],
     moves: NDArray[np.uint64],
+    cells: int,
+    shift: int,
     next_keys: NDArray[np.uint64],
     next_starts: NDArray[np.int64],
     next_shift: int,

@@ -29,6 +29,12 @@ from numpy.typing import NDArray
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK, Rules
 from ttt_solve.solver.value import WIN_SCORE, move_score
 
+Keys = NDArray[np.uint64]
+Scores = NDArray[np.int16]
+BackUp = tuple[NDArray[np.int16], NDArray[np.uint64], NDArray[np.bool_]]
+"""What :meth:`KeyArrays.back_up` gives: scores, best-move masks, whether all children were
+found."""
+
 NO_MOVE = -2 * WIN_SCORE
 """The move score given to a child missing from the next ply: below every real score."""
 
@@ -117,13 +123,7 @@ class KeyArrays:
         """The distinct values of ``keys``, sorted (``keys`` itself may be reordered)."""
         return sorted_unique(keys)
 
-    def back_up(
-        self,
-        parents: NDArray[np.uint64],
-        ply: int,
-        next_keys: NDArray[np.uint64],
-        next_scores: NDArray[np.int16],
-    ) -> tuple[NDArray[np.int16], NDArray[np.uint64], NDArray[np.bool_]]:
+    def back_up(self, parents: Keys, ply: int, next_keys: Keys, next_scores: Scores) -> BackUp:
         """Each ``ply`` parent's best move score from its children's scores in the sorted next
         ply (:data:`NO_MOVE` if no child is there), its best-move mask, and whether every
         child was found."""
@@ -250,25 +250,17 @@ class CompiledKeyArrays(KeyArrays):
         )
         return distinct
 
-    def back_up(
-        self,
-        parents: NDArray[np.uint64],
-        ply: int,
-        next_keys: NDArray[np.uint64],
-        next_scores: NDArray[np.int16],
-    ) -> tuple[NDArray[np.int16], NDArray[np.uint64], NDArray[np.bool_]]:
+    def back_up(self, parents: Keys, ply: int, next_keys: Keys, next_scores: Scores) -> BackUp:
         next_keys = _flat(next_keys)
-        backed_up: tuple[NDArray[np.int16], NDArray[np.uint64], NDArray[np.bool_]] = (
-            self._kernels.back_up(
-                _flat(parents),
-                self.cells,
-                self._shift(ply),
-                self.tables,
-                self.moves,
-                next_keys,
-                *self._kernels.bucket_starts(next_keys, 2 * self.cells),
-                np.ascontiguousarray(next_scores, dtype=np.int16),
-            )
+        backed_up: BackUp = self._kernels.back_up(
+            _flat(parents),
+            self.tables,
+            self.moves,
+            self.cells,
+            self._shift(ply),
+            next_keys,
+            *self._kernels.bucket_starts(next_keys, 2 * self.cells),
+            np.ascontiguousarray(next_scores, dtype=np.int16),
         )
         return backed_up
 
