@@ -231,26 +231,39 @@ def write_alone(boards: list[tuple[int, int, int, int, int]], repeat: int, workd
     print(f"\nload average {load_average()}; median of {repeat} runs")
 
 
+def alternating(
+    script_text: str, board: tuple[int, int, int], sides: tuple[str, str], repeat: int, workdir: str
+) -> tuple[float, float]:
+    """Median seconds of ``script_text`` run on ``board`` with each of two ``sides`` (its last
+    argument), the two taking turns; the script prints its own time last, or the whole
+    process is timed."""
+    rows, cols, k = board
+    times: dict[str, list[float]] = {side: [] for side in sides}
+    for turn in range(repeat):
+        for side in sides if turn % 2 == 0 else sides[::-1]:
+            db = os.path.join(workdir, f"{rows}x{cols}-{k}-{side}-{turn}.sqlite")
+            argv = [sys.executable, "-c", script_text, str(rows), str(cols), str(k), db, side]
+            run = measure(argv)
+            if run.returncode != 0:
+                sys.exit(f"{side} failed:\n{run.output}")
+            printed = run.output.split()
+            times[side].append(float(printed[-1]) if printed else run.seconds)
+            remove_book(db)
+    first, second = (statistics.median(times[side]) for side in sides)
+    return first, second
+
+
 def engines(repeat: int, workdir: str) -> None:
     """The whole process (start-up, solve, SQLite write) with either per-ply implementation,
     the two alternating."""
     table = []
     for rows, cols, k in ENGINE_BOARDS:
-        times: dict[str, list[float]] = {"numpy": [], "compiled": []}
-        for turn in range(repeat):
-            order = ["numpy", "compiled"] if turn % 2 == 0 else ["compiled", "numpy"]
-            for engine in order:
-                db = os.path.join(workdir, f"engine-{rows}x{cols}-{k}-{engine}-{turn}.sqlite")
-                argv = [sys.executable, "-c", WHOLE_WITH_ENGINE, str(rows), str(cols), str(k)]
-                run = measure([*argv, db, engine])
-                if run.returncode != 0:
-                    sys.exit(f"{engine} failed:\n{run.output}")
-                times[engine].append(run.seconds)
-        numpy_s = statistics.median(times["numpy"])
-        compiled_s = statistics.median(times["compiled"])
-        table.append(
-            [f"{rows}x{cols} k={k}", f"{numpy_s:.2f}", f"{compiled_s:.2f}", compiled_s / numpy_s]
+        sides = ("numpy", "compiled")
+        numpy_s, compiled_s = alternating(
+            WHOLE_WITH_ENGINE, (rows, cols, k), sides, repeat, workdir
         )
+        name = f"{rows}x{cols} k={k}"
+        table.append([name, f"{numpy_s:.2f}", f"{compiled_s:.2f}", f"{compiled_s / numpy_s:.2f}"])
     print(tabulate(table, headers=["board", "NumPy s", "compiled s", "compiled/NumPy"]))
     print(f"\nload average {load_average()}; median of {repeat} runs, the two alternating")
 
@@ -259,26 +272,11 @@ def overlap(boards: list[tuple[int, int, int, int, int]], repeat: int, workdir: 
     """Solve and write in one process: the backward pass before the write or during it."""
     table = []
     for rows, cols, k, _, _ in boards:
-        times: dict[str, list[float]] = {"sequential": [], "overlapped": []}
-        for turn in range(1 if (rows, cols) == (4, 5) else repeat):
-            order = ["sequential", "overlapped"] if turn % 2 == 0 else ["overlapped", "sequential"]
-            for way in order:
-                db = os.path.join(workdir, f"overlap-{rows}x{cols}-{k}-{way}-{turn}.sqlite")
-                argv = [sys.executable, "-c", SOLVE_AND_WRITE, str(rows), str(cols), str(k)]
-                run = measure([*argv, db, way])
-                if run.returncode != 0:
-                    sys.exit(f"{way} failed:\n{run.output}")
-                times[way].append(float(run.output.split()[-1]))
-                remove_book(db)
-        sequential = statistics.median(times["sequential"])
-        overlapped = statistics.median(times["overlapped"])
+        runs = 1 if (rows, cols) == (4, 5) else repeat
+        sides = ("sequential", "overlapped")
+        first, second = alternating(SOLVE_AND_WRITE, (rows, cols, k), sides, runs, workdir)
         table.append(
-            [
-                f"{rows}x{cols} k={k}",
-                f"{sequential:.2f}",
-                f"{overlapped:.2f}",
-                overlapped / sequential,
-            ]
+            [f"{rows}x{cols} k={k}", f"{first:.2f}", f"{second:.2f}", f"{second / first:.2f}"]
         )
     headers = ["board", "solve, then write s", "write during back-up s", "ratio"]
     print(tabulate(table, headers=headers))
