@@ -203,9 +203,11 @@ def write_alone(boards: list[tuple[int, int, int, int, int]], repeat: int, workd
     for rows, cols, k, _, _ in boards:
         writes, bares, c_times = [], [], []
         count = 0
-        for attempt in range(repeat):
-            books = [os.path.join(workdir, f"write-{attempt}-{n}.sqlite") for n in (1, 2)]
+        for _ in range(repeat):
+            books = [os.path.join(workdir, f"write-{rows}x{cols}-{k}-{n}.sqlite") for n in (1, 2)]
             run = measure([sys.executable, "-c", WRITE_ALONE, str(rows), str(cols), str(k), *books])
+            for book in books:
+                remove_book(book)
             if run.returncode != 0:
                 sys.exit(f"write benchmark failed:\n{run.output}")
             write, bare, count_text = run.output.split()[-3:]

@@ -61,6 +61,12 @@ class ExhaustiveSolver:
             self.arrays, self.store, self.rules.cells, self.children_per_chunk, self._step
         )
 
+    def positions(self) -> int:
+        """The game's canonical positions, counted over the plies of the forward pass (made
+        first if not yet)."""
+        plies = self.enumerate_plies()
+        return sum(len(self.store.load(ply_name("keys", ply))) for ply in range(plies))
+
     def solve(self) -> Iterator[PlyTable]:
         """Yields every ply, solved, from the last ply back to the empty board."""
         arrays, store = self.arrays, self.store

@@ -18,7 +18,7 @@ Two implementations of the same operations:
   about ten times faster per position, but loading them costs most of a second per process
   (Numba itself and the cached machine code); they are imported only when first used.
 
-:func:`key_arrays` chooses between them by the size of the game (:data:`COMPILED_FROM_CELLS`).
+:func:`key_arrays` chooses between them by the size of the game (:func:`uses_kernels`).
 """
 
 from __future__ import annotations
@@ -39,16 +39,26 @@ NO_MOVE = -2 * WIN_SCORE
 """The move score given to a child missing from the next ply: below every real score."""
 
 COMPILED_FROM_CELLS = 16
-"""Boards of at least this many cells are solved by the compiled kernels, smaller ones by
-NumPy: measured whole process (``bench/bench_solve.py --engines``), the kernels' load time
-outweighs what they save up to 4x3 and pays from 4x4 on."""
+"""Games of k >= 4 on boards of at least this many cells are solved by the compiled kernels,
+smaller ones by NumPy. Measured whole process (``bench/bench_solve.py --engines``): loading
+Numba and the kernels costs a few seconds on a busy machine, which the kernels win back from
+about a million canonical positions on (4x4 k=4: 1,217,977), not below (3x4 k=3: 28,275)."""
+
+COMPILED_FROM_CELLS_K3 = 20
+"""Games of k <= 3 end within a few moves, so a board holds fewer positions than a k=4 game
+on it (4x4 k=3: 756,387, below the crossover): the kernels are chosen from this many cells."""
+
+
+def uses_kernels(rules: Rules) -> bool:
+    """Whether :func:`key_arrays` chooses the compiled kernels for a game."""
+    return rules.cells >= (COMPILED_FROM_CELLS if rules.k >= 4 else COMPILED_FROM_CELLS_K3)
 
 
 def key_arrays(rules: Rules, compiled: bool | None = None) -> KeyArrays:
-    """The key operations for a game: compiled from :data:`COMPILED_FROM_CELLS` cells on (or
-    as ``compiled`` says)."""
+    """The key operations for a game: compiled where :func:`uses_kernels` says (or as
+    ``compiled`` says)."""
     if compiled is None:
-        compiled = rules.cells >= COMPILED_FROM_CELLS
+        compiled = uses_kernels(rules)
     return CompiledKeyArrays(rules) if compiled else KeyArrays(rules)
 
 

@@ -108,9 +108,12 @@ def test_both_implementations_agree_key_by_key(shape):
 def test_the_compiled_kernels_are_chosen_from_a_board_size_on():
     assert type(key_arrays(Rules(3, 3, 3))) is KeyArrays
     assert type(key_arrays(Rules(3, 4, 3))) is KeyArrays
+    assert type(key_arrays(Rules(4, 4, 3))) is KeyArrays  # 756,387 positions: NumPy is faster
     assert COMPILED_FROM_CELLS <= 16
     assert type(key_arrays(Rules(4, 4, 4))) is CompiledKeyArrays
+    assert type(key_arrays(Rules(4, 5, 3))) is CompiledKeyArrays
     assert type(key_arrays(Rules(3, 3, 3), compiled=True)) is CompiledKeyArrays
+    assert type(key_arrays(Rules(4, 4, 4), compiled=False)) is KeyArrays
 
 
 def test_a_small_solve_does_not_load_the_kernels():
