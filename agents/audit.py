@@ -287,33 +287,21 @@ def graded_json(truth: Truth, record: Graded) -> dict[str, object]:
     }
 
 
+def _figures(source: object, names: str) -> dict[str, object]:
+    return {name: getattr(source, name) for name in names.split()}
+
+
 def ply_row_json(row: PlyRow) -> dict[str, object]:
     """One row of the by-ply table as plain data."""
-    return {
-        "ply": row.ply,
-        "moves": row.moves,
-        "best": row.best,
-        "sound": row.sound,
-        "blunders": row.blunders,
-        "accuracy": row.accuracy,
-        "perfection": row.perfection,
-    }
+    return _figures(row, "ply moves best sound blunders accuracy perfection")
 
 
 def summary_json(summary: Summary) -> dict[str, object]:
     """The figures of a summary as plain data: totals, rates, blunders by kind, by ply."""
-    return {
-        "graded": summary.graded,
-        "moves": summary.moves,
-        "ungraded": summary.ungraded,
-        "accuracy": summary.accuracy,
-        "perfection": summary.perfection,
-        "best": summary.best,
-        "sound": summary.sound,
-        "blunders": summary.blunders,
-        "blunder_kinds": summary.kinds,
-        "by_ply": [ply_row_json(row) for row in summary.by_ply],
-    }
+    figures = _figures(summary, "graded moves ungraded accuracy perfection best sound blunders")
+    figures["blunder_kinds"] = summary.kinds
+    figures["by_ply"] = [ply_row_json(row) for row in summary.by_ply]
+    return figures
 
 
 def game_result_json(rules: Rules, result: GameResult) -> dict[str, object]:

@@ -491,44 +491,44 @@ class EngineAgent(Agent):
             story = self.process.exit_story("")
             self._discard()
             raise self._failure("crash", position, f"it had stopped: {story}")
-        if self.process is None:
+        starting = self.process is None
+        if starting:
             self.process = EngineProcess(self.argv, self.label)
             self.starts += 1
-            try:
+        elif self.rules == rules:
+            return
+        assert self.process is not None
+        try:
+            if starting:
                 self.process.handshake(rules)
-            except _Broken as broken:
-                self._discard()
-                self.failed_starts += 1
-                if self.starts == 1:
-                    raise EngineError(
-                        f"{self.label} failed its handshake: {broken.kind}: {broken.detail}"
-                    ) from None
-                if self.failed_starts >= MAX_FAILED_STARTS:
-                    raise EngineError(
-                        f"{self.label} failed to restart {MAX_FAILED_STARTS} "
-                        f"times in a row; last: {broken.kind}: "
-                        f"{broken.detail}"
-                    ) from None
-                raise self._failure(
-                    broken.kind, position, f"while restarting: {broken.detail}"
-                ) from None
-            except EngineError:
-                self._discard()
-                raise
-            self.failed_starts = 0
-            self.rules = rules
-        elif self.rules != rules:
-            try:
+            else:
                 self.process.set_rules(rules, time.monotonic() + STARTUP_SECONDS)
-            except _Broken as broken:
-                self._discard()
+        except _Broken as broken:
+            self._discard()
+            if not starting:
                 raise self._failure(
                     broken.kind, position, f"after rules: {broken.detail}"
                 ) from None
-            except EngineError:
-                self._discard()
-                raise
-            self.rules = rules
+            self.failed_starts += 1
+            if self.starts == 1:
+                raise EngineError(
+                    f"{self.label} failed its handshake: {broken.kind}: {broken.detail}"
+                ) from None
+            if self.failed_starts >= MAX_FAILED_STARTS:
+                raise EngineError(
+                    f"{self.label} failed to restart {MAX_FAILED_STARTS} "
+                    f"times in a row; last: {broken.kind}: "
+                    f"{broken.detail}"
+                ) from None
+            raise self._failure(
+                broken.kind, position, f"while restarting: {broken.detail}"
+            ) from None
+        except EngineError:
+            self._discard()
+            raise
+        if starting:
+            self.failed_starts = 0
+        self.rules = rules
 
     def _discard(self) -> None:
         if self.process is not None:

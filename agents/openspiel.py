@@ -139,9 +139,9 @@ class OpenSpielAgent(Agent):
         self,
         rng: random.Random,
         *,
-        bot: str,
         book: Book | None = None,
         spec: str | None = None,
+        bot: str,
         **params: Any,
     ) -> None:
         super().__init__(rng, book=book, spec=spec)

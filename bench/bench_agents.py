@@ -83,19 +83,8 @@ def main() -> None:
         run = measure(
             [
                 script("ttt"),
-                "audit",
-                "--agent",
-                "mcts:iterations=1000",
-                "--size",
-                "3",
-                "--win",
-                "3",
-                "--positions",
-                "all",
-                "--db",
-                db,
-                "--json",
-                "-q",
+                *"audit --agent mcts:iterations=1000 --size 3 --win 3 --positions all".split(),
+                *["--db", db, "--json", "-q"],
             ]
         )
         if run.returncode != 0:

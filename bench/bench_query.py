@@ -22,15 +22,12 @@ import sys
 import tempfile
 import time
 
+from common import measure, script  # the bench folder is the script's own, first on sys.path
 from tabulate import tabulate
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from common import measure, script  # noqa: E402
-
-from ttt_solve.book.reader import open_book  # noqa: E402
-from ttt_solve.solver.position import Position  # noqa: E402
-from ttt_solve.solver.rules import Rules  # noqa: E402
+from ttt_solve.book.reader import open_book
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 
 QUERY_TARGET_S = 0.5
 LOOKUPS = 10_000

@@ -161,8 +161,11 @@ def main() -> None:
             ratio = new / old
             verdict = "worse by more than 10%" if ratio > 1.10 else "ok"
             rows.append((item.name, old, new, ratio, verdict))
-            print(f"{item.name:<55} old {old:8.3f} s  new {new:8.3f} s  new/old {ratio:5.2f}  "
-                  f"{verdict}", flush=True)
+            print(
+                f"{item.name:<55} old {old:8.3f} s  new {new:8.3f} s  new/old {ratio:5.2f}  "
+                f"{verdict}",
+                flush=True,
+            )
     with open("/proc/loadavg") as loadavg:
         print(f"load average at end: {loadavg.read().split()[0]}")
     worse = [row for row in rows if row[3] > 1.10]

@@ -4,34 +4,21 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 import sys
+from typing import Any
 
 import click
 from tabulate import tabulate
 
 from ttt_solve import charts
-from ttt_solve.agents.audit import (
-    BLUNDER_KINDS,
-    Failure,
-    GameResult,
-    Graded,
-    Summary,
-    Truth,
-    audit_games,
-    audit_positions,
-    game_result_json,
-    summarize,
-    summary_json,
-    worst,
-)
+from ttt_solve.agents import audit as grading
+from ttt_solve.agents.audit import BLUNDER_KINDS, Failure, GameResult, Graded, Summary, Truth
 from ttt_solve.agents.audit import graded_json as record_dict
 from ttt_solve.agents.engine import FAILURE_KINDS
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import (
-    CliError,
     LazyProgress,
     count,
     db_option,
@@ -39,22 +26,17 @@ from ttt_solve.cli.common import (
     game_options,
     jobs_option,
 )
-from ttt_solve.errors import TttError
+from ttt_solve.cli.options import (
+    agent_option,
+    command,
+    grading_mode_options,
+    grading_sample,
+    quiet_option,
+    report_options,
+    seed_option,
+)
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
-
-
-def parse_positions(text: str) -> int | None:
-    """``all`` -> ``None``; ``sample:N`` -> ``N``; anything else is a :class:`CliError`."""
-    token = text.strip().lower()
-    if token == "all":
-        return None
-    match = re.fullmatch(r"sample:(\d+)", token)
-    if match and int(match.group(1)) > 0:
-        return int(match.group(1))
-    raise CliError(
-        f"--positions {text!r} is not 'all' or 'sample:N' with N >= 1 (e.g. --positions sample:500)"
-    )
 
 
 def percent(share: float) -> str:
@@ -193,52 +175,21 @@ Examples:
 """
 
 
-@click.command(
+@command(
     "audit",
-    context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXAMPLES + "\n\b\nAgents (SPEC is name or name:key=value,...; every "
     "agent also takes book=true):\n" + describe_agents(),
 )
-@click.option(
-    "--agent",
-    "agent_spec",
-    required=True,
-    metavar="SPEC",
-    help="The agent to grade, e.g. heuristic or mcts:iterations=1000,c=1.4.",
-)
+@agent_option("The agent to grade, e.g. heuristic or mcts:iterations=1000,c=1.4.", required=True)
 @game_options
 @db_option
-@click.option(
-    "--positions",
-    "positions",
-    default=None,
-    metavar="all|sample:N",
-    help="Move once from every reachable non-terminal position (up to symmetry, "
+@grading_mode_options(
+    positions_help="Move once from every reachable non-terminal position (up to symmetry, "
     "weighted by the positions each stands for), or from N of them drawn at "
     "random. The default mode.",
+    games_help="Instead: play N games against --opponent, colours alternating.",
 )
-@click.option(
-    "--games",
-    type=click.IntRange(1),
-    default=None,
-    metavar="N",
-    help="Instead: play N games against --opponent, colours alternating.",
-)
-@click.option(
-    "--opponent",
-    "opponent_spec",
-    default="random",
-    show_default=True,
-    metavar="SPEC",
-    help="The opponent in --games mode.",
-)
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Seed of every random choice (same seed, same figures).",
-)
+@seed_option("Seed of every random choice (same seed, same figures).")
 @click.option(
     "--worst",
     "n_worst",
@@ -248,16 +199,11 @@ Examples:
     help="How many of the costliest moves to show.",
 )
 @jobs_option("Processes for long audits (results do not depend on it).")
-@click.option(
-    "--plot",
-    "plot_path",
-    default=None,
-    metavar="FILE.svg|FILE.png",
-    help="Also draw accuracy and perfection by ply (needs pip install 'ttt-solve[plot]').",
+@report_options(
+    plot_help="Also draw accuracy and perfection by ply (needs pip install 'ttt-solve[plot]').",
+    csv_help="Print every graded move as CSV.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-@click.option("--csv", "as_csv", is_flag=True, help="Print every graded move as CSV.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@quiet_option()
 @friendly_errors
 def audit(
     agent_spec: str,
@@ -280,49 +226,31 @@ def audit(
     win->loss, draw->loss). Prints accuracy, perfection, blunders by kind, a by-ply table and
     the costliest moves with the best moves beside them.
     """
-    if as_json and as_csv:
-        raise CliError("--json and --csv are alternatives: choose one")
-    if games is not None and positions is not None:
-        raise CliError("--positions and --games are two modes: choose one")
-    sample = parse_positions(positions or "all") if games is None else None
+    sample = grading_sample(positions, games, opponent_spec, plot_path, as_json, as_csv)
     engine = parse_spec(agent_spec).name == "cmd"
-    if games is not None:
-        parse_spec(opponent_spec)
-    if plot_path is not None:
-        try:
-            charts.check_target(plot_path)
-        except TttError as error:
-            raise CliError(str(error)) from None
     failures: list[Failure] = []
     with open_book(db) as book:
         truth = Truth(book, rules)
         progress = LazyProgress("auditing", enabled=not quiet)
+        shared: dict[str, Any] = {
+            "seed": seed,
+            "jobs": jobs,
+            "progress": progress,
+            "failures": failures,
+        }
+        agent = AgentMaker(agent_spec, db)
         try:
             if games is None:
-                records, ungraded = audit_positions(
-                    AgentMaker(agent_spec, db),
-                    truth,
-                    sample=sample,
-                    seed=seed,
-                    jobs=jobs,
-                    progress=progress,
-                    failures=failures,
-                )
+                records, ungraded = grading.audit_positions(agent, truth, sample=sample, **shared)
                 results = None
             else:
-                records, ungraded, results = audit_games(
-                    AgentMaker(agent_spec, db),
-                    AgentMaker(opponent_spec, db),
-                    truth,
-                    games=games,
-                    seed=seed,
-                    jobs=jobs,
-                    progress=progress,
-                    failures=failures,
+                opponent = AgentMaker(opponent_spec, db)
+                records, ungraded, results = grading.audit_games(
+                    agent, opponent, truth, games=games, **shared
                 )
         finally:
             progress.close()
-        summary = summarize(records, ungraded, failures)
+        summary = grading.summarize(records, ungraded, failures)
         if games is None:
             scope = (
                 "every reachable non-terminal position"
@@ -388,7 +316,7 @@ def audit(
                     disable_numparse=True,
                 )
             )
-            costly = worst(records, n_worst)
+            costly = grading.worst(records, n_worst)
             if costly:
                 click.echo("\ncostliest moves (* the agent's move, + best moves):")
                 for index, record in enumerate(costly, 1):
@@ -451,11 +379,11 @@ def _print_json(
         "seed": seed,
         "mode": "positions" if weighted else "games",
         "description": mode,
-        **summary_json(summary),
-        "worst": [record_dict(truth, r) for r in worst(records, n_worst)],
+        **grading.summary_json(summary),
+        "worst": [record_dict(truth, r) for r in grading.worst(records, n_worst)],
         "failures": summary.failures,
         "failed": [failure_dict(f) for f in failures],
     }
     if results is not None:
-        out["games"] = [game_result_json(rules, r) for r in results]
+        out["games"] = [grading.game_result_json(rules, r) for r in results]
     click.echo(json.dumps(out, indent=2))

@@ -21,19 +21,10 @@ from ttt_solve.agents.curve import (
     plan_curve,
     run_curves,
 )
-from ttt_solve.agents.spec import describe_agents, parse_spec
+from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
-from ttt_solve.cli.audit import game_rows, parse_positions, percent
-from ttt_solve.cli.common import (
-    CliError,
-    LazyProgress,
-    count,
-    db_option,
-    friendly_errors,
-    game_options,
-    jobs_option,
-)
-from ttt_solve.errors import TttError
+from ttt_solve.cli import common, options
+from ttt_solve.cli.audit import game_rows, percent
 from ttt_solve.solver.rules import Rules
 
 LOG_SCALE_RATIO = 100
@@ -51,19 +42,15 @@ Examples:
 """
 
 
-@click.command(
+@options.command(
     "curve",
-    context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXAMPLES + "\n\b\nAgents (SPEC is name or name:key=value,...):\n" + describe_agents(),
 )
-@click.option(
-    "--agent",
-    "agent_specs",
+@options.agent_option(
+    "An agent to audit along the curve (repeat for one line per agent); its spec must "
+    "not set the varied parameter.",
     required=True,
     multiple=True,
-    metavar="SPEC",
-    help="An agent to audit along the curve (repeat for one line per agent); its spec must "
-    "not set the varied parameter.",
 )
 @click.option(
     "--vary",
@@ -74,59 +61,30 @@ Examples:
     help="The parameter and its values (two or more numbers), e.g. iterations=10,100,1000. "
     "One --vary for every agent, or one per --agent, in the same order.",
 )
-@game_options
-@db_option
-@click.option(
-    "--positions",
-    "positions",
-    default=None,
-    metavar="all|sample:N",
-    help="Grade one move from every reachable non-terminal position, or from N of them "
-    "drawn at random (per seed). The default mode.",
+@common.game_options
+@common.db_option
+@options.grading_mode_options(
+    positions_help="Grade one move from every reachable non-terminal position, or from N of "
+    "them drawn at random (per seed). The default mode.",
+    games_help="Instead: play N games per point and seed against --opponent, colours alternating.",
 )
-@click.option(
-    "--games",
-    type=click.IntRange(1),
-    default=None,
-    metavar="N",
-    help="Instead: play N games per point and seed against --opponent, colours alternating.",
-)
-@click.option(
-    "--opponent",
-    "opponent_spec",
-    default="random",
-    show_default=True,
-    metavar="SPEC",
-    help="The opponent in --games mode.",
-)
-@click.option(
+@options.count_option(
     "--seeds",
-    type=click.IntRange(1),
-    default=3,
-    show_default=True,
-    help="Audits per point, with seeds --seed, --seed+1, ...; the figures are their mean "
-    "and 95% interval.",
+    3,
+    "Audits per point, with seeds --seed, --seed+1, ...; the figures are their mean and 95% "
+    "interval.",
 )
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="The first seed (a point's figures for one seed are those of `ttt audit --seed`).",
+@options.seed_option(
+    "The first seed (a point's figures for one seed are those of `ttt audit --seed`)."
 )
-@click.option(
-    "--plot",
-    "plot_path",
-    default=None,
-    metavar="FILE.svg|FILE.png",
-    help="Also draw accuracy and perfection against the parameter, one line per agent "
+@options.report_options(
+    plot_help="Also draw accuracy and perfection against the parameter, one line per agent "
     "(needs pip install 'ttt-solve[plot]').",
+    csv_help="Print one CSV row per point.",
 )
-@jobs_option("Processes for each audit (results do not depend on it).")
-@click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
-@click.option("--csv", "as_csv", is_flag=True, help="Print one CSV row per point.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@friendly_errors
+@common.jobs_option("Processes for each audit (results do not depend on it).")
+@options.quiet_option()
+@common.friendly_errors
 def curve(
     agent_specs: tuple[str, ...],
     varies: tuple[str, ...],
@@ -148,33 +106,22 @@ def curve(
     by kind and, in games mode, results by colour; name the smallest value at which an agent
     kept the value in every graded move for every seed. Optionally plot the curves.
     """
-    if as_json and as_csv:
-        raise CliError("--json and --csv are alternatives: choose one")
-    if games is not None and positions is not None:
-        raise CliError("--positions and --games are two modes: choose one")
+    sample = options.grading_sample(positions, games, opponent_spec, plot_path, as_json, as_csv)
     if len(varies) not in (1, len(agent_specs)):
-        raise CliError(
+        raise common.CliError(
             f"{len(varies)} --vary for {len(agent_specs)} --agent: give one --vary for every "
             f"agent, or one per agent in the same order"
         )
-    sample = parse_positions(positions or "all") if games is None else None
     parsed_varies = [parse_vary(text) for text in varies]
     plans = [
         plan_curve(spec, parsed_varies[index if len(parsed_varies) > 1 else 0])
         for index, spec in enumerate(agent_specs)
     ]
-    if games is not None:
-        parse_spec(opponent_spec)
-    if plot_path is not None:
-        try:
-            charts.check_target(plot_path)
-        except TttError as error:
-            raise CliError(str(error)) from None
     seed_list = list(range(seed, seed + seeds))
     with open_book(db) as book:
         truth = ReadOnceTruth(book, rules)
         check_agents(plans, book, db)
-        progress = LazyProgress("curve", enabled=not quiet)
+        progress = common.LazyProgress("curve", enabled=not quiet)
         try:
             curves = run_curves(
                 plans,
@@ -190,9 +137,11 @@ def curve(
         finally:
             progress.close()
         if games is None:
-            mode = "every position" if sample is None else f"{count(sample)} sampled positions"
+            mode = (
+                "every position" if sample is None else f"{common.count(sample)} sampled positions"
+            )
         else:
-            mode = f"{count(games)} games against {opponent_spec}"
+            mode = f"{common.count(games)} games against {opponent_spec}"
         title = f"{rules.name}, {mode}, {seeds} seed{'s' if seeds > 1 else ''}"
         if plot_path is not None:
             charts.save(curve_chart(curves, title), plot_path)

@@ -26,6 +26,7 @@ from ttt_solve.book.errors import RowFilterError
 from ttt_solve.book.reader import Book, book_files, open_book
 from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.cli.common import CliError, count, db_option, friendly_errors, game_options
+from ttt_solve.cli.options import command
 from ttt_solve.cli.output import output_file, refuse_book_as_output
 from ttt_solve.solver.position import iter_cells
 from ttt_solve.solver.rules import Rules
@@ -182,7 +183,7 @@ def write_rows(rows: Iterator[tuple], stream: IO[str], fmt: str) -> tuple[int, i
     return written, terminal
 
 
-@click.command("export", context_settings={"help_option_names": ["-h", "--help"]})
+@command("export")
 @game_options
 @db_option
 @click.option(

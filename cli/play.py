@@ -14,6 +14,7 @@ from ttt_solve.agents.spec import describe_agents, make_agent, parse_spec
 from ttt_solve.book.errors import BookError
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import db_option, friendly_errors, game_options
+from ttt_solve.cli.options import agent_option, command, seed_option
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -55,18 +56,14 @@ def _open_truth(stack: ExitStack, db: str, rules: Rules, needs_book: bool):  # n
     return book, Truth(book, rules, preload_limit=0)
 
 
-@click.command(
+@command(
     "play",
-    context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXAMPLES + "\n\b\nAgents:\n" + describe_agents(),
 )
-@click.option(
-    "--agent",
-    "agent_spec",
+@agent_option(
+    "Your opponent, e.g. heuristic or mcts:iterations=1000.",
     default="heuristic",
     show_default=True,
-    metavar="SPEC",
-    help="Your opponent, e.g. heuristic or mcts:iterations=1000.",
 )
 @click.option(
     "--as",
@@ -78,12 +75,7 @@ def _open_truth(stack: ExitStack, db: str, rules: Rules, needs_book: bool):  # n
 )
 @game_options
 @db_option
-@click.option(
-    "--seed",
-    type=int,
-    default=None,
-    help="Seed of the agent's random choices (default: a fresh one each game).",
-)
+@seed_option("Seed of the agent's random choices (default: a fresh one each game).", None)
 @friendly_errors
 def play(agent_spec: str, side: str, rules: Rules, db: str, seed: int | None) -> None:
     """Play an agent on the terminal. At the end your own moves are graded against the book:

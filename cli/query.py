@@ -18,6 +18,7 @@ from ttt_solve.book.query import analysis_json as as_json
 from ttt_solve.book.query import parse_query
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import CliError, db_option, friendly_errors, game_options
+from ttt_solve.cli.options import command, search_seconds_option
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
@@ -99,7 +100,7 @@ def moves_table(analysis: Analysis) -> str:
     )
 
 
-@click.command("query", context_settings={"help_option_names": ["-h", "--help"]})
+@command("query")
 @click.argument("position", required=False)
 @click.option(
     "--moves",
@@ -110,13 +111,9 @@ def moves_table(analysis: Analysis) -> str:
 @game_options
 @db_option
 @click.option("--json", "as_json_flag", is_flag=True, help="Print one JSON object.")
-@click.option(
-    "--search-seconds",
-    type=float,
-    default=DEFAULT_SEARCH_SECONDS,
-    show_default=True,
-    metavar="S",
-    help="Time allowed to search a position the book does not hold (0: never search).",
+@search_seconds_option(
+    DEFAULT_SEARCH_SECONDS,
+    "Time allowed to search a position the book does not hold (0: never search).",
 )
 @click.option(
     "--color/--no-color",

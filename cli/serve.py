@@ -9,6 +9,7 @@ import click
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import CliError, db_option, friendly_errors
+from ttt_solve.cli.options import command, count_option, search_seconds_option
 
 
 def _positive(name: str, value: float) -> None:
@@ -16,28 +17,17 @@ def _positive(name: str, value: float) -> None:
         raise CliError(f"{name} {value} must be a number > 0")
 
 
-@click.command("serve", context_settings={"help_option_names": ["-h", "--help"]})
+@command("serve")
 @db_option
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
-@click.option(
-    "--search-seconds",
-    type=float,
-    default=DEFAULT_SEARCH_SECONDS,
-    show_default=True,
-    metavar="S",
-    help="Time allowed to each live search of a position past the book.",
+@search_seconds_option(
+    DEFAULT_SEARCH_SECONDS, "Time allowed to each live search of a position past the book."
 )
-@click.option(
-    "--max-searches",
-    type=click.IntRange(1),
-    default=2,
-    show_default=True,
-    help="Live searches (and agent moves) at once; more are refused with 429.",
+@count_option(
+    "--max-searches", 2, "Live searches (and agent moves) at once; more are refused with 429."
 )
-@click.option(
-    "--max-audits", type=click.IntRange(1), default=1, show_default=True, help="Audits at once."
-)
+@count_option("--max-audits", 1, "Audits at once.")
 @click.option(
     "--audit-seconds",
     type=float,

@@ -27,6 +27,7 @@ from ttt_solve.cli.common import (
     run_entry,
     stopped_by,
 )
+from ttt_solve.cli.options import command
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
@@ -128,7 +129,7 @@ def work_directory(db: str, rules: Rules) -> str:
     return f"{base}.work/{rules.rows}x{rules.cols}k{rules.k}"
 
 
-@click.command("solve", context_settings={"help_option_names": ["-h", "--help"]})
+@command("solve")
 @game_options
 @db_option
 @click.option(

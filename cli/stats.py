@@ -10,6 +10,7 @@ from tabulate import tabulate
 from ttt_solve.book.reader import Book, GameInfo, open_book
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.cli.common import count, db_option, friendly_errors, game_options
+from ttt_solve.cli.options import command
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -181,7 +182,7 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
     return "\n\n".join(parts)
 
 
-@click.command("stats", context_settings={"help_option_names": ["-h", "--help"]})
+@command("stats")
 @game_options
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")

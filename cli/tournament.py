@@ -20,6 +20,7 @@ from ttt_solve.cli.common import (
     game_options,
     jobs_option,
 )
+from ttt_solve.cli.options import command, count_option, quiet_option, seed_option
 from ttt_solve.solver.rules import Rules
 
 EXAMPLES = """
@@ -52,9 +53,8 @@ def labels(specs: list[str]) -> list[str]:
     return [f"{spec} #{i + 1}" if specs.count(spec) > 1 else spec for i, spec in enumerate(specs)]
 
 
-@click.command(
+@command(
     "tournament",
-    context_settings={"help_option_names": ["-h", "--help"]},
     epilog=EXAMPLES + "\n\b\nAgents:\n" + describe_agents(),
 )
 @click.option(
@@ -73,26 +73,13 @@ def labels(specs: list[str]) -> list[str]:
     help="One more agent spec, taken whole, commas and all (repeatable): for "
     "engine commands (cmd:...) and plugin paths that hold commas.",
 )
-@click.option(
-    "--games",
-    type=click.IntRange(1),
-    default=10,
-    show_default=True,
-    metavar="N",
-    help="Games per pair; colours alternate (the first-named is X in game 1).",
-)
+@count_option("--games", 10, "Games per pair; colours alternate (the first-named is X in game 1).")
 @game_options
 @db_option
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Seed of every random choice (same seed, same results).",
-)
+@seed_option("Seed of every random choice (same seed, same results).")
 @jobs_option("Processes for long tournaments (results do not depend on it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@quiet_option()
 @friendly_errors
 def tournament(
     agent_specs: str,

@@ -10,6 +10,7 @@ import click
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.verify import verify_game
 from ttt_solve.cli.common import db_option, friendly_errors, game_options
+from ttt_solve.cli.options import command
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -17,7 +18,7 @@ from ttt_solve.solver.rules import Rules
 SHOWN = 20
 
 
-@click.command("verify", context_settings={"help_option_names": ["-h", "--help"]})
+@command("verify")
 @game_options
 @db_option
 @friendly_errors

@@ -110,39 +110,53 @@ def test_spec_parses_typed_parameters():
     assert parse_spec("random:book=true").needs_book and parse_spec("perfect").needs_book
 
 
-@pytest.mark.parametrize(
-    "spec, words",
-    [
-        (
-            "mtcs",
-            [
-                "unknown agent 'mtcs'",
-                "random, heuristic, minimax, alphabeta, montecarlo, mcts, perfect",
-            ],
-        ),
-        (
-            "mcts:iters=5",
-            [
-                "unknown parameter 'iters'",
-                "iterations (int, default 1000)",
-                "c (float",
-                "rollout (random|heuristic",
-                "solver (bool",
-                "book (bool",
-            ],
-        ),
-        ("heuristic:depth=2", ["unknown parameter 'depth' for heuristic", "book (bool"]),
-        ("alphabeta:depth=two", ["depth='two'", "whole number"]),
-        ("mcts:c=fast", ["c='fast'", "expected a number"]),
-        ("mcts:rollout=smart", ["expected one of random, heuristic"]),
-        ("mcts:solver=maybe", ["expected true or false"]),
-        ("mcts:iterations", ["'iterations'", "is not key=value"]),
-        ("mcts:iterations=0", ["at least 1"]),
-        ("perfect", ["reads the book, but no book was given"]),
-    ],
-)
+# A spec that cannot make an agent, and the words its error must hold (separated by " | ").
+BAD_SPECS = [
+    (
+        "mtcs",
+        "unknown agent 'mtcs' | random, heuristic, minimax, alphabeta, montecarlo, mcts, perfect",
+    ),
+    (
+        "mcts:iters=5",
+        "unknown parameter 'iters' | iterations (int, default 1000) | c (float "
+        "| rollout (random|heuristic | solver (bool | book (bool",
+    ),
+    ("heuristic:depth=2", "unknown parameter 'depth' for heuristic | book (bool"),
+    ("alphabeta:depth=two", "depth='two' | whole number"),
+    ("mcts:c=fast", "c='fast' | expected a number"),
+    ("mcts:rollout=smart", "expected one of random, heuristic"),
+    ("mcts:solver=maybe", "expected true or false"),
+    ("mcts:iterations", "'iterations' | is not key=value"),
+    ("mcts:iterations=0", "at least 1"),
+    ("perfect", "reads the book, but no book was given"),
+    # engines over the line protocol
+    ("cmd:./e --weights a,b", "'b' | is not key=value"),
+    ("cmd:./e,depth=2", "unknown parameter 'depth' for cmd | timeout (float, default 5.0)"),
+    ("cmd:./e,timeout=nan", "timeout=nan"),
+    ("cmd:./e,timeout=0", "timeout=0.0 | between 0 and 86400"),
+    ("cmd:./e,timeout=soon", "expected a number"),
+    ("cmd:", "names no command"),
+    ('cmd:"",timeout=1', "names no command"),
+    ('cmd:"./e', "cannot split the command | closing quotation"),
+    # plug-ins in Python
+    ("py", "does not name a factory | py:package.module:factory"),
+    ("py:examples.plugin_agent", "does not name a factory"),
+    ("py:examples.plugin_agent:9lives", "does not name a factory"),
+    ("py:not a module:make", "does not name a factory"),
+    ("py:examples.plugin_agent:make,depth", "'depth' | is not key=value"),
+    ("py:examples.plugin_agent:make,a=1,a=2", "given twice"),
+    ("py:examples.plugin_agent:make,book=maybe", "expected true or false"),
+    ("py:examples.plugin_agent:nope", "no callable 'nope' | make"),
+    ("py:no_such_package.agent:make", "cannot load | ModuleNotFoundError"),
+    ("py:/no/such/file.py:make", "cannot load | no file"),
+    ("py:examples.plugin_agent:make,depth=2", "make(rng, depth=2) failed | depth"),
+    ("py:tests.test_plugin:not_an_agent", "returned int | no select_move"),
+]
+
+
+@pytest.mark.parametrize("spec, words", BAD_SPECS)
 def test_bad_specs_say_what_exists(spec, words):
-    assert isinstance(refused_spec(spec, words), ValueError)
+    assert isinstance(refused_spec(spec, words.split(" | ")), ValueError)
 
 
 def test_every_agent_is_registered_with_a_description():

@@ -148,19 +148,11 @@ class Panel(NamedTuple):
 
 
 def line_chart(
-    series: Sequence[Series],
-    *,
-    title: str,
-    xlabel: str,
-    ylabel: str,
-    log_x: bool = False,
-    percent: bool = False,
-    ylim: tuple[float, float] | None = None,
+    series: Sequence[Series], *, title: str, xlabel: str, ylabel: str, **style: Any
 ) -> Figure:
-    """Lines with markers, one per series, each with its interval band if it has one."""
-    return line_panels(
-        [Panel(ylabel, series)], title=title, xlabel=xlabel, log_x=log_x, percent=percent, ylim=ylim
-    )
+    """Lines with markers, one per series, each with its interval band if it has one;
+    ``style``: the keywords of :func:`line_panels` (log_x, percent, ylim)."""
+    return line_panels([Panel(ylabel, series)], title=title, xlabel=xlabel, **style)
 
 
 def line_panels(

@@ -47,14 +47,14 @@ def main():
             reply("id name " + unescape(args.name))
             reply("id version 1")
             reply("ready")
+        elif command == "position":
+            board = words[1].replace("/", "")
         elif command == "rules":
             if args.refuse_rules is not None:
                 reply("error " + unescape(args.refuse_rules))
                 continue
             cols = int(words[2])
             reply("ok")
-        elif command == "position":
-            board = words[1].replace("/", "")
         elif command == "go":
             chunk = "noise " * 100 + "\n"
             for _ in range(args.stderr_mb * 2**20 // len(chunk)):

@@ -1,0 +1,135 @@
+"""Options that several commands declare alike, and the checks that go with them.
+
+Each function returns a click decorator; a command stacks them as it would ``click.option``.
+The help texts that differ between commands are arguments.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from ttt_solve.cli.common import CliError
+from ttt_solve.errors import TttError
+
+# The agents and the charts are imported where grading options are checked: most commands
+# (a lookup above all) declare options from here and never need them.
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+HELP_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+def command(name: str, epilog: str | None = None) -> Callable[[Callable[..., Any]], click.Command]:
+    """A command that also takes ``-h`` for help."""
+    return click.command(name, context_settings=HELP_SETTINGS, epilog=epilog)
+
+
+def stacked(*decorators: Decorator) -> Decorator:
+    """One decorator applying ``decorators`` as if written one above the other, in order."""
+
+    def apply(function: Callable[..., Any]) -> Callable[..., Any]:
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return apply
+
+
+def agent_option(help: str, **settings: Any) -> Decorator:
+    """``--agent SPEC``; ``settings`` go to ``click.option`` (default, required, multiple...)."""
+    destination = "agent_specs" if settings.get("multiple") else "agent_spec"
+    return click.option("--agent", destination, metavar="SPEC", help=help, **settings)
+
+
+def seed_option(help: str, default: int | None = 0) -> Decorator:
+    return click.option(
+        "--seed", type=int, default=default, show_default=default is not None, help=help
+    )
+
+
+def search_seconds_option(default: float, help: str) -> Decorator:
+    return click.option(
+        "--search-seconds", type=float, default=default, show_default=True, metavar="S", help=help
+    )
+
+
+def count_option(name: str, default: int, help: str) -> Decorator:
+    """An option taking a whole number of at least 1 (``N``), shown with its default."""
+    return click.option(
+        name, type=click.IntRange(1), default=default, show_default=True, metavar="N", help=help
+    )
+
+
+def quiet_option(help: str = "No progress bar.") -> Decorator:
+    return click.option("--quiet", "-q", is_flag=True, help=help)
+
+
+def grading_mode_options(positions_help: str, games_help: str) -> Decorator:
+    """``--positions``, ``--games`` and ``--opponent``: the two ways of grading an agent."""
+    return stacked(
+        click.option("--positions", default=None, metavar="all|sample:N", help=positions_help),
+        click.option("--games", type=click.IntRange(1), default=None, metavar="N", help=games_help),
+        click.option(
+            "--opponent",
+            "opponent_spec",
+            default="random",
+            show_default=True,
+            metavar="SPEC",
+            help="The opponent in --games mode.",
+        ),
+    )
+
+
+def report_options(plot_help: str, csv_help: str) -> Decorator:
+    """``--plot FILE``, ``--json`` and ``--csv``: where a grading's figures go."""
+    return stacked(
+        click.option(
+            "--plot", "plot_path", default=None, metavar="FILE.svg|FILE.png", help=plot_help
+        ),
+        click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON."),
+        click.option("--csv", "as_csv", is_flag=True, help=csv_help),
+    )
+
+
+def parse_positions(text: str) -> int | None:
+    """``all`` -> ``None``; ``sample:N`` -> ``N``; anything else is a :class:`CliError`."""
+    token = text.strip().lower()
+    if token == "all":
+        return None
+    match = re.fullmatch(r"sample:(\d+)", token)
+    if match and int(match.group(1)) > 0:
+        return int(match.group(1))
+    raise CliError(
+        f"--positions {text!r} is not 'all' or 'sample:N' with N >= 1 (e.g. --positions sample:500)"
+    )
+
+
+def grading_sample(
+    positions: str | None,
+    games: int | None,
+    opponent_spec: str,
+    plot_path: str | None,
+    as_json: bool,
+    as_csv: bool,
+) -> int | None:
+    """Checks the options of :func:`grading_mode_options` and :func:`report_options` together,
+    before any work: the positions to sample (None: all, or games mode)."""
+    from ttt_solve import charts
+    from ttt_solve.agents.spec import parse_spec
+
+    if as_json and as_csv:
+        raise CliError("--json and --csv are alternatives: choose one")
+    if games is not None and positions is not None:
+        raise CliError("--positions and --games are two modes: choose one")
+    if games is not None:
+        parse_spec(opponent_spec)
+    if plot_path is not None:
+        try:
+            charts.check_target(plot_path)
+        except TttError as error:
+            raise CliError(str(error)) from None
+    return parse_positions(positions or "all") if games is None else None
