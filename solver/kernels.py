@@ -72,23 +72,18 @@ def canonical_keys(keys: NDArray[np.uint64], tables: NDArray[np.uint64]) -> NDAr
 
 @_compile
 def orbit_sizes(keys: NDArray[np.uint64], tables: NDArray[np.uint64]) -> NDArray[np.uint8]:
-    """How many distinct positions each key's symmetry class holds."""
+    """How many distinct positions each key's symmetry class holds: the symmetries divided by
+    those that leave the key as it is (its stabiliser; the orbit-stabiliser theorem), which
+    takes one comparison per symmetry instead of comparing the images with each other."""
     symmetries = tables.shape[0]
     out = np.empty(len(keys), dtype=np.uint8)
     for i in numba.prange(len(keys)):
-        images = np.empty(symmetries, dtype=np.uint64)
-        distinct = 0
-        for s in range(symmetries):
-            image = _image(keys[i], tables, s)
-            seen = False
-            for t in range(distinct):
-                if images[t] == image:
-                    seen = True
-                    break
-            if not seen:
-                images[distinct] = image
-                distinct += 1
-        out[i] = distinct
+        key = keys[i]
+        fixed = 1  # the identity, symmetry 0
+        for s in range(1, symmetries):
+            if _image(key, tables, s) == key:
+                fixed += 1
+        out[i] = symmetries // fixed
     return out
 
 

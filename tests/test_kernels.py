@@ -13,6 +13,7 @@ import pytest
 
 from ttt_solve.book.writer import solved_ahead
 from ttt_solve.solver import kernels
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.keyarrays import (
     COMPILED_FROM_CELLS,
     NO_MOVE,
@@ -103,6 +104,18 @@ def test_both_implementations_agree_key_by_key(shape):
         compiled.back_up(keys_array, ply, children, scores),
     ):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("shape", [(3, 3, 3), (3, 4, 3)])
+def test_both_implementations_agree_on_every_position_of_a_game(shape):
+    # Every position, the symmetric ones (orbits of 1, 2 or 4) among them.
+    rules = Rules(*shape)
+    plain, compiled = KeyArrays(rules), CompiledKeyArrays(rules)
+    keys = np.concatenate([t.keys for t in ExhaustiveSolver(rules, compiled=False).solve()])
+    sizes = compiled.orbit_sizes(keys)
+    assert np.array_equal(sizes, plain.orbit_sizes(keys))
+    assert set(sizes.tolist()) == ({1, 2, 4, 8} if rules.rows == rules.cols else {1, 2, 4})
+    assert np.array_equal(compiled.canonical(keys), keys)
 
 
 def test_the_compiled_kernels_are_chosen_from_a_board_size_on():
