@@ -20,7 +20,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from typing import Any
 
@@ -137,8 +137,9 @@ def _copy_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterator[
 def solved_ahead(plies: Iterable[PlyTable]) -> Iterator[PlyTable]:
     """The plies, made by a thread of their own one ply ahead of the consumer: the solver's
     kernels release the GIL, so the next ply is solved while this one is written. An error
-    of the solver is raised here; a consumer that stops early stops the thread at its next
-    ply."""
+    of the solver is raised here; a consumer that stops early (closing this generator) stops
+    the thread at its next ply and waits for it, so that nothing of the solve runs on once
+    the consumer has given up."""
     handoff: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=1)
     stopped = threading.Event()
 
@@ -172,6 +173,7 @@ def solved_ahead(plies: Iterable[PlyTable]) -> Iterator[PlyTable]:
             yield item
     finally:
         stopped.set()
+        thread.join()
 
 
 def uses_copy(conn: Connection) -> bool:
@@ -237,11 +239,12 @@ def write_game(
             .returning(games.c.id)
         ).scalar_one()
         batches = _copy_batches if uses_copy(conn) else _insert_batches
-        for table in solved_ahead(plies):
-            figures.add(table)
-            for count in batches(conn, _columns(game_id, table, rules.cells - table.ply)):
-                if on_rows:
-                    on_rows(count)
+        with closing(solved_ahead(plies)) as ahead:  # its thread ends with the loop
+            for table in ahead:
+                figures.add(table)
+                for count in batches(conn, _columns(game_id, table, rules.cells - table.ply)):
+                    if on_rows:
+                        on_rows(count)
         _write_summary(conn, game_id, rules, figures, started, book_depth)
     except BaseException:
         with interrupts_deferred():
