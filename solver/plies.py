@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.solver.keyarrays import KeyArrays
+from ttt_solve.solver.keyarrays import KeyArrays, Keys, Scores
 from ttt_solve.solver.plystore import PlyStore
 from ttt_solve.solver.value import WIN_SCORE
 
@@ -119,11 +119,7 @@ class BackedUp(NamedTuple):
 
 
 def back_up_rows(
-    arrays: KeyArrays,
-    ply: int,
-    keys: NDArray[np.uint64],
-    next_keys: NDArray[np.uint64],
-    next_scores: NDArray[np.int16],
+    arrays: KeyArrays, ply: int, keys: Keys, next_keys: Keys, next_scores: Scores
 ) -> BackedUp:
     """Back up open (neither won nor full) positions of ``ply`` from the next ply's sorted
     ``next_keys`` and their ``next_scores``."""
