@@ -1,20 +1,31 @@
 """Benchmark of ``ttt serve``: position requests over loopback against a 4x4 k=4 book.
 
 10,000 requests of ``/api/games/4x4k4/position`` (positions of random games, written out) from
-16 concurrent clients, each on its own keep-alive connection; every answer must be a 200.
+16 concurrent clients, each on its own keep-alive connection, sent by a lean HTTP/1.1 client
+(raw asyncio streams on uvloop) in this process, the server in its own. Every answer is checked:
+a 200, a Content-Length, and once the clock has stopped, a JSON body of the position asked.
 Prints p50 and p99 latency and requests per second with their ratio to the targets (a ratio
-below 1 meets the target), and the server's resident memory after the first 1,000 requests and
-after the run (target: within 20% of each other).
+below 1 meets the target), the server's resident memory after the first 1,000 requests and
+after the run (target: within 20% of each other), and the CPU time per request of the server
+and of the load generator.
 
     python bench/bench_serve.py                      # builds the book in a temporary directory
     python bench/bench_serve.py --books DIR          # keeps (and reuses) it in DIR
     python bench/bench_serve.py --requests 2000 --clients 4
+    python bench/bench_serve.py --constant           # the floor: uvicorn answering a constant
+    python bench/bench_serve.py --steps              # CPU per request of each step, no HTTP
+
+``--constant`` sends the same requests to uvicorn serving a bare ASGI app that answers each with
+the same JSON of an answer's length: the CPU per request of the HTTP stack alone. ``--steps``
+times, in this process, each step of answering the same positions (reading the position, the
+book's lookup, the JSON) and the whole route called as an ASGI app without HTTP.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import socket
 import statistics
@@ -23,6 +34,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from typing import Any
 
 from tabulate import tabulate
 
@@ -64,8 +76,24 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def start_server(db: str, port: int) -> subprocess.Popen:
+CONSTANT_BODY = json.dumps({"position": "....", "padding": "." * 720}).encode()
+"""The ``--constant`` app's answer, about as long as an answer of the 4x4 book."""
+
+
+async def constant_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A bare ASGI app answering every request with :data:`CONSTANT_BODY`."""
+    length = str(len(CONSTANT_BODY)).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", length)]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": CONSTANT_BODY})
+
+
+def start_server(db: str, port: int, constant: bool = False) -> subprocess.Popen:
     argv = [script("ttt"), "serve", "--db", db, "--port", str(port), "--quiet"]
+    if constant:
+        here = os.path.dirname(os.path.abspath(__file__))
+        argv = [sys.executable, "-m", "uvicorn", "--app-dir", here, "bench_serve:constant_app"]
+        argv += ["--port", str(port), "--no-access-log", "--lifespan", "off"]
     server = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -84,6 +112,7 @@ async def client(
     port: int,
     paths: list[str],
     latencies: list[float],
+    bodies: list[tuple[str, bytes]],
     errors: list[str],
     counter: list[int],
     on_warm: asyncio.Event,
@@ -96,14 +125,15 @@ async def client(
             writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
             head = await reader.readuntil(b"\r\n\r\n")
             status = head.split(b" ", 2)[1]
-            length = 0
+            length = None
             for line in head.split(b"\r\n"):
                 if line.lower().startswith(b"content-length:"):
                     length = int(line.split(b":")[1])
-            body = await reader.readexactly(length)
+            body = await reader.readexactly(length or 0)
             latencies.append(time.perf_counter() - started)
-            if status != b"200":
-                errors.append(f"{status.decode()} {path}: {body[:200].decode(errors='replace')}")
+            if status != b"200" or not length:
+                errors.append(f"{status.decode()} {path}: {length} bytes: {body[:200]!r}")
+            bodies.append((path, body))
             counter[0] += 1
             if counter[0] == WARMUP:
                 on_warm.set()
@@ -111,8 +141,23 @@ async def client(
         writer.close()
 
 
+def check_bodies(bodies: list[tuple[str, bytes]], expected: dict[str, str]) -> list[str]:
+    """Errors of the answers: each must be the JSON object of the position its path asked."""
+    errors = []
+    for path, body in bodies:
+        try:
+            position = json.loads(body)["position"]
+        except (ValueError, KeyError, TypeError) as error:
+            errors.append(f"{path}: not an answer ({error}): {body[:200]!r}")
+            continue
+        if position != expected[path]:
+            errors.append(f"{path}: the answer is of {position}, not of {expected[path]}")
+    return errors
+
+
 async def load(port: int, paths: list[str], clients: int, pid: int) -> dict:
     latencies: list[float] = []
+    bodies: list[tuple[str, bytes]] = []
     errors: list[str] = []
     counter = [0]
     warm = asyncio.Event()
@@ -124,24 +169,115 @@ async def load(port: int, paths: list[str], clients: int, pid: int) -> dict:
 
     watcher = asyncio.create_task(watch_memory())
     shares = [paths[i::clients] for i in range(clients)]
-    cpu_before = cpu_seconds(pid)
+    cpu_before, own_cpu_before = cpu_seconds(pid), time.process_time()
     started = time.perf_counter()
     await asyncio.gather(
-        *(client(port, share, latencies, errors, counter, warm) for share in shares)
+        *(client(port, share, latencies, bodies, errors, counter, warm) for share in shares)
     )
     seconds = time.perf_counter() - started
-    cpu = cpu_seconds(pid) - cpu_before
+    cpu, own_cpu = cpu_seconds(pid) - cpu_before, time.process_time() - own_cpu_before
     memory["after_run"] = rss_mib(pid)
     if not warm.is_set():
         memory["after_warmup"] = memory["after_run"]
     watcher.cancel()
     return {
         "latencies": latencies,
+        "bodies": bodies,
         "errors": errors,
         "seconds": seconds,
         "memory": memory,
         "server_cpu": cpu,
+        "client_cpu": own_cpu,
     }
+
+
+def steps(db: str, texts: list[str]) -> None:
+    """Print the CPU time per position of each step of the position route."""
+    from ttt_solve.book.query import analysis_json
+    from ttt_solve.solver.position import Position
+    from ttt_solve.web import explorer
+    from ttt_solve.web.app import create_app
+
+    rules = Rules(4, 4, 4)
+    app = create_app(db)
+
+    def timed(name: str, work: Any) -> None:
+        started = time.process_time()
+        work()
+        print(f"{name:<52} {1e6 * (time.process_time() - started) / len(texts):8.1f} us")
+
+    async def route(query_string: bytes) -> None:
+        path = "/api/games/4x4k4/position"
+        scope = {
+            "type": "http",
+            "method": "GET",
+            "scheme": "http",
+            "http_version": "1.1",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": query_string,
+            "root_path": "",
+            "headers": [(b"host", b"127.0.0.1")],
+            "state": {},
+        }
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start" and message["status"] != 200:
+                raise RuntimeError(f"{message['status']} for {query_string!r}")
+
+        await app(scope, receive, send)
+
+    async def run() -> None:
+        async with app.router.lifespan_context(app):
+            server = app.state.explorer
+            book = server.book
+            positions = [Position.parse(text, rules) for text in texts]
+            queries = [query(position=text)[1:].encode() for text in texts]
+            analyses = [server.analyse(p) for p in positions]
+            objects = [analysis_json(a) for a in analyses]
+            timed(
+                "Position.parse (the position parameter)",
+                lambda: [Position.parse(t, rules) for t in texts],
+            )
+            timed(
+                "Book.find_with_moves (one query)",
+                lambda: [book.find_with_moves(p) for p in positions],
+            )
+            timed(
+                "Book.find + Book.moves (two queries)",
+                lambda: [(book.find(p), book.moves(p)) for p in positions],
+            )
+            timed(
+                "analysis_json (the answer as plain data)",
+                lambda: [analysis_json(a) for a in analyses],
+            )
+            timed("JSON encoding", lambda: [explorer._JSON.encode(o).encode() for o in objects])
+            server._read_json.cache_clear()
+            for label in (
+                "the whole route (ASGI, no HTTP), not kept",
+                "the whole route (ASGI, no HTTP), kept",
+            ):
+                started = time.process_time()
+                for query_string in queries:
+                    await route(query_string)
+                seconds = time.process_time() - started
+                print(f"{label:<52} {1e6 * seconds / len(texts):8.1f} us")
+
+    run_loop(run())
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+def run_loop(work: Any) -> Any:
+    """``asyncio.run`` on uvloop (a third less CPU per request than asyncio's own loop, which
+    serves where uvloop is not installed)."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(work)
+    return uvloop.run(work)
 
 
 def main() -> None:
@@ -150,6 +286,12 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=10_000)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--constant", action="store_true", help="serve a constant answer from a bare ASGI app"
+    )
+    parser.add_argument(
+        "--steps", action="store_true", help="time each step of the route, in this process"
+    )
     args = parser.parse_args()
 
     folder = args.books or tempfile.mkdtemp(prefix="bench-serve-")
@@ -159,26 +301,32 @@ def main() -> None:
         print(f"building {db} (ttt-solve --size 4 --win 4) ...", flush=True)
         build(db, "4", 4)
     rules = Rules(4, 4, 4)
-    paths = [
-        "/api/games/4x4k4/position" + query(position=str(p))
-        for p in random_positions(rules, args.requests, args.seed)
-    ]
+    positions = [str(p) for p in random_positions(rules, args.requests, args.seed)]
+    paths = ["/api/games/4x4k4/position" + query(position=p) for p in positions]
+    expected = dict(zip(paths, positions))
+    if args.steps:
+        steps(db, list(dict.fromkeys(positions)))  # each position once: none is kept yet
+        return
     port = free_port()
-    server = start_server(db, port)
+    server = start_server(db, port, args.constant)
     try:
-        result = asyncio.run(load(port, paths, args.clients, server.pid))
+        result = run_loop(load(port, paths, args.clients, server.pid))
     finally:
         server.terminate()
         server.wait(10)
+    if not args.constant:
+        result["errors"] += check_bodies(result["bodies"], expected)
     latencies = sorted(result["latencies"])
     p50 = statistics.median(latencies) * 1000
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))] * 1000
     rps = len(latencies) / result["seconds"]
     memory = result["memory"]
     growth = memory["after_run"] / memory["after_warmup"] - 1
+    served = "a constant answer (uvicorn, bare ASGI app)" if args.constant else "ttt serve"
     print(
-        f"{len(latencies):,} requests of /api/games/4x4k4/position, {args.clients} clients, "
-        f"keep-alive, loopback; {len(result['errors'])} errors; {result['seconds']:.2f} s"
+        f"{served}: {len(latencies):,} requests of /api/games/4x4k4/position, "
+        f"{args.clients} clients, keep-alive, loopback; {len(result['errors'])} errors; "
+        f"{result['seconds']:.2f} s"
     )
     print(
         tabulate(
@@ -213,10 +361,12 @@ def main() -> None:
         )
     )
     cpu_ms = 1000 * result["server_cpu"] / len(latencies)
+    client_ms = 1000 * result["client_cpu"] / len(latencies)
     load_average = os.getloadavg()[0]
     print(
         f"server CPU per request: {cpu_ms:.2f} ms (at most {1000 / cpu_ms:,.0f} requests per "
-        f"second per core it is given); load average {load_average:.1f} on {os.cpu_count()} cores. "
+        f"second per core it is given); the load generator's: {client_ms:.2f} ms; "
+        f"load average {load_average:.1f} on {os.cpu_count()} cores. "
         f"With {args.clients} clients each waiting for its answer, p50 is about "
         f"{args.clients} / requests per second (Little's law): a p50 of {P50_TARGET_MS:g} ms "
         f"at {args.clients} clients needs {1000 * args.clients / P50_TARGET_MS:,.0f} per second."

@@ -91,7 +91,8 @@ def _ttt(size: str, k: int, *arguments: str) -> Callable[[str, str], float]:
 
 def _prover(size: str, k: int, engine: str) -> Callable[[str, str], float]:
     def run(bin_dir: str, scratch: str) -> float:
-        argv = [f"{bin_dir}/python", "-c", PROVER_SNIPPET, size, str(k), engine]
+        # -I: the folder it runs in must not shadow the installed packages.
+        argv = [f"{bin_dir}/python", "-I", "-c", PROVER_SNIPPET, size, str(k), engine]
         output = _checked(argv)[1]
         figures = json.loads(output.strip().splitlines()[-1])
         return float(figures["seconds"])

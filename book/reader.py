@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import operator
 import os
 import random
 import re
@@ -179,6 +180,19 @@ class _SqliteRows:
         )
         return self.connection.execute(sql, (game_id, ply, *keys)).fetchall()
 
+    def family(
+        self, game_id: int, ply: int, key: int, child_keys: Sequence[int]
+    ) -> list[tuple[Any, ...]]:
+        columns = ", ".join(_POSITION_COLUMNS)
+        sql = (
+            f"SELECT {columns} FROM positions WHERE game_id = ? AND ply = ? AND key = ? "
+            f"UNION ALL SELECT {columns} FROM positions "
+            f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(child_keys))})"
+        )
+        return self.connection.execute(
+            sql, (game_id, ply, key, game_id, ply + 1, *child_keys)
+        ).fetchall()
+
     def chunks(self, game_id: int, where: RowFilter, batch: int) -> Iterator[list[Any]]:
         conditions, params = where.sql()
         sql = (
@@ -277,6 +291,11 @@ class _EngineRows:
         )
         with self.engine.connect() as conn:
             return [tuple(row) for row in conn.execute(query)]
+
+    def family(
+        self, game_id: int, ply: int, key: int, child_keys: Sequence[int]
+    ) -> list[tuple[Any, ...]]:
+        return self.positions(game_id, ply, (key,)) + self.positions(game_id, ply + 1, child_keys)
 
     def chunks(self, game_id: int, where: RowFilter, batch: int) -> Iterator[Sequence[Any]]:
         import sqlalchemy as sa
@@ -495,7 +514,7 @@ class Book:
         """
         children = {cell: position.play(cell) for cell in position.legal_moves()}
         entries = self.find_many(children.values())
-        result = []
+        values = {}
         for cell, child in children.items():
             entry = entries.get(child)
             if entry is None:
@@ -506,9 +525,42 @@ class Book:
                 raise PositionNotFoundError(
                     f"the moves of {position} are not in {self.describe()}: {reason}"
                 )
-            result.append(MoveEntry(cell, position.rules.cell_name(cell), move_value(entry.value)))
-        result.sort(key=lambda m: (m.value.sort_key, m.cell))
-        return result
+            values[cell] = move_value(entry.value)
+        return _move_entries(position.rules, values)
+
+    def find_with_moves(self, position: Position) -> tuple[Entry, list[MoveEntry]]:
+        """:meth:`find` and :meth:`moves` of one position, read in one query.
+
+        The children's canonical keys come from the position's own images under the board's
+        symmetries (a child's image is its parent's image plus the image of the new stone), so
+        no child is canonicalised on its own. Raises what :meth:`find` and :meth:`moves` raise.
+        """
+        rules, ply = position.rules, position.ply
+        info = self.game(rules)
+        if position.is_terminal or not info.holds_ply(ply + 1):
+            return self.find(position), self.moves(position)  # no children, or none stored
+        images = [rules.permute(position.key, s) for s in range(len(rules.symmetries))]
+        key = min(images)  # the canonical key, and its first symmetry, as Rules.canonical's
+        mover = 0 if position.x_to_move else rules.cells  # where the mover's stones sit in a key
+        stone_images = _stone_images(rules)
+        cells_of: dict[int, list[int]] = {}  # symmetric children share a canonical key
+        for cell in iter_cells(position.empty):
+            child_key = min(map(operator.or_, images, stone_images[mover + cell]))
+            cells_of.setdefault(child_key, []).append(cell)
+        with self._reading(rules):
+            rows = self._rows.family(info.id, ply, key, list(cells_of))
+        parent = [row for row in rows if row[0] == ply]
+        children = [row for row in rows if row[0] != ply]
+        if not parent or len(children) < len(cells_of):
+            if self._replaced(rules, info):
+                return self.find_with_moves(position)
+            return self.find(position), self.moves(position)  # raise what is missing
+        values = {}
+        for row in children:
+            self._check_rows(rules, [row])
+            for cell in cells_of[row[1]]:
+                values[cell] = _move_value(row[2], row[3])
+        return self._entry(position, parent[0], images.index(key)), _move_entries(rules, values)
 
     def choose(self, position: Position, rng: random.Random | int | None = None) -> int:
         """A best move (fastest win, slowest loss), ties broken by ``rng``.
@@ -594,6 +646,36 @@ class Book:
 _DAMAGE = re.compile(r"malformed|no such (table|column)|corrupt|database disk image", re.IGNORECASE)
 """Database errors that mean the file itself is damaged (the same words in SQLite and
 PostgreSQL), not that it is busy or out of reach."""
+
+
+@functools.cache
+def _stone_images(rules: Rules) -> tuple[tuple[int, ...], ...]:
+    """``[bit][symmetry]``: the image of one stone of a packed key (bit ``cell`` for X,
+    ``cells + cell`` for O) under each of the board's symmetries."""
+    return tuple(
+        tuple(rules.permute(1 << bit, symmetry) for symmetry in range(len(rules.symmetries)))
+        for bit in range(2 * rules.cells)
+    )
+
+
+@functools.cache
+def _move_value(child_value: int, child_remoteness: int) -> Value:
+    """The value of a move to a child of this stored value and remoteness (few pairs exist:
+    three values, a remoteness up to the board's cells)."""
+    return move_value(Value(Outcome.from_sign(child_value), child_remoteness))
+
+
+def _move_entries(rules: Rules, values: dict[int, Value]) -> list[MoveEntry]:
+    """The moves of these values for the mover, best first (then by cell)."""
+    moves = [MoveEntry(cell, rules.cell_name(cell), value) for cell, value in values.items()]
+    moves.sort(key=lambda m: (_sort_key(m.value), m.cell))
+    return moves
+
+
+@functools.cache
+def _sort_key(value: Value) -> int:
+    """``value.sort_key``, kept: a board has few values, and the property costs three calls."""
+    return value.sort_key
 
 
 def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:

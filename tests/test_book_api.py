@@ -335,3 +335,35 @@ def test_an_open_book_sees_a_game_re_solved_by_another_writer(tmp_path):
         assert reader.game(T3).id != old_id
         assert [m.name for m in reader.moves(position)][:1] == ["c1"]
         assert len(reader.find_many([position, Position.start(T3)])) == 2
+
+
+def test_find_with_moves_reads_what_find_and_moves_read(book_small, opening_book, monkeypatch):
+    """One query for a position and its children answers as :meth:`find` and :meth:`moves`,
+    on square and oblong boards (whose symmetric children share a key), through both read
+    paths, and raises what they raise past an opening book."""
+    with open_book(book_small) as book:
+        engine_book = Book(book.engine, book.url, rows=_EngineRows(book.engine))
+        rng = random.Random(3)
+        oblong = [random_walk(Rules(3, 4, 3), rng, rng.randrange(0, 13)) for _ in range(300)]
+        lookups = []  # the one-key and many-key queries of find and moves, not the family's
+        positions = book._rows.positions
+
+        def counted(*args):
+            lookups.append(args)
+            return positions(*args)
+
+        monkeypatch.setattr(book._rows, "positions", counted)
+        for position in all_positions(T3) + oblong:
+            expected = (book.find(position), book.moves(position))
+            lookups.clear()
+            assert book.find_with_moves(position) == expected, position
+            assert lookups == [] or position.is_terminal, position
+        for position in oblong[:30]:
+            expected = (book.find(position), book.moves(position))
+            assert engine_book.find_with_moves(position) == expected, position
+    rules = Rules(3, 4, 3)
+    with open_book(opening_book) as book:
+        first = Position.from_moves(rules, ["a1"])
+        assert book.find_with_moves(first) == (book.find(first), book.moves(first))
+        with pytest.raises(PositionNotFoundError, match="depth 2"):
+            book.find_with_moves(Position.from_moves(rules, ["a1", "b2"]))

@@ -158,6 +158,35 @@ def test_api_position_is_the_object_of_ttt_query_json(client, book_small):
     assert written == data
 
 
+def test_api_position_answers_are_kept_encoded_byte_for_byte(book_small, monkeypatch):
+    """The book's answers are kept as the bytes Starlette's JSONResponse would send, in a
+    bounded cache; answers searched live are not kept."""
+    from starlette.responses import JSONResponse
+
+    from ttt_solve.web import explorer as explorer_module
+
+    monkeypatch.setattr(explorer_module, "JSON_CACHE", 5)
+    with TestClient(create_app(book_small)) as small_cache:
+        kept = small_cache.app.state.explorer._read_json
+        for moves in ("", "b2", "b2,a1", "b2,a1,c3", "a1", "a1,b2", "c3", "b2,a1"):
+            url = f"/api/games/3x3k3/position?moves={moves}"
+            first, again = small_cache.get(url), small_cache.get(url)
+            expected = JSONResponse(book_answer(book_small, R3, moves))
+            assert first.content == again.content == expected.body, moves
+            assert first.headers["content-type"] == expected.headers["content-type"]
+            assert first.headers["content-length"] == expected.headers["content-length"]
+        assert kept.cache_info().currsize == 5 and kept.cache_info().hits >= 8
+
+
+def test_answers_searched_live_are_not_kept(opening_client):
+    kept = opening_client.app.state.explorer._read_json
+    before = kept.cache_info().currsize
+    for _ in range(2):
+        data = opening_client.get("/api/games/3x4k3/position?moves=a1,b2,c3").json()
+        assert data["source"] == "search"
+    assert kept.cache_info().currsize == before
+
+
 def test_api_games_and_game(client):
     games = client.get("/api/games").json()
     assert [g["name"] for g in games] == ["3x3k3", "3x4k3", "4x4k3"]
@@ -214,33 +243,44 @@ def test_uwapi_bad_input(client):
 # -- bad input -----------------------------------------------------------------------------
 
 
-BAD = [
-    ("/game/5x5k4", 404, "holds no 5x5 k=4"),  # a game the book does not hold
-    ("/game/chess", 404, "not a game name"),
-    ("/game/99x99k3", 404, "not supported"),
-    ("/game/3x3k3?moves=b2,b2", 400, "b2"),  # an illegal move
-    ("/game/3x3k3?moves=z9", 400, "off the 3x3 board"),
-    ("/game/3x3k3?moves=b2,,,%%", 400, "not a cell"),
-    ("/game/3x3k3?position=xx", 400, "has 2 cells"),  # a malformed position
-    ("/game/3x3k3?position=xxx/.../...", 400, "not legal"),
-    ("/game/3x3k3?position=", 400, "empty"),
-    ("/game/3x3k3?moves=a1,a2,b1,b2,c1,c2", 400, "game is over"),
-    ("/game/3x3k3?mark=q7", 400, "q7"),
-    ("/game/3x3k3/analysis?", 200, ""),
-    ("/game/4x4k9/analysis", 404, "impossible"),
-    ("/play/3x3k3?agent=nonsense&seed=1", 400, "unknown agent"),  # a spec that does not parse
-    ("/play/3x3k3?agent=mcts:iterations=x&seed=1", 400, "whole number"),
-    ("/play/3x3k3?agent=cmd:ls&seed=1", 400, "outside the project"),  # never run a command
-    ("/play/3x3k3?agent=py:os:system&seed=1", 400, "outside the project"),
-    ("/play/3x3k3?side=z&seed=1", 400, "side"),
-    ("/play/3x3k3?seed=abc", 400, "whole number"),
-    ("/audits/999", 404, "no audit"),
-    ("/audits/abc", 404, "no audit"),
-    ("/nowhere", 404, "Not Found"),
-]
+BAD = """
+404  /game/5x5k4                                  holds no 5x5 k=4   # a game the book does not hold
+404  /game/chess                                  not a game name
+404  /game/99x99k3                                not supported
+400  /game/3x3k3?moves=b2,b2                      b2                 # an illegal move
+400  /game/3x3k3?moves=z9                         off the 3x3 board
+400  /game/3x3k3?moves=b2,,,%%                    not a cell
+400  /game/3x3k3?position=xx                      has 2 cells        # a malformed position
+400  /game/3x3k3?position=xxx/.../...             not legal
+400  /game/3x3k3?position=                        empty
+400  /game/3x3k3?moves=a1,a2,b1,b2,c1,c2          game is over
+400  /game/3x3k3?mark=q7                          q7
+200  /game/3x3k3/analysis?
+404  /game/4x4k9/analysis                         impossible
+400  /play/3x3k3?agent=nonsense&seed=1            unknown agent      # a spec that does not parse
+400  /play/3x3k3?agent=mcts:iterations=x&seed=1   whole number
+400  /play/3x3k3?agent=cmd:ls&seed=1              outside the project  # never run a command
+400  /play/3x3k3?agent=py:os:system&seed=1        outside the project
+400  /play/3x3k3?side=z&seed=1                    side
+400  /play/3x3k3?seed=abc                         whole number
+404  /audits/999                                  no audit
+404  /audits/abc                                  no audit
+404  /nowhere                                     Not Found
+"""
+"""Bad input and its answer, a line each: the status, the URL, then words of the message (the
+rest of the line up to a ``#`` note)."""
 
 
-@pytest.mark.parametrize(("url", "status", "words"), BAD)
+def bad_input_rows(table: str) -> list[tuple[str, int, str]]:
+    """(url, status, words) of each line of a table like :data:`BAD`."""
+    rows = []
+    for line in table.strip().splitlines():
+        status, url, *words = line.split("#")[0].split(maxsplit=2)
+        rows.append((url, int(status), " ".join(words).strip()))
+    return rows
+
+
+@pytest.mark.parametrize(("url", "status", "words"), bad_input_rows(BAD))
 def test_bad_input_is_a_4xx_page_with_one_line(client, url, status, words):
     response = client.get(url, follow_redirects=False)
     assert response.status_code == status

@@ -10,27 +10,45 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.query import analysis_json
 from ttt_solve.web.audits import job_json
-from ttt_solve.web.common import answer, asked_position, audits_of, explorer_of, game_json
+from ttt_solve.web.common import (
+    RouteTable,
+    answer,
+    asked_position,
+    audits_of,
+    explorer_of,
+    game_json,
+)
 from ttt_solve.web.pages import audit_request, job_of, worst_link
 
+routes = RouteTable()
 
+
+@routes.get("/api/games/{game}/position")  # first: the route asked most
+async def position(request: Request) -> Response:
+    asked = asked_position(request, request.path_params["game"])
+    explorer = explorer_of(request)
+    try:
+        body = explorer.read_json(asked.position)  # from the book, kept encoded
+    except OutOfReachError:  # past the book: searched live, each time
+        return JSONResponse(analysis_json(await answer(explorer, asked.position)))
+    return Response(body, media_type="application/json")
+
+
+@routes.get("/api/games")
 async def games(request: Request) -> Response:
     return JSONResponse([game_json(info) for info in explorer_of(request).games()])
 
 
+@routes.get("/api/games/{game}")
 async def game(request: Request) -> Response:
     info = explorer_of(request).game(request.path_params["game"])
     return JSONResponse({**game_json(info), "figures": info.figures.to_dict()})
 
 
-async def position(request: Request) -> Response:
-    asked = asked_position(request, request.path_params["game"])
-    analysis = await answer(explorer_of(request), asked.position)
-    return JSONResponse(analysis_json(analysis))
-
-
+@routes.get("/api/games/{game}/mainline")
 async def mainline(request: Request) -> Response:
     asked = asked_position(request, request.path_params["game"])
     rules = asked.rules
@@ -52,6 +70,7 @@ async def mainline(request: Request) -> Response:
     )
 
 
+@routes.post("/api/audits")
 async def start_audit(request: Request) -> Response:
     body = (await request.body())[:10_000]
     try:
@@ -72,6 +91,7 @@ async def start_audit(request: Request) -> Response:
     )
 
 
+@routes.get("/api/audits/{job}")
 async def audit(request: Request) -> Response:
     job = job_of(request)
     return JSONResponse(job_json(job, worst_link(job)))

@@ -84,26 +84,9 @@ class UniversalApiCors:
 
 
 def routes() -> list[Route | Mount]:
-    return [
-        Route("/", pages.index),
-        Route("/game/{game}", pages.position_page),
-        Route("/game/{game}/analysis", pages.analysis_page),
-        Route("/play/{game}", pages.play_page),
-        Route("/audits", pages.audits_page),
-        Route("/audits", pages.start_audit, methods=["POST"]),
-        Route("/audits/{job}", pages.audit_page),
-        Route("/api/games", api.games),
-        Route("/api/games/{game}", api.game),
-        Route("/api/games/{game}/position", api.position),
-        Route("/api/games/{game}/mainline", api.mainline),
-        Route("/api/audits", api.start_audit, methods=["POST"]),
-        Route("/api/audits/{job}", api.audit),
-        Route("/uwapi/", uwapi.games),
-        Route("/uwapi/{game_id}/", uwapi.game),
-        Route("/uwapi/{game_id}/{variant_id}/", uwapi.variant_page),
-        Route("/uwapi/{game_id}/{variant_id}/positions/", uwapi.position),
-        Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static"),
-    ]
+    """Every route, the JSON API's first (its position route is the one asked most)."""
+    static = Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static")
+    return [*api.routes, *uwapi.routes, *pages.routes, static]
 
 
 def create_app(db: str, limits: Limits | None = None) -> Starlette:

@@ -15,19 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from ttt_solve.agents.audit import (
-    GameResult,
-    Graded,
-    Summary,
-    Truth,
-    audit_games,
-    audit_positions,
-    game_result_json,
-    graded_json,
-    summarize,
-    summary_json,
-    worst,
-)
+from ttt_solve.agents import audit
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AgentSpecError, parse_spec
 from ttt_solve.book.reader import Book
@@ -92,10 +80,10 @@ class AuditJob:
     total: int = 0
     status: str = "running"  # "running", "done" or "failed"
     error: str | None = None
-    truth: Truth | None = None
-    summary: Summary | None = None
-    worst: list[Graded] = field(default_factory=list)
-    results: list[GameResult] | None = None
+    truth: audit.Truth | None = None
+    summary: audit.Summary | None = None
+    worst: list[audit.Graded] = field(default_factory=list)
+    results: list[audit.GameResult] | None = None
     seconds: float = 0.0
 
 
@@ -110,13 +98,13 @@ class AuditRunner:
         self._lock = threading.Lock()
         self._jobs: OrderedDict[int, AuditJob] = OrderedDict()
         self._ids = itertools.count(1)
-        self._truths: dict[Rules, Truth] = {}
+        self._truths: dict[Rules, audit.Truth] = {}
 
-    def truth(self, rules: Rules) -> Truth:
+    def truth(self, rules: Rules) -> audit.Truth:
         """The book's values of a game, read once and kept for later audits of it."""
         with self._lock:
             if rules not in self._truths:
-                self._truths[rules] = Truth(self.book, rules)
+                self._truths[rules] = audit.Truth(self.book, rules)
             return self._truths[rules]
 
     def start(self, request: AuditRequest) -> AuditJob:
@@ -165,7 +153,7 @@ class AuditRunner:
             truth = job.truth = self.truth(request.rules)
             maker = AgentMaker(request.agent, self.db)
             if request.mode == "positions":
-                records, ungraded = audit_positions(
+                records, ungraded = audit.audit_positions(
                     maker,
                     truth,
                     sample=request.sample,
@@ -174,7 +162,7 @@ class AuditRunner:
                     progress=progress,
                 )
             else:
-                records, ungraded, job.results = audit_games(
+                records, ungraded, job.results = audit.audit_games(
                     maker,
                     AgentMaker(request.opponent, self.db),
                     truth,
@@ -183,8 +171,8 @@ class AuditRunner:
                     jobs=1,
                     progress=progress,
                 )
-            job.summary = summarize(records, ungraded)
-            job.worst = worst(records, 10)
+            job.summary = audit.summarize(records, ungraded)
+            job.worst = audit.worst(records, 10)
             job.status = "done"
         except (TttError, ValueError) as error:
             job.error = " ".join(str(error).split())
@@ -220,11 +208,12 @@ def job_json(job: AuditJob, links: Any = None) -> dict[str, Any]:
     if summary is None or truth is None:
         return out
     out["result"] = {
-        **summary_json(summary),
+        **audit.summary_json(summary),
         "worst": [
-            {**graded_json(truth, r), **({"url": links(r)} if links else {})} for r in job.worst
+            {**audit.graded_json(truth, r), **({"url": links(r)} if links else {})}
+            for r in job.worst
         ],
     }
     if job.results is not None:
-        out["result"]["games"] = [game_result_json(rules, r) for r in job.results]
+        out["result"]["games"] = [audit.game_result_json(rules, r) for r in job.results]
     return out

@@ -1,13 +1,16 @@
-"""What the page and API handlers share: reading a request's position, answering it without
-blocking the server, and the plain data of a game."""
+"""What the page and API handlers share: their routes, reading a request's position, answering
+it without blocking the server, and the plain data of a game."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, NamedTuple
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.oracle import Analysis
@@ -20,6 +23,33 @@ from ttt_solve.web.explorer import Explorer, game_name
 
 MAX_QUERY = 2_000
 """Longest ``position`` or ``moves`` parameter read (a board of 64 cells needs far less)."""
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class RouteTable:
+    """The routes of one module: each handler declares its own above it, with
+    ``@routes.get(path)`` or ``@routes.post(path)``; the app joins the modules' tables."""
+
+    def __init__(self) -> None:
+        self.routes: list[Route] = []
+
+    def __iter__(self) -> Iterator[Route]:
+        return iter(self.routes)
+
+    def get(self, path: str) -> Callable[[Handler], Handler]:
+        return self._declare(path, "GET")
+
+    def post(self, path: str) -> Callable[[Handler], Handler]:
+        return self._declare(path, "POST")
+
+    def _declare(self, path: str, method: str) -> Callable[[Handler], Handler]:
+        def declare(handler: Handler) -> Handler:
+            self.routes.append(Route(path, handler, methods=[method]))
+            return handler
+
+        return declare
 
 
 def explorer_of(request: Request) -> Explorer:

@@ -19,8 +19,18 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.web import links, plots
 from ttt_solve.web.audits import AuditJob, AuditRequest, checked_spec, job_json
-from ttt_solve.web.common import Asked, answer, asked_position, audits_of, explorer_of, param
+from ttt_solve.web.common import (
+    Asked,
+    RouteTable,
+    answer,
+    asked_position,
+    audits_of,
+    explorer_of,
+    param,
+)
 from ttt_solve.web.explorer import game_name, symmetric_images
+
+routes = RouteTable()
 
 LETTERS = {"win": "W", "draw": "D", "loss": "L"}
 
@@ -38,6 +48,7 @@ def chart(draw: Any, *args: Any) -> str | None:
         return None
 
 
+@routes.get("/")
 async def index(request: Request) -> Response:
     explorer = explorer_of(request)
     games = [(game_name(info.rules), info) for info in explorer.games()]
@@ -95,6 +106,7 @@ def board_rows(
     return rows
 
 
+@routes.get("/game/{game}")
 async def position_page(request: Request) -> Response:
     explorer = explorer_of(request)
     asked = asked_position(request, request.path_params["game"])
@@ -146,6 +158,7 @@ async def position_page(request: Request) -> Response:
     )
 
 
+@routes.get("/game/{game}/analysis")
 async def analysis_page(request: Request) -> Response:
     info = explorer_of(request).game(request.path_params["game"])
     figures = info.figures
@@ -197,6 +210,7 @@ def audit_request(fields: dict[str, str]) -> AuditRequest:
     )
 
 
+@routes.get("/audits")
 async def audits_page(request: Request) -> Response:
     explorer = explorer_of(request)
     games = [game_name(info.rules) for info in explorer.games()]
@@ -211,6 +225,7 @@ async def audits_page(request: Request) -> Response:
     )
 
 
+@routes.post("/audits")
 async def start_audit(request: Request) -> Response:
     body = (await request.body())[:10_000].decode(errors="replace")
     fields = {key: values[-1] for key, values in parse_qs(body).items()}
@@ -240,6 +255,7 @@ def worst_link(job: AuditJob) -> Any:
     return link
 
 
+@routes.get("/audits/{job}")
 async def audit_page(request: Request) -> Response:
     job = job_of(request)
     data = job_json(job, worst_link(job))
@@ -254,6 +270,7 @@ async def audit_page(request: Request) -> Response:
     )
 
 
+@routes.get("/play/{game}")
 async def play_page(request: Request) -> Response:
     explorer = explorer_of(request)
     agent = checked_spec(param(request, "agent") or "heuristic")

@@ -26,8 +26,10 @@ from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value
-from ttt_solve.web.common import answer, explorer_of, param
+from ttt_solve.web.common import RouteTable, answer, explorer_of, param
 from ttt_solve.web.explorer import game_name
+
+routes = RouteTable()
 
 GAME_ID = "mnk"
 VALUES = {Outcome.WIN: "win", Outcome.DRAW: "tie", Outcome.LOSS: "lose"}
@@ -92,10 +94,12 @@ def _variant_info(request: Request) -> GameInfo:
     return explorer_of(request).game(request.path_params["variant_id"])
 
 
+@routes.get("/uwapi/")
 async def games(request: Request) -> Response:
     return JSONResponse([{"id": GAME_ID, "name": "m,n,k-games", "type": "twoPlayer", "gui": "v3"}])
 
 
+@routes.get("/uwapi/{game_id}/")
 async def game(request: Request) -> Response:
     if request.path_params["game_id"] != GAME_ID:
         raise GameNotFoundError(
@@ -112,6 +116,7 @@ async def game(request: Request) -> Response:
     )
 
 
+@routes.get("/uwapi/{game_id}/{variant_id}/")
 async def variant_page(request: Request) -> Response:
     info = _variant_info(request)
     start = board_string(Position.start(info.rules))
@@ -157,6 +162,7 @@ def position_json(analysis: Analysis) -> dict[str, Any]:
     return {**_fields(position, analysis.value), "moves": moves}
 
 
+@routes.get("/uwapi/{game_id}/{variant_id}/positions/")
 async def position(request: Request) -> Response:
     info = _variant_info(request)
     text = param(request, "p")
