@@ -1,12 +1,15 @@
 """Benchmark of the alpha-beta prover: published (m,n,k) values from the empty board.
 
 Prints, for each board and mode, the value found, the published value, the technique that
-closed the proof (search or pairing), nodes, nodes per second and wall time, and the ratio to
-the target where the project sets one. Each run uses a fresh prover (empty table) in this
-process, one run at a time.
+closed the proof (search, search+pairing or pairing), nodes, the nodes closed by a pairing,
+nodes per second and wall time, and the ratio to the target where the project sets one. Each
+run uses a fresh prover (empty table) in this process, one run at a time. The plain-Python
+engine runs only the boards it finishes in a few minutes.
 
     python bench/bench_prover.py                  # both engines, weak + exact, and the book
     python bench/bench_prover.py --engines compiled --modes weak
+    python bench/bench_prover.py --engines compiled --modes weak --stretch --limit 600
+                                                  # also (10,4,4) and (8,8,5): how far they get
     python bench/bench_prover.py --limit 120      # seconds allowed per run (default 300)
     python bench/bench_prover.py --book-depth 2   # the (5,5,4) opening book to ply 2 (default 4)
     python bench/bench_prover.py --no-book
@@ -38,7 +41,14 @@ BOARDS = [  # (columns, rows, k) as published, value for X, target seconds for t
     ((5, 5, 4), "draw", 60.0),
     ((6, 5, 4), "win", None),
     ((5, 5, 5), "draw", None),
+    ((6, 6, 5), "draw", None),
+    ((7, 7, 5), "draw", 60.0),
+    ((9, 4, 4), "win", None),
 ]
+STRETCH = [((10, 4, 4), "win", None), ((8, 8, 5), "draw", None)]
+"""Boards past reach so far (``--stretch``): the run reports how far it got by the limit."""
+PYTHON_BOARDS = {(5, 4, 4), (6, 4, 4), (5, 5, 4), (6, 5, 4), (5, 5, 5), (6, 6, 5)}
+"""The boards the plain-Python engine runs (the others take it far past any limit)."""
 BOOK_TARGET = {4: 600.0}
 """Target seconds of the (5,5,4) opening book by depth."""
 
@@ -62,12 +72,20 @@ def run(rules: Rules, engine: str, weak: bool, limit: float) -> list[str]:
             "timeout",
             "-",
             prover.nodes,
+            prover.pairings,
             f"{prover.nodes / seconds:,.0f}",
             f"> {seconds:.1f}",
         ]
     rate = result.nodes / result.seconds if result.seconds else 0.0
     shown = result.value.outcome.value if weak else str(result.value)
-    return [shown, result.technique, result.nodes, f"{rate:,.0f}", f"{result.seconds:.2f}"]
+    return [
+        shown,
+        result.technique,
+        result.nodes,
+        result.pairings,
+        f"{rate:,.0f}",
+        f"{result.seconds:.2f}",
+    ]
 
 
 def main() -> None:
@@ -85,6 +103,9 @@ def main() -> None:
     )
     parser.add_argument("--no-book", action="store_true", help="skip the opening book")
     parser.add_argument(
+        "--stretch", action="store_true", help="also (10,4,4) and (8,8,5), within --limit"
+    )
+    parser.add_argument(
         "--jobs", type=int, default=1, help="processes proving the book's deepest ply (default 1)"
     )
     args = parser.parse_args()
@@ -96,11 +117,13 @@ def main() -> None:
             flush=True,
         )
     table = []
-    for (columns, rows, k), published, target in BOARDS:
+    for (columns, rows, k), published, target in BOARDS + (STRETCH if args.stretch else []):
         rules = Rules(rows, columns, k)
         for engine in engines:
+            if engine == "python" and (columns, rows, k) not in PYTHON_BOARDS:
+                continue
             for mode in args.modes.split(","):
-                value, technique, nodes, rate, seconds = run(
+                value, technique, nodes, pairings, rate, seconds = run(
                     rules, engine, mode == "weak", args.limit
                 )
                 ratio = "-"
@@ -116,6 +139,7 @@ def main() -> None:
                         published,
                         technique,
                         f"{nodes:,}",
+                        f"{pairings:,}",
                         rate,
                         seconds,
                         f"{target:g}" if target and mode == "weak" else "-",
@@ -135,6 +159,7 @@ def main() -> None:
                 "published",
                 "closed by",
                 "nodes",
+                "pairings",
                 "nodes/s",
                 "seconds",
                 "target s",

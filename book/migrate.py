@@ -20,10 +20,17 @@ from ttt_solve.book import schema
 from ttt_solve.book.errors import SchemaVersionError
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 
-UPGRADES: dict[int, Callable[[Connection], None]] = {}
+
+def _add_wide_positions(conn: Connection) -> None:
+    """Version 1 -> 2: add the (empty) table of games of 32 to 64 cells. The rows of smaller
+    games stay where they are, untouched: the step costs the same for any size of book."""
+    schema.wide_positions.create(conn)
+
+
+UPGRADES: dict[int, Callable[[Connection], None]] = {1: _add_wide_positions}
 """``UPGRADES[n]`` turns a book of schema version ``n`` into version ``n + 1`` on an open
-write connection (inside the caller's transaction). Empty: version 1 is the first schema, so
-no book can be older yet. A table change adds its step here when it bumps the version."""
+write connection (inside the caller's transaction). A table change adds its step here when
+it bumps the version."""
 
 SCHEMA_LOCK = 0x7474_7300_0000_0000
 """PostgreSQL advisory-lock key held while the schema is created or upgraded (``tts`` ...)."""

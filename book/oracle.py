@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import NamedTuple, Protocol
 
 from ttt_solve.book.errors import OutOfReachError
@@ -92,6 +93,7 @@ def _default_prover(rules: Rules) -> MoveProver:
     return Prover(rules, table_bits=LIVE_TABLE_BITS)
 
 
+@dataclass(eq=False)
 class Oracle:
     """Answers positions of one game from a book (may be ``None``) or by live search.
 
@@ -100,20 +102,16 @@ class Oracle:
     prover is made on first need and kept, so its transposition table serves later calls.
     """
 
-    def __init__(
-        self,
-        rules: Rules,
-        book: Book | None = None,
-        *,
-        search_seconds: float = DEFAULT_SEARCH_SECONDS,
-        prover_factory: ProverFactory | None = None,
-    ) -> None:
-        self.rules = rules
-        self.book = book
-        self.search_seconds = search_seconds
-        self._prover_factory = prover_factory or _default_prover
-        self._prover: MoveProver | None = None
-        self.game: GameInfo | None = book.find_game(rules) if book is not None else None
+    rules: Rules
+    book: Book | None = None
+    _: KW_ONLY
+    search_seconds: float = DEFAULT_SEARCH_SECONDS
+    prover_factory: ProverFactory = _default_prover
+    _prover: MoveProver | None = field(default=None, init=False, repr=False)
+    game: GameInfo | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.game = self.book.find_game(self.rules) if self.book is not None else None
 
     def analyse(self, position: Position) -> Analysis:
         """The value of ``position`` and of each legal move, best first (then by cell).
@@ -148,7 +146,7 @@ class Oracle:
             raise self._out_of_reach(position, "live search is turned off")
         try:
             if self._prover is None:
-                self._prover = self._prover_factory(self.rules)
+                self._prover = self.prover_factory(self.rules)
             prover = self._prover
             # the deadline is for the search, not for making the prover (the compiled one
             # compiles on its first use on a machine, about 10 s)

@@ -40,6 +40,7 @@ from ttt_solve.book.errors import (
 )
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
+from ttt_solve.book.widekeys import is_wide, positions_table, read_wide_row, stored_key
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.plystore import make_folder
@@ -173,36 +174,47 @@ class _SqliteRows:
             params = (rules.rows, rules.cols, rules.k)
         return self.connection.execute(sql + " ORDER BY rows * cols, k", params).fetchall()
 
-    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple[Any, ...]]:
+    def positions(
+        self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]
+    ) -> list[tuple[Any, ...]]:
+        wide = is_wide(rules)
         sql = (
-            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
+            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM {positions_table(rules)} "
             f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(keys))})"
         )
-        return self.connection.execute(sql, (game_id, ply, *keys)).fetchall()
+        bound = [stored_key(key) for key in keys] if wide else keys
+        rows = self.connection.execute(sql, (game_id, ply, *bound)).fetchall()
+        return [read_wide_row(row) for row in rows] if wide else rows
 
     def family(
-        self, game_id: int, ply: int, key: int, child_keys: Sequence[int]
+        self, rules: Rules, game_id: int, ply: int, key: int, child_keys: Sequence[int]
     ) -> list[tuple[Any, ...]]:
-        columns = ", ".join(_POSITION_COLUMNS)
+        wide = is_wide(rules)
+        columns, table = ", ".join(_POSITION_COLUMNS), positions_table(rules)
         sql = (
-            f"SELECT {columns} FROM positions WHERE game_id = ? AND ply = ? AND key = ? "
-            f"UNION ALL SELECT {columns} FROM positions "
+            f"SELECT {columns} FROM {table} WHERE game_id = ? AND ply = ? AND key = ? "
+            f"UNION ALL SELECT {columns} FROM {table} "
             f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(child_keys))})"
         )
-        return self.connection.execute(
-            sql, (game_id, ply, key, game_id, ply + 1, *child_keys)
+        keys = [stored_key(k) for k in (key, *child_keys)] if wide else [key, *child_keys]
+        rows = self.connection.execute(
+            sql, (game_id, ply, keys[0], game_id, ply + 1, *keys[1:])
         ).fetchall()
+        return [read_wide_row(row) for row in rows] if wide else rows
 
-    def chunks(self, game_id: int, where: RowFilter, batch: int) -> Iterator[list[Any]]:
+    def chunks(
+        self, rules: Rules, game_id: int, where: RowFilter, batch: int
+    ) -> Iterator[list[Any]]:
+        wide = is_wide(rules)
         conditions, params = where.sql()
         sql = (
-            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM positions "
+            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM {positions_table(rules)} "
             f"WHERE game_id = ?{conditions} ORDER BY ply, key"
         )
         cursor = self.connection.execute(sql, (game_id, *params))
         try:
             while chunk := cursor.fetchmany(batch):
-                yield chunk
+                yield [read_wide_row(row) for row in chunk] if wide else chunk
         finally:
             # A reader left unfinished may be collected after its book closed the connection.
             with contextlib.suppress(sqlite3.ProgrammingError):
@@ -280,29 +292,37 @@ class _EngineRows:
                 for row in conn.execute(query.order_by(games.c.rows * games.c.cols, games.c.k))
             ]
 
-    def positions(self, game_id: int, ply: int, keys: Sequence[int]) -> list[tuple[Any, ...]]:
+    def positions(
+        self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]
+    ) -> list[tuple[Any, ...]]:
         import sqlalchemy as sa
 
         from ttt_solve.book import schema
 
-        table = schema.positions
+        wide = is_wide(rules)
+        table = schema.positions_of(rules)
+        bound = [stored_key(key) for key in keys] if wide else list(keys)
         query = sa.select(*(table.c[name] for name in _POSITION_COLUMNS)).where(
-            table.c.game_id == game_id, table.c.ply == ply, table.c.key.in_(list(keys))
+            table.c.game_id == game_id, table.c.ply == ply, table.c.key.in_(bound)
         )
         with self.engine.connect() as conn:
-            return [tuple(row) for row in conn.execute(query)]
+            return [read_wide_row(row) if wide else tuple(row) for row in conn.execute(query)]
 
     def family(
-        self, game_id: int, ply: int, key: int, child_keys: Sequence[int]
+        self, rules: Rules, game_id: int, ply: int, key: int, child_keys: Sequence[int]
     ) -> list[tuple[Any, ...]]:
-        return self.positions(game_id, ply, (key,)) + self.positions(game_id, ply + 1, child_keys)
+        parent = self.positions(rules, game_id, ply, (key,))
+        return parent + self.positions(rules, game_id, ply + 1, child_keys)
 
-    def chunks(self, game_id: int, where: RowFilter, batch: int) -> Iterator[Sequence[Any]]:
+    def chunks(
+        self, rules: Rules, game_id: int, where: RowFilter, batch: int
+    ) -> Iterator[Sequence[Any]]:
         import sqlalchemy as sa
 
         from ttt_solve.book import schema
 
-        table = schema.positions
+        wide = is_wide(rules)
+        table = schema.positions_of(rules)
         query = (
             sa.select(*(table.c[name] for name in _POSITION_COLUMNS))
             .where(table.c.game_id == game_id, *where.comparisons(table.c))
@@ -310,7 +330,8 @@ class _EngineRows:
         )
         with self.engine.connect() as conn:
             result = conn.execution_options(yield_per=batch).execute(query)
-            yield from result.partitions()
+            for chunk in result.partitions():
+                yield [read_wide_row(row) for row in chunk] if wide else chunk
 
     def close(self) -> None:
         pass
@@ -471,7 +492,7 @@ class Book:
             return None
         key, symmetry = rules.canonical(position.x, position.o)
         with self._reading(rules):
-            rows = self._rows.positions(info.id, position.ply, (key,))
+            rows = self._rows.positions(rules, info.id, position.ply, (key,))
         if not rows and self._replaced(rules, info):
             return self._lookup_one(position)
         return self._entry(position, rows[0], symmetry) if rows else None
@@ -498,7 +519,9 @@ class Book:
         for ply, keys in by_ply.items():
             for start in range(0, len(keys), _LOOKUP_BATCH):
                 with self._reading(rules):
-                    rows = self._rows.positions(info.id, ply, keys[start : start + _LOOKUP_BATCH])
+                    rows = self._rows.positions(
+                        rules, info.id, ply, keys[start : start + _LOOKUP_BATCH]
+                    )
                 for row in rows:
                     for position, symmetry in wanted[(ply, row[1])]:
                         found[position] = self._entry(position, row, symmetry)
@@ -548,7 +571,7 @@ class Book:
             child_key = min(map(operator.or_, images, stone_images[mover + cell]))
             cells_of.setdefault(child_key, []).append(cell)
         with self._reading(rules):
-            rows = self._rows.family(info.id, ply, key, list(cells_of))
+            rows = self._rows.family(rules, info.id, ply, key, list(cells_of))
         parent = [row for row in rows if row[0] == ply]
         children = [row for row in rows if row[0] != ply]
         if not parent or len(children) < len(cells_of):
@@ -594,7 +617,7 @@ class Book:
         """
         info = self.game(rules)
         with self._reading(rules):
-            for chunk in self._rows.chunks(info.id, where or RowFilter(), batch):
+            for chunk in self._rows.chunks(rules, info.id, where or RowFilter(), batch):
                 if checked:
                     self._check_rows(rules, chunk)
                 yield from map(_stored_row, chunk)
@@ -682,13 +705,16 @@ def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
     """What makes stored ``positions`` rows unreadable, or ``None``. One row (a lookup) is
     checked in plain Python, a chunk (a stream) by NumPy columns: the same checks
     (:func:`out_of_range`), so streaming a game pays little for them and a lookup does not
-    import NumPy."""
+    import NumPy. The rows of a board of more than 31 cells (keys past 64 bits) are checked
+    one by one in plain Python: such a game is an opening book of few rows."""
     if not rows:
         return None
+    if len(rows) > 1 and is_wide(rules):
+        return next(filter(None, (_row_problem(rules, [row]) for row in rows)), None)
     if len(rows) == 1:
         row = rows[0]
         if len(row) != len(_POSITION_COLUMNS) or not all(type(v) is int for v in row):
-            return _not_a_number(rows)
+            return not_a_number(rows)
         columns: Sequence[Any] = row
     else:
         import numpy as np
@@ -696,9 +722,9 @@ def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
         try:
             table = np.array(rows)  # whole numbers only: int64; a text, a real or a NULL: not
         except (ValueError, OverflowError):  # rows of different lengths, numbers past 64 bits
-            return _not_a_number(rows)
+            return not_a_number(rows)
         if table.dtype.kind != "i" or table.ndim != 2 or table.shape[1] != len(_POSITION_COLUMNS):
-            return _not_a_number(rows)
+            return not_a_number(rows)
         columns = table.astype(np.int64).T
     for bad, what in out_of_range(rules, *columns):
         if bad is True or (bad is not False and bad.any()):
@@ -708,11 +734,11 @@ def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
     return None
 
 
-def _not_a_number(rows: Sequence[Sequence[Any]]) -> str:
-    bad = next(
-        (v for row in rows for v in row if type(v) is not int or not -(2**63) <= v < 2**63),
-        None,
-    )
+def not_a_number(rows: Sequence[Sequence[Any]]) -> str:
+    values = [v for row in rows for v in row]
+    bad = next((v for v in values if type(v) is not int), None)  # a text, a real, a NULL
+    if bad is None:  # else a number past 64 bits
+        bad = next((v for v in values if not -(2**63) <= v < 2**63), None)
     return f"a positions row holds {bad!r} where a whole number belongs"
 
 

@@ -1,21 +1,28 @@
-"""``verify``: read a stored game back and check it (see :mod:`solver.verify`)."""
+"""``verify``: read a stored game back and check it (see :mod:`solver.verify`).
+
+A game of more than 31 cells (keys past 64 bits, which :mod:`solver.verify`'s arrays cannot
+hold) is an opening book of few rows: :func:`check_wide_plies` makes the same checks one
+position at a time, with the opening-book builder's own back-up.
+"""
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
+from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from ttt_solve.book.errors import DamagedBookError
-from ttt_solve.book.reader import Book, GameInfo, StoredRow, out_of_range
+from ttt_solve.book.reader import Book, GameInfo, StoredRow, not_a_number, out_of_range
+from ttt_solve.book.widekeys import is_wide
 from ttt_solve.solver.figures import Figures
+from ttt_solve.solver.opening import back_up_position, image_keys, won_by_last_mover
 from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Value
-from ttt_solve.solver.verify import Problem, check_plies
+from ttt_solve.solver.value import WIN_SCORE, Value
+from ttt_solve.solver.verify import MoveScores, Problem, check_plies
 
 
 def stored_plies(
@@ -27,7 +34,8 @@ def stored_plies(
     The stored columns are checked before they are packed into scores (which cannot hold a
     draw's remoteness, nor a value other than 1, 0, -1): what is wrong goes to ``problems``.
     """
-    columns: tuple[array[int], ...] = ()
+    wide = is_wide(rules)
+    columns: tuple[Any, ...] = ()
     current = None
     for row in book.rows(rules, checked=False):  # rows out of range are reported below
         if row.ply != current:
@@ -35,56 +43,71 @@ def stored_plies(
                 raise _not_whole(book, rules, row)
             if current is not None:
                 yield _ply_table(rules, current, columns, problems)
-            current, columns = row.ply, tuple(array("q") for _ in range(5))
-        keys, values, remoteness, best, images = columns
+            current = row.ply
+            columns = wide_columns() if wide else tuple(array("q") for _ in range(5))
         try:
-            keys.append(row.key)
-            values.append(row.value)
-            remoteness.append(row.remoteness)
-            best.append(row.best_moves)
-            images.append(row.images)
+            for column, number in zip(columns, row[1:]):
+                column.append(number)
         except (TypeError, OverflowError):
             raise _not_whole(book, rules, row) from None
     if current is not None:
         yield _ply_table(rules, current, columns, problems)
 
 
+class WideColumn(list[int]):
+    """A column of a wide game's ply, as ``array("q")`` is for the others: it refuses what is
+    not a whole number below ``limit`` (2**63: an ``int64`` column; more: Python ints)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def append(self, number: int) -> None:
+        if type(number) is not int or not -(2**63) <= number < self.limit:
+            raise TypeError(f"{number!r} is not a stored number")
+        super().append(number)
+
+    def array(self) -> np.ndarray:
+        return np.array(self, dtype=np.int64 if self.limit <= 2**63 else object)
+
+
+def wide_columns() -> tuple[WideColumn, ...]:
+    """Key (128 bits), value, remoteness, best moves (64 bits, unsigned), images."""
+    return tuple(WideColumn(limit) for limit in (2**128, 2**63, 2**63, 2**64, 2**63))
+
+
 def _not_whole(book: Book, rules: Rules, row: StoredRow) -> DamagedBookError:
-    bad = next((v for v in row if type(v) is not int or not -(2**63) <= v < 2**63), None)
-    return book.damaged(f"a positions row holds {bad!r} where a whole number belongs", rules)
+    return book.damaged(not_a_number([row]), rules)
 
 
 def _ply_table(
-    rules: Rules, ply: int, columns: tuple[array[int], ...], problems: list[Problem] | None
+    rules: Rules, ply: int, columns: tuple[Any, ...], problems: list[Problem] | None
 ) -> PlyTable:
-    keys, values, remoteness, best, images = (np.frombuffer(c, dtype=np.int64) for c in columns)
+    arrays = [
+        column.array() if isinstance(column, WideColumn) else np.frombuffer(column, np.int64)
+        for column in columns
+    ]
+    keys, values, remoteness, best, images = arrays
     if problems is not None:
-        problems.extend(_column_problems(rules, ply, keys, values, remoteness, best, images))
+        problems.extend(_column_problems(rules, ply, arrays))
     return PlyTable(
         ply,
-        keys.astype(np.uint64),
+        keys if keys.dtype == object else keys.astype(np.uint64),
         join_scores(values, remoteness),
         best.astype(np.uint64),
         images.astype(np.uint8),
     )
 
 
-def _column_problems(
-    rules: Rules,
-    ply: int,
-    keys: NDArray[np.int64],
-    values: NDArray[np.int64],
-    remoteness: NDArray[np.int64],
-    best: NDArray[np.int64],
-    images: NDArray[np.int64],
-) -> Iterator[Problem]:
+def _column_problems(rules: Rules, ply: int, columns: list[np.ndarray]) -> Iterator[Problem]:
     """Stored columns out of their range (the book's own reading checks, :func:`out_of_range`),
     and draws whose remoteness is not their number of empty cells: what the packed scores and
-    the uint8 images would hide."""
+    the uint8 images would hide. ``columns``: keys, values, remoteness, best moves, images."""
+    keys, values, remoteness = columns[:3]
     empty = rules.cells - ply
     checks = [
         (np.broadcast_to(bad, keys.shape), f"holds {what}")
-        for bad, what in out_of_range(rules, ply, keys, values, remoteness, best, images)
+        for bad, what in out_of_range(rules, ply, *columns)
     ]
     checks.append(
         (
@@ -122,7 +145,8 @@ def verify_game(
 
     def problems() -> Generator[Problem, None, None]:
         plies = counted(stored_plies(book, rules, column_problems))
-        for problem in check_plies(rules, plies, move_scores):
+        check = check_wide_plies if is_wide(rules) else check_plies
+        for problem in check(rules, plies, move_scores):
             yield from column_problems
             column_problems.clear()
             yield problem
@@ -174,3 +198,80 @@ def _summary_problems(info: GameInfo, recounted: Figures, last_ply: int) -> Iter
     for section in derived:
         if section != "by_ply" and stored.get(section) != derived[section]:
             yield Problem(-1, -1, f"the summary's {section} figures differ from the stored rows")
+
+
+def check_wide_plies(
+    rules: Rules, plies: Iterable[PlyTable], move_scores: MoveScores | None = None
+) -> Iterator[Problem]:
+    """What :func:`solver.verify.check_plies` finds, for a game whose keys are Python ints:
+    every stored position checked one at a time against its board, its symmetry class, its
+    children's stored scores or, on the last ply, the prover's ``move_scores``."""
+    tables = list(plies)  # a wide game is a few plies of an opening book
+    for table, following in zip(tables, [*tables[1:], None]):
+        child_scores = None
+        if following is not None and following.ply == table.ply + 1:
+            child_scores = dict(zip(following.keys.tolist(), following.scores.tolist()))
+        prover = move_scores if following is None else None  # the last ply only
+        found = [
+            problem
+            for row in zip(*(column.tolist() for column in table[1:]))
+            for problem in _wide_row_problems(rules, table.ply, row, child_scores, prover)
+        ]
+        unchecked = [problem.key for problem in found if problem.message == _NOT_STORED]
+        yield from (problem for problem in found if problem.message != _NOT_STORED)
+        if unchecked:
+            message = f"{len(unchecked)} open positions whose children are not stored"
+            yield Problem(table.ply, unchecked[0], message)
+
+
+_NOT_STORED = "children not stored"
+
+
+def _wide_row_problems(
+    rules: Rules,
+    ply: int,
+    row: tuple[int, int, int, int],
+    child_scores: dict[int, int] | None,
+    move_scores: MoveScores | None,
+) -> Iterator[Problem]:
+    """The problems of one stored position (``row``: key, score, best moves, images)."""
+    key, score, best, images = row
+    x, o = key & rules.full, key >> rules.cells
+    if o >> rules.cells or x & o or (x.bit_count(), o.bit_count()) != ((ply + 1) // 2, ply // 2):
+        yield Problem(ply, key, "stones do not fit ply")
+        return  # the other checks hold only for boards of this ply
+    position = Position(rules, x, o)
+    found = [
+        (position.canonical_key != key, "key is not canonical"),
+        (len(set(image_keys(position))) != images, "images is not the size of its symmetry class"),
+    ]
+    won, full = won_by_last_mover(position), position.empty == 0
+    if won or full:
+        found += [
+            (won and score != -WIN_SCORE, "won position is not a loss in 0 for the side to move"),
+            (not won and score != 0, "full board is not a draw"),
+            (best != 0, "terminal position has best moves"),
+        ]
+    elif child_scores is not None:
+        top, top_moves, complete = back_up_position(position, child_scores)
+        found += [
+            (not complete, "a child position is missing"),
+            (complete and score != top, "score is not the best over the children"),
+            (
+                complete and best != top_moves,
+                "best moves are not the children that reach the score",
+            ),
+        ]
+    elif move_scores is not None:
+        by_cell = move_scores(position)
+        top = max(by_cell.values())
+        found += [
+            (score != top, "score differs from the prover's"),
+            (
+                score == top and best != sum(1 << c for c, s in by_cell.items() if s == top),
+                "best moves differ from the prover's",
+            ),
+        ]
+    else:
+        found.append((True, _NOT_STORED))
+    yield from (Problem(ply, key, message) for bad, message in found if bad)

@@ -29,9 +29,10 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ttt_solve.book import schema
-from ttt_solve.book.errors import GameExistsError
+from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, KEY_BYTES, fits_book, stored_key
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
@@ -54,16 +55,26 @@ def _columns(game_id: int, table: PlyTable, empties: int) -> dict[str, np.ndarra
     return {
         "game_id": np.full(count, game_id, dtype=np.int64),
         "ply": np.full(count, table.ply, dtype=np.int64),
-        "key": table.keys.astype(np.int64),  # at most 62 bits: the cast is exact
+        "key": _stored_keys(table.keys),
         "value": values,
         "remoteness": remoteness,
-        "best_moves": table.best_moves.astype(np.int64),
+        "best_moves": table.best_moves.astype(np.int64),  # 64 cells: the signed bit pattern
         "images": table.images,
     }
 
 
-def _insert_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterator[int]:
-    """Insert the rows with the driver's ``executemany``, a batch at a time; yield batch sizes.
+def _stored_keys(keys: np.ndarray) -> np.ndarray:
+    """Keys as their table stores them: ``int64`` (at most 62 bits: the cast is exact), or,
+    for boards of more than 31 cells (Python ints in an object array), 16 bytes big-endian
+    (``V16``, whose items stay 16 bytes long as Python ``bytes``; see :mod:`book.widekeys`)."""
+    if keys.dtype != object:
+        return keys.astype(np.int64)
+    return np.array([stored_key(key) for key in keys.tolist()], dtype=f"V{KEY_BYTES}")
+
+
+def _insert_batches(conn: Connection, table: str, columns: dict[str, np.ndarray]) -> Iterator[int]:
+    """Insert the rows into ``table`` with the driver's ``executemany``, a batch at a time;
+    yield batch sizes.
 
     The game and the ply, one value for the whole ply, are literals of the statement rather
     than parameters of every row (measured: a tenth of the write's time)."""
@@ -74,7 +85,7 @@ def _insert_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterato
     game_id, ply = int(columns["game_id"][0]), int(columns["ply"][0])  # plain decimal numbers
     marks = schema.placeholders(conn.engine, len(varying))
     insert = (
-        f"INSERT INTO positions (game_id, ply, {', '.join(varying)}) "
+        f"INSERT INTO {table} (game_id, ply, {', '.join(varying)}) "
         f"VALUES ({game_id}, {ply}, {marks})"
     )
     for start in range(0, count, BATCH_ROWS):
@@ -89,27 +100,35 @@ def _insert_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterato
 
 _COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags 0, no header extension
 _COPY_TRAILER = b"\xff\xff"  # a tuple of -1 fields ends the data
-_COPY_WIDTHS = ((sa.BigInteger, 8), (sa.SmallInteger, 2), (sa.Integer, 4))  # subclasses first
+_COPY_FIELDS = (
+    (sa.BigInteger, ">i8"),
+    (sa.SmallInteger, ">i2"),
+    (sa.Integer, ">i4"),
+    (sa.LargeBinary, f"V{KEY_BYTES}"),  # a wide key's 16 bytes, as they are
+)  # subclasses first
 
 
-def copy_dtype() -> np.dtype:
-    """One row of PostgreSQL's binary COPY format for ``positions``, as a packed NumPy dtype.
+def copy_dtype(table: sa.Table = schema.positions) -> np.dtype:
+    """One row of PostgreSQL's binary COPY format for ``table`` (``positions`` or
+    ``wide_positions``), as a packed NumPy dtype.
 
     A row is the field count (int16), then for each column its byte length (int32) and its
-    big-endian value. Widths follow the column types of :data:`book.schema.positions`, so a
-    type change there changes the format here.
+    big-endian value. Widths follow the column types of :mod:`book.schema`, so a type change
+    there changes the format here.
     """
     fields: list[tuple[str, str]] = [("fields", ">i2")]
     for name in schema.POSITION_COLUMNS:
-        column_type = schema.positions.c[name].type
-        width = next(size for kind, size in _COPY_WIDTHS if isinstance(column_type, kind))
-        fields += [(f"{name}_length", ">i4"), (name, f">i{width}")]
+        column_type = table.c[name].type
+        field = next(form for kind, form in _COPY_FIELDS if isinstance(column_type, kind))
+        fields += [(f"{name}_length", ">i4"), (name, field)]
     return np.dtype(fields)
 
 
-def copy_payload(columns: dict[str, np.ndarray], start: int, stop: int) -> bytes:
-    """Rows ``start:stop`` in binary COPY format (without signature or trailer)."""
-    dtype = copy_dtype()
+def copy_payload(
+    columns: dict[str, np.ndarray], start: int, stop: int, table: sa.Table = schema.positions
+) -> bytes:
+    """Rows ``start:stop`` of ``table`` in binary COPY format (without signature or trailer)."""
+    dtype = copy_dtype(table)
     rows = np.empty(stop - start, dtype=dtype)
     rows["fields"] = len(schema.POSITION_COLUMNS)
     for name in schema.POSITION_COLUMNS:
@@ -118,10 +137,10 @@ def copy_payload(columns: dict[str, np.ndarray], start: int, stop: int) -> bytes
     return rows.tobytes()
 
 
-def _copy_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterator[int]:
-    """``COPY positions FROM STDIN`` in binary format on the transaction's own psycopg
+def _copy_batches(conn: Connection, table: str, columns: dict[str, np.ndarray]) -> Iterator[int]:
+    """``COPY table FROM STDIN`` in binary format on the transaction's own psycopg
     connection, a batch at a time; yield batch sizes."""
-    sql = f"COPY positions ({', '.join(schema.POSITION_COLUMNS)}) FROM STDIN WITH (FORMAT BINARY)"
+    sql = f"COPY {table} ({', '.join(schema.POSITION_COLUMNS)}) FROM STDIN WITH (FORMAT BINARY)"
     count = len(columns["key"])
     driver = conn.connection.driver_connection
     assert driver is not None, "an open transaction has its driver's connection"
@@ -129,7 +148,7 @@ def _copy_batches(conn: Connection, columns: dict[str, np.ndarray]) -> Iterator[
         copy.write(_COPY_SIGNATURE)
         for start in range(0, count, BATCH_ROWS):
             stop = min(start + BATCH_ROWS, count)
-            copy.write(copy_payload(columns, start, stop))
+            copy.write(copy_payload(columns, start, stop, schema.metadata.tables[table]))
             yield stop - start
         copy.write(_COPY_TRAILER)
 
@@ -200,9 +219,14 @@ def write_game(
     writer of the same game does not solve it again. ``on_rows(n)`` is told of every batch
     written; ``started`` (a ``time.perf_counter()``) dates the solve for its recorded duration.
     """
+    if not fits_book(rules):
+        raise BookError(
+            f"{rules.name} has {rules.cells} cells; a book holds boards of at most "
+            f"{BOOK_CELLS_LIMIT} cells"
+        )
     started = time.perf_counter() if started is None else started
     figures = Figures(rules.cells)
-    games, positions = schema.games, schema.positions
+    games, positions = schema.games, schema.positions_of(rules)
     same_rules = sa.and_(
         games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
     )
@@ -242,7 +266,8 @@ def write_game(
         with closing(solved_ahead(plies)) as ahead:  # its thread ends with the loop
             for table in ahead:
                 figures.add(table)
-                for count in batches(conn, _columns(game_id, table, rules.cells - table.ply)):
+                columns = _columns(game_id, table, rules.cells - table.ply)
+                for count in batches(conn, positions.name, columns):
                     if on_rows:
                         on_rows(count)
         _write_summary(conn, game_id, rules, figures, started, book_depth)

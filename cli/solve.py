@@ -13,6 +13,7 @@ from tabulate import tabulate
 
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
+from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
     CliError,
@@ -86,7 +87,7 @@ def summary_table(info: GameInfo, db: str) -> str:
 
 
 DEFAULT_BOOK_DEPTH = 2
-BOOK_TABLE_BYTES = 512 * 2**20
+BOOK_TABLE_BYTES = 768 * 2**20
 """Memory of one process proving an opening book: its transposition table (the compiled
 engine's, ``solver.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
 WORKDIR_POSITIONS = 2_000_000
@@ -98,10 +99,18 @@ ENGINE_NAMES = {"compiled": "compiled search (Numba)", "python": "pure-Python se
 
 def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
     """The method to use and why, or a :class:`CliError` if the asked one cannot run here."""
-    if not rules.fits_key:
+    if not fits_book(rules):
         raise CliError(
-            f"{rules.name} has {rules.cells} cells; the book's 64-bit keys hold at most 31 cells"
+            f"{rules.name} has {rules.cells} cells; a book holds boards of at most "
+            f"{BOOK_CELLS_LIMIT} cells"
         )
+    if not rules.fits_key:  # keys past 64 bits: no array solver, an opening book only
+        if method == "exhaustive":
+            raise CliError(
+                f"{rules.name} has {rules.cells} cells; an exhaustive solve holds boards of at "
+                f"most 31; build an opening book instead: --method alphabeta --book-depth D"
+            )
+        return "alphabeta", f"{rules.cells} cells: an opening book (--method alphabeta)"
     estimate = exhaustive_estimate(rules)
     available = available_memory()
     size = (
@@ -147,7 +156,7 @@ def work_directory(db: str, rules: Rules) -> str:
     help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.",
 )
 @jobs_option(
-    "Processes proving an opening book's positions (alphabeta only; each holds a 512 MiB table).",
+    "Processes proving an opening book's positions (alphabeta only; each holds a 768 MiB table).",
     memory_per_job=BOOK_TABLE_BYTES,
 )
 @click.option(

@@ -8,15 +8,17 @@ as two instances of this one source:
 * imported normally (``ttt_solve.solver.negamax``) it is plain Python, run on lists of Python
   integers, which are unbounded: any board size;
 * loaded a second time under the name :data:`solver.search.COMPILED_KERNEL`, its functions are
-  compiled by ``numba.njit(cache=True)`` and run on int64 NumPy arrays: boards whose packed
-  keys and line sets fit 64-bit integers.
+  compiled by ``numba.njit(cache=True)`` and run on int64 NumPy arrays: boards whose cell
+  sets fit one 64-bit integer (a packed key is two of them).
 
 Only the decorator and a few primitives depend on the instance, with the layout of the
 image-key and move-bit tables (:class:`solver.search.SearchTables`): counting the bits of an
-integer, reading the clock, the table's hash (a big key is folded into 64 bits), finding a key
-in its bucket, the lines through a cell, the smallest image key, the next ply's image keys
-(plain Python packs a ply's keys into one integer: one OR per move) and sorting the moves. The
-plain instance does with built-ins and slices what the compiled one does in loops.
+integer, reading the clock, the table's hash (a big key is folded into 64 bits), comparing,
+finding and writing a key in the table, the lines through a cell, the smallest image key, the
+next ply's image keys (plain Python packs a ply's keys into one integer: one OR per move) and
+sorting the moves. The plain instance does with built-ins and slices what the compiled one
+does in loops. The pairing finder (:func:`_find_pairing`) lives here too, so that the search
+calls it at its nodes in either instance; :mod:`solver.pairing` calls the plain one.
 
 Numba's on-disk cache is keyed by this file alone: after a change to a constant imported from
 :mod:`solver.search` or to :func:`solver.value.move_score`, which the compiled code bakes in,
@@ -69,10 +71,14 @@ _move_score = kernel(move_score)
 _child_window = kernel(child_window)
 
 if COMPILED:
+    SIGN_BIT = -(1 << 63)
+    """The sign bit of an int64: XORed into both sides, it turns a signed comparison into an
+    unsigned one."""
 
     @kernel
     def _popcount(x: int) -> int:
-        """Set bits of a 64-bit integer (SWAR)."""
+        """Set bits of a 64-bit integer (SWAR; the masks make the arithmetic shifts of a
+        negative word harmless)."""
         x = x - ((x >> 1) & 0x5555555555555555)
         x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
         x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
@@ -86,31 +92,45 @@ if COMPILED:
         return now
 
     @kernel
-    def _bucket(key: int, shift: int, slots: int) -> int:
+    def _bucket(key: tuple[int, int], shift: int, slots: int) -> int:
         """The first slot of a key's bucket of two: the top bits of a 64-bit multiplicative
-        hash, so that every bit of the key counts."""
-        return ((key * HASH_MULTIPLIER) >> shift) & (slots - 2)
+        hash of the key's two words XORed (the plain instance's fold), so that every bit of
+        the key counts."""
+        return (((key[0] ^ key[1]) * HASH_MULTIPLIER) >> shift) & (slots - 2)
 
     @kernel
-    def _canonical_key(s: SearchTables, ply: int) -> int:
-        """The smallest image key of the position at ``ply`` (its row of ``s.images``)."""
-        images = s.images
-        row = ply * s.symmetries
-        key: int = images[row]
-        for image in range(row + 1, row + s.symmetries):
-            if images[image] < key:
-                key = images[image]
-        return key
+    def _canonical_key(s: SearchTables, ply: int) -> tuple[int, int]:
+        """The smallest image key of the position at ``ply`` (its row of ``s.images``), as
+        ``(low word, high word)``, compared as an unsigned 128-bit integer: the smallest high
+        word (always 0 on a board of at most 32 cells), then the smallest low word with it."""
+        images, symmetries = s.images, s.symmetries
+        row = 2 * ply * symmetries
+        highs = row + symmetries
+        high = 0
+        if s.cells > 32:
+            high = images[highs]
+            for image in range(1, symmetries):
+                if images[highs + image] ^ SIGN_BIT < high ^ SIGN_BIT:
+                    high = images[highs + image]
+        low = -1  # the largest unsigned word
+        for image in range(symmetries):
+            if images[highs + image] == high and images[row + image] ^ SIGN_BIT < low ^ SIGN_BIT:
+                low = images[row + image]
+        return (low, high)
 
     @kernel
     def _push_images(s: SearchTables, ply: int, move: int) -> None:
         """The image keys of ply ``ply + 1``: those of ``ply`` with the stone ``move`` (its
-        row of ``s.move_bits``, one bit per image) added."""
-        images, move_bits, symmetries = s.images, s.move_bits, s.symmetries
-        row = ply * symmetries
-        bits = move * symmetries
-        for image in range(symmetries):
-            images[row + symmetries + image] = images[row + image] | move_bits[bits + image]
+        row of ``s.move_bits``, laid out as a row of ``s.images``) added. On a board of at
+        most 32 cells the high words stay 0 (the array starts zeroed): only the low words are
+        written."""
+        images, move_bits = s.images, s.move_bits
+        words = 2 * s.symmetries
+        row = ply * words
+        bits = move * words
+        used = s.symmetries if s.cells <= 32 else words
+        for word in range(used):
+            images[row + words + word] = images[row + word] | move_bits[bits + word]
 
     @kernel
     def _sort_moves(order: IntTable, first: int, count: int) -> None:
@@ -128,15 +148,27 @@ if COMPILED:
 
     @kernel
     def _lines_through(s: SearchTables, cell: int) -> IntTable:
-        """The rows ``(cell mask, bit in the live-line sets)`` of the lines through ``cell``."""
+        """The cell masks of the lines through ``cell``."""
         return s.through[s.line_start[cell] : s.line_start[cell + 1]]
 
     @kernel
-    def _find_slot(table_keys: IntTable, table_bounds: IntTable, bucket: int, key: int) -> int:
+    def _holds(table_keys: IntTable, slot: int, key: tuple[int, int]) -> bool:
+        """Whether ``slot`` holds ``key`` (two words a slot)."""
+        held: bool = table_keys[2 * slot] == key[0] and table_keys[2 * slot + 1] == key[1]
+        return held
+
+    @kernel
+    def _put_key(table_keys: IntTable, slot: int, key: tuple[int, int]) -> None:
+        """Write ``key`` into ``slot``."""
+        table_keys[2 * slot] = key[0]
+        table_keys[2 * slot + 1] = key[1]
+
+    @kernel
+    def _find_slot(table_keys: IntTable, table_bounds: IntTable, bucket: int, key: Any) -> int:
         """The slot of the key's bucket that holds it, or -1."""
-        if table_bounds[bucket + 1] != 0 and table_keys[bucket + 1] == key:
+        if table_bounds[bucket + 1] != 0 and _holds(table_keys, bucket + 1, key):
             return bucket + 1
-        if table_bounds[bucket] != 0 and table_keys[bucket] == key:
+        if table_bounds[bucket] != 0 and _holds(table_keys, bucket, key):
             return bucket
         return -1
 
@@ -148,24 +180,25 @@ else:
         """``time.perf_counter()``."""
         return time.perf_counter()
 
-    def _bucket(key: int, shift: int, slots: int) -> int:
+    def _bucket(key: Any, shift: int, slots: int) -> int:
         """The first slot of a key's bucket of two, as in the compiled instance (the bits
         taken are within the product's low 64 bits); a key of more than 64 bits is first
-        folded into 64 bits, so that every cell counts on big boards."""
+        folded into 64 bits, so that every cell counts on big boards (up to 128 bits, the
+        fold is the compiled instance's XOR of the two words)."""
         while key >> 64:
             key = (key & 0xFFFFFFFFFFFFFFFF) ^ (key >> 64)
-        return ((key * HASH_MULTIPLIER) >> shift) & (slots - 2)
+        bucket: int = ((key * HASH_MULTIPLIER) >> shift) & (slots - 2)
+        return bucket
 
     # The list primitives below do in C (slices, ``min``, ``map``, ``sorted``) what the
     # compiled instance does in loops: a loop of Python bytecode costs far more.
 
-    def _canonical_key(s: SearchTables, ply: int) -> int:
+    def _canonical_key(s: SearchTables, ply: int) -> Any:
         """The smallest image key of the position at ``ply``: the images' keys are packed side
         by side into one integer, ``s.images[ply]``."""
         packed = s.images[ply]
         mask = s.key_mask
-        key: int = min([packed >> shift & mask for shift in s.image_shifts])
-        return key
+        return min([packed >> shift & mask for shift in s.image_shifts])
 
     def _push_images(s: SearchTables, ply: int, move: int) -> None:
         """The image keys of ply ``ply + 1``: those of ``ply`` with the stone ``move`` added
@@ -180,50 +213,184 @@ else:
         ]
 
     def _lines_through(s: SearchTables, cell: int) -> IntTable:
-        """The pairs ``(cell mask, bit in the live-line sets)`` of the lines through ``cell``."""
+        """The cell masks of the lines through ``cell``."""
         return s.through[cell]
 
-    def _find_slot(table_keys: IntTable, table_bounds: IntTable, bucket: int, key: int) -> int:
-        """The slot of the key's bucket that holds it, or -1. (The slots are dictionaries
-        holding only the slots written, and a key is never negative.)"""
-        if table_keys.get(bucket + 1, -1) == key:
+    def _holds(table_keys: IntTable, slot: int, key: Any) -> bool:
+        """Whether ``slot`` holds ``key`` (the slots are dictionaries holding only the slots
+        written, and a key is never negative)."""
+        return bool(table_keys.get(slot, -1) == key)
+
+    def _put_key(table_keys: IntTable, slot: int, key: Any) -> None:
+        """Write ``key`` into ``slot``."""
+        table_keys[slot] = key
+
+    def _find_slot(table_keys: IntTable, table_bounds: IntTable, bucket: int, key: Any) -> int:
+        """The slot of the key's bucket that holds it, or -1 (only the keys are read: a
+        read of the bounds would make the slot)."""
+        if _holds(table_keys, bucket + 1, key):
             return bucket + 1
-        if table_keys.get(bucket, -1) == key:
+        if _holds(table_keys, bucket, key):
             return bucket
         return -1
 
 
 @kernel
-def _fewest_missing(s: SearchTables, live: int, stones: int) -> int:
-    """The fewest stones missing from one of the ``live`` lines (a bitset of line indexes)
-    given ``stones``; not below 2, where the threat rules take over."""
+def _fewest_missing(s: SearchTables, stones: int, blockers: int) -> int:
+    """The fewest stones missing from one of the lines that ``stones``' side can still
+    complete (no stone of ``blockers`` in it); not below 2, where the threat rules take over."""
     need = s.k
-    while live and need > 2:
-        line_bit = live & -live
-        live ^= line_bit
-        missing = s.k - _popcount(s.lines[_popcount(line_bit - 1)] & stones)
-        if missing < need:
-            need = missing
+    for line in s.lines:
+        if not line & blockers:
+            missing = s.k - _popcount(line & stones)
+            if missing < need:
+                need = missing
+                if need <= 2:
+                    break
     return need
 
 
 @kernel
-def _store(table_keys: IntTable, table_bounds: IntTable, slot: int, key: int, bounds: int) -> None:
+def _augment(slot: int, unit_cells: IntTable, owner: IntTable, visit: IntTable, stamp: int) -> bool:
+    """Match ``slot`` (one of the two slots of unit ``slot >> 1``) to a free cell of its unit,
+    moving other slots along an augmenting path if needed (Kuhn's algorithm); False if no path
+    exists. ``visit[cell] == stamp``: the cell was tried in this attempt."""
+    free = unit_cells[slot >> 1]
+    while free:
+        bit = free & -free
+        free ^= bit
+        cell = _popcount(bit - 1)
+        if visit[cell] != stamp:
+            visit[cell] = stamp
+            if owner[cell] < 0 or _augment(owner[cell], unit_cells, owner, visit, stamp):
+                owner[cell] = slot
+                return True
+    return False
+
+
+@kernel
+def _find_pairing(
+    run_lines: IntTable,
+    run_continues: IntTable,
+    unit_cells: IntTable,
+    owner: IntTable,
+    visit: IntTable,
+    defender: int,
+    empty: int,
+    empties: int,
+) -> int:
+    """Look for a pairing by which the side holding ``defender`` keeps the other from ever
+    completing a line (:mod:`solver.pairing` tells the kind); ``empty``: the empty cells,
+    ``empties`` their number. Returns the number of units when one is found (unit ``u``'s
+    cells in ``unit_cells[u]``, and ``owner[cell]`` the slot ``2u`` or ``2u + 1`` a cell is
+    paired for, else -1), or -1 when none is found.
+
+    ``run_lines``: the lines in runs (consecutive windows of one board line), and
+    ``run_continues[i]`` 1 when ``run_lines[i]`` follows ``run_lines[i - 1]`` in its run.
+    Greedily, consecutive lines open to the attacker form one unit while the lines' common
+    cells still hold two empty ones: one pair there blocks them all. ``visit``: one entry per
+    cell and a last one counting the attempts (stamps), so that it is never cleared."""
+    lines = len(run_lines)
+    units = 0
+    covered = 0
+    core = 0
+    in_unit = False
+    for at in range(lines + 1):
+        line = 0
+        blocked = True
+        if at < lines:
+            line = run_lines[at]
+            blocked = line & defender != 0
+            if (
+                not blocked
+                and in_unit
+                and run_continues[at]
+                and _popcount(core & line & empty) >= 2
+            ):
+                core &= line
+                continue
+        if in_unit:  # the unit ends: it needs two empty cells
+            cells = core & empty
+            if _popcount(cells) < 2 or 2 * units + 2 > empties:
+                return -1
+            unit_cells[units] = cells
+            covered |= cells
+            units += 1
+        in_unit = not blocked
+        core = line
+    if _popcount(covered) < 2 * units:
+        return -1
+    for cell in range(len(owner)):
+        owner[cell] = -1
+    last = len(visit) - 1
+    for slot in range(2 * units):
+        visit[last] += 1
+        if not _augment(slot, unit_cells, owner, visit, visit[last]):
+            return -1
+    return units
+
+
+@kernel
+def _pairing(s: SearchTables, defender: int, empty: int, empties: int) -> bool:
+    """Whether :func:`_find_pairing` finds a pairing for the side holding ``defender``; one
+    found is counted in ``s.counters[2]``."""
+    if (
+        _find_pairing(
+            s.run_lines, s.run_continues, s.unit_cells, s.owner, s.visit, defender, empty, empties
+        )
+        < 0
+    ):
+        return False
+    s.counters[2] += 1
+    return True
+
+
+@kernel
+def _pairing_within_a_move(s: SearchTables, defender: int, empty: int, empties: int) -> bool:
+    """Whether the side holding ``defender``, to move, has a pairing now or after one of its
+    moves (:func:`_pairing`). Trying each move here costs a pairing test per move; finding
+    the move that closes the node at once spares the search below the moves tried before it."""
+    if _pairing(s, defender, empty, empties):
+        return True
+    rest = empty
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        if _pairing(s, defender | bit, empty ^ bit, empties - 1):
+            return True
+    return False
+
+
+@kernel
+def _store(table_keys: IntTable, table_bounds: IntTable, slot: int, key: Any, bounds: int) -> None:
     """Store into the key's bucket (``slot`` is its first slot): the slot holding the key,
     else an empty one, else the one holding the smaller subtree (fewer empty cells, the bits
     above 24 of the bounds). The tables are passed apart, not in ``SearchTables``: a call
     then copies two arrays, not all the tables."""
     other = slot + 1
-    if table_bounds[other] != 0 and table_keys[other] == key:
+    if table_bounds[other] != 0 and _holds(table_keys, other, key):
         slot = other
     elif (
         table_bounds[slot] != 0
-        and table_keys[slot] != key
+        and not _holds(table_keys, slot, key)
         and (table_bounds[other] == 0 or table_bounds[other] >> 24 < table_bounds[slot] >> 24)
     ):
         slot = other
-    table_keys[slot] = key
+    _put_key(table_keys, slot, key)
     table_bounds[slot] = bounds
+
+
+@kernel
+def _save(s: SearchTables, bucket: int, key: Any, empties: int, low: int, high: int) -> None:
+    """Store the bounds ``low <= score <= high`` of the position ``key`` (``empties`` empty
+    cells) into its bucket, packed as :data:`solver.search.BOUND_OFFSET` tells."""
+    _store(
+        s.table_keys,
+        s.table_bounds,
+        bucket,
+        key,
+        (empties << 24) | (low + BOUND_OFFSET) << 12 | (high + BOUND_OFFSET),
+    )
 
 
 @kernel
@@ -243,8 +410,8 @@ def _negamax(
 ) -> int:
     """Fail-soft negamax (contract in :mod:`solver.search`).
 
-    ``me``/``opp``: the stones of the side to move and of the other side; ``live_*``: bitsets
-    over line indexes of the lines each side can still complete (no enemy stone in them);
+    ``me``/``opp``: the stones of the side to move and of the other side; ``live_*``: the
+    number of lines each side can still complete (no enemy stone in them);
     ``threats_*``: each side's threat cells (all empty); ``empty``: the empty cells and
     ``empties`` their number; ``ply``: the row of ``s.images`` that holds this position's image
     keys. Past the deadline it sets ``s.counters[1]`` and returns 0 at once, all the way up.
@@ -290,13 +457,13 @@ def _negamax(
     if alpha > 0 and high > 0:
         # only a fast enough win matters (a distance probe): bound the mover's fastest win
         # by the fewest stones missing from one of its live lines
-        plies = 2 * _fewest_missing(s, live_me, me) - 1
+        plies = 2 * _fewest_missing(s, me, opp) - 1
         if plies > empties:
             high = 0
         elif WIN_SCORE - plies < high:
             high = WIN_SCORE - plies
     if beta < 0 and low < 0:  # the same for the opponent's fastest win
-        plies = 2 * _fewest_missing(s, live_opp, opp)
+        plies = 2 * _fewest_missing(s, opp, me)
         if plies > empties:
             low = 0
         elif plies - WIN_SCORE > low:
@@ -305,6 +472,15 @@ def _negamax(
         return low
     if high <= alpha:
         return high
+    if alpha >= 0 and high > 0 and _pairing(s, opp, empty, empties):
+        # the opponent holds a pairing: the mover cannot win, score <= 0 <= alpha
+        _save(s, bucket, key, empties, low, 0)
+        return 0
+    if beta <= 0 and low < 0 and _pairing_within_a_move(s, me, empty, empties):
+        # the mover holds a pairing, or a move gives it one: the opponent cannot win, score
+        # >= 0 >= beta
+        _save(s, bucket, key, empties, 0, high)
+        return 0
     if alpha < low:
         alpha = low
     if beta > high:
@@ -330,24 +506,18 @@ def _negamax(
             c = _popcount(bit - 1)  # the bit's index
             weight = 0
             made = 0
-            for line, line_bit in _lines_through(s, c):
-                if live_me & line_bit:
+            for line in _lines_through(s, c):
+                if not line & opp:
                     held = _popcount(line & me)
                     weight += own_weight[held]
                     if held == almost:
                         made |= line & ~me & ~bit
-                if live_opp & line_bit:
+                if not line & me:
                     weight += block_weight[_popcount(line & opp)]
             if made & (made - 1):
                 # two threats at once with none to answer: the opponent blocks one, the
                 # other wins in 3, the fastest possible without a threat already on board
-                _store(
-                    table_keys,
-                    table_bounds,
-                    bucket,
-                    key,
-                    (empties << 24) | (WIN3 + BOUND_OFFSET) << 12 | (WIN3 + BOUND_OFFSET),
-                )
+                _save(s, bucket, key, empties, WIN3, WIN3)
                 return WIN3
             if made:
                 weight += s.threat_bonus
@@ -369,17 +539,20 @@ def _negamax(
         bit = 1 << c
         mine = me | bit
         new_threats = 0
-        for line, line_bit in _lines_through(s, c):
-            if live_me & line_bit:
+        closed = 0  # lines of the opponent's that this stone closes
+        for line in _lines_through(s, c):
+            if not line & opp:
                 rest = line & ~mine
                 if not rest & (rest - 1):
                     new_threats |= rest
+            if not line & me:
+                closed += 1
         _push_images(s, ply, move_row + c)
         score = _negamax(
             s,
             opp,
             mine,
-            live_opp & ~s.cell_line_bits[c],
+            live_opp - closed,
             live_me,
             threats_opp & ~bit,
             new_threats,
@@ -410,11 +583,5 @@ def _negamax(
         low = best
     else:
         low = high = best
-    _store(
-        table_keys,
-        table_bounds,
-        bucket,
-        key,
-        (empties << 24) | (low + BOUND_OFFSET) << 12 | (high + BOUND_OFFSET),
-    )
+    _save(s, bucket, key, empties, low, high)
     return best

@@ -13,6 +13,13 @@ one shared :class:`~ttt_solve.solver.search.Prover`, from the deepest ply back:
 The output is the exhaustive solver's: :class:`~solver.plytable.PlyTable` values with the
 same fields, dtypes and meaning, yielded from the deepest ply back to ply 0.
 
+Boards of more than 31 cells have keys past 64 bits, which the array machinery of
+:mod:`solver.keyarrays` cannot hold. Their books are listed and backed up one position at a
+time in plain Python (:func:`wide_plies`, :func:`back_up_position`), with keys as Python
+integers in ``object`` arrays; such a book is a few plies of a big board, so its positions
+are few and the prover's time is all that counts. Best moves stay ``uint64`` masks, which
+hold boards of up to :data:`MASK_CELLS_LIMIT` cells.
+
 Nearly all the time goes into the deepest ply, so that ply is cut into chunks of
 :data:`ROWS_PER_CHUNK` rows. With ``jobs > 1`` the chunks are shared out to worker processes,
 each with its own prover (the values proved do not depend on who proves them, so the book is
@@ -24,7 +31,8 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,13 +40,16 @@ from numpy.typing import NDArray
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.keyarrays import KeyArrays
-from ttt_solve.solver.plies import back_up_ply, enumerate_plies, ply_name
+from ttt_solve.solver.plies import NO_MOVE, back_up_ply, enumerate_plies, ply_name
 from ttt_solve.solver.plystore import PlyStore
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.position import Position, iter_cells
-from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
+from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.search import Prover, default_engine
-from ttt_solve.solver.value import WIN_SCORE, best_child_score
+from ttt_solve.solver.value import WIN_SCORE, best_child_score, move_score
+
+MASK_CELLS_LIMIT = 64
+"""The largest board of an opening book: a best-move mask is a ``uint64``."""
 
 ROWS_PER_CHUNK = 64
 """Deepest-ply rows proved between two saves to the work directory (1 to 5 s on (5,5,4))."""
@@ -46,7 +57,7 @@ ROWS_PER_CHUNK = 64
 BOOK_TABLE_BITS = {"compiled": 24, "python": 22}
 """Table size of a book's own prover: a book runs many searches through one table, and a
 bigger one saves a third of the nodes of (5,5,4) to ply 4 (229 M and 141 s instead of 329 M
-and 196 s with the default); 512 MiB for the compiled engine, whose slots are small, the
+and 196 s with the default); 768 MiB for the compiled engine, whose slots are small, the
 default for the Python one."""
 
 
@@ -68,10 +79,10 @@ class OpeningBookBuilder:
         resumes (``None``: nothing is kept); ``jobs``: processes proving the deepest ply
         (1: this one, with ``prover``; more: worker processes, each with a prover of its
         own)."""
-        if not rules.fits_key:
+        if rules.cells > MASK_CELLS_LIMIT:
             raise InvalidRulesError(
-                f"{rules.name}: {rules.cells} cells do not fit a 64-bit book key "
-                f"(books hold boards of at most {KEY_CELLS_LIMIT} cells)"
+                f"{rules.name}: {rules.cells} cells do not fit a 64-bit best-move mask "
+                f"(opening books hold boards of at most {MASK_CELLS_LIMIT} cells)"
             )
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
             raise ValueError(f"opening book depth must be a whole number >= 0, got {depth!r}")
@@ -87,7 +98,8 @@ class OpeningBookBuilder:
         """Processes that proved the deepest ply: 1, or the workers of a pool."""
         self.progress = progress or (lambda done, total: None)
         self.prover = prover or Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
-        self.arrays = KeyArrays(rules)
+        self.arrays = KeyArrays(rules) if rules.fits_key else None
+        """Array operations on keys; ``None`` for a board whose keys pass 64 bits."""
         self.store = PlyStore(
             workdir,
             identity={
@@ -102,9 +114,12 @@ class OpeningBookBuilder:
         """Nodes searched so far, by this process's prover and by the workers'."""
         return self.prover.nodes + self.worker_nodes
 
-    def enumerate_plies(self) -> list[tuple[NDArray[np.uint64], NDArray[np.bool_]]]:
+    def enumerate_plies(self) -> list[tuple[NDArray[Any], NDArray[np.bool_]]]:
         """``(keys, won)`` of every ply ``0 .. depth`` that has positions: the canonical keys
-        (sorted) and whether the last mover has won there."""
+        (sorted; ``uint64``, or Python ints past 31 cells) and whether the last mover has won
+        there."""
+        if self.arrays is None:
+            return wide_plies(self.rules, self.depth)
         plies = PlyStore()  # in memory: only the deepest ply's proofs are worth keeping
         count = enumerate_plies(self.arrays, plies, self.depth)
         return [
@@ -118,17 +133,24 @@ class OpeningBookBuilder:
         total = sum(len(keys) for keys, _ in plies)
         done = 0
         self.progress(done, total)
-        next_keys: NDArray[np.uint64] | None = None
+        next_keys: NDArray[Any] | None = None
         next_scores: NDArray[np.int16] | None = None
         for ply in reversed(range(len(plies))):
             keys, won = plies[ply]
-            if next_keys is None:
+            if next_keys is None or next_scores is None:  # the deepest ply
                 scores, best = self._prove_ply(keys, won, lambda row: self.progress(row, total))
+            elif self.arrays is None:
+                scores, best = back_up_wide_ply(self.rules, keys, won, next_keys, next_scores)
             else:
                 scores, best = back_up_ply(self.arrays, ply, keys, won, next_keys, next_scores)
             done += len(keys)
             self.progress(done, total)
-            yield PlyTable(ply, keys, scores, best, self.arrays.orbit_sizes(keys))
+            images = (
+                wide_orbit_sizes(self.rules, keys)
+                if self.arrays is None
+                else self.arrays.orbit_sizes(keys)
+            )
+            yield PlyTable(ply, keys, scores, best, images)
             next_keys, next_scores = keys, scores
 
     def _prove_ply(
@@ -193,7 +215,10 @@ class OpeningBookBuilder:
         # worker takes runs of neighbouring chunks (yet small enough to balance the load).
         run = max(1, min(8, len(tasks) // (4 * self.jobs)))
         self.processes = min(self.jobs, len(tasks))
-        with multiprocessing.Pool(
+        # Workers start from a fresh server process, not a fork of this one: a fork copies
+        # whatever threads and locks the caller holds (a web server's, a data library's), and
+        # a lock held at that moment never opens in the child.
+        with multiprocessing.get_context("forkserver").Pool(
             self.processes, initializer=_start_worker, initargs=(self.rules,)
         ) as pool:
             # leaving the block (done, an error, Ctrl-C) terminates the workers
@@ -206,6 +231,95 @@ class OpeningBookBuilder:
 
 def _chunk_name(start: int, stop: int) -> str:
     return f"deepest-rows-{start}-{stop}"
+
+
+# -- boards of more than 31 cells: one position at a time, keys as Python ints ---------------
+
+
+def won_by_last_mover(position: Position) -> bool:
+    """Whether the player who made the last move has a line."""
+    if position.ply == 0:  # nobody has moved
+        return False
+    return position.rules.has_line(position.o if position.x_to_move else position.x)
+
+
+def wide_plies(rules: Rules, depth: int) -> list[tuple[NDArray[Any], NDArray[np.bool_]]]:
+    """``(keys, won)`` of every ply ``0 .. depth`` that has positions, as
+    :meth:`OpeningBookBuilder.enumerate_plies` gives them, keys as Python ints (``object``
+    arrays): the children of every position not won, canonical, sorted, distinct."""
+    plies = []
+    keys = [Position.start(rules).canonical_key]
+    for _ply in range(depth + 1):
+        positions = [Position.from_key(rules, key) for key in keys]
+        won = [won_by_last_mover(position) for position in positions]
+        plies.append((np.array(keys, dtype=object), np.array(won, dtype=bool)))
+        children = {
+            position.play(cell).canonical_key
+            for position, is_won in zip(positions, won)
+            if not is_won
+            for cell in iter_cells(position.empty)
+        }
+        if not children:
+            break
+        keys = sorted(children)
+    return plies
+
+
+def wide_orbit_sizes(rules: Rules, keys: NDArray[Any]) -> NDArray[np.uint8]:
+    """How many distinct positions each key's symmetry class holds (``uint8``)."""
+    return np.array(
+        [len(set(image_keys(Position.from_key(rules, key)))) for key in keys.tolist()],
+        dtype=np.uint8,
+    )
+
+
+def image_keys(position: Position) -> list[int]:
+    """The keys of a position's images under every symmetry of its board."""
+    symmetries = range(len(position.rules.symmetries))
+    return [position.transform(symmetry).key for symmetry in symmetries]
+
+
+def back_up_position(position: Position, child_scores: Mapping[int, int]) -> tuple[int, int, bool]:
+    """``(score, best-move mask, complete)`` of an open position from the scores of its
+    children by canonical key: a position's score is the best of its move scores (see
+    :mod:`solver.value`), its best moves the cells that reach it. ``complete``: every child
+    was in ``child_scores`` (else the two are over the children found; ``NO_MOVE`` if none)."""
+    top, best, complete = NO_MOVE, 0, True
+    for cell in iter_cells(position.empty):
+        child = child_scores.get(position.play(cell).canonical_key)
+        if child is None:
+            complete = False
+            continue
+        score = move_score(child)
+        if score > top:
+            top, best = score, 1 << cell
+        elif score == top:
+            best |= 1 << cell
+    return top, best, complete
+
+
+def back_up_wide_ply(
+    rules: Rules,
+    keys: NDArray[Any],
+    won: NDArray[np.bool_],
+    next_keys: NDArray[Any],
+    next_scores: NDArray[np.int16],
+) -> tuple[NDArray[np.int16], NDArray[np.uint64]]:
+    """Scores and best-move masks of a whole ply of Python-int keys, as
+    :func:`solver.plies.back_up_ply` gives them, from the solved next ply."""
+    child_scores = dict(zip(next_keys.tolist(), next_scores.tolist()))
+    scores = np.zeros(len(keys), dtype=np.int16)
+    best = np.zeros(len(keys), dtype=np.uint64)
+    for row, (key, is_won) in enumerate(zip(keys.tolist(), won.tolist())):
+        position = Position.from_key(rules, key)
+        if is_won:
+            scores[row] = -WIN_SCORE
+        elif position.empty:  # a full board is a draw: score 0, no best move
+            score, mask, complete = back_up_position(position, child_scores)
+            if not complete:
+                raise AssertionError(f"ply {position.ply}: a child is missing from the next ply")
+            scores[row], best[row] = score, mask
+    return scores, best
 
 
 def prove_rows(

@@ -3,10 +3,10 @@
 :class:`Prover` finds the exact value (outcome and remoteness) of one position by a depth-first
 negamax search with a transposition table. The search itself is :func:`_negamax` in
 :mod:`solver.negamax`, written once and run two ways (:class:`SearchEngine`): compiled by
-Numba on 64-bit integers for boards of at most :data:`MAX_COMPILED_CELLS` cells and
-:data:`MAX_COMPILED_LINES` lines (the default there, :func:`default_engine`), and as plain
-Python on unbounded integers for any board. This module holds what both share: the constants,
-the per-rules tables, the exact-score driver and the public :class:`Prover`. The search:
+Numba on 64-bit integers for boards of at most :data:`MAX_COMPILED_CELLS` cells (the default
+there, :func:`default_engine`), and as plain Python on unbounded integers for any board. This
+module holds what both share: the constants, the per-rules tables, the exact-score driver and
+the public :class:`Prover`. The search:
 
 * **Scores** are the integer scores of :mod:`solver.value`, side-to-move relative and
   distance-aware: ``WIN_SCORE - r`` for a win in ``r`` plies, ``-(WIN_SCORE - r)`` for a loss,
@@ -36,13 +36,22 @@ the per-rules tables, the exact-score driver and the public :class:`Prover`. The
   subtree survives a collision. A lost entry costs time, never correctness (the whole key is
   compared). The table persists between calls, which is what makes :meth:`Prover.move_values`
   and opening books cheap.
-* **Exact scores** come from null-window probes: first the window ``(-1, 1)`` (win, draw or
-  loss), then, for a win or a loss, bisection on the remoteness with null windows.
+* **Pairings** (:mod:`solver.pairing`, the finder :func:`solver.negamax._find_pairing`) close
+  nodes with no search below them. In a window that only asks whether the mover can win
+  (``alpha >= 0``), a pairing of the opponent's over the mover's open lines proves it cannot:
+  the node fails low at 0. In one that only asks whether the opponent can win (``beta <=
+  0``), a pairing of the mover's, now or after one of its moves (each move is tried), proves
+  that the opponent cannot: the node fails high at 0. Both are bounds, stored as such.
+* **Exact scores** come from null-window probes: first ``(0, 1)`` (can the mover win?), then
+  if not ``(-1, 0)`` (can it lose?), which tells a win, a draw or a loss, and the pairings work
+  in both; then, for a win or a loss, bisection on the remoteness with null windows.
 
 Both ways of running the search use the same tables and the same table scheme, so they search
-exactly the same tree. (The compiled one compares keys as signed 64-bit integers, so on a
-board of exactly 32 cells it may pick another image as canonical; any choice is correct, only
-collisions in a small table could then differ.)
+exactly the same tree. The compiled one holds a cell set in one 64-bit word (cell 63 is the
+sign bit) and a packed key in two, its low and high 64 bits, compared as one unsigned 128-bit
+integer and hashed as their XOR: the plain one's key, comparison and hash, bit for bit. Each
+side's live lines are counted, not listed (a line is live for the mover when it holds no
+opponent stone, a test on the stones), so the number of lines has no limit.
 """
 
 from __future__ import annotations
@@ -56,16 +65,14 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from ttt_solve.solver.errors import SearchTimeout
-from ttt_solve.solver.pairing import pairing_for
+from ttt_solve.solver.pairing import pairing_for, runs
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Value, move_score
 
-MAX_COMPILED_CELLS = 32
-"""Cells of the largest board the compiled search holds: a packed key, two bits per cell, must
-fit one 64-bit integer."""
-MAX_COMPILED_LINES = 63
-"""Lines of the largest board the compiled search holds: a live-line set is a 64-bit integer."""
+MAX_COMPILED_CELLS = 64
+"""Cells of the largest board the compiled search holds: a cell set is one 64-bit integer, a
+packed key (two bits per cell) two of them."""
 
 WEIGHT_BASE = 4
 """Move order: a live line of the mover holding ``i`` stones weighs ``WEIGHT_BASE ** i``."""
@@ -106,9 +113,11 @@ class SearchResult(NamedTuple):
     * ``value``: ``Value.from_score(score, position.empty_count)``,
     * ``nodes``: nodes searched by this call,
     * ``seconds``: wall time of this call,
-    * ``technique``: what closed the proof: ``"search"`` (the negamax search) or
-      ``"pairing"`` (a draw proved by a pairing for each side, :mod:`solver.pairing`, with no
-      search).
+    * ``technique``: what closed the proof: ``"search"`` (the negamax search alone),
+      ``"search+pairing"`` (the search, some of its nodes closed by a pairing instead of a
+      search below them), or ``"pairing"`` (a draw proved by a pairing for each side,
+      :mod:`solver.pairing`, with no search),
+    * ``pairings``: the nodes of this call closed by a pairing.
     """
 
     score: int
@@ -116,6 +125,7 @@ class SearchResult(NamedTuple):
     nodes: int
     seconds: float
     technique: str = "search"
+    pairings: int = 0
 
 
 def child_window(alpha: int, beta: int) -> tuple[int, int]:
@@ -141,29 +151,35 @@ class SearchTables(NamedTuple):
     cells: int  # cells of the board (the stride of ``orders``)
     symmetries: int  # symmetric images kept per ply (the stride of ``images``, ``move_bits``)
     lines: IntTable  # [line]: cell mask of each line
-    through: IntTable  # the lines through each cell as (cell mask, bit in the live-line sets):
-    # in plain Python [cell] a tuple of pairs; compiled, the rows of an int64 array [j, 2], cell
-    # by cell, those of a cell from line_start[cell] to line_start[cell + 1]
+    through: IntTable  # the cell masks of the lines through each cell: in plain Python [cell]
+    # a tuple; compiled, one array, cell by cell, those of a cell from line_start[cell] to
+    # line_start[cell + 1]
     line_start: IntTable  # [cell]: see ``through`` (compiled only)
-    cell_line_bits: IntTable  # [cell]: those lines as a bitset over line indexes
     move_bits: IntTable  # a stone's bit in each image, by parity of the empty-cell count (X
-    # moves when it has the parity of the cells): compiled [(parity * cells + cell) *
-    # symmetries + image]; in plain Python [parity * cells + cell], packed as ``images``
+    # moves when it has the parity of the cells): compiled [((parity * cells + cell) * 2 +
+    # word) * symmetries + image], the packed key's low and high 64-bit words, laid out as a
+    # row of ``images``; in plain Python [parity * cells + cell], packed as ``images``
     own_weight: IntTable  # [i]: move-order weight of a live line of the mover holding i stones
     block_weight: IntTable  # [i]: the same for a live line of the opponent
     threat_bonus: int  # move-order bonus of a move that makes a threat
-    images: IntTable  # image keys along the current line of play: compiled [ply * symmetries
-    # + image]; in plain Python [ply], all of a ply's keys packed into one integer, image i at
-    # bit i * 2 * cells
+    images: IntTable  # image keys along the current line of play: compiled [(ply * 2 + word)
+    # * symmetries + image], a key's low and high 64-bit words; in plain Python [ply], all of
+    # a ply's keys packed into one integer, image i at bit i * 2 * cells
     key_mask: int  # plain Python: one packed image key's bits
     image_shifts: tuple[int, ...]  # plain Python: where each image's key starts in ``images``
     orders: IntTable  # [ply * cells + j]: move-order buffers, one per ply of the line
     slots: int  # slots of the transposition table, a power of two
     table_shift: int  # 64 - log2(slots): a key's bucket is in its hash's top bits
-    table_keys: IntTable  # [slot]
+    table_keys: IntTable  # compiled [slot * 2 + word], plain Python [slot]
     table_bounds: IntTable  # [slot], 0 for an empty slot
     history: IntTable  # [cell]: cut-off counts of the history heuristic
-    counters: IntTable  # [2]: nodes searched, and 1 once the deadline has passed
+    counters: IntTable  # [3]: nodes searched, 1 once the deadline has passed, and the nodes
+    # closed by a pairing
+    run_lines: IntTable  # the lines in runs, for the pairings (solver.pairing.runs)
+    run_continues: IntTable  # [i]: 1 when run_lines[i] follows run_lines[i - 1] in its run
+    unit_cells: IntTable  # [unit]: scratch of the pairing finder, one entry per line
+    owner: IntTable  # [cell]: scratch of the pairing finder
+    visit: IntTable  # [cell], and one more: scratch of the pairing finder
     deadline: Any  # [1]: a time.perf_counter() value, inf for none (floats)
 
 
@@ -173,7 +189,7 @@ class Root(NamedTuple):
 
     me: int  # stones of the side to move
     opp: int  # stones of the other side
-    live_me: int  # bitset over line indexes: lines the side to move can still complete
+    live_me: int  # the number of lines the side to move can still complete
     live_opp: int  # the same for the other side
     threats_me: int  # threat cells of the side to move
     threats_opp: int  # threat cells of the other side
@@ -184,7 +200,7 @@ class Root(NamedTuple):
 
 def fits_compiled(rules: Rules) -> bool:
     """Whether the compiled search can play ``rules``."""
-    return rules.cells <= MAX_COMPILED_CELLS and len(rules.lines) <= MAX_COMPILED_LINES
+    return rules.cells <= MAX_COMPILED_CELLS
 
 
 def default_engine(rules: Rules) -> str:
@@ -216,12 +232,17 @@ class SearchEngine:
             # whose deadline is not meant to pay for it: a node with no live line returns at
             # once.
             self._kernel._negamax(self._tables, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 1)
-            self._tables.counters[0] = 0
+            self._tables.counters[:] = 0
 
     @property
     def nodes(self) -> int:
         """Total nodes searched so far."""
         return int(self._tables.counters[0])
+
+    @property
+    def pairings(self) -> int:
+        """Total nodes closed by a pairing so far."""
+        return int(self._tables.counters[2])
 
     def set_deadline(self, deadline: float | None) -> None:
         """Stop the searches past ``deadline`` (a ``time.perf_counter()`` value; None: never)."""
@@ -242,18 +263,17 @@ class SearchEngine:
         """One fail-soft search of ``root`` with the window ``(alpha, beta)``; raises
         :class:`SearchTimeout` past the deadline."""
         tables = self._tables
+        arguments: tuple[int, ...] = root[:8]
         if self.compiled:
-            import numpy as np
-
-            tables.images[: tables.symmetries] = np.array(root.images, dtype=np.uint64).view(
-                np.int64
-            )
+            words = [key & WORD for key in root.images] + [key >> 64 for key in root.images]
+            tables.images[: len(words)] = [_int64(word) for word in words]
+            arguments = tuple(_int64(value) for value in arguments)
         else:
             tables.images[0] = sum(
                 key << shift for key, shift in zip(root.images, tables.image_shifts)
             )
         tables.counters[1] = 0
-        score = self._kernel._negamax(tables, *root[:8], 0, alpha, beta)
+        score = self._kernel._negamax(tables, *arguments, 0, alpha, beta)
         if tables.counters[1]:
             raise SearchTimeout(f"search passed its deadline after {self.nodes:,} nodes")
         return int(score)
@@ -267,14 +287,14 @@ def root_of(position: Position) -> Root:
     else:
         me, opp = position.o, position.x
     live_me = live_opp = threats_me = threats_opp = 0
-    for index, line in enumerate(rules.lines):
+    for line in rules.lines:
         if not line & opp:
-            live_me |= 1 << index
+            live_me += 1
             rest = line & ~me
             if rest & (rest - 1) == 0:
                 threats_me |= rest
         if not line & me:
-            live_opp |= 1 << index
+            live_opp += 1
             rest = line & ~opp
             if rest & (rest - 1) == 0:
                 threats_opp |= rest
@@ -290,6 +310,16 @@ def root_of(position: Position) -> Root:
         position.empty_count,
         images,
     )
+
+
+WORD = (1 << 64) - 1
+"""The low 64 bits of an integer."""
+
+
+def _int64(value: int) -> int:
+    """The signed 64-bit integer with the bits of ``0 <= value < 2**64`` (what the compiled
+    search holds)."""
+    return value - (1 << 64) if value >> 63 else value
 
 
 COMPILED_KERNEL = "ttt_solve.solver.negamax_compiled"
@@ -324,11 +354,8 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
     """The search tables of ``rules``: lists of Python integers, or int64 arrays if
     ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern)."""
     cells, k = rules.cells, rules.k
-    index_of = {line: index for index, line in enumerate(rules.lines)}
-    through = [
-        tuple((line, 1 << index_of[line]) for line in rules.lines_through[c]) for c in range(cells)
-    ]
-    cell_line_bits = [sum(line_bit for _, line_bit in pairs) for pairs in through]
+    through = rules.lines_through
+    run_lines, run_continues = runs(rules.lines, k)
     symmetries = rules.symmetries
     move_bits = [0] * (2 * cells * len(symmetries))
     x_parity = cells & 1
@@ -353,7 +380,6 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         lines=list(rules.lines),
         through=through,
         line_start=None,
-        cell_line_bits=cell_line_bits,
         move_bits=packed_move_bits,
         own_weight=[WEIGHT_BASE**held for held in range(k + 1)],
         block_weight=[BLOCK_BASE**held for held in range(k + 1)],
@@ -369,33 +395,49 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         table_keys=defaultdict(int),
         table_bounds=defaultdict(int),
         history=[0] * cells,
-        counters=[0, 0],
+        counters=[0, 0, 0],
         deadline=[math.inf],
+        run_lines=list(run_lines),
+        run_continues=list(run_continues),
+        unit_cells=[0] * len(rules.lines),
+        owner=[0] * cells,
+        visit=[0] * (cells + 1),
     )
     if not compiled:
         return tables
     import numpy as np
 
-    def int64(values: list[Any]) -> Any:
-        return np.array(values, dtype=np.uint64).view(np.int64)
+    def int64(values: list[int]) -> Any:
+        return np.array([_int64(value) for value in values], dtype=np.int64)
 
     return tables._replace(
-        lines=int64(tables.lines),
-        through=int64([pair for pairs in through for pair in pairs]).reshape(-1, 2),
-        line_start=np.cumsum([0] + [len(pairs) for pairs in through], dtype=np.int64),
-        cell_line_bits=int64(cell_line_bits),
-        move_bits=int64(move_bits),
+        lines=int64(list(rules.lines)),
+        through=int64([line for lines in through for line in lines]),
+        line_start=np.cumsum([0] + [len(lines) for lines in through], dtype=np.int64),
+        move_bits=int64(
+            [
+                word
+                for at in range(0, len(move_bits), len(symmetries))
+                for word in [bits & WORD for bits in move_bits[at : at + len(symmetries)]]
+                + [bits >> 64 for bits in move_bits[at : at + len(symmetries)]]
+            ]
+        ),
         own_weight=np.array(tables.own_weight, dtype=np.int64),
         block_weight=np.array(tables.block_weight, dtype=np.int64),
-        images=np.zeros((cells + 1) * len(symmetries), dtype=np.int64),
+        images=np.zeros((cells + 1) * len(symmetries) * 2, dtype=np.int64),
         key_mask=0,  # plain Python only
         image_shifts=(0,),
         orders=np.zeros(len(tables.orders), dtype=np.int64),
-        table_keys=np.zeros(slots, dtype=np.int64),
+        table_keys=np.zeros(2 * slots, dtype=np.int64),
         table_bounds=np.zeros(slots, dtype=np.int64),
         history=np.zeros(cells, dtype=np.int64),
-        counters=np.zeros(2, dtype=np.int64),
+        counters=np.zeros(3, dtype=np.int64),
         deadline=np.full(1, math.inf),
+        run_lines=int64(list(run_lines)),
+        run_continues=np.array(run_continues, dtype=np.int64),
+        unit_cells=np.zeros(len(rules.lines), dtype=np.int64),
+        owner=np.zeros(cells, dtype=np.int64),
+        visit=np.zeros(cells + 1, dtype=np.int64),
     )
 
 
@@ -405,7 +447,7 @@ class Prover:
     ``weak=True``: :meth:`solve` guarantees only the outcome (win, draw or loss): the score's
     sign is right, but the remoteness of a win or a loss is only a bound (a draw's remoteness
     is always exact). :meth:`move_values` is exact in both modes.
-    ``table_bits``: the table has ``2**(table_bits + 1)`` slots: 16 bytes each compiled (128
+    ``table_bits``: the table has ``2**(table_bits + 1)`` slots: 24 bytes each compiled (192
     MiB at the default); in plain Python only the slots written take memory, about 200 bytes
     each.
     ``engine``: ``"compiled"`` or ``"python"`` (see the module docstring); by default
@@ -428,6 +470,11 @@ class Prover:
         """Total nodes searched by this prover so far."""
         return self._search.nodes
 
+    @property
+    def pairings(self) -> int:
+        """Total nodes this prover closed by a pairing so far."""
+        return self._search.pairings
+
     def clear(self) -> None:
         """Forget the transposition table and the history heuristic."""
         self._search.clear()
@@ -449,13 +496,16 @@ class Prover:
                 time.perf_counter() - started,
                 "pairing",
             )
-        nodes_before = self.nodes
+        nodes_before, pairings_before = self.nodes, self.pairings
         score = self._score(position, deadline, exact=not self.weak)
+        pairings = self.pairings - pairings_before
         return SearchResult(
             score,
             Value.from_score(score, position.empty_count),
             self.nodes - nodes_before,
             time.perf_counter() - started,
+            "search+pairing" if pairings else "search",
+            pairings,
         )
 
     def move_values(
@@ -494,8 +544,15 @@ class Prover:
             return terminal
         self._search.set_deadline(deadline)
         root = root_of(position)
-        score = self._search.search(root, -1, 1)
-        if score == 0 or not exact:
+        # two null windows, "can the mover win?" and then "can it lose?", rather than one
+        # window around the draw: in a null window each node only has to show a bound, and a
+        # pairing shows one with no search below it
+        score = self._search.search(root, 0, 1)
+        if score <= 0:
+            score = self._search.search(root, -1, 0)
+            if score >= 0:
+                return 0
+        if not exact:
             return score
         empties = position.empty_count
         if score > 0:  # a win in r plies, r odd, r <= empties
@@ -526,9 +583,4 @@ def _terminal_score(position: Position) -> int | None:
 def _pairing_draw(position: Position) -> bool:
     """Whether each side has a pairing that blocks every line the other could complete
     (:mod:`solver.pairing`): then neither can win, and the position is a draw."""
-    empties = position.empty_count
-    for defender in (position.x, position.o):
-        open_lines = sum(1 for line in position.rules.lines if not line & defender)
-        if 2 * open_lines > empties:  # each open line needs two cells of its own
-            return False
-    return all(pairing_for(position, defender_is_x) for defender_is_x in (True, False))
+    return all(pairing_for(position, defender_is_x) is not None for defender_is_x in (True, False))

@@ -256,7 +256,7 @@ def test_search_result_fields_and_node_counts():
 
 
 def test_search_timeout_past_the_deadline(engine):
-    rules = Rules(5, 5, 4)
+    rules = Rules(4, 9, 4)  # (9,4,4): far more than 0.05 s of search
     prover = Prover(rules, engine=engine)
     with pytest.raises(SearchTimeout):
         prover.solve(Position.start(rules), deadline=time.perf_counter() + 0.05)
@@ -300,7 +300,8 @@ def test_dead_draw_is_seen_without_search(engine):
     assert all(line & position.x and line & position.o for line in rules.lines)
     result = Prover(rules, engine=engine).solve(position)
     assert result.value == Value(Outcome.DRAW, 8)
-    assert result.nodes == 1
+    assert result.nodes == 0  # no line left to block: the empty pairing, for each side
+    assert result.technique == "pairing"
     values = Prover(rules, engine=engine).move_values(position)
     assert {value for _, value in values} == {Value(Outcome.DRAW, 8)}
     assert len(list(iter_cells(position.empty))) == len(values) == 8
@@ -308,8 +309,11 @@ def test_dead_draw_is_seen_without_search(engine):
 
 def test_the_engine_is_compiled_where_the_board_fits():
     assert Prover(Rules(5, 5, 4)).engine == "compiled"
-    assert Prover(Rules(4, 8, 4)).engine == "compiled"  # 32 cells, the most it holds
-    big = Rules(6, 6, 5)  # 36 cells: stones and keys no longer fit 64-bit integers
+    assert Prover(Rules(4, 8, 4)).engine == "compiled"
+    assert Prover(Rules(6, 6, 5)).engine == "compiled"  # 36 cells: keys of 72 bits
+    assert Prover(Rules(8, 8, 5)).engine == "compiled"  # 64 cells, the most it holds; 96 lines
+    assert len(Rules(8, 8, 5).lines) == 96
+    big = Rules(5, 13, 5)  # 65 cells: a cell set no longer fits a 64-bit integer
     assert not fits_compiled(big)
     assert Prover(big).engine == "python"
     with pytest.raises(ValueError, match="too large"):
@@ -342,7 +346,7 @@ def test_engines_agree_on_5x5k4_positions():
 
 
 @pytest.mark.parametrize(
-    "shape, moves", [((4, 4, 4), []), ((4, 5, 4), []), ((4, 8, 4), ["b2", "e3", "c3", "d2", "f3"])]
+    "shape, moves", [((4, 6, 4), []), ((5, 5, 4), []), ((4, 8, 4), ["b2", "e3", "c3", "d2", "f3"])]
 )
 def test_engines_walk_the_same_tree(shape, moves):
     """The same search run two ways: with tables too big to lose an entry, both engines search
@@ -357,7 +361,7 @@ def test_engines_walk_the_same_tree(shape, moves):
 def test_engines_walk_the_same_tree_with_a_small_table(table_bits):
     """Both engines share the table scheme (hash, buckets, replacement), so even a table that
     loses entries all the time loses the same ones: equal node counts, exact and weak."""
-    rules = Rules(4, 4, 4)
+    rules = Rules(5, 5, 4)
     position = Position.start(rules)
     lossless = Prover(rules, engine="compiled").solve(position).nodes
     for weak in (True, False):
@@ -371,14 +375,46 @@ def test_engines_walk_the_same_tree_with_a_small_table(table_bits):
 
 
 def test_the_plain_engine_plays_boards_past_the_compiled_limit():
-    """(6,6,4), 36 cells: keys of 72 bits, which only the plain-Python engine holds; after
-    X b2 O e5 X c3 O d4, the values of the moves agree with a search of each child."""
-    rules = Rules(6, 6, 4)
+    """(5,13,4), 65 cells: only the plain-Python engine holds it; after a few moves, the
+    values of the moves agree with a search of each child."""
+    rules = Rules(5, 13, 4)
     assert not fits_compiled(rules)
-    position = Position.from_moves(rules, ["b2", "e5", "c3", "d4", "a1", "f6", "b3"])
+    position = Position.from_moves(rules, ["b2", "e5", "c3", "d4", "a1", "m5", "b3"])
     prover = Prover(rules)
     assert prover.engine == "python"
     values = prover.move_values(position)
     for cell, value in values[:3]:
         child = position.play(cell)
         assert value.score == move_score(Prover(rules, table_bits=12).solve(child).score)
+
+
+@pytest.mark.parametrize(
+    "shape, moves",
+    [
+        ((6, 6, 4), ["e3", "f4", "f6", "b1", "c6", "d5", "c2", "a5"]),  # 36 cells: 72-bit keys
+        ((4, 9, 4), ["h3", "c1", "h2", "g3", "a3", "g2", "i3", "f2", "f1", "b1"]),  # 45 lines
+        (
+            (7, 7, 5),
+            "d7 a5 c2 f2 a7 g2 c5 e2 e1 g7 e3 c1 e7 b2 g5 g1 f4 f1 d5 e5 a2 f6".split(),
+        ),
+        (  # h8 is cell 63: the sign bit of a 64-bit word
+            (8, 8, 5),
+            "b3 h1 g3 e2 c5 g2 b6 c1 a5 f5 e4 h4 g7 d7 f1 c7 d3 h3 h8 e5 a1 g5 d6 d4 g6 d2".split(),
+        ),
+    ],
+)
+def test_engines_agree_past_32_cells(shape, moves):
+    """Boards of 33 to 64 cells: the compiled search (keys of two 64-bit words, cell 63 in the
+    sign bit on 8x8) and the plain one give the same exact scores and search the same nodes,
+    and the moves' values agree with a search of each child."""
+    rules = Rules(*shape)
+    assert 32 < rules.cells <= 64 and fits_compiled(rules)
+    position = Position.from_moves(rules, moves)
+    results = {engine: Prover(rules, engine=engine).solve(position) for engine in ENGINES}
+    assert results["compiled"].score == results["python"].score
+    assert results["compiled"].nodes == results["python"].nodes > 100, results
+    values = Prover(rules, engine="compiled").move_values(position)
+    assert values[0][1].score == results["compiled"].score
+    for cell, value in values[:2]:
+        child = position.play(cell)
+        assert value.score == move_score(Prover(rules, engine="python").solve(child).score)

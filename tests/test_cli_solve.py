@@ -52,7 +52,8 @@ def test_rectangular_board_and_the_group(tmp_path):
         (["--size", "3", "--win", "0"], "need 1 <= k <= 3"),
         (["--size", "3x", "--win", "3"], "board size '3x'"),
         (["--size", "5", "--win", "4", "--method", "exhaustive"], "too large to enumerate"),
-        (["--size", "6", "--win", "5"], "at most 31 cells"),
+        (["--size", "9", "--win", "5"], "at most 64 cells"),
+        (["--size", "6", "--win", "5", "--method", "exhaustive"], "exhaustive solve holds"),
         (["--size", "30", "--win", "5"], "each side must be 1..26"),
     ],
 )

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from tests.pg_support import solve_into, start_ttt_solve
 from ttt_solve.book.migrate import prepare_schema
 from ttt_solve.book.reader import open_book
-from ttt_solve.book.schema import database_url, make_engine
+from ttt_solve.book.schema import SCHEMA_VERSION, database_url, make_engine
 from ttt_solve.book.verify import verify_game
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
@@ -183,8 +183,9 @@ def test_schema_preparation_from_two_processes_on_a_new_database(book_db):
     ]
     outputs = [run.communicate(timeout=60) for run in runs]
     assert [run.returncode for run in runs] == [0, 0], [err for _, err in outputs]
-    assert sorted(out.strip() for out, _ in outputs) == ["0", "1"]  # new, then found current
-    assert prepare_schema(make_engine(database_url(book_db))) == 1
+    current = str(SCHEMA_VERSION)
+    assert sorted(out.strip() for out, _ in outputs) == ["0", current]  # new, then found current
+    assert prepare_schema(make_engine(database_url(book_db))) == SCHEMA_VERSION
 
 
 def test_two_solves_started_together_on_a_new_sqlite_file(tmp_path):

@@ -62,8 +62,8 @@ def test_shared_prover_and_bad_arguments():
         OpeningBookBuilder(rules, 1, prover=Prover(rules, weak=True))
     with pytest.raises(ValueError):
         OpeningBookBuilder(rules, -1)
-    with pytest.raises(InvalidRulesError, match="6x6"):
-        OpeningBookBuilder(Rules(6, 6, 4), 1)
+    with pytest.raises(InvalidRulesError, match="9x9"):
+        OpeningBookBuilder(Rules(9, 9, 4), 1)
 
 
 def test_best_child_score_inverts_move_score():

@@ -189,7 +189,7 @@ def test_solve_caps_jobs_by_cores_and_memory(tmp_path):
     match = re.search(r"--jobs 400: using (\d+) \((.*)\)", result.output)
     assert match, result.output
     assert 1 <= int(match.group(1)) <= usable_cores()
-    assert "512 MiB" in match.group(2) or "cores" in match.group(2)
+    assert "768 MiB" in match.group(2) or "cores" in match.group(2)
 
 
 # -- read-only and full disks ----------------------------------------------------------------

@@ -14,6 +14,7 @@ from ttt_solve.book.errors import BookNotFoundError, SchemaVersionError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import copy_dtype, write_game
 from ttt_solve.solver.plytable import PlyTable
+from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
 
@@ -76,7 +77,8 @@ def test_an_older_book_without_an_upgrade_is_explained(book_db):
     set_version(engine, "0")
     with pytest.raises(
         SchemaVersionError,
-        match="older ttt-solve: found schema version 0, expected 1, and there is no upgrade",
+        match=f"older ttt-solve: found schema version 0, expected {schema.SCHEMA_VERSION}, and "
+        f"there is no upgrade",
     ):
         migrate.prepare_schema(engine, "the book")
     assert stored_version(engine) == "0"
@@ -87,27 +89,29 @@ def test_an_older_book_is_upgraded_in_one_transaction(book_db, monkeypatch):
     migrate.prepare_schema(engine)
     steps = []
 
+    current = schema.SCHEMA_VERSION  # a next version, one step from this one
+
     def add_note(conn):
-        steps.append("1->2")
+        steps.append(f"{current}->{current + 1}")
         conn.execute(sa.insert(schema.meta).values(name="note", value="added by the upgrade"))
 
-    monkeypatch.setattr(schema, "SCHEMA_VERSION", 2)
-    monkeypatch.setitem(migrate.UPGRADES, 1, add_note)
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", current + 1)
+    monkeypatch.setitem(migrate.UPGRADES, current, add_note)
 
     def broken(conn):
         add_note(conn)
         raise RuntimeError("upgrade interrupted")
 
-    monkeypatch.setitem(migrate.UPGRADES, 1, broken)
+    monkeypatch.setitem(migrate.UPGRADES, current, broken)
     with pytest.raises(RuntimeError):
         migrate.prepare_schema(engine)
-    assert stored_version(engine) == "1"  # the half-done step was rolled back with the rest
-    monkeypatch.setitem(migrate.UPGRADES, 1, add_note)
-    assert migrate.prepare_schema(engine) == 1
-    assert steps == ["1->2", "1->2"]
+    assert stored_version(engine) == str(current)  # the half-done step was rolled back too
+    monkeypatch.setitem(migrate.UPGRADES, current, add_note)
+    assert migrate.prepare_schema(engine) == current
+    assert steps == [f"{current}->{current + 1}"] * 2
     with engine.connect() as conn:
         meta = dict(conn.execute(sa.select(schema.meta.c.name, schema.meta.c.value)).all())
-    assert meta == {"schema_version": "2", "note": "added by the upgrade"}
+    assert meta == {"schema_version": str(current + 1), "note": "added by the upgrade"}
 
 
 def test_a_database_that_is_not_a_book_is_refused(book_db):
@@ -134,25 +138,23 @@ def test_unusable_urls_give_one_narrow_error(db):
         schema.make_engine(schema.database_url(db))
 
 
-def test_the_widest_keys_round_trip(book_db):
-    """A 30-cell board (the largest a side of 26 allows under 31 cells) has 60-bit keys;
-    BIGINT holds them on every backend, and the COPY rows carry them exactly."""
-    rules = Rules(5, 6, 4)
-    top = (1 << 2 * rules.cells) - 1
-    keys = np.array([1, 1 << 40, top], dtype=np.uint64)
+def write_and_read(book_db: str, rules: Rules, keys: list[int], masks: list[int], start_best: int):
+    """Write a game of two plies (3: ``keys`` with best moves ``masks``; 0: the empty board)
+    and read its rows back as (ply, key, best moves, images); also the book's lookup of ply 3."""
+    dtype = np.uint64 if rules.fits_key else object  # what the solvers hand over
     plies = [
         PlyTable(
             3,
-            keys,
+            np.array(keys, dtype=dtype),
             np.zeros(3, dtype=np.int16),
-            np.array([0, 1, top >> 30], np.uint64),
+            np.array(masks, np.uint64),
             np.array([1, 4, 8], dtype=np.uint8),
         ),
         PlyTable(
             0,
-            np.array([0], np.uint64),
+            np.array([0], dtype=dtype),
             np.zeros(1, np.int16),
-            np.array([1], np.uint64),
+            np.array([start_best], np.uint64),
             np.array([1], np.uint8),
         ),
     ]
@@ -162,5 +164,61 @@ def test_the_widest_keys_round_trip(book_db):
             (row.ply, row.key, row.best_moves, row.images)
             for row in book.rows(rules, checked=False)
         ]
+        found = book._rows.positions(rules, book.game(rules).id, 3, keys[1:])
+    return rows, sorted((row[1], row[4]) for row in found)
+
+
+def test_the_widest_keys_round_trip(book_db):
+    """A 30-cell board (the largest a side of 26 allows under 31 cells) has 60-bit keys;
+    BIGINT holds them on every backend, and the COPY rows carry them exactly."""
+    rules = Rules(5, 6, 4)
+    top = (1 << 2 * rules.cells) - 1
+    rows, _ = write_and_read(book_db, rules, [1, 1 << 40, top], [0, 1, top >> 30], 1)
     assert rows == [(0, 0, 1, 1), (3, 1, 0, 1), (3, 1 << 40, 1, 4), (3, top, top >> 30, 8)]
     assert copy_dtype().itemsize == 2 + 7 * 4 + 4 + 2 + 8 + 2 + 2 + 8 + 2
+
+
+def test_the_keys_of_a_64_cell_board_round_trip(book_db):
+    """A 64-cell board has 128-bit keys, kept as 16 bytes, and best moves on cell 63, kept as
+    the signed pattern of the mask; both come back as the numbers they were."""
+    rules = Rules(8, 8, 7)
+    top = (1 << 2 * rules.cells) - 1
+    keys = [1, 1 << 64, top - 1]
+    masks = [0, 1 << 63, (1 << 64) - 1]
+    rows, found = write_and_read(book_db, rules, keys, masks, 1 << 63)
+    assert rows == [(0, 0, 1 << 63, 1)] + [(3, k, m, i) for k, m, i in zip(keys, masks, (1, 4, 8))]
+    assert found == [(1 << 64, 1 << 63), (top - 1, top >> 64)]
+    assert copy_dtype(schema.wide_positions).itemsize == 2 + 7 * 4 + 4 + 2 + 16 + 2 + 2 + 8 + 2
+
+
+def make_version_1_book(db: str) -> None:
+    """A book as version 1 wrote it: meta, games and positions, no wide_positions table."""
+    from ttt_solve.solver.exhaustive import ExhaustiveSolver
+
+    engine = engine_of(db)
+    version_1 = [schema.meta, schema.games, schema.positions]
+    schema.metadata.create_all(engine, tables=version_1)
+    set_version(engine, "1")
+    engine.dispose()
+    with open_book(db) as book:  # without create: the tables stay as they are
+        rules = Rules(3, 3, 3)
+        write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+
+
+def test_a_version_1_book_is_read_as_it_is_and_upgraded_by_a_writer(tmp_path):
+    db = str(tmp_path / "v1.sqlite")
+    make_version_1_book(db)
+    engine = engine_of(db)
+    assert stored_version(engine) == "1"
+    assert not sa.inspect(engine).has_table("wide_positions")
+    start = Position.start(Rules(3, 3, 3))
+    with open_book(db) as book:  # reading changes nothing
+        assert book.find(start).value.outcome.value == "draw"
+        assert sum(1 for _ in book.rows(Rules(3, 3, 3))) == 765
+    assert stored_version(engine) == "1"
+    assert migrate.prepare_schema(engine) == 1  # a writer's first step
+    assert stored_version(engine) == str(schema.SCHEMA_VERSION)
+    assert sa.inspect(engine).has_table("wide_positions")
+    with open_book(db) as book:
+        assert book.find(start).value.outcome.value == "draw"
+        assert book.game(Rules(3, 3, 3)).positions == 765
