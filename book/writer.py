@@ -19,7 +19,7 @@ import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from typing import Any
@@ -153,7 +153,7 @@ def _copy_batches(conn: Connection, table: str, columns: dict[str, np.ndarray]) 
         copy.write(_COPY_TRAILER)
 
 
-def solved_ahead(plies: Iterable[PlyTable]) -> Iterator[PlyTable]:
+def solved_ahead(plies: Iterable[PlyTable]) -> Generator[PlyTable, None, None]:
     """The plies, made by a thread of their own one ply ahead of the consumer: the solver's
     kernels release the GIL, so the next ply is solved while this one is written. An error
     of the solver is raised here; a consumer that stops early (closing this generator) stops

@@ -23,6 +23,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from ttt_solve.solver.keyarrays import NO_MOVE as NO_MOVE  # the back-up's "no child found"
 from ttt_solve.solver.keyarrays import KeyArrays, Keys, Scores
 from ttt_solve.solver.plystore import PlyStore
 from ttt_solve.solver.value import WIN_SCORE
