@@ -11,11 +11,11 @@ tasks, then the bytes shuffled ply by ply. Needs the dask extra (pip install 'tt
 
 from __future__ import annotations
 
-import argparse
 import resource
 import tempfile
 import time
 
+from common import board_arguments, chosen_boards, load_average
 from tabulate import tabulate
 
 from ttt_solve.solver.distributed import DaskSolver
@@ -28,6 +28,8 @@ BOARD_4X5 = (Rules(4, 5, 4), 1800.0)
 
 def in_process_seconds(rules: Rules) -> float:
     """The in-process exhaustive solve, plies kept in memory (as the CLI does below 2M)."""
+    for _ in ExhaustiveSolver(Rules(2, 2, 2), compiled=True).solve():  # load the kernels
+        pass
     started = time.perf_counter()
     for _ in ExhaustiveSolver(rules).solve():
         pass
@@ -57,12 +59,12 @@ def dask_run(rules: Rules, workdir: str, workers: int) -> tuple[float, float, Da
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--with-4x5", action="store_true", help="also solve 4x5 k=4")
+    parser = board_arguments(__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="worker processes (default 2)")
     args = parser.parse_args()
-    boards = BOARDS + ([BOARD_4X5] if args.with_4x5 else [])
+    boards = chosen_boards(args, BOARDS, BOARD_4X5)
     table, per_ply = [], []
+    print(f"load average at start {load_average()}")
     for rules, target in boards:
         local = in_process_seconds(rules)
         with tempfile.TemporaryDirectory(prefix="ttt-dask-bench-") as workdir:
@@ -125,6 +127,7 @@ def main() -> None:
             ],
         )
     )
+    print(f"\nload average at end {load_average()}")
 
 
 if __name__ == "__main__":

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import shutil
 import subprocess
 import sys
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Run(NamedTuple):
@@ -32,3 +33,21 @@ def measure(argv: list[str]) -> Run:
     seconds = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
     return Run(seconds, usage.ru_maxrss / 1024, process.returncode, output)
+
+
+def board_arguments(description: str) -> argparse.ArgumentParser:
+    """The command line every solve benchmark starts from: ``--with-4x5`` adds the 4 rows x 5
+    columns, k=4 board (minutes and GiBs) to the default ones."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--with-4x5", action="store_true", help="also solve 4x5 k=4")
+    return parser
+
+
+def chosen_boards(args: argparse.Namespace, boards: list[Any], board_4x5: Any) -> list[Any]:
+    """The default boards, and the 4x5 one if ``--with-4x5`` asks for it."""
+    return [*boards, board_4x5] if args.with_4x5 else list(boards)
+
+
+def load_average() -> str:
+    """The 1-minute load average, as ``/proc/loadavg`` gives it."""
+    return f"{os.getloadavg()[0]:.1f}"

@@ -286,7 +286,9 @@ def solve(
 
         try:
             # Solve first, write after: the book's write lock is then held only while writing.
-            # (Large solves keep their plies on disk, so this list holds memory maps.)
+            # (Large solves keep their plies on disk, so this list holds memory maps.) The
+            # exhaustive solver's backward pass is the exception: it runs while the writer
+            # stores the plies it has backed up (measured faster, see docs/solving.md).
             solving = time.perf_counter()
             plies: Iterable[PlyTable]
             if dask_solver is not None:  # the plies stay in the work directory until written
@@ -295,6 +297,10 @@ def solve(
                 finally:
                     dask_solver.close()
                 plies = dask_solver.plies()
+            elif isinstance(solver, ExhaustiveSolver):
+                rows = solver.positions()  # the forward pass
+                plies = solver.solve()
+                progress.enabled = False  # the writing bar shows the backward pass's progress
             else:
                 plies = list(solver.solve())
                 rows = sum(len(table.keys) for table in plies)

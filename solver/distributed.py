@@ -6,9 +6,10 @@ ply cut into partitions by key hash and kept as Parquet files.
   partition (the hash of the key); each partition of ply ``p + 1`` takes its share from every
   partition of ply ``p`` (the shuffle), deduplicates it and marks the won positions.
 * **Backward**, ply ``p`` from the solved ply ``p + 1``: each partition of ply ``p`` sends the
-  canonical keys of its positions' children to their owning partitions, which answer with the
-  children's scores (the join); with the answers gathered, :func:`solver.plies.back_up_ply`
-  reduces each position's children to its score and best moves, exactly as in one process.
+  canonical keys of its positions' children (kept by the forward pass, not made again) to
+  their owning partitions, which answer with the children's scores (the join); with the
+  answers gathered, :func:`solver.plies.back_up_ply` reduces each position's children to its
+  score and best moves, exactly as in one process.
 
 Every finished partition is written to the work directory (any fsspec URL; a local path on one
 machine) as a Parquet file, and every finished ply is marked done there, so an interrupted run
@@ -37,7 +38,7 @@ from numpy.typing import NDArray
 from ttt_solve.errors import TttError
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError
-from ttt_solve.solver.keyarrays import KeyArrays, sorted_unique
+from ttt_solve.solver.keyarrays import key_arrays
 from ttt_solve.solver.plies import back_up_ply, canonical_children, won_by_last_mover
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.rules import Rules
@@ -50,6 +51,19 @@ CHILDREN_PER_PARTITION = 8_000_000
 """A ply is cut into as many partitions as its parents have children per this many (before
 deduplication): a partition's task then holds a few hundred MB (its keys, their children and
 the answers), well within a worker's memory limit, and small plies are one task each."""
+
+SPREAD_FROM_CHILDREN = 200_000
+"""A ply whose parents have at least this many children is cut into at least
+:data:`PARTITIONS_PER_WORKER` partitions per worker, so that every worker has its share of the
+ply (one partition a ply kept one worker of two busy); smaller plies are one task, whose
+overhead would outweigh the work split."""
+
+PARTITIONS_PER_WORKER = 2
+"""Two tasks per worker: one worker that finishes early takes another's second task."""
+
+WORK_LAYOUT = 2
+"""The work directory's layout (2: the forward pass keeps each partition's children for the
+backward pass); a work directory of another layout is emptied, not resumed."""
 
 WORKER_MEMORY = "4GiB"
 """The memory limit of each worker of a local cluster; beyond 70% of it a worker spills."""
@@ -96,8 +110,10 @@ def split_by_owner(keys: NDArray[np.uint64], partitions: int) -> list[NDArray[np
 @dataclass(frozen=True)
 class WorkDir:
     """Where the plies live: ``ply-05/keys-0003.parquet`` (keys and won flags of partition 3 of
-    ply 5), ``ply-05/solved-0003.parquet`` (keys, scores, best moves, images) and the markers
-    ``ply-05/keys.done`` and ``ply-05/solved.done`` written once every partition is."""
+    ply 5), ``ply-05/children-0003.npz`` (their children by owning partition of ply 6, kept
+    until ply 5 is solved), ``ply-05/solved-0003.parquet`` (keys, scores, best moves, images)
+    and the markers ``ply-05/keys.done`` and ``ply-05/solved.done`` written once every
+    partition is."""
 
     url: str
 
@@ -109,6 +125,9 @@ class WorkDir:
 
     def part(self, ply: int, stage: str, partition: int) -> str:
         return f"ply-{ply:02d}/{stage}-{partition:04d}.parquet"
+
+    def children(self, ply: int, partition: int) -> str:
+        return f"ply-{ply:02d}/children-{partition:04d}.npz"
 
     def done(self, ply: int, stage: str) -> bool:
         fs, path = self.fs_path(f"ply-{ply:02d}/{stage}.done")
@@ -148,6 +167,25 @@ class WorkDir:
         table = pq.read_table(path, filesystem=fs)
         return {column: table.column(column).to_numpy() for column in table.column_names}
 
+    def write_shares(self, name: str, shares: list[NDArray[np.uint64]]) -> None:
+        """Keep arrays of keys, one per partition, as one ``.npz`` file (atomically)."""
+        buffer = io.BytesIO()
+        bounds = np.cumsum([0] + [len(share) for share in shares])
+        np.savez(buffer, keys=np.concatenate(shares), bounds=bounds)
+        self.write_bytes(name, buffer.getvalue())
+
+    def read_shares(self, name: str) -> list[NDArray[np.uint64]]:
+        fs, path = self.fs_path(name)
+        with fs.open(path, "rb") as handle, np.load(io.BytesIO(handle.read())) as kept:
+            keys, bounds = kept["keys"], kept["bounds"]
+        return [keys[bounds[p] : bounds[p + 1]] for p in range(len(bounds) - 1)]
+
+    def remove_children(self, ply: int) -> None:
+        """Drop a ply's kept children once the ply is solved: nothing reads them again."""
+        fs, path = self.fs_path(f"ply-{ply:02d}")
+        for name in fs.glob(path + "/children-*.npz"):
+            fs.rm(name)
+
     def claim(self, identity: dict[str, Any]) -> None:
         """A work directory belongs to one game, solver version and partitioning; one that
         belongs to another is emptied."""
@@ -172,10 +210,19 @@ def task_children_by_owner(
     rules: Rules, work: WorkDir, ply: int, partition: int, partitions: int
 ) -> list[NDArray[np.uint64]]:
     """The canonical children of the open positions of one partition of ``ply``, one sorted
-    array per owning partition of ``ply + 1``."""
+    array per owning partition of ``ply + 1``; also kept in the work directory, where the
+    backward pass reads them (:func:`task_requests`) instead of making them again."""
     columns = work.read_columns(work.part(ply, "keys", partition))
     parents = columns["key"][~columns["won"]]
-    return split_by_owner(canonical_children(KeyArrays(rules), parents, ply), partitions)
+    shares = split_by_owner(canonical_children(key_arrays(rules), parents, ply), partitions)
+    work.write_shares(work.children(ply, partition), shares)
+    return shares
+
+
+def task_requests(work: WorkDir, ply: int, partition: int) -> list[NDArray[np.uint64]]:
+    """The children of one partition of ``ply`` by owning partition of ``ply + 1``, as the
+    forward pass kept them: the keys whose scores the partition asks for."""
+    return work.read_shares(work.children(ply, partition))
 
 
 def task_new_partition(
@@ -183,8 +230,9 @@ def task_new_partition(
 ) -> dict[str, int]:
     """Partition ``partition`` of ``ply`` from its share of every parent partition's children:
     deduplicated, its won positions marked, written. Returns its figures."""
-    keys = sorted_unique(np.concatenate(shares))
-    won = won_by_last_mover(KeyArrays(rules), keys, ply)
+    arrays = key_arrays(rules)
+    keys = arrays.sorted_unique(np.concatenate(shares))
+    won = won_by_last_mover(arrays, keys, ply)
     written = work.write_columns(work.part(ply, "keys", partition), {"key": keys, "won": won})
     return {
         "positions": len(keys),
@@ -220,7 +268,7 @@ def task_back_up(
 ) -> dict[str, int]:
     """Solve partition ``partition`` of ``ply`` from its children's scores (the answers to its
     requests, one pair per partition of the next ply) and write it. Returns its figures."""
-    arrays = KeyArrays(rules)
+    arrays = key_arrays(rules)
     columns = work.read_columns(work.part(ply, "keys", partition))
     keys, won = columns["key"], columns["won"]
     next_keys: NDArray[np.uint64] | None = None
@@ -242,6 +290,19 @@ def task_back_up(
         + sum(answer.nbytes for answer in answers),
         "stored": written,
     }
+
+
+def task_load_kernels(rules: Rules) -> None:
+    """Run the tasks' per-ply operations once on the empty board: a worker then loads the
+    compiled kernels' machine code (seconds on a busy machine) before its first task, every
+    worker at the same time, instead of in whichever task first needs each kernel."""
+    arrays = key_arrays(rules)
+    keys = np.zeros(1, dtype=np.uint64)
+    won = won_by_last_mover(arrays, keys, 0)
+    children = canonical_children(arrays, keys[~won], 0)
+    back_up_ply(arrays, 0, keys, won, children, np.zeros(len(children), dtype=np.int16))
+    keys.setflags(write=False)  # as a Parquet column arrives: a kernel signature of its own
+    arrays.orbit_sizes(keys)
 
 
 # --- The driver ------------------------------------------------------------------------------
@@ -268,7 +329,8 @@ class DaskSolver:
     (an address) or, without one, starts a :class:`distributed.LocalCluster` of ``workers``
     single-threaded processes, each limited to ``memory_limit`` and spilling beyond it.
     ``partitions``: how many parts every ply but the empty board is cut into (default: as many
-    as the ply's size asks for, see :data:`CHILDREN_PER_PARTITION`).
+    as the ply's size asks for, see :data:`CHILDREN_PER_PARTITION`, and at least two per worker
+    from :data:`SPREAD_FROM_CHILDREN` children on).
     """
 
     rules: Rules
@@ -289,6 +351,7 @@ class DaskSolver:
         require_dask()
         self.work = WorkDir(self.workdir)
         self._own_cluster: Any = None
+        self._workers = self.workers  # the cluster's, once connected
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -296,6 +359,7 @@ class DaskSolver:
             "rules": [self.rules.rows, self.rules.cols, self.rules.k],
             "solver": SOLVER_VERSION,
             "partitions": self.partitions,
+            "layout": WORK_LAYOUT,
         }
 
     def _connect(self) -> Any:
@@ -315,6 +379,7 @@ class DaskSolver:
                     dashboard_address=":0",
                 )
                 self.client = make_client(self._own_cluster)
+        self._workers = max(1, sum(self.client.nthreads().values()))  # tasks at once
         return self.client
 
     def close(self) -> None:
@@ -335,7 +400,9 @@ class DaskSolver:
         if self.partitions is not None:
             return self.partitions
         children: int = self.work.facts(ply, "keys")["open"] * (self.rules.cells - ply)
-        return max(1, -(-children // CHILDREN_PER_PARTITION))
+        by_size = -(-children // CHILDREN_PER_PARTITION)
+        spread = PARTITIONS_PER_WORKER * self._workers if children >= SPREAD_FROM_CHILDREN else 1
+        return max(1, by_size, spread)
 
     def _record(self, ply: int, stage: str, results: list[dict[str, int]], started: float) -> None:
         """Mark a ply's stage done, with its figures summed over the partitions."""
@@ -364,6 +431,7 @@ class DaskSolver:
         client = self._connect()
         rules, work = self.rules, self.work
         work.claim(self.identity)
+        client.run(task_load_kernels, rules)
         total = 2 * (rules.cells + 1)
         if not work.done(0, "keys"):
             started = time.perf_counter()
@@ -407,6 +475,7 @@ class DaskSolver:
             started = time.perf_counter()
             results = client.gather(self._back_up(client, ply, last=ply == plies - 1))
             self._record(ply, "solved", results, started)
+            work.remove_children(ply)
             solved += sum(result["positions"] for result in results)
         self._step(total, total)
         return solved
@@ -421,10 +490,7 @@ class DaskSolver:
         if not last:
             next_partitions = self._partitions(ply + 1)
             requests = [
-                client.submit(
-                    task_children_by_owner, rules, work, ply, p, next_partitions, pure=False
-                )
-                for p in range(partitions)
+                client.submit(task_requests, work, ply, p, pure=False) for p in range(partitions)
             ]
             answers = [
                 client.submit(

@@ -18,8 +18,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver import SOLVER_VERSION
-from ttt_solve.solver.keyarrays import KeyArrays
-from ttt_solve.solver.plies import CHILDREN_PER_CHUNK, back_up_ply, enumerate_plies, ply_name
+from ttt_solve.solver.keyarrays import key_arrays
+from ttt_solve.solver.plies import back_up_ply, enumerate_plies, ply_name
 from ttt_solve.solver.plystore import PlyStore
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.rules import Rules
@@ -32,17 +32,19 @@ class ExhaustiveSolver:
         self,
         rules: Rules,
         progress: Progress | None = None,
-        children_per_chunk: int = CHILDREN_PER_CHUNK,
+        children_per_chunk: int | None = None,
         workdir: str | None = None,
+        compiled: bool | None = None,
     ) -> None:
         """``workdir``: keep every finished ply in this directory, so that an interrupted
         solve resumes where it stopped (see :mod:`solver.plystore`); ``None`` keeps all in
-        memory."""
+        memory. ``compiled``: solve with the compiled kernels (``None``: as
+        :func:`~solver.keyarrays.key_arrays` chooses for the game's size)."""
         self.rules = rules
         self.store = PlyStore(
             workdir, identity={"rules": [rules.rows, rules.cols, rules.k], "solver": SOLVER_VERSION}
         )
-        self.arrays = KeyArrays(rules)
+        self.arrays = key_arrays(rules, compiled)
         self.progress: Progress = progress or (lambda done, total: None)
         self.children_per_chunk = children_per_chunk
         self._steps_total = 2 * (rules.cells + 1)
@@ -58,6 +60,12 @@ class ExhaustiveSolver:
         return enumerate_plies(
             self.arrays, self.store, self.rules.cells, self.children_per_chunk, self._step
         )
+
+    def positions(self) -> int:
+        """The game's canonical positions, counted over the plies of the forward pass (made
+        first if not yet)."""
+        plies = self.enumerate_plies()
+        return sum(len(self.store.load(ply_name("keys", ply))) for ply in range(plies))
 
     def solve(self) -> Iterator[PlyTable]:
         """Yields every ply, solved, from the last ply back to the empty board."""

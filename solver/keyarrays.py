@@ -2,12 +2,23 @@
 
 The exhaustive solver handles a ply of positions as one array. This module gives it, for
 whole arrays at once, what :class:`~solver.position.Position` gives for one position: canonical
-keys, orbit sizes (how many distinct positions a canonical key stands for), wins, children.
+keys, orbit sizes (how many distinct positions a canonical key stands for), wins, children,
+and the back-up of a ply from the solved next one.
 
 A symmetry permutes the bits of a packed key through the lookup tables of
 :attr:`Rules.key_tables <solver.rules.Rules.key_tables>`, indexed by 8 bits of the key at a
 time, so canonicalising costs ``symmetries * chunks`` table gathers per position instead of a
 loop over cells.
+
+Two implementations of the same operations:
+
+* :class:`KeyArrays`: NumPy, one array operation at a time. Nothing to load: the small games
+  are solved in less time than the compiled kernels take to load.
+* :class:`CompiledKeyArrays`: the compiled kernels of :mod:`solver.kernels` on every core,
+  about ten times faster per position, but loading them costs most of a second per process
+  (Numba itself and the cached machine code); they are imported only when first used.
+
+:func:`key_arrays` chooses between them by the size of the game (:func:`uses_kernels`).
 """
 
 from __future__ import annotations
@@ -16,10 +27,46 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK, Rules
+from ttt_solve.solver.value import WIN_SCORE, move_score
+
+Keys = NDArray[np.uint64]
+Scores = NDArray[np.int16]
+BackUp = tuple[NDArray[np.int16], NDArray[np.uint64], NDArray[np.bool_]]
+"""What :meth:`KeyArrays.back_up` gives: scores, best-move masks, whether all children were
+found."""
+
+NO_MOVE = -2 * WIN_SCORE
+"""The move score given to a child missing from the next ply: below every real score."""
+
+COMPILED_FROM_CELLS = 16
+"""Games of k >= 4 on boards of at least this many cells are solved by the compiled kernels,
+smaller ones by NumPy. Measured whole process (``bench/bench_solve.py --engines``): loading
+Numba and the kernels costs a few seconds on a busy machine, which the kernels win back from
+about a million canonical positions on (4x4 k=4: 1,217,977), not below (3x4 k=3: 28,275)."""
+
+COMPILED_FROM_CELLS_K3 = 20
+"""Games of k <= 3 end within a few moves, so a board holds fewer positions than a k=4 game
+on it (4x4 k=3: 756,387, below the crossover): the kernels are chosen from this many cells."""
+
+
+def uses_kernels(rules: Rules) -> bool:
+    """Whether :func:`key_arrays` chooses the compiled kernels for a game."""
+    return rules.cells >= (COMPILED_FROM_CELLS if rules.k >= 4 else COMPILED_FROM_CELLS_K3)
+
+
+def key_arrays(rules: Rules, compiled: bool | None = None) -> KeyArrays:
+    """The key operations for a game: compiled where :func:`uses_kernels` says (or as
+    ``compiled`` says)."""
+    if compiled is None:
+        compiled = uses_kernels(rules)
+    return CompiledKeyArrays(rules) if compiled else KeyArrays(rules)
 
 
 class KeyArrays:
     """Vectorised key operations for one game's rules."""
+
+    chunk: int = 1 << 21
+    """Children made and canonicalised at once: bounds the working memory (about 100 MB)."""
 
     def __init__(self, rules: Rules) -> None:
         if not rules.fits_key:
@@ -70,6 +117,53 @@ class KeyArrays:
         distinct = 1 + np.count_nonzero(images[1:] != images[:-1], axis=0)
         return np.asarray(distinct, dtype=np.uint8)
 
+    def won_by_last_mover(self, keys: NDArray[np.uint64], ply: int) -> NDArray[np.bool_]:
+        """Whether the player who made the last move (X on odd plies) has a line, key by key."""
+        if ply == 0:  # nobody has moved
+            return np.zeros(len(keys), dtype=bool)
+        return self.has_line(self.stones(keys, x=ply % 2 == 1))
+
+    def canonical_children(self, parents: NDArray[np.uint64], ply: int) -> NDArray[np.uint64]:
+        """The canonical keys of every child of the ``ply`` positions ``parents``, in parent
+        order (``cells - ply`` children each)."""
+        children, _ = self.children(np.asarray(parents), x_to_move=ply % 2 == 0)
+        return self.canonical(children.ravel())
+
+    def sorted_unique(self, keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
+        """The distinct values of ``keys``, sorted (``keys`` itself may be reordered)."""
+        return sorted_unique(keys)
+
+    def back_up(self, parents: Keys, ply: int, next_keys: Keys, next_scores: Scores) -> BackUp:
+        """Each ``ply`` parent's best move score from its children's scores in the sorted next
+        ply (:data:`NO_MOVE` if no child is there), its best-move mask, and whether every
+        child was found."""
+        children, cells = self.children(np.asarray(parents), x_to_move=ply % 2 == 0)
+        child_keys = self.canonical(children.ravel())
+        if len(next_keys):
+            where = np.minimum(np.searchsorted(next_keys, child_keys), len(next_keys) - 1)
+            found = next_keys[where] == child_keys
+            child_scores = np.asarray(next_scores).take(where)
+        else:  # no child is stored at all
+            found = np.zeros(len(child_keys), dtype=bool)
+            child_scores = np.zeros(len(child_keys), dtype=np.int16)
+        move_scores = move_score(child_scores.reshape(children.shape))
+        if found.all():  # the usual case, and a flat test is far cheaper than one per row
+            complete = np.ones(len(parents), dtype=bool)
+        else:
+            found = found.reshape(children.shape)
+            complete = np.asarray(found.all(axis=1), dtype=bool)
+            move_scores = np.where(found, move_scores, np.int16(NO_MOVE))
+        top = move_scores.max(axis=1, initial=NO_MOVE)
+        bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
+        # A move found reaching the top score (none when no child was found at all).
+        best_move = (move_scores == top[:, None]) & (move_scores > NO_MOVE)
+        best = np.bitwise_or.reduce(np.where(best_move, bits, np.uint64(0)), axis=1)
+        return (
+            top.astype(np.int16, copy=False),
+            best.astype(np.uint64, copy=False),
+            complete,
+        )
+
     def stones(self, keys: NDArray[np.uint64], x: bool) -> NDArray[np.uint64]:
         """X's (or O's) bitboards."""
         stones: NDArray[np.uint64] = keys & self._full if x else keys >> np.uint64(self.cells)
@@ -113,3 +207,80 @@ def sorted_unique(keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
     keep[0] = True
     np.not_equal(keys[1:], keys[:-1], out=keep[1:])
     return keys[keep]
+
+
+class CompiledKeyArrays(KeyArrays):
+    """The same operations by the compiled kernels of :mod:`solver.kernels`, on every core.
+    Making one imports Numba and loads the kernels (most of a second the first time in a
+    process)."""
+
+    chunk = 1 << 23
+    """Children made and canonicalised at once: about 70 MB of keys, plus the sorted distinct
+    ones (a kernel makes no temporary arrays per child)."""
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__(rules)
+        import numba
+
+        from ttt_solve.solver import kernels
+
+        self._kernels = kernels
+        self.tables = np.ascontiguousarray(self._tables)
+        # moves[b, s]: the image under symmetry s of key bit b alone (a stone played).
+        self.moves = np.ascontiguousarray(kernels.bit_images(self.tables, 2 * rules.cells).T)
+        self.lines = np.array(rules.lines, dtype=np.uint64)
+        # Slices sorted at once by sorted_unique: one per core.
+        self.sort_slices = numba.get_num_threads()
+
+    def canonical(self, keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
+        canonical: NDArray[np.uint64] = self._kernels.canonical_keys(_flat(keys), self.tables)
+        return canonical
+
+    def orbit_sizes(self, keys: NDArray[np.uint64]) -> NDArray[np.uint8]:
+        sizes: NDArray[np.uint8] = self._kernels.orbit_sizes(_flat(keys), self.tables)
+        return sizes
+
+    def won_by_last_mover(self, keys: NDArray[np.uint64], ply: int) -> NDArray[np.bool_]:
+        if ply == 0:  # nobody has moved
+            return np.zeros(len(keys), dtype=bool)
+        won: NDArray[np.bool_] = self._kernels.won_keys(
+            _flat(keys), self._shift(ply - 1), self.lines
+        )
+        return won
+
+    def canonical_children(self, parents: NDArray[np.uint64], ply: int) -> NDArray[np.uint64]:
+        children: NDArray[np.uint64] = self._kernels.canonical_children(
+            _flat(parents), self.cells, self.cells - ply, self._shift(ply), self.tables, self.moves
+        )
+        return children
+
+    def sorted_unique(self, keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
+        distinct: NDArray[np.uint64] = self._kernels.sorted_unique_parallel(
+            _flat(keys), self.sort_slices
+        )
+        return distinct
+
+    def back_up(self, parents: Keys, ply: int, next_keys: Keys, next_scores: Scores) -> BackUp:
+        next_keys = _flat(next_keys)
+        backed_up: BackUp = self._kernels.back_up(
+            _flat(parents),
+            self.tables,
+            self.moves,
+            self.cells,
+            self._shift(ply),
+            next_keys,
+            *self._kernels.bucket_starts(next_keys, 2 * self.cells),
+            np.ascontiguousarray(next_scores, dtype=np.int16),
+        )
+        return backed_up
+
+    def _shift(self, ply: int) -> int:
+        """Where the stones of the player to move at ``ply`` sit in a key: X at bit 0 (even
+        plies), O at bit ``cells``."""
+        return 0 if ply % 2 == 0 else self.cells
+
+
+def _flat(keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
+    """Keys as the kernels take them: one contiguous ``uint64`` array (a memory map or a
+    slice is copied only if it is not one already)."""
+    return np.ascontiguousarray(keys, dtype=np.uint64)
