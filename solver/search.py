@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import mmap
 import sys
 import time
 from collections import defaultdict
@@ -350,6 +351,19 @@ def _kernel(compiled: bool) -> ModuleType:
     return module
 
 
+def _zeroed_words(count: int) -> Any:
+    """``count`` int64 zeros in memory of the ordinary page size, for the table's arrays.
+
+    NumPy asks the kernel for huge pages for large arrays, and on a machine where memory is
+    fragmented the first touch of each huge page waits for the kernel to compact memory: the
+    first searches through a fresh 768 MiB table took seconds instead of hundredths. An
+    anonymous mapping (zero-filled by the kernel, as the table needs) is not asked for them.
+    """
+    import numpy as np
+
+    return np.frombuffer(mmap.mmap(-1, max(8, 8 * count)), dtype=np.int64, count=count)
+
+
 def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
     """The search tables of ``rules``: lists of Python integers, or int64 arrays if
     ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern)."""
@@ -428,8 +442,8 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         key_mask=0,  # plain Python only
         image_shifts=(0,),
         orders=np.zeros(len(tables.orders), dtype=np.int64),
-        table_keys=np.zeros(2 * slots, dtype=np.int64),
-        table_bounds=np.zeros(slots, dtype=np.int64),
+        table_keys=_zeroed_words(2 * slots),
+        table_bounds=_zeroed_words(slots),
         history=np.zeros(cells, dtype=np.int64),
         counters=np.zeros(3, dtype=np.int64),
         deadline=np.full(1, math.inf),
