@@ -135,11 +135,8 @@ def run_chunks(
             progress(done, total)
     if index < len(chunks):
         assert makers is not None  # only a parallel run gets here
-        # Workers start from a fresh server process, not a fork of this one (whose threads'
-        # locks a fork would copy held): see solver/opening.py.
         with ProcessPoolExecutor(
             max_workers=jobs,
-            mp_context=multiprocessing.get_context("forkserver"),
             initializer=functools.partial(_init_worker, worker.rules, list(makers)),
         ) as pool:
             try:
