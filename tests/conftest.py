@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sqlite3
 from pathlib import Path
 
@@ -14,6 +15,13 @@ from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
+
+# The tests of Ctrl-C send SIGINT to the commands they start. A shell starts a background job
+# with SIGINT ignored, and an ignored signal stays ignored in every program it starts: the
+# commands would never see their Ctrl-C. A handler, unlike an ignore, is reset when a program
+# starts, so the commands get the usual Ctrl-C whatever way the tests were launched.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def solved_book(factory: pytest.TempPathFactory, name: str, *games: Rules) -> str:
