@@ -83,13 +83,7 @@ class MemoryTable:
             dtype=np.int64,
         )
         # [bit, symmetry]: the image of one stone of a key (bit cell for X, cells + cell for O)
-        self._stone_images = np.array(
-            [
-                [rules.permute(1 << bit, s) for s in range(symmetries)]
-                for bit in range(2 * rules.cells)
-            ],
-            dtype=np.int64,
-        )
+        self._stone_images = np.array(rules.bit_images, dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.keys)

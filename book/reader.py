@@ -574,7 +574,7 @@ class Book:
         images = [rules.permute(position.key, s) for s in range(len(rules.symmetries))]
         key = min(images)  # the canonical key, and its first symmetry, as Rules.canonical's
         mover = 0 if position.x_to_move else rules.cells  # where the mover's stones sit in a key
-        stone_images = _stone_images(rules)
+        stone_images = rules.bit_images
         cells_of: dict[int, list[int]] = {}  # symmetric children share a canonical key
         for cell in iter_cells(position.empty):
             child_key = min(map(operator.or_, images, stone_images[mover + cell]))
@@ -678,16 +678,6 @@ class Book:
 _DAMAGE = re.compile(r"malformed|no such (table|column)|corrupt|database disk image", re.IGNORECASE)
 """Database errors that mean the file itself is damaged (the same words in SQLite and
 PostgreSQL), not that it is busy or out of reach."""
-
-
-@functools.cache
-def _stone_images(rules: Rules) -> tuple[tuple[int, ...], ...]:
-    """``[bit][symmetry]``: the image of one stone of a packed key (bit ``cell`` for X,
-    ``cells + cell`` for O) under each of the board's symmetries."""
-    return tuple(
-        tuple(rules.permute(1 << bit, symmetry) for symmetry in range(len(rules.symmetries)))
-        for bit in range(2 * rules.cells)
-    )
 
 
 @functools.cache

@@ -203,6 +203,18 @@ class Rules:
         return tuple(tables)
 
     @cached_property
+    def bit_images(self) -> tuple[tuple[int, ...], ...]:
+        """``[bit][symmetry]``: the image of the single packed-key bit ``bit`` (a stone: bit
+        ``cell`` for X, ``cells + cell`` for O) under each symmetry, from :attr:`key_tables`.
+        A child's image is its parent's image OR its new stone's, so these give the canonical
+        keys of a position's children without canonicalising each."""
+        tables = self.key_tables
+        return tuple(
+            tuple(table[bit // KEY_CHUNK_BITS][1 << bit % KEY_CHUNK_BITS] for table in tables)
+            for bit in range(2 * self.cells)
+        )
+
+    @cached_property
     def inverses(self) -> tuple[int, ...]:
         """``inverses[s]``: the index of the symmetry that undoes symmetry ``s``."""
         perms = self.symmetries

@@ -123,3 +123,10 @@ def test_table_permutations_and_canonical_keys_agree_with_a_naive_oracle(rules):
         assert key == min(images) and images.index(key) == symmetry
         for s in range(order):  # a packed key permutes its X and O bits together
             assert rules.permute(cells | other << rules.cells, s) == images[s]
+
+
+@pytest.mark.parametrize("rules", [Rules(3, 3, 3), Rules(4, 5, 4), Rules(3, 11, 3), Rules(8, 8, 5)])
+def test_bit_images_are_the_images_of_one_stone(rules):
+    symmetries = range(len(rules.symmetries))
+    expected = [[rules.permute(1 << bit, s) for s in symmetries] for bit in range(2 * rules.cells)]
+    assert [list(images) for images in rules.bit_images] == expected
