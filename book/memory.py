@@ -2,11 +2,10 @@
 
 A :class:`MemoryTable` holds every row of one game as NumPy columns sorted by key (a key's
 stones are its ply), about 15 bytes a row (4x4 k=4's 1,217,977 rows: 17 MiB).
-:meth:`MemoryTable.family` finds a position and all its children with NumPy: the position's
-images under the board's symmetries by table look-ups of its key's bytes, each child's
-canonical key as the smallest of its parent's images plus the images of the new stone, and
-their rows by one binary search. No
-database is read and no row is checked again (:func:`load_table` checks them all once).
+:meth:`MemoryTable.family` finds a position and all its children: the position's images under
+the board's symmetries by table look-ups of its key's bytes, each child's canonical key as the
+smallest of its parent's images plus the images of the new stone, and their rows by one binary
+search. No database is read and no row is checked again (:func:`load_table` checks them all once).
 
 :meth:`Book.find_with_moves <book.reader.Book.find_with_moves>` answers from a game's table
 when the book holds one in :attr:`Book.memory`; the answers are the same as from the database.
@@ -21,12 +20,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from itertools import chain, islice
+from operator import or_
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ttt_solve.errors import TttError
-from ttt_solve.solver.position import Position
+from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK, Rules
 
 if TYPE_CHECKING:
@@ -73,17 +73,14 @@ class MemoryTable:
         self.rules = rules
         self.keys, self.values, self.remoteness = keys, values, remoteness
         self.best, self.images = best, images
-        symmetries = len(rules.symmetries)
-        # [chunk, byte, symmetry]: the image of one byte of a key, as Rules.key_tables
-        self._chunk_images = np.array(
-            [
-                [[rules.key_tables[s][c][byte] for s in range(symmetries)] for byte in range(256)]
-                for c in range(len(rules.key_tables[0]))
-            ],
-            dtype=np.int64,
+        tables = rules.key_tables
+        # [chunk][byte]: the images of one byte of a key under each symmetry, as Rules.key_tables
+        self._chunk_images = tuple(
+            tuple(tuple(table[chunk][byte] for table in tables) for byte in range(256))
+            for chunk in range(len(tables[0]))
         )
-        # [bit, symmetry]: the image of one stone of a key (bit cell for X, cells + cell for O)
-        self._stone_images = np.array(rules.bit_images, dtype=np.int64)
+        # [bit]: the images of one stone of a key (bit cell for X, cells + cell for O)
+        self._stone_images = rules.bit_images
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -94,40 +91,45 @@ class MemoryTable:
         columns = (self.keys, self.values, self.remoteness, self.best, self.images)
         return sum(column.nbytes for column in columns)
 
-    def family(self, position: Position) -> Family | None:
-        """The rows of a position and of every child, or ``None`` if one is not stored (the
-        database path then says what is missing). For a position that is not terminal."""
-        rules = self.rules
+    def family(self, position: Position, terminal: bool = False) -> Family | None:
+        """The rows of a position and of every child (none if ``terminal``: the game is
+        over), or ``None`` if one is not stored (the database path then says what is missing).
+
+        One position's keys are a few dozen small integers: plain Python ints make them
+        faster than NumPy calls would, which cost microseconds each; only the binary search
+        in the table's columns is NumPy's, once for all the keys."""
         key = position.key
         chunk_images = self._chunk_images
-        images = chunk_images[0, key & KEY_CHUNK_MASK]
-        for chunk in range(1, len(chunk_images)):
+        images = chunk_images[0][key & KEY_CHUNK_MASK]
+        for chunk in chunk_images[1:]:
             key >>= KEY_CHUNK_BITS
             if not key:
                 break
-            images = images | chunk_images[chunk, key & KEY_CHUNK_MASK]
-        symmetry = int(images.argmin())  # the first symmetry giving the smallest key
-        empty = position.empty
-        cells = [cell for cell in range(rules.cells) if empty >> cell & 1]
-        mover = 0 if position.x_to_move else rules.cells  # where the mover's stones sit
-        stones = self._stone_images[mover : mover + rules.cells]
-        wanted = np.empty(len(cells) + 1, dtype=np.int64)
-        wanted[0] = images[symmetry]
-        (images | stones[cells]).min(axis=1, out=wanted[1:])
-        at = self.keys.searchsorted(wanted)
-        if at.max() >= len(self.keys) or (self.keys[at] != wanted).any():
+            images = tuple(map(or_, images, chunk[key & KEY_CHUNK_MASK]))
+        canonical = min(images)
+        cells = [] if terminal else list(iter_cells(position.empty))
+        mover = 0 if position.x_to_move else self.rules.cells  # where the mover's stones sit
+        stones = self._stone_images
+        wanted = [canonical]
+        wanted += [min(map(or_, images, stones[mover + cell])) for cell in cells]
+        keys = self.keys
+        if not len(keys):
             return None
-        values, remoteness = self.values[at].tolist(), self.remoteness[at].tolist()
+        at = keys.searchsorted(wanted)
+        if keys.take(at, mode="clip").tolist() != wanted:
+            return None
+        values, remoteness = self.values.take(at).tolist(), self.remoteness.take(at).tolist()
         parent = at[0]
         row = (
             position.ply,
-            int(wanted[0]),
+            canonical,
             values[0],
             remoteness[0],
             int(self.best[parent]),
             int(self.images[parent]),
         )
-        return Family(row, symmetry, cells, values[1:], remoteness[1:])
+        # the first symmetry giving the smallest key, as Rules.canonical's
+        return Family(row, images.index(canonical), cells, values[1:], remoteness[1:])
 
 
 def fits_memory(rules: Rules) -> bool:
