@@ -212,9 +212,11 @@ async def load(port: int, paths: list[str], clients: int, pid: int) -> dict:
 
 def steps(db: str, texts: list[str]) -> None:
     """Print the CPU time per position of each step of the position route."""
+    from ttt_solve.book.oracle import Oracle
     from ttt_solve.book.query import analysis_json
     from ttt_solve.solver.position import Position
     from ttt_solve.web import explorer
+    from ttt_solve.web.answers import ENCODER, encode_analysis
     from ttt_solve.web.app import create_app
 
     rules = Rules(4, 4, 4)
@@ -256,6 +258,7 @@ def steps(db: str, texts: list[str]) -> None:
             positions = [Position.parse(text, rules) for text in texts]
             queries = [query(position=text)[1:].encode() for text in texts]
             analyses = [server.analyse(p) for p in positions]
+            reader = Oracle(rules, book, search_seconds=0)
             objects = [analysis_json(a) for a in analyses]
             timed(
                 "Position.parse (the position parameter)",
@@ -276,16 +279,24 @@ def steps(db: str, texts: list[str]) -> None:
                 "Book.find + Book.moves (two queries)",
                 lambda: [(book.find(p), book.moves(p)) for p in positions],
             )
+            book.memory.update(held)
             timed(
-                "analysis_json (the answer as plain data)",
+                "Oracle.analyse from memory (the answer)",
+                lambda: [reader.analyse(p) for p in positions],
+            )
+            timed(
+                "the answer's JSON written out (encode_analysis)",
+                lambda: [encode_analysis(a) for a in analyses],
+            )
+            timed(
+                "  instead: analysis_json (the answer as plain data)",
                 lambda: [analysis_json(a) for a in analyses],
             )
-            timed("JSON encoding", lambda: [explorer._JSON.encode(o).encode() for o in objects])
+            timed("  and its JSON encoding", lambda: [ENCODER.encode(o).encode() for o in objects])
             timed(
-                "the answer's JSON bytes (Explorer.read_json, not kept)",
+                "the answer's JSON bytes from memory (Explorer.read_json)",
                 lambda: [server._encode_book(p) for p in positions],
             )
-            book.memory.update(held)
             server._read_json.cache_clear()
             kept = queries[-explorer.JSON_CACHE :]  # the answers still kept after one pass
             for label, asked in (

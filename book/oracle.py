@@ -127,7 +127,7 @@ class Oracle:
             )
         game, book = self.game, self.book
         if game is not None and book is not None and game.holds_ply(position.ply):
-            if position.is_terminal or game.holds_ply(position.ply + 1):
+            if game.holds_ply(position.ply + 1) or position.is_terminal:
                 # one query for both (a finished game has no moves: find_with_moves gives none)
                 entry, stored = book.find_with_moves(position)
                 return Analysis(position, entry.value, tuple(stored), BOOK, 0, 0.0)

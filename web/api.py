@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import unquote_plus
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import request_response
+from starlette.types import Receive, Scope, Send
 
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.query import analysis_json
+from ttt_solve.errors import TttError
 from ttt_solve.web.audits import job_json
 from ttt_solve.web.common import (
+    MAX_QUERY,
     RouteTable,
     answer,
     asked_position,
@@ -21,12 +26,12 @@ from ttt_solve.web.common import (
     explorer_of,
     game_json,
 )
+from ttt_solve.web.explorer import Explorer
 from ttt_solve.web.pages import audit_request, job_of, worst_link
 
 routes = RouteTable()
 
 
-@routes.get("/api/games/{game}/position")  # first: the route asked most
 async def position(request: Request) -> Response:
     asked = asked_position(request, request.path_params["game"])
     explorer = explorer_of(request)
@@ -35,6 +40,49 @@ async def position(request: Request) -> Response:
     except OutOfReachError:  # past the book: searched live, each time
         return JSONResponse(analysis_json(await answer(explorer, asked.position)))
     return Response(body, media_type="application/json")
+
+
+class PositionRoute:
+    """The position route as a bare ASGI app, the route asked most: a position written out
+    (or the empty board) whose answer the book holds is answered at once, without Starlette's
+    request and response objects; anything else (moves, other parameters, a live search, an
+    error) is left to :func:`position`, which answers it as it answers every request."""
+
+    def __init__(self) -> None:
+        self.full = request_response(position)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = book_answer(scope) if scope["method"] == "GET" else None
+        if body is None:
+            await self.full(scope, receive, send)
+            return
+        length = str(len(body)).encode()
+        headers = [(b"content-length", length), (b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def book_answer(scope: Scope) -> bytes | None:
+    """The answer's bytes of a request with no parameter but ``position``, from the book, or
+    ``None``: the request is :func:`position`'s to answer."""
+    query = scope["query_string"]
+    if not query:
+        text = None  # the empty board
+    elif query.startswith(b"position=") and b"&" not in query:
+        text = unquote_plus(query[len(b"position=") :].decode("latin-1"))  # as Starlette reads it
+        if len(text) > MAX_QUERY:
+            return None
+    else:
+        return None
+    explorer: Explorer = scope["app"].state.explorer
+    try:
+        info = explorer.game(scope["path_params"]["game"])
+        return explorer.read_json(explorer.position(info.rules, text, None))
+    except (TttError, ValueError, LookupError):  # said by position() (or searched live)
+        return None
+
+
+routes.add_app("/api/games/{game}/position", PositionRoute(), "GET")  # first: asked most
 
 
 @routes.get("/api/games")
