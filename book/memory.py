@@ -16,17 +16,17 @@ answered from the copy, until the table is loaded again.
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterator
 from itertools import chain, islice
-from operator import or_
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
 from ttt_solve.errors import TttError
-from ttt_solve.solver.position import Position, iter_cells
+from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK, Rules
 
 if TYPE_CHECKING:
@@ -74,13 +74,18 @@ class MemoryTable:
         self.keys, self.values, self.remoteness = keys, values, remoteness
         self.best, self.images = best, images
         tables = rules.key_tables
-        # [chunk][byte]: the images of one byte of a key under each symmetry, as Rules.key_tables
-        self._chunk_images = tuple(
-            tuple(tuple(table[chunk][byte] for table in tables) for byte in range(256))
-            for chunk in range(len(tables[0]))
+        # [chunk, byte, symmetry]: the images of one byte of a key, as Rules.key_tables
+        self._chunk_images = np.array(
+            [
+                [[table[chunk][byte] for table in tables] for byte in range(256)]
+                for chunk in range(len(tables[0]))
+            ],
+            dtype=np.int64,
         )
-        # [bit]: the images of one stone of a key (bit cell for X, cells + cell for O)
-        self._stone_images = rules.bit_images
+        # [bit, symmetry]: the images of one stone of a key (bit cell for X, cells + cell for O)
+        self._stone_images = np.array(rules.bit_images, dtype=np.int64)
+        self._find = _compiled_family_rows()
+        self.family(Position(rules))  # compiled now (or loaded from disk), not on a request
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -94,42 +99,89 @@ class MemoryTable:
     def family(self, position: Position, terminal: bool = False) -> Family | None:
         """The rows of a position and of every child (none if ``terminal``: the game is
         over), or ``None`` if one is not stored (the database path then says what is missing).
+        """
+        found = self._find(
+            position.key,
+            0 if terminal else position.empty,
+            0 if position.x_to_move else self.rules.cells,  # where the mover's stones sit
+            self._chunk_images,
+            self._stone_images,
+            self.keys,
+            self.values,
+            self.remoteness,
+            self.best,
+            self.images,
+        ).tolist()
+        if not found:
+            return None
+        symmetry, key, value, remoteness, best, images = found[:6]
+        children = found[6:]  # cell, value, remoteness of each child, by cell
+        row = (position.ply, key, value, remoteness, best, images)
+        return Family(row, symmetry, children[0::3], children[1::3], children[2::3])
 
-        One position's keys are a few dozen small integers: plain Python ints make them
-        faster than NumPy calls would, which cost microseconds each; only the binary search
-        in the table's columns is NumPy's, once for all the keys."""
-        key = position.key
-        chunk_images = self._chunk_images
-        images = chunk_images[0][key & KEY_CHUNK_MASK]
-        for chunk in chunk_images[1:]:
-            key >>= KEY_CHUNK_BITS
-            if not key:
-                break
-            images = tuple(map(or_, images, chunk[key & KEY_CHUNK_MASK]))
-        canonical = min(images)
-        cells = [] if terminal else list(iter_cells(position.empty))
-        mover = 0 if position.x_to_move else self.rules.cells  # where the mover's stones sit
-        stones = self._stone_images
-        wanted = [canonical]
-        wanted += [min(map(or_, images, stones[mover + cell])) for cell in cells]
-        keys = self.keys
-        if not len(keys):
-            return None
-        at = keys.searchsorted(wanted)
-        if keys.take(at, mode="clip").tolist() != wanted:
-            return None
-        values, remoteness = self.values.take(at).tolist(), self.remoteness.take(at).tolist()
-        parent = at[0]
-        row = (
-            position.ply,
-            canonical,
-            values[0],
-            remoteness[0],
-            int(self.best[parent]),
-            int(self.images[parent]),
-        )
-        # the first symmetry giving the smallest key, as Rules.canonical's
-        return Family(row, images.index(canonical), cells, values[1:], remoteness[1:])
+
+def _family_rows(
+    key: int,
+    empty: int,
+    mover: int,
+    chunk_images: np.ndarray,
+    stone_images: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    remoteness: np.ndarray,
+    best: np.ndarray,
+    images: np.ndarray,
+) -> np.ndarray:
+    """:meth:`MemoryTable.family`'s rows, compiled (a position's few dozen keys cost less
+    than one NumPy call each would): the first symmetry giving the canonical key, the
+    position's row (key, value, remoteness, best moves, images), then cell, value and
+    remoteness of each child by cell; empty if a row is not stored."""
+    symmetries = chunk_images.shape[2]
+    image = np.zeros(symmetries, dtype=np.int64)
+    rest, chunk = key, 0
+    while rest:
+        for symmetry in range(symmetries):
+            image[symmetry] |= chunk_images[chunk, rest & KEY_CHUNK_MASK, symmetry]
+        rest >>= KEY_CHUNK_BITS
+        chunk += 1
+    first = 0  # the first symmetry giving the smallest key, as Rules.canonical's
+    for symmetry in range(1, symmetries):
+        if image[symmetry] < image[first]:
+            first = symmetry
+    cells = 0
+    rest = empty
+    while rest:
+        rest &= rest - 1
+        cells += 1
+    found = np.empty(6 + 3 * cells, dtype=np.int64)
+    at = np.searchsorted(keys, image[first])
+    if at >= len(keys) or keys[at] != image[first]:
+        return found[:0]
+    found[0], found[1], found[2] = first, image[first], values[at]
+    found[3], found[4], found[5] = remoteness[at], best[at], images[at]
+    slot = 6
+    for cell in range(stone_images.shape[0] // 2):
+        if not empty >> cell & 1:
+            continue
+        child = np.int64(image[0] | stone_images[mover + cell, 0])
+        for symmetry in range(1, symmetries):
+            child = min(child, image[symmetry] | stone_images[mover + cell, symmetry])
+        at = np.searchsorted(keys, child)
+        if at >= len(keys) or keys[at] != child:
+            return found[:0]
+        found[slot], found[slot + 1], found[slot + 2] = cell, values[at], remoteness[at]
+        slot += 3
+    return found
+
+
+@functools.cache
+def _compiled_family_rows() -> Callable[..., np.ndarray]:
+    """:func:`_family_rows` compiled by Numba (once; its machine code is kept on disk), on
+    first need: commands that never keep a table in memory do not import Numba."""
+    import numba
+
+    compiled = numba.njit(nogil=True, cache=True)(_family_rows)
+    return cast(Callable[..., np.ndarray], compiled)
 
 
 def fits_memory(rules: Rules) -> bool:
