@@ -4,14 +4,14 @@ mainline, and audits (start, progress, result)."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 from urllib.parse import unquote_plus
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import request_response
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.query import analysis_json
@@ -32,6 +32,7 @@ from ttt_solve.web.pages import audit_request, job_of, worst_link
 routes = RouteTable()
 
 
+@routes.get("/api/games/{game}/position")  # first: the route asked most
 async def position(request: Request) -> Response:
     asked = asked_position(request, request.path_params["game"])
     explorer = explorer_of(request)
@@ -42,19 +43,24 @@ async def position(request: Request) -> Response:
     return Response(body, media_type="application/json")
 
 
-class PositionRoute:
-    """The position route as a bare ASGI app, the route asked most: a position written out
-    (or the empty board) whose answer the book holds is answered at once, without Starlette's
-    request and response objects; anything else (moves, other parameters, a live search, an
-    error) is left to :func:`position`, which answers it as it answers every request."""
+POSITION_PATH = re.compile(r"/api/games/([^/]+)/position")
+"""The path of :func:`position`, as Starlette matches it."""
 
-    def __init__(self) -> None:
-        self.full = request_response(position)
+
+class BookAnswers:
+    """In front of the routes: a request of the position route asked most, a position
+    written out (or the empty board) whose answer the book holds, is answered at once, as
+    :func:`position` answers it but without Starlette's routing, request and response
+    objects (a third of the server's time per answer). Anything else (moves, other
+    parameters, a live search, an error) goes on to the routes."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = book_answer(scope) if scope["method"] == "GET" else None
+        body = book_answer(scope) if scope["type"] == "http" else None
         if body is None:
-            await self.full(scope, receive, send)
+            await self.app(scope, receive, send)
             return
         length = str(len(body)).encode()
         headers = [(b"content-length", length), (b"content-type", b"application/json")]
@@ -63,9 +69,14 @@ class PositionRoute:
 
 
 def book_answer(scope: Scope) -> bytes | None:
-    """The answer's bytes of a request with no parameter but ``position``, from the book, or
-    ``None``: the request is :func:`position`'s to answer."""
+    """The body of :func:`position`'s answer to a request with no parameter but ``position``,
+    from the book; ``None`` for any other request."""
+    if scope["method"] != "GET" or scope.get("root_path"):
+        return None
+    game = POSITION_PATH.fullmatch(scope["path"])
     query = scope["query_string"]
+    if game is None:
+        return None
     if not query:
         text = None  # the empty board
     elif query.startswith(b"position=") and b"&" not in query:
@@ -76,13 +87,10 @@ def book_answer(scope: Scope) -> bytes | None:
         return None
     explorer: Explorer = scope["app"].state.explorer
     try:
-        info = explorer.game(scope["path_params"]["game"])
+        info = explorer.game(game[1])
         return explorer.read_json(explorer.position(info.rules, text, None))
-    except (TttError, ValueError, LookupError):  # said by position() (or searched live)
+    except (TttError, ValueError, LookupError):  # for position() to say (or to search live)
         return None
-
-
-routes.add_app("/api/games/{game}/position", PositionRoute(), "GET")  # first: asked most
 
 
 @routes.get("/api/games")

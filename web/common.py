@@ -11,7 +11,6 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp
 
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.oracle import Analysis
@@ -31,8 +30,7 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 class RouteTable:
     """The routes of one module: each handler declares its own above it, with
-    ``@routes.get(path)`` or ``@routes.post(path)`` (a bare ASGI app with :meth:`add_app`);
-    the app joins the modules' tables."""
+    ``@routes.get(path)`` or ``@routes.post(path)``; the app joins the modules' tables."""
 
     def __init__(self) -> None:
         self.routes: list[Route] = []
@@ -45,10 +43,6 @@ class RouteTable:
 
     def post(self, path: str) -> Callable[[Handler], Handler]:
         return self._declare(path, "POST")
-
-    def add_app(self, path: str, app: ASGIApp, method: str) -> None:
-        """A route answered by a bare ASGI app (in the order routes are declared)."""
-        self.routes.append(Route(path, app, methods=[method]))
 
     def _declare(self, path: str, method: str) -> Callable[[Handler], Handler]:
         def declare(handler: Handler) -> Handler:
