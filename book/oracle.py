@@ -120,7 +120,7 @@ class Oracle:
         not finish in ``search_seconds``; :class:`~book.errors.PositionNotFoundError` if an
         exhaustive book lacks a position it should hold.
         """
-        if position.rules != self.rules:
+        if position.rules is not self.rules and position.rules != self.rules:  # `is`: cheap
             raise ValueError(
                 f"position {position} is of {position.rules.name}, "
                 f"not of this oracle's {self.rules.name}"

@@ -680,7 +680,13 @@ def _oriented_entry(position: Position, row: Sequence[Any], symmetry: int) -> En
     rules = position.rules
     _, _, value, remoteness, best, images = row
     cells = tuple(iter_cells(rules.permute(best, rules.inverse(symmetry))))
-    return Entry(position, Value(Outcome.from_sign(value), remoteness), cells, images)
+    return Entry(position, _stored_value(value, remoteness), cells, images)
+
+
+@functools.cache
+def _stored_value(value: int, remoteness: int) -> Value:
+    """The value of a stored value and remoteness (few pairs exist, as for :func:`_move_value`)."""
+    return Value(Outcome.from_sign(value), remoteness)
 
 
 _DAMAGE = re.compile(r"malformed|no such (table|column)|corrupt|database disk image", re.IGNORECASE)
@@ -692,7 +698,7 @@ PostgreSQL), not that it is busy or out of reach."""
 def _move_value(child_value: int, child_remoteness: int) -> Value:
     """The value of a move to a child of this stored value and remoteness (few pairs exist:
     three values, a remoteness up to the board's cells)."""
-    return move_value(Value(Outcome.from_sign(child_value), child_remoteness))
+    return move_value(_stored_value(child_value, child_remoteness))
 
 
 def _move_entries(rules: Rules, values: dict[int, Value]) -> list[MoveEntry]:
