@@ -569,9 +569,11 @@ class Book:
         if table is not None and info.holds_ply(ply if terminal else ply + 1):
             family = table.family(position, terminal)
             if family is not None:  # rows checked when the table was loaded
-                values = map(_move_value, family.values, family.remoteness)
+                by_cell = dict(
+                    zip(family.cells, map(_move_value, family.values, family.remoteness))
+                )
                 entry = _oriented_entry(position, family.row, family.symmetry)
-                return entry, _move_entries(rules, dict(zip(family.cells, values)))
+                return entry, _move_entries(rules, by_cell)
         if terminal or not info.holds_ply(ply + 1):
             return self.find(position), self.moves(position)  # no children, or none stored
         images = [rules.permute(position.key, s) for s in range(len(rules.symmetries))]
