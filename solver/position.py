@@ -189,8 +189,14 @@ class Position:
         return None
 
     def _last_stone_could_win(self, stones: int) -> bool:
-        """Some single stone, removed, leaves no line: the game ended on that stone."""
-        return any(not self.rules.has_line(stones & ~(1 << c)) for c in iter_cells(stones))
+        """Some single stone, removed, leaves no line: the game ended on that stone. Such a
+        stone lies on every line the stones hold, so it is in their intersection (one pass
+        over the lines instead of one per stone)."""
+        common = stones
+        for line in self.rules.lines:
+            if stones & line == line:
+                common &= line
+        return common != 0
 
     # -- keys and symmetry --------------------------------------------------------------------
 
