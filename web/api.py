@@ -74,9 +74,9 @@ def book_answer(scope: Scope) -> bytes | None:
     if scope["method"] != "GET" or scope.get("root_path"):
         return None
     game = POSITION_PATH.fullmatch(scope["path"])
-    query = scope["query_string"]
     if game is None:
         return None
+    query = scope["query_string"]
     if not query:
         text = None  # the empty board
     elif query.startswith(b"position=") and b"&" not in query:
