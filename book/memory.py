@@ -2,11 +2,13 @@
 
 A :class:`MemoryTable` holds every row of one game as NumPy columns sorted by key (a key's
 stones are its ply), about 15 bytes a row (4x4 k=4's 1,217,977 rows: 17 MiB).
-:meth:`MemoryTable.family` finds a position and all its children with NumPy: the position's
-images under the board's symmetries by table look-ups of its key's bytes, each child's
-canonical key as the smallest of its parent's images plus the images of the new stone, and
-their rows by one binary search. No
-database is read and no row is checked again (:func:`load_table` checks them all once).
+:meth:`MemoryTable.family` finds a position and all its children in one compiled function
+(Numba): the position's images under the board's symmetries by table look-ups of its key's
+bytes, each child's canonical key as the smallest of its parent's images plus the images of the
+new stone, and each row by a binary search. A position asks for a few dozen small integers, which
+cost less compiled than in NumPy calls (microseconds each) or Python. No database is read and no
+row is checked again (:func:`load_table` checks them all once); a position whose game is over
+is found the same way, without children.
 
 :meth:`Book.find_with_moves <book.reader.Book.find_with_moves>` answers from a game's table
 when the book holds one in :attr:`Book.memory`; the answers are the same as from the database.
@@ -17,11 +19,12 @@ answered from the copy, until the table is loaded again.
 from __future__ import annotations
 
 import ctypes
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterator
 from itertools import chain, islice
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
@@ -73,17 +76,19 @@ class MemoryTable:
         self.rules = rules
         self.keys, self.values, self.remoteness = keys, values, remoteness
         self.best, self.images = best, images
-        symmetries = len(rules.symmetries)
-        # [chunk, byte, symmetry]: the image of one byte of a key, as Rules.key_tables
+        tables = rules.key_tables
+        # [chunk, byte, symmetry]: the images of one byte of a key, as Rules.key_tables
         self._chunk_images = np.array(
             [
-                [[rules.key_tables[s][c][byte] for s in range(symmetries)] for byte in range(256)]
-                for c in range(len(rules.key_tables[0]))
+                [[table[chunk][byte] for table in tables] for byte in range(256)]
+                for chunk in range(len(tables[0]))
             ],
             dtype=np.int64,
         )
-        # [bit, symmetry]: the image of one stone of a key (bit cell for X, cells + cell for O)
+        # [bit, symmetry]: the images of one stone of a key (bit cell for X, cells + cell for O)
         self._stone_images = np.array(rules.bit_images, dtype=np.int64)
+        self._find = _compiled_family_rows()
+        self.family(Position(rules))  # compiled now (or loaded from disk), not on a request
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -94,40 +99,92 @@ class MemoryTable:
         columns = (self.keys, self.values, self.remoteness, self.best, self.images)
         return sum(column.nbytes for column in columns)
 
-    def family(self, position: Position) -> Family | None:
-        """The rows of a position and of every child, or ``None`` if one is not stored (the
-        database path then says what is missing). For a position that is not terminal."""
-        rules = self.rules
-        key = position.key
-        chunk_images = self._chunk_images
-        images = chunk_images[0, key & KEY_CHUNK_MASK]
-        for chunk in range(1, len(chunk_images)):
-            key >>= KEY_CHUNK_BITS
-            if not key:
-                break
-            images = images | chunk_images[chunk, key & KEY_CHUNK_MASK]
-        symmetry = int(images.argmin())  # the first symmetry giving the smallest key
-        empty = position.empty
-        cells = [cell for cell in range(rules.cells) if empty >> cell & 1]
-        mover = 0 if position.x_to_move else rules.cells  # where the mover's stones sit
-        stones = self._stone_images[mover : mover + rules.cells]
-        wanted = np.empty(len(cells) + 1, dtype=np.int64)
-        wanted[0] = images[symmetry]
-        (images | stones[cells]).min(axis=1, out=wanted[1:])
-        at = self.keys.searchsorted(wanted)
-        if at.max() >= len(self.keys) or (self.keys[at] != wanted).any():
+    def family(self, position: Position, terminal: bool = False) -> Family | None:
+        """The rows of a position and of every child (none if ``terminal``: the game is
+        over), or ``None`` if one is not stored (the database path then says what is missing).
+        """
+        found = self._find(
+            position.key,
+            0 if terminal else position.empty,
+            0 if position.x_to_move else self.rules.cells,  # where the mover's stones sit
+            self._chunk_images,
+            self._stone_images,
+            self.keys,
+            self.values,
+            self.remoteness,
+            self.best,
+            self.images,
+        ).tolist()
+        if not found:
             return None
-        values, remoteness = self.values[at].tolist(), self.remoteness[at].tolist()
-        parent = at[0]
-        row = (
-            position.ply,
-            int(wanted[0]),
-            values[0],
-            remoteness[0],
-            int(self.best[parent]),
-            int(self.images[parent]),
-        )
-        return Family(row, symmetry, cells, values[1:], remoteness[1:])
+        symmetry, key, value, remoteness, best, images = found[:6]
+        children = found[6:]  # cell, value, remoteness of each child, by cell
+        row = (position.ply, key, value, remoteness, best, images)
+        return Family(row, symmetry, children[0::3], children[1::3], children[2::3])
+
+
+def _family_rows(
+    key: int,
+    empty: int,
+    mover: int,
+    chunk_images: np.ndarray,
+    stone_images: np.ndarray,
+    keys: np.ndarray,
+    values: np.ndarray,
+    remoteness: np.ndarray,
+    best: np.ndarray,
+    images: np.ndarray,
+) -> np.ndarray:
+    """:meth:`MemoryTable.family`'s rows, compiled (a position's few dozen keys cost less
+    than one NumPy call each would): the first symmetry giving the canonical key, the
+    position's row (key, value, remoteness, best moves, images), then cell, value and
+    remoteness of each child by cell; empty if a row is not stored."""
+    symmetries = chunk_images.shape[2]
+    image = np.zeros(symmetries, dtype=np.int64)
+    rest, chunk = key, 0
+    while rest:
+        for symmetry in range(symmetries):
+            image[symmetry] |= chunk_images[chunk, rest & KEY_CHUNK_MASK, symmetry]
+        rest >>= KEY_CHUNK_BITS
+        chunk += 1
+    first = 0  # the first symmetry giving the smallest key, as Rules.canonical's
+    for symmetry in range(1, symmetries):
+        if image[symmetry] < image[first]:
+            first = symmetry
+    cells = 0
+    rest = empty
+    while rest:
+        rest &= rest - 1
+        cells += 1
+    found = np.empty(6 + 3 * cells, dtype=np.int64)
+    at = np.searchsorted(keys, image[first])
+    if at >= len(keys) or keys[at] != image[first]:
+        return found[:0]
+    found[0], found[1], found[2] = first, image[first], values[at]
+    found[3], found[4], found[5] = remoteness[at], best[at], images[at]
+    slot = 6
+    for cell in range(stone_images.shape[0] // 2):
+        if not empty >> cell & 1:
+            continue
+        child = np.int64(image[0] | stone_images[mover + cell, 0])
+        for symmetry in range(1, symmetries):
+            child = min(child, image[symmetry] | stone_images[mover + cell, symmetry])
+        at = np.searchsorted(keys, child)
+        if at >= len(keys) or keys[at] != child:
+            return found[:0]
+        found[slot], found[slot + 1], found[slot + 2] = cell, values[at], remoteness[at]
+        slot += 3
+    return found
+
+
+@functools.cache
+def _compiled_family_rows() -> Callable[..., np.ndarray]:
+    """:func:`_family_rows` compiled by Numba (once; its machine code is kept on disk), on
+    first need: commands that never keep a table in memory do not import Numba."""
+    import numba
+
+    compiled = numba.njit(nogil=True, cache=True)(_family_rows)
+    return cast(Callable[..., np.ndarray], compiled)
 
 
 def fits_memory(rules: Rules) -> bool:

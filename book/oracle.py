@@ -120,19 +120,18 @@ class Oracle:
         not finish in ``search_seconds``; :class:`~book.errors.PositionNotFoundError` if an
         exhaustive book lacks a position it should hold.
         """
-        if position.rules != self.rules:
+        if position.rules is not self.rules and position.rules != self.rules:  # `is`: cheap
             raise ValueError(
                 f"position {position} is of {position.rules.name}, "
                 f"not of this oracle's {self.rules.name}"
             )
         game, book = self.game, self.book
         if game is not None and book is not None and game.holds_ply(position.ply):
-            if not position.is_terminal and game.holds_ply(position.ply + 1):
-                entry, stored = book.find_with_moves(position)  # one query for both
+            if game.holds_ply(position.ply + 1) or position.is_terminal:
+                # one query for both (a finished game has no moves: find_with_moves gives none)
+                entry, stored = book.find_with_moves(position)
                 return Analysis(position, entry.value, tuple(stored), BOOK, 0, 0.0)
             entry = book.find(position)
-            if position.is_terminal:
-                return Analysis(position, entry.value, (), BOOK, 0, 0.0)
             moves, nodes, seconds = self._search_moves(position)
             return Analysis(position, entry.value, moves, BOOK_AND_SEARCH, nodes, seconds)
         if position.is_terminal:

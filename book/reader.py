@@ -564,13 +564,18 @@ class Book:
         """
         rules, ply = position.rules, position.ply
         info = self.game(rules)
-        if position.is_terminal or not info.holds_ply(ply + 1):
-            return self.find(position), self.moves(position)  # no children, or none stored
+        terminal = position.is_terminal
         table = self.memory.get(info.id)
-        family = table.family(position) if table is not None else None
-        if family is not None:  # rows checked when the table was loaded
-            values = dict(zip(family.cells, map(_move_value, family.values, family.remoteness)))
-            return self._entry(position, family.row, family.symmetry), _move_entries(rules, values)
+        if table is not None and info.holds_ply(ply if terminal else ply + 1):
+            family = table.family(position, terminal)
+            if family is not None:  # rows checked when the table was loaded
+                by_cell = dict(
+                    zip(family.cells, map(_move_value, family.values, family.remoteness))
+                )
+                entry = _oriented_entry(position, family.row, family.symmetry)
+                return entry, _move_entries(rules, by_cell)
+        if terminal or not info.holds_ply(ply + 1):
+            return self.find(position), self.moves(position)  # no children, or none stored
         images = [rules.permute(position.key, s) for s in range(len(rules.symmetries))]
         key = min(images)  # the canonical key, and its first symmetry, as Rules.canonical's
         mover = 0 if position.x_to_move else rules.cells  # where the mover's stones sit in a key
@@ -668,11 +673,22 @@ class Book:
 
     def _entry(self, position: Position, row: Sequence[Any], symmetry: int) -> Entry:
         """The entry of a stored row, turned back into the orientation of ``position``."""
-        rules = position.rules
-        self._check_rows(rules, [row])
-        _, _, value, remoteness, best, images = row
-        cells = tuple(iter_cells(rules.permute(best, rules.inverse(symmetry))))
-        return Entry(position, Value(Outcome.from_sign(value), remoteness), cells, images)
+        self._check_rows(position.rules, [row])
+        return _oriented_entry(position, row, symmetry)
+
+
+def _oriented_entry(position: Position, row: Sequence[Any], symmetry: int) -> Entry:
+    """The entry of a checked stored row, turned back into the orientation of ``position``."""
+    rules = position.rules
+    _, _, value, remoteness, best, images = row
+    cells = tuple(iter_cells(rules.permute(best, rules.inverse(symmetry))))
+    return Entry(position, _stored_value(value, remoteness), cells, images)
+
+
+@functools.cache
+def _stored_value(value: int, remoteness: int) -> Value:
+    """The value of a stored value and remoteness (few pairs exist, as for :func:`_move_value`)."""
+    return Value(Outcome.from_sign(value), remoteness)
 
 
 _DAMAGE = re.compile(r"malformed|no such (table|column)|corrupt|database disk image", re.IGNORECASE)
@@ -684,14 +700,21 @@ PostgreSQL), not that it is busy or out of reach."""
 def _move_value(child_value: int, child_remoteness: int) -> Value:
     """The value of a move to a child of this stored value and remoteness (few pairs exist:
     three values, a remoteness up to the board's cells)."""
-    return move_value(Value(Outcome.from_sign(child_value), child_remoteness))
+    return move_value(_stored_value(child_value, child_remoteness))
 
 
 def _move_entries(rules: Rules, values: dict[int, Value]) -> list[MoveEntry]:
     """The moves of these values for the mover, best first (then by cell)."""
-    moves = [MoveEntry(cell, rules.cell_name(cell), value) for cell, value in values.items()]
+    names = _cell_names(rules)
+    moves = [MoveEntry(cell, names[cell], value) for cell, value in values.items()]
     moves.sort(key=lambda m: (_sort_key(m.value), m.cell))
     return moves
+
+
+@functools.cache
+def _cell_names(rules: Rules) -> tuple[str, ...]:
+    """``rules.cell_name`` of every cell, kept (a few games are served, each asked often)."""
+    return tuple(map(rules.cell_name, range(rules.cells)))
 
 
 @functools.cache

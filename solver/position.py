@@ -16,6 +16,9 @@ from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError
 from ttt_solve.solver.rules import Rules
 
 _EMPTY_CHARS = ".-_"
+_CELL_CHARS = "xo" + _EMPTY_CHARS
+_X_DIGITS = str.maketrans({"x": "1", "o": "0", **dict.fromkeys(_EMPTY_CHARS, "0")})
+_O_DIGITS = str.maketrans({"x": "0", "o": "1", **dict.fromkeys(_EMPTY_CHARS, "0")})
 
 
 class Position:
@@ -71,16 +74,16 @@ class Position:
                 f"position {raw!r} has {len(compact)} cells; a {rules.rows}x{rules.cols} board "
                 f"has {rules.cells}"
             )
-        x = o = 0
-        for cell, char in enumerate(compact.lower()):
-            if char == "x":
-                x |= 1 << cell
-            elif char == "o":
-                o |= 1 << cell
-            elif char not in _EMPTY_CHARS:
-                raise InvalidPositionError(
-                    f"position {raw!r} has {char!r} at cell {cell}: use x, o, or . for empty"
-                )
+        cells = compact.lower()
+        if cells.strip(_CELL_CHARS):
+            cell, char = next((c, ch) for c, ch in enumerate(cells) if ch not in _CELL_CHARS)
+            raise InvalidPositionError(
+                f"position {raw!r} has {char!r} at cell {cell}: use x, o, or . for empty"
+            )
+        # cell 0 is the lowest bit: the cells reversed, each stone a binary digit of its side
+        backwards = cells[::-1]
+        x = int(backwards.translate(_X_DIGITS), 2)
+        o = int(backwards.translate(_O_DIGITS), 2)
         position = cls(rules, x, o)
         problem = position.illegality()
         if problem:
@@ -186,8 +189,14 @@ class Position:
         return None
 
     def _last_stone_could_win(self, stones: int) -> bool:
-        """Some single stone, removed, leaves no line: the game ended on that stone."""
-        return any(not self.rules.has_line(stones & ~(1 << c)) for c in iter_cells(stones))
+        """Some single stone, removed, leaves no line: the game ended on that stone. Such a
+        stone lies on every line the stones hold, so it is in their intersection (one pass
+        over the lines instead of one per stone)."""
+        common = stones
+        for line in self.rules.lines:
+            if stones & line == line:
+                common &= line
+        return common != 0
 
     # -- keys and symmetry --------------------------------------------------------------------
 
@@ -229,10 +238,10 @@ class Position:
 
     def __str__(self) -> str:
         rules = self.rules
-        return "/".join(
-            "".join(self.cell(r * rules.cols + c) for c in range(rules.cols))
-            for r in range(rules.rows)
-        )
+        cells, cols, x, o = rules.cells, rules.cols, self.x, self.o
+        # each cell's character at once, then the rows cut out of them (a call per cell costs)
+        chars = "".join(["x" if x >> c & 1 else "o" if o >> c & 1 else "." for c in range(cells)])
+        return "/".join([chars[start : start + cols] for start in range(0, cells, cols)])
 
     def __repr__(self) -> str:
         return f"Position({self.rules.name}, {str(self)!r})"

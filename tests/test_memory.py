@@ -47,6 +47,11 @@ def answers(book: Book, positions: list[Position]) -> list[tuple[Entry, list[Mov
     return [book.find_with_moves(position) for position in positions]
 
 
+def refused(*args: object) -> None:
+    """Stands in for a lookup of the database that must not happen."""
+    raise sqlite3.OperationalError("the database was asked")
+
+
 def compare(db: str, rules: Rules, positions: list[Position]) -> None:
     """find_with_moves with the game's table against the database, on every position; and
     the table was used: with the database's lookups cut off, the answers still come."""
@@ -54,9 +59,6 @@ def compare(db: str, rules: Rules, positions: list[Position]) -> None:
         from_database = answers(book, positions)
         table = load_table(book, rules)
         book.memory[book.game(rules).id] = table
-
-        def refused(*args: object) -> None:
-            raise sqlite3.OperationalError("the database was asked")
 
         living = [p for p in positions if not p.is_terminal]
         book._rows.family = refused  # type: ignore[method-assign]
@@ -75,6 +77,19 @@ def test_every_position_of_3x3_is_answered_as_the_database_does(book_3x3):
 @pytest.mark.parametrize("rules", [Rules(3, 4, 3), Rules(4, 4, 3)], ids=str)
 def test_a_sample_of_bigger_games_is_answered_as_the_database_does(book_small, rules):
     compare(book_small, rules, sample(book_small, rules, 600))
+
+
+def test_a_finished_game_is_answered_from_memory_too(book_3x3):
+    rules = Rules(3, 3, 3)
+    over = [p for p in every_position(rules) if p.is_terminal]
+    assert len(over) == 958  # the published count of 3x3's finished positions
+    with open_book(book_3x3, read_only=True) as book:
+        from_database = answers(book, over)
+        assert all(moves == [] for _, moves in from_database)
+        book.memory[book.game(rules).id] = load_table(book, rules)
+        book._rows.positions = refused  # type: ignore[method-assign]
+        book._rows.family = refused  # type: ignore[method-assign]
+        assert answers(book, over) == from_database
 
 
 @pytest.mark.slow

@@ -22,6 +22,7 @@ from ttt_solve.book.query import analysis_json, parse_query  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 from ttt_solve.web.app import create_app  # noqa: E402
+from ttt_solve.web.common import asked_position  # noqa: E402
 from ttt_solve.web.explorer import Limits  # noqa: E402
 
 R3 = Rules(3, 3, 3)
@@ -156,6 +157,26 @@ def test_api_position_is_the_object_of_ttt_query_json(client, book_small):
     assert data == book_answer(book_small, R3, "b2,a1")
     written = client.get("/api/games/3x3k3/position?position=o../.x./...").json()
     assert written == data
+
+
+def test_api_position_written_out_is_answered_in_front_of_the_routes(client, monkeypatch):
+    """A position written out, whose answer the book holds, is answered before the routes
+    (web.api.BookAnswers) with the status, headers and bytes the route answers it with."""
+    from ttt_solve.web import api
+
+    routed = []
+    monkeypatch.setattr(api, "asked_position", lambda *args: routed.append(1) or asked(*args))
+    asked = asked_position
+    url = "/api/games/3x3k3/position"
+    for text in ("", "?position=x../.o./...", "?position=XO-/.x.+/..o", "?position=xxx%2Foo./..."):
+        in_front = client.get(url + text)
+        assert not routed, text
+        through_route = client.get(url + (text or "?") + "&moves=")
+        assert routed, text
+        routed.clear()
+        assert in_front.status_code == through_route.status_code == 200
+        assert in_front.headers == through_route.headers
+        assert in_front.content == through_route.content
 
 
 def test_api_position_answers_are_kept_encoded_byte_for_byte(book_small, monkeypatch):

@@ -127,7 +127,7 @@ def create_app(
         routes=routes(),
         lifespan=lifespan,
         exception_handlers=handlers,
-        middleware=[Middleware(UniversalApiCors)],
+        middleware=[Middleware(api.BookAnswers), Middleware(UniversalApiCors)],
     )
     app.state.templates = jinja2.Environment(
         loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),

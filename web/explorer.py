@@ -10,22 +10,22 @@ than queued.
 from __future__ import annotations
 
 import functools
-import json
 import re
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar
 
 from ttt_solve.book.errors import GameNotFoundError, OutOfReachError
 from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
-from ttt_solve.book.query import LineMove, analysis_json, mainline, parse_query
+from ttt_solve.book.query import LineMove, mainline, parse_query
 from ttt_solve.book.reader import Book, GameInfo
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import InvalidPositionError, InvalidRulesError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.web.answers import encode_analysis
 
 T = TypeVar("T")
 
@@ -36,10 +36,6 @@ asked most, are answered without a lookup; a few MiB at most."""
 JSON_CACHE = 4_096
 """Book answers kept encoded as the API's JSON (under 1 KiB each on a 4x4 board): a position
 asked again is answered without a lookup, a Python object or an encoding."""
-
-_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-"""Starlette's ``JSONResponse`` encoding, made once (``json.dumps`` with options makes an
-encoder per call)."""
 
 GAME_NAME = re.compile(r"(\d{1,2})x(\d{1,2})k(\d{1,2})")
 """A game in a URL: ``3x3k3`` is 3 rows, 3 columns, 3 in a row."""
@@ -155,8 +151,7 @@ class Explorer:
 
     def _encode_book(self, position: Position) -> bytes:
         # not through read's cache: these answers are kept here, encoded, instead
-        content: dict[str, Any] = analysis_json(self._read_book(position))
-        return _JSON.encode(content).encode("utf-8")
+        return encode_analysis(self._read_book(position))
 
     def _read_book(self, position: Position) -> Analysis:
         rules = position.rules
