@@ -40,6 +40,7 @@ from ttt_solve.solver.search import (
     HISTORY_LIMIT,
     LOSE2,
     LOSE4,
+    THREAT_DEPTH,
     WEIGHT_LIMIT,
     WIN1,
     WIN3,
@@ -362,6 +363,85 @@ def _pairing_within_a_move(s: SearchTables, defender: int, empty: int, empties: 
 
 
 @kernel
+def _threat_cells(s: SearchTables, me: int, opp: int, empty: int) -> int:
+    """The moves that make a threat for the side holding ``me``: the empty cells of its live
+    lines (no stone of ``opp``) that hold ``k - 2`` of its stones."""
+    almost = s.k - 2
+    cells = 0
+    for line in s.lines:
+        if not line & opp and _popcount(line & me) == almost:
+            cells |= line & empty
+    return cells
+
+
+@kernel
+def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> int:
+    """A win of the side to move by continuous threats, in at most ``limit`` plies: the number
+    of plies of the one found (odd), or 0 when none is found. Neither side may hold a threat
+    cell (the caller's case: the mover would win at once, or have to block).
+
+    Each move of the mover makes a threat (a line of ``k - 1`` of its stones and one empty
+    cell) or two. Two different threat cells win in 3 plies: the opponent, with no threat of
+    its own, blocks one and the mover takes the other. One threat cell forces the opponent's
+    block there, and the sequence goes on from the position after it, unless that block
+    makes a threat of the opponent's, which the mover would have to answer: the sequence
+    stops there (the simple form of threat-space search). The opponent may play elsewhere
+    than the block, but then the mover wins sooner: the plies counted are an upper bound on
+    the win's length. A sequence holds at most :data:`solver.search.THREAT_DEPTH` threat
+    moves.
+
+    Depth first, with an explicit stack (``s.threat_stack``, four entries a threat move: the
+    mover's stones, the opponent's, the empty cells, and the threat moves not yet tried
+    there), not recursion: Numba's cache cannot load a recursive function that another one
+    calls."""
+    if limit < 3:
+        return 0
+    stack = s.threat_stack
+    stack[0] = me
+    stack[1] = opp
+    stack[2] = empty
+    stack[3] = _threat_cells(s, me, opp, empty)
+    depth = 0
+    while depth >= 0:
+        frame = 4 * depth
+        untried = stack[frame + 3]
+        if not untried:
+            depth -= 1
+            continue
+        bit = untried & -untried
+        stack[frame + 3] = untried ^ bit
+        mine = stack[frame] | bit
+        opp = stack[frame + 1]
+        made = 0
+        for line in _lines_through(s, _popcount(bit - 1)):
+            if not line & opp:
+                left = line & ~mine
+                if left and not left & (left - 1):
+                    made |= left
+        if made & (made - 1):
+            return 2 * depth + 3
+        if not made or 2 * depth + 5 > limit or depth + 1 >= THREAT_DEPTH:
+            continue
+        theirs = opp | made
+        counter = 0  # the threats the forced block makes for the opponent
+        for line in _lines_through(s, _popcount(made - 1)):
+            if not line & mine:
+                left = line & ~theirs
+                if left and not left & (left - 1):
+                    counter |= left
+        if counter:
+            continue
+        empty = stack[frame + 2] ^ bit ^ made
+        depth += 1
+        frame += 4
+        stack[frame] = mine
+        stack[frame + 1] = theirs
+        stack[frame + 2] = empty
+        stack[frame + 3] = _threat_cells(s, mine, theirs, empty)
+    return 0
+
+
+@kernel
 def _store(table_keys: IntTable, table_bounds: IntTable, slot: int, key: Any, bounds: int) -> None:
     """Store into the key's bucket (``slot`` is its first slot): the slot holding the key,
     else an empty one, else the one holding the smaller subtree (fewer empty cells, the bits
@@ -472,6 +552,14 @@ def _negamax(
         return low
     if high <= alpha:
         return high
+    if s.threat_search and high > 0 and not threats_opp:
+        # a win by continuous threats fast enough to reach beta: a lower bound, score >= beta
+        limit = empties if beta <= 0 else WIN_SCORE - beta
+        plies = _threat_win(s, me, opp, empty, limit if limit < empties else empties)
+        if plies:
+            counters[3] += 1
+            _save(s, bucket, key, empties, WIN_SCORE - plies, high)
+            return WIN_SCORE - plies
     if alpha >= 0 and high > 0 and _pairing(s, opp, empty, empties):
         # the opponent holds a pairing: the mover cannot win, score <= 0 <= alpha
         _save(s, bucket, key, empties, low, 0)
