@@ -284,7 +284,9 @@ def _find_pairing(
     completing a line (:mod:`solver.pairing` tells the kind); ``empty``: the empty cells,
     ``empties`` their number. Returns the number of units when one is found (unit ``u``'s
     cells in ``unit_cells[u]``, and ``owner[cell]`` the slot ``2u`` or ``2u + 1`` a cell is
-    paired for, else -1), or -1 when none is found.
+    paired for, else -1), or a negative number when none is found: ``-2 - i`` when a unit
+    ending just before ``run_lines[i]`` has fewer than two empty common cells (then only a
+    defender stone on a line of that run up to there can change it), else -1.
 
     ``run_lines``: the lines in runs (consecutive windows of one board line), and
     ``run_continues[i]`` 1 when ``run_lines[i]`` follows ``run_lines[i - 1]`` in its run.
@@ -312,7 +314,9 @@ def _find_pairing(
                 continue
         if in_unit:  # the unit ends: it needs two empty cells
             cells = core & empty
-            if _popcount(cells) < 2 or 2 * units + 2 > empties:
+            if _popcount(cells) < 2:
+                return -2 - at
+            if 2 * units + 2 > empties:
                 return -1
             unit_cells[units] = cells
             covered |= cells
@@ -332,28 +336,45 @@ def _find_pairing(
 
 
 @kernel
+def _pairing_found(s: SearchTables, defender: int, empty: int, empties: int) -> int:
+    """:func:`_find_pairing` for the side holding ``defender``; one found is counted in
+    ``s.counters[2]``."""
+    found = _find_pairing(
+        s.run_lines, s.run_continues, s.unit_cells, s.owner, s.visit, defender, empty, empties
+    )
+    if found >= 0:
+        s.counters[2] += 1
+    return found
+
+
+@kernel
 def _pairing(s: SearchTables, defender: int, empty: int, empties: int) -> bool:
     """Whether :func:`_find_pairing` finds a pairing for the side holding ``defender``; one
     found is counted in ``s.counters[2]``."""
-    if (
-        _find_pairing(
-            s.run_lines, s.run_continues, s.unit_cells, s.owner, s.visit, defender, empty, empties
-        )
-        < 0
-    ):
-        return False
-    s.counters[2] += 1
-    return True
+    return _pairing_found(s, defender, empty, empties) >= 0
 
 
 @kernel
 def _pairing_within_a_move(s: SearchTables, defender: int, empty: int, empties: int) -> bool:
     """Whether the side holding ``defender``, to move, has a pairing now or after one of its
     moves (:func:`_pairing`). Trying each move here costs a pairing test per move; finding
-    the move that closes the node at once spares the search below the moves tried before it."""
-    if _pairing(s, defender, empty, empties):
+    the move that closes the node at once spares the search below the moves tried before it.
+    When the test fails on one run's lines, whose common cells lack an empty pair, only a
+    move on those lines can change that (the units of the run up to there are formed the
+    same otherwise): only those moves are tried."""
+    found = _pairing_found(s, defender, empty, empties)
+    if found >= 0:
         return True
     rest = empty
+    if found <= -2:
+        at = -3 - found  # the last line of the unit that failed
+        rest = 0
+        while True:
+            rest |= s.run_lines[at]
+            if not s.run_continues[at]:
+                break
+            at -= 1
+        rest &= empty
     while rest:
         bit = rest & -rest
         rest ^= bit
