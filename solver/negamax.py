@@ -396,6 +396,19 @@ def _threat_cells(s: SearchTables, me: int, opp: int, empty: int) -> int:
 
 
 @kernel
+def _threats_through(s: SearchTables, cell: int, mine: int, theirs: int) -> int:
+    """The threat cells of the side holding ``mine`` (its opponent holding ``theirs``) on the
+    lines through ``cell``: the one empty cell of a line holding ``k - 1`` of its stones."""
+    made = 0
+    for line in _lines_through(s, cell):
+        if not line & theirs:
+            left = line & ~mine
+            if left and not left & (left - 1):
+                made |= left
+    return made
+
+
+@kernel
 def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> int:
     """A win of the side to move by continuous threats, in at most ``limit`` plies: the number
     of plies of the one found (odd), or 0 when none is found. Neither side may hold a threat
@@ -404,17 +417,17 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
     Each move of the mover makes a threat (a line of ``k - 1`` of its stones and one empty
     cell) or two. Two different threat cells win in 3 plies: the opponent, with no threat of
     its own, blocks one and the mover takes the other. One threat cell forces the opponent's
-    block there, and the sequence goes on from the position after it, unless that block
-    makes a threat of the opponent's, which the mover would have to answer: the sequence
-    stops there (the simple form of threat-space search). The opponent may play elsewhere
-    than the block, but then the mover wins sooner: the plies counted are an upper bound on
-    the win's length. A sequence holds at most :data:`solver.search.THREAT_DEPTH` threat
-    moves.
+    block there, and the sequence goes on from the position after it. When that block makes
+    a threat of the opponent's, the mover must answer it: the sequence goes on only if the
+    answer itself makes a threat (which wins at once if it makes two), and if the block of
+    that one makes no threat in turn. The opponent may play elsewhere than a forced block,
+    but then the mover wins sooner: the plies counted are an upper bound on the win's
+    length. A sequence holds at most :data:`solver.search.THREAT_DEPTH` threat moves.
 
-    Depth first, with an explicit stack (``s.threat_stack``, four entries a threat move: the
-    mover's stones, the opponent's, the empty cells, and the threat moves not yet tried
-    there), not recursion: Numba's cache cannot load a recursive function that another one
-    calls."""
+    Depth first, with an explicit stack (``s.threat_stack``, five entries a threat move: the
+    mover's stones, the opponent's, the empty cells, the threat moves not yet tried there,
+    and the plies played to get there), not recursion: Numba's cache cannot load a recursive
+    function that another one calls."""
     if limit < 3:
         return 0
     stack = s.threat_stack
@@ -422,9 +435,10 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
     stack[1] = opp
     stack[2] = empty
     stack[3] = _threat_cells(s, me, opp, empty)
+    stack[4] = 0
     depth = 0
     while depth >= 0:
-        frame = 4 * depth
+        frame = 5 * depth
         untried = stack[frame + 3]
         if not untried:
             depth -= 1
@@ -432,33 +446,38 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
         bit = untried & -untried
         stack[frame + 3] = untried ^ bit
         mine = stack[frame] | bit
-        opp = stack[frame + 1]
-        made = 0
-        for line in _lines_through(s, _popcount(bit - 1)):
-            if not line & opp:
-                left = line & ~mine
-                if left and not left & (left - 1):
-                    made |= left
+        theirs = stack[frame + 1]
+        plies = stack[frame + 4]
+        made = _threats_through(s, _popcount(bit - 1), mine, theirs)
         if made & (made - 1):
-            return 2 * depth + 3
-        if not made or 2 * depth + 5 > limit or depth + 1 >= THREAT_DEPTH:
+            return plies + 3
+        if not made or plies + 5 > limit or depth + 1 >= THREAT_DEPTH:
             continue
-        theirs = opp | made
-        counter = 0  # the threats the forced block makes for the opponent
-        for line in _lines_through(s, _popcount(made - 1)):
-            if not line & mine:
-                left = line & ~theirs
-                if left and not left & (left - 1):
-                    counter |= left
-        if counter:
-            continue
+        theirs |= made  # the forced block
         empty = stack[frame + 2] ^ bit ^ made
+        plies += 2
+        counter = _threats_through(s, _popcount(made - 1), theirs, mine)
+        if counter:  # the block threatens: answered by a threat, or the sequence stops
+            if counter & (counter - 1):
+                continue
+            mine |= counter
+            made = _threats_through(s, _popcount(counter - 1), mine, theirs)
+            if made & (made - 1):
+                return plies + 3
+            if not made or plies + 5 > limit:
+                continue
+            if _threats_through(s, _popcount(made - 1), theirs | made, mine):
+                continue
+            theirs |= made
+            empty ^= counter ^ made
+            plies += 2
         depth += 1
-        frame += 4
+        frame += 5
         stack[frame] = mine
         stack[frame + 1] = theirs
         stack[frame + 2] = empty
         stack[frame + 3] = _threat_cells(s, mine, theirs, empty)
+        stack[frame + 4] = plies
     return 0
 
 

@@ -191,7 +191,7 @@ class SearchTables(NamedTuple):
     counters: IntTable  # [4]: nodes searched, 1 once the deadline has passed, the nodes
     # closed by a pairing, and those closed by a threat search
     threat_search: int  # 1: look for wins by continuous threats at the nodes, 0: do not
-    threat_stack: IntTable  # [4 * THREAT_DEPTH]: scratch of the threat search
+    threat_stack: IntTable  # [5 * THREAT_DEPTH]: scratch of the threat search
     run_lines: IntTable  # the lines in runs, for the pairings (solver.pairing.runs)
     run_continues: IntTable  # [i]: 1 when run_lines[i] follows run_lines[i - 1] in its run
     unit_cells: IntTable  # [unit]: scratch of the pairing finder, one entry per line
@@ -446,7 +446,7 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, threats: bool) -> Sea
         history=[0] * cells,
         counters=[0, 0, 0, 0],
         threat_search=int(threats),
-        threat_stack=[0] * (4 * THREAT_DEPTH),
+        threat_stack=[0] * (5 * THREAT_DEPTH),
         deadline=[math.inf],
         run_lines=list(run_lines),
         run_continues=list(run_continues),
@@ -483,7 +483,7 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, threats: bool) -> Sea
         table_bounds=_zeroed_words(slots),
         history=np.zeros(cells, dtype=np.int64),
         counters=np.zeros(4, dtype=np.int64),
-        threat_stack=np.zeros(4 * THREAT_DEPTH, dtype=np.int64),
+        threat_stack=np.zeros(5 * THREAT_DEPTH, dtype=np.int64),
         deadline=np.full(1, math.inf),
         run_lines=int64(list(run_lines)),
         run_continues=np.array(run_continues, dtype=np.int64),

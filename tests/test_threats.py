@@ -74,6 +74,29 @@ def test_no_threat_win_where_the_side_to_move_cannot_win() -> None:
     assert found >= 100
 
 
+@pytest.mark.parametrize("shape", [(4, 5, 4), (5, 5, 4), (4, 7, 4)])
+def test_threat_wins_agree_with_the_exact_search_without_threats(
+    shape: tuple[int, int, int],
+) -> None:
+    """On boards past the exhaustive tables, where the opponent's forced blocks threaten in
+    turn more often: every threat win found in ``r`` plies is a win of at most ``r`` plies
+    by the exact search without threats."""
+    rules = Rules(*shape)
+    rng = random.Random(7 * sum(shape))
+    finder = Prover(rules, table_bits=8)
+    exact = Prover(rules, table_bits=18, threats=False)
+    found = 0
+    for _ in range(400):
+        position = random_walk(rules, rng, rng.randrange(4, 16))
+        if position.is_terminal:
+            continue
+        plies = threat_plies(finder, position)
+        if plies:
+            found += 1
+            assert exact.solve(position).score >= WIN_SCORE - plies, str(position)
+    assert found >= 20
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("shape", [(4, 5, 4), (4, 6, 4), (5, 5, 4), (5, 6, 4), (6, 6, 5)])
 def test_weak_values_with_threats_equal_those_without_on_the_empty_board(
