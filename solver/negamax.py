@@ -18,7 +18,9 @@ finding and writing a key in the table, the lines through a cell, the smallest i
 next ply's image keys (plain Python packs a ply's keys into one integer: one OR per move) and
 sorting the moves. The plain instance does with built-ins and slices what the compiled one
 does in loops. The pairing finder (:func:`_find_pairing`) lives here too, so that the search
-calls it at its nodes in either instance; :mod:`solver.pairing` calls the plain one.
+calls it at its nodes in either instance; :mod:`solver.pairing` calls the plain one. So does
+the threat search (:func:`_threat_win`), which :class:`solver.search.Prover` also calls at
+the root.
 
 Numba's on-disk cache is keyed by this file alone: after a change to a constant imported from
 :mod:`solver.search` or to :func:`solver.value.move_score`, which the compiled code bakes in,

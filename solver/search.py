@@ -42,6 +42,14 @@ the public :class:`Prover`. The search:
   the node fails low at 0. In one that only asks whether the opponent can win (``beta <=
   0``), a pairing of the mover's, now or after one of its moves (each move is tried), proves
   that the opponent cannot: the node fails high at 0. Both are bounds, stored as such.
+* **Wins by continuous threats** (``_threat_win`` in :mod:`solver.negamax`, the simple form
+  of L. V. Allis' threat-space search) close nodes too: a sequence of moves of the mover's,
+  each making a threat whose block is forced, ending in two threats at once, proves a win in
+  at most as many plies as it takes. That is a lower bound on the score, so it closes a node
+  when it reaches ``beta`` (it is stored as such), in exact mode as in weak mode: a faster
+  win would only raise the score, and the bisection's probes still decide the remoteness.
+  In weak mode it is also tried at the root, where a win found closes the proof with no
+  search (``Prover(threats=False)`` turns it off; the values are the same).
 * **Exact scores** come from null-window probes: first ``(0, 1)`` (can the mover win?), then
   if not ``(-1, 0)`` (can it lose?), which tells a win, a draw or a loss, and the pairings work
   in both; then, for a win or a loss, bisection on the remoteness with null windows.

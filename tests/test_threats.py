@@ -138,7 +138,7 @@ def test_the_engines_agree_with_threats() -> None:
         position = random_walk(rules, rng, rng.randrange(3, 10))
         if position.is_terminal:
             continue
-        assert compiled.solve(position) [:3] == plain.solve(position)[:3]
+        assert compiled.solve(position)[:3] == plain.solve(position)[:3]
     assert compiled.threat_wins == plain.threat_wins > 0
 
 
