@@ -449,7 +449,7 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
         stack[frame + 3] = untried ^ bit
         mine = stack[frame] | bit
         theirs = stack[frame + 1]
-        plies = stack[frame + 4]
+        plies: int = stack[frame + 4]
         made = _threats_through(s, _popcount(bit - 1), mine, theirs)
         if made & (made - 1):
             return plies + 3

@@ -110,23 +110,32 @@ def test_weak_values_with_threats_equal_those_without_on_the_empty_board(
     assert without.threats == 0 and "threats" not in without.technique
 
 
+def closed_by_threats_alike(shape: tuple[int, int, int], weak: bool, seed: int, walks: int) -> int:
+    """Solve ``walks`` random positions of ``shape`` with and without the threat search and
+    check the values equal (weak: the outcome; exact: the outcome and remoteness); the nodes
+    the threat search closed."""
+    rules = Rules(*shape)
+    rng = random.Random(seed)
+    with_threats = Prover(rules, weak=weak, table_bits=18)
+    without = Prover(rules, weak=weak, table_bits=18, threats=False)
+    for _ in range(walks):
+        position = random_walk(rules, rng, rng.randrange(2, 14))
+        if position.is_terminal:
+            continue
+        found = with_threats.solve(position).value
+        plain = without.solve(position).value
+        assert (found.outcome if weak else found) == (plain.outcome if weak else plain), str(
+            position
+        )
+    assert without.threat_wins == 0
+    return with_threats.threat_wins
+
+
 @pytest.mark.parametrize("shape", [(4, 5, 4), (5, 5, 4), (4, 7, 4), (5, 6, 4), (4, 9, 4)])
 def test_weak_values_with_threats_equal_those_without_on_random_positions(
     shape: tuple[int, int, int],
 ) -> None:
-    rules = Rules(*shape)
-    rng = random.Random(sum(shape))
-    with_threats = Prover(rules, weak=True, table_bits=18)
-    without = Prover(rules, weak=True, table_bits=18, threats=False)
-    closed = 0
-    for _ in range(40):
-        position = random_walk(rules, rng, rng.randrange(4, 14))
-        if position.is_terminal:
-            continue
-        found = with_threats.solve(position)
-        assert found.value.outcome == without.solve(position).value.outcome, str(position)
-        closed += found.threats
-    assert closed > 0  # the threats closed some of the searches
+    assert closed_by_threats_alike(shape, True, sum(shape), 40) > 0
 
 
 def test_the_engines_agree_with_threats() -> None:
@@ -146,19 +155,7 @@ def test_the_engines_agree_with_threats() -> None:
 def test_exact_values_with_threats_equal_those_without(shape: tuple[int, int, int]) -> None:
     """Exact mode keeps the shortest win's remoteness: a threat win closes a node only as a
     lower bound on its score."""
-    rules = Rules(*shape)
-    rng = random.Random(100 + sum(shape))
-    with_threats = Prover(rules, table_bits=18)
-    without = Prover(rules, table_bits=18, threats=False)
-    closed = 0
-    for _ in range(25):
-        position = random_walk(rules, rng, rng.randrange(2, 12))
-        if position.is_terminal:
-            continue
-        found = with_threats.solve(position)
-        assert found.value == without.solve(position).value, str(position)
-        closed += found.threats
-    assert closed > 0
+    assert closed_by_threats_alike(shape, False, 100 + sum(shape), 25) > 0
 
 
 def test_technique_names() -> None:
