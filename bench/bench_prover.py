@@ -1,10 +1,11 @@
 """Benchmark of the alpha-beta prover: published (m,n,k) values from the empty board.
 
 Prints, for each board and mode, the value found, the published value, the technique that
-closed the proof (search, search+pairing or pairing), nodes, the nodes closed by a pairing,
-nodes per second and wall time, and the ratio to the target where the project sets one. Each
-run uses a fresh prover (empty table) in this process, one run at a time. The plain-Python
-engine runs only the boards it finishes in a few minutes.
+closed the proof (search, pairing, threats or their combinations), nodes, the nodes closed by
+a pairing and by a win by continuous threats, nodes per second and wall time, and the ratio
+to the target where the project sets one. Each run uses a fresh prover (empty table) in this
+process, one run at a time. The plain-Python engine runs only the boards it finishes in a few
+minutes.
 
     python bench/bench_prover.py                  # both engines, weak + exact, and the book
     python bench/bench_prover.py --engines compiled --modes weak
@@ -14,6 +15,9 @@ engine runs only the boards it finishes in a few minutes.
     python bench/bench_prover.py --book-depth 2   # the (5,5,4) opening book to ply 2 (default 4)
     python bench/bench_prover.py --no-book
     python bench/bench_prover.py --engines compiled --modes weak --jobs 2   # book on 2 cores
+    python bench/bench_prover.py --engines compiled --modes weak --no-book --threats both
+                                                  # each board with and without the threat
+                                                  # search, one after the other
 
 The compiled engine is compiled (or loaded from Numba's cache) once before anything is timed;
 that time is printed apart.
@@ -29,6 +33,8 @@ import time
 from tabulate import tabulate
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import load_average  # noqa: E402
+
 from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
 from ttt_solve.solver.opening import OpeningBookBuilder  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
@@ -61,8 +67,8 @@ def warm_up(engine: str) -> float:
     return time.perf_counter() - started
 
 
-def run(rules: Rules, engine: str, weak: bool, limit: float) -> list[str]:
-    prover = Prover(rules, weak=weak, engine=engine)
+def run(rules: Rules, engine: str, weak: bool, threats: bool, limit: float) -> list[str]:
+    prover = Prover(rules, weak=weak, engine=engine, threats=threats)
     started = time.perf_counter()
     try:
         result = prover.solve(Position.start(rules), deadline=started + limit)
@@ -73,6 +79,7 @@ def run(rules: Rules, engine: str, weak: bool, limit: float) -> list[str]:
             "-",
             prover.nodes,
             prover.pairings,
+            prover.threat_wins,
             f"{prover.nodes / seconds:,.0f}",
             f"> {seconds:.1f}",
         ]
@@ -83,6 +90,7 @@ def run(rules: Rules, engine: str, weak: bool, limit: float) -> list[str]:
         result.technique,
         result.nodes,
         result.pairings,
+        result.threats,
         f"{rate:,.0f}",
         f"{result.seconds:.2f}",
     ]
@@ -103,6 +111,13 @@ def main() -> None:
     )
     parser.add_argument("--no-book", action="store_true", help="skip the opening book")
     parser.add_argument(
+        "--threats",
+        choices=["on", "off", "both"],
+        default="on",
+        help="the threat search in the prover: on (default), off, or both, one run after the "
+        "other (off first)",
+    )
+    parser.add_argument(
         "--stretch", action="store_true", help="also (10,4,4) and (8,8,5), within --limit"
     )
     parser.add_argument(
@@ -110,6 +125,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     engines = args.engines.split(",")
+    print(f"load average at start {load_average()}", file=sys.stderr, flush=True)
     if "compiled" in engines:
         print(
             f"compiled engine ready in {warm_up('compiled'):.1f} s (compile or cache load)",
@@ -122,9 +138,13 @@ def main() -> None:
         for engine in engines:
             if engine == "python" and (columns, rows, k) not in PYTHON_BOARDS:
                 continue
-            for mode in args.modes.split(","):
-                value, technique, nodes, pairings, rate, seconds = run(
-                    rules, engine, mode == "weak", args.limit
+            for mode, threats in [
+                (mode, threats)
+                for mode in args.modes.split(",")
+                for threats in {"on": [True], "off": [False], "both": [False, True]}[args.threats]
+            ]:
+                value, technique, nodes, pairings, threat_wins, rate, seconds = run(
+                    rules, engine, mode == "weak", threats, args.limit
                 )
                 ratio = "-"
                 if target and mode == "weak" and value != "timeout":
@@ -135,11 +155,13 @@ def main() -> None:
                         f"--size {rules.size} --win {k}",
                         engine,
                         mode,
+                        "on" if threats else "off",
                         value,
                         published,
                         technique,
                         f"{nodes:,}",
                         f"{pairings:,}",
+                        f"{threat_wins:,}",
                         rate,
                         seconds,
                         f"{target:g}" if target and mode == "weak" else "-",
@@ -155,11 +177,13 @@ def main() -> None:
                 "options",
                 "engine",
                 "mode",
+                "threats",
                 "value",
                 "published",
                 "closed by",
                 "nodes",
                 "pairings",
+                "by threats",
                 "nodes/s",
                 "seconds",
                 "target s",
@@ -181,6 +205,7 @@ def main() -> None:
             f"({builder.nodes / seconds:,.0f} nodes/s)"
             + (f"; target {target:g} s, ratio {seconds / target:.2f}" if target else "")
         )
+    print(f"\nload average at end {load_average()}")
     print(
         f"\n{os.cpu_count()} cores; ratio = seconds / target (under 1 meets the target); "
         "weak: outcome only; exact: outcome and remoteness"

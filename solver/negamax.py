@@ -18,7 +18,9 @@ finding and writing a key in the table, the lines through a cell, the smallest i
 next ply's image keys (plain Python packs a ply's keys into one integer: one OR per move) and
 sorting the moves. The plain instance does with built-ins and slices what the compiled one
 does in loops. The pairing finder (:func:`_find_pairing`) lives here too, so that the search
-calls it at its nodes in either instance; :mod:`solver.pairing` calls the plain one.
+calls it at its nodes in either instance; :mod:`solver.pairing` calls the plain one. So does
+the threat search (:func:`_threat_win`), which :class:`solver.search.Prover` also calls at
+the root.
 
 Numba's on-disk cache is keyed by this file alone: after a change to a constant imported from
 :mod:`solver.search` or to :func:`solver.value.move_score`, which the compiled code bakes in,
@@ -40,6 +42,7 @@ from ttt_solve.solver.search import (
     HISTORY_LIMIT,
     LOSE2,
     LOSE4,
+    THREAT_DEPTH,
     WEIGHT_LIMIT,
     WIN1,
     WIN3,
@@ -283,7 +286,9 @@ def _find_pairing(
     completing a line (:mod:`solver.pairing` tells the kind); ``empty``: the empty cells,
     ``empties`` their number. Returns the number of units when one is found (unit ``u``'s
     cells in ``unit_cells[u]``, and ``owner[cell]`` the slot ``2u`` or ``2u + 1`` a cell is
-    paired for, else -1), or -1 when none is found.
+    paired for, else -1), or a negative number when none is found: ``-2 - i`` when a unit
+    ending just before ``run_lines[i]`` has fewer than two empty common cells (then only a
+    defender stone on a line of that run up to there can change it), else -1.
 
     ``run_lines``: the lines in runs (consecutive windows of one board line), and
     ``run_continues[i]`` 1 when ``run_lines[i]`` follows ``run_lines[i - 1]`` in its run.
@@ -311,7 +316,9 @@ def _find_pairing(
                 continue
         if in_unit:  # the unit ends: it needs two empty cells
             cells = core & empty
-            if _popcount(cells) < 2 or 2 * units + 2 > empties:
+            if _popcount(cells) < 2:
+                return -2 - at
+            if 2 * units + 2 > empties:
                 return -1
             unit_cells[units] = cells
             covered |= cells
@@ -331,34 +338,149 @@ def _find_pairing(
 
 
 @kernel
+def _pairing_found(s: SearchTables, defender: int, empty: int, empties: int) -> int:
+    """:func:`_find_pairing` for the side holding ``defender``; one found is counted in
+    ``s.counters[2]``."""
+    found = _find_pairing(
+        s.run_lines, s.run_continues, s.unit_cells, s.owner, s.visit, defender, empty, empties
+    )
+    if found >= 0:
+        s.counters[2] += 1
+    return found
+
+
+@kernel
 def _pairing(s: SearchTables, defender: int, empty: int, empties: int) -> bool:
     """Whether :func:`_find_pairing` finds a pairing for the side holding ``defender``; one
     found is counted in ``s.counters[2]``."""
-    if (
-        _find_pairing(
-            s.run_lines, s.run_continues, s.unit_cells, s.owner, s.visit, defender, empty, empties
-        )
-        < 0
-    ):
-        return False
-    s.counters[2] += 1
-    return True
+    return _pairing_found(s, defender, empty, empties) >= 0
 
 
 @kernel
 def _pairing_within_a_move(s: SearchTables, defender: int, empty: int, empties: int) -> bool:
     """Whether the side holding ``defender``, to move, has a pairing now or after one of its
     moves (:func:`_pairing`). Trying each move here costs a pairing test per move; finding
-    the move that closes the node at once spares the search below the moves tried before it."""
-    if _pairing(s, defender, empty, empties):
+    the move that closes the node at once spares the search below the moves tried before it.
+    When the test fails on one run's lines, whose common cells lack an empty pair, only a
+    move on those lines can change that (the units of the run up to there are formed the
+    same otherwise): only those moves are tried."""
+    found = _pairing_found(s, defender, empty, empties)
+    if found >= 0:
         return True
     rest = empty
+    if found <= -2:
+        at = -3 - found  # the last line of the unit that failed
+        rest = 0
+        while True:
+            rest |= s.run_lines[at]
+            if not s.run_continues[at]:
+                break
+            at -= 1
+        rest &= empty
     while rest:
         bit = rest & -rest
         rest ^= bit
         if _pairing(s, defender | bit, empty ^ bit, empties - 1):
             return True
     return False
+
+
+@kernel
+def _threat_cells(s: SearchTables, me: int, opp: int, empty: int) -> int:
+    """The moves that make a threat for the side holding ``me``: the empty cells of its live
+    lines (no stone of ``opp``) that hold ``k - 2`` of its stones."""
+    almost = s.k - 2
+    cells = 0
+    for line in s.lines:
+        if not line & opp and _popcount(line & me) == almost:
+            cells |= line & empty
+    return cells
+
+
+@kernel
+def _threats_through(s: SearchTables, cell: int, mine: int, theirs: int) -> int:
+    """The threat cells of the side holding ``mine`` (its opponent holding ``theirs``) on the
+    lines through ``cell``: the one empty cell of a line holding ``k - 1`` of its stones."""
+    made = 0
+    for line in _lines_through(s, cell):
+        if not line & theirs:
+            left = line & ~mine
+            if left and not left & (left - 1):
+                made |= left
+    return made
+
+
+@kernel
+def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> int:
+    """A win of the side to move by continuous threats, in at most ``limit`` plies: the number
+    of plies of the one found (odd), or 0 when none is found. Neither side may hold a threat
+    cell (the caller's case: the mover would win at once, or have to block).
+
+    Each move of the mover makes a threat (a line of ``k - 1`` of its stones and one empty
+    cell) or two. Two different threat cells win in 3 plies: the opponent, with no threat of
+    its own, blocks one and the mover takes the other. One threat cell forces the opponent's
+    block there, and the sequence goes on from the position after it. When that block makes
+    a threat of the opponent's, the mover must answer it: the sequence goes on only if the
+    answer itself makes a threat (which wins at once if it makes two), and if the block of
+    that one makes no threat in turn. The opponent may play elsewhere than a forced block,
+    but then the mover wins sooner: the plies counted are an upper bound on the win's
+    length. A sequence holds at most :data:`solver.search.THREAT_DEPTH` threat moves.
+
+    Depth first, with an explicit stack (``s.threat_stack``, five entries a threat move: the
+    mover's stones, the opponent's, the empty cells, the threat moves not yet tried there,
+    and the plies played to get there), not recursion: Numba's cache cannot load a recursive
+    function that another one calls."""
+    if limit < 3:
+        return 0
+    stack = s.threat_stack
+    stack[0] = me
+    stack[1] = opp
+    stack[2] = empty
+    stack[3] = _threat_cells(s, me, opp, empty)
+    stack[4] = 0
+    depth = 0
+    while depth >= 0:
+        frame = 5 * depth
+        untried = stack[frame + 3]
+        if not untried:
+            depth -= 1
+            continue
+        bit = untried & -untried
+        stack[frame + 3] = untried ^ bit
+        mine = stack[frame] | bit
+        theirs = stack[frame + 1]
+        plies: int = stack[frame + 4]
+        made = _threats_through(s, _popcount(bit - 1), mine, theirs)
+        if made & (made - 1):
+            return plies + 3
+        if not made or plies + 5 > limit or depth + 1 >= THREAT_DEPTH:
+            continue
+        theirs |= made  # the forced block
+        empty = stack[frame + 2] ^ bit ^ made
+        plies += 2
+        counter = _threats_through(s, _popcount(made - 1), theirs, mine)
+        if counter:  # the block threatens: answered by a threat, or the sequence stops
+            if counter & (counter - 1):
+                continue
+            mine |= counter
+            made = _threats_through(s, _popcount(counter - 1), mine, theirs)
+            if made & (made - 1):
+                return plies + 3
+            if not made or plies + 5 > limit:
+                continue
+            if _threats_through(s, _popcount(made - 1), theirs | made, mine):
+                continue
+            theirs |= made
+            empty ^= counter ^ made
+            plies += 2
+        depth += 1
+        frame += 5
+        stack[frame] = mine
+        stack[frame + 1] = theirs
+        stack[frame + 2] = empty
+        stack[frame + 3] = _threat_cells(s, mine, theirs, empty)
+        stack[frame + 4] = plies
+    return 0
 
 
 @kernel
@@ -472,6 +594,14 @@ def _negamax(
         return low
     if high <= alpha:
         return high
+    if s.threat_search and high > 0 and not threats_opp:
+        # a win by continuous threats fast enough to reach beta: a lower bound, score >= beta
+        limit = empties if beta <= 0 else WIN_SCORE - beta
+        plies = _threat_win(s, me, opp, empty, limit if limit < empties else empties)
+        if plies:
+            counters[3] += 1
+            _save(s, bucket, key, empties, WIN_SCORE - plies, high)
+            return WIN_SCORE - plies
     if alpha >= 0 and high > 0 and _pairing(s, opp, empty, empties):
         # the opponent holds a pairing: the mover cannot win, score <= 0 <= alpha
         _save(s, bucket, key, empties, low, 0)

@@ -42,6 +42,14 @@ the public :class:`Prover`. The search:
   the node fails low at 0. In one that only asks whether the opponent can win (``beta <=
   0``), a pairing of the mover's, now or after one of its moves (each move is tried), proves
   that the opponent cannot: the node fails high at 0. Both are bounds, stored as such.
+* **Wins by continuous threats** (``_threat_win`` in :mod:`solver.negamax`, the simple form
+  of L. V. Allis' threat-space search) close nodes too: a sequence of moves of the mover's,
+  each making a threat whose block is forced, ending in two threats at once, proves a win in
+  at most as many plies as it takes. That is a lower bound on the score, so it closes a node
+  when it reaches ``beta`` (it is stored as such), in exact mode as in weak mode: a faster
+  win would only raise the score, and the bisection's probes still decide the remoteness.
+  In weak mode it is also tried at the root, where a win found closes the proof with no
+  search (``Prover(threats=False)`` turns it off; the values are the same).
 * **Exact scores** come from null-window probes: first ``(0, 1)`` (can the mover win?), then
   if not ``(-1, 0)`` (can it lose?), which tells a win, a draw or a loss, and the pairings work
   in both; then, for a win or a loss, bisection on the remoteness with null windows.
@@ -89,6 +97,9 @@ HISTORY_LIMIT = 1 << 29
 """History counts are halved past this, so they stay below the weights in move keys."""
 WEIGHT_LIMIT = (1 << 22) - 1
 """Move-order weights are capped here so that ``weight << 40`` stays within 63 bits."""
+THREAT_DEPTH = 8
+"""Threat search: the most threat moves of one sequence (a bound on its cost; each move
+forces a reply, so a sequence is short next to the search it spares)."""
 CHECK_EVERY = 1 << 12
 """Nodes between two looks at the clock (a power of two)."""
 HASH_MULTIPLIER = -7046029254386353131
@@ -116,9 +127,13 @@ class SearchResult(NamedTuple):
     * ``seconds``: wall time of this call,
     * ``technique``: what closed the proof: ``"search"`` (the negamax search alone),
       ``"search+pairing"`` (the search, some of its nodes closed by a pairing instead of a
-      search below them), or ``"pairing"`` (a draw proved by a pairing for each side,
-      :mod:`solver.pairing`, with no search),
-    * ``pairings``: the nodes of this call closed by a pairing.
+      search below them), ``"search+threats"`` (some closed by a win by continuous threats
+      instead), ``"search+pairing+threats"`` (some each way), ``"pairing"`` (a draw proved by
+      a pairing for each side, :mod:`solver.pairing`, with no search), or ``"threats"`` (a
+      win proved by continuous threats from the position itself, with no search; weak mode),
+    * ``pairings``: the nodes of this call closed by a pairing,
+    * ``threats``: the nodes of this call closed by a win by continuous threats (1 when the
+      technique is ``"threats"``: the position itself).
     """
 
     score: int
@@ -127,6 +142,13 @@ class SearchResult(NamedTuple):
     seconds: float
     technique: str = "search"
     pairings: int = 0
+    threats: int = 0
+
+
+def technique_name(pairings: int, threats: int) -> str:
+    """The technique of a search (see :class:`SearchResult`) that closed ``pairings`` nodes
+    by a pairing and ``threats`` by a threat sequence."""
+    return "search" + ("+pairing" if pairings else "") + ("+threats" if threats else "")
 
 
 def child_window(alpha: int, beta: int) -> tuple[int, int]:
@@ -174,8 +196,10 @@ class SearchTables(NamedTuple):
     table_keys: IntTable  # compiled [slot * 2 + word], plain Python [slot]
     table_bounds: IntTable  # [slot], 0 for an empty slot
     history: IntTable  # [cell]: cut-off counts of the history heuristic
-    counters: IntTable  # [3]: nodes searched, 1 once the deadline has passed, and the nodes
-    # closed by a pairing
+    counters: IntTable  # [4]: nodes searched, 1 once the deadline has passed, the nodes
+    # closed by a pairing, and those closed by a threat search
+    threat_search: int  # 1: look for wins by continuous threats at the nodes, 0: do not
+    threat_stack: IntTable  # [5 * THREAT_DEPTH]: scratch of the threat search
     run_lines: IntTable  # the lines in runs, for the pairings (solver.pairing.runs)
     run_continues: IntTable  # [i]: 1 when run_lines[i] follows run_lines[i - 1] in its run
     unit_cells: IntTable  # [unit]: scratch of the pairing finder, one entry per line
@@ -220,14 +244,16 @@ class SearchEngine:
     integers. ``table_bits``: the table has ``2**table_bits`` slots.
     """
 
-    def __init__(self, rules: Rules, table_bits: int, *, compiled: bool) -> None:
+    def __init__(
+        self, rules: Rules, table_bits: int, *, compiled: bool, threats: bool = True
+    ) -> None:
         if compiled and not fits_compiled(rules):
             raise ValueError(f"{rules.name} is too large for the compiled search")
         if table_bits < 1:
             raise ValueError(f"table_bits must be at least 1, got {table_bits}")
         self.compiled = compiled
         self._kernel = _kernel(compiled)
-        self._tables = _tables(rules, table_bits, compiled)
+        self._tables = _tables(rules, table_bits, compiled, threats)
         if compiled:
             # Compile now (or load from Numba's cache) rather than inside the first search,
             # whose deadline is not meant to pay for it: a node with no live line returns at
@@ -244,6 +270,22 @@ class SearchEngine:
     def pairings(self) -> int:
         """Total nodes closed by a pairing so far."""
         return int(self._tables.counters[2])
+
+    @property
+    def threats(self) -> int:
+        """Total nodes closed by a win by continuous threats so far."""
+        return int(self._tables.counters[3])
+
+    def threat_win(self, root: Root) -> int:
+        """The plies of a win of the mover by continuous threats (``_threat_win``), or 0 when
+        none is found; 0 as well when either side holds a threat cell already, which the
+        search itself settles."""
+        if root.threats_me or root.threats_opp:
+            return 0
+        arguments: tuple[int, ...] = (root.me, root.opp, root.empty)
+        if self.compiled:
+            arguments = tuple(_int64(value) for value in arguments)
+        return int(self._kernel._threat_win(self._tables, *arguments, root.empties))
 
     def set_deadline(self, deadline: float | None) -> None:
         """Stop the searches past ``deadline`` (a ``time.perf_counter()`` value; None: never)."""
@@ -364,9 +406,10 @@ def _zeroed_words(count: int) -> Any:
     return np.frombuffer(mmap.mmap(-1, max(8, 8 * count)), dtype=np.int64, count=count)
 
 
-def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
+def _tables(rules: Rules, table_bits: int, compiled: bool, threats: bool) -> SearchTables:
     """The search tables of ``rules``: lists of Python integers, or int64 arrays if
-    ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern)."""
+    ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern); ``threats``:
+    whether the search looks for wins by continuous threats."""
     cells, k = rules.cells, rules.k
     through = rules.lines_through
     run_lines, run_continues = runs(rules.lines, k)
@@ -409,7 +452,9 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         table_keys=defaultdict(int),
         table_bounds=defaultdict(int),
         history=[0] * cells,
-        counters=[0, 0, 0],
+        counters=[0, 0, 0, 0],
+        threat_search=int(threats),
+        threat_stack=[0] * (5 * THREAT_DEPTH),
         deadline=[math.inf],
         run_lines=list(run_lines),
         run_continues=list(run_continues),
@@ -445,7 +490,8 @@ def _tables(rules: Rules, table_bits: int, compiled: bool) -> SearchTables:
         table_keys=_zeroed_words(2 * slots),
         table_bounds=_zeroed_words(slots),
         history=np.zeros(cells, dtype=np.int64),
-        counters=np.zeros(3, dtype=np.int64),
+        counters=np.zeros(4, dtype=np.int64),
+        threat_stack=np.zeros(5 * THREAT_DEPTH, dtype=np.int64),
         deadline=np.full(1, math.inf),
         run_lines=int64(list(run_lines)),
         run_continues=np.array(run_continues, dtype=np.int64),
@@ -466,10 +512,19 @@ class Prover:
     each.
     ``engine``: ``"compiled"`` or ``"python"`` (see the module docstring); by default
     :func:`default_engine`.
+    ``threats``: look for wins by continuous threats (the default), at the root in weak mode
+    and at the nodes of the search in both modes; False searches without them (the values
+    are the same).
     """
 
     def __init__(
-        self, rules: Rules, *, weak: bool = False, table_bits: int = 22, engine: str | None = None
+        self,
+        rules: Rules,
+        *,
+        weak: bool = False,
+        table_bits: int = 22,
+        engine: str | None = None,
+        threats: bool = True,
     ) -> None:
         self.rules = rules
         self.weak = weak
@@ -477,7 +532,10 @@ class Prover:
         self.engine = engine or default_engine(rules)
         if self.engine not in ENGINES:
             raise ValueError(f"unknown prover engine {engine!r} (compiled or python)")
-        self._search = SearchEngine(rules, table_bits + 1, compiled=self.engine == "compiled")
+        self.threats = threats
+        self._search = SearchEngine(
+            rules, table_bits + 1, compiled=self.engine == "compiled", threats=threats
+        )
 
     @property
     def nodes(self) -> int:
@@ -488,6 +546,11 @@ class Prover:
     def pairings(self) -> int:
         """Total nodes this prover closed by a pairing so far."""
         return self._search.pairings
+
+    @property
+    def threat_wins(self) -> int:
+        """Total nodes this prover closed by a win by continuous threats so far."""
+        return self._search.threats
 
     def clear(self) -> None:
         """Forget the transposition table and the history heuristic."""
@@ -510,16 +573,31 @@ class Prover:
                 time.perf_counter() - started,
                 "pairing",
             )
-        nodes_before, pairings_before = self.nodes, self.pairings
+        if self.weak and self.threats and _terminal_score(position) is None:
+            # a win by continuous threats needs no search in weak mode: its length is a bound
+            plies = self._search.threat_win(root_of(position))
+            if plies:
+                score = WIN_SCORE - plies
+                return SearchResult(
+                    score,
+                    Value.from_score(score, position.empty_count),
+                    0,
+                    time.perf_counter() - started,
+                    "threats",
+                    threats=1,
+                )
+        nodes_before, pairings_before, threats_before = self.nodes, self.pairings, self.threat_wins
         score = self._score(position, deadline, exact=not self.weak)
         pairings = self.pairings - pairings_before
+        threats = self.threat_wins - threats_before
         return SearchResult(
             score,
             Value.from_score(score, position.empty_count),
             self.nodes - nodes_before,
             time.perf_counter() - started,
-            "search+pairing" if pairings else "search",
+            technique_name(pairings, threats),
             pairings,
+            threats,
         )
 
     def move_values(
