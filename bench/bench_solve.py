@@ -1,20 +1,20 @@
 """Benchmark of the main job: the exhaustive solve against a single-threaded C program.
 
-Prints for each board, in one run: the in-process solve alone (plies solved, nothing
-written, in a process whose compiled kernels are already loaded), the whole ``ttt-solve``
-process on a fresh SQLite book (start-up, solve and the write of its blocks), and the C reference solver of
+Prints for each board, in one run: the in-process solve alone (plies solved, nothing written,
+in a process whose compiled kernels are already loaded), the whole ``ttt-solve`` process on a
+fresh SQLite book (start-up, solve and the write of its blocks), and the C reference solver of
 ``bench/c/solve.c`` (built here with the system's ``cc -O2`` into ``bench/out/``); then the
 ratios to the C program, peak memory, and whether the counts match the published ones.
 
 ``--overlap`` times the solve and write in one process both ways: every ply solved first and
-then written, or the forward pass first and then the backward pass on a thread while the
-writer writes each ply as it comes (alternating). ``--write`` times the write alone (the plies
-solved beforehand, in the same process) and SQLite's bare insert of the same positions
+then written, or the forward pass first and then the backward pass on a thread while the writer
+writes each ply as it comes (alternating). ``--write`` times the write alone (the plies solved
+beforehand, in the same process) and SQLite's bare insert of the same positions
 (``executemany`` of prepared rows, one transaction): a row per position into the table of
 schema version 2, and a block per row into ``position_blocks``. ``--block-sizes`` times the
-write and one lookup with blocks of 256, 1,024 and 4,096 positions. ``--engines`` times the whole process with the NumPy per-ply operations against
-the compiled kernels on small boards, alternating, to place
-:data:`solver.keyarrays.COMPILED_FROM_CELLS`.
+write and one lookup with blocks of 256, 1,024 and 4,096 positions. ``--engines`` times the
+whole process with the NumPy per-ply operations against the compiled kernels on small boards,
+alternating, to place :data:`solver.keyarrays.COMPILED_FROM_CELLS`.
 
     python bench/bench_solve.py              # 4x4 k=3 and 4x4 k=4
     python bench/bench_solve.py --with-4x5   # also 4 rows x 5 columns, k=4 (minutes, GiBs)

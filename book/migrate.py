@@ -61,13 +61,11 @@ def _into_blocks(conn: Connection) -> None:
             select = sa.text(
                 f"SELECT key, value, remoteness, best_moves, images FROM {table} "
                 "WHERE game_id = :game AND ply = :ply ORDER BY key"
-            )
-            result = conn.execution_options(yield_per=64 * BLOCK_POSITIONS).execute(
-                select, {"game": game_id, "ply": ply}
-            )
+            ).execution_options(yield_per=64 * BLOCK_POSITIONS)  # this statement's alone
+            result = conn.execute(select, {"game": game_id, "ply": ply})
             for part in result.partitions():  # whole blocks but for the ply's last
-                columns = _old_columns(part, cells)
-                blocks = pack_ply(cells, *columns)
+                keys, values, remoteness, images, best = _old_columns(part, cells)
+                blocks = pack_ply(cells, keys, values, remoteness, images, best)
                 done += sum(insert_blocks(conn, game_id, ply, blocks))
                 if total > 1_000_000 and time.perf_counter() - shown > _PROGRESS_EVERY:
                     shown = time.perf_counter()
@@ -81,7 +79,9 @@ def _into_blocks(conn: Connection) -> None:
         conn.execute(sa.text(f"DROP TABLE {name}"))
 
 
-def _old_columns(rows: Sequence[Sequence[Any]], cells: int) -> tuple[np.ndarray, ...]:
+def _old_columns(
+    rows: Sequence[Sequence[Any]], cells: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Keys, values, remoteness, images and best moves of old rows, as :func:`pack_ply`
     takes them (a wide key from its 16 bytes, a wide mask from its signed pattern)."""
     import numpy as np

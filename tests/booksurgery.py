@@ -104,9 +104,7 @@ def _rewrite(connection: sqlite3.Connection, game_id: int, ply: int, rows: list[
     rows = sorted(rows, key=lambda row: row.key)
     if len({row.key for row in rows}) != len(rows):
         raise sqlite3.IntegrityError("two positions of one ply with the same key")
-    connection.execute(
-        "DELETE FROM position_blocks WHERE game_id = ? AND ply = ?", (game_id, ply)
-    )
+    connection.execute("DELETE FROM position_blocks WHERE game_id = ? AND ply = ?", (game_id, ply))
     widths = _widths(connection, game_id)
     for start in range(0, len(rows), BLOCK):
         connection.execute(

@@ -44,7 +44,9 @@ def check_book(db: str, killed: Rules, kept: Rules) -> bool:
             assert list(problems) == [], f"{rules.name} is damaged"
         with book.engine.connect() as conn:
             blocks = schema.position_blocks
-            total = conn.execute(sa.select(sa.func.coalesce(sa.func.sum(blocks.c.count), 0))).scalar()
+            total = conn.execute(
+                sa.select(sa.func.coalesce(sa.func.sum(blocks.c.count), 0))
+            ).scalar()
             stray = conn.execute(
                 sa.select(sa.func.count())
                 .select_from(blocks)

@@ -1,8 +1,9 @@
-"""Damaged books, made at random (seeded): byte ranges overwritten, files truncated, rows
-deleted or altered (through the block layout, :mod:`tests.booksurgery`), blocks altered. Every read command must end cleanly on each (an answer, or one line and
-exit 2, never a traceback), and every damage must be either reported by ``ttt verify``
-(exit 1: problems found, exit 2: the book cannot be read) or impossible to observe: when
-``ttt verify`` passes, every command answers exactly as it does on the undamaged book.
+"""Damaged books, made at random (seeded): byte ranges overwritten, files truncated, rows deleted
+or altered (through the block layout, :mod:`tests.booksurgery`), blocks altered. Every read
+command must end cleanly on each (an answer, or one line and exit 2, never a traceback), and
+every damage must be either reported by ``ttt verify`` (exit 1: problems found, exit 2: the
+book cannot be read) or impossible to observe: when ``ttt verify`` passes, every command
+answers exactly as it does on the undamaged book.
 
 The games row's ``seconds``, ``solved_at`` and ``solver_version`` are left alone: they record
 how the book was made, nothing in the rows can confirm them, and no answer depends on them.
@@ -20,7 +21,6 @@ import pytest
 from click.testing import CliRunner, Result
 
 from tests import booksurgery
-
 from ttt_solve.cli.main import ttt
 
 CASES = 60

@@ -10,9 +10,9 @@ import pytest
 import sqlalchemy as sa
 
 from ttt_solve.book import migrate, schema
+from ttt_solve.book.blocks import NARROW, WIDE, layout
 from ttt_solve.book.errors import BookNotFoundError, SchemaVersionError
 from ttt_solve.book.reader import open_book
-from ttt_solve.book.blocks import NARROW, WIDE, layout
 from ttt_solve.book.writer import write_game
 from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.position import Position
@@ -266,7 +266,9 @@ def test_an_old_book_is_refused_by_readers_and_upgraded_by_a_writer(book_db, ver
     rows = make_old_book(book_db, version)
     engine = engine_of(book_db)
     assert stored_version(engine) == str(version)
-    with pytest.raises(SchemaVersionError, match=f"older ttt-solve: found schema version {version}"):
+    with pytest.raises(
+        SchemaVersionError, match=f"older ttt-solve: found schema version {version}"
+    ):
         with open_book(book_db):
             pass
     assert stored_version(engine) == str(version)  # reading changes nothing

@@ -8,7 +8,6 @@ import pytest
 from click.testing import CliRunner
 
 from tests import booksurgery
-
 from ttt_solve.cli.verify import verify
 
 

@@ -19,7 +19,6 @@ import pytest
 from click.testing import CliRunner
 
 from tests import booksurgery
-
 from ttt_solve.book.errors import BookError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.verify import check_wide_plies
