@@ -16,7 +16,7 @@ order on SQLite and PostgreSQL alike) and the block that may hold a key is the l
 a database inserts rows at a few hundred thousand a second, so a game of 168 million positions
 would spend minutes in the insert alone; a block goes in as two byte strings NumPy has made.
 
-No NumPy or SQLAlchemy on the lookup path (:func:`checked_keys`, :func:`find_in_block`): a
+No NumPy or SQLAlchemy on the lookup path (:func:`checked_block`, :func:`find_in_block`): a
 one-shot ``ttt query`` reads a SQLite book without them.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import operator
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.solver.rules import KEY_CELLS_LIMIT
@@ -74,11 +74,12 @@ _NATIVE_KEYS = sys.byteorder == "little"
 """Whether 8-byte little-endian keys can be read in place as the machine's unsigned ints."""
 
 
-def block_keys(shape: Layout, keys: bytes) -> list[int]:
-    """The keys of a block (``keys`` of a length checked by :func:`checked_keys`)."""
+def block_keys(shape: Layout, keys: bytes) -> Sequence[int]:
+    """The keys of a block (``keys`` of a length checked by :func:`checked_block`): read in
+    place where the machine's own integers are the stored ones, else unpacked."""
     width = shape.key_bytes
     if width == 8 and _NATIVE_KEYS:
-        return memoryview(keys).cast("Q").tolist()
+        return memoryview(keys).cast("Q")
     return [int.from_bytes(keys[at : at + width], "little") for at in range(0, len(keys), width)]
 
 
@@ -86,14 +87,15 @@ class BlockDamage(Exception):
     """A stored block that no writer makes; the message says what is wrong with it."""
 
 
-def checked_keys(
+def checked_block(
     shape: Layout, ply: Any, first: Any, count: Any, keys: Any, data: Any
-) -> list[int]:
-    """The keys of a stored block, once its columns are found to be what a writer makes.
+) -> Sequence[int]:
+    """The keys of a stored block whose columns have the types and lengths a writer makes.
 
     Raises :class:`BlockDamage` for columns of the wrong type, a count that does not match
-    the lengths of the packed columns, a ``first_key`` that is not its first key, or keys that
-    are not strictly increasing."""
+    the lengths of the packed columns, or a ``first_key`` that is not its first key. The order
+    of the keys is checked around the key a lookup finds (:func:`find_in_block`: a lookup
+    reads one position of a block), and of every key where every position is read."""
     for column in (ply, count):
         if type(column) is not int:
             raise BlockDamage(f"a position block holds {column!r} where a whole number belongs")
@@ -108,9 +110,11 @@ def checked_keys(
     stored = block_keys(shape, keys)
     if len(first) != FIRST_KEY_BYTES or int.from_bytes(first, "big") != stored[0]:
         raise BlockDamage(f"{where} has a first_key that is not its first key")
-    if not all(map(operator.lt, stored, stored[1:])):
-        raise BlockDamage(f"{where} holds keys that are not in increasing order")
     return stored
+
+
+def out_of_order(ply: int) -> BlockDamage:
+    return BlockDamage(f"a position block of ply {ply} holds keys not in increasing order")
 
 
 def block_row(
@@ -125,27 +129,40 @@ def block_row(
 
 
 def find_in_block(
-    shape: Layout, ply: int, keys: list[int], data: bytes, wanted: int
+    shape: Layout, ply: int, keys: Sequence[int], data: bytes, wanted: int
 ) -> tuple[int, int, int, int, int, int] | None:
-    """The row of key ``wanted`` in a block whose keys are ``keys``, or ``None``."""
+    """The row of key ``wanted`` in a block whose keys are ``keys``, or ``None``. Raises
+    :class:`BlockDamage` if the keys beside the one found are not below and above it."""
     index = bisect.bisect_left(keys, wanted)
-    if index == len(keys) or keys[index] != wanted:
+    count = len(keys)
+    if index == count or keys[index] != wanted:
         return None
-    return block_row(shape, ply, wanted, data, len(keys), index)
+    if (index and keys[index - 1] >= wanted) or (index + 1 < count and keys[index + 1] <= wanted):
+        raise out_of_order(ply)
+    return block_row(shape, ply, wanted, data, count, index)
 
 
-def block_rows(shape: Layout, ply: int, keys: list[int], data: bytes) -> list[tuple[int, ...]]:
-    """Every row of a block, in plain Python (a wide board's blocks; few rows)."""
+def block_rows(shape: Layout, ply: int, keys: Sequence[int], data: bytes) -> list[tuple[int, ...]]:
+    """Every row of a block, in plain Python (a wide board's blocks; few rows); raises
+    :class:`BlockDamage` if its keys do not strictly increase."""
+    if not all(map(operator.lt, keys, keys[1:])):
+        raise out_of_order(ply)
     return [block_row(shape, ply, key, data, len(keys), index) for index, key in enumerate(keys)]
 
 
-def block_columns(shape: Layout, count: int, keys: bytes, data: bytes) -> dict[str, np.ndarray]:
-    """A narrow block's columns as NumPy arrays (``key`` ``uint64``, the rest ``int64``)."""
+def block_columns(
+    shape: Layout, ply: int, count: int, keys: bytes, data: bytes
+) -> dict[str, np.ndarray]:
+    """A narrow block's columns as NumPy arrays (``key`` ``uint64``, the rest ``int64``);
+    raises :class:`BlockDamage` if its keys do not strictly increase."""
     import numpy as np
 
     mask = np.dtype(f"<u{shape.mask_bytes}")
+    stored = np.frombuffer(keys, dtype="<u8")
+    if not (stored[1:] > stored[:-1]).all():
+        raise out_of_order(ply)
     return {
-        "key": np.frombuffer(keys, dtype="<u8"),
+        "key": stored,
         "value": np.frombuffer(data, dtype=np.int8, count=count).astype(np.int64),
         "remoteness": np.frombuffer(data, np.uint8, count, count).astype(np.int64),
         "images": np.frombuffer(data, np.uint8, count, 2 * count).astype(np.int64),

@@ -35,7 +35,7 @@ from ttt_solve.book.blocks import (
     BlockDamage,
     block_columns,
     block_rows,
-    checked_keys,
+    checked_block,
     find_in_block,
     first_key,
     layout,
@@ -197,7 +197,7 @@ class _BlockReads:
         """The rows of these keys of one ply that are stored, in key order."""
         shape = layout(rules.cells)
         rows: list[tuple[Any, ...]] = []
-        stored: list[int] = []  # the keys of the block read last
+        stored: Sequence[int] = []  # the keys of the block read last
         data = b""
         for key in sorted(set(keys)):
             if not stored or not stored[0] <= key <= stored[-1]:
@@ -206,7 +206,7 @@ class _BlockReads:
                     stored = []
                     continue
                 first, count, packed, data = map(_blob, found[0])
-                stored = checked_keys(shape, ply, first, count, packed, data)
+                stored = checked_block(shape, ply, first, count, packed, data)
             row = find_in_block(shape, ply, stored, data, key)
             if row is not None:
                 rows.append(row)
@@ -221,7 +221,7 @@ class _BlockReads:
         chunk: list[Any] = []
         for ply, *block in self._stream(sql, (game_id, *params)):
             first, count, packed, data = map(_blob, block)
-            stored = checked_keys(shape, ply, first, count, packed, data)
+            stored = checked_block(shape, ply, first, count, packed, data)
             if shape is NARROW:
                 chunk += _narrow_rows(ply, count, packed, data, where)
             else:
@@ -239,7 +239,7 @@ def _narrow_rows(ply: int, count: int, packed: bytes, data: bytes, where: RowFil
     NumPy column by column."""
     from itertools import repeat
 
-    columns = block_columns(NARROW, count, packed, data)
+    columns = block_columns(NARROW, ply, count, packed, data)
     if where.conditions:
         import numpy as np
 

@@ -16,6 +16,7 @@ pattern (as a C cast would); a number the layout cannot hold at all raises ``Val
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -76,12 +77,13 @@ def encode(rows: list[Row], widths: tuple[int, int]) -> tuple[bytes, int, bytes,
     data += b"".join(_field(row.remoteness, 1) for row in rows)
     data += b"".join(_field(row.images, 1) for row in rows)
     data += b"".join(_field(row.best_moves, mask_bytes) for row in rows)
-    return rows[0].key.to_bytes(16, "big"), len(rows), keys, data
+    first = int.from_bytes(keys[:key_bytes], "little")  # a negative key: its bit pattern
+    return first.to_bytes(16, "big"), len(rows), keys, data
 
 
 def stored_rows(db: str, game_id: int | None = None, ply: int | None = None) -> list[Row]:
     """Every stored position (of one game, of one ply), in (game, ply, key) order."""
-    with sqlite3.connect(db) as connection:
+    with closing(sqlite3.connect(db)) as connection:
         return _read(connection, game_id, ply)
 
 
@@ -117,7 +119,7 @@ def _rewrite(connection: sqlite3.Connection, game_id: int, ply: int, rows: list[
 def edit(db: str, removed: Iterable[Row] = (), added: Iterable[Row] = ()) -> None:
     """Remove and add positions, in one transaction (an edit: the row before and after)."""
     removed, added = list(removed), list(added)
-    with sqlite3.connect(db) as connection:
+    with closing(sqlite3.connect(db)) as connection, connection:  # closed: no -wal left
         plies = {(row.game_id, row.ply) for row in removed + added}
         for game_id, ply in sorted(plies):
             rows = [row for row in _read(connection, game_id, ply) if row not in removed]

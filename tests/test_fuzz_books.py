@@ -80,9 +80,8 @@ def some_value(rng: random.Random, current: object) -> object:
 def damage_block(rng: random.Random, connection: sqlite3.Connection) -> str:
     """Change a column of a stored block: a count, a first key, a ply, bytes of its packed
     columns, or a value of the wrong type."""
-    ply, first = connection.execute(
-        "SELECT ply, first_key FROM position_blocks ORDER BY random() LIMIT 1"
-    ).fetchone()
+    blocks = connection.execute("SELECT ply, first_key FROM position_blocks ORDER BY 1, 2")
+    ply, first = rng.choice(blocks.fetchall())
     column = rng.choice(("ply", "first_key", "count", "keys", "data"))
     (current,) = connection.execute(
         f'SELECT "{column}" FROM position_blocks WHERE ply = ? AND first_key = ?', (ply, first)
