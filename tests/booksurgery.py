@@ -16,8 +16,8 @@ pattern (as a C cast would); a number the layout cannot hold at all raises ``Val
 from __future__ import annotations
 
 import sqlite3
-from contextlib import closing
 from collections.abc import Iterable
+from contextlib import closing
 from typing import NamedTuple
 
 BLOCK = 1024
