@@ -142,12 +142,10 @@ def find_in_block(
     return block_row(shape, ply, wanted, data, count, index)
 
 
-def block_rows(shape: Layout, ply: int, keys: Sequence[int], data: bytes) -> list[tuple[int, ...]]:
-    """Every row of a block, in plain Python (a wide board's blocks; few rows); raises
-    :class:`BlockDamage` if its keys do not strictly increase."""
+def check_order(ply: int, keys: Sequence[int]) -> None:
+    """Raise :class:`BlockDamage` unless a block's keys strictly increase."""
     if not all(map(operator.lt, keys, keys[1:])):
         raise out_of_order(ply)
-    return [block_row(shape, ply, key, data, len(keys), index) for index, key in enumerate(keys)]
 
 
 def block_columns(

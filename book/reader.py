@@ -33,8 +33,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ttt_solve.book.blocks import (
     NARROW,
     BlockDamage,
+    Layout,
     block_columns,
-    block_rows,
+    block_row,
+    check_order,
     checked_block,
     find_in_block,
     first_key,
@@ -49,7 +51,7 @@ from ttt_solve.book.errors import (
     PositionNotFoundError,
     SchemaVersionError,
 )
-from ttt_solve.book.rowfilter import RowFilter
+from ttt_solve.book.rowfilter import PYTHON_OPERATORS, SQL_OPERATORS, RowFilter
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 from ttt_solve.book.widekeys import is_wide
 from ttt_solve.errors import TttError
@@ -222,16 +224,42 @@ class _BlockReads:
         for ply, *block in self._stream(sql, (game_id, *params)):
             first, count, packed, data = map(_blob, block)
             stored = checked_block(shape, ply, first, count, packed, data)
-            if shape is NARROW:
+            if shape is NARROW and batch >= _NUMPY_BATCH:
                 chunk += _narrow_rows(ply, count, packed, data, where)
-            else:
-                rows = block_rows(shape, ply, stored, data)
-                chunk += [row for row in rows if where.holds(dict(zip(_POSITION_COLUMNS, row)))]
+            else:  # few rows wanted (or a wide board's): plain Python, no NumPy to import
+                chunk += _python_rows(shape, ply, stored, data, where)
             if len(chunk) >= batch:
                 yield chunk
                 chunk = []
         if chunk:
             yield chunk
+
+
+_NUMPY_BATCH = 1000
+"""Rows a reader asks for at a time from which blocks are unpacked by NumPy: one who asks for
+fewer (``ttt stats`` looks for one example row) is spared its import."""
+
+
+def _python_rows(
+    shape: Layout, ply: int, keys: Sequence[int], data: bytes, where: RowFilter
+) -> list[Any]:
+    """The rows of a block that ``where`` selects, in plain Python: the small columns are
+    tested first, and only the positions they select are unpacked whole."""
+    count = len(keys)
+    columns = {
+        "ply": [ply] * count,
+        "value": [byte - 256 if byte > 127 else byte for byte in data[:count]],
+        "remoteness": list(data[count : 2 * count]),
+        "images": list(data[2 * count : 3 * count]),
+    }
+    chosen = range(count)
+    for condition in where.conditions:
+        column, compare = columns[condition.column], PYTHON_OPERATORS[SQL_OPERATORS[condition.op]]
+        chosen = [i for i in chosen if compare(column[i], condition.number)]
+    if not chosen:
+        return []
+    check_order(ply, keys)
+    return [block_row(shape, ply, keys[i], data, count, i) for i in chosen]
 
 
 def _narrow_rows(ply: int, count: int, packed: bytes, data: bytes, where: RowFilter) -> list[Any]:
