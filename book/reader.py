@@ -252,7 +252,7 @@ def _python_rows(
         "remoteness": list(data[count : 2 * count]),
         "images": list(data[2 * count : 3 * count]),
     }
-    chosen = range(count)
+    chosen: Sequence[int] = range(count)
     for condition in where.conditions:
         column, compare = columns[condition.column], PYTHON_OPERATORS[SQL_OPERATORS[condition.op]]
         chosen = [i for i in chosen if compare(column[i], condition.number)]
