@@ -355,7 +355,7 @@ def _read_only_uri(path: str) -> str:
 
 
 class _EngineRows(_BlockReads):
-    """The same read queries through SQLAlchemy Core, for databases other than SQLite files."""
+    """The same reads through SQLAlchemy, for databases other than SQLite files."""
 
     def __init__(self, engine: Engine) -> None:
         import sqlalchemy as sa
