@@ -1,8 +1,9 @@
 """Constants of the book that the read path needs without importing SQLAlchemy."""
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bump on any change to the tables; readers refuse newer books, writers upgrade older ones
-(:mod:`book.migrate`). Version 2 added the ``wide_positions`` table (boards of 32 to 64 cells)."""
+(:mod:`book.migrate`). Version 2 added the ``wide_positions`` table (boards of 32 to 64 cells);
+version 3 replaced it and ``positions`` (a row per position) by ``position_blocks``."""
 
 DEFAULT_DB = "ttt.sqlite"
 """The book used when ``--db`` is not given: a SQLite file in the current directory."""

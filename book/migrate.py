@@ -11,7 +11,10 @@ them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
@@ -20,14 +23,82 @@ from ttt_solve.book import schema
 from ttt_solve.book.errors import SchemaVersionError
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 
-
-def _add_wide_positions(conn: Connection) -> None:
-    """Version 1 -> 2: add the (empty) table of games of 32 to 64 cells. The rows of smaller
-    games stay where they are, untouched: the step costs the same for any size of book."""
-    schema.wide_positions.create(conn)
+if TYPE_CHECKING:
+    import numpy as np
 
 
-UPGRADES: dict[int, Callable[[Connection], None]] = {1: _add_wide_positions}
+def _nothing_to_add(conn: Connection) -> None:
+    """Version 1 -> 2 added the (empty) table ``wide_positions`` of games of 32 to 64 cells;
+    version 3 replaces it, and :func:`_into_blocks` converts whichever old tables a book has."""
+
+
+OLD_TABLES = ("positions", "wide_positions")
+"""The tables of versions 1 and 2: a row per position, keyed by ``(game_id, ply, key)``;
+``wide_positions`` (version 2) with a 16-byte big-endian key and the signed 64-bit pattern of
+the best-moves mask."""
+
+_PROGRESS_EVERY = 5.0
+"""Seconds between the progress lines of an upgrade of a big book."""
+
+
+def _into_blocks(conn: Connection) -> None:
+    """Version 2 -> 3: every game's rows, read ply by ply in key order, written as blocks
+    (:mod:`book.blocks`) into ``position_blocks``; then the old tables are dropped. All in
+    the caller's transaction: interrupted, the book stays as it was. A book of more than a
+    million positions says how far it is on stderr every few seconds."""
+    from ttt_solve.book.blocks import BLOCK_POSITIONS, pack_ply
+    from ttt_solve.book.writer import insert_blocks
+
+    schema.position_blocks.create(conn)
+    tables = [name for name in OLD_TABLES if sa.inspect(conn).has_table(name)]
+    games = conn.execute(sa.text("SELECT id, rows, cols, positions FROM games")).all()
+    total = sum(int(game.positions) for game in games)
+    done, shown = 0, time.perf_counter()
+    for game_id, rows, cols, _ in games:
+        cells = rows * cols
+        table = "wide_positions" if cells > 31 and "wide_positions" in tables else "positions"
+        for ply in range(cells + 1):
+            select = sa.text(
+                f"SELECT key, value, remoteness, best_moves, images FROM {table} "
+                "WHERE game_id = :game AND ply = :ply ORDER BY key"
+            ).execution_options(yield_per=64 * BLOCK_POSITIONS)  # this statement's alone
+            result = conn.execute(select, {"game": game_id, "ply": ply})
+            for part in result.partitions():  # whole blocks but for the ply's last
+                keys, values, remoteness, images, best = _old_columns(part, cells)
+                blocks = pack_ply(cells, keys, values, remoteness, images, best)
+                done += sum(insert_blocks(conn, game_id, ply, blocks))
+                if total > 1_000_000 and time.perf_counter() - shown > _PROGRESS_EVERY:
+                    shown = time.perf_counter()
+                    print(
+                        f"upgrading the book to schema version 3: {done:,} of {total:,} "
+                        "positions packed into blocks",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+    for name in tables:
+        conn.execute(sa.text(f"DROP TABLE {name}"))
+
+
+def _old_columns(
+    rows: Sequence[Sequence[Any]], cells: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Keys, values, remoteness, images and best moves of old rows, as :func:`pack_ply`
+    takes them (a wide key from its 16 bytes, a wide mask from its signed pattern)."""
+    import numpy as np
+
+    if cells <= 31:
+        table = np.array(rows, dtype=np.int64).reshape(-1, 5)
+        keys = table[:, 0].astype(np.uint64)
+        best = table[:, 3].astype(np.uint64)
+    else:
+        keys = np.array([int.from_bytes(bytes(row[0]), "big") for row in rows], dtype=object)
+        best = np.array([row[3] & (1 << 64) - 1 for row in rows], dtype=np.uint64)
+        table = np.array([row[1:] for row in rows], dtype=np.int64).reshape(-1, 4)
+        table = np.concatenate([np.zeros((len(rows), 1), np.int64), table], axis=1)
+    return keys, table[:, 1], table[:, 2], table[:, 4], best
+
+
+UPGRADES: dict[int, Callable[[Connection], None]] = {1: _nothing_to_add, 2: _into_blocks}
 """``UPGRADES[n]`` turns a book of schema version ``n`` into version ``n + 1`` on an open
 write connection (inside the caller's transaction). A table change adds its step here when
 it bumps the version."""

@@ -30,6 +30,18 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ttt_solve.book.blocks import (
+    NARROW,
+    BlockDamage,
+    Layout,
+    block_columns,
+    block_row,
+    check_order,
+    checked_block,
+    find_in_block,
+    first_key,
+    layout,
+)
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
 from ttt_solve.book.errors import (
     BookError,
@@ -37,10 +49,11 @@ from ttt_solve.book.errors import (
     DamagedBookError,
     GameNotFoundError,
     PositionNotFoundError,
+    SchemaVersionError,
 )
-from ttt_solve.book.rowfilter import RowFilter
+from ttt_solve.book.rowfilter import PYTHON_OPERATORS, SQL_OPERATORS, RowFilter
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
-from ttt_solve.book.widekeys import is_wide, positions_table, read_wide_row, stored_key
+from ttt_solve.book.widekeys import is_wide
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.plystore import make_folder
@@ -54,8 +67,8 @@ if TYPE_CHECKING:
     from ttt_solve.book.memory import MemoryTable
     from ttt_solve.solver.figures import Figures
 
-_LOOKUP_BATCH = 400
-"""Keys per ``IN (...)``: well under SQLite's oldest limit of 999 bound parameters."""
+_LOOKUP_BATCH = 4096
+"""Keys of one ply looked up at a time: sorted, the keys that share a block read it once."""
 
 _SQLITE_BUSY_MS = 60_000
 
@@ -126,7 +139,7 @@ class MoveEntry(NamedTuple):
 
 
 class StoredRow(NamedTuple):
-    """One row of the ``positions`` table of a game (canonical orientation)."""
+    """One stored position of a game (canonical orientation), as a block holds it."""
 
     ply: int
     key: int
@@ -142,7 +155,129 @@ per row, a third of the cost of streaming a game. Rows come from our own SELECT 
 :data:`_POSITION_COLUMNS`, so their length is right."""
 
 
-class _SqliteRows:
+_BLOCK_SQL = "SELECT first_key, count, keys, data FROM position_blocks"
+_BLOCK_OF_KEY = (
+    f"{_BLOCK_SQL} WHERE game_id = ? AND ply = ? AND first_key <= ? ORDER BY first_key DESC LIMIT 1"
+)
+_GAME_BLOCKS = "SELECT ply, first_key, count, keys, data FROM position_blocks WHERE game_id = ?"
+
+
+def _blob(column: Any) -> Any:
+    """A binary column as ``bytes`` (drivers differ: ``memoryview`` from some); others as
+    they are, for the block's checks to report."""
+    return bytes(column) if isinstance(column, memoryview) else column
+
+
+class _BlockReads:
+    """The book's reads of positions, from the blocks of ``position_blocks`` (see
+    :mod:`book.blocks`), over :meth:`_fetch` and :meth:`_stream`, which each backend gives.
+
+    A key is found in the last block of its ply whose ``first_key`` is not above it, by a
+    binary search among the block's keys. A block that no writer makes raises
+    :class:`~book.blocks.BlockDamage`."""
+
+    def _fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Sequence[Any]]:
+        raise NotImplementedError
+
+    def positions(
+        self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]
+    ) -> list[tuple[Any, ...]]:
+        return self._lookup(rules, game_id, ply, keys)
+
+    def family(
+        self, rules: Rules, game_id: int, ply: int, key: int, child_keys: Sequence[int]
+    ) -> list[tuple[Any, ...]]:
+        parent = self._lookup(rules, game_id, ply, (key,))
+        return parent + self._lookup(rules, game_id, ply + 1, child_keys)
+
+    def _lookup(
+        self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]
+    ) -> list[tuple[Any, ...]]:
+        """The rows of these keys of one ply that are stored, in key order."""
+        shape = layout(rules.cells)
+        rows: list[tuple[Any, ...]] = []
+        stored: Sequence[int] = []  # the keys of the block read last
+        data = b""
+        for key in sorted(set(keys)):
+            if not stored or not stored[0] <= key <= stored[-1]:
+                found = self._fetch(_BLOCK_OF_KEY, (game_id, ply, first_key(key)))
+                if not found:
+                    stored = []
+                    continue
+                first, count, packed, data = map(_blob, found[0])
+                stored = checked_block(shape, ply, first, count, packed, data)
+            row = find_in_block(shape, ply, stored, data, key)
+            if row is not None:
+                rows.append(row)
+        return rows
+
+    def chunks(
+        self, rules: Rules, game_id: int, where: RowFilter, batch: int
+    ) -> Iterator[list[Any]]:
+        shape = layout(rules.cells)
+        on_ply, params = where.only("ply").sql()
+        sql = f"{_GAME_BLOCKS}{on_ply} ORDER BY ply, first_key"
+        chunk: list[Any] = []
+        for ply, *block in self._stream(sql, (game_id, *params)):
+            first, count, packed, data = map(_blob, block)
+            stored = checked_block(shape, ply, first, count, packed, data)
+            if shape is NARROW and batch >= _NUMPY_BATCH:
+                chunk += _narrow_rows(ply, count, packed, data, where)
+            else:  # few rows wanted (or a wide board's): plain Python, no NumPy to import
+                chunk += _python_rows(shape, ply, stored, data, where)
+            if len(chunk) >= batch:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
+
+
+_NUMPY_BATCH = 1000
+"""Rows a reader asks for at a time from which blocks are unpacked by NumPy: one who asks for
+fewer (``ttt stats`` looks for one example row) is spared its import."""
+
+
+def _python_rows(
+    shape: Layout, ply: int, keys: Sequence[int], data: bytes, where: RowFilter
+) -> list[Any]:
+    """The rows of a block that ``where`` selects, in plain Python: the small columns are
+    tested first, and only the positions they select are unpacked whole."""
+    count = len(keys)
+    columns = {
+        "ply": [ply] * count,
+        "value": [byte - 256 if byte > 127 else byte for byte in data[:count]],
+        "remoteness": list(data[count : 2 * count]),
+        "images": list(data[2 * count : 3 * count]),
+    }
+    chosen: Sequence[int] = range(count)
+    for condition in where.conditions:
+        column, compare = columns[condition.column], PYTHON_OPERATORS[SQL_OPERATORS[condition.op]]
+        chosen = [i for i in chosen if compare(column[i], condition.number)]
+    if not chosen:
+        return []
+    check_order(ply, keys)
+    return [block_row(shape, ply, keys[i], data, count, i) for i in chosen]
+
+
+def _narrow_rows(ply: int, count: int, packed: bytes, data: bytes, where: RowFilter) -> list[Any]:
+    """The rows of a block of a board of at most 31 cells that ``where`` selects, unpacked by
+    NumPy column by column."""
+    from itertools import repeat
+
+    columns = block_columns(NARROW, ply, count, packed, data)
+    if where.conditions:
+        import numpy as np
+
+        chosen = np.broadcast_to(where.holds({"ply": ply, **columns}), (count,))
+        columns = {name: column[chosen] for name, column in columns.items()}
+    order = [columns[name].tolist() for name in _POSITION_COLUMNS[1:]]
+    return list(zip(repeat(ply), *order))
+
+
+class _SqliteRows(_BlockReads):
     """The book's read queries over a stdlib ``sqlite3`` connection."""
 
     def __init__(self, path: str, read_only: bool = False) -> None:
@@ -175,47 +310,14 @@ class _SqliteRows:
             params = (rules.rows, rules.cols, rules.k)
         return self.connection.execute(sql + " ORDER BY rows * cols, k", params).fetchall()
 
-    def positions(
-        self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]
-    ) -> list[tuple[Any, ...]]:
-        wide = is_wide(rules)
-        sql = (
-            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM {positions_table(rules)} "
-            f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(keys))})"
-        )
-        bound = [stored_key(key) for key in keys] if wide else keys
-        rows = self.connection.execute(sql, (game_id, ply, *bound)).fetchall()
-        return [read_wide_row(row) for row in rows] if wide else rows
+    def _fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        return self.connection.execute(sql, params).fetchall()
 
-    def family(
-        self, rules: Rules, game_id: int, ply: int, key: int, child_keys: Sequence[int]
-    ) -> list[tuple[Any, ...]]:
-        wide = is_wide(rules)
-        columns, table = ", ".join(_POSITION_COLUMNS), positions_table(rules)
-        sql = (
-            f"SELECT {columns} FROM {table} WHERE game_id = ? AND ply = ? AND key = ? "
-            f"UNION ALL SELECT {columns} FROM {table} "
-            f"WHERE game_id = ? AND ply = ? AND key IN ({', '.join('?' * len(child_keys))})"
-        )
-        keys = [stored_key(k) for k in (key, *child_keys)] if wide else [key, *child_keys]
-        rows = self.connection.execute(
-            sql, (game_id, ply, keys[0], game_id, ply + 1, *keys[1:])
-        ).fetchall()
-        return [read_wide_row(row) for row in rows] if wide else rows
-
-    def chunks(
-        self, rules: Rules, game_id: int, where: RowFilter, batch: int
-    ) -> Iterator[list[Any]]:
-        wide = is_wide(rules)
-        conditions, params = where.sql()
-        sql = (
-            f"SELECT {', '.join(_POSITION_COLUMNS)} FROM {positions_table(rules)} "
-            f"WHERE game_id = ?{conditions} ORDER BY ply, key"
-        )
-        cursor = self.connection.execute(sql, (game_id, *params))
+    def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Sequence[Any]]:
+        cursor = self.connection.execute(sql, params)
         try:
-            while chunk := cursor.fetchmany(batch):
-                yield [read_wide_row(row) for row in chunk] if wide else chunk
+            while rows := cursor.fetchmany(64):
+                yield from rows
         finally:
             # A reader left unfinished may be collected after its book closed the connection.
             with contextlib.suppress(sqlite3.ProgrammingError):
@@ -252,8 +354,8 @@ def _read_only_uri(path: str) -> str:
     return uri + "?immutable=1"
 
 
-class _EngineRows:
-    """The same read queries through SQLAlchemy Core, for databases other than SQLite files."""
+class _EngineRows(_BlockReads):
+    """The same reads through SQLAlchemy, for databases other than SQLite files."""
 
     def __init__(self, engine: Engine) -> None:
         import sqlalchemy as sa
@@ -293,46 +395,22 @@ class _EngineRows:
                 for row in conn.execute(query.order_by(games.c.rows * games.c.cols, games.c.k))
             ]
 
-    def positions(
-        self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]
-    ) -> list[tuple[Any, ...]]:
-        import sqlalchemy as sa
+    def _driver_sql(self, sql: str) -> str:
+        return sql if self.engine.dialect.paramstyle == "qmark" else sql.replace("?", "%s")
 
-        from ttt_solve.book import schema
-
-        wide = is_wide(rules)
-        table = schema.positions_of(rules)
-        bound = [stored_key(key) for key in keys] if wide else list(keys)
-        query = sa.select(*(table.c[name] for name in _POSITION_COLUMNS)).where(
-            table.c.game_id == game_id, table.c.ply == ply, table.c.key.in_(bound)
-        )
+    def _fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         with self.engine.connect() as conn:
-            return [read_wide_row(row) if wide else tuple(row) for row in conn.execute(query)]
+            return [
+                tuple(row) for row in conn.exec_driver_sql(self._driver_sql(sql), tuple(params))
+            ]
 
-    def family(
-        self, rules: Rules, game_id: int, ply: int, key: int, child_keys: Sequence[int]
-    ) -> list[tuple[Any, ...]]:
-        parent = self.positions(rules, game_id, ply, (key,))
-        return parent + self.positions(rules, game_id, ply + 1, child_keys)
-
-    def chunks(
-        self, rules: Rules, game_id: int, where: RowFilter, batch: int
-    ) -> Iterator[Sequence[Any]]:
-        import sqlalchemy as sa
-
-        from ttt_solve.book import schema
-
-        wide = is_wide(rules)
-        table = schema.positions_of(rules)
-        query = (
-            sa.select(*(table.c[name] for name in _POSITION_COLUMNS))
-            .where(table.c.game_id == game_id, *where.comparisons(table.c))
-            .order_by(table.c.ply, table.c.key)
-        )
+    def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Sequence[Any]]:
         with self.engine.connect() as conn:
-            result = conn.execution_options(yield_per=batch).execute(query)
-            for chunk in result.partitions():
-                yield [read_wide_row(row) for row in chunk] if wide else chunk
+            result = conn.execution_options(yield_per=64).exec_driver_sql(
+                self._driver_sql(sql), tuple(params)
+            )
+            for rows in result.partitions():
+                yield from rows
 
     def close(self) -> None:
         pass
@@ -645,6 +723,8 @@ class Book:
         refuses (a lock held too long, a lost connection) a :class:`BookError`."""
         try:
             yield
+        except BlockDamage as error:
+            raise self.damaged(str(error), rules) from None
         except self._rows.errors as error:
             reason = " ".join(str(getattr(error, "orig", None) or error).split())
             if _DAMAGE.search(reason):
@@ -753,6 +833,15 @@ def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
             first = 0 if bad is True else int(bad.nonzero()[0][0])
             ply = columns[0] if bad is True else columns[0][first]
             return f"a positions row of ply {int(ply)} holds {what}"
+    ply, key = columns[0], columns[1]
+    if len(rows) == 1:
+        misplaced = key.bit_count() != ply
+    else:
+        import numpy as np
+
+        misplaced = bool((np.bitwise_count(key) != ply).any())
+    if misplaced:  # a block of one ply holding a key of another
+        return "a positions row's ply is not its count of stones"
     return None
 
 
@@ -889,8 +978,15 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
                 f"solve a game into it first (ttt-solve --db {db})"
             )
         return
-    refuse_newer(read_version(rows.schema_version(), db), SCHEMA_VERSION, db)
-    missing = [name for name in ("games", "positions") if name not in tables]
+    version = read_version(rows.schema_version(), db)
+    refuse_newer(version, SCHEMA_VERSION, db)
+    if version < SCHEMA_VERSION and not create:
+        raise SchemaVersionError(
+            f"{db} was written by an older ttt-solve: found schema version {version}, "
+            f"expected {SCHEMA_VERSION}; ttt-solve upgrades it when it next writes into it "
+            f"(its games are kept), e.g.: ttt-solve --size 3 --win 3 --db {db}"
+        )
+    missing = [name for name in ("games", "position_blocks") if name not in tables]
     if missing and not create:
         raise DamagedBookError(
             f"book {db} looks damaged: it has no {' and no '.join(missing)} table; "

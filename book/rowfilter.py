@@ -1,4 +1,5 @@
-"""Which stored rows of a game to read: :class:`RowFilter`, turned into SQL by the book.
+"""Which stored rows of a game to read: :class:`RowFilter`, tested by the book on the rows it
+unpacks (and the conditions on the ply turned into SQL, a block being of one ply).
 
 A filter is a conjunction of :class:`Condition` s, ``column operator number``, on the columns
 of a stored row that a reader may select by. Column names and operators are checked against
@@ -9,7 +10,7 @@ user ever becomes SQL.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -29,8 +30,7 @@ PYTHON_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     ">": operator.gt,
     ">=": operator.ge,
 }
-"""SQL operator -> the Python operator that builds the same comparison on a SQLAlchemy
-column."""
+"""SQL operator -> the Python operator that makes the same comparison on numbers or arrays."""
 
 LARGEST = 10**6
 """Every filtered column is small; SQLite cannot bind integers beyond 64 bits at all."""
@@ -87,12 +87,17 @@ class RowFilter:
         text = "".join(f" AND {c.column} {SQL_OPERATORS[c.op]} ?" for c in self.conditions)
         return text, tuple(c.number for c in self.conditions)
 
-    def comparisons(self, columns: Any) -> list[Any]:
-        """The conditions as SQLAlchemy comparisons on ``columns`` (a table's ``.c``)."""
-        return [
-            PYTHON_OPERATORS[SQL_OPERATORS[c.op]](columns[c.column], c.number)
-            for c in self.conditions
-        ]
+    def only(self, *columns: str) -> RowFilter:
+        """The conditions on these columns alone (those a query can test before unpacking)."""
+        return RowFilter(tuple(c for c in self.conditions if c.column in columns))
+
+    def holds(self, columns: Mapping[str, Any]) -> Any:
+        """Whether the conditions hold for the values of ``columns`` (numbers, or NumPy
+        arrays: then an array of booleans, row by row)."""
+        chosen: Any = True
+        for c in self.conditions:
+            chosen = chosen & PYTHON_OPERATORS[SQL_OPERATORS[c.op]](columns[c.column], c.number)
+        return chosen
 
 
 def _check(condition: Condition) -> None:

@@ -1,13 +1,10 @@
 """Tables of a book database and how to connect to one.
 
 One database holds many games. ``games`` has a row per solved (R, C, k) game with its summary
-figures; ``positions`` a row per canonical position of each game, keyed by
-``(game_id, ply, key)`` where ``key`` is the packed canonical key (see :mod:`solver.position`).
-On SQLite ``positions`` is a ``WITHOUT ROWID`` table: the primary key is the storage order, so
-there is no second index and rows inserted in key order go in sequentially. Keys of boards
-of at most 31 cells are at most 62 bits, so ``BIGINT`` holds them on every backend; games of
-32 to 64 cells keep their rows in ``wide_positions``, the same columns with a 16-byte key
-(see :mod:`book.widekeys`).
+figures; ``position_blocks`` a row per block of canonical positions of one ply of a game, keyed
+by ``(game_id, ply, first_key)`` (the layout of a block: :mod:`book.blocks`). On SQLite it is a
+``WITHOUT ROWID`` table: the primary key is the storage order, so there is no second index and
+blocks inserted in key order go in sequentially.
 
 The ``meta`` table records :data:`SCHEMA_VERSION`; it is written in the same transaction that
 creates the tables, so a database never holds the tables without their version.
@@ -22,11 +19,10 @@ import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 
+from ttt_solve.book.blocks import FIRST_KEY_BYTES, TABLE
 from ttt_solve.book.defaults import DEFAULT_DB as DEFAULT_DB  # re-exported
 from ttt_solve.book.defaults import SCHEMA_VERSION as SCHEMA_VERSION
 from ttt_solve.book.errors import BookNotFoundError
-from ttt_solve.book.widekeys import KEY_BYTES, NARROW_TABLE, WIDE_TABLE, positions_table
-from ttt_solve.solver.rules import Rules
 
 metadata = sa.MetaData()
 
@@ -58,34 +54,20 @@ games = sa.Table(
 )
 
 
-def _positions_table(name: str, key_type: sa.types.TypeEngine[Any]) -> sa.Table:
-    return sa.Table(
-        name,
-        metadata,
-        sa.Column(
-            "game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
-        ),
-        sa.Column("ply", sa.SmallInteger, primary_key=True),
-        sa.Column("key", key_type, primary_key=True),
-        sa.Column("value", sa.SmallInteger, nullable=False),  # side to move: 1, 0, -1
-        sa.Column("remoteness", sa.SmallInteger, nullable=False),
-        sa.Column("best_moves", sa.BigInteger, nullable=False),  # cell bitmask, canonical
-        sa.Column("images", sa.SmallInteger, nullable=False),  # reachable positions it stands for
-        sqlite_with_rowid=False,
-    )
-
-
-positions = _positions_table(NARROW_TABLE, sa.BigInteger())
-wide_positions = _positions_table(WIDE_TABLE, sa.LargeBinary(KEY_BYTES))
-"""Rows of games of 32 to 64 cells: the key is 16 bytes big-endian, ``best_moves`` the signed
-64-bit pattern of the mask (:mod:`book.widekeys`). Added by schema version 2."""
-
-POSITION_COLUMNS = ("game_id", "ply", "key", "value", "remoteness", "best_moves", "images")
-
-
-def positions_of(rules: Rules) -> sa.Table:
-    """The table that holds the rows of a game with these rules."""
-    return metadata.tables[positions_table(rules)]
+position_blocks = sa.Table(
+    TABLE,
+    metadata,
+    sa.Column(
+        "game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("ply", sa.SmallInteger, primary_key=True),
+    sa.Column("first_key", sa.LargeBinary(FIRST_KEY_BYTES), primary_key=True),
+    sa.Column("count", sa.Integer, nullable=False),  # positions in the block
+    sa.Column("keys", sa.LargeBinary, nullable=False),  # packed, see book.blocks
+    sa.Column("data", sa.LargeBinary, nullable=False),
+    sqlite_with_rowid=False,
+)
+"""A row per block of up to ``BLOCK_POSITIONS`` positions of one ply (:mod:`book.blocks`)."""
 
 
 @event.listens_for(meta, "after_create")

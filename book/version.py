@@ -18,7 +18,7 @@ def refuse_foreign_tables(tables: Iterable[str], where: str) -> None:
     if found:
         raise SchemaVersionError(
             f"{where} is not a ttt-solve book (found tables {', '.join(found)}, "
-            f"expected meta, games, positions)"
+            f"expected meta, games, position_blocks)"
         )
 
 

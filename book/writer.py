@@ -1,15 +1,16 @@
 """Writing a solved game into a book, atomically.
 
-The whole game (its ``games`` row and every ``positions`` row) is written in one transaction:
+The whole game (its ``games`` row and every block of positions) is written in one transaction:
 a run that is interrupted (Ctrl-C, an exception, SIGKILL, a lost connection) leaves the book
 as it was, and the next run starts clean. Two writers of the same game serialise: on SQLite
 the transaction starts with ``BEGIN IMMEDIATE`` (one writer at a time per file), on PostgreSQL
 with an advisory lock keyed on the rules (one writer at a time per game); either way the
 second writer waits for the first and then sees its game instead of writing it twice.
 
-Rows go in by each backend's fast path: PostgreSQL ``COPY ... FROM STDIN`` in binary format,
-the rows packed by NumPy (psycopg 3 only); elsewhere the DB-API driver's ``executemany``.
-While one ply is written, a thread solves the next (:func:`solved_ahead`).
+Positions go in as blocks (:mod:`book.blocks`), packed from each ply's sorted arrays by NumPy,
+by the DB-API driver's ``executemany`` on every backend: a block of a thousand positions is one
+row, so the database's per-row cost is paid a thousand times less often. While one ply is
+written, a thread solves the next (:func:`solved_ahead`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime, timezone
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -29,18 +31,19 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ttt_solve.book import schema
+from ttt_solve.book.blocks import BLOCK_COLUMNS, TABLE, pack_ply
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, GameInfo
-from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, KEY_BYTES, fits_book, stored_key
+from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
 from ttt_solve.solver.rules import Rules
 
-BATCH_ROWS = 100_000
-"""Rows handed to the database at a time: bounds the memory of a batch (a 4x5 ply holds tens
-of millions of rows) and sets how often progress is reported."""
+BATCH_BLOCKS = 64
+"""Blocks handed to the database at a time (64 Ki positions): bounds the memory of a batch (a
+4x5 ply holds tens of millions of positions) and sets how often progress is reported."""
 
 
 def game_lock(rules: Rules) -> int:
@@ -48,109 +51,31 @@ def game_lock(rules: Rules) -> int:
     return 0x7474_7400_0000_0000 | rules.rows << 16 | rules.cols << 8 | rules.k
 
 
-def _columns(game_id: int, table: PlyTable, empties: int) -> dict[str, np.ndarray]:
-    """The ``positions`` columns of one ply as aligned arrays (canonical orientation)."""
-    values, remoteness = split_scores(table.scores, empties)
-    count = len(table.keys)
-    return {
-        "game_id": np.full(count, game_id, dtype=np.int64),
-        "ply": np.full(count, table.ply, dtype=np.int64),
-        "key": _stored_keys(table.keys),
-        "value": values,
-        "remoteness": remoteness,
-        "best_moves": table.best_moves.astype(np.int64),  # 64 cells: the signed bit pattern
-        "images": table.images,
-    }
+def ply_blocks(rules: Rules, table: PlyTable) -> Iterator[tuple[bytes, int, bytes, bytes]]:
+    """The blocks of one solved ply, ``(first_key, count, keys, data)`` each (canonical
+    orientation; see :mod:`book.blocks`)."""
+    values, remoteness = split_scores(table.scores, rules.cells - table.ply)
+    return pack_ply(rules.cells, table.keys, values, remoteness, table.images, table.best_moves)
 
 
-def _stored_keys(keys: np.ndarray) -> np.ndarray:
-    """Keys as their table stores them: ``int64`` (at most 62 bits: the cast is exact), or,
-    for boards of more than 31 cells (Python ints in an object array), 16 bytes big-endian
-    (``V16``, whose items stay 16 bytes long as Python ``bytes``; see :mod:`book.widekeys`)."""
-    if keys.dtype != object:
-        return keys.astype(np.int64)
-    return np.array([stored_key(key) for key in keys.tolist()], dtype=f"V{KEY_BYTES}")
-
-
-def _insert_batches(conn: Connection, table: str, columns: dict[str, np.ndarray]) -> Iterator[int]:
-    """Insert the rows into ``table`` with the driver's ``executemany``, a batch at a time;
-    yield batch sizes.
+def insert_blocks(conn: Connection, game_id: int, ply: int, blocks: Iterable[Any]) -> Iterator[int]:
+    """Insert the blocks of one ply with the driver's ``executemany``, a batch at a time;
+    yield the positions of each batch.
 
     The game and the ply, one value for the whole ply, are literals of the statement rather
-    than parameters of every row (measured: a tenth of the write's time)."""
-    count = len(columns["key"])
-    if not count:
-        return
-    varying = [name for name in schema.POSITION_COLUMNS if name not in ("game_id", "ply")]
-    game_id, ply = int(columns["game_id"][0]), int(columns["ply"][0])  # plain decimal numbers
-    marks = schema.placeholders(conn.engine, len(varying))
+    than parameters of every block."""
+    marks = schema.placeholders(conn.engine, 4)
     insert = (
-        f"INSERT INTO {table} (game_id, ply, {', '.join(varying)}) "
-        f"VALUES ({game_id}, {ply}, {marks})"
+        f"INSERT INTO {TABLE} ({', '.join(BLOCK_COLUMNS)}) "
+        f"VALUES ({int(game_id)}, {int(ply)}, {marks})"
     )
-    for start in range(0, count, BATCH_ROWS):
-        stop = min(start + BATCH_ROWS, count)
-        # Python ints from tolist(), zipped lazily: no list of tuples for the batch.
-        rows = zip(*(columns[name][start:stop].tolist() for name in varying))
-        cursor = conn.connection.cursor()
-        cursor.executemany(insert, rows)  # type: ignore[arg-type]  # the DB-API takes any iterable
+    cursor = conn.connection.cursor()
+    try:
+        for batch in iter(lambda: list(islice(blocks, BATCH_BLOCKS)), []):
+            cursor.executemany(insert, batch)
+            yield sum(block[1] for block in batch)
+    finally:
         cursor.close()
-        yield stop - start
-
-
-_COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags 0, no header extension
-_COPY_TRAILER = b"\xff\xff"  # a tuple of -1 fields ends the data
-_COPY_FIELDS = (
-    (sa.BigInteger, ">i8"),
-    (sa.SmallInteger, ">i2"),
-    (sa.Integer, ">i4"),
-    (sa.LargeBinary, f"V{KEY_BYTES}"),  # a wide key's 16 bytes, as they are
-)  # subclasses first
-
-
-def copy_dtype(table: sa.Table = schema.positions) -> np.dtype:
-    """One row of PostgreSQL's binary COPY format for ``table`` (``positions`` or
-    ``wide_positions``), as a packed NumPy dtype.
-
-    A row is the field count (int16), then for each column its byte length (int32) and its
-    big-endian value. Widths follow the column types of :mod:`book.schema`, so a type change
-    there changes the format here.
-    """
-    fields: list[tuple[str, str]] = [("fields", ">i2")]
-    for name in schema.POSITION_COLUMNS:
-        column_type = table.c[name].type
-        field = next(form for kind, form in _COPY_FIELDS if isinstance(column_type, kind))
-        fields += [(f"{name}_length", ">i4"), (name, field)]
-    return np.dtype(fields)
-
-
-def copy_payload(
-    columns: dict[str, np.ndarray], start: int, stop: int, table: sa.Table = schema.positions
-) -> bytes:
-    """Rows ``start:stop`` of ``table`` in binary COPY format (without signature or trailer)."""
-    dtype = copy_dtype(table)
-    rows = np.empty(stop - start, dtype=dtype)
-    rows["fields"] = len(schema.POSITION_COLUMNS)
-    for name in schema.POSITION_COLUMNS:
-        rows[f"{name}_length"] = dtype[name].itemsize
-        rows[name] = columns[name][start:stop]
-    return rows.tobytes()
-
-
-def _copy_batches(conn: Connection, table: str, columns: dict[str, np.ndarray]) -> Iterator[int]:
-    """``COPY table FROM STDIN`` in binary format on the transaction's own psycopg
-    connection, a batch at a time; yield batch sizes."""
-    sql = f"COPY {table} ({', '.join(schema.POSITION_COLUMNS)}) FROM STDIN WITH (FORMAT BINARY)"
-    count = len(columns["key"])
-    driver = conn.connection.driver_connection
-    assert driver is not None, "an open transaction has its driver's connection"
-    with driver.cursor() as cursor, cursor.copy(sql) as copy:
-        copy.write(_COPY_SIGNATURE)
-        for start in range(0, count, BATCH_ROWS):
-            stop = min(start + BATCH_ROWS, count)
-            copy.write(copy_payload(columns, start, stop, schema.metadata.tables[table]))
-            yield stop - start
-        copy.write(_COPY_TRAILER)
 
 
 def solved_ahead(plies: Iterable[PlyTable]) -> Generator[PlyTable, None, None]:
@@ -195,11 +120,6 @@ def solved_ahead(plies: Iterable[PlyTable]) -> Generator[PlyTable, None, None]:
         thread.join()
 
 
-def uses_copy(conn: Connection) -> bool:
-    """Whether rows go in by COPY: PostgreSQL through psycopg 3 (other drivers lack its API)."""
-    return conn.dialect.name == "postgresql" and conn.dialect.driver == "psycopg"
-
-
 def write_game(
     book: Book,
     rules: Rules,
@@ -226,7 +146,7 @@ def write_game(
         )
     started = time.perf_counter() if started is None else started
     figures = Figures(rules.cells)
-    games, positions = schema.games, schema.positions_of(rules)
+    games, blocks = schema.games, schema.position_blocks
     same_rules = sa.and_(
         games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
     )
@@ -241,7 +161,7 @@ def write_game(
                 raise GameExistsError(
                     f"{rules.name} is already in {book.describe()}", book.game(rules)
                 )
-            conn.execute(sa.delete(positions).where(positions.c.game_id == existing))
+            conn.execute(sa.delete(blocks).where(blocks.c.game_id == existing))
             conn.execute(sa.delete(games).where(games.c.id == existing))
         game_id = conn.execute(
             sa.insert(games)
@@ -262,12 +182,10 @@ def write_game(
             )
             .returning(games.c.id)
         ).scalar_one()
-        batches = _copy_batches if uses_copy(conn) else _insert_batches
         with closing(solved_ahead(plies)) as ahead:  # its thread ends with the loop
             for table in ahead:
                 figures.add(table)
-                columns = _columns(game_id, table, rules.cells - table.ply)
-                for count in batches(conn, positions.name, columns):
+                for count in insert_blocks(conn, game_id, table.ply, ply_blocks(rules, table)):
                     if on_rows:
                         on_rows(count)
         _write_summary(conn, game_id, rules, figures, started, book_depth)

@@ -26,7 +26,8 @@ def _die() -> None:
 
 
 def _kill_after_rows(rows: int) -> None:
-    """Wrap the writer's batch writers so that the process dies once ``rows`` are written."""
+    """Wrap the writer's batch writer so that the process dies once ``rows`` positions are
+    written."""
     from ttt_solve.book import writer
 
     written = 0
@@ -44,8 +45,7 @@ def _kill_after_rows(rows: int) -> None:
 
         return batches
 
-    writer._insert_batches = counted(writer._insert_batches)  # type: ignore[method-assign]
-    writer._copy_batches = counted(writer._copy_batches)  # type: ignore[method-assign]
+    writer.insert_blocks = counted(writer.insert_blocks)  # type: ignore[method-assign]
 
 
 def _kill_before_commit() -> None:

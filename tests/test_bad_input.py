@@ -62,7 +62,7 @@ DATABASES = [
     ("missing", "no book at", BookNotFoundError),
     (
         "newer",
-        "written by a newer ttt-solve: found schema version 3, expected 2 or older",
+        "written by a newer ttt-solve: found schema version 4, expected 3 or older",
         SchemaVersionError,
     ),
     ("other", "is not a ttt-solve book (found tables t", SchemaVersionError),

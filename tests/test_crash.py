@@ -43,11 +43,14 @@ def check_book(db: str, killed: Rules, kept: Rules) -> bool:
             _, problems = verify_game(book, rules)
             assert list(problems) == [], f"{rules.name} is damaged"
         with book.engine.connect() as conn:
-            total = conn.execute(sa.select(sa.func.count()).select_from(schema.positions)).scalar()
+            blocks = schema.position_blocks
+            total = conn.execute(
+                sa.select(sa.func.coalesce(sa.func.sum(blocks.c.count), 0))
+            ).scalar()
             stray = conn.execute(
                 sa.select(sa.func.count())
-                .select_from(schema.positions)
-                .where(schema.positions.c.game_id.not_in(sa.select(schema.games.c.id)))
+                .select_from(blocks)
+                .where(blocks.c.game_id.not_in(sa.select(schema.games.c.id)))
             ).scalar()
         assert stray == 0
         assert total == sum(info.positions for info in stored.values())

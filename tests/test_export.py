@@ -109,7 +109,7 @@ def test_parse_where():
         ("value=maybe", "value compares with win, draw, loss"),
         ("key=1", "unknown column 'key'"),
         ("ply", "cannot read 'ply'"),
-        ("ply=1; DROP TABLE positions", "cannot read"),
+        ("ply=1; DROP TABLE position_blocks", "cannot read"),
         ("ply=1 or 1=1", "cannot read"),
         ("value=win) OR (1=1", "cannot read"),
         ("ply<=99999999999999999999999", "out of range for ply"),
@@ -120,7 +120,7 @@ def test_bad_filters_are_refused_and_never_reach_sql(book_3x3, text, message):
     assert result.exit_code == 2
     assert message in result.stderr and result.stdout == ""
     with sqlite3.connect(book_3x3) as conn:
-        assert conn.execute("SELECT count(*) FROM positions").fetchone() == (765,)
+        assert conn.execute("SELECT sum(count) FROM position_blocks").fetchone() == (765,)
 
 
 def test_missing_game_writes_nothing(book_3x3):

@@ -1,8 +1,9 @@
-"""Damaged books, made at random (seeded): byte ranges overwritten, files truncated, rows
-deleted or altered. Every read command must end cleanly on each (an answer, or one line and
-exit 2, never a traceback), and every damage must be either reported by ``ttt verify``
-(exit 1: problems found, exit 2: the book cannot be read) or impossible to observe: when
-``ttt verify`` passes, every command answers exactly as it does on the undamaged book.
+"""Damaged books, made at random (seeded): byte ranges overwritten, files truncated, rows deleted
+or altered (through the block layout, :mod:`tests.booksurgery`), blocks altered. Every read
+command must end cleanly on each (an answer, or one line and exit 2, never a traceback), and
+every damage must be either reported by ``ttt verify`` (exit 1: problems found, exit 2: the
+book cannot be read) or impossible to observe: when ``ttt verify`` passes, every command
+answers exactly as it does on the undamaged book.
 
 The games row's ``seconds``, ``solved_at`` and ``solver_version`` are left alone: they record
 how the book was made, nothing in the rows can confirm them, and no answer depends on them.
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from tests import booksurgery
 from ttt_solve.cli.main import ttt
 
 CASES = 60
@@ -75,9 +77,37 @@ def some_value(rng: random.Random, current: object) -> object:
     )
 
 
+def damage_block(rng: random.Random, connection: sqlite3.Connection) -> str:
+    """Change a column of a stored block: a count, a first key, a ply, bytes of its packed
+    columns, or a value of the wrong type."""
+    blocks = connection.execute("SELECT ply, first_key FROM position_blocks ORDER BY 1, 2")
+    ply, first = rng.choice(blocks.fetchall())
+    column = rng.choice(("ply", "first_key", "count", "keys", "data"))
+    (current,) = connection.execute(
+        f'SELECT "{column}" FROM position_blocks WHERE ply = ? AND first_key = ?', (ply, first)
+    ).fetchone()
+    if isinstance(current, bytes):
+        at = rng.randrange(len(current))
+        value: object = rng.choice(
+            [
+                current[:at] + bytes([current[at] ^ 1 << rng.randrange(8)]) + current[at + 1 :],
+                current[:at],
+                current + current[:at],
+                "x",
+            ]
+        )
+    else:
+        value = some_value(rng, current)
+    connection.execute(
+        f'UPDATE position_blocks SET "{column}" = ? WHERE ply = ? AND first_key = ?',
+        (value, ply, first),
+    )
+    return f"block ({ply}, {first.hex()}): {column} changed"
+
+
 def damage(rng: random.Random, db: str) -> str:
     """Damage the book at ``db`` in one random way; returns what was done."""
-    kind = rng.choice(("overwrite", "truncate", "delete", "alter", "alter", "game"))
+    kind = rng.choice(("overwrite", "truncate", "delete", "alter", "alter", "block", "game"))
     size = Path(db).stat().st_size
     if kind == "overwrite":
         offset, length = rng.randrange(size), rng.randint(1, 4096)
@@ -90,31 +120,26 @@ def damage(rng: random.Random, db: str) -> str:
         with open(db, "r+b") as file:
             file.truncate(length)
         return f"truncated to {length} bytes"
+    try:
+        if kind == "delete":
+            rows = booksurgery.stored_rows(db)
+            chosen = rng.sample(rows, rng.choice((1, 1, 2, 10)))
+            booksurgery.delete(db, chosen)
+            return f"rows {[(row.ply, row.key) for row in chosen]} deleted"
+        if kind == "alter":
+            row = booksurgery.stored_rows(db)[rng.randrange(765)]
+            column = rng.choice(POSITION_COLUMNS)
+            current = getattr(row, column)
+            value = some_value(rng, current)
+            booksurgery.change(db, row, **{column: value})
+            return f"row ({row.ply}, {row.key}): {column} {current!r} -> {value!r}"
+    except (sqlite3.IntegrityError, ValueError) as error:  # a key that exists, or a number
+        return f"not stored ({error})"  # the block layout cannot hold: no damage
     connection = sqlite3.connect(db)
     try:
         with connection:
-            if kind == "delete":
-                count = rng.choice((1, 1, 2, 10))
-                keys = connection.execute(
-                    "SELECT ply, key FROM positions ORDER BY random() LIMIT ?", (count,)
-                ).fetchall()
-                connection.executemany("DELETE FROM positions WHERE ply = ? AND key = ?", keys)
-                return f"rows {keys} deleted"
-            if kind == "alter":
-                ply, key = connection.execute(
-                    "SELECT ply, key FROM positions ORDER BY ply, key LIMIT 1 OFFSET ?",
-                    (rng.randrange(765),),
-                ).fetchone()
-                column = rng.choice(POSITION_COLUMNS)
-                (current,) = connection.execute(
-                    f'SELECT "{column}" FROM positions WHERE ply = ? AND key = ?', (ply, key)
-                ).fetchone()
-                value = some_value(rng, current)
-                connection.execute(
-                    f'UPDATE positions SET "{column}" = ? WHERE ply = ? AND key = ?',
-                    (value, ply, key),
-                )
-                return f"row ({ply}, {key}): {column} {current!r} -> {value!r}"
+            if kind == "block":
+                return damage_block(rng, connection)
             column = rng.choice(GAME_COLUMNS)
             (current,) = connection.execute(f'SELECT "{column}" FROM games').fetchone()
             if column == "figures":

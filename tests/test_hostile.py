@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 import ttt_solve.cli.export
+from tests import booksurgery
 from ttt_solve.cli.main import ttt
 from ttt_solve.cli.solve import solve
 
@@ -149,41 +150,62 @@ def test_a_failing_plugin_is_one_line_naming_the_agent(book, plugin, command, sp
 # -- verify's coverage ----------------------------------------------------------------------
 
 
+def positions_set(ply: int, key: int | None = None, only=None, **fields):
+    """A damage: change ``fields`` of the stored positions of ``ply`` (of one ``key``; those
+    ``only`` selects), through the block layout; a field given as a function is computed from
+    the row, and ``key_`` and ``ply_`` are a new key and ply."""
+
+    def damage(db: str) -> None:
+        rows = booksurgery.matching(db, ply=ply, **({} if key is None else {"key": key}))
+        rows = [row for row in rows if only is None or only(row)]
+        assert rows, (ply, key)
+        for row in rows:
+            new = {name.rstrip("_"): f(row) if callable(f) else f for name, f in fields.items()}
+            booksurgery.change(db, row, **new)
+
+    return damage
+
+
+def game_set(statement: str):
+    """A damage: one SQL statement on the games table."""
+    return lambda db: sql(db, statement)
+
+
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
         (
-            "UPDATE positions SET remoteness = 2 WHERE ply = 1 AND key = 16",
+            positions_set(1, key=16, remoteness=2),
             "a draw's remoteness is not its number of empty cells (8)",
         ),
         (
-            "UPDATE positions SET remoteness = -9 WHERE ply = 0",
+            positions_set(0, remoteness=-9),  # stored as its bit pattern: 247
             "holds a remoteness past the end of the game",
         ),
         (
-            "UPDATE positions SET value = 1, remoteness = 1033 WHERE ply = 0",
+            positions_set(0, value=1, remoteness=255),
             "holds a remoteness past the end of the game",
         ),
         (
-            "UPDATE positions SET value = 5 WHERE ply = 8 AND value = 1",
+            positions_set(8, only=lambda row: row.value == 1, value=5),
             "holds a value other than 1, 0, -1",
         ),
-        ("UPDATE positions SET images = 264 WHERE ply = 1", "holds an images count no board has"),
-        ("UPDATE positions SET ply = 3 WHERE ply = 2 AND key = 514", "stones do not fit ply"),
+        (positions_set(1, images=255), "holds an images count no board has"),
+        (positions_set(2, key=514, ply_=3), "stones do not fit ply"),
+        (positions_set(2, key=514, key_=3), "ply 2, position xx./.../...: stones"),
+        (game_set("UPDATE games SET value = -1, remoteness = 8"), "the game row says loss in 8"),
         (
-            "UPDATE positions SET key = 3 WHERE ply = 2 AND key = 514",
-            "ply 2, position xx./.../...: stones",
+            game_set("UPDATE games SET reachable = 5477"),
+            "the game row counts 5477 reachable positions",
         ),
-        ("UPDATE games SET value = -1, remoteness = 8", "the game row says loss in 8"),
-        ("UPDATE games SET reachable = 5477", "the game row counts 5477 reachable positions"),
         (
-            "UPDATE games SET figures = replace(figures, '\"x\": 626', '\"x\": 625')",
+            game_set("UPDATE games SET figures = replace(figures, '\"x\": 626', '\"x\": 625')"),
             "the summary's terminal figures differ",
         ),
     ],
 )
 def test_verify_reports_every_stored_column_it_can_derive(book, damage, message):
-    sql(book, damage)
+    damage(book)
     result = run("verify", "--db", book)
     assert result.exit_code == 1, result.output
     assert message in result.output
@@ -300,11 +322,7 @@ MISSING = "oox/x../..."
     ],
 )
 def test_a_missing_row_is_reported_as_damage_not_as_unreachable(book, args):
-    sql(
-        book,
-        "DELETE FROM positions WHERE ply = 4 AND key = (SELECT min(key) FROM positions "
-        "WHERE ply = 4)",
-    )
+    booksurgery.delete(book, [booksurgery.first(book, ply=4)])
     result = run(*args, "--db", book)
     assert_one_line_error(result, "looks damaged", "ttt verify --size 3 --win 3", "--force")
     assert "not reachable" not in result.output
@@ -343,28 +361,34 @@ def test_a_book_with_damaged_pages_is_one_line_in_every_command(book, command):
 @pytest.mark.parametrize(
     ("damage", "words"),
     [
-        ("DROP TABLE positions; DROP TABLE games", ("no games and no positions table",)),
+        (
+            "DROP TABLE position_blocks; DROP TABLE games",
+            ("no games and no position_blocks table",),
+        ),
         ("UPDATE games SET figures = '{}'", ("games row of 3x3 k=3 cannot be read",)),
         ("UPDATE games SET value = 7", ("games row of 3x3 k=3", "value 7")),
         (
-            "UPDATE positions SET value = 'abc' WHERE ply = 1 AND key = 16",
+            "UPDATE position_blocks SET count = 'abc' WHERE ply = 1",
             ("'abc' where a whole number belongs",),
         ),
-        ("UPDATE positions SET best_moves = -1 WHERE ply = 1", ("best moves off the board",)),
-        ("UPDATE positions SET best_moves = 16 WHERE ply = 1 AND key = 16", ("off the board",)),
+        (positions_set(1, best_moves=-1), ("best moves off the board",)),
+        (positions_set(1, key=16, best_moves=16), ("off the board",)),
     ],
     ids=["meta-only", "figures", "game-value", "text", "best-negative", "best-taken"],
 )
 def test_half_a_book_is_one_line_naming_the_damage(book, command, damage, words):
-    connection = sqlite3.connect(book)
-    connection.executescript(damage)
-    connection.close()
+    if isinstance(damage, str):
+        connection = sqlite3.connect(book)
+        connection.executescript(damage)
+        connection.close()
+    else:
+        damage(book)
     result = run(*command, "--db", book)
     if command[0] == "verify" and result.exit_code == 1:  # found as a problem of the rows
         assert "bug in ttt-solve" not in result.output and "problem" in result.output
         return
     if result.exit_code == 0:  # the damage is in what this command does not read
-        assert command[0] in ("stats", "query") and "positions" in damage
+        assert command[0] in ("stats", "query") and "position" in str(damage)
         return
     assert_one_line_error(result, "looks damaged", *words)
 

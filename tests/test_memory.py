@@ -117,7 +117,8 @@ def test_a_row_whose_ply_is_not_its_stones_is_not_loaded(tmp_path, book_3x3):
     db = tmp_path / "damaged.sqlite"
     db.write_bytes(open(book_3x3, "rb").read())
     with sqlite3.connect(db) as connection:
-        connection.execute("UPDATE positions SET ply = 3 WHERE ply = 4")
+        moved = connection.execute("UPDATE position_blocks SET ply = 3 WHERE ply = 4")
+        assert moved.rowcount >= 1  # the blocks of ply 4, and their keys of 4 stones, at ply 3
     with open_book(str(db), read_only=True) as book:
         with pytest.raises(DamagedBookError, match="ply is not its count of stones"):
             load_table(book, Rules(3, 3, 3))

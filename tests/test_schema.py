@@ -10,9 +10,10 @@ import pytest
 import sqlalchemy as sa
 
 from ttt_solve.book import migrate, schema
+from ttt_solve.book.blocks import NARROW, WIDE, layout
 from ttt_solve.book.errors import BookNotFoundError, SchemaVersionError
 from ttt_solve.book.reader import open_book
-from ttt_solve.book.writer import copy_dtype, write_game
+from ttt_solve.book.writer import write_game
 from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -47,12 +48,12 @@ def test_tables_and_version_appear_together_or_not_at_all(book_db, monkeypatch):
     def fail(*_args, **_kwargs):
         raise RuntimeError("interrupted while creating the tables")
 
-    sa.event.listen(schema.positions, "before_create", fail)
+    sa.event.listen(schema.position_blocks, "before_create", fail)
     try:
         with pytest.raises(RuntimeError):
             migrate.prepare_schema(engine)
     finally:
-        sa.event.remove(schema.positions, "before_create", fail)
+        sa.event.remove(schema.position_blocks, "before_create", fail)
     assert sa.inspect(engine).get_table_names() == []
     assert migrate.prepare_schema(engine) == 0
 
@@ -170,17 +171,17 @@ def write_and_read(book_db: str, rules: Rules, keys: list[int], masks: list[int]
 
 def test_the_widest_keys_round_trip(book_db):
     """A 30-cell board (the largest a side of 26 allows under 31 cells) has 60-bit keys;
-    BIGINT holds them on every backend, and the COPY rows carry them exactly."""
+    blocks of 8-byte keys and 4-byte masks carry them exactly on every backend."""
     rules = Rules(5, 6, 4)
     top = (1 << 2 * rules.cells) - 1
     rows, _ = write_and_read(book_db, rules, [1, 1 << 40, top], [0, 1, top >> 30], 1)
     assert rows == [(0, 0, 1, 1), (3, 1, 0, 1), (3, 1 << 40, 1, 4), (3, top, top >> 30, 8)]
-    assert copy_dtype().itemsize == 2 + 7 * 4 + 4 + 2 + 8 + 2 + 2 + 8 + 2
+    assert layout(rules.cells) == NARROW and (NARROW.key_bytes, NARROW.data_bytes) == (8, 7)
 
 
 def test_the_keys_of_a_64_cell_board_round_trip(book_db):
-    """A 64-cell board has 128-bit keys, kept as 16 bytes, and best moves on cell 63, kept as
-    the signed pattern of the mask; both come back as the numbers they were."""
+    """A 64-cell board has 128-bit keys, kept as 16 bytes, and best moves on cell 63, kept in
+    8 bytes; both come back as the numbers they were."""
     rules = Rules(8, 8, 7)
     top = (1 << 2 * rules.cells) - 1
     keys = [1, 1 << 64, top - 1]
@@ -188,37 +189,116 @@ def test_the_keys_of_a_64_cell_board_round_trip(book_db):
     rows, found = write_and_read(book_db, rules, keys, masks, 1 << 63)
     assert rows == [(0, 0, 1 << 63, 1)] + [(3, k, m, i) for k, m, i in zip(keys, masks, (1, 4, 8))]
     assert found == [(1 << 64, 1 << 63), (top - 1, top >> 64)]
-    assert copy_dtype(schema.wide_positions).itemsize == 2 + 7 * 4 + 4 + 2 + 16 + 2 + 2 + 8 + 2
+    assert layout(rules.cells) == WIDE and (WIDE.key_bytes, WIDE.data_bytes) == (16, 11)
 
 
-def make_version_1_book(db: str) -> None:
-    """A book as version 1 wrote it: meta, games and positions, no wide_positions table."""
-    from ttt_solve.solver.exhaustive import ExhaustiveSolver
+OLD_POSITIONS = """CREATE TABLE {name} (
+    game_id INTEGER NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+    ply SMALLINT NOT NULL, key {key} NOT NULL, value SMALLINT NOT NULL,
+    remoteness SMALLINT NOT NULL, best_moves BIGINT NOT NULL, images SMALLINT NOT NULL,
+    PRIMARY KEY (game_id, ply, key)){rowid}"""
+"""The table of positions of schema versions 1 and 2, as SQLAlchemy made it: ``positions``
+(a BIGINT key) and, from version 2, ``wide_positions`` (a 16-byte big-endian key, the signed
+64-bit pattern of the best-moves mask)."""
 
-    engine = engine_of(db)
-    version_1 = [schema.meta, schema.games, schema.positions]
-    schema.metadata.create_all(engine, tables=version_1)
-    set_version(engine, "1")
-    engine.dispose()
-    with open_book(db) as book:  # without create: the tables stay as they are
-        rules = Rules(3, 3, 3)
-        write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+OLD_GAMES = [Rules(3, 3, 3), Rules(3, 11, 3)]  # a board of 33 cells: keys past 64 bits
 
 
-def test_a_version_1_book_is_read_as_it_is_and_upgraded_by_a_writer(tmp_path):
-    db = str(tmp_path / "v1.sqlite")
-    make_version_1_book(db)
-    engine = engine_of(db)
-    assert stored_version(engine) == "1"
-    assert not sa.inspect(engine).has_table("wide_positions")
-    start = Position.start(Rules(3, 3, 3))
-    with open_book(db) as book:  # reading changes nothing
-        assert book.find(start).value.outcome.value == "draw"
-        assert sum(1 for _ in book.rows(Rules(3, 3, 3))) == 765
-    assert stored_version(engine) == "1"
-    assert migrate.prepare_schema(engine) == 1  # a writer's first step
-    assert stored_version(engine) == str(schema.SCHEMA_VERSION)
-    assert sa.inspect(engine).has_table("wide_positions")
+def solved_rows(db: str) -> dict[Rules, list[tuple[int, ...]]]:
+    """Every stored row of every game of a book, read by the book."""
     with open_book(db) as book:
+        return {info.rules: list(book.rows(info.rules)) for info in book.games()}
+
+
+def make_old_book(db: str, version: int) -> dict[Rules, list[tuple[int, ...]]]:
+    """A book as schema version 1 or 2 wrote it, with the old tables made by their SQL, holding
+    3x3 k=3 and (version 2) an opening book of 3x11 k=3; returns the rows it holds."""
+    from ttt_solve.solver.exhaustive import ExhaustiveSolver
+    from ttt_solve.solver.opening import OpeningBookBuilder
+
+    with open_book(db, create=True) as book:  # the games written now, then moved to old tables
+        rules = OLD_GAMES[0]
+        write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+        if version >= 2:
+            wide = OLD_GAMES[1]
+            plies = OpeningBookBuilder(wide, 1).solve()
+            write_game(book, wide, plies, method="alphabeta", book_depth=1)
+    rows = solved_rows(db)
+    engine = engine_of(db)
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.begin() as conn:
+        ids = dict(conn.execute(sa.select(schema.games.c.cols, schema.games.c.id)).all())
+        conn.exec_driver_sql("DROP TABLE position_blocks")
+        tables = [("positions", "BIGINT")]
+        if version >= 2:
+            tables.append(("wide_positions", "BLOB" if sqlite else "BYTEA"))
+        for name, key in tables:
+            rowid = " WITHOUT ROWID" if sqlite else ""
+            conn.exec_driver_sql(OLD_POSITIONS.format(name=name, key=key, rowid=rowid))
+        for rules, game_rows in rows.items():
+            wide = rules.cells > 31
+            insert = sa.text(
+                f"INSERT INTO {'wide_positions' if wide else 'positions'} "
+                "VALUES (:game, :ply, :key, :value, :remoteness, :best, :images)"
+            )
+            conn.execute(
+                insert,
+                [
+                    {
+                        "game": ids[rules.cols],
+                        "ply": ply,
+                        "key": key.to_bytes(16, "big") if wide else key,
+                        "value": value,
+                        "remoteness": remoteness,
+                        "best": best - (1 << 64) if best >> 63 else best,
+                        "images": images,
+                    }
+                    for ply, key, value, remoteness, best, images in game_rows
+                ],
+            )
+    set_version(engine, str(version))
+    engine.dispose()
+    return rows
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_an_old_book_is_refused_by_readers_and_upgraded_by_a_writer(book_db, version):
+    rows = make_old_book(book_db, version)
+    engine = engine_of(book_db)
+    assert stored_version(engine) == str(version)
+    with pytest.raises(
+        SchemaVersionError, match=f"older ttt-solve: found schema version {version}"
+    ):
+        with open_book(book_db):
+            pass
+    assert stored_version(engine) == str(version)  # reading changes nothing
+    assert migrate.prepare_schema(engine) == version  # a writer's first step
+    assert stored_version(engine) == str(schema.SCHEMA_VERSION)
+    tables = set(sa.inspect(engine).get_table_names())
+    assert "position_blocks" in tables and not tables & {"positions", "wide_positions"}
+    assert solved_rows(book_db) == rows  # every row of every game, as it was
+    start = Position.start(Rules(3, 3, 3))
+    with open_book(book_db) as book:
         assert book.find(start).value.outcome.value == "draw"
         assert book.game(Rules(3, 3, 3)).positions == 765
+    engine.dispose()
+
+
+def test_an_upgrade_interrupted_half_way_leaves_the_old_book(book_db, monkeypatch):
+    rows = make_old_book(book_db, 2)
+    engine = engine_of(book_db)
+
+    def broken(conn, *args):
+        raise RuntimeError("upgrade interrupted")
+
+    import ttt_solve.book.writer
+
+    monkeypatch.setattr(ttt_solve.book.writer, "insert_blocks", broken)
+    with pytest.raises(RuntimeError):
+        migrate.prepare_schema(engine)
+    assert stored_version(engine) == "2"
+    assert "positions" in sa.inspect(engine).get_table_names()
+    monkeypatch.undo()
+    assert migrate.prepare_schema(engine) == 2
+    assert solved_rows(book_db) == rows
+    engine.dispose()

@@ -1,4 +1,4 @@
-"""Books of boards of 32 to 64 cells: keys past 64 bits, kept in ``wide_positions``.
+"""Books of boards of 32 to 64 cells: keys past 64 bits, kept in blocks of 16-byte keys.
 
 Built with the plain-Python prover on boards it proves in seconds (3x11 k=3, 8x8 k=3: X wins);
 the Python paths of the builder and the checker are held against the array paths, which the
@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from tests import booksurgery
 from ttt_solve.book.errors import BookError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.verify import check_wide_plies
@@ -169,24 +170,17 @@ def test_a_book_of_depth_0_holds_the_proven_start(tmp_path, rules):
     assert result.exit_code == 0, result.output
 
 
-OF_WIDE = "game_id = (SELECT id FROM games WHERE cols = 11)"
-
-
-def damage(db: str, sql: str) -> None:
+def wide_game(db: str) -> int:
     with sqlite3.connect(db) as connection:
-        assert connection.execute(sql).rowcount >= 1
+        return connection.execute("SELECT id FROM games WHERE cols = 11").fetchone()[0]
 
 
 def test_a_corrupted_wide_row_is_caught(wide_book, tmp_path):
     verify = ("verify", "--size", WIDE.size, "--win", "3")
     wrong_value = str(tmp_path / "value.sqlite")
     shutil.copy(wide_book, wrong_value)
-    damage(
-        wrong_value,
-        f"UPDATE wide_positions SET value = -value, remoteness = remoteness + 1 "
-        f"WHERE {OF_WIDE} AND ply = 1 AND key = (SELECT MIN(key) FROM wide_positions "
-        f"WHERE {OF_WIDE} AND ply = 1)",
-    )
+    row = booksurgery.first(wrong_value, game_id=wide_game(wrong_value), ply=1)
+    booksurgery.change(wrong_value, row, value=-row.value, remoteness=row.remoteness + 1)
     result = ttt_run(*verify, "--db", wrong_value)
     assert result.exit_code == 1
     assert "score is not the best over the children" in result.output
@@ -194,18 +188,22 @@ def test_a_corrupted_wide_row_is_caught(wide_book, tmp_path):
 
     cut_key = str(tmp_path / "key.sqlite")
     shutil.copy(wide_book, cut_key)
-    damage(cut_key, f"UPDATE wide_positions SET key = X'0102' WHERE {OF_WIDE} AND ply = 0")
+    with sqlite3.connect(cut_key) as connection:
+        cut = connection.execute(
+            "UPDATE position_blocks SET keys = X'0102' WHERE game_id = ? AND ply = 0",
+            (wide_game(cut_key),),
+        )
+        assert cut.rowcount == 1
     result = ttt_run(*verify, "--db", cut_key)
     assert result.exit_code == 2
-    assert "looks damaged: a positions row holds b'\\x01\\x02' where a whole number" in (
-        result.output
-    )
+    assert "looks damaged: a position block of ply 0 holds 2 bytes of keys" in result.output
     result = ttt_run("query", "--size", WIDE.size, "--win", "3", "--db", cut_key)
     assert result.exit_code == 2 and "looks damaged" in result.output
 
     off_board = str(tmp_path / "board.sqlite")
     shutil.copy(wide_book, off_board)
-    damage(off_board, f"UPDATE wide_positions SET best_moves = 1 WHERE {OF_WIDE} AND ply = 1")
+    for row in booksurgery.matching(off_board, game_id=wide_game(off_board), ply=1):
+        booksurgery.change(off_board, row, best_moves=1)
     result = ttt_run("query", "--size", WIDE.size, "--win", "3", "--db", off_board)
     assert result.exit_code == 2 and "best moves off the board" in result.output
 
