@@ -49,6 +49,7 @@ def _into_blocks(conn: Connection) -> None:
     from ttt_solve.book.blocks import BLOCK_POSITIONS, pack_ply
     from ttt_solve.book.writer import insert_blocks
 
+    batch = 64 * BLOCK_POSITIONS  # old rows read, packed and written at a time: whole blocks
     schema.position_blocks.create(conn)
     tables = [name for name in OLD_TABLES if sa.inspect(conn).has_table(name)]
     games = conn.execute(sa.text("SELECT id, rows, cols, positions FROM games")).all()
@@ -61,10 +62,12 @@ def _into_blocks(conn: Connection) -> None:
             select = sa.text(
                 f"SELECT key, value, remoteness, best_moves, images FROM {table} "
                 "WHERE game_id = :game AND ply = :ply ORDER BY key"
-            ).execution_options(yield_per=64 * BLOCK_POSITIONS)  # this statement's alone
+            ).execution_options(yield_per=batch)  # this statement's alone
             result = conn.execute(select, {"game": game_id, "ply": ply})
-            for part in result.partitions():  # whole blocks but for the ply's last
-                keys, values, remoteness, images, best = _old_columns(part, cells)
+            # The size is given again: without it SQLite's driver hands over a row at a time.
+            for part in result.partitions(batch):  # whole blocks but the ply's last
+                old_rows = [tuple(row) for row in part]  # NumPy reads tuples fast, Row objects not
+                keys, values, remoteness, images, best = _old_columns(old_rows, cells)
                 blocks = pack_ply(cells, keys, values, remoteness, images, best)
                 done += sum(insert_blocks(conn, game_id, ply, blocks))
                 if total > 1_000_000 and time.perf_counter() - shown > _PROGRESS_EVERY:

@@ -964,6 +964,17 @@ def ensure_schema(engine: Engine) -> None:
     prepare_schema(engine)
 
 
+def _upgrade_command(rows: _SqliteRows | _EngineRows, db: str) -> str:
+    """A ``ttt-solve`` of a game the old book already holds (it then only upgrades the book),
+    or of 3x3 if its games cannot be read."""
+    unreadable: tuple[type[Exception], ...] = (IndexError, ValueError, *rows.errors)
+    try:
+        rules = _game_info(rows.games()[0]).rules
+    except unreadable:
+        rules = Rules(3, 3, 3)
+    return solve_command(rules, db)
+
+
 def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> None:
     """Refuse databases that are not books, or books of a newer schema.
 
@@ -984,7 +995,7 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
         raise SchemaVersionError(
             f"{db} was written by an older ttt-solve: found schema version {version}, "
             f"expected {SCHEMA_VERSION}; ttt-solve upgrades it when it next writes into it "
-            f"(its games are kept), e.g.: ttt-solve --size 3 --win 3 --db {db}"
+            f"(its games are kept), e.g.: {_upgrade_command(rows, db)}"
         )
     missing = [name for name in ("games", "position_blocks") if name not in tables]
     if missing and not create:

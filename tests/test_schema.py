@@ -284,6 +284,17 @@ def test_an_old_book_is_refused_by_readers_and_upgraded_by_a_writer(book_db, ver
     engine.dispose()
 
 
+def test_the_refusal_of_an_old_book_names_a_game_it_holds(book_db):
+    make_old_book(book_db, 2)
+    engine = engine_of(book_db)
+    with engine.begin() as conn:  # 3x11 k=3 is left: the command to upgrade must name it
+        conn.execute(sa.delete(schema.games).where(schema.games.c.cols == 3))
+    engine.dispose()
+    with pytest.raises(SchemaVersionError, match=r"e\.g\.: ttt-solve --size 3x11 --win 3 --db "):
+        with open_book(book_db):
+            pass
+
+
 def test_an_upgrade_interrupted_half_way_leaves_the_old_book(book_db, monkeypatch):
     rows = make_old_book(book_db, 2)
     engine = engine_of(book_db)
