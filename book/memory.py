@@ -35,10 +35,6 @@ from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK, Rules
 if TYPE_CHECKING:
     from ttt_solve.book.reader import Book
 
-BYTES_PER_ROW = 15
-"""Memory of one row: an 8-byte key, 4-byte best moves, a byte each for value, remoteness and
-images."""
-
 DEFAULT_MAX_ROWS = 2_000_000
 """Rows ``ttt serve`` keeps in memory unless told otherwise: 4x4 k=4 and the smaller games,
 about 30 MiB at most."""
@@ -187,11 +183,6 @@ def _compiled_family_rows() -> Callable[..., np.ndarray]:
     return cast(Callable[..., np.ndarray], compiled)
 
 
-def fits_memory(rules: Rules) -> bool:
-    """Whether a game's keys fit a table (two bitboards of at most 31 cells: 62 bits)."""
-    return rules.fits_key
-
-
 def load_table(book: Book, rules: Rules, stop: threading.Event | None = None) -> MemoryTable:
     """Every stored row of a game read into a table, checked as :meth:`Book.rows` checks
     them; raises :class:`LoadStopped` once ``stop`` is set."""
@@ -204,9 +195,6 @@ def load_table(book: Book, rules: Rules, stop: threading.Event | None = None) ->
                 raise LoadStopped(f"loading {rules.name} was stopped")
             flat = np.fromiter(chain.from_iterable(batch), dtype=np.int64, count=6 * len(batch))
             table = flat.reshape(-1, 6)
-            # A key's stones are its ply, so one column of keys sorted serves every ply.
-            if (np.bitwise_count(table[:, 1]) != table[:, 0]).any():
-                raise book.damaged("a positions row's ply is not its count of stones", rules)
             for column, (part, dtype) in enumerate(zip(parts, dtypes), start=1):
                 part.append(table[:, column].astype(dtype))
     finally:
@@ -259,7 +247,7 @@ class MemoryLoader:
         left = self.max_rows
         for info in sorted(games, key=lambda info: info.positions):
             rules = info.rules
-            if not fits_memory(rules) or info.positions > left:
+            if not rules.fits_key or info.positions > left:
                 continue
             started = time.perf_counter()
             try:

@@ -22,6 +22,7 @@ from sqlalchemy.engine import Connection, Engine
 from ttt_solve.book import schema
 from ttt_solve.book.errors import SchemaVersionError
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
+from ttt_solve.solver.rules import KEY_CELLS_LIMIT
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,7 +58,8 @@ def _into_blocks(conn: Connection) -> None:
     done, shown = 0, time.perf_counter()
     for game_id, rows, cols, _ in games:
         cells = rows * cols
-        table = "wide_positions" if cells > 31 and "wide_positions" in tables else "positions"
+        wide = cells > KEY_CELLS_LIMIT
+        table = "wide_positions" if wide and "wide_positions" in tables else "positions"
         for ply in range(cells + 1):
             select = sa.text(
                 f"SELECT key, value, remoteness, best_moves, images FROM {table} "
@@ -89,7 +91,7 @@ def _old_columns(
     takes them (a wide key from its 16 bytes, a wide mask from its signed pattern)."""
     import numpy as np
 
-    if cells <= 31:
+    if cells <= KEY_CELLS_LIMIT:
         table = np.array(rows, dtype=np.int64).reshape(-1, 5)
         keys = table[:, 0].astype(np.uint64)
         best = table[:, 3].astype(np.uint64)

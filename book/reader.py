@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.book.blocks import (
     NARROW,
+    TABLE,
     BlockDamage,
     Layout,
     block_columns,
@@ -155,11 +156,11 @@ per row, a third of the cost of streaming a game. Rows come from our own SELECT 
 :data:`_POSITION_COLUMNS`, so their length is right."""
 
 
-_BLOCK_SQL = "SELECT first_key, count, keys, data FROM position_blocks"
+_BLOCK_SQL = f"SELECT first_key, count, keys, data FROM {TABLE}"
 _BLOCK_OF_KEY = (
     f"{_BLOCK_SQL} WHERE game_id = ? AND ply = ? AND first_key <= ? ORDER BY first_key DESC LIMIT 1"
 )
-_GAME_BLOCKS = "SELECT ply, first_key, count, keys, data FROM position_blocks WHERE game_id = ?"
+_GAME_BLOCKS = f"SELECT ply, first_key, count, keys, data FROM {TABLE} WHERE game_id = ?"
 
 
 def _blob(column: Any) -> Any:
@@ -997,7 +998,7 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
             f"expected {SCHEMA_VERSION}; ttt-solve upgrades it when it next writes into it "
             f"(its games are kept), e.g.: {_upgrade_command(rows, db)}"
         )
-    missing = [name for name in ("games", "position_blocks") if name not in tables]
+    missing = [name for name in ("games", TABLE) if name not in tables]
     if missing and not create:
         raise DamagedBookError(
             f"book {db} looks damaged: it has no {' and no '.join(missing)} table; "

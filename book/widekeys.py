@@ -12,7 +12,7 @@ No NumPy or SQLAlchemy here: a one-shot ``ttt query`` reads a SQLite book withou
 
 from __future__ import annotations
 
-from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
+from ttt_solve.solver.rules import Rules
 
 BOOK_CELLS_LIMIT = 64
 """The largest board a book stores: a key of ``2 * 64`` bits fills the 16 bytes of a wide key."""
@@ -20,7 +20,7 @@ BOOK_CELLS_LIMIT = 64
 
 def is_wide(rules: Rules) -> bool:
     """Whether this game's keys can pass 64 bits (more than 31 cells)."""
-    return rules.cells > KEY_CELLS_LIMIT
+    return not rules.fits_key
 
 
 def fits_book(rules: Rules) -> bool:

@@ -69,9 +69,10 @@ def insert_blocks(conn: Connection, game_id: int, ply: int, blocks: Iterable[Any
         f"INSERT INTO {TABLE} ({', '.join(BLOCK_COLUMNS)}) "
         f"VALUES ({int(game_id)}, {int(ply)}, {marks})"
     )
+    taken = iter(blocks)  # batches are cut from one iterator, whatever iterable is given
     cursor = conn.connection.cursor()
     try:
-        for batch in iter(lambda: list(islice(blocks, BATCH_BLOCKS)), []):
+        for batch in iter(lambda: list(islice(taken, BATCH_BLOCKS)), []):
             cursor.executemany(insert, batch)
             yield sum(block[1] for block in batch)
     finally:
