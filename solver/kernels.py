@@ -100,15 +100,6 @@ def won_keys(keys: NDArray[np.uint64], shift: int, lines: NDArray[np.uint64]) ->
     return out
 
 
-def bit_images(tables: NDArray[np.uint64], key_bits: int) -> NDArray[np.uint64]:
-    """``[symmetry, bit]``: the image of the single key bit ``bit`` under each symmetry."""
-    bits = np.arange(key_bits)
-    images: NDArray[np.uint64] = tables[
-        :, bits // KEY_CHUNK_BITS, np.left_shift(1, bits % KEY_CHUNK_BITS)
-    ]
-    return images
-
-
 @_compile_inline
 def _child_canonical(
     images: NDArray[np.uint64], parent: int, moves: NDArray[np.uint64], bit: int
@@ -136,7 +127,7 @@ def canonical_children(
 ) -> NDArray[np.uint64]:
     """The canonical key of every child of every parent (all with ``empties`` empty cells):
     ``empties`` children per parent, in parent order; the mover's stone goes at bit
-    ``cell + shift``. ``moves`` is :func:`bit_images` transposed to ``[bit, symmetry]``."""
+    ``cell + shift``. ``moves`` is ``Rules.bit_images`` as an array, ``[bit, symmetry]``."""
     out = np.empty(len(parents) * empties, dtype=np.uint64)
     full = (np.uint64(1) << np.uint64(cells)) - np.uint64(1)
     images = np.empty((len(parents), tables.shape[0]), dtype=np.uint64)

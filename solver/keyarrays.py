@@ -227,7 +227,7 @@ class CompiledKeyArrays(KeyArrays):
         self._kernels = kernels
         self.tables = np.ascontiguousarray(self._tables)
         # moves[b, s]: the image under symmetry s of key bit b alone (a stone played).
-        self.moves = np.ascontiguousarray(kernels.bit_images(self.tables, 2 * rules.cells).T)
+        self.moves = np.array(rules.bit_images, dtype=np.uint64)
         self.lines = np.array(rules.lines, dtype=np.uint64)
         # Slices sorted at once by sorted_unique: one per core.
         self.sort_slices = numba.get_num_threads()
