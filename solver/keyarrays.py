@@ -231,6 +231,9 @@ class CompiledKeyArrays(KeyArrays):
         self.lines = np.array(rules.lines, dtype=np.uint64)
         # Slices sorted at once by sorted_unique: one per core.
         self.sort_slices = numba.get_num_threads()
+        self._index: tuple[tuple[int, int], NDArray[np.uint64], NDArray[np.int64], int] | None = (
+            None
+        )
 
     def canonical(self, keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
         canonical: NDArray[np.uint64] = self._kernels.canonical_keys(_flat(keys), self.tables)
@@ -261,7 +264,7 @@ class CompiledKeyArrays(KeyArrays):
         return distinct
 
     def back_up(self, parents: Keys, ply: int, next_keys: Keys, next_scores: Scores) -> BackUp:
-        next_keys = _flat(next_keys)
+        next_keys, starts, shift = self._indexed(_flat(next_keys))
         backed_up: BackUp = self._kernels.back_up(
             _flat(parents),
             self.tables,
@@ -269,10 +272,24 @@ class CompiledKeyArrays(KeyArrays):
             self.cells,
             self._shift(ply),
             next_keys,
-            *self._kernels.bucket_starts(next_keys, 2 * self.cells),
+            starts,
+            shift,
             np.ascontiguousarray(next_scores, dtype=np.int16),
         )
         return backed_up
+
+    def _indexed(
+        self, keys: NDArray[np.uint64]
+    ) -> tuple[NDArray[np.uint64], NDArray[np.int64], int]:
+        """A ply's sorted keys with their bucket index (:func:`kernels.bucket_starts`), made
+        once for the many chunks of parents backed up from the same ply. The index is kept
+        with the keys it was made from, so their memory is not reused while it is kept."""
+        where = (keys.__array_interface__["data"][0], len(keys))
+        if self._index is None or self._index[0] != where:
+            starts, shift = self._kernels.bucket_starts(keys, 2 * self.cells)
+            self._index = (where, keys, starts, shift)
+        _, kept, starts, shift = self._index
+        return kept, starts, shift
 
     def _shift(self, ply: int) -> int:
         """Where the stones of the player to move at ``ply`` sit in a key: X at bit 0 (even
