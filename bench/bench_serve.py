@@ -52,6 +52,8 @@ RPS_TARGET = 1_000
 MEMORY_GROWTH_TARGET = 0.20
 STEP_PASSES = 3
 """Passes over the positions of each ``--steps`` step; the fastest is shown."""
+GAME_POSITIONS = 1_217_977
+"""The canonical positions of 4x4 k=4, the rows its book holds."""
 WARMUP = 1_000
 """Requests after which the server's memory is taken as the baseline."""
 
@@ -111,8 +113,8 @@ def start_server(
         except OSError:
             time.sleep(0.2)
             continue
-        if not constant and memory_rows != 0:
-            wait_for_memory(server)
+        if not constant and (memory_rows is None or memory_rows >= GAME_POSITIONS):
+            wait_for_memory(server)  # the server loads a game only if all its rows fit
         return server
     server.kill()
     sys.exit("ttt serve did not answer within 60 s")
@@ -123,7 +125,7 @@ def wait_for_memory(server: subprocess.Popen) -> None:
     measures the server as it answers once started, not while it loads."""
     assert server.stdout is not None
     while line := server.stdout.readline():
-        if line.startswith("4x4 k=4:"):
+        if line.startswith(f"{Rules(4, 4, 4).name}:"):
             print(f"server: {line.strip()}", flush=True)
             return
     sys.exit("ttt serve stopped before the game's rows were in memory")

@@ -72,15 +72,9 @@ class MemoryTable:
         self.rules = rules
         self.keys, self.values, self.remoteness = keys, values, remoteness
         self.best, self.images = best, images
-        tables = rules.key_tables
-        # [chunk, byte, symmetry]: the images of one byte of a key, as Rules.key_tables
-        self._chunk_images = np.array(
-            [
-                [[table[chunk][byte] for table in tables] for byte in range(256)]
-                for chunk in range(len(tables[0]))
-            ],
-            dtype=np.int64,
-        )
+        # [chunk, byte, symmetry]: Rules.key_tables ([symmetry, chunk, byte]) reordered
+        tables = np.array(rules.key_tables, dtype=np.int64)
+        self._chunk_images = np.ascontiguousarray(tables.transpose(1, 2, 0))
         # [bit, symmetry]: the images of one stone of a key (bit cell for X, cells + cell for O)
         self._stone_images = np.array(rules.bit_images, dtype=np.int64)
         self._find = _compiled_family_rows()
@@ -216,7 +210,8 @@ def _batches(rows: Iterator[tuple[int, ...]]) -> Iterator[list[tuple[int, ...]]]
 class MemoryLoader:
     """Loads the tables of a book's games in a background thread, smallest game first, while
     their rows fit ``max_rows`` in all; each table serves as soon as it is loaded (the book
-    answers from the database meanwhile). ``report`` is told of each game loaded or not."""
+    answers from the database meanwhile). ``report`` is told of each game loaded, and of each
+    that could not be read (a game that does not fit is passed over in silence)."""
 
     def __init__(self, book: Book, max_rows: int, report: Callable[[str], None]) -> None:
         self.book = book

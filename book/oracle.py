@@ -131,8 +131,8 @@ class Oracle:
                 # one query for both (a finished game has no moves: find_with_moves gives none)
                 entry, stored = book.find_with_moves(position)
                 return Analysis(position, entry.value, tuple(stored), BOOK, 0, 0.0)
+            moves, nodes, seconds = self._search_moves(position)  # first: it may be refused
             entry = book.find(position)
-            moves, nodes, seconds = self._search_moves(position)
             return Analysis(position, entry.value, moves, BOOK_AND_SEARCH, nodes, seconds)
         if position.is_terminal:
             return Analysis(position, terminal_value(position), (), SEARCH, 0, 0.0)

@@ -14,8 +14,8 @@ import json
 import math
 
 from ttt_solve.book.oracle import Analysis
+from ttt_solve.book.reader import MoveEntry
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Value
 
 ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 """Starlette's ``JSONResponse`` encoding, made once (``json.dumps`` with options makes an
@@ -40,17 +40,12 @@ def _game_head(rules: Rules) -> str:
 
 
 @functools.cache
-def _move_head(name: str, cell: int) -> str:
-    """A move's fields up to its value (few: one a cell of each board served)."""
-    return f'{{"cell":{ENCODER.encode(name)},"index":{cell},'
-
-
-@functools.cache
-def _move_tail(value: Value, best: bool) -> str:
-    """A move's fields from its value on (few: three outcomes, a remoteness up to the
-    board's cells, best or not)."""
+def _move_text(move: MoveEntry, best: bool) -> str:
+    """A move's object (few: a cell of each board served, three outcomes, a remoteness up to
+    the board's cells, best or not)."""
     return (
-        f'"value":"{value.outcome.value}","remoteness":{value.remoteness},'
+        f'{{"cell":{ENCODER.encode(move.name)},"index":{move.cell},'
+        f'"value":"{move.value.outcome.value}","remoteness":{move.value.remoteness},'
         f'"best":{_JSON_BOOL[best]}}}'
     )
 
@@ -60,10 +55,8 @@ def encode_analysis(analysis: Analysis) -> bytes:
     encode = ENCODER.encode
     position = analysis.position
     value = analysis.value
-    best = set(analysis.best_moves)
-    moves = ",".join(
-        [_move_head(m.name, m.cell) + _move_tail(m.value, m.cell in best) for m in analysis.moves]
-    )
+    # a best move keeps the position's value (Analysis.best_moves)
+    moves = ",".join([_move_text(m, m.value == value) for m in analysis.moves])
     terminal = not analysis.moves  # as analysis_json tells a finished game
     winner = position.winner if terminal else None
     text = (

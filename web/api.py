@@ -14,13 +14,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ttt_solve.book.errors import OutOfReachError
-from ttt_solve.book.query import analysis_json
 from ttt_solve.errors import TttError
+from ttt_solve.web.answers import encode_analysis
 from ttt_solve.web.audits import job_json
 from ttt_solve.web.common import (
     MAX_QUERY,
     RouteTable,
-    answer,
     asked_position,
     audits_of,
     explorer_of,
@@ -38,8 +37,9 @@ async def position(request: Request) -> Response:
     explorer = explorer_of(request)
     try:
         body = explorer.read_json(asked.position)  # from the book, kept encoded
-    except OutOfReachError:  # past the book: searched live, each time
-        return JSONResponse(analysis_json(await answer(explorer, asked.position)))
+    except OutOfReachError:  # past the book (read_json tried it): searched live, each time
+        searched = await run_in_threadpool(explorer.search, asked.position)
+        body = encode_analysis(searched)
     return Response(body, media_type="application/json")
 
 
