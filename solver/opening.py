@@ -21,9 +21,9 @@ are few and the prover's time is all that counts. Best moves stay ``uint64`` mas
 hold boards of up to :data:`MASK_CELLS_LIMIT` cells.
 
 Nearly all the time goes into the deepest ply, so that ply is cut into chunks of
-:data:`ROWS_PER_CHUNK` rows. With ``jobs > 1`` the chunks are shared out to worker processes,
-each with its own prover (the values proved do not depend on who proves them, so the book is
-the same). With a work directory each finished chunk is kept on disk
+:data:`ROWS_PER_CHUNK` rows (:data:`WIDE_ROWS_PER_CHUNK` past 31 cells). With ``jobs > 1``
+the chunks are shared out to worker processes, each with its own prover (the values proved
+do not depend on who proves them, so the book is the same). With a work directory each finished chunk is kept on disk
 (:mod:`solver.plystore`), so an interrupted build resumes from the chunks it has.
 """
 
@@ -53,6 +53,11 @@ MASK_CELLS_LIMIT = 64
 
 ROWS_PER_CHUNK = 64
 """Deepest-ply rows proved between two saves to the work directory (1 to 5 s on (5,5,4))."""
+
+WIDE_ROWS_PER_CHUNK = 1
+"""The same for boards of more than 31 cells, whose positions take seconds to minutes each
+((9,4,4) at ply 2: 0.7 s to minutes): a row a chunk, so an interrupted build loses one
+position's proof at most, and worker processes share the work out evenly."""
 
 BOOK_TABLE_BITS = {"compiled": 24, "python": 22}
 """Table size of a book's own prover: a book runs many searches through one table, and a
@@ -163,8 +168,9 @@ class OpeningBookBuilder:
         best = np.zeros(len(keys), dtype=np.uint64)
         pending = []
         done = 0
-        for start in range(0, len(keys), ROWS_PER_CHUNK):
-            stop = min(start + ROWS_PER_CHUNK, len(keys))
+        chunk = ROWS_PER_CHUNK if self.arrays is not None else WIDE_ROWS_PER_CHUNK
+        for start in range(0, len(keys), chunk):
+            stop = min(start + chunk, len(keys))
             name = _chunk_name(start, stop)
             if store.has(name + "-scores") and store.has(name + "-best"):
                 scores[start:stop] = store.load(name + "-scores")
