@@ -8,7 +8,7 @@ position at a time, with the opening-book builder's own back-up.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,7 @@ from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Value
-from ttt_solve.solver.verify import MoveScores, Problem, check_plies
+from ttt_solve.solver.verify import Problem, RowCheck, check_plies
 
 
 def stored_plies(
@@ -123,9 +123,10 @@ def _column_problems(rules: Rules, ply: int, columns: list[np.ndarray]) -> Itera
 def verify_game(
     book: Book,
     rules: Rules,
-    move_scores: Callable[[Position], dict[int, int]] | None = None,
+    check_row: RowCheck | None = None,
 ) -> tuple[GameInfo, Generator[Problem, None, None]]:
-    """The game and every problem found in it: stored rows, and rows against the summary."""
+    """The game and every problem found in it: stored rows, and rows against the summary;
+    ``check_row`` checks the last ply of an opening book (whose children are not stored)."""
     info = book.game(rules)
     recounted = Figures(rules.cells)  # the summary again, from the rows as they are read
     column_problems: list[Problem] = []
@@ -146,7 +147,7 @@ def verify_game(
     def problems() -> Generator[Problem, None, None]:
         plies = counted(stored_plies(book, rules, column_problems))
         check = check_wide_plies if is_wide(rules) else check_plies
-        for problem in check(rules, plies, move_scores):
+        for problem in check(rules, plies, check_row):
             yield from column_problems
             column_problems.clear()
             yield problem
@@ -201,21 +202,21 @@ def _summary_problems(info: GameInfo, recounted: Figures, last_ply: int) -> Iter
 
 
 def check_wide_plies(
-    rules: Rules, plies: Iterable[PlyTable], move_scores: MoveScores | None = None
+    rules: Rules, plies: Iterable[PlyTable], check_row: RowCheck | None = None
 ) -> Iterator[Problem]:
     """What :func:`solver.verify.check_plies` finds, for a game whose keys are Python ints:
     every stored position checked one at a time against its board, its symmetry class, its
-    children's stored scores or, on the last ply, the prover's ``move_scores``."""
+    children's stored scores or, on the last ply, by ``check_row``."""
     tables = list(plies)  # a wide game is a few plies of an opening book
     for table, following in zip(tables, [*tables[1:], None]):
         child_scores = None
         if following is not None and following.ply == table.ply + 1:
             child_scores = dict(zip(following.keys.tolist(), following.scores.tolist()))
-        prover = move_scores if following is None else None  # the last ply only
+        last_check = check_row if following is None else None
         found = [
             problem
             for row in zip(*(column.tolist() for column in table[1:]))
-            for problem in _wide_row_problems(rules, table.ply, row, child_scores, prover)
+            for problem in _wide_row_problems(rules, table.ply, row, child_scores, last_check)
         ]
         unchecked = [problem.key for problem in found if problem.message == _NOT_STORED]
         yield from (problem for problem in found if problem.message != _NOT_STORED)
@@ -232,7 +233,7 @@ def _wide_row_problems(
     ply: int,
     row: tuple[int, int, int, int],
     child_scores: dict[int, int] | None,
-    move_scores: MoveScores | None,
+    check_row: RowCheck | None,
 ) -> Iterator[Problem]:
     """The problems of one stored position (``row``: key, score, best moves, images)."""
     key, score, best, images = row
@@ -262,16 +263,9 @@ def _wide_row_problems(
                 "best moves are not the children that reach the score",
             ),
         ]
-    elif move_scores is not None:
-        by_cell = move_scores(position)
-        top = max(by_cell.values())
-        found += [
-            (score != top, "score differs from the prover's"),
-            (
-                score == top and best != sum(1 << c for c, s in by_cell.items() if s == top),
-                "best moves differ from the prover's",
-            ),
-        ]
+    elif check_row is not None:
+        message = check_row(position, score, best)
+        found.append((message is not None, message or ""))
     else:
         found.append((True, _NOT_STORED))
     yield from (Problem(ply, key, message) for bad, message in found if bad)

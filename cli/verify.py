@@ -35,21 +35,22 @@ def verify(rules: Rules, db: str) -> None:
       ttt verify --size 3 --win 3
     """
     with open_book(db) as book:
-        prover_scores = None
+        row_check = None
         info = book.game(rules)
         if info.book_depth is not None:
-            from ttt_solve.solver.search import Prover
+            from ttt_solve.solver.opening import BOOK_TABLE_BITS, check_row
+            from ttt_solve.solver.search import Prover, default_engine
 
-            prover = Prover(rules)
+            prover = Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
 
-            def prover_scores(position: Position) -> dict[int, int]:
-                return {cell: value.score for cell, value in prover.move_values(position)}
+            def row_check(position: Position, score: int, best: int) -> str | None:
+                return check_row(prover, position, score, best)
 
         click.echo(
             f"verifying {rules.name} in {book.display_url} ({info.positions:,} positions)...",
             err=True,
         )
-        info, problems = verify_game(book, rules, prover_scores)
+        info, problems = verify_game(book, rules, row_check)
         found = 0
         with closing(problems):
             for problem in problems:

@@ -23,8 +23,9 @@ hold boards of up to :data:`MASK_CELLS_LIMIT` cells.
 Nearly all the time goes into the deepest ply, so that ply is cut into chunks of
 :data:`ROWS_PER_CHUNK` rows (:data:`WIDE_ROWS_PER_CHUNK` past 31 cells). With ``jobs > 1``
 the chunks are shared out to worker processes, each with its own prover (the values proved
-do not depend on who proves them, so the book is the same). With a work directory each finished chunk is kept on disk
-(:mod:`solver.plystore`), so an interrupted build resumes from the chunks it has.
+do not depend on who proves them, so the book is the same). With a work directory each
+finished chunk is kept on disk (:mod:`solver.plystore`), so an interrupted build resumes
+from the chunks it has.
 """
 
 from __future__ import annotations
@@ -218,8 +219,10 @@ class OpeningBookBuilder:
         as it comes back (in any order)."""
         tasks = [(start, stop, keys[start:stop], won[start:stop]) for start, stop in pending]
         # Neighbouring rows share much of their search, which only one table can reuse: a
-        # worker takes runs of neighbouring chunks (yet small enough to balance the load).
-        run = max(1, min(8, len(tasks) // (4 * self.jobs)))
+        # worker takes runs of neighbouring chunks (yet small enough to balance the load). A
+        # run comes back whole, so past 31 cells, where a row can take minutes, a run is one
+        # chunk: each proof is kept as soon as it is done.
+        run = max(1, min(8, len(tasks) // (4 * self.jobs))) if self.arrays is not None else 1
         self.processes = min(self.jobs, len(tasks))
         # Workers start from a fresh server process, not a fork of this one: a fork copies
         # whatever threads and locks the caller holds (a web server's, a data library's), and
@@ -357,6 +360,28 @@ def prove_rows(
         scores[row] = score
         best[row] = mask
     return scores, best
+
+
+def check_row(prover: Prover, position: Position, score: int, best: int) -> str | None:
+    """What is wrong with an open position's ``score`` and best-move mask ``best``, by the
+    prover (``None``: nothing). The way :func:`prove_rows` does not take: one probe of each
+    child with a window around the score it must have for the move to be worth ``score``,
+    which tells whether the move is worth more, exactly that, or less; ``score`` is right when
+    no move is worth more and some move is worth it, ``best`` when it holds exactly those moves.
+    Far cheaper than each child's exact score."""
+    target = best_child_score(score)
+    reaching = 0
+    for cell in iter_cells(position.empty):
+        child = prover.bound(position.play(cell), target - 1, target + 1)
+        if child < target:  # the move is worth more than the score
+            return "score differs from the prover's"
+        if child == target:
+            reaching |= 1 << cell
+    if not reaching:
+        return "score differs from the prover's"
+    if best != reaching:
+        return "best moves differ from the prover's"
+    return None
 
 
 _worker_prover: Prover | None = None

@@ -30,8 +30,9 @@ from ttt_solve.solver.value import WIN_SCORE
 if TYPE_CHECKING:
     from ttt_solve.solver.plytable import PlyTable
 
-MoveScores = Callable[[Position], dict[int, int]]
-"""For a position, the score of each legal move for the mover (a prover's answer)."""
+RowCheck = Callable[[Position, int, int], "str | None"]
+"""For an open position, its stored score and best-move mask: what a prover finds wrong with
+them (``None``: nothing); see :func:`solver.opening.check_row`."""
 
 
 class Problem(NamedTuple):
@@ -41,7 +42,7 @@ class Problem(NamedTuple):
 
 
 def check_plies(
-    rules: Rules, plies: Iterable[PlyTable], move_scores: MoveScores | None = None
+    rules: Rules, plies: Iterable[PlyTable], check_row: RowCheck | None = None
 ) -> Iterator[Problem]:
     """Every inconsistency of the stored plies (see the module docstring).
 
@@ -53,10 +54,10 @@ def check_plies(
     for table in plies:
         if previous is not None:
             following = table if table.ply == previous.ply + 1 else None
-            yield from _check_ply(rules, arrays, previous, following, move_scores, last=False)
+            yield from _check_ply(rules, arrays, previous, following, check_row, last=False)
         previous = table
     if previous is not None:
-        yield from _check_ply(rules, arrays, previous, None, move_scores, last=True)
+        yield from _check_ply(rules, arrays, previous, None, check_row, last=True)
 
 
 ROWS_PER_CHUNK = 1 << 18
@@ -68,7 +69,7 @@ def _check_ply(
     arrays: KeyArrays,
     table: PlyTable,
     child_table: PlyTable | None,
-    move_scores: MoveScores | None,
+    check_row: RowCheck | None,
     last: bool,
 ) -> Iterator[Problem]:
     for start in range(0, len(table.keys), ROWS_PER_CHUNK):
@@ -82,7 +83,7 @@ def _check_ply(
             np.asarray(table.best_moves[part], dtype=np.uint64),
             np.asarray(table.images[part]),
             child_table,
-            move_scores,
+            check_row,
             last,
         )
 
@@ -96,7 +97,7 @@ def _check_rows(
     best: NDArray[np.uint64],
     images: NDArray[np.uint8],
     child_table: PlyTable | None,
-    move_scores: MoveScores | None,
+    check_row: RowCheck | None,
     last: bool,
 ) -> Iterator[Problem]:
     fits = _stones_fit(rules, arrays, keys, ply)
@@ -127,8 +128,8 @@ def _check_rows(
     rows = _OpenRows(keys[open_rows], scores[open_rows], best[open_rows])
     if child_table is not None:
         yield from _check_backup(arrays, ply, rows, child_table)
-    elif last and move_scores is not None:
-        yield from _check_by_prover(rules, ply, rows, move_scores)
+    elif last and check_row is not None:
+        yield from _check_by_prover(rules, ply, rows, check_row)
     else:
         yield Problem(
             ply,
@@ -203,13 +204,9 @@ def _check_backup(
 
 
 def _check_by_prover(
-    rules: Rules, ply: int, rows: _OpenRows, move_scores: MoveScores
+    rules: Rules, ply: int, rows: _OpenRows, check_row: RowCheck
 ) -> Iterator[Problem]:
     for key, score, best in zip(rows.keys.tolist(), rows.scores.tolist(), rows.best.tolist()):
-        by_cell = move_scores(Position.from_key(rules, key))
-        top = max(by_cell.values())
-        top_moves = sum(1 << cell for cell, move in by_cell.items() if move == top)
-        if score != top:
-            yield Problem(ply, key, "score differs from the prover's")
-        elif best != top_moves:
-            yield Problem(ply, key, "best moves differ from the prover's")
+        message = check_row(Position.from_key(rules, key), score, best)
+        if message is not None:
+            yield Problem(ply, key, message)

@@ -7,8 +7,9 @@ import pytest
 
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.opening import OpeningBookBuilder
+from ttt_solve.solver.opening import OpeningBookBuilder, check_row
 from ttt_solve.solver.plytable import PlyTable
+from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.search import Prover
 from ttt_solve.solver.value import WIN_SCORE, best_child_score, move_score
@@ -131,3 +132,26 @@ def test_workers_prove_the_same_book(monkeypatch):
     )
     with pytest.raises(ValueError, match="jobs"):
         OpeningBookBuilder(rules, depth, jobs=0)
+
+
+def test_check_row_passes_the_truth_and_nothing_else():
+    """Held against the exhaustive solver's rows: the probes pass each open position's score
+    and best moves, and catch any other possible score and a best-move set one cell off."""
+    rules = Rules(4, 4, 3)
+    prover = Prover(rules)
+    checked = 0
+    for table in exhaustive_plies(rules, 5).values():
+        for key, score, best in list(zip(*(t.tolist() for t in table[1:4])))[::17]:
+            position = Position.from_key(rules, key)
+            if position.winner is not None:
+                continue
+            assert check_row(prover, position, score, best) is None, position
+            empties = position.empty_count
+            possible = {0} | {sign * (WIN_SCORE - r) for sign in (1, -1) for r in range(empties)}
+            for wrong in sorted(possible - {score}):
+                assert check_row(prover, position, wrong, best) == "score differs from the prover's"
+            for cell in range(rules.cells):
+                message = check_row(prover, position, score, best ^ (1 << cell))
+                assert message == "best moves differ from the prover's", (position, cell)
+            checked += 1
+    assert checked > 60

@@ -215,3 +215,34 @@ def test_a_board_past_64_cells_is_refused_by_the_writer(tmp_path):
             BookError, match="5x13 k=4 has 65 cells; a book holds boards of at most 64"
         ):
             write_game(book, rules, iter(()), method="alphabeta", book_depth=0)
+
+
+@pytest.mark.parametrize("rules", [Rules(3, 4, 3), WIDE])
+def test_verify_checks_the_last_ply_by_the_prover(wide_book, tmp_path, rules):
+    """The last ply of an opening book has no stored children: the prover's probes check its
+    rows, on the array path (up to 31 cells) and the Python one."""
+    source = wide_book
+    if rules != WIDE:
+        source = str(tmp_path / "small.sqlite")
+        build(source, rules, 2)
+    with sqlite3.connect(source) as connection:
+        (game_id,) = connection.execute(
+            "SELECT id FROM games WHERE rows = ? AND cols = ? AND k = ?",
+            (rules.rows, rules.cols, rules.k),
+        ).fetchone()
+    last_ply = booksurgery.matching(source, game_id=game_id, ply=2)
+    row = next(r for r in last_ply if r.value != 0 and 0 < r.remoteness <= rules.cells - 4)
+    position = Position.from_key(rules, row.key)
+    other_cell = next(c for c in position.legal_moves() if not row.best_moves >> c & 1)
+    verify = ("verify", "--size", rules.size, "--win", str(rules.k))
+    for damage, message in [
+        ({"remoteness": row.remoteness + 2}, "score differs from the prover's"),
+        ({"best_moves": row.best_moves | 1 << other_cell}, "best moves differ from the prover's"),
+    ]:
+        db = str(tmp_path / "damaged.sqlite")
+        shutil.copy(source, db)
+        booksurgery.change(db, row, **damage)
+        result = ttt_run(*verify, "--db", db)
+        assert result.exit_code == 1, result.output
+        assert f"ply 2, position {position}: {message}" in result.output
+    assert ttt_run(*verify, "--db", source).exit_code == 0
