@@ -38,7 +38,7 @@ def analysis_json(analysis: Analysis) -> dict[str, Any]:
     # once, not three times.
     terminal = not analysis.moves
     return {
-        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+        "game": rules.as_dict(),
         "position": str(position),
         "ply": position.ply,
         "to_move": position.to_move,

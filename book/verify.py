@@ -17,7 +17,7 @@ from ttt_solve.book.errors import DamagedBookError
 from ttt_solve.book.reader import Book, GameInfo, StoredRow, not_a_number, out_of_range
 from ttt_solve.book.widekeys import is_wide
 from ttt_solve.solver.figures import Figures
-from ttt_solve.solver.opening import back_up_position, image_keys, won_by_last_mover
+from ttt_solve.solver.opening import back_up_position, won_by_last_mover
 from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -244,7 +244,7 @@ def _wide_row_problems(
     position = Position(rules, x, o)
     found = [
         (position.canonical_key != key, "key is not canonical"),
-        (len(set(image_keys(position))) != images, "images is not the size of its symmetry class"),
+        (len(set(position.image_keys())) != images, "images is not the size of its symmetry class"),
     ]
     won, full = won_by_last_mover(position), position.empty == 0
     if won or full:

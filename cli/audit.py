@@ -374,7 +374,7 @@ def _print_json(
     rules = truth.rules
     out: dict[str, object] = {
         "agent": agent_spec,
-        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+        "game": rules.as_dict(),
         "book": db,
         "seed": seed,
         "mode": "positions" if weighted else "games",

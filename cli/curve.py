@@ -298,7 +298,7 @@ def curves_json(
             }
         )
     return {
-        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+        "game": rules.as_dict(),
         "book": book,
         "mode": "games" if games_mode else "positions",
         "description": description,

@@ -54,7 +54,7 @@ def report(book: Book, info: GameInfo) -> dict:
         )
     rules = info.rules
     return {
-        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+        "game": rules.as_dict(),
         "value_for_x": info.value.outcome.value,
         "remoteness": info.value.remoteness,
         "method": info.method,

@@ -123,7 +123,7 @@ def tournament(
         click.echo(
             json.dumps(
                 {
-                    "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+                    "game": rules.as_dict(),
                     "games_per_pair": games,
                     "seed": seed,
                     "agents": names,

@@ -277,15 +277,9 @@ def wide_plies(rules: Rules, depth: int) -> list[tuple[NDArray[Any], NDArray[np.
 def wide_orbit_sizes(rules: Rules, keys: NDArray[Any]) -> NDArray[np.uint8]:
     """How many distinct positions each key's symmetry class holds (``uint8``)."""
     return np.array(
-        [len(set(image_keys(Position.from_key(rules, key)))) for key in keys.tolist()],
+        [len(set(Position.from_key(rules, key).image_keys())) for key in keys.tolist()],
         dtype=np.uint8,
     )
-
-
-def image_keys(position: Position) -> list[int]:
-    """The keys of a position's images under every symmetry of its board."""
-    symmetries = range(len(position.rules.symmetries))
-    return [position.transform(symmetry).key for symmetry in symmetries]
 
 
 def back_up_position(position: Position, child_scores: Mapping[int, int]) -> tuple[int, int, bool]:

@@ -210,6 +210,11 @@ class Position:
         rules = self.rules
         return Position(rules, rules.permute(self.x, symmetry), rules.permute(self.o, symmetry))
 
+    def image_keys(self) -> tuple[int, ...]:
+        """The keys of this position's images, one for each of ``rules.symmetries`` in order
+        (the same key more than once when the position is symmetric)."""
+        return tuple(self.transform(symmetry).key for symmetry in range(len(self.rules.symmetries)))
+
     def canonical(self) -> tuple[int, int]:
         """``(canonical key, symmetry)`` where ``transform(symmetry).key`` is that key."""
         return self.rules.canonical(self.x, self.o)

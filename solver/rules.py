@@ -122,6 +122,10 @@ class Rules:
         # Pickle the three numbers; the derived tables are rebuilt (or rebuilt lazily).
         return (Rules, (self.rows, self.cols, self.k))
 
+    def as_dict(self) -> dict[str, int]:
+        """The game as the JSON answers name it: ``{"rows": R, "cols": C, "k": k}``."""
+        return {"rows": self.rows, "cols": self.cols, "k": self.k}
+
     @classmethod
     def from_size(cls, size: str, k: int) -> Rules:
         """Rules from a ``--size`` string (``3`` or ``4x5``) and a win length."""

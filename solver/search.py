@@ -341,7 +341,7 @@ def root_of(position: Position) -> Root:
             rest = line & ~opp
             if rest & (rest - 1) == 0:
                 threats_opp |= rest
-    images = tuple(position.transform(index).key for index in range(len(rules.symmetries)))
+    images = position.image_keys()
     return Root(
         me,
         opp,

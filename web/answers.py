@@ -35,7 +35,7 @@ def _number(number: float) -> str:
 @functools.cache
 def _game_head(rules: Rules) -> str:
     """The answer's first field, the same for every position of a game, and the next's name."""
-    game = {"rows": rules.rows, "cols": rules.cols, "k": rules.k}
+    game = rules.as_dict()
     return '{"game":' + ENCODER.encode(game) + ',"position":'
 
 

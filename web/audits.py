@@ -192,7 +192,7 @@ def job_json(job: AuditJob, links: Any = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": job.id,
         "status": job.status,
-        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+        "game": rules.as_dict(),
         "agent": request.agent,
         "mode": request.mode,
         "sample": request.sample,

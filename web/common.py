@@ -120,7 +120,7 @@ def game_json(info: GameInfo) -> dict[str, Any]:
     rules = info.rules
     return {
         "name": game_name(rules),
-        "game": {"rows": rules.rows, "cols": rules.cols, "k": rules.k},
+        "game": rules.as_dict(),
         "value_for_x": info.value.outcome.value,
         "remoteness": info.value.remoteness,
         "method": info.method,
