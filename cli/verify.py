@@ -9,7 +9,7 @@ import click
 
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.verify import verify_game
-from ttt_solve.cli.common import db_option, friendly_errors, game_options
+from ttt_solve.cli.common import LazyProgress, db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
@@ -37,14 +37,23 @@ def verify(rules: Rules, db: str) -> None:
     with open_book(db) as book:
         row_check = None
         info = book.game(rules)
+        # An opening book's last ply is checked by the prover: minutes to hours on a big board.
+        by_ply = info.figures.by_ply["canonical"]
+        last_ply = max(by_ply, default=0)
+        proving = LazyProgress(f"proving ply {last_ply}")
         if info.book_depth is not None:
             from ttt_solve.solver.opening import BOOK_TABLE_BITS, check_row
             from ttt_solve.solver.search import Prover, default_engine
 
             prover = Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
+            proved = 0
 
             def row_check(position: Position, score: int, best: int) -> str | None:
-                return check_row(prover, position, score, best)
+                nonlocal proved
+                message = check_row(prover, position, score, best)
+                proved += 1  # open positions only: finished games need no proof
+                proving(proved, by_ply[last_ply])
+                return message
 
         click.echo(
             f"verifying {rules.name} in {book.display_url} ({info.positions:,} positions)...",
@@ -53,11 +62,16 @@ def verify(rules: Rules, db: str) -> None:
         info, problems = verify_game(book, rules, row_check)
         found = 0
         with closing(problems):
-            for problem in problems:
-                found += 1
-                if found <= SHOWN:
-                    where = _where(rules, problem.ply, problem.key)
-                    click.echo(f"{where}: {problem.message}")
+            try:
+                for problem in problems:
+                    found += 1
+                    if found <= SHOWN:
+                        where = _where(rules, problem.ply, problem.key)
+                        click.echo(f"{where}: {problem.message}")
+                if row_check is not None:  # the terminal positions count as done
+                    proving(by_ply.get(last_ply, 0), by_ply.get(last_ply, 0))
+            finally:
+                proving.close()
         if found:
             more = f" (first {SHOWN} shown)" if found > SHOWN else ""
             click.echo(f"{rules.name}: {found} problem{'s' if found > 1 else ''}{more}")
