@@ -1,0 +1,193 @@
+"""Boards past the prover's reach so far, proved one first move at a time: how far it gets.
+
+(8,8,5) is a draw (Hsu, Ko, Chen, Wei, Hsueh and Wu, 2020: 17.4 hours) and (10,4,4) an X win
+(Charatsidis, 2017). One search from the empty board runs for hours with nothing to show
+until it ends, and an interruption loses it all. So this script splits the proof at the root,
+in the weak prover's terms (the outcome, not the remoteness):
+
+* a draw: X cannot lose (one probe of the start: some first move holds), and no first move
+  wins: each canonical first move is probed on its own, "after it, can O hold the draw?";
+* a win: some first move wins: the canonical first moves are probed one by one, nearest the
+  centre first, until one wins.
+
+Each probe runs in slices of ``--report-every`` seconds, a progress line after each (the
+prover's table keeps what was proved, so the next slice resumes where the last stopped); each
+first move proved is written at once to the ``--state`` file (JSON), and a rerun with the same
+file skips the moves proved already. ``--limit`` bounds the whole run.
+
+    python bench/bench_stretch.py --board 8,8,5 --limit 7200 --state 885.json
+    python bench/bench_stretch.py --board 10,4,4 --limit 3600 --state 1044.json
+    python bench/bench_stretch.py --board 7,7,5 --limit 600     # a draw it proves in seconds
+
+Boards are (columns, rows, k) as published.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from common import load_average  # noqa: E402
+
+from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
+from ttt_solve.solver.position import Position  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
+from ttt_solve.solver.search import Prover  # noqa: E402
+
+PUBLISHED = {(8, 8, 5): "draw", (10, 4, 4): "win", (7, 7, 5): "draw", (9, 4, 4): "win"}
+"""Published values for X of the boards this script knows, (columns, rows, k)."""
+
+
+def first_moves(rules: Rules) -> list[int]:
+    """One cell of each canonical first move, nearest the centre first (then by cell)."""
+    start = Position.start(rules)
+    seen: dict[int, int] = {}
+    for cell in start.legal_moves():
+        seen.setdefault(start.play(cell).canonical_key, cell)
+    middle_row, middle_col = (rules.rows - 1) / 2, (rules.cols - 1) / 2
+
+    def distance(cell: int) -> tuple[float, int]:
+        row, col = divmod(cell, rules.cols)
+        return (abs(row - middle_row) + abs(col - middle_col), cell)
+
+    return sorted(seen.values(), key=distance)
+
+
+class Run:
+    """The state of one board's split proof, kept in a JSON file after each step."""
+
+    def __init__(self, rules: Rules, path: str | None) -> None:
+        self.rules = rules
+        self.path = path
+        self.proved: dict[str, dict[str, Any]] = {}
+        """What each step proved: ``"start"`` or a first move's cell name -> its record."""
+        if path and os.path.exists(path):
+            with open(path) as file:
+                kept = json.load(file)
+            if kept["board"] != [rules.rows, rules.cols, rules.k]:
+                raise SystemExit(f"{path} holds the proof of another board: {kept['board']}")
+            self.proved = kept["proved"]
+
+    def keep(self, step: str, record: dict[str, Any]) -> None:
+        self.proved[step] = record
+        if self.path:
+            temporary = self.path + ".tmp"
+            with open(temporary, "w") as file:
+                json.dump(
+                    {
+                        "board": [self.rules.rows, self.rules.cols, self.rules.k],
+                        "proved": self.proved,
+                    },
+                    file,
+                    indent=1,
+                )
+            os.replace(temporary, self.path)  # a run killed while writing keeps the old file
+
+
+def probe(
+    prover: Prover,
+    position: Position,
+    alpha: int,
+    beta: int,
+    label: str,
+    report_every: float,
+    deadline: float,
+) -> tuple[int | None, int, float]:
+    """``(bound or None if out of time, nodes, seconds)`` of one probe run in slices."""
+    started, nodes_before = time.perf_counter(), prover.nodes
+    while True:
+        now = time.perf_counter()
+        if now >= deadline:
+            return None, prover.nodes - nodes_before, now - started
+        try:
+            bound = prover.bound(position, alpha, beta, deadline=min(deadline, now + report_every))
+        except SearchTimeout:
+            seconds = time.perf_counter() - started
+            nodes = prover.nodes - nodes_before
+            print(
+                f"  {label}: {seconds:,.0f} s, {nodes:,} nodes ({nodes / seconds:,.0f}/s), "
+                f"load {load_average()}",
+                file=sys.stderr,
+                flush=True,
+            )
+            continue
+        return bound, prover.nodes - nodes_before, time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--board", default="8,8,5", help="columns,rows,k as published")
+    parser.add_argument("--limit", type=float, default=7200.0, help="seconds for the whole run")
+    parser.add_argument("--state", help="JSON file of the steps proved (read, then kept up)")
+    parser.add_argument(
+        "--report-every", type=float, default=300.0, help="seconds between progress lines"
+    )
+    parser.add_argument(
+        "--table-bits", type=int, default=25, help="prover table of 2**(bits+1) slots (25: 1.5 GiB)"
+    )
+    args = parser.parse_args()
+    columns, rows, k = (int(part) for part in args.board.split(","))
+    published = PUBLISHED.get((columns, rows, k))
+    if published is None:
+        raise SystemExit(f"no published value known for ({args.board}): {sorted(PUBLISHED)}")
+    rules = Rules(rows, columns, k)
+    run = Run(rules, args.state)
+    prover = Prover(rules, weak=True, table_bits=args.table_bits)
+    started = time.perf_counter()
+    deadline = started + args.limit
+    moves = first_moves(rules)
+    print(
+        f"({args.board}) published {published}; {len(moves)} canonical first moves; "
+        f"{len(run.proved)} steps kept; load {load_average()}",
+        file=sys.stderr,
+        flush=True,
+    )
+    start = Position.start(rules)
+    steps = [("start", start, None)] if published == "draw" else []
+    steps += [(rules.cell_name(cell), start.play(cell), cell) for cell in moves]
+    outcome = "not reached"
+    for number, (step, position, cell) in enumerate(steps, 1):
+        if step in run.proved:
+            continue
+        # the start: "can X avoid losing?" (score >= 0); a first move: "can O hold a draw
+        # after it?" (the child's score >= 0 for O; below 0, the move wins for X)
+        label = f"step {number} of {len(steps)}, {step}"
+        bound, nodes, seconds = probe(prover, position, -1, 0, label, args.report_every, deadline)
+        if bound is None:
+            print(f"  {label}: out of time", file=sys.stderr, flush=True)
+            break
+        holds = bound >= 0
+        found = (
+            ("X does not lose" if holds else "X loses")
+            if cell is None
+            else ("O holds" if holds else "X wins")
+        )
+        run.keep(step, {"found": found, "nodes": nodes, "seconds": round(seconds, 1)})
+        print(f"  {label}: {found}, {nodes:,} nodes, {seconds:,.1f} s", file=sys.stderr, flush=True)
+        if found == "X wins":
+            outcome = "win"
+            break
+    else:
+        outcome = "draw" if published == "draw" else "no winning first move found"
+    if published == "win" and any(r["found"] == "X wins" for r in run.proved.values()):
+        outcome = "win"
+    if published == "draw" and len(run.proved) < len(steps):
+        outcome = "not reached"
+    total_nodes = sum(record["nodes"] for record in run.proved.values())
+    total_seconds = sum(record["seconds"] for record in run.proved.values())
+    print(
+        f"({args.board}): {outcome} (published {published}); steps proved {len(run.proved)} of "
+        f"{len(steps)}: {total_nodes:,} nodes, {total_seconds:,.1f} s in all runs; this run "
+        f"{time.perf_counter() - started:,.1f} s; load {load_average()}"
+    )
+    for step, record in run.proved.items():
+        print(f"  {step}: {record['found']}, {record['nodes']:,} nodes, {record['seconds']} s")
+
+
+if __name__ == "__main__":
+    main()
