@@ -22,7 +22,7 @@ from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Value
-from ttt_solve.solver.verify import Problem, RowCheck, check_plies
+from ttt_solve.solver.verify import Problem, RowsCheck, check_plies
 
 
 def stored_plies(
@@ -123,10 +123,10 @@ def _column_problems(rules: Rules, ply: int, columns: list[np.ndarray]) -> Itera
 def verify_game(
     book: Book,
     rules: Rules,
-    check_row: RowCheck | None = None,
+    check_rows: RowsCheck | None = None,
 ) -> tuple[GameInfo, Generator[Problem, None, None]]:
     """The game and every problem found in it: stored rows, and rows against the summary;
-    ``check_row`` checks the last ply of an opening book (whose children are not stored)."""
+    ``check_rows`` checks the last ply of an opening book (whose children are not stored)."""
     info = book.game(rules)
     recounted = Figures(rules.cells)  # the summary again, from the rows as they are read
     column_problems: list[Problem] = []
@@ -147,7 +147,7 @@ def verify_game(
     def problems() -> Generator[Problem, None, None]:
         plies = counted(stored_plies(book, rules, column_problems))
         check = check_wide_plies if is_wide(rules) else check_plies
-        for problem in check(rules, plies, check_row):
+        for problem in check(rules, plies, check_rows):
             yield from column_problems
             column_problems.clear()
             yield problem
@@ -202,25 +202,33 @@ def _summary_problems(info: GameInfo, recounted: Figures, last_ply: int) -> Iter
 
 
 def check_wide_plies(
-    rules: Rules, plies: Iterable[PlyTable], check_row: RowCheck | None = None
+    rules: Rules, plies: Iterable[PlyTable], check_rows: RowsCheck | None = None
 ) -> Iterator[Problem]:
     """What :func:`solver.verify.check_plies` finds, for a game whose keys are Python ints:
     every stored position checked one at a time against its board, its symmetry class, its
-    children's stored scores or, on the last ply, by ``check_row``."""
+    children's stored scores or, on the last ply, by ``check_rows``."""
     tables = list(plies)  # a wide game is a few plies of an opening book
     for table, following in zip(tables, [*tables[1:], None]):
         child_scores = None
         if following is not None and following.ply == table.ply + 1:
             child_scores = dict(zip(following.keys.tolist(), following.scores.tolist()))
-        last_check = check_row if following is None else None
+        rows = list(zip(*(column.tolist() for column in table[1:])))
         found = [
             problem
-            for row in zip(*(column.tolist() for column in table[1:]))
-            for problem in _wide_row_problems(rules, table.ply, row, child_scores, last_check)
+            for row in rows
+            for problem in _wide_row_problems(rules, table.ply, row, child_scores)
         ]
         unchecked = [problem.key for problem in found if problem.message == _NOT_STORED]
         yield from (problem for problem in found if problem.message != _NOT_STORED)
-        if unchecked:
+        if not unchecked:
+            continue
+        if following is None and check_rows is not None:  # the last ply: the prover's turn
+            open_keys = set(unchecked)
+            to_prove = [(key, score, best) for key, score, best, _ in rows if key in open_keys]
+            for (key, _, _), message in zip(to_prove, check_rows(to_prove)):
+                if message is not None:
+                    yield Problem(table.ply, key, message)
+        else:
             message = f"{len(unchecked)} open positions whose children are not stored"
             yield Problem(table.ply, unchecked[0], message)
 
@@ -233,7 +241,6 @@ def _wide_row_problems(
     ply: int,
     row: tuple[int, int, int, int],
     child_scores: dict[int, int] | None,
-    check_row: RowCheck | None,
 ) -> Iterator[Problem]:
     """The problems of one stored position (``row``: key, score, best moves, images)."""
     key, score, best, images = row
@@ -263,9 +270,6 @@ def _wide_row_problems(
                 "best moves are not the children that reach the score",
             ),
         ]
-    elif check_row is not None:
-        message = check_row(position, score, best)
-        found.append((message is not None, message or ""))
     else:
         found.append((True, _NOT_STORED))
     yield from (Problem(ply, key, message) for bad, message in found if bad)

@@ -281,6 +281,11 @@ def usable_cores() -> int:
     return os.cpu_count() or 1
 
 
+BOOK_TABLE_BYTES = 768 * 2**20
+"""Memory of one process proving an opening book's positions: its transposition table (the
+compiled engine's, ``solver.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
+
+
 def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Callable]:
     """``--jobs N``: processes for the command, capped by the cores this process may use and,
     with ``memory_per_job`` bytes, by the memory available; a capped value is said on stderr.

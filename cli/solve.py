@@ -16,6 +16,7 @@ from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwrit
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.common import (
+    BOOK_TABLE_BYTES,
     CliError,
     LazyProgress,
     approx,
@@ -87,9 +88,6 @@ def summary_table(info: GameInfo, db: str) -> str:
 
 
 DEFAULT_BOOK_DEPTH = 2
-BOOK_TABLE_BYTES = 768 * 2**20
-"""Memory of one process proving an opening book: its transposition table (the compiled
-engine's, ``solver.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
 WORKDIR_POSITIONS = 2_000_000
 """Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
 

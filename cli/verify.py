@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from contextlib import closing
 
 import click
 
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.verify import verify_game
-from ttt_solve.cli.common import LazyProgress, db_option, friendly_errors, game_options
+from ttt_solve.cli.common import (
+    BOOK_TABLE_BYTES,
+    LazyProgress,
+    db_option,
+    friendly_errors,
+    game_options,
+    jobs_option,
+)
 from ttt_solve.cli.options import command
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
@@ -21,8 +29,12 @@ SHOWN = 20
 @command("verify")
 @game_options
 @db_option
+@jobs_option(
+    "Processes proving the last ply of an opening book (each holds a 768 MiB table).",
+    memory_per_job=BOOK_TABLE_BYTES,
+)
 @friendly_errors
-def verify(rules: Rules, db: str) -> None:
+def verify(rules: Rules, db: str, jobs: int) -> None:
     """Check a stored game: values, best moves, terminal positions and counts.
 
     Every position's value must be the best over its children's stored values (for the last
@@ -33,33 +45,25 @@ def verify(rules: Rules, db: str) -> None:
     \b
     Example:
       ttt verify --size 3 --win 3
+      ttt verify --size 4x9 --win 4 --jobs 2
     """
     with open_book(db) as book:
-        row_check = None
+        rows_check = None
         info = book.game(rules)
         # An opening book's last ply is checked by the prover: minutes to hours on a big board.
-        by_ply = info.figures.by_ply["canonical"]
-        last_ply = max(by_ply, default=0)
+        last_ply = max(info.figures.by_ply["canonical"], default=0)
         proving = LazyProgress(f"proving ply {last_ply}")
         if info.book_depth is not None:
-            from ttt_solve.solver.opening import BOOK_TABLE_BITS, check_row
-            from ttt_solve.solver.search import Prover, default_engine
+            from ttt_solve.solver.opening import check_rows
 
-            prover = Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
-            proved = 0
-
-            def row_check(position: Position, score: int, best: int) -> str | None:
-                nonlocal proved
-                message = check_row(prover, position, score, best)
-                proved += 1  # open positions only: finished games need no proof
-                proving(proved, by_ply[last_ply])
-                return message
+            def rows_check(rows: list[tuple[int, int, int]]) -> Iterator[str | None]:
+                return check_rows(rules, rows, jobs, proving)
 
         click.echo(
             f"verifying {rules.name} in {book.display_url} ({info.positions:,} positions)...",
             err=True,
         )
-        info, problems = verify_game(book, rules, row_check)
+        info, problems = verify_game(book, rules, rows_check)
         found = 0
         with closing(problems):
             try:
@@ -68,8 +72,6 @@ def verify(rules: Rules, db: str) -> None:
                     if found <= SHOWN:
                         where = _where(rules, problem.ply, problem.key)
                         click.echo(f"{where}: {problem.message}")
-                if row_check is not None:  # the terminal positions count as done
-                    proving(by_ply.get(last_ply, 0), by_ply.get(last_ply, 0))
             finally:
                 proving.close()
         if found:

@@ -224,13 +224,7 @@ class OpeningBookBuilder:
         # chunk: each proof is kept as soon as it is done.
         run = max(1, min(8, len(tasks) // (4 * self.jobs))) if self.arrays is not None else 1
         self.processes = min(self.jobs, len(tasks))
-        # Workers start from a fresh server process, not a fork of this one: a fork copies
-        # whatever threads and locks the caller holds (a web server's, a data library's), and
-        # a lock held at that moment never opens in the child.
-        with multiprocessing.get_context("forkserver").Pool(
-            self.processes, initializer=_start_worker, initargs=(self.rules,)
-        ) as pool:
-            # leaving the block (done, an error, Ctrl-C) terminates the workers
+        with _worker_pool(self.rules, self.processes) as pool:
             for start, stop, chunk_scores, chunk_best, nodes in pool.imap_unordered(
                 _prove_task, tasks, chunksize=run
             ):
@@ -378,8 +372,42 @@ def check_row(prover: Prover, position: Position, score: int, best: int) -> str 
     return None
 
 
+def check_rows(
+    rules: Rules,
+    rows: list[tuple[int, int, int]],
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> Iterator[str | None]:
+    """:func:`check_row` of each ``(canonical key, score, best-move mask)`` of open positions,
+    in order, by a fresh prover (a book's own size), or by ``jobs`` worker processes, each
+    with its own; ``progress(done, total)`` as rows are checked."""
+    report = progress or (lambda done, total: None)
+    report(0, len(rows))
+    if jobs == 1 or len(rows) < 2:
+        prover = Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
+        for done, (key, score, best) in enumerate(rows, 1):
+            yield check_row(prover, Position.from_key(rules, key), score, best)
+            report(done, len(rows))
+        return
+    with _worker_pool(rules, min(jobs, len(rows))) as pool:
+        for done, message in enumerate(pool.imap(_check_task, rows), 1):
+            yield message
+            report(done, len(rows))
+
+
+def _worker_pool(rules: Rules, processes: int) -> Any:
+    """A pool of ``processes`` workers, each with a prover of ``rules`` (leaving its ``with``
+    block, done, on an error or on Ctrl-C, terminates them)."""
+    # Workers start from a fresh server process, not a fork of this one: a fork copies
+    # whatever threads and locks the caller holds (a web server's, a data library's), and a
+    # lock held at that moment never opens in the child.
+    return multiprocessing.get_context("forkserver").Pool(
+        processes, initializer=_start_worker, initargs=(rules,)
+    )
+
+
 _worker_prover: Prover | None = None
-"""The prover of a worker process (see :meth:`OpeningBookBuilder._prove_in_workers`)."""
+"""The prover of a worker process (see :func:`_worker_pool`)."""
 
 
 def _start_worker(rules: Rules) -> None:
@@ -399,3 +427,11 @@ def _prove_task(
     before = prover.nodes
     scores, best = prove_rows(prover, keys, won)
     return start, stop, scores, best, prover.nodes - before
+
+
+def _check_task(row: tuple[int, int, int]) -> str | None:
+    key, score, best = row
+    prover = _worker_prover
+    if prover is None:
+        raise RuntimeError("a checking task ran outside a worker process")
+    return check_row(prover, Position.from_key(prover.rules, key), score, best)

@@ -23,16 +23,16 @@ from numpy.typing import NDArray
 
 from ttt_solve.solver.keyarrays import KeyArrays
 from ttt_solve.solver.plies import back_up_rows, won_by_last_mover
-from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE
 
 if TYPE_CHECKING:
     from ttt_solve.solver.plytable import PlyTable
 
-RowCheck = Callable[[Position, int, int], "str | None"]
-"""For an open position, its stored score and best-move mask: what a prover finds wrong with
-them (``None``: nothing); see :func:`solver.opening.check_row`."""
+RowsCheck = Callable[[list[tuple[int, int, int]]], Iterator["str | None"]]
+"""For open positions given as ``(canonical key, stored score, stored best-move mask)``: what a
+prover finds wrong with each, in order (``None``: nothing); see
+:func:`solver.opening.check_rows`."""
 
 
 class Problem(NamedTuple):
@@ -42,7 +42,7 @@ class Problem(NamedTuple):
 
 
 def check_plies(
-    rules: Rules, plies: Iterable[PlyTable], check_row: RowCheck | None = None
+    rules: Rules, plies: Iterable[PlyTable], check_rows: RowsCheck | None = None
 ) -> Iterator[Problem]:
     """Every inconsistency of the stored plies (see the module docstring).
 
@@ -54,10 +54,10 @@ def check_plies(
     for table in plies:
         if previous is not None:
             following = table if table.ply == previous.ply + 1 else None
-            yield from _check_ply(rules, arrays, previous, following, check_row, last=False)
+            yield from _check_ply(rules, arrays, previous, following, check_rows, last=False)
         previous = table
     if previous is not None:
-        yield from _check_ply(rules, arrays, previous, None, check_row, last=True)
+        yield from _check_ply(rules, arrays, previous, None, check_rows, last=True)
 
 
 ROWS_PER_CHUNK = 1 << 18
@@ -69,7 +69,7 @@ def _check_ply(
     arrays: KeyArrays,
     table: PlyTable,
     child_table: PlyTable | None,
-    check_row: RowCheck | None,
+    check_rows: RowsCheck | None,
     last: bool,
 ) -> Iterator[Problem]:
     for start in range(0, len(table.keys), ROWS_PER_CHUNK):
@@ -83,7 +83,7 @@ def _check_ply(
             np.asarray(table.best_moves[part], dtype=np.uint64),
             np.asarray(table.images[part]),
             child_table,
-            check_row,
+            check_rows,
             last,
         )
 
@@ -97,7 +97,7 @@ def _check_rows(
     best: NDArray[np.uint64],
     images: NDArray[np.uint8],
     child_table: PlyTable | None,
-    check_row: RowCheck | None,
+    check_rows: RowsCheck | None,
     last: bool,
 ) -> Iterator[Problem]:
     fits = _stones_fit(rules, arrays, keys, ply)
@@ -128,8 +128,8 @@ def _check_rows(
     rows = _OpenRows(keys[open_rows], scores[open_rows], best[open_rows])
     if child_table is not None:
         yield from _check_backup(arrays, ply, rows, child_table)
-    elif last and check_row is not None:
-        yield from _check_by_prover(rules, ply, rows, check_row)
+    elif last and check_rows is not None:
+        yield from _check_by_prover(ply, rows, check_rows)
     else:
         yield Problem(
             ply,
@@ -203,10 +203,8 @@ def _check_backup(
     )
 
 
-def _check_by_prover(
-    rules: Rules, ply: int, rows: _OpenRows, check_row: RowCheck
-) -> Iterator[Problem]:
-    for key, score, best in zip(rows.keys.tolist(), rows.scores.tolist(), rows.best.tolist()):
-        message = check_row(Position.from_key(rules, key), score, best)
+def _check_by_prover(ply: int, rows: _OpenRows, check_rows: RowsCheck) -> Iterator[Problem]:
+    checked = list(zip(rows.keys.tolist(), rows.scores.tolist(), rows.best.tolist()))
+    for (key, _, _), message in zip(checked, check_rows(checked)):
         if message is not None:
             yield Problem(ply, key, message)

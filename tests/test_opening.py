@@ -7,7 +7,7 @@ import pytest
 
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.opening import OpeningBookBuilder, check_row
+from ttt_solve.solver.opening import OpeningBookBuilder, check_row, check_rows
 from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -155,3 +155,22 @@ def test_check_row_passes_the_truth_and_nothing_else():
                 assert message == "best moves differ from the prover's", (position, cell)
             checked += 1
     assert checked > 60
+
+
+def test_check_rows_in_worker_processes_answer_as_one_process():
+    rules = Rules(4, 4, 3)
+    table = exhaustive_plies(rules, 3)[3]
+    rows = [
+        (key, score, best)
+        for key, score, best in zip(*(t.tolist() for t in table[1:4]))
+        if Position.from_key(rules, key).winner is None
+    ][:12]
+    damaged = [(key, -score if score else 1000, best) for key, score, best in rows[:3]]
+    damaged += [(key, score, best ^ 1) for key, score, best in rows[3:6]]
+    calls = []
+    in_workers = list(check_rows(rules, rows + damaged, 2, lambda d, t: calls.append((d, t))))
+    assert in_workers == list(check_rows(rules, rows + damaged))
+    assert in_workers[:12] == [None] * 12
+    assert in_workers[12:15] == ["score differs from the prover's"] * 3
+    assert in_workers[15:] == ["best moves differ from the prover's"] * 3
+    assert calls[0] == (0, 18) and calls[-1] == (18, 18)

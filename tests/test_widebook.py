@@ -234,7 +234,8 @@ def test_verify_checks_the_last_ply_by_the_prover(wide_book, tmp_path, rules):
     row = next(r for r in last_ply if r.value != 0 and 0 < r.remoteness <= rules.cells - 4)
     position = Position.from_key(rules, row.key)
     other_cell = next(c for c in position.legal_moves() if not row.best_moves >> c & 1)
-    verify = ("verify", "--size", rules.size, "--win", str(rules.k))
+    jobs = "2" if rules == WIDE else "1"  # worker processes, or this one
+    verify = ("verify", "--size", rules.size, "--win", str(rules.k), "--jobs", jobs)
     for damage, message in [
         ({"remoteness": row.remoteness + 2}, "score differs from the prover's"),
         ({"best_moves": row.best_moves | 1 << other_cell}, "best moves differ from the prover's"),
