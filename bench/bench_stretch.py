@@ -5,8 +5,12 @@
 until it ends, and an interruption loses it all. So this script splits the proof at the root,
 in the weak prover's terms (the outcome, not the remoteness):
 
-* a draw: X cannot lose (one probe of the start: some first move holds), and no first move
-  wins: each canonical first move is probed on its own, "after it, can O hold the draw?";
+* a draw: no first move wins. Each canonical first move is probed on its own, "after it, can
+  O hold the draw?", the farthest from the centre (the weakest, quickest to refute) first.
+  That X cannot lose needs no search: by strategy stealing (an extra stone never hurts in an
+  m,n,k-game, so the first player is never worse off than the second; see Hales and Jewett,
+  1963) the start is at least a draw for X. ``--prove-start`` proves it by search anyway,
+  one probe of the start;
 * a win: some first move wins: the canonical first moves are probed one by one, nearest the
   centre first, until one wins.
 
@@ -43,8 +47,9 @@ PUBLISHED = {(8, 8, 5): "draw", (10, 4, 4): "win", (7, 7, 5): "draw", (9, 4, 4):
 """Published values for X of the boards this script knows, (columns, rows, k)."""
 
 
-def first_moves(rules: Rules) -> list[int]:
-    """One cell of each canonical first move, nearest the centre first (then by cell)."""
+def first_moves(rules: Rules, nearest_first: bool) -> list[int]:
+    """One cell of each canonical first move, nearest the centre first or last (then by
+    cell)."""
     start = Position.start(rules)
     seen: dict[int, int] = {}
     for cell in start.legal_moves():
@@ -53,7 +58,8 @@ def first_moves(rules: Rules) -> list[int]:
 
     def distance(cell: int) -> tuple[float, int]:
         row, col = divmod(cell, rules.cols)
-        return (abs(row - middle_row) + abs(col - middle_col), cell)
+        away = abs(row - middle_row) + abs(col - middle_col)
+        return (away if nearest_first else -away, cell)
 
     return sorted(seen.values(), key=distance)
 
@@ -128,6 +134,11 @@ def main() -> None:
         "--report-every", type=float, default=300.0, help="seconds between progress lines"
     )
     parser.add_argument(
+        "--prove-start",
+        action="store_true",
+        help="for a draw, also prove by search that X cannot lose (strategy stealing shows it)",
+    )
+    parser.add_argument(
         "--table-bits", type=int, default=25, help="prover table of 2**(bits+1) slots (25: 1.5 GiB)"
     )
     args = parser.parse_args()
@@ -140,7 +151,7 @@ def main() -> None:
     prover = Prover(rules, weak=True, table_bits=args.table_bits)
     started = time.perf_counter()
     deadline = started + args.limit
-    moves = first_moves(rules)
+    moves = first_moves(rules, nearest_first=published == "win")
     print(
         f"({args.board}) published {published}; {len(moves)} canonical first moves; "
         f"{len(run.proved)} steps kept; load {load_average()}",
@@ -148,7 +159,7 @@ def main() -> None:
         flush=True,
     )
     start = Position.start(rules)
-    steps = [("start", start, None)] if published == "draw" else []
+    steps = [("start", start, None)] if published == "draw" and args.prove_start else []
     steps += [(rules.cell_name(cell), start.play(cell), cell) for cell in moves]
     outcome = "not reached"
     for number, (step, position, cell) in enumerate(steps, 1):
