@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Iterator
 from contextlib import closing
 
 import click
@@ -50,14 +50,13 @@ def verify(rules: Rules, db: str, jobs: int) -> None:
     with open_book(db) as book:
         rows_check = None
         info = book.game(rules)
-        # An opening book's last ply is checked by the prover: minutes to hours on a big board.
-        last_ply = max(info.figures.by_ply["canonical"], default=0)
-        proving = LazyProgress(f"proving ply {last_ply}")
+        proving = LazyProgress("proving", enabled=False)
         if info.book_depth is not None:
+            # The last ply of an opening book is proved again: minutes to hours on big boards.
             from ttt_solve.solver.opening import check_rows
 
-            def rows_check(rows: list[tuple[int, int, int]]) -> Iterator[str | None]:
-                return check_rows(rules, rows, jobs, proving)
+            proving = LazyProgress(f"proving ply {max(info.figures.by_ply['canonical'])}")
+            rows_check = functools.partial(check_rows, rules, jobs=jobs, progress=proving)
 
         click.echo(
             f"verifying {rules.name} in {book.display_url} ({info.positions:,} positions)...",
