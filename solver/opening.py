@@ -383,14 +383,15 @@ def check_rows(
     with its own; ``progress(done, total)`` as rows are checked."""
     report = progress or (lambda done, total: None)
     report(0, len(rows))
-    if jobs == 1 or len(rows) < 2:
+    chunk = ROWS_PER_CHUNK if rules.fits_key else WIDE_ROWS_PER_CHUNK
+    if jobs == 1 or len(rows) < 4 * jobs * chunk:  # as in a build: a pool is worth many chunks
         prover = Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
         for done, (key, score, best) in enumerate(rows, 1):
             yield check_row(prover, Position.from_key(rules, key), score, best)
             report(done, len(rows))
         return
     with _worker_pool(rules, min(jobs, len(rows))) as pool:
-        for done, message in enumerate(pool.imap(_check_task, rows), 1):
+        for done, message in enumerate(pool.imap(_check_task, rows, chunksize=chunk), 1):
             yield message
             report(done, len(rows))
 

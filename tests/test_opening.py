@@ -157,7 +157,15 @@ def test_check_row_passes_the_truth_and_nothing_else():
     assert checked > 60
 
 
-def test_check_rows_in_worker_processes_answer_as_one_process():
+def test_check_rows_in_worker_processes_answer_as_one_process(monkeypatch):
+    import ttt_solve.solver.opening
+
+    monkeypatch.setattr(ttt_solve.solver.opening, "ROWS_PER_CHUNK", 2)
+    pools = []
+    make_pool = ttt_solve.solver.opening._worker_pool
+    monkeypatch.setattr(
+        ttt_solve.solver.opening, "_worker_pool", lambda *a: pools.append(a) or make_pool(*a)
+    )
     rules = Rules(4, 4, 3)
     table = exhaustive_plies(rules, 3)[3]
     rows = [
@@ -169,7 +177,9 @@ def test_check_rows_in_worker_processes_answer_as_one_process():
     damaged += [(key, score, best ^ 1) for key, score, best in rows[3:6]]
     calls = []
     in_workers = list(check_rows(rules, rows + damaged, 2, lambda d, t: calls.append((d, t))))
+    assert pools == [(rules, 2)]
     assert in_workers == list(check_rows(rules, rows + damaged))
+    assert len(pools) == 1  # one process: no pool
     assert in_workers[:12] == [None] * 12
     assert in_workers[12:15] == ["score differs from the prover's"] * 3
     assert in_workers[15:] == ["best moves differ from the prover's"] * 3
