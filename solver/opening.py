@@ -352,11 +352,13 @@ def prove_rows(
 
 def check_row(prover: Prover, position: Position, score: int, best: int) -> str | None:
     """What is wrong with an open position's ``score`` and best-move mask ``best``, by the
-    prover (``None``: nothing). The way :func:`prove_rows` does not take: one probe of each
-    child with a window around the score it must have for the move to be worth ``score``,
-    which tells whether the move is worth more, exactly that, or less; ``score`` is right when
-    no move is worth more and some move is worth it, ``best`` when it holds exactly those moves.
-    Far cheaper than each child's exact score."""
+    prover (``None``: nothing).
+
+    Not :func:`prove_rows`'s path (the score first, then a probe of each child at it): one
+    probe of each child with a window around the score the child must have for its move to be
+    worth ``score`` tells whether the move is worth more, exactly that, or less. ``score`` is
+    right when no move is worth more and some move is worth exactly that, ``best`` when it
+    holds exactly those moves. Far cheaper than each child's exact score."""
     target = best_child_score(score)
     reaching = 0
     for cell in iter_cells(position.empty):
