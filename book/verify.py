@@ -22,7 +22,7 @@ from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Value
-from ttt_solve.solver.verify import Problem, RowsCheck, check_plies
+from ttt_solve.solver.verify import Problem, RowsCheck, check_plies, prover_problems
 
 
 def stored_plies(
@@ -225,9 +225,7 @@ def check_wide_plies(
         if following is None and check_rows is not None:  # the last ply: the prover's turn
             open_keys = set(unchecked)
             to_prove = [(key, score, best) for key, score, best, _ in rows if key in open_keys]
-            for (key, _, _), message in zip(to_prove, check_rows(to_prove)):
-                if message is not None:
-                    yield Problem(table.ply, key, message)
+            yield from prover_problems(table.ply, to_prove, check_rows)
         else:
             message = f"{len(unchecked)} open positions whose children are not stored"
             yield Problem(table.ply, unchecked[0], message)

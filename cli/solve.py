@@ -154,7 +154,8 @@ def work_directory(db: str, rules: Rules) -> str:
     help=f"Last ply of an opening book (alphabeta). Default {DEFAULT_BOOK_DEPTH}.",
 )
 @jobs_option(
-    "Processes proving an opening book's positions (alphabeta only; each holds a 768 MiB table).",
+    "Processes proving an opening book's positions (alphabeta only; each holds a "
+    f"{BOOK_TABLE_BYTES >> 20} MiB table).",
     memory_per_job=BOOK_TABLE_BYTES,
 )
 @click.option(

@@ -30,7 +30,8 @@ SHOWN = 20
 @game_options
 @db_option
 @jobs_option(
-    "Processes proving the last ply of an opening book (each holds a 768 MiB table).",
+    "Processes proving the last ply of an opening book (each holds a "
+    f"{BOOK_TABLE_BYTES >> 20} MiB table).",
     memory_per_job=BOOK_TABLE_BYTES,
 )
 @friendly_errors
@@ -55,7 +56,7 @@ def verify(rules: Rules, db: str, jobs: int) -> None:
             # The last ply of an opening book is proved again: minutes to hours on big boards.
             from ttt_solve.solver.opening import check_rows
 
-            proving = LazyProgress(f"proving ply {max(info.figures.by_ply['canonical'])}")
+            proving = LazyProgress("proving the last ply")
             rows_check = functools.partial(check_rows, rules, jobs=jobs, progress=proving)
 
         click.echo(

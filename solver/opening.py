@@ -60,6 +60,19 @@ WIDE_ROWS_PER_CHUNK = 1
 ((9,4,4) at ply 2: 0.7 s to minutes): a row a chunk, so an interrupted build loses one
 position's proof at most, and worker processes share the work out evenly."""
 
+
+def rows_per_chunk(rules: Rules) -> int:
+    """Deepest-ply rows proved (or checked) as one chunk on this board."""
+    return ROWS_PER_CHUNK if rules.fits_key else WIDE_ROWS_PER_CHUNK
+
+
+def pool_pays(jobs: int, chunks: int) -> bool:
+    """Whether worker processes are worth it: a few chunks are not worth a pool, whose start
+    and the search the workers' tables cannot share (a small book's rows are shallow, and
+    share most of it) cost more."""
+    return jobs > 1 and chunks >= 4 * jobs
+
+
 BOOK_TABLE_BITS = {"compiled": 24, "python": 22}
 """Table size of a book's own prover: a book runs many searches through one table, and a
 bigger one saves a third of the nodes of (5,5,4) to ply 4 (229 M and 141 s instead of 329 M
@@ -103,7 +116,7 @@ class OpeningBookBuilder:
         self.processes = 1
         """Processes that proved the deepest ply: 1, or the workers of a pool."""
         self.progress = progress or (lambda done, total: None)
-        self.prover = prover or Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
+        self.prover = prover or book_prover(rules)
         self.arrays = KeyArrays(rules) if rules.fits_key else None
         """Array operations on keys; ``None`` for a board whose keys pass 64 bits."""
         self.store = PlyStore(
@@ -169,7 +182,7 @@ class OpeningBookBuilder:
         best = np.zeros(len(keys), dtype=np.uint64)
         pending = []
         done = 0
-        chunk = ROWS_PER_CHUNK if self.arrays is not None else WIDE_ROWS_PER_CHUNK
+        chunk = rows_per_chunk(self.rules)
         for start in range(0, len(keys), chunk):
             stop = min(start + chunk, len(keys))
             name = _chunk_name(start, stop)
@@ -190,9 +203,7 @@ class OpeningBookBuilder:
             done += stop - start
             solved(done)
 
-        # A few chunks are not worth a pool: its start and the search the workers' tables
-        # cannot share (a small book's rows are shallow, and share most of it) cost more.
-        if self.jobs > 1 and len(pending) >= 4 * self.jobs:
+        if pool_pays(self.jobs, len(pending)):
             self._prove_in_workers(keys, won, pending, keep)
         else:
             for start, stop in pending:
@@ -220,9 +231,11 @@ class OpeningBookBuilder:
         tasks = [(start, stop, keys[start:stop], won[start:stop]) for start, stop in pending]
         # Neighbouring rows share much of their search, which only one table can reuse: a
         # worker takes runs of neighbouring chunks (yet small enough to balance the load). A
-        # run comes back whole, so past 31 cells, where a row can take minutes, a run is one
-        # chunk: each proof is kept as soon as it is done.
-        run = max(1, min(8, len(tasks) // (4 * self.jobs))) if self.arrays is not None else 1
+        # run comes back whole, so where a chunk is one row, which can take minutes, a run is
+        # one chunk: each proof is kept as soon as it is done.
+        run = (
+            1 if rows_per_chunk(self.rules) == 1 else max(1, min(8, len(tasks) // (4 * self.jobs)))
+        )
         self.processes = min(self.jobs, len(tasks))
         with _worker_pool(self.rules, self.processes) as pool:
             for start, stop, chunk_scores, chunk_best, nodes in pool.imap_unordered(
@@ -362,7 +375,7 @@ def check_row(prover: Prover, position: Position, score: int, best: int) -> str 
     target = best_child_score(score)
     reaching = 0
     for cell in iter_cells(position.empty):
-        child = prover.bound(position.play(cell), target - 1, target + 1)
+        child = _probe_around(prover, position.play(cell), target)
         if child < target:  # the move is worth more than the score
             return "score differs from the prover's"
         if child == target:
@@ -372,6 +385,20 @@ def check_row(prover: Prover, position: Position, score: int, best: int) -> str 
     if best != reaching:
         return "best moves differ from the prover's"
     return None
+
+
+def _probe_around(prover: Prover, position: Position, target: int) -> int:
+    """``target`` if the position's score is exactly that, else a bound on the side of it
+    where the score lies."""
+    if target:
+        return prover.bound(position, target - 1, target + 1)
+    # Around a draw, two null windows, as Prover.solve does: a window holding 0 closes no
+    # node by a pairing (a pairing shows a bound on one side of 0 only).
+    above = prover.bound(position, 0, 1)
+    if above >= 1:
+        return above
+    below = prover.bound(position, -1, 0)
+    return below if below <= -1 else 0
 
 
 def check_rows(
@@ -385,17 +412,18 @@ def check_rows(
     with its own; ``progress(done, total)`` as rows are checked."""
     report = progress or (lambda done, total: None)
     report(0, len(rows))
-    chunk = ROWS_PER_CHUNK if rules.fits_key else WIDE_ROWS_PER_CHUNK
-    if jobs == 1 or len(rows) < 4 * jobs * chunk:  # as in a build: a pool is worth many chunks
-        prover = Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
+    chunk = rows_per_chunk(rules)
+    if not pool_pays(jobs, len(rows) // chunk):
+        prover = book_prover(rules)
         for done, (key, score, best) in enumerate(rows, 1):
-            yield check_row(prover, Position.from_key(rules, key), score, best)
+            message = check_row(prover, Position.from_key(rules, key), score, best)
             report(done, len(rows))
+            yield message
         return
     with _worker_pool(rules, min(jobs, len(rows))) as pool:
         for done, message in enumerate(pool.imap(_check_task, rows, chunksize=chunk), 1):
-            yield message
             report(done, len(rows))
+            yield message
 
 
 def _worker_pool(rules: Rules, processes: int) -> Any:
@@ -409,6 +437,11 @@ def _worker_pool(rules: Rules, processes: int) -> Any:
     )
 
 
+def book_prover(rules: Rules) -> Prover:
+    """An exact prover with a book's table size (:data:`BOOK_TABLE_BITS`)."""
+    return Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
+
+
 _worker_prover: Prover | None = None
 """The prover of a worker process (see :func:`_worker_pool`)."""
 
@@ -417,16 +450,20 @@ def _start_worker(rules: Rules) -> None:
     global _worker_prover
     # Ctrl-C is for the parent, which stops the pool; a worker would only print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_prover = Prover(rules, table_bits=BOOK_TABLE_BITS[default_engine(rules)])
+    _worker_prover = book_prover(rules)
+
+
+def _worker() -> Prover:
+    if _worker_prover is None:
+        raise RuntimeError("a worker's task ran outside a worker process")
+    return _worker_prover
 
 
 def _prove_task(
     task: tuple[int, int, NDArray[np.uint64], NDArray[np.bool_]],
 ) -> tuple[int, int, NDArray[np.int16], NDArray[np.uint64], int]:
     start, stop, keys, won = task
-    prover = _worker_prover
-    if prover is None:
-        raise RuntimeError("a proving task ran outside a worker process")
+    prover = _worker()
     before = prover.nodes
     scores, best = prove_rows(prover, keys, won)
     return start, stop, scores, best, prover.nodes - before
@@ -434,7 +471,5 @@ def _prove_task(
 
 def _check_task(row: tuple[int, int, int]) -> str | None:
     key, score, best = row
-    prover = _worker_prover
-    if prover is None:
-        raise RuntimeError("a checking task ran outside a worker process")
+    prover = _worker()
     return check_row(prover, Position.from_key(prover.rules, key), score, best)

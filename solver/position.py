@@ -213,7 +213,8 @@ class Position:
     def image_keys(self) -> tuple[int, ...]:
         """The keys of this position's images, one for each of ``rules.symmetries`` in order
         (the same key more than once when the position is symmetric)."""
-        return tuple(self.transform(symmetry).key for symmetry in range(len(self.rules.symmetries)))
+        rules, key = self.rules, self.key
+        return tuple(rules.permute(key, symmetry) for symmetry in range(len(rules.symmetries)))
 
     def canonical(self) -> tuple[int, int]:
         """``(canonical key, symmetry)`` where ``transform(symmetry).key`` is that key."""

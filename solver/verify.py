@@ -72,6 +72,9 @@ def _check_ply(
     check_rows: RowsCheck | None,
     last: bool,
 ) -> Iterator[Problem]:
+    # The last ply's open rows go to the prover all at once, after the other checks: it
+    # shares them out to its processes, with one progress count.
+    to_prove: list[tuple[int, int, int]] | None = [] if last and check_rows else None
     for start in range(0, len(table.keys), ROWS_PER_CHUNK):
         part = slice(start, start + ROWS_PER_CHUNK)
         yield from _check_rows(
@@ -83,9 +86,10 @@ def _check_ply(
             np.asarray(table.best_moves[part], dtype=np.uint64),
             np.asarray(table.images[part]),
             child_table,
-            check_rows,
-            last,
+            to_prove,
         )
+    if to_prove and check_rows is not None:
+        yield from prover_problems(table.ply, to_prove, check_rows)
 
 
 def _check_rows(
@@ -97,9 +101,10 @@ def _check_rows(
     best: NDArray[np.uint64],
     images: NDArray[np.uint8],
     child_table: PlyTable | None,
-    check_rows: RowsCheck | None,
-    last: bool,
+    to_prove: list[tuple[int, int, int]] | None,
 ) -> Iterator[Problem]:
+    """The problems of a run of rows of one ply; the open rows of the last ply of an opening
+    book are added to ``to_prove`` (not ``None``) for the prover."""
     fits = _stones_fit(rules, arrays, keys, ply)
     yield from _bad_rows(ply, keys, ~fits, "stones do not fit ply")
     if not fits.all():  # the other checks hold only for boards of this ply
@@ -128,8 +133,8 @@ def _check_rows(
     rows = _OpenRows(keys[open_rows], scores[open_rows], best[open_rows])
     if child_table is not None:
         yield from _check_backup(arrays, ply, rows, child_table)
-    elif last and check_rows is not None:
-        yield from _check_by_prover(ply, rows, check_rows)
+    elif to_prove is not None:
+        to_prove.extend(zip(rows.keys.tolist(), rows.scores.tolist(), rows.best.tolist()))
     else:
         yield Problem(
             ply,
@@ -203,8 +208,10 @@ def _check_backup(
     )
 
 
-def _check_by_prover(ply: int, rows: _OpenRows, check_rows: RowsCheck) -> Iterator[Problem]:
-    checked = list(zip(rows.keys.tolist(), rows.scores.tolist(), rows.best.tolist()))
-    for (key, _, _), message in zip(checked, check_rows(checked)):
+def prover_problems(
+    ply: int, rows: list[tuple[int, int, int]], check_rows: RowsCheck
+) -> Iterator[Problem]:
+    """The problems a prover finds in open rows ``(key, score, best-move mask)`` of a ply."""
+    for (key, _, _), message in zip(rows, check_rows(rows), strict=True):
         if message is not None:
             yield Problem(ply, key, message)

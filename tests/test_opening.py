@@ -13,6 +13,7 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.search import Prover
 from ttt_solve.solver.value import WIN_SCORE, best_child_score, move_score
+from ttt_solve.solver.verify import prover_problems
 
 
 def exhaustive_plies(rules: Rules, depth: int) -> dict[int, PlyTable]:
@@ -134,18 +135,22 @@ def test_workers_prove_the_same_book(monkeypatch):
         OpeningBookBuilder(rules, depth, jobs=0)
 
 
-def test_check_row_passes_the_truth_and_nothing_else():
+@pytest.mark.parametrize(
+    "shape,every,outcomes_seen", [((4, 4, 3), 17, {1, -1}), ((3, 3, 3), 3, {1, 0, -1})]
+)
+def test_check_row_passes_the_truth_and_nothing_else(shape, every, outcomes_seen):
     """Held against the exhaustive solver's rows: the probes pass each open position's score
     and best moves, and catch any other possible score and a best-move set one cell off."""
-    rules = Rules(4, 4, 3)
+    rules = Rules(*shape)
     prover = Prover(rules)
-    checked = 0
+    checked, outcomes = 0, set()
     for table in exhaustive_plies(rules, 5).values():
-        for key, score, best in list(zip(*(t.tolist() for t in table[1:4])))[::17]:
+        for key, score, best in list(zip(*(t.tolist() for t in table[1:4])))[::every]:
             position = Position.from_key(rules, key)
             if position.winner is not None:
                 continue
             assert check_row(prover, position, score, best) is None, position
+            outcomes.add((score > 0) - (score < 0))
             empties = position.empty_count
             possible = {0} | {sign * (WIN_SCORE - r) for sign in (1, -1) for r in range(empties)}
             for wrong in sorted(possible - {score}):
@@ -154,7 +159,7 @@ def test_check_row_passes_the_truth_and_nothing_else():
                 message = check_row(prover, position, score, best ^ (1 << cell))
                 assert message == "best moves differ from the prover's", (position, cell)
             checked += 1
-    assert checked > 60
+    assert checked > 40 and outcomes == outcomes_seen
 
 
 def test_check_rows_in_worker_processes_answer_as_one_process(monkeypatch):
@@ -176,7 +181,11 @@ def test_check_rows_in_worker_processes_answer_as_one_process(monkeypatch):
     damaged = [(key, -score if score else 1000, best) for key, score, best in rows[:3]]
     damaged += [(key, score, best ^ 1) for key, score, best in rows[3:6]]
     calls = []
-    in_workers = list(check_rows(rules, rows + damaged, 2, lambda d, t: calls.append((d, t))))
+
+    def progress(done: int, total: int) -> None:
+        calls.append((done, total))
+
+    in_workers = list(check_rows(rules, rows + damaged, 2, progress))
     assert pools == [(rules, 2)]
     assert in_workers == list(check_rows(rules, rows + damaged))
     assert len(pools) == 1  # one process: no pool
@@ -184,3 +193,9 @@ def test_check_rows_in_worker_processes_answer_as_one_process(monkeypatch):
     assert in_workers[12:15] == ["score differs from the prover's"] * 3
     assert in_workers[15:] == ["best moves differ from the prover's"] * 3
     assert calls[0] == (0, 18) and calls[-1] == (18, 18)
+
+    # as the checkers ask: the count reaches the end though nothing reads past the last row
+    calls.clear()
+    found = prover_problems(3, rows + damaged, lambda r: check_rows(rules, r, 1, progress))
+    assert [problem.message for problem in found] == in_workers[12:]
+    assert calls[-1] == (18, 18)
