@@ -247,3 +247,28 @@ def test_verify_checks_the_last_ply_by_the_prover(wide_book, tmp_path, rules):
         assert result.exit_code == 1, result.output
         assert f"ply 2, position {position}: {message}" in result.output
     assert ttt_run(*verify, "--db", source).exit_code == 0
+
+
+def test_a_wide_build_keeps_each_position_it_proves(tmp_path):
+    """Past 31 cells a position can take minutes to prove: each one is kept as it is done."""
+
+    class Interrupt(Exception):
+        pass
+
+    def stop_after_three(done: int, total: int) -> None:
+        if 3 <= done < total - 1:
+            raise Interrupt
+
+    workdir = tmp_path / "work"
+    builder = OpeningBookBuilder(WIDE, 1, progress=stop_after_three, workdir=str(workdir))
+    with pytest.raises(Interrupt):
+        list(builder.solve())
+    kept = sorted(p.name for p in workdir.iterdir() if p.name.endswith("-scores.npy"))
+    assert kept == [f"deepest-rows-{row}-{row + 1}-scores.npy" for row in range(3)]
+    resumed = OpeningBookBuilder(WIDE, 1, workdir=str(workdir))
+    fresh = OpeningBookBuilder(WIDE, 1)
+    for got, want in zip(resumed.solve(), fresh.solve(), strict=True):
+        assert got.keys.tolist() == want.keys.tolist()
+        assert np.array_equal(got.scores, want.scores)
+        assert np.array_equal(got.best_moves, want.best_moves)
+    assert resumed.nodes < fresh.nodes
