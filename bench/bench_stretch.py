@@ -36,6 +36,7 @@ import time
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from bench_prover import BOARDS, STRETCH  # noqa: E402
 from common import load_average  # noqa: E402
 
 from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
@@ -43,8 +44,8 @@ from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 from ttt_solve.solver.search import Prover  # noqa: E402
 
-PUBLISHED = {(8, 8, 5): "draw", (10, 4, 4): "win", (7, 7, 5): "draw", (9, 4, 4): "win"}
-"""Published values for X of the boards this script knows, (columns, rows, k)."""
+PUBLISHED = {board: value for board, value, _ in BOARDS + STRETCH}
+"""Published values for X by (columns, rows, k), as bench_prover.py has them."""
 
 
 def first_moves(rules: Rules, nearest_first: bool) -> list[int]:
@@ -125,6 +126,18 @@ def probe(
         return bound, prover.nodes - nodes_before, time.perf_counter() - started
 
 
+def outcome_of(proved: dict[str, dict[str, Any]], steps: list[str]) -> str:
+    """What the steps proved so far (in this run and the runs before) show."""
+    found = [proved[step]["found"] for step in steps if step in proved]
+    if "X wins" in found:
+        return "win"
+    if "X loses" in found:
+        return "loss"
+    if len(found) == len(steps):
+        return "draw"  # no first move wins, and X cannot lose
+    return "not reached"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--board", default="8,8,5", help="columns,rows,k as published")
@@ -161,7 +174,6 @@ def main() -> None:
     start = Position.start(rules)
     steps = [("start", start, None)] if published == "draw" and args.prove_start else []
     steps += [(rules.cell_name(cell), start.play(cell), cell) for cell in moves]
-    outcome = "not reached"
     for number, (step, position, cell) in enumerate(steps, 1):
         if step in run.proved:
             continue
@@ -180,15 +192,9 @@ def main() -> None:
         )
         run.keep(step, {"found": found, "nodes": nodes, "seconds": round(seconds, 1)})
         print(f"  {label}: {found}, {nodes:,} nodes, {seconds:,.1f} s", file=sys.stderr, flush=True)
-        if found == "X wins":
-            outcome = "win"
+        if found in ("X wins", "X loses"):
             break
-    else:
-        outcome = "draw" if published == "draw" else "no winning first move found"
-    if published == "win" and any(r["found"] == "X wins" for r in run.proved.values()):
-        outcome = "win"
-    if published == "draw" and len(run.proved) < len(steps):
-        outcome = "not reached"
+    outcome = outcome_of(run.proved, [step for step, _, _ in steps])
     total_nodes = sum(record["nodes"] for record in run.proved.values())
     total_seconds = sum(record["seconds"] for record in run.proved.values())
     print(
