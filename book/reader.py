@@ -54,7 +54,6 @@ from ttt_solve.book.errors import (
 )
 from ttt_solve.book.rowfilter import PYTHON_OPERATORS, SQL_OPERATORS, RowFilter
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
-from ttt_solve.book.widekeys import is_wide
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.plystore import make_folder
@@ -812,7 +811,7 @@ def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
     one by one in plain Python: such a game is an opening book of few rows."""
     if not rows:
         return None
-    if len(rows) > 1 and is_wide(rules):
+    if len(rows) > 1 and not rules.fits_key:
         return next(filter(None, (_row_problem(rules, [row]) for row in rows)), None)
     if len(rows) == 1:
         row = rows[0]

@@ -15,7 +15,6 @@ import numpy as np
 
 from ttt_solve.book.errors import DamagedBookError
 from ttt_solve.book.reader import Book, GameInfo, StoredRow, not_a_number, out_of_range
-from ttt_solve.book.widekeys import is_wide
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.opening import back_up_position, won_by_last_mover
 from ttt_solve.solver.plytable import PlyTable, join_scores
@@ -34,7 +33,7 @@ def stored_plies(
     The stored columns are checked before they are packed into scores (which cannot hold a
     draw's remoteness, nor a value other than 1, 0, -1): what is wrong goes to ``problems``.
     """
-    wide = is_wide(rules)
+    wide = not rules.fits_key
     columns: tuple[Any, ...] = ()
     current = None
     for row in book.rows(rules, checked=False):  # rows out of range are reported below
@@ -146,7 +145,7 @@ def verify_game(
 
     def problems() -> Generator[Problem, None, None]:
         plies = counted(stored_plies(book, rules, column_problems))
-        check = check_wide_plies if is_wide(rules) else check_plies
+        check = check_plies if rules.fits_key else check_wide_plies
         for problem in check(rules, plies, check_rows):
             yield from column_problems
             column_problems.clear()

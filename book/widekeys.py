@@ -1,4 +1,4 @@
-"""Which boards a book stores, and which of them have keys past 64 bits.
+"""Which boards a book stores (those whose keys pass 64 bits: not ``Rules.fits_key``).
 
 A packed key takes two bits a cell (see :mod:`solver.position`), so a board of at most
 :data:`~solver.rules.KEY_CELLS_LIMIT` (31) cells has keys that fit a signed 64-bit integer; a
@@ -16,11 +16,6 @@ from ttt_solve.solver.rules import Rules
 
 BOOK_CELLS_LIMIT = 64
 """The largest board a book stores: a key of ``2 * 64`` bits fills the 16 bytes of a wide key."""
-
-
-def is_wide(rules: Rules) -> bool:
-    """Whether this game's keys can pass 64 bits (more than 31 cells)."""
-    return not rules.fits_key
 
 
 def fits_book(rules: Rules) -> bool:
