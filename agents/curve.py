@@ -28,6 +28,7 @@ from ttt_solve.agents.audit import (
     select_positions,
     summarize,
 )
+from ttt_solve.agents.intervals import Interval, interval
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AGENTS, parse_spec
 from ttt_solve.errors import TttError
@@ -137,35 +138,6 @@ def _typed_keys(agent_spec: str) -> set[str]:
         if equals:
             keys.add(key.strip().lower())
     return keys
-
-
-# -- figures over seeds ----------------------------------------------------------------------
-
-# Student's t, two-sided 95%, for 1 to 30 degrees of freedom; beyond, the normal 1.96.
-_T95 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-
-
-class Interval(NamedTuple):
-    """A mean over seeds and its 95% interval, clipped to the shares' range 0..1."""
-
-    mean: float
-    low: float
-    high: float
-
-
-def interval(shares: Sequence[float]) -> Interval:
-    """Mean and 95% t-interval of shares measured with different seeds (one seed: no width)."""
-    n = len(shares)
-    mean = sum(shares) / n
-    if n < 2:
-        return Interval(mean, mean, mean)
-    sd = math.sqrt(sum((s - mean) ** 2 for s in shares) / (n - 1))
-    half = (_T95[n - 2] if n - 1 <= len(_T95) else 1.96) * sd / math.sqrt(n)
-    return Interval(mean, max(0.0, mean - half), min(1.0, mean + half))
 
 
 class SeedRun(NamedTuple):
