@@ -75,6 +75,40 @@ def round_robin(
     if len(makers) < 2:
         raise ValueError("a tournament needs at least two agents")
     pairs = [(i, j) for i in range(len(makers)) for j in range(i + 1, len(makers))]
+    return play_pairs(
+        makers,
+        rules,
+        pairs,
+        games,
+        seed=seed,
+        book=book,
+        jobs=jobs,
+        progress=progress,
+        probe_seconds=probe_seconds,
+    )
+
+
+def play_pairs(
+    makers: Sequence[Any],
+    rules: Rules,
+    pairs: Sequence[tuple[int, int]],
+    games: int,
+    *,
+    seed: int = 0,
+    names: Sequence[object] | None = None,
+    salt: str = "tournament",
+    book: Any = None,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+    probe_seconds: float | None = None,
+) -> list[Pairing]:
+    """Play each pair ``(i, j)`` of ``makers`` ``games`` times, ``i`` X in even-numbered games.
+
+    A game's generators are seeded from ``seed``, ``salt``, the pair's ``names`` (default:
+    their indexes) and the game number: naming agents by their specs makes a pair's games the
+    same whichever other agents are played in the same run.
+    """
+    label = list(names) if names is not None else list(range(len(makers)))
     tasks = []
     for i, j in pairs:
         for game in range(games):
@@ -83,8 +117,8 @@ def round_robin(
                 (
                     x,
                     o,
-                    derive_seed(seed, "tournament", i, j, game, "x"),
-                    derive_seed(seed, "tournament", i, j, game, "o"),
+                    derive_seed(seed, salt, label[i], label[j], game, "x"),
+                    derive_seed(seed, salt, label[i], label[j], game, "o"),
                 )
             )
     worker = Worker(rules, [maker.build(book) for maker in makers])
@@ -101,7 +135,7 @@ def round_robin(
     tally = {pair: [0, 0, 0] for pair in pairs}
     first = {pair: [0, 0, 0] for pair in pairs}  # the games the pair's first agent was X
     for (x, o, _, _), (_, winner) in zip(tasks, played):
-        pair = (min(x, o), max(x, o))
+        pair = (x, o) if (x, o) in tally else (o, x)
         result = 1 if winner is None else 0 if (x if winner == "x" else o) == pair[0] else 2
         tally[pair][result] += 1
         if x == pair[0]:
