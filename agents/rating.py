@@ -94,6 +94,8 @@ class Ratings:
     method: str  # "likelihood" or "bootstrap"
     resamples: int = 0
     seed: int | None = None
+    names: tuple[str, ...] = ()  # by entrant index
+    covariance: tuple[tuple[float, ...], ...] = ()  # of the anchored ratings, by entrant
 
     @property
     def games(self) -> int:
@@ -209,15 +211,18 @@ def _check_connected(games: _Games, entrants: int, names: Sequence[str]) -> None
         )
 
 
-def _fit(games: _Games, counts: np.ndarray, entrants: int) -> tuple[np.ndarray, np.ndarray]:
-    """The maximum of the log-posterior: ``theta = (ratings of entrants 0..n-1 with entrant 0
-    at 0, h, ln nu)`` (ratings and h in Elo) and the covariance of theta (zero where fixed).
+def _fit(
+    games: _Games, counts: np.ndarray, theta: np.ndarray, free: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The maximum of the log-posterior over the ``free`` parameters of ``theta`` (the others
+    stay as given): ``theta = (the entrants' ratings, h, ln nu)``, ratings and h in Elo.
+    Returns theta there and the Hessian of the log-posterior (every parameter).
 
     ``counts`` are the results to fit (the real games, or a bootstrap's resample); the prior's
     virtual draws are added here.
     """
-    n = entrants
-    size = n + 2
+    size = len(theta)
+    n = size - 2
     data = counts + games.prior
     wins, draws, losses = data[:, 0], data[:, 1], data[:, 2]
     played = data.sum(axis=1)
@@ -227,11 +232,6 @@ def _fit(games: _Games, counts: np.ndarray, entrants: int) -> tuple[np.ndarray, 
     dz[rows, games.x] += KAPPA / 2
     dz[rows, games.o] -= KAPPA / 2
     dz[:, n] = KAPPA / 2 * games.home
-    free = np.ones(size, bool)
-    free[0] = False  # entrant 0 is the reference of the fit; the anchor is applied after
-    if not games.home.any():
-        free[n] = False  # no colours known: no first-move advantage to fit
-    theta = np.zeros(size)
 
     def evaluate(theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         z = dz @ theta
@@ -259,6 +259,7 @@ def _fit(games: _Games, counts: np.ndarray, entrants: int) -> tuple[np.ndarray, 
         hessian[n + 1, n + 1] += h_cc.sum() - 1 / LOG_NU_SD**2
         return log_posterior, gradient, hessian
 
+    theta = theta.astype(np.float64)
     value, gradient, hessian = evaluate(theta)
     for _ in range(200):
         step = np.zeros(size)
@@ -273,9 +274,14 @@ def _fit(games: _Games, counts: np.ndarray, entrants: int) -> tuple[np.ndarray, 
         theta, value, gradient, hessian = trial, trial_value, trial_gradient, trial_hessian
         if np.max(np.abs(scale * step)) < 1e-9:
             break
-    covariance = np.zeros((size, size))
+    return theta, hessian
+
+
+def _covariance(hessian: np.ndarray, free: np.ndarray) -> np.ndarray:
+    """The inverse of the negative Hessian over the free parameters (zero where fixed)."""
+    covariance = np.zeros_like(hessian)
     covariance[np.ix_(free, free)] = np.linalg.inv(-hessian[np.ix_(free, free)])
-    return theta, covariance
+    return covariance
 
 
 def _anchoring(
@@ -299,6 +305,46 @@ def _anchoring(
     return np.eye(n) - np.full((n, n), 1 / n), "", 0.0
 
 
+def _stronger(ratings: Sequence[float], covariance: np.ndarray, i: int, j: int) -> float:
+    """The likelihood that entrant ``i`` is stronger than ``j``: the normal approximation
+    of their difference, with its variance from the covariance."""
+    variance = covariance[i, i] + covariance[j, j] - 2 * covariance[i, j]
+    gap = ratings[i] - ratings[j]
+    if variance <= 1e-12:
+        return 0.5 if gap == 0 else float(gap > 0)
+    return normal_cdf(float(gap / math.sqrt(variance)))
+
+
+def _table(
+    names: Sequence[str],
+    ratings: Sequence[float],
+    intervals: Sequence[Interval],
+    covariance: np.ndarray,
+    totals: Sequence[tuple[int, float]],
+) -> tuple[Rated, ...]:
+    """The agents best first, each with the likelihood of being stronger than the next."""
+    n = len(names)
+    order = sorted(range(n), key=lambda i: (-ratings[i], i))
+    rated = []
+    for place, i in enumerate(order):
+        below = order[place + 1] if place + 1 < n else None
+        rated.append(
+            Rated(
+                i,
+                names[i],
+                intervals[i],
+                totals[i][0],
+                totals[i][1],
+                None if below is None else _stronger(ratings, covariance, i, below),
+            )
+        )
+    return tuple(rated)
+
+
+def _frozen(matrix: np.ndarray) -> tuple[tuple[float, ...], ...]:
+    return tuple(tuple(float(v) for v in row) for row in matrix)
+
+
 def rate(
     pairings: Sequence[Pairing],
     names: Sequence[str],
@@ -319,9 +365,12 @@ def rate(
     games = _games(pairings, prior_draws)
     _check_connected(games, n, names)
     matrix, anchor_name, anchor_rating = _anchoring(names, anchor)
-    theta, covariance = _fit(games, games.counts, n)
-    ratings = [float(value) for value in matrix @ theta[:n] + anchor_rating]
+    free = np.ones(n + 2, bool)
+    free[0] = False  # entrant 0 is the reference of the fit; the anchor is applied after
     known_colours = bool(games.home.any())
+    free[n] = known_colours  # no colours known: no first-move advantage to fit
+    theta, hessian = _fit(games, games.counts, np.zeros(n + 2), free)
+    ratings = [float(value) for value in matrix @ theta[:n] + anchor_rating]
     if bootstrap > 0:
         generator = np.random.default_rng(seed)
         played = games.counts.sum(axis=1).astype(np.int64)
@@ -331,54 +380,26 @@ def rate(
             counts = np.array(
                 [generator.multinomial(k, p) for k, p in zip(played, shares)], np.float64
             ).reshape(-1, 3)
-            fitted, _ = _fit(games, counts, n)
+            fitted, _ = _fit(games, counts, theta, free)
             samples.append(np.concatenate([matrix @ fitted[:n] + anchor_rating, fitted[n:]]))
         table = np.array(samples)
+        covariance = np.atleast_2d(np.cov(table[:, :n], rowvar=False))
         intervals = [percentile_interval(ratings[i], table[:, i].tolist()) for i in range(n)]
         first_move = (
             percentile_interval(float(theta[n]), table[:, n].tolist()) if known_colours else None
         )
-
-        def stronger(i: int, j: int) -> float:
-            ahead = table[:, i] - table[:, j]
-            return float(np.mean(ahead > 0) + 0.5 * np.mean(ahead == 0))
-
     else:
-        rating_covariance = matrix @ covariance[:n, :n] @ matrix.T
+        full = _covariance(hessian, free)
+        covariance = matrix @ full[:n, :n] @ matrix.T
         intervals = [
-            normal_interval(ratings[i], math.sqrt(max(rating_covariance[i, i], 0.0)))
-            for i in range(n)
+            normal_interval(ratings[i], math.sqrt(max(covariance[i, i], 0.0))) for i in range(n)
         ]
         first_move = (
-            normal_interval(float(theta[n]), math.sqrt(covariance[n, n])) if known_colours else None
+            normal_interval(float(theta[n]), math.sqrt(full[n, n])) if known_colours else None
         )
-
-        def stronger(i: int, j: int) -> float:
-            variance = (
-                rating_covariance[i, i] + rating_covariance[j, j] - 2 * rating_covariance[i, j]
-            )
-            gap = ratings[i] - ratings[j]
-            if variance <= 0:
-                return 0.5 if gap == 0 else float(gap > 0)
-            return normal_cdf(float(gap / math.sqrt(variance)))
-
-    totals = {s.entrant: s for s in standings(pairings, n)}
-    order = sorted(range(n), key=lambda i: (-ratings[i], i))
-    rated = []
-    for place, i in enumerate(order):
-        below = order[place + 1] if place + 1 < n else None
-        rated.append(
-            Rated(
-                i,
-                names[i],
-                intervals[i],
-                totals[i].games,
-                totals[i].points,
-                None if below is None else stronger(i, below),
-            )
-        )
+    totals = {s.entrant: (s.games, s.points) for s in standings(pairings, n)}
     return Ratings(
-        tuple(rated),
+        _table(names, ratings, intervals, covariance, [totals[i] for i in range(n)]),
         first_move,
         math.exp(float(theta[n + 1])),
         anchor_name,
@@ -387,4 +408,65 @@ def rate(
         "bootstrap" if bootstrap > 0 else "likelihood",
         bootstrap,
         seed if bootstrap > 0 else None,
+        tuple(names),
+        _frozen(covariance),
+    )
+
+
+def extend(ladder: Ratings, agents: Sequence[tuple[str, Sequence[Pairing]]]) -> Ratings:
+    """The ladder's ratings with agents rated against it: each agent's rating is fitted to
+    its own games against the ladder's agents (``pairings`` with the ladder's entrants by
+    their indexes and the agent as one more), **their ratings, the first-move advantage and
+    the draw parameter held** at the ladder's. So an agent's rating moves nothing else.
+
+    Its interval adds to the uncertainty of its own games that of the ladder's ratings it was
+    measured against (their covariance, carried through the fit's sensitivity to each), so
+    that it compares with the ladder's intervals, which are relative to the same anchor.
+    """
+    names = list(ladder.names)
+    n = len(names)
+    base = np.array(ladder.covariance)
+    ladder_ratings = [0.0] * n
+    for one in ladder.rated:
+        ladder_ratings[one.entrant] = one.rating.mean
+    first_move = ladder.first_move.mean if ladder.first_move is not None else 0.0
+    all_names = names + [label for label, _ in agents]
+    size = len(all_names)
+    ratings = ladder_ratings + [0.0] * len(agents)
+    gradients = np.zeros((len(agents), n))
+    own = np.zeros(len(agents))
+    by_entrant = sorted(ladder.rated, key=lambda one: one.entrant)
+    totals = [(one.games, one.points) for one in by_entrant]
+    for index, (_, pairings) in enumerate(agents):
+        games = _games(pairings, ladder.prior_draws)
+        theta = np.array([*ladder_ratings, 0.0, first_move, math.log(ladder.nu)])
+        theta[n] = sum(ladder_ratings) / n  # a start inside the ladder
+        free = np.zeros(n + 3, bool)
+        free[n] = True
+        fitted, hessian = _fit(games, games.counts, theta, free)
+        ratings[n + index] = float(fitted[n])
+        own[index] = 1 / -hessian[n, n]
+        gradients[index] = -hessian[n, :n] / hessian[n, n]
+        standing = {s.entrant: s for s in standings(pairings, n + 1)}[n]
+        totals.append((standing.games, standing.points))
+    covariance = np.zeros((size, size))
+    covariance[:n, :n] = base
+    covariance[n:, :n] = gradients @ base
+    covariance[:n, n:] = covariance[n:, :n].T
+    covariance[n:, n:] = gradients @ base @ gradients.T + np.diag(own)
+    intervals = [one.rating for one in by_entrant] + [
+        normal_interval(ratings[i], math.sqrt(covariance[i, i])) for i in range(n, size)
+    ]
+    return Ratings(
+        _table(all_names, ratings, intervals, covariance, totals),
+        ladder.first_move,
+        ladder.nu,
+        ladder.anchor,
+        ladder.anchor_rating,
+        ladder.prior_draws,
+        ladder.method,
+        ladder.resamples,
+        ladder.seed,
+        tuple(all_names),
+        _frozen(covariance),
     )
