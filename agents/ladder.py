@@ -91,6 +91,7 @@ class LadderRatings:
     table: Ratings
     played: int  # ladder games played now (0: from the cache)
     agents: tuple[AgentRating, ...]
+    cached: bool = True  # whether the games played now were stored
 
     def rating(self, agent: str) -> Rated:
         return self.table.of(agent)
@@ -196,6 +197,7 @@ def rate_on_ladder(
     bootstrap: int = 0,
     audit: bool = True,
     sample: int | None = 1000,
+    cache: bool = True,
     jobs: int = 2,
     progress: Callable[[int, int], None] | None = None,
 ) -> LadderRatings:
@@ -203,7 +205,8 @@ def rate_on_ladder(
     cache are played (the ladder's first, if needed) and cached, each batch in one transaction.
 
     ``audit``: also audit each agent in positions mode (every position, or ``sample`` of them,
-    seeded with ``seed``). ``progress(done, total)`` counts the games played now.
+    seeded with ``seed``). ``cache=False`` plays what the cache lacks without storing it (a
+    book that cannot be written). ``progress(done, total)`` counts the games played now.
     """
     check_game(book, rules)
     for spec in specs:
@@ -256,7 +259,7 @@ def rate_on_ladder(
     if not ladder_rows:
         pairs = [(i, j) for i in range(len(rungs)) for j in range(i + 1, len(rungs))]
         ladder_rows = play(rungs, pairs)
-        if not write_batch(book, rules, key, LADDER, ladder_rows):
+        if cache and not write_batch(book, rules, key, LADDER, ladder_rows):
             ladder_rows = [row for row in read_rows(book, rules, key) if row.rated == LADDER]
         played = len(pairs) * games
     fit = rate(
@@ -271,7 +274,7 @@ def rate_on_ladder(
             if not own:
                 names = [*rungs, spec]
                 own = play(names, [(len(rungs), k) for k in range(len(rungs))])
-                if not write_batch(book, rules, key, spec, own):
+                if cache and not write_batch(book, rules, key, spec, own):
                     own = [row for row in read_rows(book, rules, key) if row.rated == spec]
                 agent_played = len(rungs) * games
             games_of.append((spec, pairings_of(own, [*rungs, spec])))

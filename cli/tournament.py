@@ -9,8 +9,8 @@ import click
 from tabulate import tabulate
 
 from ttt_solve.agents.parallel import AgentMaker
-from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.agents.rating import RatingError, parse_anchor, rate
+from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.agents.tournament import round_robin, standings
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import (

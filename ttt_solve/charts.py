@@ -215,6 +215,42 @@ def _draw_lines(
         axes.set_ylim(*ylim)
 
 
+class Estimate(NamedTuple):
+    """One row of :func:`interval_chart`: a label, a value and its interval."""
+
+    label: str
+    value: float
+    low: float
+    high: float
+    highlight: bool = False  # drawn in the second colour (an agent among reference ones)
+
+
+def interval_chart(
+    rows: Sequence[Estimate], *, title: str, xlabel: str, legend: tuple[str, str]
+) -> Figure:
+    """One row per estimate, the first at the top: a dot at the value and a bar across its
+    interval (ratings with their 95% intervals); highlighted rows in a colour of their own.
+    ``legend`` names the plain rows and the highlighted ones."""
+    with _style():
+        figure = _new_figure(title, width=7.5)
+        figure.set_figheight(max(2.5, 0.45 * len(rows) + 1.4))
+        axes = figure.add_subplot()
+        colors = _matplotlib().rcParams["axes.prop_cycle"].by_key()["color"][:2]
+        named: set[bool] = set()
+        for place, row in enumerate(rows):
+            y = len(rows) - 1 - place
+            color = colors[1] if row.highlight else colors[0]
+            axes.plot([row.low, row.high], [y, y], color=color, linewidth=2)
+            label = legend[row.highlight] if row.highlight not in named else None
+            named.add(row.highlight)
+            axes.scatter([row.value], [y], color=color, s=28, zorder=3, label=label)
+        axes.set_yticks(range(len(rows)), [row.label for row in reversed(rows)])
+        axes.legend(loc="lower right")
+        axes.grid(axis="y", visible=False)
+        axes.set_xlabel(xlabel)
+    return figure
+
+
 def bar_chart(
     categories: Sequence[str],
     groups: Mapping[str, Sequence[float]],
