@@ -150,12 +150,15 @@ class SeedRun(NamedTuple):
 
 @dataclass(frozen=True)
 class Point:
-    """One point of a curve: the agent at one value of the parameter, audited once per seed."""
+    """One point of a curve: the agent at one value of the parameter, audited once per seed;
+    with its rating against the reference ladder when the curve was rated
+    (:func:`rate_points`)."""
 
     value: str
     x: float
     spec: str
     runs: tuple[SeedRun, ...]
+    rating: Interval | None = None
 
     @property
     def accuracy(self) -> Interval:
@@ -274,3 +277,48 @@ def run_curves(
             points.append(Point(point.value, point.x, point.spec, tuple(runs)))
         curves.append(Curve(plan.agent, plan.param, tuple(points)))
     return curves
+
+
+def rate_points(
+    curves: Sequence[Curve],
+    book: Any,
+    db: str | None,
+    rules: Rules,
+    *,
+    games: int,
+    seed: int,
+    cache: bool = True,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[Curve], Any]:
+    """Each point's agent rated against the reference ladder (:mod:`agents.ladder`, played
+    and cached on first use), ``games`` games per pair; the curves with their points' ratings
+    and the ladder's :class:`agents.ladder.LadderRatings`."""
+    import dataclasses
+
+    from ttt_solve.agents.ladder import rate_on_ladder
+
+    specs = [point.spec for one in curves for point in one.points]
+    result = rate_on_ladder(
+        book,
+        db,
+        rules,
+        specs,
+        games=games,
+        seed=seed,
+        audit=False,
+        cache=cache,
+        jobs=jobs,
+        progress=progress,
+    )
+    rated = [
+        dataclasses.replace(
+            one,
+            points=tuple(
+                dataclasses.replace(point, rating=result.rating(point.spec).rating)
+                for point in one.points
+            ),
+        )
+        for one in curves
+    ]
+    return rated, result

@@ -92,9 +92,7 @@ def model_text(ratings: Any) -> str:
     parts = [f"anchor: {anchor}"]
     if ratings.first_move is not None:
         first = ratings.first_move
-        parts.append(
-            f"first move worth {elo(first.mean)} [{elo(first.low)} to {elo(first.high)}]"
-        )
+        parts.append(f"first move worth {elo(first.mean)} [{elo(first.low)} to {elo(first.high)}]")
     parts.append(f"draw parameter nu {ratings.nu:.3g}")
     parts.append(f"prior: {ratings.prior_draws:g} virtual draws per pair")
     if ratings.method == "bootstrap":
