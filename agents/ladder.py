@@ -24,7 +24,14 @@ from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.rating import Rated, Ratings, extend, rate
 from ttt_solve.agents.spec import parse_spec
 from ttt_solve.agents.tournament import Pairing, play_pairs
-from ttt_solve.book.ladder import LADDER, LadderKey, LadderRow, read_rows, write_batch
+from ttt_solve.book.ladder import (
+    LADDER,
+    LadderKey,
+    LadderRow,
+    cached_ladders,
+    read_rows,
+    write_batch,
+)
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
 
@@ -95,6 +102,15 @@ class LadderRatings:
 
     def rating(self, agent: str) -> Rated:
         return self.table.of(agent)
+
+    def estimates(self) -> list[tuple[str, float, float, float, bool]]:
+        """``(agent, rating, low, high, rated)`` best first, ``rated`` for the agents rated
+        on the ladder (not rungs): what a chart of the table draws."""
+        rated = {one.agent for one in self.agents if one.agent not in self.ladder.rungs}
+        return [
+            (one.agent, one.rating.mean, one.rating.low, one.rating.high, one.agent in rated)
+            for one in self.table.rated
+        ]
 
     def between(self, agent: str) -> tuple[Rated | None, Rated | None]:
         """The rungs just below and just above an agent's rating (``None`` past an end)."""
@@ -288,3 +304,34 @@ def rate_on_ladder(
             accuracy, perfection, graded = summary.accuracy, summary.perfection, summary.graded
         results.append(AgentRating(spec, agent_played, accuracy, perfection, graded, sample))
     return LadderRatings(rules, ladder, key, fit, extend(fit, games_of), played, tuple(results))
+
+
+LADDERS = {STANDARD.name: STANDARD}
+"""The ladders whose rungs this version knows, by name."""
+
+
+def from_cache(book: Any, rules: Rules) -> list[LadderRatings]:
+    """The ratings of every ladder cached for a game whose rungs are known
+    (:data:`LADDERS`), with the agents rated on it: from the book alone, nothing played."""
+    out = []
+    for key, agents in cached_ladders(book, rules):
+        ladder = LADDERS.get(key.ladder)
+        if ladder is None:
+            continue
+        rows = read_rows(book, rules, key)
+        rungs = list(ladder.rungs)
+        ladder_rows = [row for row in rows if row.rated == LADDER]
+        if len(ladder_rows) != len(rungs) * (len(rungs) - 1):
+            raise book.damaged(
+                f"its cached ladder {ladder.name} of {rules.name} has {len(ladder_rows)} rows",
+                rules,
+            )
+        fit = rate(pairings_of(ladder_rows, rungs), rungs, seed=key.seed)
+        games_of = [
+            (spec, pairings_of([row for row in rows if row.rated == spec], [*rungs, spec]))
+            for spec in agents
+        ]
+        table = extend(fit, games_of)
+        rated = tuple(AgentRating(spec, 0) for spec in agents)
+        out.append(LadderRatings(rules, ladder, key, fit, table, 0, rated))
+    return out

@@ -10,7 +10,8 @@
    non-terminal position of 4x4 k=3 (3 seeds: the command's default), or, with
    ``--positions sample:N``, on N positions drawn uniformly (up to symmetry), from which the
    time of the whole curve is extrapolated: a uniform sample costs, position for position, what
-   all positions cost on average.
+   all positions cost on average. A second run on N/4 positions separates the fixed cost of a
+   run (starting, reading the book) from the cost per position.
 
        ttt curve --agent mcts --vary iterations=10,100,1000,10000 --size 4 --win 3 --positions all
 
@@ -84,18 +85,26 @@ def main() -> None:
         )
         total = nonterminal(args.bin, db, size, k) if positions != "all" else None
         load = os.getloadavg()[0]
-        cpu_before = children_cpu()
-        run = measure(
-            [
-                command(args.bin, "ttt"),
-                *["curve", "--agent", "mcts", "--vary", f"iterations={iterations}"],
-                *["--size", size, "--win", k, "--seeds", str(seeds)],
-                *["--positions", positions, "--db", db, "--json", "-q"],
-            ]
-        )
-        cpu = children_cpu() - cpu_before
-    if run.returncode != 0:
-        sys.exit(f"ttt curve failed:\n{run.output}")
+
+        def timed(positions: str) -> tuple[object, float]:
+            cpu_before = children_cpu()
+            run = measure(
+                [
+                    command(args.bin, "ttt"),
+                    *["curve", "--agent", "mcts", "--vary", f"iterations={iterations}"],
+                    *["--size", size, "--win", k, "--seeds", str(seeds)],
+                    *["--positions", positions, "--db", db, "--json", "-q"],
+                ]
+            )
+            if run.returncode != 0:
+                sys.exit(f"ttt curve failed:\n{run.output}")
+            return run, children_cpu() - cpu_before
+
+        run, cpu = timed(positions)
+        if total is not None:
+            sampled = int(positions.split(":")[1])
+            fewer = max(1, sampled // 4)
+            small, small_cpu = timed(f"sample:{fewer}")
     (curve,) = json.loads(run.output)["curves"]
     graded = curve["points"][0]["runs"][0]
     accuracy = ", ".join(
@@ -111,11 +120,14 @@ def main() -> None:
         row += [f"< {TARGET_S:.0f} s", "yes" if run.seconds < TARGET_S else "NO"]
         headers += ["target", "met"]
     if total is not None:
-        sampled = int(positions.split(":")[1])
-        scale = total / sampled
+        per_wall = (run.seconds - small.seconds) / (sampled - fewer)
+        per_cpu = (cpu - small_cpu) / (sampled - fewer)
+        whole_wall = run.seconds + per_wall * (total - sampled)
+        whole_cpu = cpu + per_cpu * (total - sampled)
         row.append(
-            f"{run.seconds * scale / 3600:.2f} h wall, {cpu * scale / 3600:.2f} h CPU "
-            f"for all {total:,} positions (x{scale:,.1f})"
+            f"{whole_wall / 3600:.2f} h wall, {whole_cpu / 3600:.2f} h CPU for all {total:,} "
+            f"positions ({1000 * per_cpu:.2f} ms CPU per position; sample:{fewer} took "
+            f"{small.seconds:.1f} s wall, {small_cpu:.1f} s CPU)"
         )
         headers.append("extrapolated")
     print(tabulate([row], headers=headers, tablefmt="simple_outline"))

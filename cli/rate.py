@@ -48,19 +48,10 @@ def elo(value: float) -> str:
     return f"{value:.0f}" if abs(value) >= 0.5 else "0"
 
 
-def likelihood_text(share: float | None) -> str:
-    """A likelihood of superiority as a percentage, never rounded up to a certainty."""
-    if share is None:
-        return ""
-    if share > 0.999:
-        return ">99.9%"
-    if share < 0.001:
-        return "<0.1%"
-    return f"{100 * share:.1f}%"
-
-
 def ratings_rows(ratings: Any, marked: str | None = None) -> list[list[str]]:
     """One row per agent, best first; ``marked`` (an agent label) gets a ``*``."""
+    from ttt_solve.agents.rating import likelihood_text
+
     rows = []
     for rank, one in enumerate(ratings.rated, 1):
         low, high = one.rating.low, one.rating.high
@@ -312,16 +303,9 @@ def ratings_chart(result: Any) -> Any:
     """The table's ratings with their intervals, the rated agents highlighted."""
     from ttt_solve import charts
 
-    rated = {one.agent for one in result.agents if one.agent not in result.ladder.rungs}
-    rows = [
-        charts.Estimate(
-            one.agent, one.rating.mean, one.rating.low, one.rating.high, one.agent in rated
-        )
-        for one in result.table.rated
-    ]
     anchor = result.table.anchor or "the mean"
     return charts.interval_chart(
-        rows,
+        [charts.Estimate(*row) for row in result.estimates()],
         title=f"Ratings on {result.rules.name}, ladder {result.ladder.name}, "
         f"{result.key.games} games per pair",
         xlabel=f"rating (Elo, {anchor} = {elo(result.table.anchor_rating)}), 95% interval",
