@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections.abc import Callable
 
 import click
 from tabulate import tabulate
@@ -269,36 +270,31 @@ def curve_chart(curves: list[Curve], title: str) -> charts.Figure:
     xs = [point.x for one in curves for point in one.points]
     log_x = min(xs) > 0 and max(xs) / min(xs) >= LOG_SCALE_RATIO
     params = list(dict.fromkeys(one.param for one in curves))
-    panels = []
-    for share_name, label in (("accuracy", "accuracy (value kept)"), ("perfection", "perfection")):
-        series = []
+
+    def series(pick: Callable[[Point], Interval | None]) -> list[charts.Series]:
+        out = []
         for one in curves:
-            shares = [getattr(point, share_name) for point in one.points]
-            series.append(
+            values = [value for value in map(pick, one.points) if value is not None]
+            out.append(
                 charts.Series(
                     one.agent,
                     [point.x for point in one.points],
-                    [share.mean for share in shares],
-                    [share.low for share in shares],
-                    [share.high for share in shares],
+                    [value.mean for value in values],
+                    [value.low for value in values],
+                    [value.high for value in values],
                 )
             )
-        panels.append(charts.Panel(label, series))
+        return out
+
+    panels = [
+        charts.Panel("accuracy (value kept)", series(lambda point: point.accuracy)),
+        charts.Panel("perfection", series(lambda point: point.perfection)),
+    ]
     rated = all(point.rating is not None for one in curves for point in one.points)
     if rated:
-        series = []
-        for one in curves:
-            ratings = [point.rating for point in one.points if point.rating is not None]
-            series.append(
-                charts.Series(
-                    one.agent,
-                    [point.x for point in one.points],
-                    [rating.mean for rating in ratings],
-                    [rating.low for rating in ratings],
-                    [rating.high for rating in ratings],
-                )
-            )
-        panels.append(charts.Panel("rating (Elo, random = 0)", series, percent=False))
+        panels.append(
+            charts.Panel("rating (Elo, random = 0)", series(lambda point: point.rating), False)
+        )
     return charts.line_panels(
         panels,
         title=title,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from math import log, sqrt
 
-from ttt_solve.agents.base import Agent
+from ttt_solve.agents.mcts import MctsAgent
 from ttt_solve.agents.rollout import PLAYOUTS
 from ttt_solve.agents.tables import split, tables
 from ttt_solve.solver.position import Position
@@ -30,49 +30,8 @@ class Node:
         self.proven: int | None = None
 
 
-class ReferenceMcts(Agent):
-    """UCT with ``iterations`` simulations per move, in Python."""
-
-    name = "mcts"
-
-    def __init__(
-        self,
-        rng,
-        *,
-        iterations: int = 1000,
-        c: float = 1.4,
-        rollout: str = "random",
-        solver: bool = False,
-        **kwargs,
-    ) -> None:  # noqa: ANN001
-        super().__init__(rng, **kwargs)
-        if iterations < 1:
-            raise ValueError(f"mcts iterations must be at least 1, got {iterations}")
-        if c < 0:
-            raise ValueError(f"mcts exploration constant c must be >= 0, got {c}")
-        if rollout not in PLAYOUTS:
-            raise ValueError(f"mcts rollout {rollout!r} is unknown: use {' or '.join(PLAYOUTS)}")
-        self.iterations = iterations
-        self.c = c
-        self.rollout = rollout
-        self.solver = solver
-        self.last_root: Node | None = None
-        self.simulations = 0
-
-    def search(self, position: Position) -> int:
-        moves = position.legal_moves()
-        if len(moves) == 1:
-            return moves[0]
-        root = self.tree(position)
-        return self.best_child(root).bit.bit_length() - 1
-
-    @staticmethod
-    def best_child(root: Node) -> Node:
-        """A proven win if there is one, else the most visited move not proven lost."""
-        children = root.children
-        wins = [ch for ch in children if ch.proven == 1]
-        pool = wins or [ch for ch in children if ch.proven != -1] or children
-        return max(pool, key=lambda ch: ch.visits)  # first of equals: expansion order
+class ReferenceMcts(MctsAgent):
+    """The compiled agent's parameters and final choice, with the search loop in Python."""
 
     def tree(self, position: Position) -> Node:
         """Run the search from ``position`` (not over) and return the root node."""
