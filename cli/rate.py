@@ -120,10 +120,13 @@ Examples:
 def ladder_help() -> str:
     from ttt_solve.agents.ladder import GAMES, STANDARD
 
-    return (
-        f"\b\nThe ladder {STANDARD.name} (weakest first): {', '.join(STANDARD.rungs)}; "
-        f"{GAMES} games per pair unless --games says otherwise."
+    import textwrap
+
+    text = (
+        f"The ladder {STANDARD.name} (weakest first, random = 0): {', '.join(STANDARD.rungs)}; "
+        f"{GAMES} games per pair unless --games says otherwise; --anchor must name a rung."
     )
+    return "\b\n" + "\n".join(textwrap.wrap(text, 78))
 
 
 @command("rate", epilog=EXAMPLES + "\n" + ladder_help())
