@@ -151,7 +151,7 @@ class MctsAgent(Agent):
 
     def tree(self, position: Position) -> Node:
         """Run the search from ``position`` (not over) and return the root node."""
-        from ttt_solve.agents.mcts_kernel import MT_N, search
+        from ttt_solve.agents.mcts_kernel import MT_N, node_arrays, search
 
         rules = position.rules
         t = line_tables(rules)
@@ -160,7 +160,8 @@ class MctsAgent(Agent):
         version, words, gauss = self.rng.getstate()
         mt = np.array(words, np.int64)
         assert len(mt) == MT_N + 1  # 624 words and the index: CPython's Mersenne Twister
-        done, _nodes, *arrays = search(
+        arrays = node_arrays(self.iterations + 1)
+        done, _nodes = search(
             t.counts(me, opp, rules),
             empty,
             t.line_start,
@@ -173,6 +174,7 @@ class MctsAgent(Agent):
             ROLLOUTS.index(self.rollout),
             self.solver,
             mt,
+            *arrays,
         )
         self.rng.setstate((version, tuple(mt.tolist()), gauss))
         self.simulations += done

@@ -154,19 +154,29 @@ def search(  # noqa: ANN201
     rollout: int,
     solver: bool,
     mt,  # noqa: ANN001
+    node_cell,  # noqa: ANN001
+    visits,  # noqa: ANN001
+    value,  # noqa: ANN001
+    proven,  # noqa: ANN001
+    first_child,  # noqa: ANN001
+    next_sibling,  # noqa: ANN001
 ):
     """Run up to ``iterations`` simulations from a root that is not over (the side to move is
-    side 0 of ``root_counts``; ``root_empty`` its empty cells, ascending). Returns the
-    simulations run, the node count and the node arrays ``(cell, visits, value, proven,
-    first_child, next_sibling)``."""
+    side 0 of ``root_counts``; ``root_empty`` its empty cells, ascending) into the node arrays
+    given (``iterations + 1`` rows each, made by :func:`node_arrays`). Returns the simulations
+    run and the node count.
+
+    The arrays come from the caller and only numbers go back: giving a new array to Python
+    runs a Python function inside Numba's return (it unpickles the dtype), where a pending
+    Ctrl-C would be raised into Numba's C code and lost."""
     capacity = iterations + 1
-    node_cell = np.full(capacity, -1, np.int32)
-    visits = np.zeros(capacity, np.int64)
-    value = np.zeros(capacity, np.int64)
-    proven = np.full(capacity, UNPROVEN, np.int8)
-    first_child = np.full(capacity, -1, np.int32)
+    node_cell[:capacity] = -1
+    visits[:capacity] = 0
+    value[:capacity] = 0
+    proven[:capacity] = UNPROVEN
+    first_child[:capacity] = -1
+    next_sibling[:capacity] = -1
     last_child = np.full(capacity, -1, np.int32)
-    next_sibling = np.full(capacity, -1, np.int32)
     untried_start = np.zeros(capacity, np.int64)
     untried_count = np.zeros(capacity, np.int32)
     empties = len(root_empty)
@@ -270,7 +280,20 @@ def search(  # noqa: ANN201
             _back_up_proof(path, length, proven, first_child, next_sibling, untried_count)
             if proven[0] != UNPROVEN:
                 break
-    return done, nodes, node_cell, visits, value, proven, first_child, next_sibling
+    return done, nodes
+
+
+def node_arrays(capacity: int) -> tuple[np.ndarray, ...]:
+    """Empty node arrays for :func:`search`: ``(cell, visits, value, proven, first_child,
+    next_sibling)``."""
+    return (
+        np.empty(capacity, np.int32),
+        np.empty(capacity, np.int64),
+        np.empty(capacity, np.int64),
+        np.empty(capacity, np.int8),
+        np.empty(capacity, np.int32),
+        np.empty(capacity, np.int32),
+    )
 
 
 @_compile

@@ -102,3 +102,25 @@ def test_many_iterations_grow_the_pool_of_untried_moves():
     new = MctsAgent(random.Random(3), iterations=3000)
     start = Position.start(rules)
     assert tree_of(new.tree(start)) == tree_of(old.tree(start))
+
+
+def test_ctrl_c_during_a_search_is_a_keyboard_interrupt():
+    # Ctrl-C lands while the compiled search runs, or as it returns: it must come out as
+    # KeyboardInterrupt (and so stop the command), never as another error or not at all.
+    import os
+    import signal
+    import threading
+    import time
+
+    agent = MctsAgent(random.Random(0), iterations=20000)
+    start = Position.start(Rules(3, 3, 3))
+    agent.tree(start)
+    rng = random.Random(1)
+    for _ in range(12):
+        began = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            threading.Timer(
+                rng.random() * 0.03, lambda: os.kill(os.getpid(), signal.SIGINT)
+            ).start()
+            while time.monotonic() - began < 10:
+                agent.tree(start)
