@@ -118,9 +118,9 @@ Examples:
 
 
 def ladder_help() -> str:
-    from ttt_solve.agents.ladder import GAMES, STANDARD
-
     import textwrap
+
+    from ttt_solve.agents.ladder import GAMES, STANDARD
 
     text = (
         f"The ladder {STANDARD.name} (weakest first, random = 0): {', '.join(STANDARD.rungs)}; "
