@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from ttt_solve.agents.audit import Truth, audit_positions, summarize
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.rating import Rated, Ratings, extend, rate
+from ttt_solve.agents.rungs import GAMES, LADDERS, STANDARD, LadderSpec
 from ttt_solve.agents.spec import parse_spec
 from ttt_solve.agents.tournament import Pairing, play_pairs
 from ttt_solve.book.ladder import (
@@ -34,35 +35,6 @@ from ttt_solve.book.ladder import (
 )
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
-
-
-class LadderSpec(NamedTuple):
-    """A ladder: its name (stored with its games: change the rungs, change the name) and its
-    rungs, weakest first."""
-
-    name: str
-    rungs: tuple[str, ...]
-
-
-STANDARD = LadderSpec(
-    "standard-1",
-    (
-        "random",
-        "perfect:error=0.5",
-        "perfect:error=0.2",
-        "perfect:error=0.05",
-        "perfect",
-        "mcts:iterations=10",
-        "mcts:iterations=100",
-        "mcts:iterations=1000",
-        "mcts:iterations=10000",
-    ),
-)
-"""The reference ladder of every game: ``random`` (the anchor, 0), the perfect player with
-errors of 50%, 20% and 5% and without, and our MCTS at 10 to 10,000 iterations."""
-
-GAMES = 100
-"""Games per pair of rungs, and per rung for a rated agent, unless told otherwise."""
 
 SALT = "ladder"
 
@@ -304,10 +276,6 @@ def rate_on_ladder(
             accuracy, perfection, graded = summary.accuracy, summary.perfection, summary.graded
         results.append(AgentRating(spec, agent_played, accuracy, perfection, graded, sample))
     return LadderRatings(rules, ladder, key, fit, extend(fit, games_of), played, tuple(results))
-
-
-LADDERS = {STANDARD.name: STANDARD}
-"""The ladders whose rungs this version knows, by name."""
 
 
 def from_cache(book: Any, rules: Rules) -> list[LadderRatings]:

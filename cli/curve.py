@@ -160,7 +160,7 @@ def curve(
         finally:
             progress.close()
         if rating:
-            from ttt_solve.agents.ladder import GAMES
+            from ttt_solve.agents.rungs import GAMES
             from ttt_solve.book.reader import unwritable_reason
 
             progress = common.LazyProgress("rating", enabled=not quiet)

@@ -120,7 +120,7 @@ Examples:
 def ladder_help() -> str:
     import textwrap
 
-    from ttt_solve.agents.ladder import GAMES, STANDARD
+    from ttt_solve.agents.rungs import GAMES, STANDARD
 
     text = (
         f"The ladder {STANDARD.name} (weakest first, random = 0): {', '.join(STANDARD.rungs)}; "
@@ -186,8 +186,9 @@ def rate_command(
     next), and each agent's accuracy and perfection against the book.
     """
     from ttt_solve import charts
-    from ttt_solve.agents.ladder import GAMES, rate_on_ladder
+    from ttt_solve.agents.ladder import rate_on_ladder
     from ttt_solve.agents.rating import parse_anchor
+    from ttt_solve.agents.rungs import GAMES
     from ttt_solve.agents.spec import parse_spec
     from ttt_solve.book.reader import unwritable_reason
     from ttt_solve.cli.options import parse_positions

@@ -10,8 +10,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ttt_solve.agents.ladder import GAMES, STANDARD, LadderRatings, from_cache
+from ttt_solve.agents.ladder import LadderRatings, from_cache
 from ttt_solve.agents.rating import likelihood_text
+from ttt_solve.agents.rungs import GAMES, STANDARD
 from ttt_solve.web.common import RouteTable, explorer_of
 from ttt_solve.web.explorer import game_name
 from ttt_solve.web.pages import chart, render
