@@ -15,7 +15,7 @@ and keeps them. The rows go with their game: re-solving the game (``--force``) d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
@@ -74,14 +74,20 @@ def _where(game_id: int, key: LadderKey) -> Any:
     )
 
 
+def _select(book: Any, rules: Rules, query: Callable[[int], Any]) -> list[Any]:
+    """The rows of ``query(game_id)`` for the game of ``rules`` (none if the book lacks it)."""
+    with book.engine.connect() as conn:
+        game_id = _game_id(conn, rules)
+        return [] if game_id is None else list(conn.execute(query(game_id)).all())
+
+
 def read_rows(book: Any, rules: Rules, key: LadderKey) -> list[LadderRow]:
     """Every cached row of a ladder: the ladder's games and those of the agents rated on it."""
     table = schema.ladder_games
-    with book.engine.connect() as conn:
-        game_id = _game_id(conn, rules)
-        if game_id is None:
-            return []
-        found = conn.execute(
+    found = _select(
+        book,
+        rules,
+        lambda game_id: (
             sa.select(
                 table.c.x_agent,
                 table.c.o_agent,
@@ -92,7 +98,8 @@ def read_rows(book: Any, rules: Rules, key: LadderKey) -> list[LadderRow]:
             )
             .where(_where(game_id, key))
             .order_by(table.c.rated, table.c.x_agent, table.c.o_agent)
-        ).all()
+        ),
+    )
     return [
         LadderRow(str(x), str(o), int(wins), int(draws), int(losses), str(rated))
         for x, o, wins, draws, losses, rated in found
@@ -102,16 +109,16 @@ def read_rows(book: Any, rules: Rules, key: LadderKey) -> list[LadderRow]:
 def cached_ladders(book: Any, rules: Rules) -> list[tuple[LadderKey, list[str]]]:
     """The ladders cached for a game, each with the agents rated on it (in spec order)."""
     table = schema.ladder_games
-    with book.engine.connect() as conn:
-        game_id = _game_id(conn, rules)
-        if game_id is None:
-            return []
-        found = conn.execute(
+    found = _select(
+        book,
+        rules,
+        lambda game_id: (
             sa.select(table.c.ladder, table.c.games_per_pair, table.c.seed, table.c.rated)
             .where(table.c.game_id == game_id)
             .distinct()
             .order_by(table.c.ladder, table.c.games_per_pair, table.c.seed, table.c.rated)
-        ).all()
+        ),
+    )
     ladders: dict[LadderKey, list[str]] = {}
     for ladder, games, seed, rated in found:
         agents = ladders.setdefault(LadderKey(str(ladder), int(games), int(seed)), [])
