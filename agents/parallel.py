@@ -8,12 +8,14 @@ Every task carries its own seed, so who runs it does not change the result.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import multiprocessing
 import random
 import signal
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from typing import Any, NamedTuple
@@ -92,12 +94,32 @@ _WORKER: Worker | None = None
 
 def _init_worker(rules: Rules, makers: Sequence[AgentMaker]) -> None:
     global _WORKER
+    # Forked while the parent held Ctrl-C back (see _ctrl_c_held): take it again.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # A terminal's Ctrl-C reaches the workers too: end them at once. (As a KeyboardInterrupt,
     # the pool would hand it back as the chunk's result and go on with the queued chunks.)
     # Where the parent ignores Ctrl-C (started with nohup, say), so do they.
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     _WORKER = Worker(rules, [maker.build() for maker in makers])
+
+
+@contextlib.contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back while the pool forks its workers, and deliver it after.
+
+    Python runs its after-fork hooks in the parent (the logging module's, for one), and a
+    KeyboardInterrupt raised inside such a hook is ignored: a Ctrl-C that came during a fork
+    was lost, and the command ran on to its end. Held back, the signal waits and is raised
+    when the block ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _run_in_worker(method: str, chunk: Any) -> Any:
@@ -140,7 +162,8 @@ def run_chunks(
             initializer=functools.partial(_init_worker, worker.rules, list(makers)),
         ) as pool:
             try:
-                futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
+                with _ctrl_c_held():  # the workers are forked by the first submit
+                    futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
                 for offset, future in enumerate(futures):
                     results.extend(future.result())
                     done += sizes[index + offset]

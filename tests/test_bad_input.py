@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
+from ttt_solve.book.defaults import SCHEMA_VERSION
 from ttt_solve.book.errors import BookNotFoundError, GameNotFoundError, SchemaVersionError
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.main import ttt
@@ -62,7 +63,8 @@ DATABASES = [
     ("missing", "no book at", BookNotFoundError),
     (
         "newer",
-        "written by a newer ttt-solve: found schema version 4, expected 3 or older",
+        f"written by a newer ttt-solve: found schema version {SCHEMA_VERSION + 1}, "
+        f"expected {SCHEMA_VERSION} or older",
         SchemaVersionError,
     ),
     ("other", "is not a ttt-solve book (found tables t", SchemaVersionError),

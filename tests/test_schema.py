@@ -229,6 +229,7 @@ def make_old_book(db: str, version: int) -> dict[Rules, list[tuple[int, ...]]]:
     with engine.begin() as conn:
         ids = dict(conn.execute(sa.select(schema.games.c.cols, schema.games.c.id)).all())
         conn.exec_driver_sql("DROP TABLE position_blocks")
+        conn.exec_driver_sql("DROP TABLE ladder_games")  # version 4's: no old book has it
         tables = [("positions", "BIGINT")]
         if version >= 2:
             tables.append(("wide_positions", "BLOB" if sqlite else "BYTEA"))

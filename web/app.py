@@ -24,7 +24,7 @@ from ttt_solve.book.errors import BookNotFoundError, OutOfReachError
 from ttt_solve.book.memory import MemoryLoader
 from ttt_solve.book.reader import open_book
 from ttt_solve.errors import TttError
-from ttt_solve.web import api, pages, uwapi
+from ttt_solve.web import api, pages, ratings, uwapi
 from ttt_solve.web.audits import AuditRunner
 from ttt_solve.web.explorer import BusyError, Explorer, Limits
 
@@ -91,7 +91,7 @@ def _ignore(message: str) -> None:
 def routes() -> list[Route | Mount]:
     """Every route, the JSON API's first (its position route is the one asked most)."""
     static = Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static")
-    return [*api.routes, *uwapi.routes, *pages.routes, static]
+    return [*api.routes, *uwapi.routes, *pages.routes, *ratings.routes, static]
 
 
 def create_app(
