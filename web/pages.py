@@ -498,7 +498,7 @@ async def play_page(request: Request) -> Response:
         "links": {
             "undo": play(undo) if undo is not None else None,
             "hint": play(asked.move_names, hint="1") if not position.is_terminal else None,
-            "values": links.play_url(
+            "values_toggle": links.play_url(
                 rules,
                 agent,
                 side,

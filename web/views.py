@@ -300,7 +300,7 @@ def position_data(
             "end": state.at(len(names)) if state.ply < len(names) else None,
             "undo": _undo(state),
             "line": state.here(line=None if state.line else "1"),
-            "values": state.here(values="0" if shown else None),
+            "values_toggle": state.here(values="0" if shown else None),
             "edit": links.editor_url(rules, str(position)),
             "written": links.position_link(position),
             "analysis": links.analysis_url(rules),
