@@ -440,7 +440,7 @@ BAD = """
 400  /game/3x3k3/edit?tool=z                      tool
 400  /game/3x3k3/edit?turn=q                      turn
 404  /game/9x9k9/edit                             holds no 9x9 k=9
-200  /game/3x3k3/edit?position=zz                 
+200  /game/3x3k3/edit?position=zz
 """
 """Bad input and its answer, a line each: the status, the URL, then words of the message (the
 rest of the line up to a ``#`` note)."""
