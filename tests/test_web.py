@@ -131,6 +131,8 @@ def test_value_history_chart_links_each_ply(client):
     history = response.text[response.text.index('id="history"') :]
     for ply in ("&amp;ply=0", "&amp;ply=1", "&amp;ply=2", ""):  # the same game at each ply
         assert f'<a href="/game/3x3k3?moves=b2,a1,c3{ply}"><g class="point"' in history
+    at_one = client.get("/game/3x3k3?moves=b2,a1,c3&ply=1").text
+    assert re.findall(r'<rect class="current"[^>]*data-ply="(\d+)"', at_one) == ["1"]
 
 
 def test_finished_game_page(client):

@@ -142,4 +142,4 @@ async def start_audit(request: Request) -> Response:
 @routes.get("/api/audits/{job}")
 async def audit(request: Request) -> Response:
     job = job_of(request)
-    return json_response(job_json(job, views.worst_link(job)))
+    return json_response(job_json(job, views.worst_link(job.request.rules, job.id)))

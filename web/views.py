@@ -513,12 +513,10 @@ def page_of(items: Sequence[Any], page: int, size: int) -> tuple[Sequence[Any], 
 
 def costly_json(truth: Truth, row: CostlyRow, audit: int) -> dict[str, Any]:
     """A costly move with its count and the explorer's page of it, from its audit."""
-    record = row.record
-    rules = truth.rules
     return {
-        **graded_json(truth, record),
+        **graded_json(truth, row.record),
         "count": row.times,
-        "url": links.position_link(record.position, mark=rules.cell_name(record.cell), audit=audit),
+        "url": worst_link(truth.rules, audit)(row.record),
     }
 
 
@@ -604,22 +602,11 @@ def numbered_moves(
     return rows
 
 
-def winner_text(position: Position) -> str:
-    """``X has won``, ``drawn: the board is full`` or ``X to move``."""
-    winner = position.winner
-    if winner is not None:
-        return f"{winner.upper()} has won"
-    if position.is_terminal:
-        return "drawn: the board is full"
-    return f"{position.to_move.upper()} to move"
-
-
-def worst_link(job: Any) -> Callable[[Graded], str]:
+def worst_link(rules: Rules, audit: int) -> Callable[[Graded], str]:
     """The explorer's page of one of an audit's graded moves: the agent's move framed, the
     page naming the audit."""
-    rules = job.request.rules
 
     def link(record: Graded) -> str:
-        return links.position_link(record.position, mark=rules.cell_name(record.cell), audit=job.id)
+        return links.position_link(record.position, mark=rules.cell_name(record.cell), audit=audit)
 
     return link
