@@ -515,7 +515,7 @@ def test_audit_progress_result_and_a_blunder_link(server, desktop, tmp_path):
     best = card.get_attribute("data-best").split()
     card.find_element(By.CSS_SELECTOR, "a.worst-link").click()
     banner = browser.find_element(By.ID, "audit-banner")
-    assert "montecarlo:playouts=5" in banner.text and "Audit #" in banner.text
+    assert "montecarlo:playouts=5" in banner.text and "audit #" in banner.text
     assert f"played {played}" in banner.text and "blunder" in banner.text
     marked = browser.find_element(By.CSS_SELECTOR, "#board g.cell.marked")
     assert marked.get_attribute("data-cell") == played
@@ -550,7 +550,7 @@ def test_a_lost_game_of_an_audit_is_replayed_move_by_move(server, desktop, books
     side = lost.get_attribute("data-side")
     moves = lost.find_element(By.CSS_SELECTOR, "td.moves").text.split()
     lost.find_element(By.CSS_SELECTOR, "a.replay").click()
-    assert "Audit #" in browser.find_element(By.ID, "audit-banner").text
+    assert "audit #" in browser.find_element(By.ID, "audit-banner").text
     assert stones_shown(browser) == {}  # from the start
     for ply, move in enumerate(moves, start=1):
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_RIGHT)
