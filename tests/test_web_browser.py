@@ -142,13 +142,12 @@ def desktop(browser):
     return browser
 
 
-def screenshot(driver, name: str, tmp_path, element=None, full: bool = False) -> None:
-    """The window (its whole page with ``full``, or one element) as ``name``, kept where
+def screenshot(driver, name: str, tmp_path, element=None, height: int | None = None) -> None:
+    """The window (``height`` pixels of the page, or one element) as ``name``, kept where
     TTT_WEB_SCREENSHOTS says."""
     size = driver.get_window_size()
     try:
-        if full:
-            height = driver.execute_script("return document.documentElement.scrollHeight")
+        if height:
             chrome = size["height"] - driver.execute_script("return window.innerHeight")
             driver.set_window_size(size["width"], height + chrome)
         if element is None:
@@ -231,22 +230,22 @@ def test_explore_by_clicking_and_the_browser_history(server, desktop, books, tmp
     assert browser.current_url.endswith("?moves=b2")
 
 
-def test_moves_are_grouped_by_value_as_the_book_says(server, desktop, books, tmp_path):
+def test_moves_are_grouped_by_value_as_the_book_says(server, desktop, books):
     browser = desktop
-    browser.get(server + "/game/3x3k3?moves=b2,b1,a1")  # O to move: draws and losses
-    expected = book_moves(books, "b2,b1,a1")
-    grouped = {}
-    for group in browser.find_elements(By.CSS_SELECTOR, "section.group"):
-        value = group.get_attribute("id").removeprefix("moves-")
-        chips = group.find_elements(By.CSS_SELECTOR, "a.chip")
-        remoteness = [int(chip.get_attribute("data-remoteness")) for chip in chips]
-        # best first within the group: fastest win, slowest loss
-        assert remoteness == sorted(remoteness, reverse=value == "loss")
-        for chip in chips:
-            assert FILLS[opaque(chip.value_of_css_property("background-color"))] == value
-            grouped[chip.get_attribute("data-move")] = (value, remoteness[chips.index(chip)])
-    assert grouped == expected
-    screenshot(browser, "web-position.png", tmp_path)
+    for moves, values in (("b2", ["draw", "loss"]), ("b2,b1", ["win", "draw"])):
+        browser.get(server + "/game/3x3k3?moves=" + moves)
+        grouped = {}
+        groups = browser.find_elements(By.CSS_SELECTOR, "section.group")
+        assert [g.get_attribute("id").removeprefix("moves-") for g in groups] == values
+        for group, value in zip(groups, values):
+            chips = group.find_elements(By.CSS_SELECTOR, "a.chip")
+            remoteness = [int(chip.get_attribute("data-remoteness")) for chip in chips]
+            # best first within the group: fastest win, slowest loss
+            assert remoteness == sorted(remoteness, reverse=value == "loss")
+            for chip, r in zip(chips, remoteness):
+                assert FILLS[opaque(chip.value_of_css_property("background-color"))] == value
+                grouped[chip.get_attribute("data-move")] = (value, r)
+        assert grouped == book_moves(books, moves)
 
 
 @pytest.mark.parametrize(
@@ -301,9 +300,9 @@ def test_hide_values_keeps_the_board_playable(server, desktop):
     assert browser.find_elements(By.CSS_SELECTOR, "#board g.cell[data-value]")
 
 
-def test_the_optimal_line_is_drawn_on_the_board(server, desktop):
+def test_the_optimal_line_is_drawn_on_the_board(server, desktop, tmp_path):
     browser = desktop
-    browser.get(server + "/game/3x3k3?moves=b2,b1")
+    browser.get(server + "/game/3x3k3?moves=b2,b1,a1")
     browser.find_element(By.ID, "show-line").click()
     line = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "#line a")]
     numbered = {
@@ -311,6 +310,7 @@ def test_the_optimal_line_is_drawn_on_the_board(server, desktop):
         for cell in browser.find_elements(By.CSS_SELECTOR, "#board g.cell[data-number]")
     }
     assert line and [numbered[i + 1] for i in range(len(line))] == line
+    screenshot(browser, "web-position.png", tmp_path, height=1000)
 
 
 def test_keys_walk_through_the_game(server, desktop):
@@ -417,7 +417,8 @@ def test_no_page_is_wider_than_a_phone(server, browser, tmp_path):
     job = start_audit(server, {"game": "3x3k3", "agent": "heuristic", "mode": "games", "games": 12})
     pages = {
         "index": "/",
-        "position": "/game/4x4k3?moves=b2,a1,c3&line=1",
+        "position": "/game/3x3k3?moves=b2,b1,a1&line=1",
+        "position 4x4": "/game/4x4k3?moves=b2,a1,c3",
         "analysis": "/game/4x4k3/analysis",
         "audit": f"/audits/{job}",
         "play": "/play/3x3k3?agent=random&side=x&seed=1&moves=b2,a1,c3,a3,a2,c1,b1,b3,c2",
@@ -431,7 +432,7 @@ def test_no_page_is_wider_than_a_phone(server, browser, tmp_path):
                 scroll, inner = no_horizontal_scroll(browser)
                 assert scroll <= inner, f"{name} at {width} px is {scroll} px wide"
                 if width == 360 and name in ("position", "audit"):
-                    screenshot(browser, f"web-{name}-phone.png", tmp_path)
+                    screenshot(browser, f"web-{name}-phone.png", tmp_path, height=760)
     finally:
         browser.set_window_size(*DESKTOP)
 
@@ -509,7 +510,7 @@ def test_audit_progress_result_and_a_blunder_link(server, desktop, tmp_path):
         "accuracy": rgb(SERIES[0]),
         "perfection": rgb(SERIES[1]),
     }
-    screenshot(browser, "web-audit.png", tmp_path)
+    screenshot(browser, "web-audit.png", tmp_path, height=1500)
     card = browser.find_element(By.CSS_SELECTOR, "#worst li.blunder")
     played = card.get_attribute("data-move")
     best = card.get_attribute("data-best").split()
@@ -601,7 +602,7 @@ def test_play_with_a_hint_to_the_graded_end(server, desktop, books, tmp_path):
     assert [r.find_element(By.TAG_NAME, "td").text for r in rows] == [
         str(i) for i in range(1, len(rows) + 1)
     ]
-    screenshot(browser, "web-play.png", tmp_path)
+    screenshot(browser, "web-play.png", tmp_path, height=950)
     rows[0].find_element(By.CSS_SELECTOR, "a").click()
     marked = browser.find_element(By.CSS_SELECTOR, "#board g.cell.marked")
     assert "ply=0" in browser.current_url and marked.get_attribute("data-value")
