@@ -189,6 +189,11 @@ def test_every_page_has_its_json_twin(client, book_small):
     editor = client.get("/game/3x3k3/edit.json?position=x../.o./...").json()
     assert editor["legal"] and editor["explore"] == "/game/3x3k3?position=x../.o./..."
     assert client.get("/audits.json").json()["games"] == ["3x3k3", "3x4k3", "4x4k3"]
+    # play answers its object too, its redirects (the agent's move) to the JSON twin
+    moved = client.get("/play/3x3k3.json?agent=heuristic&side=o&seed=7", follow_redirects=False)
+    assert moved.status_code == 303 and moved.headers["location"].startswith("/play/3x3k3.json?")
+    game = client.get(moved.headers["location"]).json()
+    assert game["to_move"] == "o" and len(game["moves"]) == 1 and game["agent"] == "heuristic"
 
 
 def test_a_page_shown_at_a_ply_of_its_game(client, book_small):

@@ -121,7 +121,9 @@ def width_of(cols: int) -> int:
 async def index(request: Request) -> Response:
     explorer = explorer_of(request)
     games = [views.game_json(info) for info in explorer.games()]
-    return render(request, "index.html", games=games, book=explorer.book.display_url)
+    return render(
+        request, "index.html", games=games, book=explorer.book.display_url, json_url="/api/games"
+    )
 
 
 # -- a position --------------------------------------------------------------------------------
@@ -444,16 +446,18 @@ async def play_page(request: Request) -> Response:
     if asked.base is not None:
         raise ValueError("a game is played from the empty board: give moves, not a position")
     options = {"values": "1" if show_values else None}
+    twin = links.json_twin if wants_json(request) else str
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
         url = links.play_url(rules, agent, side, seed, asked.move_names, **options)
-        return RedirectResponse(url, 303)
+        return RedirectResponse(twin(url), 303)
     if not position.is_terminal and position.to_move != side:
         reply = await run_in_threadpool(
             explorer.run_in_slot, lambda: agent_move(explorer, agent, seed, position)
         )
         names = (*asked.move_names, rules.cell_name(reply))
-        return RedirectResponse(links.play_url(rules, agent, side, seed, names, **options), 303)
+        url = links.play_url(rules, agent, side, seed, names, **options)
+        return RedirectResponse(twin(url), 303)
     analysis = None
     if (show_values or hint) and not position.is_terminal:
         analysis = await answer(explorer, position)
