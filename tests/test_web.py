@@ -241,6 +241,23 @@ def test_the_editor_places_and_removes_stones_by_links(client):
     assert removed["links"]["cells"]["a1"] == "/game/3x3k3/edit?position=.../.../..."
 
 
+@pytest.mark.parametrize(
+    ("done", "total", "seconds", "text"),
+    [
+        (0, 0, 0.0, "starting"),
+        (0, 20088, 0.5, "0 of 20,088 (0.0%)"),
+        (96, 20088, 4.0, "96 of 20,088 (0.5%), about 13 min 53 s left"),
+        (10_000, 20_000, 3600.0, "10,000 of 20,000 (50.0%), about 1 h left"),
+        (19_999, 20_000, 10.0, "19,999 of 20,000 (100.0%), about 1 s left"),
+        (20_000, 20_000, 10.0, "20,000 of 20,000 (100.0%)"),
+    ],
+)
+def test_an_audits_progress_in_words(done, total, seconds, text):
+    from ttt_solve.web.views import progress_text
+
+    assert progress_text(done, total, seconds) == text
+
+
 # -- JSON ----------------------------------------------------------------------------------
 
 

@@ -649,3 +649,14 @@ def test_gamesmanuni_reads_the_instructions_from_another_origin(server, desktop,
     assert answer["instructions"].startswith("# 3x3, 3 in a row")
     assert "**To Win:**" in answer["instructions"]
     assert "a tie: the board fills in 9 moves" in answer["instructions"]  # the book's value
+
+
+def test_the_progress_line_reads_the_same_in_the_browser(server, desktop):
+    """The page polls a running audit and writes its progress as the server writes it."""
+    from ttt_solve.web.views import progress_text
+
+    browser = desktop
+    browser.get(server + "/audits")
+    for done, total, seconds in [(0, 0, 0), (96, 20088, 4.0), (10_000, 20_000, 3600.0), (7, 9, 70)]:
+        shown = browser.execute_script("return progressText(...arguments)", done, total, seconds)
+        assert shown == progress_text(done, total, seconds)

@@ -63,15 +63,14 @@ class State(NamedTuple):
     side: str | None  # whose blunders the value history rings
 
     @property
+    def showing(self) -> dict[str, object]:
+        """How the page shows a position: kept by every link, to this game or another."""
+        return {"values": None if self.show_values else "0", "line": "1" if self.line else None}
+
+    @property
     def keep(self) -> dict[str, object]:
         """The options a link within the same game keeps."""
-        return {
-            "values": None if self.show_values else "0",
-            "line": "1" if self.line else None,
-            "audit": self.audit,
-            "game": self.audit_game,
-            "side": self.side,
-        }
+        return {**self.showing, "audit": self.audit, "game": self.audit_game, "side": self.side}
 
     def at(self, ply: int) -> str:
         """This game at another ply."""
@@ -87,13 +86,7 @@ class State(NamedTuple):
     def play(self, cell: int) -> str:
         """The page after ``cell`` is played here (a new game from this point on)."""
         moves = (*self.moves[: self.ply], self.rules.cell_name(cell))
-        return links.position_url(
-            self.rules,
-            self.base,
-            moves,
-            values=None if self.show_values else "0",
-            line="1" if self.line else None,
-        )
+        return links.position_url(self.rules, self.base, moves, **self.showing)
 
     @property
     def _mark_name(self) -> str | None:
@@ -305,7 +298,6 @@ def position_data(
             "written": links.position_link(position),
             "analysis": links.analysis_url(rules),
             "api": links.api_position_url(rules, str(position), ()),
-            "play_from_start": links.position_url(rules),
         },
     }
 
@@ -315,20 +307,14 @@ def _undo(state: State) -> str | None:
     if not state.ply:
         return None
     return links.position_url(
-        state.rules,
-        state.base,
-        state.moves[: state.ply - 1],
-        values=None if state.show_values else "0",
-        line="1" if state.line else None,
+        state.rules, state.base, state.moves[: state.ply - 1], **state.showing
     )
 
 
 def _line_url(state: State, line: Sequence[LineMove], steps: int) -> str:
     """The page after the first ``steps`` moves of the optimal line from here."""
     names = (*state.moves[: state.ply], *(state.rules.cell_name(s.cell) for s in line[:steps]))
-    return links.position_url(
-        state.rules, state.base, names, values=None if state.show_values else "0"
-    )
+    return links.position_url(state.rules, state.base, names, values=state.showing["values"])
 
 
 # -- the board editor --------------------------------------------------------------------------
@@ -347,8 +333,7 @@ class Setup(NamedTuple):
 
     @property
     def written(self) -> str:
-        cols = self.rules.cols
-        return "/".join(self.cells[i : i + cols] for i in range(0, len(self.cells), cols))
+        return _written(self.rules, self.cells)
 
     def with_cell(self, cell: int) -> str:
         """The editor's URL once ``cell`` is clicked: the tool's stone placed, or the cell
