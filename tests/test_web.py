@@ -140,6 +140,10 @@ def test_finished_game_page(client):
     assert response.status_code == 200
     assert "X has won" in response.text
     assert cells_shown(response.text) == {}
+    # the end of a game is said plainly, not in the colour of the loser's value
+    summary = re.search(r'<p id="summary" class="([^"]*)"', response.text)
+    assert summary is not None and summary.group(1) == "summary"
+    assert re.findall(r'class="winning-line"', response.text) == ['class="winning-line"']
 
 
 def test_analysis_page_has_the_stats_tables(client, book_small):
