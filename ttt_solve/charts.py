@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.errors import TttError
+from ttt_solve.palette import SERIES, value_colours
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as Figure  # re-exported for annotations elsewhere
@@ -36,6 +37,8 @@ _STYLE: dict[str, Any] = {
     "font.size": 10,
     "axes.grid": True,
     "grid.alpha": 0.3,
+    # the series' colours from the project's palette, in its order (values: see _colour)
+    "axes.prop_cycle": f"cycler('color', {list(SERIES)!r})",
 }
 
 # No date, no software version: the bytes depend on the figures alone.
@@ -43,6 +46,9 @@ _METADATA: dict[str, dict[str, Any]] = {
     "svg": {"Date": None, "Creator": None},
     "png": {"Software": None},
 }
+
+# Room above the tallest bar, as a share of its height: bars and the legend stay inside the frame.
+_HEADROOM = 0.22
 
 # Ticks are placed at the data's own x values when there are at most this many of them
 # (a parameter swept over 10,30,100,... reads best with exactly those ticks).
@@ -207,7 +213,10 @@ def _draw_lines(
     from matplotlib.ticker import NullFormatter, PercentFormatter, ScalarFormatter
 
     for one in series:
-        (line,) = axes.plot(one.x, one.y, label=one.label, linewidth=1.5)
+        value = value_colours(one.label)
+        (line,) = axes.plot(
+            one.x, one.y, label=one.label, linewidth=1.5, color=value.edge if value else None
+        )
         color = line.get_color()
         markers = axes.scatter(one.x, one.y, color=color, s=18, zorder=3)
         if one.links is not None:
@@ -283,13 +292,19 @@ def bar_chart(
         count = max(len(groups), 1)
         width = 0.8 if stacked else 0.8 / count
         bottoms = [0.0] * len(categories)
+        tallest = 0.0
         for index, (name, values) in enumerate(groups.items()):
+            colours = _bar_colours(name, index)
             if stacked:
-                axes.bar(positions, values, width, bottom=bottoms, label=name)
+                axes.bar(positions, values, width, bottom=bottoms, label=name, **colours)
                 bottoms = [bottom + value for bottom, value in zip(bottoms, values)]
+                tallest = max([tallest, *bottoms])
             else:
                 offset = (index - (count - 1) / 2) * width
-                axes.bar([p + offset for p in positions], values, width, label=name)
+                axes.bar([p + offset for p in positions], values, width, label=name, **colours)
+                tallest = max([tallest, *values])
+        if tallest > 0:
+            axes.set_ylim(0, tallest * (1 + _HEADROOM))
         axes.set_xticks(positions, list(categories))
         axes.grid(axis="x", visible=False)
         axes.set_xlabel(xlabel)
@@ -297,6 +312,15 @@ def bar_chart(
         if groups:
             axes.legend(loc="best")
     return figure
+
+
+def _bar_colours(name: str, index: int) -> dict[str, Any]:
+    """A group's bar colours: a value's fill with its darker edge (the yellow of a draw needs
+    an edge on white), else the palette's series colours in order."""
+    value = value_colours(name)
+    if value is not None:
+        return {"color": value.fill, "edgecolor": value.edge, "linewidth": 0.8}
+    return {"color": SERIES[index % len(SERIES)]}
 
 
 def render(figure: Figure, fmt: str) -> bytes:

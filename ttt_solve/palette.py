@@ -54,6 +54,20 @@ BOARD: dict[str, str] = {
 }
 """The colours of the board itself."""
 
+SERIES: tuple[str, ...] = ("#0072b2", "#cc79a7", "#e69f00", "#56b4e9", "#000000")
+"""The colours of a chart's series that are not values (positions reachable and canonical, an
+audit's accuracy and perfection, one agent after another): the rest of Okabe and Ito's palette
+in order, blue, reddish purple, orange, sky blue and black, apart from the three value colours."""
+
+
+def value_colours(name: str) -> ValueColours | None:
+    """The colours of a value named ``win``, ``draw`` or ``loss`` (``None`` for any other name):
+    a chart's series of a value is drawn in that value's colours."""
+    for outcome, colours in VALUES.items():
+        if outcome.value == name:
+            return colours
+    return None
+
 
 def label(outcome: Outcome, remoteness: int) -> str:
     """A value written short: ``W3``, ``D6``, ``L2``."""

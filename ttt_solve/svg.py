@@ -269,11 +269,13 @@ def value_history(
     *,
     max_remoteness: int | None = None,
     title: str | None = None,
+    current: int | None = None,
 ) -> str:
     """The SVG of a value history: rows of positions from the top, each point at its
     remoteness counted from its winner's edge (X on the left, O on the right), draws in the
     middle column ``D``; ``max_remoteness`` fixes the scale (by default the game's largest
-    remoteness of a won position), so charts of one game compare."""
+    remoteness of a won position), so charts of one game compare; ``current``, a ply, is the
+    position being looked at: its row is shaded."""
     points = history.points
     decisive = [p.value.remoteness for p in points if p.value.outcome is not Outcome.DRAW]
     limit = max_remoteness if max_remoteness is not None else max([1, *decisive])
@@ -318,6 +320,13 @@ def value_history(
         f'stroke-dasharray="4 3"/>'
     )
     coords = [(x_of(p), _HEAD + i * _ROW + _ROW / 2) for i, p in enumerate(points)]
+    for point, (_, y) in zip(points, coords):
+        if point.ply == current:
+            parts.insert(
+                2,  # under everything else drawn, after the title
+                f'<rect class="current" x="0" y="{_number(y - _ROW / 2)}" width="{width}" '
+                f'height="{_ROW}" fill="{BOARD["lastmove"]}"{_attrs(data_ply=point.ply)}/>',
+            )
     if len(coords) > 1:
         path = " ".join(f"{_number(x)},{_number(y)}" for x, y in coords)
         parts.append(f'<polyline points="{path}" fill="none" stroke="#7b8794" stroke-width="1.5"/>')

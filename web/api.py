@@ -10,12 +10,13 @@ from urllib.parse import unquote_plus
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.errors import TttError
-from ttt_solve.web.answers import encode_analysis
+from ttt_solve.web import links, views
+from ttt_solve.web.answers import encode_analysis, json_response
 from ttt_solve.web.audits import job_json
 from ttt_solve.web.common import (
     MAX_QUERY,
@@ -26,7 +27,7 @@ from ttt_solve.web.common import (
     game_json,
 )
 from ttt_solve.web.explorer import Explorer
-from ttt_solve.web.pages import audit_request, job_of, worst_link
+from ttt_solve.web.forms import audit_request, job_of
 
 routes = RouteTable()
 
@@ -95,13 +96,13 @@ def book_answer(scope: Scope) -> bytes | None:
 
 @routes.get("/api/games")
 async def games(request: Request) -> Response:
-    return JSONResponse([game_json(info) for info in explorer_of(request).games()])
+    return json_response([game_json(info) for info in explorer_of(request).games()])
 
 
 @routes.get("/api/games/{game}")
 async def game(request: Request) -> Response:
     info = explorer_of(request).game(request.path_params["game"])
-    return JSONResponse({**game_json(info), "figures": info.figures.to_dict()})
+    return json_response({**game_json(info), "figures": info.figures.to_dict()})
 
 
 @routes.get("/api/games/{game}/mainline")
@@ -109,21 +110,12 @@ async def mainline(request: Request) -> Response:
     asked = asked_position(request, request.path_params["game"])
     rules = asked.rules
     line = await run_in_threadpool(explorer_of(request).line, asked.position)
-    return JSONResponse(
-        {
-            "position": str(asked.position),
-            "moves": [
-                {
-                    "cell": rules.cell_name(step.cell),
-                    "index": step.cell,
-                    "value": step.value.outcome.value,
-                    "remoteness": step.value.remoteness,
-                    "position": str(step.position),
-                }
-                for step in line
-            ],
-        }
-    )
+    names = [rules.cell_name(step.cell) for step in line]
+
+    def url(steps: int) -> str:
+        return links.position_url(rules, asked.base, (*asked.move_names, *names[:steps]))
+
+    return json_response(views.mainline_json(rules, asked.position, line, url))
 
 
 @routes.post("/api/audits")
@@ -142,7 +134,7 @@ async def start_audit(request: Request) -> Response:
     )
     explorer_of(request).book.game(request_.rules)
     job = audits_of(request).start(request_)
-    return JSONResponse(
+    return json_response(
         job_json(job), status_code=202, headers={"Location": f"/api/audits/{job.id}"}
     )
 
@@ -150,4 +142,4 @@ async def start_audit(request: Request) -> Response:
 @routes.get("/api/audits/{job}")
 async def audit(request: Request) -> Response:
     job = job_of(request)
-    return JSONResponse(job_json(job, worst_link(job)))
+    return json_response(job_json(job, views.worst_link(job.request.rules, job.id)))
