@@ -11,11 +11,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ttt_solve.agents.audit import Truth, grade_game, summarize
-from ttt_solve.agents.match import derive_seed
-from ttt_solve.agents.spec import make_agent
 from ttt_solve.book.oracle import Analysis
 from ttt_solve.charts import ChartsUnavailableError
-from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.web import links, plots
 from ttt_solve.web.audits import AuditJob, AuditRequest, checked_spec, job_json
@@ -188,6 +185,8 @@ async def analysis_page(request: Request) -> Response:
 def _int(text: str | None, what: str, default: int | None = None) -> int | None:
     if text is None or not text.strip():
         return default
+    if len(text) > 40:  # Python refuses to read numbers of thousands of digits
+        raise ValueError(f"{what} {text[:12]}... ({len(text):,} characters) is out of range")
     try:
         return int(text)
     except ValueError:
@@ -204,7 +203,7 @@ def audit_request(fields: dict[str, str]) -> AuditRequest:
         agent=fields.get("agent") or "",
         mode=mode,
         sample=_int(fields.get("sample"), "sample") if mode == "positions" else None,
-        games=_int(fields.get("games"), "games", 100) or 100,
+        games=_int(fields.get("games"), "games", 100) or 0,  # 0 (refused) stays 0
         opponent=fields.get("opponent") or "random",
         seed=_int(fields.get("seed"), "seed", 0) or 0,
     )
@@ -286,9 +285,7 @@ async def play_page(request: Request) -> Response:
         seed = random.SystemRandom().randrange(2**32)
         return RedirectResponse(links.play_url(rules, agent, side, seed, asked.move_names), 303)
     if not position.is_terminal and position.to_move != side:
-        reply = await run_in_threadpool(
-            explorer.run_in_slot, lambda: agent_move(explorer, agent, seed, position)
-        )
+        reply = await run_in_threadpool(explorer.agent_move, agent, seed, position)
         names = (*asked.move_names, rules.cell_name(reply))
         return RedirectResponse(links.play_url(rules, agent, side, seed, names), 303)
     graded = None
@@ -325,12 +322,6 @@ def undo_length(cells: tuple[int, ...], side: str) -> int:
     """How many moves stay when the player takes back their last move (and the reply)."""
     mine = [i for i in range(len(cells)) if (i % 2 == 0) == (side == "x")]
     return mine[-1] if mine else 0
-
-
-def agent_move(explorer: Any, spec: str, seed: int, position: Position) -> int:
-    """The agent's move, seeded by the game's seed and the ply: the same URL, the same move."""
-    agent = make_agent(spec, random.Random(derive_seed(seed, "ply", position.ply)), explorer.book)
-    return int(agent.select_move(position))
 
 
 def grade_player(book: Any, rules: Rules, cells: tuple[int, ...], side: str) -> dict[str, Any]:
