@@ -289,10 +289,7 @@ def test_the_server_and_its_workers_stop_at_once_whatever_runs(book, how):
         audit = post_json(serving, "/api/audits", {"game": "4x4k3", "agent": ENDLESS})
         assert audit.status == 202
         until(lambda: not live_search_works(serving), 10, "the move running")
-        stopped = time.monotonic()
-        serving.process.send_signal(how)
-        out, _ = serving.process.communicate(timeout=30)
-        seconds = time.monotonic() - stopped
+        seconds = serving.signal(how)
         visitor.close()
     finally:
         serving.stop()
@@ -300,6 +297,7 @@ def test_the_server_and_its_workers_stop_at_once_whatever_runs(book, how):
     until(lambda: not any(alive(pid) for pid in pids), 2, "the workers' end")
     if how != signal.SIGKILL:
         assert serving.process.returncode == 0
+        out = serving.output
         assert out.rstrip().endswith("stopped")
         assert "Traceback" not in out and "CancelledError" not in out and "ERROR" not in out
 
@@ -330,7 +328,7 @@ def test_the_start_up_line_hides_a_password_of_a_real_server(postgres_db):
     with Serving(url, "--quiet") as serving:  # the test server trusts loopback: any password
         serving.wait_for("worker processes ready")
         assert ask(serving, "/api/games/3x3k3/position").status == 200
-    printed = "".join(serving.lines)
+    printed = serving.output
     assert "secretpw" not in printed and ":***@" in printed
 
 
@@ -481,7 +479,7 @@ def test_a_book_damaged_while_served_is_a_5xx_naming_ttt_verify(book, tmp_path):
             answer = ask(serving, path)
             assert answer.status == 500, (path, answer.body[:300])
             assert "looks damaged" in answer.error and "ttt verify" in answer.error
-    assert "looks damaged" in "".join(serving.lines)  # and the server's log says so
+    assert "looks damaged" in serving.output  # and the server's log says so
 
 
 def test_play_against_perfect_past_the_opening_book(server, exact_34):

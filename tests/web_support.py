@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Iterator
@@ -31,7 +32,7 @@ def served(app) -> Iterator[TestClient]:  # noqa: ANN001 - a Starlette app
 
 class Serving:
     """``ttt serve`` in a process of its own, on a port the system chose; :attr:`url` is its
-    address once it listens, :attr:`lines` what it printed."""
+    address once it listens, :attr:`lines` what it has printed (read by a thread of its own)."""
 
     def __init__(self, db: str, *args: str, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
@@ -42,26 +43,49 @@ class Serving:
             env={**os.environ, **(env or {})},
         )
         self.lines: list[str] = []
-        first = self.readline()
+        self._printed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        first = self.wait_for("")
         found = re.search(r"at (http://\S+/) \(Ctrl-C stops\)", first)
-        assert found, f"ttt serve said: {first!r} {self.process.stdout.read() if not found else ''}"
+        assert found, f"ttt serve said: {self.output}"
         self.url = found[1].rstrip("/")
 
-    def readline(self) -> str:
-        line = self.process.stdout.readline()
-        self.lines.append(line)
-        return line
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            with self._printed:
+                self.lines.append(line)
+                self._printed.notify_all()
+        with self._printed:
+            self.lines.append("")  # the end
+            self._printed.notify_all()
+
+    @property
+    def output(self) -> str:
+        with self._printed:
+            return "".join(self.lines)
 
     def wait_for(self, words: str, seconds: float = 120) -> str:
-        """The first line printed from now on that holds ``words``."""
+        """The first line printed (now or before) that holds ``words``."""
         deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            line = self.readline()
-            if words in line:
-                return line
-            if not line and self.process.poll() is not None:
-                break
-        raise AssertionError(f"ttt serve never said {words!r}: {''.join(self.lines)}")
+        with self._printed:
+            while True:
+                for line in self.lines:
+                    if words in line and line:
+                        return line
+                if (self.lines and self.lines[-1] == "") or time.monotonic() > deadline:
+                    printed = "".join(self.lines)
+                    raise AssertionError(f"ttt serve never said {words!r}: {printed}")
+                self._printed.wait(deadline - time.monotonic())
+
+    def signal(self, number: int, seconds: float = 30) -> float:
+        """Send a signal, wait for the server to end; the seconds it took."""
+        sent = time.monotonic()
+        self.process.send_signal(number)
+        self.process.wait(seconds)
+        took = time.monotonic() - sent
+        self._reader.join(10)
+        return took
 
     def stop(self) -> None:
         """Stop it as Ctrl-C does (or kill it, if that fails); :attr:`lines` then holds all
@@ -69,11 +93,11 @@ class Serving:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
         try:
-            rest, _ = self.process.communicate(timeout=10)
+            self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            rest, _ = self.process.communicate()
-        self.lines.extend((rest or "").splitlines(keepends=True))
+            self.process.wait()
+        self._reader.join(10)
 
     def __enter__(self) -> Serving:
         return self

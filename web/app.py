@@ -11,6 +11,7 @@ answered with a 5xx status, the same one-line message, and a line in the server'
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
 import threading
@@ -123,14 +124,22 @@ WORKER_START_SECONDS = 120.0
 """How long workers may take to start (the first start on a machine compiles the search)."""
 
 
-def _say_ready(pools: tuple[WorkerPool, ...], report: Callable[[str], None]) -> None:
-    """Report when the worker processes are ready, or why they are not."""
+def _settle(app: Starlette, report: Callable[[str], None]) -> None:
+    """Once the worker processes are ready (or said why not) and the games are in memory:
+    report it, and freeze what the start made (:func:`gc.freeze`), the modules, the compiled
+    code and the tables, which live as long as the server: the collector then never walks
+    them again, neither while serving (a pause of a tenth of a second or more, each full
+    collection) nor when the server stops (about a second)."""
     started = time.monotonic()
+    pools: tuple[WorkerPool, ...] = app.state.workers
     if all([pool.wait_ready(WORKER_START_SECONDS) for pool in pools]):
         counts = ", ".join(f"{pool.size} for {pool.name}" for pool in pools)
         report(f"worker processes ready: {counts} ({time.monotonic() - started:.1f} s)")
     elif not any(pool.stopping for pool in pools):
         report("worker processes not ready: live searches, agent moves and audits are refused")
+    app.state.memory.join()
+    gc.collect()
+    gc.freeze()
 
 
 def routes() -> list[Route | Mount]:
@@ -163,14 +172,13 @@ def create_app(
             try:
                 for pool in app.state.workers:
                     pool.start()
-                say = report or _ignore
-                threading.Thread(
-                    target=_say_ready, args=(app.state.workers, say), daemon=True
-                ).start()
                 app.state.explorer = Explorer(book, limits, searches, client_gone)
                 app.state.audits = AuditRunner(book, audits, seconds=limits.audit_seconds)
                 app.state.memory = MemoryLoader(book, limits.memory_rows, report or _ignore)
                 app.state.memory.start()
+                settle = threading.Thread(target=_settle, args=(app, report or _ignore))
+                settle.daemon = True
+                settle.start()
                 try:
                     yield
                 finally:
