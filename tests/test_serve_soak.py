@@ -202,8 +202,8 @@ def status_of(reply: bytes) -> int:
 
 
 def rude(soak: Soak) -> Callable[[], None]:
-    """Oversize bodies, visitors who hang up during a live move, headers sent a byte at a
-    time."""
+    """Oversize bodies and heads, visitors who hang up during a live move, a request sent a
+    byte at a time."""
 
     def rude_client() -> None:
         host = soak.url.removeprefix("http://")
@@ -216,6 +216,10 @@ def rude(soak: Soak) -> Callable[[], None]:
                     f"Content-Length: 300000000\r\n\r\n".encode()
                     + b"{" * 8192
                 )
+                soak.saw(status_of(connection.recv(64)))
+            with raw(soak) as connection:  # a head without end: refused as it passes 64 KiB
+                connection.sendall(f"GET /api/games HTTP/1.1\r\nHost: {host}\r\nX: ".encode())
+                connection.sendall(b"x" * 70_000)
                 soak.saw(status_of(connection.recv(64)))
             with raw(soak) as connection:  # asks for an endless move, then hangs up
                 connection.sendall(
@@ -283,7 +287,9 @@ def test_the_server_under_hostile_load(soak_book):
     assert not soak.wrong, soak.wrong[:5]
     assert len(latencies) > 1_000
     assert not [status for status in soak.statuses if status >= 500 or status == 0]
-    assert {429, 422, 413, 400} <= set(soak.statuses)  # the hostile work was refused or stopped
+    assert {429, 422, 431, 413, 400} <= set(
+        soak.statuses
+    )  # the hostile work was refused or stopped
     assert max(memory) - baseline < 60
     assert biggest_worker < 700
     assert stop_seconds < 2 and serving.process.returncode == 0
