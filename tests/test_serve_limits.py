@@ -431,11 +431,22 @@ def test_posts_from_pages_of_other_sites_are_refused(server):
     form = "game=3x3k3&agent=random&mode=positions&sample=5&seed=0"
     headers = {"Content-Type": "application/x-www-form-urlencoded"}
     host = server.url.removeprefix("http://")
-    for other in ({"Origin": "http://evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+    for other in (
+        {"Origin": "http://evil.example"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Origin": f"http://{host}", "Sec-Fetch-Site": "same-site"},  # a sibling subdomain
+    ):
         for path in ("/audits", "/api/audits"):
             sent = {**headers, **other}
             answer = ask(server, path, method="POST", body=form.encode(), headers=sent)
             assert answer.status == 403 and "may not send this request" in answer.error
+    for allowed in (
+        {},  # not a browser's request: a script
+        {"Origin": f"https://{host}"},  # through a proxy that adds TLS
+        {"Origin": "https://books.example", "Sec-Fetch-Site": "same-origin"},  # another Host
+    ):
+        answer = ask(server, "/api/audits", method="POST", body=b'{"agent": "?"}', headers=allowed)
+        assert answer.status == 400 and "unknown agent" in answer.error  # past the guard
     own = {**headers, "Origin": f"http://{host}", "Sec-Fetch-Site": "same-origin"}
 
     def accepted() -> Answer | None:

@@ -115,7 +115,7 @@ class RequestGuard:
             elif name == b"host":
                 host = value
         if scope["method"] in UNSAFE_METHODS:
-            refusal = _cross_site(scope, origin, fetch_site, host)
+            refusal = _cross_site(origin, fetch_site, host)
             if refusal is not None:
                 await self._refuse(scope, receive, send, 403, refusal)
                 return
@@ -194,16 +194,22 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replay
 
 
-def _cross_site(scope: Scope, origin: Any, fetch_site: Any, host: Any) -> str | None:
-    """Why a request that changes something comes from another site, or ``None``."""
-    if fetch_site is not None and fetch_site not in SAME_SITE:
+def _cross_site(origin: Any, fetch_site: Any, host: Any) -> str | None:
+    """Why a request that changes something comes from a page of another site, or ``None``.
+
+    ``Sec-Fetch-Site`` is the browser's own word (a page cannot set it), so it decides where
+    it is sent; elsewhere ``Origin`` must name this server as the visitor reached it (its
+    ``Host``; the scheme is left aside, so that a proxy that adds TLS changes nothing)."""
+    if fetch_site is not None:
+        if fetch_site in SAME_SITE:
+            return None
         return (
             f"a page of another site ({fetch_site.decode('latin-1')}) may not send this request; "
             f"use this server's own pages"
         )
     if origin is not None and host is not None:
-        own = f"{scope.get('scheme', 'http')}://{host.decode('latin-1')}".encode("latin-1")
-        if origin.lower() != own.lower():
+        _, _, netloc = origin.partition(b"://")
+        if netloc.lower() != host.lower():
             return (
                 f"a page of {origin.decode('latin-1')[:100]!r} may not send this request to "
                 f"this server; use its own pages"
