@@ -123,7 +123,7 @@ def serve(
     listener = listening_socket(host, port)  # a port in use: one line, exit 2, before serving
     port = listener.getsockname()[1]
     limits = Limits(search_seconds, max_searches, max_audits, audit_seconds, memory_rows)
-    app = create_app(db, limits, report=click.echo)
+    app = create_app(db, limits, report=click.echo, freeze=True)
     shown = f"[{host}]" if ":" in host else host
     click.echo(
         f"serving {count} game{'s' if count != 1 else ''} of {hide_password(db)} at "

@@ -27,12 +27,10 @@ from click.testing import CliRunner  # noqa: E402
 
 from tests import booksurgery  # noqa: E402
 from tests.pg_support import solve_into  # noqa: E402
-from tests.web_support import TTT, Serving  # noqa: E402
+from tests.web_support import TTT, Serving, small_book  # noqa: E402
 from ttt_solve.book.oracle import Oracle  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
-from ttt_solve.book.writer import write_game  # noqa: E402
 from ttt_solve.cli.main import ttt  # noqa: E402
-from ttt_solve.solver.exhaustive import ExhaustiveSolver  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
@@ -46,13 +44,7 @@ ENDLESS_MOVE = f"/play/4x4k3?agent={ENDLESS}&side=o&seed=1"
 @pytest.fixture(scope="module")
 def book(tmp_path_factory: pytest.TempPathFactory) -> str:
     """3x3 k=3 and 4x4 k=3 solved, and 3x4 k=3 as an opening book of depth 2."""
-    db = str(tmp_path_factory.mktemp("serve") / "book.sqlite")
-    for rules in (R3, R44):
-        solve_into(db, rules)
-    with open_book(db) as opened:
-        plies = (table for table in ExhaustiveSolver(R34).solve() if table.ply <= 2)
-        write_game(opened, R34, plies, method="alphabeta", book_depth=2)
-    return db
+    return small_book(str(tmp_path_factory.mktemp("serve") / "book.sqlite"))
 
 
 @pytest.fixture(scope="module")

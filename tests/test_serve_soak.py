@@ -24,15 +24,12 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from tests.pg_support import solve_into  # noqa: E402
 from tests.support import random_walk  # noqa: E402
 from tests.test_serve_limits import ENDLESS, rss_mib, workers  # noqa: E402
-from tests.web_support import Serving  # noqa: E402
+from tests.web_support import Serving, small_book  # noqa: E402
 from ttt_solve.book.oracle import Oracle  # noqa: E402
 from ttt_solve.book.query import analysis_json  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
-from ttt_solve.book.writer import write_game  # noqa: E402
-from ttt_solve.solver.exhaustive import ExhaustiveSolver  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
 SOAK_SECONDS = 12.0
@@ -63,13 +60,8 @@ HOSTILE_AUDITS: list[bytes] = [
 
 @pytest.fixture(scope="module")
 def soak_book(tmp_path_factory: pytest.TempPathFactory) -> str:
-    db = str(tmp_path_factory.mktemp("soak") / "book.sqlite")
-    for rules in (R3, R44):
-        solve_into(db, rules)
-    with open_book(db) as book:
-        plies = (table for table in ExhaustiveSolver(R34).solve() if table.ply <= 2)
-        write_game(book, R34, plies, method="alphabeta", book_depth=2)
-    return db
+    """3x3 k=3 and 4x4 k=3 solved, and 3x4 k=3 as an opening book of depth 2."""
+    return small_book(str(tmp_path_factory.mktemp("soak") / "book.sqlite"))
 
 
 def expected_answers(db: str, count: int) -> list[tuple[str, dict]]:

@@ -1,5 +1,5 @@
-"""Helpers of the web tests: the application served in-process with its workers ready, and
-``ttt serve`` started as a real process on a free loopback port."""
+"""Helpers of the web tests: the application served in-process with its workers ready,
+``ttt serve`` started as a real process on a free loopback port, and a book to serve."""
 
 from __future__ import annotations
 
@@ -18,7 +18,24 @@ with warnings.catch_warnings():  # recent Starlette warns that it prefers httpx2
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
+from tests.pg_support import solve_into  # noqa: E402
+from ttt_solve.book.reader import open_book  # noqa: E402
+from ttt_solve.book.writer import write_game  # noqa: E402
+from ttt_solve.solver.exhaustive import ExhaustiveSolver  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
+
 TTT = os.path.join(os.path.dirname(sys.executable), "ttt")
+
+
+def small_book(db: str) -> str:
+    """Make ``db`` a book of 3x3 k=3 and 4x4 k=3 solved, and 3x4 k=3 as an opening book of
+    depth 2 (positions past ply 2 are searched live); return it."""
+    for rules in (Rules(3, 3, 3), Rules(4, 4, 3)):
+        solve_into(db, rules)
+    with open_book(db) as book:
+        plies = (table for table in ExhaustiveSolver(Rules(3, 4, 3)).solve() if table.ply <= 2)
+        write_game(book, Rules(3, 4, 3), plies, method="alphabeta", book_depth=2)
+    return db
 
 
 @contextlib.contextmanager

@@ -124,12 +124,12 @@ WORKER_START_SECONDS = 120.0
 """How long workers may take to start (the first start on a machine compiles the search)."""
 
 
-def _settle(app: Starlette, report: Callable[[str], None]) -> None:
+def _settle(app: Starlette, report: Callable[[str], None], freeze: bool) -> None:
     """Once the worker processes are ready (or said why not) and the games are in memory:
-    report it, and freeze what the start made (:func:`gc.freeze`), the modules, the compiled
-    code and the tables, which live as long as the server: the collector then never walks
-    them again, neither while serving (a pause of a tenth of a second or more, each full
-    collection) nor when the server stops (about a second)."""
+    report it, and with ``freeze`` freeze what the start made (:func:`gc.freeze`), the
+    modules, the compiled code and the tables, which live as long as the server: the collector
+    then never walks them again, neither while serving (a pause of a tenth of a second or more,
+    each full collection) nor when the server stops (about a second)."""
     started = time.monotonic()
     pools: tuple[WorkerPool, ...] = app.state.workers
     if all([pool.wait_ready(WORKER_START_SECONDS) for pool in pools]):
@@ -138,8 +138,9 @@ def _settle(app: Starlette, report: Callable[[str], None]) -> None:
     elif not any(pool.stopping for pool in pools):
         report("worker processes not ready: live searches, agent moves and audits are refused")
     app.state.memory.join()
-    gc.collect()
-    gc.freeze()
+    if freeze:
+        gc.collect()
+        gc.freeze()
 
 
 def routes() -> list[Route | Mount]:
@@ -149,7 +150,11 @@ def routes() -> list[Route | Mount]:
 
 
 def create_app(
-    db: str, limits: Limits | None = None, report: Callable[[str], None] | None = None
+    db: str,
+    limits: Limits | None = None,
+    report: Callable[[str], None] | None = None,
+    *,
+    freeze: bool = False,
 ) -> Starlette:
     """The web application over the book ``db``, opened read-only when the server starts
     (``open_book``'s errors, such as a missing book, are raised then).
@@ -157,7 +162,9 @@ def create_app(
     The rows of the book's smaller games (``limits.memory_rows`` in all) are then loaded into
     memory in the background (see :mod:`book.memory`); ``report`` is told of each game
     loaded. The loader is ``app.state.memory``. The worker processes of live searches and
-    agent moves, and of audits, start with it (:mod:`web.workers`): ``app.state.workers``."""
+    agent moves, and of audits, start with it (:mod:`web.workers`): ``app.state.workers``.
+    ``freeze``: once started, exempt what the start made from the garbage collector (for a
+    server in a process of its own; see :func:`_settle`)."""
     import jinja2
 
     limits = limits or Limits()
@@ -176,7 +183,7 @@ def create_app(
                 app.state.audits = AuditRunner(book, audits, seconds=limits.audit_seconds)
                 app.state.memory = MemoryLoader(book, limits.memory_rows, report or _ignore)
                 app.state.memory.start()
-                settle = threading.Thread(target=_settle, args=(app, report or _ignore))
+                settle = threading.Thread(target=_settle, args=(app, report or _ignore, freeze))
                 settle.daemon = True
                 settle.start()
                 try:
