@@ -457,7 +457,7 @@ def test_work_runs_in_worker_processes_at_a_lower_priority(server):
     assert len(found) == 2  # one for searches and moves, one for audits
     with open(f"/proc/{server.process.pid}/stat") as stat:
         own = int(stat.read().rsplit(")", 1)[1].split()[16])
-    assert set(found.values()) == {own + 10}
+    assert set(found.values()) == {min(own + 10, 19)}  # 19: the lowest priority there is
 
 
 def test_audits_do_not_grow_the_server(book):

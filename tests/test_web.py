@@ -489,6 +489,27 @@ def test_play_as_o_the_agent_moves_first_and_the_same_url_gives_the_same_move(cl
     assert "moves=" in first.headers["location"]
 
 
+def test_perfect_plays_in_the_book_as_the_agent_does(client):
+    """The server answers the perfect agent's move from the book itself (no worker): the
+    same move as the agent's, drawn by the same seeded generator."""
+    import random
+
+    from tests.support import random_walk
+    from ttt_solve.agents.match import derive_seed
+    from ttt_solve.agents.spec import make_agent
+
+    explorer = client.app.state.explorer
+    rng = random.Random(5)
+    for seed in range(40):
+        position = random_walk(R3, rng, rng.randrange(8))
+        if position.is_terminal:
+            continue
+        agent = make_agent(
+            "perfect", random.Random(derive_seed(seed, "ply", position.ply)), explorer.book
+        )
+        assert explorer.agent_move("perfect", seed, position) == agent.select_move(position)
+
+
 def test_a_book_on_either_backend_is_served_read_only(book_db):
     from tests.pg_support import solve_into
 
