@@ -46,7 +46,13 @@ def _workers_option(name: str, default: int, help: str) -> Any:
     help="Address to listen on. The server has no login: beyond loopback, anyone who can "
     "reach it can use it (0.0.0.0: every interface).",
 )
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on (0: a free one, printed).",
+)
 @search_seconds_option(
     DEFAULT_SEARCH_SECONDS,
     "Time allowed to each live search of a position past the book, and to each agent move.",
