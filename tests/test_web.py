@@ -17,9 +17,11 @@ with warnings.catch_warnings():  # recent Starlette warns that it prefers httpx2
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
+from tests.web_support import served  # noqa: E402
 from ttt_solve.book.oracle import Oracle  # noqa: E402
 from ttt_solve.book.query import analysis_json, parse_query  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
+from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 from ttt_solve.web.app import create_app  # noqa: E402
 from ttt_solve.web.common import asked_position  # noqa: E402
@@ -30,13 +32,13 @@ R3 = Rules(3, 3, 3)
 
 @pytest.fixture(scope="module")
 def client(book_small):
-    with TestClient(create_app(book_small)) as client:
+    with served(create_app(book_small)) as client:
         yield client
 
 
 @pytest.fixture(scope="module")
 def opening_client(opening_book):
-    with TestClient(create_app(opening_book, Limits(search_seconds=30))) as client:
+    with served(create_app(opening_book, Limits(search_seconds=30))) as client:
         yield client
 
 
@@ -540,13 +542,18 @@ def test_the_book_is_opened_read_only(book_small, client):
 
 
 def test_busy_live_searches_are_refused_with_429(opening_book):
-    with TestClient(create_app(opening_book, Limits(max_searches=1))) as client:
-        explorer = client.app.state.explorer
-        with explorer.searcher(Rules(3, 4, 3)):  # the one slot is taken
+    with served(create_app(opening_book, Limits(max_searches=1))) as client:
+        workers = client.app.state.explorer.workers
+        slow = workers.submit(
+            "move", "mcts:iterations=100000", 0, Position.start(Rules(3, 4, 3)), what="a move"
+        )
+        try:  # the one worker is taken
             response = client.get("/api/games/3x4k3/position?moves=a1,b2,c3")
             assert response.status_code == 429 and response.headers["retry-after"]
             assert "busy" in response.json()["error"]
             assert client.get("/api/games/3x4k3/position?moves=a1").status_code == 200
+        finally:
+            slow.result(60)
 
 
 # -- audits --------------------------------------------------------------------------------
@@ -682,7 +689,7 @@ def test_audit_bad_requests(client, body):
 
 def test_audits_are_bounded_in_number_and_time(book_small):
     limits = Limits(max_audits=1, audit_seconds=0.05)
-    with TestClient(create_app(book_small, limits)) as client:
+    with served(create_app(book_small, limits)) as client:
         first = client.post("/api/audits", json={"game": "4x4k3", "agent": "mcts:iterations=200"})
         second = client.post("/api/audits", json={"game": "3x3k3", "agent": "random"})
         assert first.status_code == 202
@@ -715,6 +722,27 @@ def test_play_as_o_the_agent_moves_first_and_the_same_url_gives_the_same_move(cl
     assert first.status_code == 303
     assert first.headers["location"] == again.headers["location"]
     assert "moves=" in first.headers["location"]
+
+
+def test_perfect_plays_in_the_book_as_the_agent_does(client):
+    """The server answers the perfect agent's move from the book itself (no worker): the
+    same move as the agent's, drawn by the same seeded generator."""
+    import random
+
+    from tests.support import random_walk
+    from ttt_solve.agents.match import derive_seed
+    from ttt_solve.agents.spec import make_agent
+
+    explorer = client.app.state.explorer
+    rng = random.Random(5)
+    for seed in range(40):
+        position = random_walk(R3, rng, rng.randrange(8))
+        if position.is_terminal:
+            continue
+        agent = make_agent(
+            "perfect", random.Random(derive_seed(seed, "ply", position.ply)), explorer.book
+        )
+        assert explorer.agent_move("perfect", seed, position) == agent.select_move(position)
 
 
 def test_a_book_on_either_backend_is_served_read_only(book_db):

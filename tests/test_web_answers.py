@@ -16,6 +16,7 @@ with warnings.catch_warnings():  # recent Starlette warns that it prefers httpx2
     from starlette.testclient import TestClient  # noqa: E402
 
 from tests.test_memory import every_position, sample  # noqa: E402
+from tests.web_support import served  # noqa: E402
 from ttt_solve.book.oracle import Oracle  # noqa: E402
 from ttt_solve.book.query import analysis_json  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
@@ -60,7 +61,7 @@ def test_answers_searched_live_past_an_opening_book(opening_book, book_small):
         exact = analysis_json(
             Oracle(rules, book).analyse(Position.from_moves(rules, "a1 b2 c3".split()))
         )
-    with TestClient(create_app(opening_book, Limits(search_seconds=30))) as client:
+    with served(create_app(opening_book, Limits(search_seconds=30))) as client:
         response = client.get("/api/games/3x4k3/position?moves=a1,b2,c3")
     data = response.json()
     assert response.content == ENCODER.encode(data).encode()

@@ -95,7 +95,8 @@ def server(books):
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(books), host="127.0.0.1", port=port, log_level="warning")
+    app = create_app(books)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     app_server = uvicorn.Server(config)
     thread = threading.Thread(target=app_server.run, daemon=True)
     thread.start()
@@ -103,6 +104,8 @@ def server(books):
     while not app_server.started:
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.05)
+    for pool in app.state.workers:  # live searches, agent moves and audits run in them
+        assert pool.wait_ready(120), "the worker processes did not start"
     yield f"http://127.0.0.1:{port}"
     app_server.should_exit = True
     thread.join(10)

@@ -122,11 +122,13 @@ async def mainline(request: Request) -> Response:
 async def start_audit(request: Request) -> Response:
     body = (await request.body())[:10_000]
     try:
-        fields: Any = json.loads(body or b"{}")
+        fields: Any = json.loads(body or b"{}", parse_int=str)  # numbers checked when read
     except ValueError:
         raise ValueError(
             'the body is not JSON: send an object like {"game": "3x3k3", "agent": "heuristic"}'
         ) from None
+    except RecursionError:
+        raise ValueError("the body is JSON nested too deeply: send a flat object") from None
     if not isinstance(fields, dict):
         raise ValueError("the body is not a JSON object")
     request_ = audit_request(

@@ -2,32 +2,34 @@
 limits that keep a flood of requests from pinning the machine.
 
 Answers come from :class:`~ttt_solve.book.oracle.Oracle`. A position the book holds is read
-at once; one past an opening book is searched live, at most ``max_searches`` at a time, each
-within ``search_seconds``; a request beyond that is refused with :class:`BusyError` rather
-than queued.
+at once, in the server's process, and never waits for anything else; one past an opening book
+is searched live in a worker process (:mod:`web.workers`), at most ``max_searches`` at a time,
+each within ``search_seconds``; a request beyond that is refused with :class:`BusyError`
+rather than queued. An agent's move is computed in a worker too, within the same time (the
+``perfect`` agent's, an answer of the book, in the server's process where the book holds it).
 """
 
 from __future__ import annotations
 
 import functools
+import random
 import re
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
+from ttt_solve.agents.match import derive_seed
+from ttt_solve.agents.spec import parse_spec
 from ttt_solve.book.errors import GameNotFoundError, OutOfReachError
 from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
-from ttt_solve.book.query import LineMove, mainline, parse_query
+from ttt_solve.book.query import LineMove, parse_query
 from ttt_solve.book.reader import Book, GameInfo
-from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import InvalidPositionError, InvalidRulesError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.web.answers import encode_analysis
+from ttt_solve.web.workers import BusyError, WorkerPool
 
-T = TypeVar("T")
+__all__ = ["BusyError", "Explorer", "Limits"]
 
 READ_CACHE = 2_048
 """Book answers kept in memory (the book is read-only, so they never change): the openings,
@@ -51,10 +53,6 @@ SYMMETRY_NAMES = (
     "turned a quarter anticlockwise",
 )
 """The names of ``Rules.symmetries`` in their order (the last four on square boards only)."""
-
-
-class BusyError(TttError):
-    """Every slot for live work (searches, agent moves, audits) is taken: try again later."""
 
 
 class Limits(NamedTuple):
@@ -95,16 +93,23 @@ def symmetric_images(position: Position) -> list[tuple[str, Position]]:
 
 
 class Explorer:
-    """Answers positions of the games in ``book`` within ``limits``; safe to share between
-    threads (the book's SQLite connection is serialized, the search slots are counted)."""
+    """Answers positions of the games in ``book`` within ``limits``, searching live in the
+    workers of ``workers``; safe to share between threads (the book's SQLite connection is
+    serialized). ``client_gone()`` gives the event set when the visitor of the request being
+    answered has gone (``None``: never), which stops its live work."""
 
-    def __init__(self, book: Book, limits: Limits) -> None:
+    def __init__(
+        self,
+        book: Book,
+        limits: Limits,
+        workers: WorkerPool,
+        client_gone: Any = lambda: None,
+    ) -> None:
         self.book = book
         self.limits = limits
-        self._slots = threading.BoundedSemaphore(limits.max_searches)
-        self._lock = threading.Lock()
+        self.workers = workers
+        self.client_gone = client_gone
         self._readers: dict[Rules, Oracle] = {}
-        self._searchers: dict[Rules, list[Oracle]] = {}
         self._rules: dict[str, Rules] = {}
         self._read = functools.lru_cache(maxsize=READ_CACHE)(self._read_book)
         self._read_json = functools.lru_cache(maxsize=JSON_CACHE)(self._encode_book)
@@ -162,14 +167,26 @@ class Explorer:
         return reader.analyse(position)
 
     def search(self, position: Position) -> Analysis:
-        """The position's answer, searched live in a slot within ``search_seconds``."""
-        with self.searcher(position.rules) as oracle:
-            return oracle.analyse(position)
+        """The position's answer, searched live by a worker within ``search_seconds``."""
+        fields = self._run("analyse", position, what="the live search")
+        return Analysis(position, *fields)
 
     def line(self, position: Position) -> list[LineMove]:
-        """The optimal line from ``position`` (the mainline), searched live where needed."""
-        with self.searcher(position.rules) as oracle:
-            return mainline(oracle, position)
+        """The optimal line from ``position`` (the mainline): from the book as far as it
+        holds it, the rest searched live by a worker."""
+        line = []
+        while not position.is_terminal:
+            try:
+                best = self.read(position).moves[0]
+            except OutOfReachError:
+                rest = self._run("line", position, what="the live search of the optimal line")
+                for cell, value in rest:
+                    line.append(LineMove(position, cell, value))
+                    position = position.play(cell)
+                break
+            line.append(LineMove(position, best.cell, best.value))
+            position = position.play(best.cell)
+        return line
 
     def history(self, position: Position, moves: list[int]) -> list[Analysis]:
         """The answers of the start position and of each position after ``moves``."""
@@ -179,37 +196,19 @@ class Explorer:
             answers.append(self.analyse(position))
         return answers
 
-    def run_in_slot(self, work: Callable[[], T]) -> T:
-        """``work()`` in one of the live-work slots (an agent's move: bounded like a search)."""
-        with self._slot():
-            return work()
+    def agent_move(self, spec: str, seed: int, position: Position) -> int:
+        """The move of the agent ``spec`` in a game of seed ``seed``: the same game, the same
+        move. ``perfect`` plays a best move of the position's answer (from the book, or
+        searched live past it); every other agent moves in a worker, within
+        ``search_seconds``."""
+        if parse_spec(spec).name == "perfect":
+            best = self.analyse(position).best_moves
+            # as the agent does: a best move drawn by the generator of the game and ply
+            return random.Random(derive_seed(seed, "ply", position.ply)).choice(best)
+        cell: int = self._run("move", spec, seed, position, what=f"the move of {spec}")
+        return cell
 
-    @contextmanager
-    def _slot(self) -> Iterator[None]:
-        if not self._slots.acquire(blocking=False):
-            raise BusyError(
-                f"the server is busy: {self.limits.max_searches} live searches are running; "
-                f"try again in a moment"
-            )
-        try:
-            yield
-        finally:
-            self._slots.release()
-
-    @contextmanager
-    def searcher(self, rules: Rules) -> Iterator[Oracle]:
-        """An oracle that may search live, held alone for the time of the block. Oracles are
-        kept and reused: each keeps its prover's table between searches."""
-        with self._slot():
-            with self._lock:
-                idle = self._searchers.setdefault(rules, [])
-                oracle = (
-                    idle.pop()
-                    if idle
-                    else Oracle(rules, self.book, search_seconds=self.limits.search_seconds)
-                )
-            try:
-                yield oracle
-            finally:
-                with self._lock:
-                    idle.append(oracle)
+    def _run(self, task: str, *args: Any, what: str) -> Any:
+        return self.workers.run(
+            task, *args, what=what, seconds=self.limits.search_seconds, gone=self.client_gone()
+        )

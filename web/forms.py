@@ -13,6 +13,8 @@ from ttt_solve.web.explorer import parse_game_name
 def _int(text: str | None, what: str, default: int | None = None) -> int | None:
     if text is None or not text.strip():
         return default
+    if len(text) > 40:  # Python refuses to read numbers of thousands of digits
+        raise ValueError(f"{what} {text[:12]}... ({len(text):,} characters) is out of range")
     try:
         return int(text)
     except ValueError:
@@ -27,7 +29,7 @@ def audit_request(fields: dict[str, str]) -> AuditRequest:
         agent=fields.get("agent") or "",
         mode=mode,
         sample=_int(fields.get("sample"), "sample") if mode == "positions" else None,
-        games=_int(fields.get("games"), "games", 100) or 100,
+        games=_int(fields.get("games"), "games", 100) or 0,  # 0 (refused) stays 0
         opponent=fields.get("opponent") or "random",
         seed=_int(fields.get("seed"), "seed", 0) or 0,
     )

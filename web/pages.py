@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ttt_solve import palette, picture, svg
-from ttt_solve.agents.audit import Graded, Truth, grade_game, summary_json
+from ttt_solve.agents.audit import Truth, summary_json
 from ttt_solve.agents.review import review_game
 from ttt_solve.book.query import analysis_json
 from ttt_solve.book.stats import report
@@ -286,51 +286,20 @@ async def start_audit(request: Request) -> Response:
     return RedirectResponse(f"/audits/{job.id}", status_code=303)
 
 
-class AuditMoves:
-    """An audit's graded moves, where the job has them all: every move of the agent in games
-    mode, graded again from the games (the grading is deterministic); else the costliest it
-    kept. Kept for the few audits looked at last: a finished audit never changes."""
-
-    KEPT = 8
-
-    def __init__(self) -> None:
-        self._kept: dict[int, tuple[AuditJob, list[Graded] | None, list[int]]] = {}
-
-    def of(self, job: AuditJob) -> tuple[list[Graded] | None, list[int]]:
-        """All the agent's graded moves (``None`` where the job kept only the worst), and the
-        agent's blunders in each game."""
-        kept = self._kept.get(id(job))
-        if kept is not None and kept[0] is job:
-            return kept[1], kept[2]
-        records: list[Graded] | None = None
-        blunders: list[int] = []
-        if job.results is not None and job.truth is not None:
-            records = []
-            rules = job.request.rules
-            for result in job.results:
-                graded, _ = grade_game(job.truth, rules, result.moves, result.agent_side)
-                records.extend(graded)
-                blunders.append(sum(r.grade.value == "blunder" for r in graded))
-        while len(self._kept) >= self.KEPT:
-            del self._kept[next(iter(self._kept))]
-        self._kept[id(job)] = (job, records, blunders)
-        return records, blunders
-
-
-AUDIT_MOVES = AuditMoves()
-
-
 @page("/audits/{job}")
 async def audit_page(request: Request) -> Response:
     job = job_of(request)
-    data = await run_in_threadpool(audit_data, job, request.query_params)
+    # The values of the moves shown, read from the book as the page needs them (the audit
+    # read the whole game's in its worker; the server's memory does not grow with audits).
+    truth = Truth(explorer_of(request).book, job.request.rules, preload_limit=0)
+    data = await run_in_threadpool(audit_data, job, truth, request.query_params)
+    boards = {}
+    if data["costly"] and not wants_json(request):
+        rows = data["costly"]["rows"]
+        drawn = await run_in_threadpool(lambda: [small_board(truth, row) for row in rows])
+        boards = {row["url"]: board for row, board in zip(rows, drawn)}
 
     def pictures() -> dict[str, Any]:
-        truth = job.truth
-        boards = {}
-        if truth is not None and data.get("costly"):
-            for row in data["costly"]["rows"]:
-                boards[row["url"]] = small_board(truth, row)
         return {
             "job": job,
             "name": game_name(job.request.rules),
@@ -343,7 +312,7 @@ async def audit_page(request: Request) -> Response:
     return respond(request, "audit.html", data, pictures)
 
 
-def audit_data(job: AuditJob, params: Any) -> dict[str, Any]:
+def audit_data(job: AuditJob, truth: Truth, params: Any) -> dict[str, Any]:
     """The audit page's object: the job (as ``/api/audits/{id}`` gives it), its progress in
     words, and once done the won/drawn/lost table and the games (games mode) and every costly
     move, one row a position, a page of each at a time."""
@@ -353,18 +322,16 @@ def audit_data(job: AuditJob, params: Any) -> dict[str, Any]:
         "costly": None,
         "games": None,
     }
-    truth = job.truth
-    if job.status != "done" or truth is None or job.summary is None:
+    if job.status != "done" or job.summary is None:
         return data
     rules = job.request.rules
-    records, blunders = AUDIT_MOVES.of(job)
     weighted = job.request.mode == "positions"
-    rows = views.costly_rows(records if records is not None else job.worst, weighted)
+    rows = views.costly_rows(job.costly if job.costly is not None else job.worst, weighted)
     costly_page = views.number(params.get("costly"), "costly page", 1) or 1
     shown, pages = views.page_of(rows, costly_page, views.COSTLY_PAGE)
     page_number = min(costly_page, pages)
     data["costly"] = {
-        "all": records is not None,
+        "all": job.costly is not None,
         "count": len(rows),
         "page": page_number,
         "pages": pages,
@@ -372,7 +339,7 @@ def audit_data(job: AuditJob, params: Any) -> dict[str, Any]:
         "rows": [views.costly_json(truth, row, job.id) for row in shown],
         "links": _pager(job, "costly", page_number, pages, params),
     }
-    if job.results is not None:
+    if job.results is not None and job.blunders is not None:
         games_page = views.number(params.get("games"), "games page", 1) or 1
         results, pages = views.page_of(job.results, games_page, views.GAMES_PAGE)
         page_number = min(games_page, pages)
@@ -383,7 +350,7 @@ def audit_data(job: AuditJob, params: Any) -> dict[str, Any]:
             "page": page_number,
             "pages": pages,
             "rows": views.game_rows(
-                rules, results, blunders[first : first + len(results)], job.id, first + 1
+                rules, results, job.blunders[first : first + len(results)], job.id, first + 1
             ),
             "links": _pager(job, "games", page_number, pages, params),
         }
@@ -452,9 +419,7 @@ async def play_page(request: Request) -> Response:
         url = links.play_url(rules, agent, side, seed, asked.move_names, **options)
         return RedirectResponse(twin(url), 303)
     if not position.is_terminal and position.to_move != side:
-        reply = await run_in_threadpool(
-            explorer.run_in_slot, lambda: agent_move(explorer, agent, seed, position)
-        )
+        reply = await run_in_threadpool(explorer.agent_move, agent, seed, position)
         names = (*asked.move_names, rules.cell_name(reply))
         url = links.play_url(rules, agent, side, seed, names, **options)
         return RedirectResponse(twin(url), 303)
@@ -543,12 +508,3 @@ def _result(position: Position, side: str, agent: str) -> str | None:
     if position.winner is None:
         return "Draw: the board is full."
     return "You win." if position.winner == side else f"{agent} wins."
-
-
-def agent_move(explorer: Any, spec: str, seed: int, position: Position) -> int:
-    """The agent's move, seeded by the game's seed and the ply: the same URL, the same move."""
-    from ttt_solve.agents.match import derive_seed
-    from ttt_solve.agents.spec import make_agent
-
-    agent = make_agent(spec, random.Random(derive_seed(seed, "ply", position.ply)), explorer.book)
-    return int(agent.select_move(position))
