@@ -86,7 +86,10 @@ LIVE_TABLE_BITS = 19
 
 
 def _default_prover(rules: Rules) -> MoveProver:
+    from ttt_solve.solver.compiling import announce_search
     from ttt_solve.solver.search import Prover  # imported on demand: most queries never search
+
+    announce_search()
 
     # A live search lasts seconds: a 16 MiB table holds what it finds, and a process that
     # asks one question does not wait for the pages of a bigger one.
