@@ -25,6 +25,13 @@ class GameRecord(NamedTuple):
     winner: str | None  # "x", "o", or None for a draw
     failure: EngineFailure | None = None
 
+    def _repr_svg_(self) -> str:
+        """The last position, the last move shaded, as SVG (for notebooks)."""
+        from ttt_solve import picture, svg
+
+        last = self.moves[-1] if self.moves else None
+        return svg.board(picture.board(self.positions()[-1], lastmove=last))
+
     def positions(self) -> list[Position]:
         """The position before each move, then the final one."""
         position = Position.start(self.rules)

@@ -61,6 +61,19 @@ class Analysis(NamedTuple):
         """The cells of the moves that keep the value with the best remoteness, ascending."""
         return tuple(sorted(m.cell for m in self.moves if m.value == self.value))
 
+    def __repr__(self) -> str:
+        position = self.position
+        names = " ".join(position.rules.cell_name(cell) for cell in self.best_moves) or "-"
+        return (
+            f"<Analysis {position.rules.name} {position}: {position.to_move.upper()} to move, "
+            f"{self.value}; best {names} ({self.source})>"
+        )
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.analysis_html(self)
+
 
 class MoveProver(Protocol):
     """What the oracle asks of a prover (see :class:`ttt_solve.solver.search.Prover`)."""

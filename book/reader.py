@@ -116,6 +116,17 @@ class GameInfo(NamedTuple):
         """Whether positions of this ply are stored (all of them, when they are)."""
         return self.book_depth is None or ply <= self.book_depth
 
+    @property
+    def scope(self) -> str:
+        """``exhaustive`` or ``opening book to ply D``."""
+        return "exhaustive" if self.book_depth is None else f"opening book to ply {self.book_depth}"
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameInfo {self.rules.name}: {self.value} for X, {self.scope}, "
+            f"{self.positions:,} positions ({self.reachable:,} reachable)>"
+        )
+
 
 class Entry(NamedTuple):
     """A stored position, in the orientation it was asked in.
@@ -517,6 +528,30 @@ class Book:
 
     def describe(self) -> str:
         return f"book {self.display_url}"
+
+    def __repr__(self) -> str:
+        try:
+            games = self.games()
+        except BookError as error:
+            return f"<Book {self.display_url}: cannot be read: {error}>"
+        listed = "; ".join(f"{g.rules.name} {g.value} for X, {g.scope}" for g in games)
+        return f"<Book {self.display_url}: {len(games)} game{'s' if len(games) != 1 else ''}" + (
+            f" ({listed})>" if games else ">"
+        )
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = "".join(
+            f"<tr><td>{escape(g.rules.name)}</td><td>{escape(str(g.value))}</td>"
+            f"<td>{escape(g.scope)}</td><td>{g.positions:,}</td><td>{g.reachable:,}</td></tr>"
+            for g in self.games()
+        )
+        return (
+            f"<div><b>book {escape(self.display_url)}</b><table><tr><th>game</th>"
+            f"<th>value for X</th><th>method</th><th>positions</th><th>reachable</th></tr>"
+            f"{rows}</table></div>"
+        )
 
     def damaged(self, detail: str, rules: Rules | None = None) -> DamagedBookError:
         """The error for a book found damaged: ``detail`` says what was found; the message

@@ -93,7 +93,7 @@ def play(agent_spec: str, side: str, rules: Rules, db: str, seed: int | None) ->
         )
         moves = _game(rules, agent, side, truth)
         position = Position.from_moves(rules, moves)
-        click.echo(position.diagram())
+        click.echo(_board(position, moves))
         if position.is_terminal:
             winner = position.winner
             click.echo(
@@ -120,7 +120,7 @@ def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # 
             moves.append(cell)
             click.echo(f"{agent.spec} plays {rules.cell_name(cell)}")
             continue
-        click.echo(position.diagram())
+        click.echo(_board(position, moves))
         try:
             text = click.prompt(f"your move ({side.upper()})", prompt_suffix="> ").strip().lower()
         except click.Abort:  # end of input
@@ -148,6 +148,14 @@ def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # 
             click.echo(f"{error}; {HELP_LINE}")
             continue
         moves.append(cell)
+
+
+def _board(position: Position, moves: list[int]) -> str:
+    """The board in text, from the picture module's cell model."""
+    from ttt_solve import picture
+
+    drawn = picture.board(position, lastmove=moves[-1] if moves else None)
+    return picture.text(drawn)
 
 
 def _hint(truth: Truth | None, position: Position) -> str:
