@@ -58,7 +58,7 @@ from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.plystore import make_folder
 from ttt_solve.solver.position import Position, iter_cells
-from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.rules import Rules, parse_game
 from ttt_solve.solver.value import Outcome, Value, move_value
 
 if TYPE_CHECKING:
@@ -225,6 +225,30 @@ class _BlockReads:
                 rows.append(row)
         return rows
 
+    def column_chunks(
+        self, rules: Rules, game_id: int, where: RowFilter, batch: int
+    ) -> Iterator[dict[str, Any]]:
+        """The selected rows of a narrow board's game as NumPy columns, about ``batch`` rows
+        a chunk (``ply`` and ``key`` included), in (ply, key) order."""
+        import numpy as np
+
+        on_ply, params = where.only("ply").sql()
+        sql = f"{_GAME_BLOCKS}{on_ply} ORDER BY ply, first_key"
+        parts: list[dict[str, Any]] = []
+        held = 0
+        for ply, *block in self._stream(sql, (game_id, *params)):
+            first, count, packed, data = map(_blob, block)
+            checked_block(NARROW, ply, first, count, packed, data)
+            columns = _narrow_columns(ply, count, packed, data, where)
+            columns["ply"] = np.full(len(columns["key"]), ply, dtype=np.int64)
+            parts.append(columns)
+            held += len(columns["key"])
+            if held >= batch:
+                yield _joined(parts)
+                parts, held = [], 0
+        if held:
+            yield _joined(parts)
+
     def chunks(
         self, rules: Rules, game_id: int, where: RowFilter, batch: int
     ) -> Iterator[list[Any]]:
@@ -244,6 +268,12 @@ class _BlockReads:
                 chunk = []
         if chunk:
             yield chunk
+
+
+def _joined(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    import numpy as np
+
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
 _NUMPY_BATCH = 1000
@@ -278,14 +308,22 @@ def _narrow_rows(ply: int, count: int, packed: bytes, data: bytes, where: RowFil
     NumPy column by column."""
     from itertools import repeat
 
+    columns = _narrow_columns(ply, count, packed, data, where)
+    order = [columns[name].tolist() for name in _POSITION_COLUMNS[1:]]
+    return list(zip(repeat(ply), *order))
+
+
+def _narrow_columns(
+    ply: int, count: int, packed: bytes, data: bytes, where: RowFilter
+) -> dict[str, Any]:
+    """The columns (NumPy arrays) of the rows of a narrow block that ``where`` selects."""
     columns = block_columns(NARROW, ply, count, packed, data)
     if where.conditions:
         import numpy as np
 
         chosen = np.broadcast_to(where.holds({"ply": ply, **columns}), (count,))
         columns = {name: column[chosen] for name, column in columns.items()}
-    order = [columns[name].tolist() for name in _POSITION_COLUMNS[1:]]
-    return list(zip(repeat(ply), *order))
+    return columns
 
 
 class _SqliteRows(_BlockReads):
@@ -748,6 +786,59 @@ class Book:
                 if checked:
                     self._check_rows(rules, chunk)
                 yield from map(_stored_row, chunk)
+
+    def columns(
+        self, rules: Rules, *, where: RowFilter | None = None, batch: int = 1 << 18
+    ) -> Generator[dict[str, Any], None, None]:
+        """The rows :meth:`rows` gives, as NumPy columns a chunk of about ``batch`` rows at a
+        time: ``ply``, ``key`` (``uint64``), ``value``, ``remoteness``, ``best_moves`` (a
+        bitmask of cells) and ``images``, in (ply, key) order, checked as :meth:`rows` checks
+        them. A board of more than 31 cells (keys past 64 bits) gives ``key`` and
+        ``best_moves`` as arrays of Python integers."""
+        import numpy as np
+
+        info = self.game(rules)
+        where = where or RowFilter()
+        if not rules.fits_key:
+            rows = list(self.rows(rules, where=where))
+            if rows:
+                yield {
+                    name: np.array([row[i] for row in rows], dtype=object if i in (1, 4) else None)
+                    for i, name in enumerate(_POSITION_COLUMNS)
+                }
+            return
+        with self._reading(rules):
+            for chunk in self._rows.column_chunks(rules, info.id, where, batch):
+                # as int64 (a narrow key has at most 62 bits), as a chunk of rows is checked
+                columns = [chunk[name].astype(np.int64) for name in _POSITION_COLUMNS]
+                for bad, what in out_of_range(rules, *columns):
+                    if bad is not False and np.any(bad):
+                        first = int(np.flatnonzero(bad)[0])
+                        raise self.damaged(
+                            f"a positions row of ply {int(chunk['ply'][first])} holds {what}", rules
+                        )
+                if (np.bitwise_count(chunk["key"]) != chunk["ply"]).any():
+                    raise self.damaged("a positions row's ply is not its count of stones", rules)
+                yield chunk
+
+    def frame(
+        self,
+        game: Rules | str,
+        *,
+        where: RowFilter | str | None = None,
+        expand: bool = False,
+        cells: bool = True,
+    ) -> Any:
+        """The rows of a game (``Rules`` or a name like ``"4x4k4"``) as a pandas DataFrame,
+        selected by ``where`` (a :class:`RowFilter` or its text, ``"ply<=4 and value=win"``),
+        one row per canonical position or with ``expand`` per reachable one: see
+        :func:`book.frame.frame`. Needs pandas (``pip install 'ttt-solve[notebook]'``)."""
+        from ttt_solve.book.frame import frame
+
+        rules = game if isinstance(game, Rules) else parse_game(game)
+        if isinstance(where, str):
+            where = RowFilter.parse(where)
+        return frame(self, rules, where=where, expand=expand, cells=cells)
 
     # -- damage -------------------------------------------------------------------------------
 

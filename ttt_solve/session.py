@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import logging
 import random
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from ttt_solve.book.defaults import DEFAULT_DB
 from ttt_solve.solver.compiling import LOGGER
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.rules import Rules, parse_size
+from ttt_solve.solver.rules import Rules, parse_game
 
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport
@@ -37,22 +36,11 @@ if TYPE_CHECKING:
     from ttt_solve.book.reader import GameInfo
     from ttt_solve.solver.value import Value
 
-_GAME = re.compile(r"^\s*(\d+\s*(?:[x×*]\s*\d+)?)\s*(?:k\s*=?\s*(\d+))?\s*$", re.IGNORECASE)
-
 
 def rules_of(game: str | Rules) -> Rules:
     """The rules of a game named ``"3x3k3"``, ``"4x5 k=4"``, ``"3x3"`` or ``"3"`` (k: the
     shorter side), or given as :class:`Rules`."""
-    if isinstance(game, Rules):
-        return game
-    match = _GAME.match(str(game))
-    if match is None:
-        raise InvalidRulesError(
-            f"{game!r} is not a game: write rows x columns k in a row, like 3x3k3 or 4x5k4"
-        )
-    rows, cols = parse_size(match.group(1))
-    k = int(match.group(2)) if match.group(2) else min(rows, cols)
-    return Rules(rows, cols, k)
+    return game if isinstance(game, Rules) else parse_game(game)
 
 
 def position_of(position: str | Position, game: str | Rules | None = None) -> Position:

@@ -1,0 +1,431 @@
+"""A game's table as data: the rows of ``ttt export`` as columns, text, DataFrames and Parquet.
+
+One row per canonical position, or with ``expand`` one per reachable position (each distinct
+symmetric image of a canonical one, in key order, with the best moves turned alike):
+
+======================  ========================================================================
+``position``            the position's text, rows from the top (``x.o/.x./...``)
+``ply``                 stones on the board
+``to_move``             ``x`` or ``o``
+``value``               for the side to move: ``win``, ``draw`` or ``loss``
+``remoteness``          plies to the end under perfect play (0: the game is over)
+``best_moves``          the best moves' cell names, ascending by cell (``a1 c3``)
+``images``              reachable positions the canonical one stands for
+======================  ========================================================================
+
+Rows come from :meth:`Book.columns <book.reader.Book.columns>` (the filter of
+:meth:`Book.rows <book.reader.Book.rows>`) as NumPy columns, a chunk at a time, and every
+output is made from a chunk's columns at once: position texts as one byte array, best moves
+through a table of the masks seen so far. :func:`text_chunks` gives CSV or JSON lines (the same
+bytes Python's ``csv`` and ``json`` modules would write), :func:`frame` a pandas DataFrame
+(``value`` and ``to_move`` as categories, and with ``cells`` one column per cell, named
+``a1``...), :func:`write_parquet` a Parquet file (pyarrow). pandas and pyarrow are optional
+extras: :class:`ExtraMissingError` names the one to install.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from ttt_solve.book.rowfilter import RowFilter
+from ttt_solve.errors import TttError
+from ttt_solve.solver.rules import Rules
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ttt_solve.book.reader import Book
+
+COLUMNS = ("position", "ply", "to_move", "value", "remoteness", "best_moves", "images")
+FORMATS = ("csv", "jsonl", "parquet")
+VALUE_NAMES = ("loss", "draw", "win")  # by stored value + 1
+_CHARS = (ord("."), ord("x"), ord("o"))
+
+
+class ExtraMissingError(TttError):
+    """An optional package that this output needs is not installed; the message names the
+    extra that installs it."""
+
+    def __init__(self, what: str, package: str, extra: str) -> None:
+        super().__init__(f"{what} needs {package}: pip install 'ttt-solve[{extra}]'")
+        self.package = package
+        self.extra = extra
+
+
+def require(package: str, what: str, extra: str = "notebook") -> Any:
+    """Import an optional package, or raise :class:`ExtraMissingError` naming its extra."""
+    import importlib
+
+    try:
+        return importlib.import_module(package)
+    except ImportError:
+        raise ExtraMissingError(what, package.split(".")[0], extra) from None
+
+
+class Chunk:
+    """One chunk of rows as arrays: ``keys`` and ``best`` (bitmasks), ``ply``, ``value``
+    (-1, 0, 1), ``remoteness``, ``images``; expanded to every image when asked."""
+
+    def __init__(self, rules: Rules, columns: dict[str, Any], expand: bool) -> None:
+        import numpy as np
+
+        self.rules = rules
+        keys, best = columns["key"], columns["best_moves"]
+        counts = None
+        if expand:
+            keys, best, counts = _images(rules, keys, best)
+        self.keys = keys
+        self.best = best
+        self.count = len(keys)
+
+        def repeated(name: str) -> Any:
+            column = np.asarray(columns[name])
+            return column if counts is None else np.repeat(column, counts)
+
+        self.ply = repeated("ply")
+        self.value = repeated("value")
+        self.remoteness = repeated("remoteness")
+        self.images = repeated("images")
+
+    def cell_codes(self) -> np.ndarray:
+        """Each row's cells, ``(n, cells)``: 0 empty, 1 X, 2 O."""
+        import numpy as np
+
+        rules = self.rules
+        cells, cols = rules.cells, rules.cols
+        keys = self.keys
+        if keys.dtype == object:  # a wide board's keys: Python integers
+            return np.array(
+                [[(k >> c & 1) + 2 * (k >> (cells + c) & 1) for c in range(cells)] for k in keys],
+                dtype=np.uint8,
+            ).reshape(len(keys), cells)
+        codes = np.empty((self.count, cells), dtype=np.uint8)
+        if cols <= _TABLE_COLS:  # a board row at a time, through a table of every row
+            table = _row_codes(cols)
+            row_mask = np.uint64((1 << cols) - 1)
+            x, o = keys & np.uint64(rules.full), keys >> np.uint64(cells)
+            for row in range(rules.rows):
+                shift = np.uint64(row * cols)
+                index = ((x >> shift) & row_mask) | (((o >> shift) & row_mask) << np.uint64(cols))
+                codes[:, row * cols : (row + 1) * cols] = table[index.astype(np.intp)]
+        else:
+            shifts = np.arange(cells, dtype=np.uint64)
+            codes[:] = (keys[:, None] >> shifts) & np.uint64(1)
+            codes += 2 * ((keys[:, None] >> (shifts + np.uint64(cells))) & np.uint64(1)).astype(
+                np.uint8
+            )
+        return codes
+
+    def position_bytes(self) -> np.ndarray:
+        """The position texts as an ``(n, width)`` array of ASCII codes (rows split by ``/``)."""
+        import numpy as np
+
+        rules = self.rules
+        cols = rules.cols
+        chars = np.array(_CHARS, dtype=np.uint8)[self.cell_codes()]
+        out = np.full((self.count, rules.cells + rules.rows - 1), ord("/"), dtype=np.uint8)
+        for row in range(rules.rows):
+            at = row * (cols + 1)
+            out[:, at : at + cols] = chars[:, row * cols : (row + 1) * cols]
+        return out
+
+    def position_list(self) -> list[bytes]:
+        """The position texts as ``bytes``, one per row."""
+        width = self.rules.cells + self.rules.rows - 1
+        return self.position_bytes().view(f"S{width}").ravel().tolist()  # type: ignore[no-any-return]
+
+
+_TABLE_COLS = 8
+"""Boards of at most this many columns turn keys into cells a board row at a time."""
+
+
+@functools.cache
+def _row_codes(cols: int) -> np.ndarray:
+    """``table[x_bits | o_bits << cols]``: the codes (0, 1 X, 2 O) of a row's cells."""
+    import numpy as np
+
+    index = np.arange(1 << (2 * cols), dtype=np.int64)
+    bits = np.arange(cols)
+    x = (index[:, None] >> bits) & 1
+    o = (index[:, None] >> (bits + cols)) & 1
+    return (x + 2 * o).astype(np.uint8)
+
+
+def _images(rules: Rules, keys: Any, best: Any) -> tuple[Any, Any, Any]:
+    """Every distinct image of each key, in key order per row, with its best moves turned
+    alike, and the count of images per row."""
+    import numpy as np
+
+    if keys.dtype == object:  # a wide board: one row at a time
+        out_keys, out_best, counts = [], [], []
+        for key, mask in zip(keys, best):
+            found: dict[int, int] = {}
+            for symmetry in range(len(rules.symmetries)):
+                found.setdefault(rules.permute(key, symmetry), rules.permute(mask, symmetry))
+            for image in sorted(found):
+                out_keys.append(image)
+                out_best.append(found[image])
+            counts.append(len(found))
+        return np.array(out_keys, dtype=object), np.array(out_best, dtype=object), counts
+    from ttt_solve.solver.keyarrays import KeyArrays
+
+    arrays = KeyArrays(rules)
+    key_images = arrays.images(keys.astype(np.uint64))  # (symmetries, n)
+    best_images = arrays.images(best.astype(np.uint64))
+    order = np.argsort(key_images, axis=0, kind="stable")
+    key_images = np.take_along_axis(key_images, order, axis=0).T
+    best_images = np.take_along_axis(best_images, order, axis=0).T
+    distinct = np.ones(key_images.shape, dtype=bool)
+    distinct[:, 1:] = key_images[:, 1:] != key_images[:, :-1]
+    return key_images[distinct], best_images[distinct], distinct.sum(axis=1)
+
+
+class MoveTexts:
+    """The text of each best-moves bitmask (``"a1 c3"``, or a JSON list), made once per mask
+    and looked up for a whole column at once."""
+
+    DENSE_CELLS = 22
+    """Boards of at most this many cells keep a table of every mask (up to 32 MiB)."""
+
+    def __init__(self, rules: Rules, form: Callable[[list[str]], Any]) -> None:
+        import numpy as np
+
+        names = [rules.cell_name(cell) for cell in range(rules.cells)]
+        # the names of the cells of each byte value of each byte of a mask
+        self.by_byte = [
+            [
+                [
+                    names[first + bit]
+                    for bit in range(8)
+                    if byte >> bit & 1 and first + bit < len(names)
+                ]
+                for byte in range(256)
+            ]
+            for first in range(0, len(names), 8)
+        ]
+        self.form = form
+        self.dense = rules.cells <= self.DENSE_CELLS
+        if self.dense:
+            self.table = np.empty(1 << rules.cells, dtype=object)
+            self.known = np.zeros(1 << rules.cells, dtype=bool)
+        self.cache: dict[int, Any] = {}
+
+    def text(self, mask: int) -> Any:
+        names: list[str] = []
+        for table in self.by_byte:
+            names += table[mask & 0xFF]
+            mask >>= 8
+        return self.form(names)
+
+    def column(self, masks: Any) -> list[Any]:
+        """The texts of a column of masks."""
+        import numpy as np
+
+        if not self.dense or masks.dtype == object:
+            cache = self.cache
+            return [
+                cache[m] if m in cache else cache.setdefault(m, self.text(m))
+                for m in masks.tolist()
+            ]
+        masks = masks.astype(np.intp)
+        missing = np.unique(masks[~self.known[masks]])
+        for mask in missing.tolist():
+            self.table[mask] = self.text(mask)
+        self.known[missing] = True
+        return self.table[masks].tolist()  # type: ignore[no-any-return]
+
+
+def _table(texts: list[Any]) -> Any:
+    """An object array of texts, for looking up a whole column of indexes at once."""
+    import numpy as np
+
+    table = np.empty(len(texts), dtype=object)
+    table[:] = texts
+    return table
+
+
+def chunks(
+    book: Book, rules: Rules, where: RowFilter | None = None, expand: bool = False
+) -> Iterator[Chunk]:
+    """The selected rows of a game, a :class:`Chunk` at a time."""
+    for columns in book.columns(rules, where=where):
+        yield Chunk(rules, columns, expand)
+
+
+def text_chunks(
+    book: Book,
+    rules: Rules,
+    fmt: str,
+    *,
+    where: RowFilter | None = None,
+    expand: bool = False,
+    counts: list[int] | None = None,
+) -> Iterator[bytes]:
+    """The rows as CSV (a header first; best moves space-separated) or JSON lines, in UTF-8
+    bytes a chunk at a time; ``counts`` (if given) becomes ``[rows, terminal rows]``.
+
+    A row is four pieces joined: the position, the fields between it and the best moves
+    (ply, side, value, remoteness: few combinations, each written once), the best moves
+    (one text per mask) and the images count with the line's end."""
+    import numpy as np
+
+    if fmt not in ("csv", "jsonl"):
+        raise ValueError(f"format {fmt!r} is not csv or jsonl")
+    cells = rules.cells
+    middles = []  # by (ply * 3 + value + 1) * (cells + 1) + remoteness
+    for ply in range(cells + 1):
+        side = "xo"[ply & 1]
+        for value in VALUE_NAMES:
+            for remoteness in range(cells + 1):
+                if fmt == "csv":
+                    middles.append(f",{ply},{side},{value},{remoteness},".encode())
+                else:
+                    middles.append(
+                        f'", "ply": {ply}, "to_move": "{side}", "value": "{value}", '
+                        f'"remoteness": {remoteness}, "best_moves": '.encode()
+                    )
+    middle_table = _table(middles)
+    if fmt == "csv":
+        best = MoveTexts(rules, lambda names: " ".join(names).encode())
+        ends = _table([f",{n}\n".encode() for n in range(9)])
+        start = b""
+        yield ",".join(COLUMNS).encode() + b"\n"
+    else:
+        best = MoveTexts(rules, lambda names: json.dumps(names).encode())
+        ends = _table([f', "images": {n}}}\n'.encode() for n in range(9)])
+        start = b'{"position": "'
+    total = terminal = 0
+    for chunk in chunks(book, rules, where, expand):
+        index = (chunk.ply * 3 + chunk.value + 1) * (cells + 1) + chunk.remoteness
+        pieces = zip(
+            chunk.position_list(),
+            middle_table[index].tolist(),
+            best.column(chunk.best),
+            ends[chunk.images].tolist(),
+        )
+        text = start.join(map(b"".join, pieces))
+        total += chunk.count
+        terminal += int(np.count_nonzero(chunk.remoteness == 0))
+        yield start + text if chunk.count else b""
+    if counts is not None:
+        counts[:] = [total, terminal]
+
+
+def frame(
+    book: Book,
+    rules: Rules,
+    *,
+    where: RowFilter | None = None,
+    expand: bool = False,
+    cells: bool = True,
+) -> Any:
+    """The rows as a pandas DataFrame: the columns of ``ttt export`` (``value`` and
+    ``to_move`` as categories, numbers as ``uint8``), and with ``cells`` one column per cell
+    named ``a1``, ``b1``, ... holding ``.``, ``x`` or ``o`` (a category)."""
+    pd = require("pandas", "a DataFrame")
+    import numpy as np
+
+    names = MoveTexts(rules, " ".join)
+    cell_names = [rules.cell_name(cell) for cell in range(rules.cells)]
+    width = rules.cells + rules.rows - 1
+    parts = []
+    for chunk in chunks(book, rules, where, expand):
+        codes = chunk.cell_codes()
+        data: dict[str, Any] = {
+            "position": chunk.position_bytes().view(f"S{width}").ravel().astype(f"U{width}"),
+            "ply": chunk.ply.astype(np.uint8),
+            "to_move": pd.Categorical.from_codes(chunk.ply & 1, categories=["x", "o"]),
+            "value": pd.Categorical.from_codes(
+                chunk.value + 1, categories=list(VALUE_NAMES), ordered=True
+            ),
+            "remoteness": chunk.remoteness.astype(np.uint8),
+            "best_moves": names.column(chunk.best),
+            "images": chunk.images.astype(np.uint8),
+        }
+        if cells:
+            for index, name in enumerate(cell_names):
+                data[name] = pd.Categorical.from_codes(codes[:, index], categories=[".", "x", "o"])
+        parts.append(pd.DataFrame(data))
+    if not parts:
+        return pd.DataFrame({name: [] for name in COLUMNS + tuple(cell_names if cells else ())})
+    return pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+
+
+def write_parquet(
+    book: Book,
+    rules: Rules,
+    path: str,
+    *,
+    where: RowFilter | None = None,
+    expand: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[int, int]:
+    """Write the rows to a Parquet file at ``path`` (a temporary file renamed at the end, so
+    an interrupted write leaves nothing): ``position`` and ``best_moves`` as strings,
+    ``to_move`` and ``value`` dictionary-encoded, numbers as ``uint8``. Returns
+    ``(rows, terminal rows)``; ``progress(rows)`` is told after each chunk."""
+    pa = require("pyarrow", "Parquet")
+    pq = require("pyarrow.parquet", "Parquet")
+    import numpy as np
+
+    width = rules.cells + rules.rows - 1
+    names = MoveTexts(rules, " ".join)
+    schema = pa.schema(
+        [
+            ("position", pa.string()),
+            ("ply", pa.uint8()),
+            ("to_move", pa.dictionary(pa.int8(), pa.string())),
+            ("value", pa.dictionary(pa.int8(), pa.string())),
+            ("remoteness", pa.uint8()),
+            ("best_moves", pa.dictionary(pa.int32(), pa.string())),
+            ("images", pa.uint8()),
+        ],
+        metadata={"game": rules.name, "expanded": str(expand).lower()},
+    )
+    sides = pa.array(["x", "o"])
+    values = pa.array(list(VALUE_NAMES))
+    temporary = f"{path}.{os.getpid()}.tmp"
+    total = terminal = 0
+    try:
+        with pq.ParquetWriter(temporary, schema) as writer:
+            for chunk in chunks(book, rules, where, expand):
+                text = chunk.position_bytes()
+                offsets = np.arange(0, (chunk.count + 1) * width, width, dtype=np.int32)
+                positions = pa.StringArray.from_buffers(
+                    chunk.count, pa.py_buffer(offsets), pa.py_buffer(text.tobytes())
+                )
+                masks, inverse = np.unique(chunk.best, return_inverse=True)
+                best = pa.DictionaryArray.from_arrays(
+                    pa.array(inverse.astype(np.int32)), pa.array(names.column(masks))
+                )
+                batch = pa.record_batch(
+                    [
+                        positions,
+                        pa.array(chunk.ply.astype(np.uint8)),
+                        pa.DictionaryArray.from_arrays(
+                            pa.array((chunk.ply & 1).astype(np.int8)), sides
+                        ),
+                        pa.DictionaryArray.from_arrays(
+                            pa.array((chunk.value + 1).astype(np.int8)), values
+                        ),
+                        pa.array(chunk.remoteness.astype(np.uint8)),
+                        best,
+                        pa.array(chunk.images.astype(np.uint8)),
+                    ],
+                    schema=schema,
+                )
+                writer.write_batch(batch)
+                total += chunk.count
+                terminal += int((chunk.remoteness == 0).sum())
+                if progress is not None:
+                    progress(total)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    return total, terminal
