@@ -540,8 +540,9 @@ class Book:
         info = self.find_game(rules)
         if info is None:
             raise GameNotFoundError(
-                f"{self.describe()} holds no {rules.name} game; build it with: "
-                f"{solve_command(rules, self.db_argument)}"
+                f"{self.describe()} holds no {rules.name} game",
+                database=self.db_argument,
+                rules=rules,
             )
         return info
 
@@ -592,17 +593,11 @@ class Book:
         )
 
     def damaged(self, detail: str, rules: Rules | None = None) -> DamagedBookError:
-        """The error for a book found damaged: ``detail`` says what was found; the message
-        says how to check the book and rebuild the game (``rules``, when one is concerned)."""
-        db = "" if self.db_argument == DEFAULT_DB else f" --db {self.db_argument}"
-        if rules is None:
-            fix = f"check it with: ttt verify --size N --win K{db}; rebuild it if it fails"
-        else:
-            fix = (
-                f"check it with: ttt verify --size {rules.size} --win {rules.k}{db}; "
-                f"solve the game again with: {solve_command(rules, self.db_argument)} --force"
-            )
-        return DamagedBookError(f"{self.describe()} looks damaged: {detail}; {fix}")
+        """The error for a book found damaged: ``detail`` says what was found; ``rules`` is
+        the game concerned, if one is."""
+        return DamagedBookError(
+            f"{self.describe()} looks damaged: {detail}", database=self.db_argument, rules=rules
+        )
 
     # -- positions ----------------------------------------------------------------------------
 
@@ -996,13 +991,6 @@ def out_of_range(
     ]
 
 
-def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:
-    """The ``ttt-solve`` command line that would put this game into the book ``db``."""
-    return f"ttt-solve --size {rules.size} --win {rules.k}" + (
-        "" if db == DEFAULT_DB else f" --db {db}"
-    )
-
-
 def _game_info(row: Sequence[Any]) -> GameInfo:
     """A ``games`` row read; a field of the wrong type or range raises ``ValueError``."""
     from ttt_solve.solver.figures import Figures
@@ -1090,15 +1078,13 @@ def ensure_schema(engine: Engine) -> None:
     prepare_schema(engine)
 
 
-def _upgrade_command(rows: _SqliteRows | _EngineRows, db: str) -> str:
-    """A ``ttt-solve`` of a game the old book already holds (it then only upgrades the book),
-    or of 3x3 if its games cannot be read."""
+def _first_rules(rows: _SqliteRows | _EngineRows) -> Rules | None:
+    """The rules of a game the book holds, or ``None`` if its games cannot be read."""
     unreadable: tuple[type[Exception], ...] = (IndexError, ValueError, *rows.errors)
     try:
-        rules = _game_info(rows.games()[0]).rules
+        return _game_info(rows.games()[0]).rules
     except unreadable:
-        rules = Rules(3, 3, 3)
-    return solve_command(rules, db)
+        return None
 
 
 def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> None:
@@ -1111,8 +1097,7 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
         refuse_foreign_tables(tables, db)
         if not create:
             raise BookNotFoundError(
-                f"{db} is not a ttt-solve book: it holds no tables; "
-                f"solve a game into it first (ttt-solve --db {db})"
+                f"{db} is not a ttt-solve book: it holds no tables", database=db, kind="not-a-book"
             )
         return
     version = read_version(rows.schema_version(), db)
@@ -1120,14 +1105,17 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
     if version < SCHEMA_VERSION and not create:
         raise SchemaVersionError(
             f"{db} was written by an older ttt-solve: found schema version {version}, "
-            f"expected {SCHEMA_VERSION}; ttt-solve upgrades it when it next writes into it "
-            f"(its games are kept), e.g.: {_upgrade_command(rows, db)}"
+            f"expected {SCHEMA_VERSION}",
+            database=db,
+            rules=_first_rules(rows),
+            kind="older-schema",
         )
     missing = [name for name in ("games", TABLE) if name not in tables]
     if missing and not create:
         raise DamagedBookError(
-            f"book {db} looks damaged: it has no {' and no '.join(missing)} table; "
-            f"solve its games again into a new book (ttt-solve --size N --win K --db NEW)"
+            f"book {db} looks damaged: it has no {' and no '.join(missing)} table",
+            database=db,
+            kind="damaged-tables",
         )
 
 
@@ -1148,8 +1136,9 @@ def _make_book_folder(path: str, db: str) -> None:
     problem = make_folder(os.path.dirname(path) or ".")
     if problem is not None:
         raise BookNotFoundError(
-            f"cannot make the folder of the book {hide_password(db)[:200]}: {problem}; "
-            f"give --db a path in a folder that can be written"
+            f"cannot make the folder of the book {hide_password(db)[:200]}: {problem}",
+            database=db,
+            kind="unwritable-folder",
         )
 
 
@@ -1182,10 +1171,7 @@ def open_book(
     """
     path = sqlite_file(db)
     if path is not None and not create and not os.path.exists(path):
-        raise BookNotFoundError(
-            f"no book at {db}: solve a game into it first (ttt-solve "
-            f"--size N --win K{'' if db == DEFAULT_DB else ' --db ' + db})"
-        )
+        raise BookNotFoundError(f"no book at {db}", database=db)
     if path is not None and create:
         _make_book_folder(path, db)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)

@@ -125,7 +125,9 @@ def friendly_errors(command: Callable) -> Callable:
             with sigterm_as_interrupt():
                 return command(*args, **kwargs)
         except TttError as error:
-            raise CliError(str(error)) from None
+            from ttt_solve.cli.fixes import explained
+
+            raise CliError(explained(error)) from None
         except KeyboardInterrupt as interrupt:
             word, status = stopped_by(interrupt)
             click.echo(f"{word}: nothing was written", err=True)

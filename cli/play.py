@@ -14,6 +14,7 @@ from ttt_solve.agents.spec import describe_agents, make_agent, parse_spec
 from ttt_solve.book.errors import BookError
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import db_option, friendly_errors, game_options
+from ttt_solve.cli.fixes import explained, solve_command
 from ttt_solve.cli.options import agent_option, command, seed_option
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
@@ -41,14 +42,14 @@ def _open_truth(stack: ExitStack, db: str, rules: Rules, needs_book: bool):  # n
     except BookError as error:
         if needs_book:
             raise
-        click.echo(f"note: {error}; playing without hints or grading", err=True)
+        click.echo(f"note: {explained(error)}; playing without hints or grading", err=True)
         return None, None
     if book.find_game(rules) is None:
         if needs_book:
             book.game(rules)  # raises, naming the command that builds the game
         click.echo(
             f"note: {book.describe()} holds no {rules.name} game; playing without "
-            f"hints or grading (build it: ttt-solve --size {rules.size} --win {rules.k})",
+            f"hints or grading (build it: {solve_command(rules, book.db_argument)})",
             err=True,
         )
         return book, None
