@@ -312,8 +312,7 @@ class CallableAgent(Agent):
         handed = adapter.encode(position)
         pristine = _snapshot(adapter.board, handed)
         arguments = (handed,) if adapter.side is None else (handed, adapter.side_of(position))
-        from ttt_solve.agents.plugin import _OutOfTime as OutOfTime  # noqa: PLC2701
-        from ttt_solve.agents.plugin import within
+        from ttt_solve.agents.plugin import OutOfTime, within
 
         try:
             with _seeded_globals(self.rng):
