@@ -359,11 +359,16 @@ def game_html(game: Any) -> str:
     positions = record.positions()
     last = record.moves[-1] if record.moves else None
     board = svg.board(picture.board(positions[-1], lastmove=last))
+    first = positions[0]
     names = [rules.cell_name(cell) for cell in record.moves]
+    if not first.x_to_move:  # numbered as a game from the empty board: O's move ends a pair
+        names.insert(0, "...")
     numbered = " ".join(
-        f"{index // 2 + 1}. {' '.join(names[index : index + 2])}"
+        f"{(first.ply + index) // 2 + 1}. {' '.join(names[index : index + 2])}"
         for index in range(0, len(names), 2)
     )
+    if first.ply:
+        numbered = f"from {first}: {numbered}"
     parts = [
         _heading(f"{game.x_name} (X) against {game.o_name} (O) on {rules.name}: {game.result}"),
         '<div style="display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start;">'
