@@ -349,7 +349,10 @@ class _seeded_globals:  # noqa: N801 - used as a context manager, named like one
     both back as they were."""
 
     def __init__(self, rng: random.Random) -> None:
-        self.seed = rng.getrandbits(32)
+        # From the generator's state, without drawing from it: an agent that also draws from
+        # its own generator makes the same draws as without this. (The state's integers
+        # alone: their hash is the same in every process, None's is not before Python 3.12.)
+        self.seed = hash(rng.getstate()[1]) & 0xFFFF_FFFF
 
     def __enter__(self) -> None:
         import numpy as np

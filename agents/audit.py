@@ -607,7 +607,11 @@ class AuditReport:
             f"<AuditReport of {self.agent} on {self.rules.name}: accuracy "
             f"{100 * self.accuracy:.2f}%, perfection {100 * self.perfection:.2f}%, "
             f"{self.blunders:,} blunders in {self.moves:,} moves"
-            + (f", {len(self.failures):,} failures" if self.failures else "")
+            + (
+                f", {len(self.failures):,} failure{'s' if len(self.failures) > 1 else ''}"
+                if self.failures
+                else ""
+            )
             + ">"
         )
 

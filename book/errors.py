@@ -37,9 +37,10 @@ class BookError(TttError):
 
 
 class BookNotFoundError(BookError):
-    """The database does not exist (and we were not asked to create it), or cannot be read."""
+    """The database does not exist (and we were not asked to create it: ``kind``
+    ``"no-book"``), or cannot be read."""
 
-    kind = "no-book"
+    kind = "unreadable"
 
 
 class SchemaVersionError(BookError):

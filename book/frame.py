@@ -29,7 +29,7 @@ import functools
 import json
 import os
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.errors import TttError
@@ -358,22 +358,20 @@ def frame(
 def write_parquet(
     book: Book,
     rules: Rules,
-    path: str,
+    target: str | BinaryIO,
     *,
     where: RowFilter | None = None,
     expand: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> tuple[int, int]:
-    """Write the rows to a Parquet file at ``path`` (a temporary file renamed at the end, so
-    an interrupted write leaves nothing): ``position`` and ``best_moves`` as strings,
-    ``to_move`` and ``value`` dictionary-encoded, numbers as ``uint8``. Returns
-    ``(rows, terminal rows)``; ``progress(rows)`` is told after each chunk."""
+    """Write the rows as Parquet to ``target``, a binary file or a path (written to a
+    temporary file renamed at the end, so an interrupted write leaves nothing): ``position``
+    and ``best_moves`` as strings, ``to_move`` and ``value`` dictionary-encoded, numbers as
+    ``uint8``. Returns ``(rows, terminal rows)``; ``progress(rows)`` is told after each
+    chunk."""
     pa = require("pyarrow", "Parquet")
     pq = require("pyarrow.parquet", "Parquet")
-    import numpy as np
 
-    width = rules.cells + rules.rows - 1
-    names = MoveTexts(rules, " ".join)
     schema = pa.schema(
         [
             ("position", pa.string()),
@@ -386,46 +384,67 @@ def write_parquet(
         ],
         metadata={"game": rules.name, "expanded": str(expand).lower()},
     )
-    sides = pa.array(["x", "o"])
-    values = pa.array(list(VALUE_NAMES))
-    temporary = f"{path}.{os.getpid()}.tmp"
-    total = terminal = 0
+    if not isinstance(target, str):
+        return _parquet_batches(
+            pq.ParquetWriter(target, schema), book, rules, where, expand, progress
+        )
+    temporary = f"{target}.{os.getpid()}.tmp"
     try:
-        with pq.ParquetWriter(temporary, schema) as writer:
-            for chunk in chunks(book, rules, where, expand):
-                text = chunk.position_bytes()
-                offsets = np.arange(0, (chunk.count + 1) * width, width, dtype=np.int32)
-                positions = pa.StringArray.from_buffers(
-                    chunk.count, pa.py_buffer(offsets), pa.py_buffer(text.tobytes())
-                )
-                masks, inverse = np.unique(chunk.best, return_inverse=True)
-                best = pa.DictionaryArray.from_arrays(
-                    pa.array(inverse.astype(np.int32)), pa.array(names.column(masks))
-                )
-                batch = pa.record_batch(
-                    [
-                        positions,
-                        pa.array(chunk.ply.astype(np.uint8)),
-                        pa.DictionaryArray.from_arrays(
-                            pa.array((chunk.ply & 1).astype(np.int8)), sides
-                        ),
-                        pa.DictionaryArray.from_arrays(
-                            pa.array((chunk.value + 1).astype(np.int8)), values
-                        ),
-                        pa.array(chunk.remoteness.astype(np.uint8)),
-                        best,
-                        pa.array(chunk.images.astype(np.uint8)),
-                    ],
-                    schema=schema,
-                )
-                writer.write_batch(batch)
-                total += chunk.count
-                terminal += int((chunk.remoteness == 0).sum())
-                if progress is not None:
-                    progress(total)
-        os.replace(temporary, path)
+        counts = _parquet_batches(
+            pq.ParquetWriter(temporary, schema), book, rules, where, expand, progress
+        )
+        os.replace(temporary, target)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+    return counts
+
+
+def _parquet_batches(
+    writer: Any,
+    book: Book,
+    rules: Rules,
+    where: RowFilter | None,
+    expand: bool,
+    progress: Callable[[int], None] | None,
+) -> tuple[int, int]:
+    """Write the chunks of rows as record batches of ``writer``'s schema, then close it."""
+    import numpy as np
+    import pyarrow as pa
+
+    width = rules.cells + rules.rows - 1
+    names = MoveTexts(rules, " ".join)
+    sides = pa.array(["x", "o"])
+    values = pa.array(list(VALUE_NAMES))
+    total = terminal = 0
+    with writer:
+        for chunk in chunks(book, rules, where, expand):
+            text = chunk.position_bytes()
+            offsets = np.arange(0, (chunk.count + 1) * width, width, dtype=np.int32)
+            positions = pa.StringArray.from_buffers(
+                chunk.count, pa.py_buffer(offsets), pa.py_buffer(text.tobytes())
+            )
+            masks, inverse = np.unique(chunk.best, return_inverse=True)
+            best = pa.DictionaryArray.from_arrays(
+                pa.array(inverse.astype(np.int32)), pa.array(names.column(masks))
+            )
+            side = pa.DictionaryArray.from_arrays(pa.array((chunk.ply & 1).astype(np.int8)), sides)
+            value = pa.DictionaryArray.from_arrays(
+                pa.array((chunk.value + 1).astype(np.int8)), values
+            )
+            columns = [
+                positions,
+                pa.array(chunk.ply.astype(np.uint8)),
+                side,
+                value,
+                pa.array(chunk.remoteness.astype(np.uint8)),
+                best,
+                pa.array(chunk.images.astype(np.uint8)),
+            ]
+            writer.write_batch(pa.record_batch(columns, schema=writer.schema))
+            total += chunk.count
+            terminal += int(np.count_nonzero(chunk.remoteness == 0))
+            if progress is not None:
+                progress(total)
     return total, terminal

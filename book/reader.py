@@ -1171,7 +1171,7 @@ def open_book(
     """
     path = sqlite_file(db)
     if path is not None and not create and not os.path.exists(path):
-        raise BookNotFoundError(f"no book at {db}", database=db)
+        raise BookNotFoundError(f"no book at {db}", database=db, kind="no-book")
     if path is not None and create:
         _make_book_folder(path, db)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)

@@ -116,7 +116,10 @@ class RowFilter:
                     f"{text!r}: {column} compares with {expected}, not {literal!r}"
                 )
             conditions.append(Condition(column, op, number))
-        return cls(tuple(conditions))
+        try:
+            return cls(tuple(conditions))
+        except RowFilterError as error:
+            raise RowFilterError(f"{text!r}: {error}") from None
 
     def sql(self) -> tuple[str, tuple[int, ...]]:
         """The conditions as SQL text to follow a ``WHERE``-clause term (`` AND ply <= ?``)

@@ -204,7 +204,7 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
         click.echo("\ncostliest moves (* the agent's move, + best moves):")
         for index, costly in enumerate(report.worst, 1):
             click.echo(describe_worst(costly, index))
-    elif n_worst:
+    elif n_worst and summary.moves:
         click.echo("\nevery graded move was best.")
     if failures:
         shown = failures[: max(n_worst, 1) * 2]

@@ -115,6 +115,7 @@ def test_strength_curve(tmp_path):
     notebook = run(NOTEBOOKS[2], tmp_path)
     html = "".join(outputs(notebook, "text/html"))
     assert "flat_monte_carlo: iterations" in html and "mcts: iterations" in html
+    assert ">failures<" not in html and ">0.00%<" not in html  # every point's moves graded
     assert "<svg" in html  # the chart (matplotlib, in the notebook extra)
 
 

@@ -331,6 +331,7 @@ def curve_html(curves: Sequence[Any], title: str, chart: Any) -> str:
     """Strength curves: the chart (``chart()`` makes it) and one table per agent."""
     parts = [_heading(title), chart_or_nothing(chart)]
     for one in curves:
+        failed = any(run.summary.failed for point in one.points for run in point.runs)
         rows = []
         for point in one.points:
             kinds = point.blunder_kinds()
@@ -341,10 +342,17 @@ def curve_html(curves: Sequence[Any], title: str, chart: Any) -> str:
                     interval_text(*point.perfection),
                     *(f"{kinds[kind]:,.1f}" for kind in _BLUNDER_KINDS),
                 ]
+                + [_failures_per_seed(point)] * failed
             )
         headers = [f"{one.agent}: {one.param}", "accuracy", "perfection", *_BLUNDER_KINDS]
-        parts.append(table(rows, headers))
+        parts.append(table(rows, headers + ["failures"] * failed))
     return _frame("".join(parts))
+
+
+def _failures_per_seed(point: Any) -> str:
+    """The failed moves of a point, mean per seed (weighted as its moves are)."""
+    total = sum(sum(run.summary.failures.values()) for run in point.runs)
+    return f"{total / len(point.runs):,.1f}"
 
 
 # -- a played game ----------------------------------------------------------------------------
