@@ -249,7 +249,7 @@ class Adapter(NamedTuple):
             raise MoveFailure("garbage", f"returned None, not a move: {HOW_TO_ANSWER}")
         assert self.symbols is not None
         before, after = _cells_of(self.board, pristine), _cells_of(self.board, handed)
-        if after is None or len(after) != rules.cells:
+        if before is None or after is None or len(after) != rules.cells:
             raise MoveFailure(
                 "garbage", "returned None and changed the shape of the board it was handed"
             )

@@ -28,7 +28,7 @@ from __future__ import annotations
 import functools
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ttt_solve.book.rowfilter import RowFilter
@@ -264,7 +264,7 @@ def text_chunks(
     where: RowFilter | None = None,
     expand: bool = False,
     counts: list[int] | None = None,
-) -> Iterator[bytes]:
+) -> Generator[bytes, None, None]:
     """The rows as CSV (a header first; best moves space-separated) or JSON lines, in UTF-8
     bytes a chunk at a time; ``counts`` (if given) becomes ``[rows, terminal rows]``.
 

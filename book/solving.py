@@ -24,11 +24,11 @@ from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwrit
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.errors import TttError
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 
 if TYPE_CHECKING:
     from ttt_solve.solver.distributed import DaskSolver
-    from ttt_solve.solver.exhaustive import ExhaustiveSolver
     from ttt_solve.solver.opening import OpeningBookBuilder
     from ttt_solve.solver.plytable import PlyTable
 
@@ -244,7 +244,6 @@ class Solve:
                 rules, self.workdir, scheduler=self.scheduler, progress=self.progress
             )
         elif self.method == "exhaustive":
-            from ttt_solve.solver.exhaustive import ExhaustiveSolver
             from ttt_solve.solver.keyarrays import uses_kernels
 
             if uses_kernels(rules):
@@ -287,7 +286,7 @@ class Solve:
                     dask_solver.close()
                 plies = dask_solver.plies()
             elif builder is None:
-                assert solver is not None
+                assert isinstance(solver, ExhaustiveSolver)
                 rows = solver.positions()  # the forward pass
                 self._forward_done = True  # the writing counter shows the backward pass
                 plies = solver.solve()

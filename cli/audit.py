@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections.abc import Sequence
 
 import click
 from tabulate import tabulate
@@ -218,7 +219,7 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
             click.echo(describe_failure(failure, index, report.weighted))
 
 
-def _print_csv(truth: Truth, records: list[Graded]) -> None:
+def _print_csv(truth: Truth, records: Sequence[Graded]) -> None:
     fields = [
         "ply",
         "position",

@@ -96,8 +96,9 @@ def export(
             try:
                 if fmt == "parquet":
                     stream.flush()
+                    binary = stream.buffer  # type: ignore[attr-defined] # a file opened as text
                     written, terminal = write_parquet(
-                        book, rules, stream.buffer, where=where, expand=expand
+                        book, rules, binary, where=where, expand=expand
                     )
                 else:
                     counts: list[int] = []
