@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ttt_solve.book.errors import RowFilterError
+from ttt_solve.solver.value import Outcome
 
 FILTER_COLUMNS = ("ply", "value", "remoteness", "images")
 """The columns a filter may name (``value`` is for the side to move: 1, 0, -1)."""
@@ -33,7 +34,7 @@ PYTHON_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
 }
 """SQL operator -> the Python operator that makes the same comparison on numbers or arrays."""
 
-VALUE_NUMBERS = {"win": 1, "draw": 0, "loss": -1}
+VALUE_NUMBERS = {outcome.value: outcome.sign for outcome in Outcome}
 """The value column's numbers by name (for the side to move)."""
 
 _CONDITION = re.compile(

@@ -180,6 +180,8 @@ class Solve:
         self._forward_done = False
         self.solved = False
         """Whether :meth:`run` solved the game (not: found it stored already)."""
+        self.book_name = db
+        """The book as a user names it (a path, or a URL without its password)."""
         self.stopped = ""
         """After an interruption of :meth:`run`: what it left (the book unchanged, the work
         kept for a rerun, or the game stored just before)."""
@@ -192,6 +194,7 @@ class Solve:
         """
         rules = self.rules
         with open_book(self.db, create=True) as book:
+            self.book_name = book.display_url
             try:
                 existing = book.find_game(rules)
             except (BookError, ValueError):
