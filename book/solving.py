@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
+from ttt_solve.book.writer import write_game
 from ttt_solve.errors import TttError
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
@@ -231,8 +232,6 @@ class Solve:
             self.progress(done, total)
 
     def _solve(self, book: Book, existing: GameInfo | None) -> GameInfo:
-        from ttt_solve.book.writer import write_game
-
         rules = self.rules
         started = time.perf_counter()
         dask_solver: DaskSolver | None = None

@@ -148,7 +148,11 @@ def test_the_displays_draw_from_the_picture_module(book_3x3):
     for g in valued:
         rect = g.find(f"{SVG}rect")
         assert rect is not None and rect.get("fill") == VALUES[Outcome(g.get("data-value"))].fill
-    assert "winning (" in html and "★" in html  # X to move wins: the moves grouped
+    words = {Outcome.WIN: "winning", Outcome.DRAW: "drawing", Outcome.LOSS: "losing"}
+    for outcome, word in words.items():  # the moves grouped by value, with their counts
+        moves = [m for m in analysis.moves if m.value.outcome is outcome]
+        assert (f"{word} ({len(moves)}):" in html) == bool(moves)
+    assert html.count("★") == len(analysis.best_moves) + 1  # and one in the legend
     report = ttt.audit("random", "3x3k3", db=book_3x3, worst=4, positions=80, seed=1)
     boards = [b for b in svgs(report._repr_html_()) if b.get("class") == "board"]
     assert len(boards) == 4  # the costliest moves
@@ -235,3 +239,27 @@ def test_the_notice_is_one_line_on_stderr_from_a_command(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout == ""
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("note: compiling the prover's")
+
+
+def test_in_a_notebook_the_notice_is_a_display_of_its_own(monkeypatch):
+    """In a Jupyter kernel the notice goes to the notebook as a display (text and HTML), not
+    to standard error."""
+    ipython_display = pytest.importorskip("IPython.display", reason="pip install -e '.[notebook]'")
+    from ttt_solve import session
+
+    shown = []
+    monkeypatch.setitem(sys.modules, "ipykernel", sys.modules.get("ipykernel", object()))
+    monkeypatch.setattr(ipython_display, "display", lambda data, raw: shown.append((data, raw)))
+    logger = logging.getLogger(compiling.LOGGER)
+    handlers, propagate = list(logger.handlers), logger.propagate
+    try:
+        session.notebook_notices()
+        session.notebook_notices()  # once is enough: one handler
+        compiling.announce("the prover's search")
+    finally:
+        logger.handlers[:] = handlers
+        logger.propagate = propagate
+    assert len(shown) == 1
+    data, raw = shown[0]
+    assert raw and data["text/plain"].startswith("note: compiling the prover's search")
+    assert "<div" in data["text/html"] and "first use" in data["text/html"]
