@@ -374,9 +374,11 @@ def audit_positions(
     agent = maker.build(truth.book)
     # An agent that keeps a process or a timer of this one (an engine, a time limit) stays here.
     parallel = isinstance(maker, AgentMaker) and not getattr(agent, "external", False)
+    worker = Worker(rules, [agent])
+    weights = {key: images for _, key, images in rows}
     try:
         moves = run_chunks(
-            Worker(rules, [agent]),
+            worker,
             "moves",
             chunked(tasks, POSITION_CHUNK),
             makers=[maker] if parallel else None,
@@ -384,6 +386,10 @@ def audit_positions(
             progress=progress,
             probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
         )
+    except BaseException:
+        if failures is not None:  # the failures before the error are counted all the same
+            failures.extend(Failure.of(f, weights.get(f.position.key, 1)) for f in worker.failed)
+        raise
     finally:
         _close(agent)
     records, ungraded = [], 0
@@ -456,9 +462,10 @@ def audit_games(
     parallel = all(isinstance(m, AgentMaker) for m in (maker, opponent)) and not any(
         getattr(agent, "external", False) for agent in agents
     )
+    worker = Worker(rules, agents)
     try:
         played = run_chunks(
-            Worker(rules, agents),
+            worker,
             "games_to_failure",
             chunked(tasks, GAME_CHUNK),
             makers=[maker, opponent] if parallel else None,
@@ -466,6 +473,10 @@ def audit_games(
             progress=progress,
             probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
         )
+    except BaseException:
+        if failures is not None:  # the failures before the error are counted all the same
+            failures.extend(Failure.of(f) for f in worker.failed)
+        raise
     finally:
         for agent in agents:
             _close(agent)

@@ -61,6 +61,9 @@ class Worker:
     def __init__(self, rules: Rules, agents: Sequence[Agent]) -> None:
         self.rules = rules
         self.agents = list(agents)
+        self.failed: list[EngineFailure] = []
+        """Every failure so far, also where a later error stops the work (an engine that
+        cannot restart): the caller still counts the ones before it."""
 
     def moves(self, tasks: Sequence[tuple[int, int, int]]) -> list[int | EngineFailure]:
         """Agent 0's move in each ``(x, o, seed)`` position, its generator seeded per task;
@@ -73,6 +76,7 @@ class Worker:
                 out.append(agent.select_move(Position(self.rules, x, o)))
             except EngineFailure as failure:
                 out.append(failure)
+                self.failed.append(failure)
         return out
 
     def games(
@@ -102,6 +106,8 @@ class Worker:
             o_agent.rng.seed(o_seed)
             record = play_game(x_agent, o_agent, self.rules, stop_on_failure=True)
             out.append((record.moves, record.winner, record.failure))
+            if record.failure is not None:
+                self.failed.append(record.failure)
         return out
 
 

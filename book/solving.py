@@ -45,13 +45,18 @@ Counter = Callable[[int, int], None]
 
 
 class SolveError(TttError, ValueError):
-    """A solve that cannot run as asked: ``rules`` is the game, ``reason`` says why and what
-    to ask for instead."""
+    """A solve that cannot run as asked: ``rules`` is the game, ``kind`` the problem
+    (``"needs-opening-book"``: too large for an exhaustive solve; ``"depth-past-end"``;
+    ``"unwritable"``: ``database`` cannot be written; ...); the command line adds what to ask
+    for instead."""
 
-    def __init__(self, rules: Rules, reason: str) -> None:
+    def __init__(
+        self, rules: Rules, reason: str, kind: str = "solve", database: str | None = None
+    ) -> None:
         super().__init__(reason)
         self.rules = rules
-        self.reason = reason
+        self.kind = kind
+        self.database = database
 
 
 def approx(n: float) -> str:
@@ -76,7 +81,8 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
             raise SolveError(
                 rules,
                 f"{rules.name} has {rules.cells} cells; an exhaustive solve holds boards of at "
-                f"most 31; build an opening book instead: --method alphabeta --book-depth D",
+                f"most 31",
+                "needs-opening-book",
             )
         return "alphabeta", f"{rules.cells} cells: an opening book (--method alphabeta)"
     estimate = exhaustive_estimate(rules)
@@ -94,8 +100,8 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
     if method == "exhaustive":
         raise SolveError(
             rules,
-            f"{rules.name} is too large to enumerate on this machine ({size}); "
-            f"build an opening book instead: --method alphabeta --book-depth D",
+            f"{rules.name} is too large to enumerate on this machine ({size})",
+            "needs-opening-book",
         )
     return "alphabeta", f"too large to enumerate ({size})"
 
@@ -151,21 +157,21 @@ class Solve:
             raise SolveError(rules, f"engine {engine!r} is not one of {', '.join(ENGINES)}")
         if engine == "dask":
             if method == "alphabeta":
-                raise SolveError(rules, "--engine dask runs the exhaustive method only")
+                raise SolveError(rules, "the dask engine runs the exhaustive method only")
             self.method, self.reason = "exhaustive", "asked for with --engine dask"
         else:
             self.method, self.reason = choose_method(rules, method)
         if book_depth is not None and book_depth > rules.cells:
             raise SolveError(
                 rules,
-                f"--book-depth {book_depth}: every {rules.name} game ends by ply {rules.cells} "
-                f"(its number of cells); give --book-depth {rules.cells} or less",
+                f"book depth {book_depth} is past the end: every {rules.name} game ends by ply "
+                f"{rules.cells} (its number of cells)",
+                "depth-past-end",
             )
         unwritable = unwritable_reason(db)
         if unwritable is not None:  # found now, not after a solve of hours
             raise SolveError(
-                rules,
-                f"cannot write the book {db}: {unwritable}; make it writable or give another --db",
+                rules, f"cannot write the book {db}: {unwritable}", "unwritable", database=db
             )
         self.rules = rules
         self.db = db

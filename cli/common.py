@@ -361,12 +361,3 @@ class LazyProgress:
 def count(n: int) -> str:
     """``1217977`` -> ``1,217,977``."""
     return f"{n:,}"
-
-
-def approx(n: float) -> str:
-    """A rough count for people: ``765``, ``1.3 million``, ``2.0e+10``."""
-    if n < 1e6:
-        return f"{n:,.0f}"
-    if n < 1e9:
-        return f"{n / 1e6:.1f} million"
-    return f"{n:.1e}"

@@ -51,6 +51,12 @@ def fix(error: TttError) -> str:
         )
     if kind == "unwritable-folder":
         return "; give --db a path in a folder that can be written"
+    if kind == "needs-opening-book":
+        return "; build an opening book instead: --method alphabeta --book-depth D"
+    if kind == "depth-past-end" and rules is not None:
+        return f"; give --book-depth {rules.cells} or less"
+    if kind == "unwritable":
+        return "; make it writable or give another --db"
     if kind == "out-of-reach" and rules is not None:
         depth = getattr(error, "depth", None)
         command = solve_command(rules, database)

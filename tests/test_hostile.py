@@ -305,7 +305,7 @@ def test_a_book_depth_past_the_last_cell_is_refused(tmp_path):
     result = CliRunner().invoke(
         solve, ["--size", "3", "--method", "alphabeta", "--book-depth", "10", "--db", db]
     )
-    assert_one_line_error(result, "--book-depth 10", "by ply 9", "9 or less")
+    assert_one_line_error(result, "book depth 10", "by ply 9", "--book-depth 9 or less")
     assert not os.path.exists(db)
 
 
