@@ -278,9 +278,16 @@ def _table(texts: list[Any]) -> Any:
 def chunks(
     book: Book, rules: Rules, where: RowFilter | None = None, expand: bool = False
 ) -> Iterator[Chunk]:
-    """The selected rows of a game, a :class:`Chunk` at a time."""
-    for columns in book.columns(rules, where=where):
+    """The selected rows of a game, a :class:`Chunk` of about :data:`CHUNK_ROWS` rows at a
+    time (canonical rows read fewer at a time when each becomes up to 8)."""
+    batch = CHUNK_ROWS // (len(rules.symmetries) if expand else 1)
+    for columns in book.columns(rules, where=where, batch=batch):
         yield Chunk(rules, columns, expand)
+
+
+CHUNK_ROWS = 1 << 17
+"""Rows made at once: large enough that NumPy's work per row dominates, small enough that the
+texts of a chunk (and the next, made meanwhile) stay within a hundred MiB or so."""
 
 
 def text_chunks(
