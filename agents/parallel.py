@@ -21,6 +21,7 @@ from contextlib import ExitStack
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.base import Agent
+from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.spec import make_agent, parse_spec
 from ttt_solve.solver.position import Position
@@ -62,20 +63,41 @@ class Worker:
     def __init__(self, rules: Rules, agents: Sequence[Agent]) -> None:
         self.rules = rules
         self.agents = list(agents)
+        self.failed: list[EngineFailure] = []
+        """Every failure so far, also where a later error stops the work (an engine that
+        cannot restart): the caller still counts the ones before it."""
 
-    def moves(self, tasks: Sequence[tuple[int, int, int]]) -> list[int]:
-        """Agent 0's move in each ``(x, o, seed)`` position, its generator seeded per task."""
+    def moves(self, tasks: Sequence[tuple[int, int, int]]) -> list[int | EngineFailure]:
+        """Agent 0's move in each ``(x, o, seed)`` position, its generator seeded per task;
+        where the agent failed the request (:class:`EngineFailure`), the failure instead."""
         agent = self.agents[0]
-        out = []
+        out: list[int | EngineFailure] = []
         for x, o, seed in tasks:
             agent.rng.seed(seed)
-            out.append(agent.select_move(Position(self.rules, x, o)))
+            try:
+                out.append(agent.select_move(Position(self.rules, x, o)))
+            except EngineFailure as failure:
+                out.append(failure)
+                self.failed.append(failure)
         return out
 
     def games(
         self, tasks: Sequence[tuple[int, int, int, int]]
     ) -> list[tuple[tuple[int, ...], str | None]]:
-        """``(x agent index, o agent index, x seed, o seed)`` -> (moves, winner) per game."""
+        """``(x agent index, o agent index, x seed, o seed)`` -> (moves, winner) per game; an
+        agent's failed request (:class:`EngineFailure`) is raised."""
+        out = []
+        for moves, winner, failure in self.games_to_failure(tasks):
+            if failure is not None:
+                raise failure
+            out.append((moves, winner))
+        return out
+
+    def games_to_failure(
+        self, tasks: Sequence[tuple[int, int, int, int]]
+    ) -> list[tuple[tuple[int, ...], str | None, EngineFailure | None]]:
+        """As :meth:`games`, but a game in which an agent fails a request stops there:
+        ``(moves so far, winner, the failure or None)`` per game."""
         out = []
         for xi, oi, x_seed, o_seed in tasks:
             # Two instances even for one spec: each side draws from its own seeded generator.
@@ -84,8 +106,10 @@ class Worker:
             x_agent, o_agent = self.agents[xi], self.agents[oi]
             x_agent.rng.seed(x_seed)
             o_agent.rng.seed(o_seed)
-            record = play_game(x_agent, o_agent, self.rules)
-            out.append((record.moves, record.winner))
+            record = play_game(x_agent, o_agent, self.rules, stop_on_failure=True)
+            out.append((record.moves, record.winner, record.failure))
+            if record.failure is not None:
+                self.failed.append(record.failure)
         return out
 
 

@@ -16,11 +16,10 @@ written, a thread solves the next (:func:`solved_ahead`).
 from __future__ import annotations
 
 import json
-import queue
 import signal
 import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from itertools import islice
@@ -31,6 +30,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ttt_solve.book import schema
+from ttt_solve.book.ahead import made_ahead as solved_ahead
 from ttt_solve.book.blocks import BLOCK_COLUMNS, TABLE, pack_ply
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.migrate import write_lock
@@ -77,48 +77,6 @@ def insert_blocks(conn: Connection, game_id: int, ply: int, blocks: Iterable[Any
             yield sum(block[1] for block in batch)
     finally:
         cursor.close()
-
-
-def solved_ahead(plies: Iterable[PlyTable]) -> Generator[PlyTable, None, None]:
-    """The plies, made by a thread of their own one ply ahead of the consumer: the solver's
-    kernels release the GIL, so the next ply is solved while this one is written. An error
-    of the solver is raised here; a consumer that stops early (closing this generator) stops
-    the thread at its next ply and waits for it, so that nothing of the solve runs on once
-    the consumer has given up."""
-    handoff: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=1)
-    stopped = threading.Event()
-
-    def hand(kind: str, item: Any) -> bool:
-        while not stopped.is_set():
-            try:
-                handoff.put((kind, item), timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def produce() -> None:
-        try:
-            for table in plies:
-                if not hand("ply", table):
-                    return
-            hand("end", None)
-        except BaseException as error:  # noqa: BLE001  # handed to the consumer, raised there
-            hand("error", error)
-
-    thread = threading.Thread(target=produce, name="ttt-solve-ahead", daemon=True)
-    thread.start()
-    try:
-        while True:
-            kind, item = handoff.get()
-            if kind == "end":
-                return
-            if kind == "error":
-                raise item
-            yield item
-    finally:
-        stopped.set()
-        thread.join()
 
 
 def write_game(

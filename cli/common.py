@@ -125,7 +125,9 @@ def friendly_errors(command: Callable) -> Callable:
             with sigterm_as_interrupt():
                 return command(*args, **kwargs)
         except TttError as error:
-            raise CliError(str(error)) from None
+            from ttt_solve.cli.fixes import explained
+
+            raise CliError(explained(error)) from None
         except KeyboardInterrupt as interrupt:
             word, status = stopped_by(interrupt)
             click.echo(f"{word}: nothing was written", err=True)
@@ -359,12 +361,3 @@ class LazyProgress:
 def count(n: int) -> str:
     """``1217977`` -> ``1,217,977``."""
     return f"{n:,}"
-
-
-def approx(n: float) -> str:
-    """A rough count for people: ``765``, ``1.3 million``, ``2.0e+10``."""
-    if n < 1e6:
-        return f"{n:,.0f}"
-    if n < 1e9:
-        return f"{n / 1e6:.1f} million"
-    return f"{n:.1e}"

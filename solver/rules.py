@@ -37,6 +37,23 @@ def parse_size(text: str) -> tuple[int, int]:
     return rows, cols
 
 
+_GAME_RE = re.compile(r"^\s*(\d+\s*(?:[x×*]\s*\d+)?)\s*(?:k\s*=?\s*(\d+))?\s*$", re.IGNORECASE)
+
+
+def parse_game(text: str) -> Rules:
+    """A game by name: ``"3x3k3"`` (as URLs and work folders name it), ``"4x5 k=4"`` (as
+    :attr:`Rules.name` writes it), ``"3x3"`` or ``"3"`` (k: the shorter side, as ``--win``
+    defaults to)."""
+    match = _GAME_RE.match(str(text))
+    if match is None:
+        raise InvalidRulesError(
+            f"{text!r} is not a game: write rows x columns k in a row, like 3x3k3 or 4x5k4"
+        )
+    rows, cols = parse_size(match.group(1))
+    k = int(match.group(2)) if match.group(2) else min(rows, cols)
+    return Rules(rows, cols, k)
+
+
 def _line_masks(rows: int, cols: int, k: int) -> tuple[int, ...]:
     masks = []
     for r in range(rows):
