@@ -6,6 +6,7 @@ import contextlib
 import errno
 import functools
 import io
+import logging
 import os
 import signal
 import sqlite3
@@ -121,6 +122,7 @@ def friendly_errors(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        quiet_driver_logs()
         try:
             with sigterm_as_interrupt():
                 return command(*args, **kwargs)
@@ -145,6 +147,15 @@ def friendly_errors(command: Callable) -> Callable:
             raise BugError(error) from None
 
     return wrapper
+
+
+def quiet_driver_logs() -> None:
+    """Keep the database driver's own log lines off the terminal: a command reports what went
+    wrong with the database itself, in one line (psycopg would add a second, "error ignored
+    terminating <psycopg.Pipeline [BAD]>", when the server goes away mid-write)."""
+    driver = logging.getLogger("psycopg")
+    if not driver.handlers:
+        driver.addHandler(logging.NullHandler())
 
 
 _SQLITE_FULL = 13
@@ -197,10 +208,22 @@ def silence_stdout() -> None:
 
 
 def run_entry(command: click.Command, prog_name: str) -> None:
-    """Run a command as a script: click's own output (``--help``, usage errors) failing to be
-    written is one line on stderr and exit 2, as the commands' own errors are."""
+    """Run a command as a script. Click's own output (``--help``, usage errors) failing to be
+    written is one line on stderr and exit 2, as the commands' own errors are; a Ctrl-C that
+    comes before the command runs (while its options are read or its module loads) exits 130
+    with a line, as one that comes later does, not with click's ``Aborted!`` and status 1."""
     try:
-        command.main(prog_name=prog_name)
+        status = command.main(prog_name=prog_name, standalone_mode=False)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.Abort as abort:
+        if not isinstance(abort.__cause__ or abort.__context__, KeyboardInterrupt):
+            click.echo("Aborted!", err=True)  # end of input at a prompt, as click says it
+            sys.exit(1)
+        _say_interrupted()
+    except KeyboardInterrupt:
+        _say_interrupted()
     except OSError as error:
         silence_stdout()
         try:
@@ -208,6 +231,34 @@ def run_entry(command: click.Command, prog_name: str) -> None:
         except OSError:
             pass  # stderr is unwritable too: the exit status is all that is left
         sys.exit(2)
+    sys.exit(status if isinstance(status, int) else 0)  # an int: click's exit code (--help: 0)
+
+
+def _say_interrupted() -> None:
+    """Ctrl-C before a command started its work: nothing was written; exit 130."""
+    with contextlib.suppress(OSError):
+        click.echo("interrupted: nothing was written", err=True)
+    sys.exit(130)
+
+
+def quoted(text: str, longest: int = 80) -> str:
+    """``text`` quoted for a one-line message; a long one is cut, with its length said."""
+    if len(text) <= longest:
+        return repr(text)
+    return f"{text[:longest]!r}... ({len(text):,} characters)"
+
+
+LONGEST_NUMBER = 18
+"""Digits of the largest whole number an option takes: every count fits in 64 bits, and Python
+refuses to read a number of thousands of digits (with a ValueError that names no option)."""
+
+
+def whole_number(digits: str) -> int | None:
+    """``int(digits)`` for a string of ASCII digits (a sign allowed), or ``None`` when it has
+    more than :data:`LONGEST_NUMBER` digits: too large for anything an option counts."""
+    if len(digits.lstrip("+-").lstrip("0")) > LONGEST_NUMBER:
+        return None
+    return int(digits)
 
 
 _LONGEST_SIZE = 32
@@ -218,7 +269,7 @@ def make_rules(size: str, win: int | None) -> Rules:
     """Rules from ``--size`` and ``--win``; ``--win`` defaults to the shorter side."""
     if len(size) > _LONGEST_SIZE:  # Python refuses to read numbers of thousands of digits
         raise CliError(
-            f"--size {size[:_LONGEST_SIZE]}... ({len(size):,} characters) is not a board size: "
+            f"--size {quoted(size, _LONGEST_SIZE)} is not a board size: "
             f"write N or RxC, each side 1..26 (e.g. 3 or 4x5)"
         )
     try:

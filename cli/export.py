@@ -25,7 +25,15 @@ import click
 from ttt_solve.book.errors import RowFilterError
 from ttt_solve.book.reader import Book, book_files, open_book
 from ttt_solve.book.rowfilter import Condition, RowFilter
-from ttt_solve.cli.common import CliError, count, db_option, friendly_errors, game_options
+from ttt_solve.cli.common import (
+    CliError,
+    count,
+    db_option,
+    friendly_errors,
+    game_options,
+    quoted,
+    whole_number,
+)
 from ttt_solve.cli.options import command
 from ttt_solve.cli.output import output_file, refuse_book_as_output
 from ttt_solve.solver.position import iter_cells
@@ -47,26 +55,31 @@ def parse_where(text: str) -> list[Condition]:
     checks columns and ranges (:class:`~book.rowfilter.RowFilter`).
     """
     conditions = []
+    shown = quoted(text)
     for part in re.split(r"\s+and\s+|,", text.strip(), flags=re.IGNORECASE):
         match = _CONDITION.match(part)
         if not match:
             raise CliError(
-                f"--where {text!r}: cannot read {part.strip()!r}; write COLUMN OP "
+                f"--where {shown}: cannot read {quoted(part.strip())}; write COLUMN OP "
                 f"VALUE, e.g. ply<=4 or value=win"
             )
         column, op, literal = match.group(1).lower(), match.group(2), match.group(3).lower()
         if literal.lstrip("+-").isdigit():
-            number = int(literal)
+            number = whole_number(literal)
+            if number is None:
+                raise CliError(f"--where {shown}: {quoted(literal)} is out of range for {column}")
         elif column == "value" and literal in _VALUE_NAMES:
             number = _VALUE_NAMES[literal]
         else:
             expected = "win, draw, loss or 1, 0, -1" if column == "value" else "a whole number"
-            raise CliError(f"--where {text!r}: {column} compares with {expected}, not {literal!r}")
+            raise CliError(
+                f"--where {shown}: {column} compares with {expected}, not {quoted(literal)}"
+            )
         condition = Condition(column, op, number)
         try:
             RowFilter((condition,))
         except RowFilterError as error:
-            raise CliError(f"--where {text!r}: {error}") from None
+            raise CliError(f"--where {shown}: {error}") from None
         conditions.append(condition)
     return conditions
 

@@ -14,7 +14,7 @@ from tabulate import tabulate
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
-from ttt_solve.book.writer import write_game
+from ttt_solve.book.writer import holds_more, write_game
 from ttt_solve.cli.common import (
     BOOK_TABLE_BYTES,
     CliError,
@@ -32,7 +32,7 @@ from ttt_solve.cli.common import (
 from ttt_solve.cli.options import command
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -102,19 +102,20 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
             f"{rules.name} has {rules.cells} cells; a book holds boards of at most "
             f"{BOOK_CELLS_LIMIT} cells"
         )
-    if not rules.fits_key:  # keys past 64 bits: no array solver, an opening book only
-        if method == "exhaustive":
-            raise CliError(
-                f"{rules.name} has {rules.cells} cells; an exhaustive solve holds boards of at "
-                f"most 31; build an opening book instead: --method alphabeta --book-depth D"
-            )
-        return "alphabeta", f"{rules.cells} cells: an opening book (--method alphabeta)"
     estimate = exhaustive_estimate(rules)
     available = available_memory()
     size = (
         f"about {approx(estimate.canonical)} canonical positions, "
-        f"{estimate.memory / 2**30:,.1f} GiB at peak; {available / 2**30:.0f} GiB available"
+        f"{gibibytes(estimate.memory)} at peak; {available / 2**30:.0f} GiB available"
     )
+    if not rules.fits_key:  # keys past 64 bits: no array solver, an opening book only
+        if method == "exhaustive":
+            raise CliError(
+                f"{rules.name} is too large to enumerate ({size}), and it has {rules.cells} "
+                f"cells: an exhaustive solve holds boards of at most {KEY_CELLS_LIMIT}; build an "
+                f"opening book instead: --method alphabeta --book-depth D"
+            )
+        return "alphabeta", f"{rules.cells} cells: an opening book (--method alphabeta)"
     if method == "alphabeta":
         return "alphabeta", "asked for with --method alphabeta"
     if estimate.fits(available):
@@ -127,6 +128,12 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
             f"build an opening book instead: --method alphabeta --book-depth D"
         )
     return "alphabeta", f"too large to enumerate ({size})"
+
+
+def gibibytes(size: int) -> str:
+    """``1.3 GiB``, ``1,131.7 GiB``; past a million GiB in powers of ten (``1.1e+09 GiB``)."""
+    gib = size / 2**30
+    return f"{gib:,.1f} GiB" if gib < 1e6 else f"{gib:.1e} GiB"
 
 
 def work_directory(db: str, rules: Rules) -> str:
@@ -212,6 +219,12 @@ def solve(
       ttt-solve --size 5 --win 4 --book-depth 4
       ttt-solve --size 5 --win 4 --book-depth 5 --jobs 4
     """
+    if book_depth is not None and (method == "exhaustive" or engine == "dask"):
+        asked = "--method exhaustive" if method == "exhaustive" else "--engine dask"
+        raise CliError(
+            f"--book-depth is the last ply of an opening book (--method alphabeta); "
+            f"{asked} solves every position: drop one of the two"
+        )
     if engine == "dask":
         if method == "alphabeta":
             raise CliError("--engine dask runs the exhaustive method only")
@@ -223,6 +236,15 @@ def solve(
             f"--book-depth {book_depth}: every {rules.name} game ends by ply {rules.cells} "
             f"(its number of cells); give --book-depth {rules.cells} or less"
         )
+    if book_depth is not None and method == "exhaustive" and not quiet:
+        click.echo(
+            f"note: --book-depth {book_depth} is not used: {rules.name} is solved exhaustively "
+            f"(every position, past any depth); add --method alphabeta for an opening book",
+            err=True,
+        )
+    depth = None  # the last ply stored: None for every position
+    if method == "alphabeta":
+        depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
     unwritable = unwritable_reason(db)
     if unwritable is not None:  # found now, not after a solve of hours
         raise CliError(
@@ -236,14 +258,21 @@ def solve(
                 raise
             existing = None  # a games row that cannot be read: --force replaces it
         if existing is not None and not force:
+            if not holds_more(book, existing, depth):
+                if not quiet:
+                    click.echo(
+                        f"{rules.name} is already solved in {book.display_url}"
+                        f"{stored_as(existing)}; --force solves it again.",
+                        err=True,
+                    )
+                    click.echo(summary_table(existing, book.display_url))
+                return
             if not quiet:
                 click.echo(
-                    f"{rules.name} is already solved in {book.display_url}; "
-                    f"--force solves it again.",
+                    f"{rules.name} is stored in {book.display_url}{stored_as(existing)}; "
+                    f"this solve holds more and replaces it once done.",
                     err=True,
                 )
-                click.echo(summary_table(existing, book.display_url))
-            return
         if not quiet:
             click.echo(f"method: {method}, {reason}", err=True)
         started = time.perf_counter()
@@ -255,7 +284,6 @@ def solve(
             workdir = workdir or work_directory(db, rules) + "-dask"
             dask_solver = DaskSolver(rules, workdir, scheduler=scheduler, progress=progress)
             builder = None
-            depth = None
         elif method == "exhaustive":
             if workdir is None and exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
                 workdir = work_directory(db, rules)
@@ -263,11 +291,10 @@ def solve(
                 rules, progress=progress, workdir=workdir
             )
             builder = None
-            depth = None
         else:
             from ttt_solve.solver.opening import OpeningBookBuilder
 
-            depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
+            assert depth is not None  # an opening book's
             workdir = work_directory(db, rules) + f"-book{depth}"
             builder = OpeningBookBuilder(
                 rules, depth, progress=progress, workdir=workdir, jobs=jobs
@@ -332,11 +359,12 @@ def solve(
                 on_rows=on_rows,
             )
             clear_work()  # stored: the work kept for a rerun is no longer needed
-        except GameExistsError as exists:
+        except GameExistsError as exists:  # stored meanwhile, holding at least as much
             progress.close()
             writing.close()
             click.echo(
-                f"{rules.name} was solved by another run meanwhile; --force solves it again.",
+                f"{rules.name} was solved by another run meanwhile{stored_as(exists.game)}, "
+                f"which holds every position this one would; --force solves it again.",
                 err=True,
             )
             info = exists.game
@@ -367,6 +395,11 @@ def solve(
                 os.rmdir(os.path.dirname(workdir))
         if not quiet:
             click.echo(summary_table(info, book.display_url))
+
+
+def stored_as(game: GameInfo) -> str:
+    """`` (an opening book to ply 2)`` for an opening book, nothing for an exhaustive game."""
+    return "" if game.book_depth is None else f" (an opening book to ply {game.book_depth})"
 
 
 def stored_meanwhile(book: Book, rules: Rules, before: GameInfo | None) -> bool:
