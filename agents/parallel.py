@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.spec import make_agent, parse_spec
+from ttt_solve.processes import end_with_parent
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -97,6 +98,7 @@ def _init_worker(rules: Rules, makers: Sequence[AgentMaker]) -> None:
     # Where the parent ignores Ctrl-C (started with nohup, say), so do they.
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+    end_with_parent()  # a parent killed outright (SIGKILL) cannot stop the pool itself
     _WORKER = Worker(rules, [maker.build() for maker in makers])
 
 

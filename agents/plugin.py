@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.engine import EngineFailure
@@ -131,6 +131,54 @@ _OLD_PACKAGES = ("agents", "solver", "book", "cli")
 """Top-level names of ttt-solve's parts before they moved under ``ttt_solve``."""
 
 
+class PluginFailedError(TttError):
+    """A plug-in's ``select_move`` raised, or tried to end the process: the message names the
+    agent and what it did."""
+
+
+class _PluginExit(BaseException):
+    """Raised in place of a plug-in's ``os._exit(status)``, which would end ``ttt`` on the
+    spot, silently and with the plug-in's status; a ``BaseException`` so that the plug-in's
+    own ``except Exception`` does not swallow it."""
+
+    def __init__(self, status: object) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+_REAL_EXIT = os._exit
+_RUNNING = threading.local()
+"""``depth``: how many plug-in calls this thread is inside."""
+
+
+def _exit_unless_in_plugin(status: int) -> NoReturn:
+    if getattr(_RUNNING, "depth", 0):
+        raise _PluginExit(status)
+    _REAL_EXIT(status)
+
+
+def plugin_code(what: str, call: Callable[[], Any]) -> Any:
+    """``call()``, a plug-in's own code (its module, its factory, its move), with its ways of
+    ending the process turned into :class:`PluginFailedError` naming ``what`` it was doing:
+    ``sys.exit()`` (``SystemExit``) and ``os._exit()``. (A plug-in runs in this process: one
+    that kills it otherwise, by a signal or a crash in C, ends the command with that signal.)"""
+    if os._exit is not _exit_unless_in_plugin:  # once, for the whole process; only a thread
+        os._exit = _exit_unless_in_plugin  # inside a plug-in call is refused the real exit
+    _RUNNING.depth = getattr(_RUNNING, "depth", 0) + 1
+    try:
+        return call()
+    except SystemExit as stop:
+        raise PluginFailedError(
+            f"{what} called sys.exit({stop.code!r}), which would end ttt"
+        ) from None
+    except _PluginExit as stop:
+        raise PluginFailedError(
+            f"{what} called os._exit({stop.status!r}), which would end ttt"
+        ) from None
+    finally:
+        _RUNNING.depth -= 1
+
+
 def load_module(name: str, spec_text: str) -> ModuleType:
     """The plugin's module: a dotted name imported as ``python -m`` would, or a ``.py`` file."""
     try:
@@ -145,13 +193,18 @@ def load_module(name: str, spec_text: str) -> ModuleType:
                 if loader_spec is None or loader_spec.loader is None:
                     raise ImportError(f"{name!r} is not a Python file")
                 module = importlib.util.module_from_spec(loader_spec)
-                loader_spec.loader.exec_module(module)
+                loader = loader_spec.loader
+                plugin_code(f"{spec_text!r}: loading {name!r}", lambda: loader.exec_module(module))
                 _FILE_MODULES[path] = module
             return _FILE_MODULES[path]
         # A console script's path starts with its bin/ directory, not the current one.
         if os.getcwd() not in sys.path and "" not in sys.path:
             sys.path.insert(0, os.getcwd())
-        return importlib.import_module(name)
+        return plugin_code(
+            f"{spec_text!r}: importing {name!r}", lambda: importlib.import_module(name)
+        )
+    except PluginFailedError:
+        raise
     except ModuleNotFoundError as error:
         if (error.name or "").split(".")[0] in _OLD_PACKAGES:
             raise AgentSpecError(
@@ -166,10 +219,6 @@ def load_module(name: str, spec_text: str) -> ModuleType:
         raise AgentSpecError(
             f"{spec_text!r}: cannot load {name!r}: {type(error).__name__}: {error}"
         ) from None
-
-
-class PluginFailedError(TttError):
-    """A plug-in's ``select_move`` raised: the message names the agent and what it raised."""
 
 
 class PluginAgent(Agent):
@@ -194,11 +243,15 @@ class PluginAgent(Agent):
         as an engine's failures (the limit is kept by a timer signal of this process)."""
 
     def search(self, position: Position) -> int:
+        what = f"{self.spec!r}: select_move({position})"
         try:
             if self.timeout is None:
-                cell = self.inner.select_move(position)
+                cell = plugin_code(what, lambda: self.inner.select_move(position))
             else:
-                cell = within(self.timeout, lambda: self.inner.select_move(position))
+                cell = within(
+                    self.timeout,
+                    lambda: plugin_code(what, lambda: self.inner.select_move(position)),
+                )
         except _OutOfTime:
             raise EngineFailure(
                 "timeout",
@@ -208,10 +261,12 @@ class PluginAgent(Agent):
                 f"no move within {self.timeout:g} s",
                 self.spec,
             ) from None
+        except PluginFailedError:
+            raise
         except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
-            raise PluginFailedError(
-                f"{self.spec!r}: select_move({position}) raised {type(error).__name__}: {error}"
-            ) from None
+            raise PluginFailedError(f"{what} raised {type(error).__name__}: {error}") from None
+        if isinstance(cell, bool):
+            return cell  # True is no cell (though int(True) is 1): reported as illegal
         try:
             return operator.index(cell)  # a NumPy integer is a fine cell
         except TypeError:
@@ -261,13 +316,15 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
             f"{spec.text!r}: {params['module']!r} has no callable "
             f"{params['factory']!r}; it has: {', '.join(sorted(names)) or '-'}"
         )
+    arguments = ", ".join(["rng", *(f"{k}={v!r}" for k, v in params["kwargs"].items())])
+    call = f"{params['factory']}({arguments})"
     try:
-        inner = factory(rng, **params["kwargs"])
+        inner = plugin_code(f"{spec.text!r}: {call}", lambda: factory(rng, **params["kwargs"]))
+    except PluginFailedError:
+        raise
     except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
         raise AgentSpecError(
-            f"{spec.text!r}: {params['factory']}(rng, "
-            f"{', '.join(f'{k}={v!r}' for k, v in params['kwargs'].items())}) "
-            f"failed: {type(error).__name__}: {error}"
+            f"{spec.text!r}: {call} failed: {type(error).__name__}: {error}"
         ) from None
     if not callable(getattr(inner, "select_move", None)):
         raise AgentSpecError(

@@ -52,10 +52,11 @@ def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list
     graded = count(summary.moves) + (
         f" ({count(summary.graded)} up to symmetry)" if weighted else ""
     )
+    none = "- (no move graded)"
     rows = [
         ("moves graded", graded),
-        ("accuracy (value kept)", percent(summary.accuracy)),
-        ("perfection (best moves)", percent(summary.perfection)),
+        ("accuracy (value kept)", percent(summary.accuracy) if summary.moves else none),
+        ("perfection (best moves)", percent(summary.perfection) if summary.moves else none),
         (
             "best / sound / blunder",
             f"{count(summary.best)} / {count(summary.sound)} / {count(summary.blunders)}",
@@ -74,6 +75,16 @@ def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list
         )
         rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FAILURE_KINDS]
     return rows
+
+
+def nothing_graded(summary: Summary) -> str:
+    """What an audit that graded no move says instead of figures (which would read 0%)."""
+    why = []
+    if summary.failed:
+        why.append("every move asked of the agent failed (see the failures below)")
+    if summary.ungraded:
+        why.append("the book holds none of the positions reached")
+    return "no move was graded" + (f": {'; '.join(why)}" if why else "") + "."
 
 
 def ply_rows(summary: Summary) -> list[list[object]]:
@@ -307,21 +318,32 @@ def audit(
                         tablefmt="simple_outline",
                     )
                 )
-            click.echo("\nby ply:")
-            click.echo(
-                tabulate(
-                    ply_rows(summary),
-                    headers=["ply", "moves", "best", "sound", "blunders", "accuracy", "perfection"],
-                    tablefmt="simple_outline",
-                    disable_numparse=True,
+            if not summary.moves:
+                click.echo(f"\n{nothing_graded(summary)}")
+            else:
+                click.echo("\nby ply:")
+                click.echo(
+                    tabulate(
+                        ply_rows(summary),
+                        headers=[
+                            "ply",
+                            "moves",
+                            "best",
+                            "sound",
+                            "blunders",
+                            "accuracy",
+                            "perfection",
+                        ],
+                        tablefmt="simple_outline",
+                        disable_numparse=True,
+                    )
                 )
-            )
             costly = grading.worst(records, n_worst)
             if costly:
                 click.echo("\ncostliest moves (* the agent's move, + best moves):")
                 for index, record in enumerate(costly, 1):
                     click.echo(describe_worst(truth, record, index))
-            elif n_worst:
+            elif n_worst and summary.moves:
                 click.echo("\nevery graded move was best.")
             if failures:
                 shown = failures[: max(n_worst, 1) * 2]

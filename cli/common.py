@@ -122,7 +122,7 @@ def friendly_errors(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        quiet_driver_logs()
+        quiet_library_noise()
         try:
             with sigterm_as_interrupt():
                 return command(*args, **kwargs)
@@ -149,13 +149,22 @@ def friendly_errors(command: Callable) -> Callable:
     return wrapper
 
 
-def quiet_driver_logs() -> None:
-    """Keep the database driver's own log lines off the terminal: a command reports what went
-    wrong with the database itself, in one line (psycopg would add a second, "error ignored
-    terminating <psycopg.Pipeline [BAD]>", when the server goes away mid-write)."""
+_LEAKED_SEMAPHORES = "ignore:resource_tracker:UserWarning:multiprocessing.resource_tracker"
+"""The warning filter that keeps multiprocessing's resource tracker quiet about the semaphores
+of a pool whose process was killed outright: it removes them, and the user can do nothing."""
+
+
+def quiet_library_noise() -> None:
+    """Keep other libraries' own lines off the terminal where a command says what went wrong
+    itself, in one line: the database driver's log (psycopg adds "error ignored terminating
+    <psycopg.Pipeline [BAD]>" when the server goes away mid-write), and the warning of
+    multiprocessing's resource tracker (a process of its own, which takes its warning filters
+    from this one's ``sys.warnoptions`` when the first pool starts it)."""
     driver = logging.getLogger("psycopg")
     if not driver.handlers:
         driver.addHandler(logging.NullHandler())
+    if _LEAKED_SEMAPHORES not in sys.warnoptions:
+        sys.warnoptions.append(_LEAKED_SEMAPHORES)
 
 
 _SQLITE_FULL = 13
