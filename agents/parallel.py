@@ -151,10 +151,13 @@ def run_chunks(
             except BaseException:
                 # Ctrl-C or a failed chunk: drop the chunks not started rather than wait for
                 # them, and end the workers now (one forked just as Ctrl-C came did not see it
-                # and would wait for work, and the exit for it, forever).
-                pool.shutdown(wait=False, cancel_futures=True)
+                # and would wait for work, and the exit for it, forever). Then wait for the
+                # pool's manager thread, which sees them gone at once: left to Python's exit,
+                # it races the exit's own wake-up call on a pipe it closes ("Exception ignored
+                # ... Bad file descriptor").
                 for child in multiprocessing.active_children():
                     child.terminate()
+                pool.shutdown(wait=True, cancel_futures=True)
                 raise
     return results
 

@@ -1,16 +1,13 @@
 """The console scripts ``ttt`` and ``ttt-solve``.
 
-They start here, in a module that imports nothing but the standard library and that only the
-scripts import. Until a command's own handling of Ctrl-C is in place (its modules, NumPy,
-SQLAlchemy and click, take a few hundred milliseconds to load), a Ctrl-C ends the command the
-way any later one does: a line saying nothing was written, exit status 130, never a
-``KeyboardInterrupt`` traceback. (A Ctrl-C while the Python interpreter itself starts, before
-this module runs, is the interpreter's to report.)
+They start here, in a module that only the scripts import. Its first lines take Ctrl-C over
+until a command's own handling of it is in place (the commands' modules, NumPy, SQLAlchemy and
+click, take a few hundred milliseconds to load): a Ctrl-C meanwhile ends the command the way
+any later one does, with a line saying nothing was written and exit status 130, never with a
+``KeyboardInterrupt`` traceback. (A Ctrl-C while the interpreter itself starts, before these
+lines run, is the interpreter's to report.)
 """
 
-from __future__ import annotations
-
-import importlib
 import signal
 import sys
 
@@ -30,7 +27,7 @@ if _PREVIOUS is signal.default_int_handler:  # not where Ctrl-C is ignored (nohu
 
 def _start(target: str) -> None:
     module_name, function = target.split(":")
-    main = getattr(importlib.import_module(module_name), function)
+    main = getattr(__import__(module_name, fromlist=[function]), function)
     signal.signal(signal.SIGINT, _PREVIOUS)  # from here on the command handles Ctrl-C
     try:
         main()
