@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import running
+
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "engines" / "hostile_engine.py"
 
@@ -141,12 +143,3 @@ def test_an_engines_child_that_leaves_its_process_group_is_killed_too(book_3x3, 
     if running(escaped):
         os.kill(escaped, 9)
         pytest.fail("the engine's escaped child outlived the command")
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead and waiting for its reaper, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False

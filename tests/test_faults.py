@@ -16,6 +16,7 @@ import time
 import pytest
 
 from tests.pg_support import postgres_db  # noqa: F401 - a fixture
+from tests.support import parents
 from tests.test_resources import mount_tmpfs, remount
 
 SOLVE = [sys.executable, "-c", "from ttt_solve.cli.solve import main; main()"]
@@ -161,21 +162,16 @@ def test_a_full_work_folder_is_named_and_the_run_resumes_once_there_is_room(tmp_
         subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
-def worker_processes(parent: int) -> list[int]:
+def worker_processes(solve: int) -> list[int]:
     """The local cluster's worker processes of a solve (its children started by spawn)."""
     found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    for pid, parent in parents().items():
         try:
-            with open(f"/proc/{entry}/stat") as stat:
-                parent_pid = int(stat.read().rsplit(")", 1)[1].split()[1])
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                spawned = b"spawn_main" in cmdline.read()
-        except (OSError, ValueError, IndexError):
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if parent == solve and b"spawn_main" in cmdline.read():
+                    found.append(pid)
+        except OSError:
             continue
-        if parent_pid == parent and spawned:
-            found.append(int(entry))
     return found
 
 

@@ -15,39 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import descendants, running
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(sys.executable).parent
 """Where the virtualenv's console scripts ``ttt`` and ``ttt-solve`` are."""
 TTT = [sys.executable, "-c", "from ttt_solve.cli.main import main; main()"]
-
-
-def descendants(root: int) -> list[int]:
-    """Every process below ``root`` (children, their children...), from /proc."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        children.setdefault(parent, []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead and waiting for its reaper, does not)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")

@@ -47,7 +47,7 @@ def assert_one_line_error(result, *words: str) -> None:
 def test_a_huge_move_is_no_cell(book_3x3, number):
     for moves in (number, f"a{number}", f"b2,{number}"):
         result = run("query", "--moves", moves, "--db", book_3x3)
-        assert_one_line_error(result, number[:10], "index 0..8")
+        assert_one_line_error(result, number[:10], "cell", "3x3" if number == HUGE else "0..8")
 
 
 def test_a_huge_move_typed_in_a_game_is_refused_and_the_game_goes_on(book_3x3):
