@@ -148,11 +148,16 @@ class _PluginExit(BaseException):
 
 _REAL_EXIT = os._exit
 _RUNNING = threading.local()
-"""``depth``: how many plug-in calls this thread is inside."""
+"""``depth``: how many plug-in calls this thread is inside; ``pid``: of the process that made
+them (a process the plug-in forks inherits both, and must exit as it asks)."""
+
+
+def _inside_plugin() -> bool:
+    return getattr(_RUNNING, "depth", 0) > 0 and _RUNNING.pid == os.getpid()
 
 
 def _exit_unless_in_plugin(status: int) -> NoReturn:
-    if getattr(_RUNNING, "depth", 0):
+    if _inside_plugin():
         raise _PluginExit(status)
     _REAL_EXIT(status)
 
@@ -165,9 +170,12 @@ def plugin_code(what: str, call: Callable[[], Any]) -> Any:
     if os._exit is not _exit_unless_in_plugin:  # once, for the whole process; only a thread
         os._exit = _exit_unless_in_plugin  # inside a plug-in call is refused the real exit
     _RUNNING.depth = getattr(_RUNNING, "depth", 0) + 1
+    _RUNNING.pid = os.getpid()
     try:
         return call()
     except SystemExit as stop:
+        if not _inside_plugin():
+            raise  # a process the plug-in forked, ending as it asks
         raise PluginFailedError(
             f"{what} called sys.exit({stop.code!r}), which would end ttt"
         ) from None

@@ -163,10 +163,11 @@ def write_game(
         write_lock(conn, game_lock(rules))
         existing = conn.execute(sa.select(games.c.id).where(same_rules)).scalar()
         if existing is not None:
-            book.forget_game(rules)
-            stored = book.game(rules)
-            if not force and not holds_more(book, stored, book_depth):
-                raise GameExistsError(f"{rules.name} is already in {book.describe()}", stored)
+            if not force:  # (with force, a games row that does not even parse is replaced)
+                book.forget_game(rules)
+                stored = book.game(rules)
+                if not holds_more(book, stored, book_depth):
+                    raise GameExistsError(f"{rules.name} is already in {book.describe()}", stored)
             conn.execute(sa.delete(blocks).where(blocks.c.game_id == existing))
             conn.execute(sa.delete(games).where(games.c.id == existing))
         game_id = conn.execute(

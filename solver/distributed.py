@@ -346,14 +346,25 @@ terminal while a solve runs: the solve says itself, in one line, what stopped it
 
 @contextmanager
 def _dask_logs_quiet() -> Iterator[None]:
-    """Within the block, Dask's loggers in this process say only what is critical."""
-    logger = logging.getLogger("distributed")
-    previous = logger.level
-    logger.setLevel(_DASK_LOG_LEVEL)
+    """Within the block, Dask's loggers in this process say only what is critical (each of
+    them: Dask's configuration gives some their own level, ``distributed.client``'s among
+    them)."""
+    import distributed  # noqa: F401 - its loggers exist once it is imported
+
+    names = [
+        name
+        for name in list(logging.root.manager.loggerDict)
+        if name == "distributed" or name.startswith("distributed.")
+    ]
+    loggers = [logging.getLogger(name) for name in names]
+    previous = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(_DASK_LOG_LEVEL)
     try:
         yield
     finally:
-        logger.setLevel(previous)
+        for logger, level in zip(loggers, previous):
+            logger.setLevel(level)
 
 
 def _reason(error: BaseException) -> str:
@@ -405,6 +416,7 @@ class DaskSolver:
         require_dask()
         self.work = WorkDir(self.workdir)
         self._own_cluster: Any = None
+        self._own_client = self.client is None  # else the caller's, to close
         self._workers = self.workers  # the cluster's, once connected
 
     @property
@@ -455,13 +467,15 @@ class DaskSolver:
         return self.client
 
     def close(self) -> None:
-        """Close the client and the local cluster if this solver started them."""
-        if self._own_cluster is not None:
-            assert self.client is not None
-            self.client.close()
-            self._own_cluster.close()
-            self._own_cluster = None
-            self.client = None
+        """Close the client and the local cluster if this solver started them (a client of
+        a scheduler that went away would otherwise go on trying to reach it)."""
+        with _dask_logs_quiet():
+            if self._own_client and self.client is not None:
+                self.client.close()
+                self.client = None
+            if self._own_cluster is not None:
+                self._own_cluster.close()
+                self._own_cluster = None
 
     def clear(self) -> None:
         """Remove the work directory (once the book holds the game)."""
@@ -535,9 +549,17 @@ class DaskSolver:
                 f"(killed, or out of memory: a worker of a local cluster may use "
                 f"{self.memory_limit}){kept}"
             )
-        if isinstance(error, (CommClosedError, TimeoutError)):
-            where = self.scheduler or "of the local cluster"
-            return f"lost the connection to the Dask scheduler {where}: {_reason(error)}{kept}"
+        if isinstance(
+            error, distributed.client.FutureCancelledError
+        ):  # "scheduler-connection-lost"
+            reason = f"the work was cancelled ({error.reason})"
+        elif isinstance(error, (CommClosedError, TimeoutError)):
+            reason = _reason(error)
+        else:
+            reason = None
+        if reason is not None:
+            where = repr(self.scheduler) if self.scheduler else "of the local cluster"
+            return f"lost the connection to the Dask scheduler {where}: {reason}{kept}"
         if isinstance(error, OSError):  # a task's read or write of the work directory
             return work_problem(self.workdir, error)
         if isinstance(error, ImportError):

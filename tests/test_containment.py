@@ -74,6 +74,24 @@ def exits_when_made(rng):  # noqa: ANN001, ANN201 - a py: factory
     sys.exit(4)
 
 
+def forks(rng):  # noqa: ANN001, ANN201 - a py: factory
+    """An agent whose every move forks two processes that end with ``os._exit(7)`` and
+    ``sys.exit(8)``: theirs to end as they ask, not to report (nor to go on running ttt)."""
+
+    def move(position):  # noqa: ANN001, ANN202
+        statuses = []
+        for end in (lambda: os._exit(7), lambda: sys.exit(8)):
+            child = os.fork()
+            if child == 0:
+                end()
+            statuses.append(os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]))
+        if statuses != [7, 8]:
+            raise AssertionError(f"the forked processes ended with {statuses}")
+        return position.legal_moves()[0]
+
+    return _Agent(move)
+
+
 def ttt(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """A real ``ttt`` process, run from the repository (where ``tests`` imports)."""
     return subprocess.run(
@@ -128,6 +146,14 @@ def test_true_is_no_cell(book_3x3):
     spec = "py:tests.test_containment:answers_true"
     result = ttt("audit", "--agent", spec, "--positions", "sample:3", "--db", book_3x3, "-q")
     assert_reported(result, spec, "played True, which is not a legal move")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
+def test_a_plugins_own_processes_end_as_they_ask(book_3x3):
+    spec = "py:tests.test_containment:forks"
+    result = ttt("audit", "--agent", spec, "--positions", "sample:3", "--db", book_3x3, "-q")
+    assert result.returncode == 0, result.stderr
+    assert "24 (3 up to symmetry)" in result.stdout and not result.stderr
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds processes through /proc")

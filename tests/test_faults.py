@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -206,3 +207,65 @@ def test_a_killed_worker_never_ends_the_run_with_a_traceback(tmp_path, moment):
         assert run([*TTT, "verify", "--size", "3x4", "--db", db]).returncode == 0
     else:  # or the run stopped, saying which part of Dask failed and how to go on
         assert_one_line(subprocess.CompletedProcess(args, solve.returncode, "", err), "Dask")
+
+
+class Cluster:
+    """A Dask scheduler and two single-threaded workers in processes of their own, on
+    loopback (the ``dask`` command of this environment)."""
+
+    def __init__(self) -> None:
+        dask = Path(sys.executable).parent / "dask"
+        if not dask.exists():
+            pytest.skip("no dask command in this environment (the dask extra)")
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+        port = self.address.rsplit(":", 1)[1]
+        self.scheduler = subprocess.Popen(
+            [str(dask), "scheduler", "--host", "127.0.0.1", "--port", port, "--no-dashboard"],
+            **quiet,
+        )
+        self.workers = subprocess.Popen(
+            [str(dask), "worker", self.address, "--nworkers", "2", "--nthreads", "1"]
+            + ["--no-dashboard"],
+            **quiet,
+        )
+
+    def stop(self) -> None:
+        for process in (self.workers, self.scheduler):
+            process.kill()
+            process.wait()
+
+
+@needs_dask
+def test_a_scheduler_lost_mid_run_is_named_and_the_run_resumes_on_another(tmp_path):
+    db = str(tmp_path / "d.sqlite")
+    work = tmp_path / "work"
+    args = ["--engine", "dask", "--size", "3x4", "--workdir", str(work), "--db", db, "-q"]
+    first = Cluster()
+    try:
+        solve = subprocess.Popen(
+            [*SOLVE, *args, "--scheduler", first.address],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 120
+        while not (work / "ply-03" / "keys.done").exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        first.scheduler.kill()
+        _, err = solve.communicate(timeout=300)
+    finally:
+        first.stop()
+    assert_one_line(
+        subprocess.CompletedProcess(solve.args, solve.returncode, "", err),
+        f"lost the connection to the Dask scheduler '{first.address}'",
+        "the same command resumes from them",
+    )
+    second = Cluster()
+    try:
+        resumed = run([*SOLVE, *args, "--scheduler", second.address])
+    finally:
+        second.stop()
+    assert resumed.returncode == 0, resumed.stderr
+    assert run([*TTT, "verify", "--size", "3x4", "--db", db]).returncode == 0
