@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.spec import make_agent, parse_spec
-from ttt_solve.processes import end_with_parent
+from ttt_solve.processes import end_with_parent, interrupts_deferred
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -96,7 +96,7 @@ def _init_worker(rules: Rules, makers: Sequence[AgentMaker]) -> None:
     # A terminal's Ctrl-C reaches the workers too: end them at once. (As a KeyboardInterrupt,
     # the pool would hand it back as the chunk's result and go on with the queued chunks.)
     # Where the parent ignores Ctrl-C (started with nohup, say), so do they.
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
     end_with_parent()  # a parent killed outright (SIGKILL) cannot stop the pool itself
     _WORKER = Worker(rules, [maker.build() for maker in makers])
@@ -142,7 +142,10 @@ def run_chunks(
             initializer=functools.partial(_init_worker, worker.rules, list(makers)),
         ) as pool:
             try:
-                futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
+                # The pool forks its workers at the first submit: a Ctrl-C that came amid a
+                # fork would be printed and lost (Python runs its after-fork hooks there).
+                with interrupts_deferred():
+                    futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
                 for offset, future in enumerate(futures):
                     results.extend(future.result())
                     done += sizes[index + offset]

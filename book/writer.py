@@ -22,11 +22,10 @@ from __future__ import annotations
 
 import json
 import queue
-import signal
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import closing, contextmanager
+from contextlib import closing
 from datetime import datetime, timezone
 from itertools import islice
 from typing import Any
@@ -42,6 +41,7 @@ from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, GameInfo
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
+from ttt_solve.processes import interrupts_deferred
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
@@ -273,23 +273,6 @@ def _server_error(book: Book, error: BaseException, lost: bool) -> str | None:
     if lost:
         return f"the connection to {server} was lost ({reason})"
     return f"{server} refused the write ({reason})"
-
-
-@contextmanager
-def interrupts_deferred() -> Iterator[None]:
-    """Hold back Ctrl-C (SIGINT) for the block: it raises ``KeyboardInterrupt`` once the block
-    has finished. Only the main thread can handle signals; elsewhere the block just runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, _frame: received.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if received:
-        raise KeyboardInterrupt
 
 
 def _write_summary(

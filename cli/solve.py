@@ -115,7 +115,7 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
                 f"cells: an exhaustive solve holds boards of at most {KEY_CELLS_LIMIT}; build an "
                 f"opening book instead: --method alphabeta --book-depth D"
             )
-        return "alphabeta", f"{rules.cells} cells: an opening book (--method alphabeta)"
+        return "alphabeta", f"too large to enumerate ({size}; {rules.cells} cells)"
     if method == "alphabeta":
         return "alphabeta", "asked for with --method alphabeta"
     if estimate.fits(available):

@@ -1,4 +1,5 @@
-"""Worker processes that end with the process that started them.
+"""What the tool's processes share: Ctrl-C held back over a moment that must not be cut, and
+worker processes that end with the process that started them.
 
 A process killed with SIGKILL cannot stop the workers of its pools: left alone, each would
 finish its task, fail to hand the result back through a pipe nobody reads (a
@@ -11,7 +12,10 @@ from __future__ import annotations
 import multiprocessing
 import multiprocessing.connection
 import os
+import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 ORPHANED = 1
 """The exit status of a worker whose parent died (nobody is left to read it)."""
@@ -34,3 +38,20 @@ def end_with_parent() -> None:
         os._exit(ORPHANED)
 
     threading.Thread(target=watch, name="ttt-end-with-parent", daemon=True).start()
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold back Ctrl-C (SIGINT) for the block: it raises ``KeyboardInterrupt`` once the block
+    has finished. Only the main thread can handle signals; elsewhere the block just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: received.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
