@@ -15,9 +15,10 @@ board and a :class:`~ttt_solve.solver.position.Position`:
 
 Anything else is that move's failure, counted by the audit with a one-line reason naming the
 agent, as an external engine's failures are (:data:`~ttt_solve.agents.engine.FAILURE_KINDS`):
-``crash`` (the agent raised), ``timeout``, ``garbage`` (an answer that is no move: a float, a
-dict, no change to the board, two changes) or ``illegal`` (a taken or off-board cell, a
-stone of the wrong side, a ``bool``). :class:`CallableAgent` is the agent the audit runs.
+``crash`` (the agent raised, or called ``sys.exit`` or ``os._exit``), ``timeout``,
+``garbage`` (an answer that is no move: a float, a dict, no change to the board, two changes)
+or ``illegal`` (a taken or off-board cell, a stone of the wrong side, a ``bool``).
+:class:`CallableAgent` is the agent the audit runs.
 
 Randomness: before each move the global generators of :mod:`random` and ``numpy.random`` are
 seeded from the agent's own generator (which the audit seeds per position or game), and put
@@ -312,19 +313,21 @@ class CallableAgent(Agent):
         handed = adapter.encode(position)
         pristine = _snapshot(adapter.board, handed)
         arguments = (handed,) if adapter.side is None else (handed, adapter.side_of(position))
-        from ttt_solve.agents.plugin import OutOfTime, within
+        from ttt_solve.agents.plugin import OutOfTime, PluginFailedError, plugin_code, within
+
+        def move() -> Any:  # sys.exit and os._exit in it are failures, not the end of ttt
+            return plugin_code(self.spec, lambda: self.move(*arguments))
 
         try:
             with _seeded_globals(self.rng):
-                if self.timeout is None:
-                    answer = self.move(*arguments)
-                else:
-                    answer = within(self.timeout, lambda: self.move(*arguments))
+                answer = move() if self.timeout is None else within(self.timeout, move)
             return adapter.decode(position, handed, pristine, answer)
         except MoveFailure as failure:
             raise self.failure(position, failure.kind, failure.detail) from None
         except OutOfTime:
             raise self.failure(position, "timeout", f"no move within {self.timeout:g} s") from None
+        except PluginFailedError as error:
+            raise self.failure(position, "crash", error.did) from None
         except Exception as error:  # noqa: BLE001 - the agent's own code ran; say what it raised
             detail = " ".join(f"raised {type(error).__name__}: {error}".split())
             raise self.failure(position, "crash", detail) from None

@@ -8,14 +8,12 @@ Every task carries its own seed, so who runs it does not change the result.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import multiprocessing
 import random
 import signal
-import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import ExitStack
 from typing import Any, NamedTuple
@@ -24,6 +22,7 @@ from ttt_solve.agents.base import Agent
 from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.spec import make_agent, parse_spec
+from ttt_solve.processes import end_with_parent, interrupts_deferred
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -118,32 +117,13 @@ _WORKER: Worker | None = None
 
 def _init_worker(rules: Rules, makers: Sequence[AgentMaker]) -> None:
     global _WORKER
-    # Forked while the parent held Ctrl-C back (see _ctrl_c_held): take it again.
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     # A terminal's Ctrl-C reaches the workers too: end them at once. (As a KeyboardInterrupt,
     # the pool would hand it back as the chunk's result and go on with the queued chunks.)
     # Where the parent ignores Ctrl-C (started with nohup, say), so do they.
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+    end_with_parent()  # a parent killed outright (SIGKILL) cannot stop the pool itself
     _WORKER = Worker(rules, [maker.build() for maker in makers])
-
-
-@contextlib.contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Hold Ctrl-C (SIGINT) back while the pool forks its workers, and deliver it after.
-
-    Python runs its after-fork hooks in the parent (the logging module's, for one), and a
-    KeyboardInterrupt raised inside such a hook is ignored: a Ctrl-C that came during a fork
-    was lost, and the command ran on to its end. Held back, the signal waits and is raised
-    when the block ends."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _run_in_worker(method: str, chunk: Any) -> Any:
@@ -186,7 +166,9 @@ def run_chunks(
             initializer=functools.partial(_init_worker, worker.rules, list(makers)),
         ) as pool:
             try:
-                with _ctrl_c_held():  # the workers are forked by the first submit
+                # The pool forks its workers at the first submit: a Ctrl-C that came amid a
+                # fork would be printed and lost (Python runs its after-fork hooks there).
+                with interrupts_deferred():
                     futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
                 for offset, future in enumerate(futures):
                     results.extend(future.result())
@@ -196,10 +178,13 @@ def run_chunks(
             except BaseException:
                 # Ctrl-C or a failed chunk: drop the chunks not started rather than wait for
                 # them, and end the workers now (one forked just as Ctrl-C came did not see it
-                # and would wait for work, and the exit for it, forever).
-                pool.shutdown(wait=False, cancel_futures=True)
+                # and would wait for work, and the exit for it, forever). Then wait for the
+                # pool's manager thread, which sees them gone at once: left to Python's exit,
+                # it races the exit's own wake-up call on a pipe it closes ("Exception ignored
+                # ... Bad file descriptor").
                 for child in multiprocessing.active_children():
                     child.terminate()
+                pool.shutdown(wait=True, cancel_futures=True)
                 raise
     return results
 

@@ -20,9 +20,11 @@ written against a board of its own instead: ``function`` is its move function, h
 board as :mod:`agents.adapters` makes it (``flat``, ``grid``, ``numpy``, ``planes`` or
 ``position``), and answering as it allows.
 
-Whatever the agent does besides answering a legal move (raising, running out of time,
-answering something that is no move, a taken cell) is counted as that move's failure by the
-audit, which goes on, as an external engine's failures are.
+Whatever the agent does besides answering a legal move (raising, calling ``sys.exit`` or
+``os._exit``, running out of time, answering something that is no move, a taken cell) is
+counted as that move's failure by the audit, which goes on, as an external engine's failures
+are. A module or factory that calls ``sys.exit`` or ``os._exit`` as it is loaded or made is a
+:class:`PluginFailedError`: a plug-in's code never ends the command (:func:`plugin_code`).
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ import threading
 import time
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from ttt_solve.agents.adapters import Adapter, AdapterError, CallableAgent
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.spec import BOOK, AgentSpecError, Spec, _convert
+from ttt_solve.errors import TttError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ttt_solve.book.reader import Book
@@ -168,6 +171,66 @@ _OLD_PACKAGES = ("agents", "solver", "book", "cli")
 """Top-level names of ttt-solve's parts before they moved under ``ttt_solve``."""
 
 
+class PluginFailedError(TttError):
+    """A plug-in's code tried to end the process: the message names the agent and what it was
+    doing, ``did`` says what it did (``called sys.exit(3), which would end ttt``)."""
+
+    def __init__(self, what: str, did: str) -> None:
+        super().__init__(f"{what} {did}")
+        self.did = did
+
+
+class _PluginExit(BaseException):
+    """Raised in place of a plug-in's ``os._exit(status)``, which would end ``ttt`` on the
+    spot, silently and with the plug-in's status; a ``BaseException`` so that the plug-in's
+    own ``except Exception`` does not swallow it."""
+
+    def __init__(self, status: object) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+_REAL_EXIT = os._exit
+_RUNNING = threading.local()
+"""``depth``: how many plug-in calls this thread is inside; ``pid``: of the process that made
+them (a process the plug-in forks inherits both, and must exit as it asks)."""
+
+
+def _inside_plugin() -> bool:
+    return getattr(_RUNNING, "depth", 0) > 0 and _RUNNING.pid == os.getpid()
+
+
+def _exit_unless_in_plugin(status: int) -> NoReturn:
+    if _inside_plugin():
+        raise _PluginExit(status)
+    _REAL_EXIT(status)
+
+
+def plugin_code(what: str, call: Callable[[], Any]) -> Any:
+    """``call()``, a plug-in's own code (its module, its factory, its move), with its ways of
+    ending the process turned into :class:`PluginFailedError` naming ``what`` it was doing:
+    ``sys.exit()`` (``SystemExit``) and ``os._exit()``. (A plug-in runs in this process: one
+    that kills it otherwise, by a signal or a crash in C, ends the command with that signal.)"""
+    if os._exit is not _exit_unless_in_plugin:  # once, for the whole process; only a thread
+        os._exit = _exit_unless_in_plugin  # inside a plug-in call is refused the real exit
+    _RUNNING.depth = getattr(_RUNNING, "depth", 0) + 1
+    _RUNNING.pid = os.getpid()
+    try:
+        return call()
+    except SystemExit as stop:
+        if not _inside_plugin():
+            raise  # a process the plug-in forked, ending as it asks
+        raise PluginFailedError(
+            what, f"called sys.exit({stop.code!r}), which would end ttt"
+        ) from None
+    except _PluginExit as stop:
+        raise PluginFailedError(
+            what, f"called os._exit({stop.status!r}), which would end ttt"
+        ) from None
+    finally:
+        _RUNNING.depth -= 1
+
+
 def load_module(name: str, spec_text: str) -> ModuleType:
     """The plugin's module: a dotted name imported as ``python -m`` would, or a ``.py`` file."""
     try:
@@ -182,13 +245,18 @@ def load_module(name: str, spec_text: str) -> ModuleType:
                 if loader_spec is None or loader_spec.loader is None:
                     raise ImportError(f"{name!r} is not a Python file")
                 module = importlib.util.module_from_spec(loader_spec)
-                loader_spec.loader.exec_module(module)
+                loader = loader_spec.loader
+                plugin_code(f"{spec_text!r}: loading {name!r}", lambda: loader.exec_module(module))
                 _FILE_MODULES[path] = module
             return _FILE_MODULES[path]
         # A console script's path starts with its bin/ directory, not the current one.
         if os.getcwd() not in sys.path and "" not in sys.path:
             sys.path.insert(0, os.getcwd())
-        return importlib.import_module(name)
+        return plugin_code(
+            f"{spec_text!r}: importing {name!r}", lambda: importlib.import_module(name)
+        )
+    except PluginFailedError:
+        raise
     except ModuleNotFoundError as error:
         if (error.name or "").split(".")[0] in _OLD_PACKAGES:
             raise AgentSpecError(
@@ -208,7 +276,8 @@ def load_module(name: str, spec_text: str) -> ModuleType:
 class PluginAgent(CallableAgent):
     """The project-side wrapper of a plugin's agent: spec, book moves, and its answers read
     as any agent's written in Python are (:class:`~agents.adapters.CallableAgent`): an
-    exception, a time-out or an answer that is no legal move is that move's failure.
+    exception, a time-out, a call of ``sys.exit`` or ``os._exit``, or an answer that is no
+    legal move is that move's failure.
 
     With a time limit the agent runs in this process only (the limit is kept by a timer signal
     of this process)."""
@@ -283,13 +352,15 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
         return PluginAgent(
             rng, factory, book=book, spec=spec.text, timeout=params["timeout"], adapter=adapter
         )
+    arguments = ", ".join(["rng", *(f"{k}={v!r}" for k, v in params["kwargs"].items())])
+    call = f"{params['factory']}({arguments})"
     try:
-        inner = factory(rng, **params["kwargs"])
+        inner = plugin_code(f"{spec.text!r}: {call}", lambda: factory(rng, **params["kwargs"]))
+    except PluginFailedError:
+        raise
     except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
         raise AgentSpecError(
-            f"{spec.text!r}: {params['factory']}(rng, "
-            f"{', '.join(f'{k}={v!r}' for k, v in params['kwargs'].items())}) "
-            f"failed: {type(error).__name__}: {error}"
+            f"{spec.text!r}: {call} failed: {type(error).__name__}: {error}"
         ) from None
     if not callable(getattr(inner, "select_move", None)):
         raise AgentSpecError(

@@ -133,7 +133,7 @@ def write_batch(
     """Store one batch of games (the ladder's, ``rated == LADDER``, or one rated agent's) in
     one transaction; ``False`` if the book held that batch already (another run wrote it
     first) and nothing was written."""
-    from ttt_solve.book.writer import interrupts_deferred
+    from ttt_solve.processes import interrupts_deferred
 
     table = schema.ladder_games
     played_at = datetime.now(timezone.utc)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ttt_solve.book.errors import RowFilterError
+from ttt_solve.errors import quoted
 from ttt_solve.solver.value import Outcome
 
 FILTER_COLUMNS = ("ply", "value", "remoteness", "images")
@@ -99,28 +100,32 @@ class RowFilter:
         ``and`` or commas. :class:`~book.errors.RowFilterError` quotes what is not understood.
         """
         conditions = []
+        shown = quoted(str(text))
         for part in re.split(r"\s+and\s+|,", str(text).strip(), flags=re.IGNORECASE):
             match = _CONDITION.match(part)
             if not match:
                 raise RowFilterError(
-                    f"{text!r}: cannot read {part.strip()!r}; write COLUMN OP VALUE, "
+                    f"{shown}: cannot read {quoted(part.strip())}; write COLUMN OP VALUE, "
                     f"e.g. ply<=4 or value=win"
                 )
             column, op, literal = match.group(1).lower(), match.group(2), match.group(3).lower()
             if literal.lstrip("+-").isdigit():
+                # Python refuses to read a number of thousands of digits; none is in range.
+                if len(literal.lstrip("+-").lstrip("0")) > len(str(LARGEST)):
+                    raise RowFilterError(f"{shown}: {quoted(literal)} is out of range for {column}")
                 number = int(literal)
             elif column == "value" and literal in VALUE_NUMBERS:
                 number = VALUE_NUMBERS[literal]
             else:
                 expected = "win, draw, loss or 1, 0, -1" if column == "value" else "a whole number"
                 raise RowFilterError(
-                    f"{text!r}: {column} compares with {expected}, not {literal!r}"
+                    f"{shown}: {column} compares with {expected}, not {quoted(literal)}"
                 )
             conditions.append(Condition(column, op, number))
         try:
             return cls(tuple(conditions))
         except RowFilterError as error:
-            raise RowFilterError(f"{text!r}: {error}") from None
+            raise RowFilterError(f"{shown}: {error}") from None
 
     def sql(self) -> tuple[str, tuple[int, ...]]:
         """The conditions as SQL text to follow a ``WHERE``-clause term (`` AND ply <= ?``)

@@ -7,8 +7,10 @@ Large solves keep their finished plies in a work folder beside the book, so a ru
 interrupted resumes where it stopped; the folder is removed once the game is stored.
 
 It says what it is doing through ``note(text)`` (one line each: the method, the prover, a game
-already stored) and counts its work through ``progress(done, total)`` and
-``writing(done, total)``; the caller decides where those go.
+already stored), what a caller must hear even where it asked for quiet through ``warn(text)``
+(a finished solve left unstored because another run stored the game meanwhile), and counts its
+work through ``progress(done, total)`` and ``writing(done, total)``; the caller decides where
+those go.
 """
 
 from __future__ import annotations
@@ -22,11 +24,11 @@ from typing import TYPE_CHECKING, Any
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
-from ttt_solve.book.writer import write_game
+from ttt_solve.book.writer import holds_more, write_game
 from ttt_solve.errors import TttError
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
 
 if TYPE_CHECKING:
     from ttt_solve.solver.distributed import DaskSolver
@@ -76,21 +78,21 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
             f"{rules.name} has {rules.cells} cells; a book holds boards of at most "
             f"{BOOK_CELLS_LIMIT} cells",
         )
-    if not rules.fits_key:  # keys past 64 bits: no array solver, an opening book only
-        if method == "exhaustive":
-            raise SolveError(
-                rules,
-                f"{rules.name} has {rules.cells} cells; an exhaustive solve holds boards of at "
-                f"most 31",
-                "needs-opening-book",
-            )
-        return "alphabeta", f"{rules.cells} cells: an opening book (--method alphabeta)"
     estimate = exhaustive_estimate(rules)
     available = available_memory()
     size = (
         f"about {approx(estimate.canonical)} canonical positions, "
-        f"{estimate.memory / 2**30:,.1f} GiB at peak; {available / 2**30:.0f} GiB available"
+        f"{gibibytes(estimate.memory)} at peak; {available / 2**30:.0f} GiB available"
     )
+    if not rules.fits_key:  # keys past 64 bits: no array solver, an opening book only
+        if method == "exhaustive":
+            raise SolveError(
+                rules,
+                f"{rules.name} is too large to enumerate ({size}), and it has {rules.cells} "
+                f"cells: an exhaustive solve holds boards of at most {KEY_CELLS_LIMIT}",
+                "needs-opening-book",
+            )
+        return "alphabeta", f"too large to enumerate ({size}; {rules.cells} cells)"
     if method == "alphabeta":
         return "alphabeta", "asked for with --method alphabeta"
     if estimate.fits(available):
@@ -106,11 +108,22 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
     return "alphabeta", f"too large to enumerate ({size})"
 
 
+def gibibytes(size: int) -> str:
+    """``1.3 GiB``, ``1,131.7 GiB``; past a million GiB in powers of ten (``1.1e+09 GiB``)."""
+    gib = size / 2**30
+    return f"{gib:,.1f} GiB" if gib < 1e6 else f"{gib:.1e} GiB"
+
+
 def work_directory(db: str, rules: Rules) -> str:
     """Where a large exhaustive solve keeps its plies, and an opening book its proved rows:
     beside a SQLite book's file (given as a path or a URL), else in ./"""
     base = sqlite_file(db) or "ttt-work"
     return f"{base}.work/{rules.rows}x{rules.cols}k{rules.k}"
+
+
+def stored_as(game: GameInfo) -> str:
+    """`` (an opening book to ply 2)`` for an opening book, nothing for an exhaustive game."""
+    return "" if game.book_depth is None else f" (an opening book to ply {game.book_depth})"
 
 
 def stored_meanwhile(book: Book, rules: Rules, before: GameInfo | None) -> bool:
@@ -148,6 +161,7 @@ class Solve:
         workdir: str | None = None,
         force: bool = False,
         note: Callable[[str], None] | None = None,
+        warn: Callable[[str], None] | None = None,
         progress: Counter | None = None,
         writing: Counter | None = None,
     ) -> None:
@@ -168,6 +182,10 @@ class Solve:
                 f"{rules.cells} (its number of cells)",
                 "depth-past-end",
             )
+        self.depth = None
+        """The last ply to store: ``None`` for every position (an exhaustive solve)."""
+        if self.method == "alphabeta":
+            self.depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
         unwritable = unwritable_reason(db)
         if unwritable is not None:  # found now, not after a solve of hours
             raise SolveError(
@@ -182,6 +200,13 @@ class Solve:
         self.workdir = workdir
         self.force = force
         self.note = note or (lambda _text: None)
+        self.warn = warn or self.note
+        if book_depth is not None and self.method == "exhaustive":  # never silently ignored
+            self.note(
+                f"note: --book-depth {book_depth} is not used: {rules.name} is solved "
+                f"exhaustively (every position, past any depth); add --method alphabeta for "
+                f"an opening book"
+            )
         self.progress = progress or _quiet
         self.writing = writing or _quiet
         self._forward_done = False
@@ -209,11 +234,16 @@ class Solve:
                     raise
                 existing = None  # a games row that cannot be read: force replaces it
             if existing is not None and not self.force:
+                if not holds_more(book, existing, self.depth):
+                    self.note(
+                        f"{rules.name} is already solved in {book.display_url}"
+                        f"{stored_as(existing)}; --force solves it again."
+                    )
+                    return existing
                 self.note(
-                    f"{rules.name} is already solved in {book.display_url}; "
-                    f"--force solves it again."
+                    f"{rules.name} is stored in {book.display_url}{stored_as(existing)}; "
+                    f"this solve holds more and replaces it once done."
                 )
-                return existing
             self.note(f"method: {self.method}, {self.reason}")
             try:
                 return self._solve(book, existing)
@@ -243,7 +273,7 @@ class Solve:
         dask_solver: DaskSolver | None = None
         solver: ExhaustiveSolver | OpeningBookBuilder | None = None
         builder: OpeningBookBuilder | None = None
-        depth = None
+        depth = self.depth
         if self.engine == "dask":
             from ttt_solve.solver.distributed import DaskSolver
 
@@ -266,7 +296,7 @@ class Solve:
             from ttt_solve.solver.opening import OpeningBookBuilder
 
             announce_search()  # the builder's prover compiles (or loads) the search when made
-            depth = DEFAULT_BOOK_DEPTH if self.book_depth is None else self.book_depth
+            assert depth is not None  # an opening book's
             self.workdir = work_directory(self.db, rules) + f"-book{depth}"
             builder = OpeningBookBuilder(
                 rules, depth, progress=self.progress, workdir=self.workdir, jobs=self.jobs
@@ -328,8 +358,11 @@ class Solve:
             )
             self.solved = True
             clear_work()  # stored: the work kept for a rerun is no longer needed
-        except GameExistsError as exists:
-            self.note(f"{rules.name} was solved by another run meanwhile; --force solves it again.")
+        except GameExistsError as exists:  # stored meanwhile, holding at least as much
+            self.warn(
+                f"{rules.name} was solved by another run meanwhile{stored_as(exists.game)}, "
+                f"which holds every position this one would; --force solves it again."
+            )
             info = exists.game
             clear_work()
         finally:

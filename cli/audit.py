@@ -43,6 +43,7 @@ from ttt_solve.display import (  # noqa: F401 - game_rows, percent: for ttt curv
     PLY_HEADERS,
     game_headers,
     game_rows,
+    nothing_graded,
     percent,
     ply_chart,
     ply_rows,
@@ -192,15 +193,18 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
         click.echo(
             tabulate(game_rows(results), headers=game_headers(results), tablefmt="simple_outline")
         )
-    click.echo("\nby ply:")
-    click.echo(
-        tabulate(
-            ply_rows(summary),
-            headers=PLY_HEADERS,
-            tablefmt="simple_outline",
-            disable_numparse=True,
+    if summary.moves:
+        click.echo("\nby ply:")
+        click.echo(
+            tabulate(
+                ply_rows(summary),
+                headers=PLY_HEADERS,
+                tablefmt="simple_outline",
+                disable_numparse=True,
+            )
         )
-    )
+    else:
+        click.echo(f"\n{nothing_graded(summary)}")
     if report.worst:
         click.echo("\ncostliest moves (* the agent's move, + best moves):")
         for index, costly in enumerate(report.worst, 1):

@@ -30,6 +30,9 @@ from ttt_solve.cli.audit import game_rows, percent
 from ttt_solve.cli.rate import elo, open_ladder_book
 from ttt_solve.solver.rules import Rules
 
+MAX_SEEDS = 10_000
+"""More audits per point than anyone waits for; a bound that --seeds states."""
+
 LOG_SCALE_RATIO = 100
 """Values spanning this factor or more (two decades) are plotted on a log scale."""
 
@@ -77,6 +80,7 @@ Examples:
     3,
     "Audits per point, with seeds --seed, --seed+1, ...; the figures are their mean and 95% "
     "interval.",
+    largest=MAX_SEEDS,
 )
 @options.seed_option(
     "The first seed (a point's figures for one seed are those of `ttt audit --seed`)."

@@ -57,6 +57,12 @@ def fix(error: TttError) -> str:
         return f"; give --book-depth {rules.cells} or less"
     if kind == "unwritable":
         return "; make it writable or give another --db"
+    if kind == "server-failed":
+        return ": run the same command again once the server answers"
+    if kind == "server-failed-commit":
+        return (
+            "; once it answers, run the same command again (it stops at once if the game is stored)"
+        )
     if kind == "out-of-reach" and rules is not None:
         depth = getattr(error, "depth", None)
         command = solve_command(rules, database)

@@ -124,8 +124,10 @@ def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # 
         click.echo(_board(position, moves))
         try:
             text = click.prompt(f"your move ({side.upper()})", prompt_suffix="> ").strip().lower()
-        except click.Abort:  # end of input
-            click.echo("")
+        except click.Abort as abort:
+            if isinstance(abort.__context__, KeyboardInterrupt):
+                raise KeyboardInterrupt from None  # Ctrl-C: stopped, exit 130 (not end of input)
+            click.echo("")  # end of input: the game ends here, graded so far
             return moves
         if text in ("quit", "q", "exit"):
             return moves

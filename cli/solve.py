@@ -11,6 +11,7 @@ from ttt_solve.book.reader import GameInfo
 from ttt_solve.book.solving import DEFAULT_BOOK_DEPTH, Solve
 from ttt_solve.cli.common import (
     BOOK_TABLE_BYTES,
+    CliError,
     LazyProgress,
     count,
     db_option,
@@ -146,13 +147,22 @@ def solve(
       ttt-solve --size 5 --win 4 --book-depth 4
       ttt-solve --size 5 --win 4 --book-depth 5 --jobs 4
     """
+    if book_depth is not None and (method == "exhaustive" or engine == "dask"):
+        asked = "--method exhaustive" if method == "exhaustive" else "--engine dask"
+        raise CliError(
+            f"--book-depth is the last ply of an opening book (--method alphabeta); "
+            f"{asked} solves every position: drop one of the two"
+        )
     progress = LazyProgress(f"solving {rules.name}", enabled=not quiet)
     writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
 
+    def warn(text: str) -> None:
+        progress.close()  # a line of its own, not in the middle of a bar
+        click.echo(text, err=True)
+
     def note(text: str) -> None:
         if not quiet:
-            progress.close()  # a line of its own, not in the middle of a bar
-            click.echo(text, err=True)
+            warn(text)
 
     job = Solve(
         rules,
@@ -165,6 +175,7 @@ def solve(
         workdir=workdir,
         force=force,
         note=note,
+        warn=warn,
         progress=progress,
         writing=writing,
     )

@@ -5,6 +5,7 @@ answering, both directions, checked by agents that read and answer in their own 
 from __future__ import annotations
 
 import random
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -195,6 +196,8 @@ def failing(kind: str) -> Callable[..., Any]:
             return next(i for i, cell in enumerate(board) if cell != " ")
         if kind == "raises":
             return 1 / 0
+        if kind == "exits":
+            sys.exit(2)
         if kind == "float":
             return float(empty)
         if kind == "bool":
@@ -217,6 +220,7 @@ def failing(kind: str) -> Callable[..., Any]:
         ("wrong side", "illegal", "X (written 'X') is to move"),
         ("taken", "illegal", "which is taken"),
         ("raises", "crash", "ZeroDivisionError: division by zero"),
+        ("exits", "crash", "called sys.exit(2), which would end ttt"),
         ("float", "garbage", "(float), not a move"),
         ("bool", "illegal", "a bool"),
         ("off board", "illegal", "off the board"),

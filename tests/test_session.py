@@ -119,7 +119,7 @@ def test_the_audit_report_is_a_superset_of_the_web_result(book_3x3):
     """What the web explorer's audit pages give today (``job_json``'s result) is in
     ``to_dict()``, so that they can be fed from it."""
     pytest.importorskip("starlette", reason="pip install -e '.[web]'")
-    from ttt_solve.agents.audit import Truth
+    from ttt_solve.agents.audit import Truth, graded_json
     from ttt_solve.book.reader import open_book
     from ttt_solve.web.audits import AuditJob, AuditRequest, job_json
 
@@ -128,6 +128,8 @@ def test_the_audit_report_is_a_superset_of_the_web_result(book_3x3):
         job = AuditJob(1, AuditRequest(T3, "heuristic"))
         job.truth, job.summary, job.status = Truth(book, T3), report.summary, "done"
         job.worst = [costly.graded for costly in report.worst]
+        # As a finished job holds them: the worker hands back each worst move as data too.
+        job.worst_json = [graded_json(job.truth, record) for record in job.worst]
         web = job_json(job)
     ours = report.to_dict()
     for key, value in web["result"].items():

@@ -58,10 +58,11 @@ def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list
     graded = count(summary.moves) + (
         f" ({count(summary.graded)} up to symmetry)" if weighted else ""
     )
+    none = "- (no move graded)"  # not 0.00%, which would be a figure
     rows = [
         ("moves graded", graded),
-        ("accuracy (value kept)", percent(summary.accuracy)),
-        ("perfection (best moves)", percent(summary.perfection)),
+        ("accuracy (value kept)", percent(summary.accuracy) if summary.moves else none),
+        ("perfection (best moves)", percent(summary.perfection) if summary.moves else none),
         (
             "best / sound / blunder",
             f"{count(summary.best)} / {count(summary.sound)} / {count(summary.blunders)}",
@@ -80,6 +81,16 @@ def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list
         )
         rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in _FAILURE_KINDS]
     return rows
+
+
+def nothing_graded(summary: Summary) -> str:
+    """What an audit that graded no move says instead of its by-ply figures."""
+    why = []
+    if summary.failed:
+        why.append("every move asked of the agent failed (see the failures below)")
+    if summary.ungraded:
+        why.append("the book holds none of the positions reached")
+    return "no move was graded" + (f": {'; '.join(why)}" if why else "") + "."
 
 
 PLY_HEADERS = ["ply", "moves", "best", "sound", "blunders", "accuracy", "perfection"]
@@ -305,6 +316,8 @@ def audit_html(report: AuditReport) -> str:
         parts.append(tiles(boards))
     elif summary.moves:
         parts.append("<div>Every graded move was best.</div>")
+    else:
+        parts.append(f"<div>{escape(nothing_graded(summary).capitalize())}</div>")
     if report.failures:
         shown = report.failures[:10]
         items = "".join(
