@@ -24,7 +24,6 @@ from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 from ttt_solve.web.app import create_app  # noqa: E402
-from ttt_solve.web.common import asked_position  # noqa: E402
 from ttt_solve.web.explorer import Limits  # noqa: E402
 
 R3 = Rules(3, 3, 3)
@@ -274,24 +273,27 @@ def test_api_position_is_the_object_of_ttt_query_json(client, book_small):
     assert written == data
 
 
-def test_api_position_written_out_is_answered_in_front_of_the_routes(client, monkeypatch):
-    """A position written out, whose answer the book holds, is answered before the routes
-    (web.api.BookAnswers) with the status, headers and bytes the route answers it with."""
-    from ttt_solve.web import api
-
+def test_api_position_asked_again_is_answered_from_the_kept_bytes(client, monkeypatch):
+    """A URL whose answer the book holds is answered, asked again, from the bytes the explorer
+    kept under the URL's words (its position not read again), with the status, headers and
+    bytes of its first answer and of any other URL of the same position."""
+    explorer = client.app.state.explorer
+    read = explorer.asked
     routed = []
-    monkeypatch.setattr(api, "asked_position", lambda *args: routed.append(1) or asked(*args))
-    asked = asked_position
+    monkeypatch.setattr(explorer, "asked", lambda *args: routed.append(1) or read(*args))
     url = "/api/games/3x3k3/position"
     for text in ("", "?position=x../.o./...", "?position=XO-/.x.+/..o", "?position=xxx%2Foo./..."):
+        first = client.get(url + text)
+        assert routed, text
+        routed.clear()
         in_front = client.get(url + text)
         assert not routed, text
         through_route = client.get(url + (text or "?") + "&moves=")
         assert routed, text
         routed.clear()
-        assert in_front.status_code == through_route.status_code == 200
-        assert in_front.headers == through_route.headers
-        assert in_front.content == through_route.content
+        assert in_front.status_code == through_route.status_code == first.status_code == 200
+        assert in_front.headers == through_route.headers == first.headers
+        assert in_front.content == through_route.content == first.content
 
 
 def test_api_position_answers_are_kept_encoded_byte_for_byte(book_small, monkeypatch):
@@ -303,7 +305,7 @@ def test_api_position_answers_are_kept_encoded_byte_for_byte(book_small, monkeyp
 
     monkeypatch.setattr(explorer_module, "JSON_CACHE", 5)
     with TestClient(create_app(book_small)) as small_cache:
-        kept = small_cache.app.state.explorer._read_json
+        kept = small_cache.app.state.explorer._position_json
         for moves in ("", "b2", "b2,a1", "b2,a1,c3", "a1", "a1,b2", "c3", "b2,a1"):
             url = f"/api/games/3x3k3/position?moves={moves}"
             first, again = small_cache.get(url), small_cache.get(url)
@@ -315,7 +317,7 @@ def test_api_position_answers_are_kept_encoded_byte_for_byte(book_small, monkeyp
 
 
 def test_answers_searched_live_are_not_kept(opening_client):
-    kept = opening_client.app.state.explorer._read_json
+    kept = opening_client.app.state.explorer._position_json
     before = kept.cache_info().currsize
     for _ in range(2):
         data = opening_client.get("/api/games/3x4k3/position?moves=a1,b2,c3").json()
@@ -743,6 +745,30 @@ def test_perfect_plays_in_the_book_as_the_agent_does(client):
             "perfect", random.Random(derive_seed(seed, "ply", position.ply)), explorer.book
         )
         assert explorer.agent_move("perfect", seed, position) == agent.select_move(position)
+
+
+@pytest.mark.parametrize("spec", ["perfect:error=0.5", "perfect:temperature=2"])
+def test_graded_perfect_plays_in_the_book_as_the_agent_does(client, spec):
+    """perfect's kinds that err on purpose move in the server as the agent does: not a best
+    move each time."""
+    import random
+
+    from tests.support import random_walk
+    from ttt_solve.agents.seeded import move_rng
+    from ttt_solve.agents.spec import make_agent
+
+    explorer = client.app.state.explorer
+    rng = random.Random(6)
+    not_best = 0
+    for seed in range(60):
+        position = random_walk(R3, rng, rng.randrange(7))
+        if position.is_terminal:
+            continue
+        agent = make_agent(spec, move_rng(seed, position.ply), explorer.book)
+        move = explorer.agent_move(spec, seed, position)
+        assert move == agent.select_move(position), (spec, seed, position)
+        not_best += move not in explorer.analyse(position).best_moves
+    assert not_best > 0
 
 
 def test_a_book_on_either_backend_is_served_read_only(book_db):

@@ -203,7 +203,6 @@ def create_app(
         exception_handlers=handlers,
         middleware=[
             Middleware(RequestGuard, respond=error_response),
-            Middleware(api.BookAnswers),
             Middleware(UniversalApiCors),
         ],
     )
