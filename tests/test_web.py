@@ -671,6 +671,37 @@ def test_an_audit_page_lists_every_costly_move_and_every_game(client, book_small
     )
 
 
+def test_a_positions_audit_page_lists_every_costly_position(client, book_small):
+    """Positions mode: every position where the agent did not play a best move, one row each
+    with the reachable positions it stands for, a page at a time (not only the worst few)."""
+    from ttt_solve.agents.audit import Truth, audit_positions
+    from ttt_solve.agents.parallel import AgentMaker
+
+    body = {"game": "3x3k3", "agent": "random", "mode": "positions", "seed": 4}
+    job = client.post("/api/audits", json=body).json()["id"]
+    assert wait_for(client, job)["status"] == "done"
+    with open_book(book_small) as book:
+        records, _ = audit_positions(AgentMaker("random"), Truth(book, R3), seed=4, jobs=1)
+    expected = {
+        (str(r.position), R3.cell_name(r.cell)): r.weight
+        for r in records
+        if r.grade.value != "best"
+    }
+    rows, number = [], 1
+    while True:
+        shown = client.get(f"/audits/{job}.json?costly={number}").json()["costly"]
+        rows += shown["rows"]
+        if number == shown["pages"]:
+            break
+        number += 1
+    assert shown["all"] and shown["count"] == len(expected) > 100
+    assert {(r["position"], r["move"]): r["count"] for r in rows} == expected
+    assert [r["grade"] for r in rows] == sorted((r["grade"] for r in rows), key="blunder".__ne__)
+    html = client.get(f"/audits/{job}?costly={number}").text
+    assert html.count('class="worst-link"') == len(shown["rows"]) > 0
+    assert f"page {number} of {number}" in html
+
+
 @pytest.mark.parametrize(
     "body",
     [

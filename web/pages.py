@@ -19,7 +19,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ttt_solve import palette, picture, svg
 from ttt_solve.agents.audit import Truth, summary_json
-from ttt_solve.agents.review import review_game
+from ttt_solve.agents.review import results_table, review_game
 from ttt_solve.book.query import analysis_json
 from ttt_solve.book.stats import report
 from ttt_solve.charts import ChartsUnavailableError
@@ -325,14 +325,13 @@ def audit_data(job: AuditJob, truth: Truth, params: Any) -> dict[str, Any]:
     if job.status != "done" or job.summary is None:
         return data
     rules = job.request.rules
-    weighted = job.request.mode == "positions"
-    rows = views.costly_rows(job.costly if job.costly is not None else job.worst, weighted)
     costly_page = views.number(params.get("costly"), "costly page", 1) or 1
-    shown, pages = views.page_of(rows, costly_page, views.COSTLY_PAGE)
+    shown, pages = views.page_of(job.costly, costly_page, views.COSTLY_PAGE)
     page_number = min(costly_page, pages)
     data["costly"] = {
-        "all": job.costly is not None,
-        "count": len(rows),
+        "all": len(job.costly) == job.costly_count,
+        "count": job.costly_count,
+        "kept": len(job.costly),
         "page": page_number,
         "pages": pages,
         "first": (page_number - 1) * views.COSTLY_PAGE + 1,
@@ -345,7 +344,7 @@ def audit_data(job: AuditJob, truth: Truth, params: Any) -> dict[str, Any]:
         page_number = min(games_page, pages)
         first = (page_number - 1) * views.GAMES_PAGE
         data["games"] = {
-            "table": views.games_table(job.results),
+            "table": results_table(job.results),
             "count": len(job.results),
             "page": page_number,
             "pages": pages,
