@@ -60,12 +60,12 @@ def review_game(truth: Truth, rules: Rules, moves: Sequence[int], side: str) -> 
 
 
 class CostlyRow(NamedTuple):
-    """A position where the agent did not play a best move, and that move: ``count`` is how
+    """A position where the agent did not play a best move, and that move: ``times`` is how
     often it played it there (games) or how many reachable positions the position stands for
     (positions mode, where each is graded once)."""
 
     record: Graded
-    count: int
+    times: int
 
 
 def costly_rows(
@@ -82,11 +82,11 @@ def costly_rows(
         key = (record.position.x, record.position.o, record.cell)
         kept = rows.get(key)
         add = record.weight if weighted else 1
-        rows[key] = CostlyRow(record, add + (kept.count if kept else 0))
+        rows[key] = CostlyRow(record, add + (kept.times if kept else 0))
 
     def costliest(row: CostlyRow) -> tuple[bool, int, int, int, int, int]:
         r = row.record
-        return (r.grade is not Grade.BLUNDER, -r.cost, -row.count, r.ply, r.position.key, r.cell)
+        return (r.grade is not Grade.BLUNDER, -r.cost, -row.times, r.ply, r.position.key, r.cell)
 
     if limit is None or limit >= len(rows):
         return sorted(rows.values(), key=costliest), len(rows)

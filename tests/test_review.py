@@ -36,7 +36,7 @@ def test_costly_moves_of_games_one_row_per_position_and_move_with_how_often(game
     rows, count = costly_rows(records, weighted=False)
     expected = Counter((str(r.position), r.cell) for r in records if r.grade.value != "best")
     assert count == len(rows) == len(expected) > 20
-    assert {(str(row.record.position), row.record.cell): row.count for row in rows} == expected
+    assert {(str(row.record.position), row.record.cell): row.times for row in rows} == expected
     assert max(expected.values()) > 1  # some position and move came up more than once
     grades = [row.record.grade.value for row in rows]
     assert grades == sorted(grades, key="blunder".__ne__)  # blunders first
@@ -60,10 +60,10 @@ def test_costly_moves_of_positions_counted_by_the_positions_they_stand_for(truth
     rows, count = costly_rows(records, weighted=True)
     not_best = [r for r in records if r.grade.value != "best"]
     assert count == len(not_best) > 100  # each position is graded once: a row each
-    assert {(row.record.position.key, row.count) for row in rows} == {
+    assert {(row.record.position.key, row.times) for row in rows} == {
         (r.position.key, r.weight) for r in not_best
     }
-    assert sum(row.count for row in rows) == sum(r.weight for r in not_best)
+    assert sum(row.times for row in rows) == sum(r.weight for r in not_best)
     assert [row.record for row in rows[:10]] == worst(records, 10)  # the same order as worst
 
 

@@ -469,7 +469,7 @@ def costly_json(truth: Truth, row: CostlyRow, audit: int) -> dict[str, Any]:
     """A costly move with its count and the explorer's page of it, from its audit."""
     return {
         **graded_json(truth, row.record),
-        "count": row.count,
+        "count": row.times,
         "url": worst_link(truth.rules, audit)(row.record),
     }
 
