@@ -88,6 +88,21 @@ def test_position_page_shows_every_move_as_the_book_values_it(client, book_small
     assert 'id="undo"' in response.text and 'href="/game/3x3k3?moves=b2"' in response.text
 
 
+def test_a_board_of_links_is_a_group_of_named_cells(client):
+    """Linked cells are named images inside their links, in a board that is a group (an
+    image's parts are hidden from screen readers); a board without links is one image."""
+    page = client.get("/game/3x3k3?moves=b2,a1").text
+    board = page[page.index('<svg xmlns="http://www.w3.org/2000/svg"') :]
+    assert board.split(">", 1)[0].count('role="group"') == 1
+    linked = re.findall(r'<a href="[^"]+"><g class="cell[^>]*>', board.split("</svg>")[0])
+    assert len(linked) == 7
+    assert all('role="img" aria-label="' in cell for cell in linked)
+    assert 'aria-label="c3: draw in 7' in board
+    over = client.get("/game/3x3k3?moves=a1,a2,b1,b2,c1").text
+    svg = over[over.index('<svg xmlns="http://www.w3.org/2000/svg"') :].split(">", 1)[0]
+    assert 'role="img"' in svg
+
+
 def test_position_page_of_a_won_position_marks_the_winning_moves(client):
     response = client.get("/game/3x3k3?position=xx./oo./...")
     shown = cells_shown(response.text)

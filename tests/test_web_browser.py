@@ -288,6 +288,37 @@ def test_cells_are_equal_and_labels_centred(server, browser, game, moves):
                 assert abs(box["mx"] - box["cx"]) <= 2 and abs(box["my"] - box["cy"]) <= 2, box
 
 
+def test_a_screen_reader_reaches_each_linked_cell_by_its_name(server, desktop, books):
+    """A board whose cells are links is a group, not one image (whose parts a screen reader
+    would not enter): each link is exposed as a link named by its cell and value; so are the
+    value history's points. A board without links stays one image."""
+    browser = desktop
+    browser.get(server + "/game/3x3k3?moves=b2,a1")
+    board = browser.find_element(By.CSS_SELECTOR, "#board svg")
+    assert board.aria_role == "group" and "3x3" in board.accessible_name
+    links = browser.find_elements(By.CSS_SELECTOR, "#board svg a")
+    values = book_moves(books, "b2,a1")
+    assert len(links) == len(values) == 7
+    for link in links:
+        cell = link.find_element(By.CSS_SELECTOR, "g.cell").get_attribute("data-cell")
+        value, remoteness = values[cell]
+        assert link.aria_role == "link"
+        assert link.accessible_name.startswith(f"{cell}: {value} in {remoteness}"), cell
+    stone = browser.find_element(By.CSS_SELECTOR, '#board g.cell[data-cell="b2"]')
+    assert stone.aria_role == "image" and stone.accessible_name == "b2: X"
+    history = browser.find_element(By.CSS_SELECTOR, "#history svg")
+    assert history.aria_role == "group"
+    points = browser.find_elements(By.CSS_SELECTOR, "#history svg a")
+    assert [p.aria_role for p in points] == ["link"] * 3
+    assert points[1].accessible_name.startswith("ply 1, after b2: O to move")
+    browser.get(server + "/play/3x3k3?agent=random&side=x&seed=1&moves=b2,a1")
+    names = [a.accessible_name for a in browser.find_elements(By.CSS_SELECTOR, "#board svg a")]
+    assert sorted(names) == ["a2", "a3", "b1", "b3", "c1", "c2", "c3"]
+    browser.get(server + "/game/3x3k3?moves=b2,a1,c3,a3,a2,c1,b1,b3,c2")  # over: no links
+    board = browser.find_element(By.CSS_SELECTOR, "#board svg")
+    assert board.aria_role == "image" and not board.find_elements(By.TAG_NAME, "a")
+
+
 def test_hide_values_keeps_the_board_playable(server, desktop):
     browser = desktop
     browser.get(server + "/game/3x3k3?moves=b2")
