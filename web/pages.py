@@ -67,13 +67,13 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
     return HTMLResponse(html, status_code=status)
 
 
-def page(path: str) -> Callable[[Handler], Handler]:
+def page(path: str, table: RouteTable = routes) -> Callable[[Handler], Handler]:
     """Declares a page at ``path`` and its JSON twin at ``path.json`` (the twin first: the
-    page's path would take the ``.json`` as part of its last parameter)."""
+    page's path would take the ``.json`` as part of its last parameter), in ``table``."""
 
     def declare(handler: Handler) -> Handler:
-        routes.get(path + ".json")(handler)
-        routes.get(path)(handler)
+        table.get(path + ".json")(handler)
+        table.get(path)(handler)
         return handler
 
     return declare
