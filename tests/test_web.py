@@ -834,3 +834,15 @@ def test_a_book_on_either_backend_is_served_read_only(book_db):
         else:
             with pytest.raises(Exception, match="readonly"):
                 book._rows.connection.execute("DELETE FROM games")
+
+
+def test_a_hint_where_every_move_is_best_says_so(client):
+    """At the start of 3x3 every move keeps the draw in 9: the hint says any move is best
+    rather than listing the nine; where a few are best, it names them."""
+    every = client.get("/play/3x3k3?agent=random&side=x&seed=1&hint=1")
+    assert "every move is best here" in every.text
+    assert client.get("/play/3x3k3.json?agent=random&side=x&seed=1&hint=1").json()[
+        "hint_every_move"
+    ]
+    some = client.get("/play/3x3k3?agent=random&side=x&seed=1&moves=b2,b1&hint=1")
+    assert "every move is best here" not in some.text and "Hint: " in some.text

@@ -449,6 +449,9 @@ async def play_page(request: Request) -> Response:
         "result": _result(position, side, agent),
         "show_values": show_values,
         "hint": ([rules.cell_name(c) for c in analysis.best_moves] if hint and analysis else None),
+        "hint_every_move": bool(
+            hint and analysis and len(analysis.best_moves) == len(analysis.moves)
+        ),
         "answer": analysis_json(analysis) if analysis is not None and show_values else None,
         "graded": (
             {
