@@ -1,17 +1,29 @@
-"""A finished game reviewed against the book: one player's moves graded, each with the best
-moves of its position, numbered as that player counts them (their first move is 1).
+"""Games and audits reviewed against the book, for a teacher: a finished game's moves of one
+player graded, each with the best moves of its position, numbered as that player counts them
+(their first move is 1); an audit's costly moves, one row per position; its games' results and
+blunders.
 
-The web explorer's play page grades the visitor's game with it; the audit pages count each
-game's blunders of the agent with :func:`~ttt_solve.agents.audit.grade_game`, the same grading.
+The web explorer's play page grades the visitor's game with :func:`review_game`; its audit
+pages list :func:`costly_rows`, :func:`results_table` and :func:`blunders_per_game`, all with
+the grading of :mod:`agents.audit`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import heapq
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from ttt_solve.agents.audit import Graded, Summary, Truth, grade_game, summarize
+from ttt_solve.agents.audit import (
+    GameResult,
+    Graded,
+    Summary,
+    Truth,
+    grade_game,
+    summarize,
+)
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Grade
 
 
 class ReviewedMove(NamedTuple):
@@ -45,3 +57,59 @@ def review_game(truth: Truth, rules: Rules, moves: Sequence[int], side: str) -> 
         ReviewedMove(player_number(r.ply), r, tuple(truth.best_moves(r.position))) for r in records
     )
     return Review(side, reviewed, summarize(records, ungraded), ungraded)
+
+
+class CostlyRow(NamedTuple):
+    """A position where the agent did not play a best move, and that move: ``times`` is how
+    often it played it there (games) or how many reachable positions the position stands for
+    (positions mode, where each is graded once)."""
+
+    record: Graded
+    times: int
+
+
+def costly_rows(
+    records: Iterable[Graded], weighted: bool, limit: int | None = None
+) -> tuple[list[CostlyRow], int]:
+    """Every graded move that was not best, one row per position and move, costliest first
+    (blunders, then the score given away, then the count); ``weighted``: counted by the
+    records' weights (positions mode), else one a move. Returns the first ``limit`` rows (all
+    without one) and how many rows there are in all."""
+    rows: dict[tuple[int, int, int], CostlyRow] = {}
+    for record in records:
+        if record.grade is Grade.BEST:
+            continue
+        key = (record.position.x, record.position.o, record.cell)
+        kept = rows.get(key)
+        add = record.weight if weighted else 1
+        rows[key] = CostlyRow(record, add + (kept.times if kept else 0))
+
+    def costliest(row: CostlyRow) -> tuple[bool, int, int, int, int, int]:
+        r = row.record
+        return (r.grade is not Grade.BLUNDER, -r.cost, -row.times, r.ply, r.position.key, r.cell)
+
+    if limit is None or limit >= len(rows):
+        return sorted(rows.values(), key=costliest), len(rows)
+    return heapq.nsmallest(limit, rows.values(), key=costliest), len(rows)
+
+
+def results_table(results: Iterable[GameResult]) -> dict[str, dict[str, int]]:
+    """The agent's games won, drawn and lost (and stopped by a failure), as X, as O and in
+    all."""
+    table = {side: {"win": 0, "draw": 0, "loss": 0, "stopped": 0} for side in ("x", "o", "all")}
+    for result in results:
+        outcome = result.outcome.value if result.outcome is not None else "stopped"
+        table[result.agent_side][outcome] += 1
+        table["all"][outcome] += 1
+    return table
+
+
+def blunders_per_game(truth: Truth, results: Iterable[GameResult]) -> list[int]:
+    """How many blunders the agent made in each game."""
+    return [
+        sum(
+            r.grade is Grade.BLUNDER
+            for r in grade_game(truth, truth.rules, g.moves, g.agent_side)[0]
+        )
+        for g in results
+    ]

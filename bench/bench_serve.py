@@ -326,8 +326,8 @@ def steps(db: str, texts: list[str]) -> None:
             )
             timed("  and its encoding", lambda: [ENCODER.encode(o).encode() for o in objects])
             timed(
-                "the answer's JSON bytes from memory (Explorer.read_json)",
-                lambda: [server._encode_book(p) for p in positions],
+                "a URL's answer from memory, encoded (Explorer.position_json)",
+                lambda: [server._book_json("4x4k4", q) for q in queries],
             )
             kept = queries[: explorer.JSON_CACHE]  # as many as are kept
             for label, asked in (
@@ -336,7 +336,7 @@ def steps(db: str, texts: list[str]) -> None:
             ):
                 seconds = []
                 for _ in range(STEP_PASSES):
-                    server._read_json.cache_clear()
+                    server._position_json.cache_clear()
                     if asked is kept:
                         for query_string in kept:  # asked once: kept from then on
                             await route(query_string)

@@ -127,7 +127,7 @@ def friendly_errors(command: Callable) -> Callable:
             with sigterm_as_interrupt():
                 return command(*args, **kwargs)
         except TttError as error:
-            from ttt_solve.cli.fixes import explained
+            from ttt_solve.fixes import explained
 
             raise CliError(explained(error)) from None
         except KeyboardInterrupt as interrupt:

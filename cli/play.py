@@ -14,8 +14,8 @@ from ttt_solve.agents.spec import describe_agents, make_agent, parse_spec
 from ttt_solve.book.errors import BookError
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import db_option, friendly_errors, game_options
-from ttt_solve.cli.fixes import explained, solve_command
 from ttt_solve.cli.options import agent_option, command, seed_option
+from ttt_solve.fixes import explained, solve_command
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules

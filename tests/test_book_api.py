@@ -20,8 +20,8 @@ from ttt_solve.book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle
 from ttt_solve.book.reader import Book, Entry, StoredRow, _EngineRows, open_book
 from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.book.writer import write_game
-from ttt_solve.cli.fixes import fix
 from ttt_solve.cli.main import ttt
+from ttt_solve.fixes import fix
 from ttt_solve.solver.errors import IllegalMoveError, SearchTimeout
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position

@@ -16,7 +16,7 @@ from ttt_solve.book.blocks import NARROW, WIDE, layout
 from ttt_solve.book.errors import BookNotFoundError, SchemaVersionError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
-from ttt_solve.cli.fixes import fix
+from ttt_solve.fixes import fix
 from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules

@@ -24,7 +24,6 @@ from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 from ttt_solve.web.app import create_app  # noqa: E402
-from ttt_solve.web.common import asked_position  # noqa: E402
 from ttt_solve.web.explorer import Limits  # noqa: E402
 
 R3 = Rules(3, 3, 3)
@@ -87,6 +86,21 @@ def test_position_page_shows_every_move_as_the_book_values_it(client, book_small
     # each move links to the position after it, and undo to the one before
     assert 'href="/game/3x3k3?moves=b2,a1,c3"' in response.text
     assert 'id="undo"' in response.text and 'href="/game/3x3k3?moves=b2"' in response.text
+
+
+def test_a_board_of_links_is_a_group_of_named_cells(client):
+    """Linked cells are named images inside their links, in a board that is a group (an
+    image's parts are hidden from screen readers); a board without links is one image."""
+    page = client.get("/game/3x3k3?moves=b2,a1").text
+    board = page[page.index('<svg xmlns="http://www.w3.org/2000/svg"') :]
+    assert board.split(">", 1)[0].count('role="group"') == 1
+    linked = re.findall(r'<a href="[^"]+"><g class="cell[^>]*>', board.split("</svg>")[0])
+    assert len(linked) == 7
+    assert all('role="img" aria-label="' in cell for cell in linked)
+    assert 'aria-label="c3: draw in 7' in board
+    over = client.get("/game/3x3k3?moves=a1,a2,b1,b2,c1").text
+    svg = over[over.index('<svg xmlns="http://www.w3.org/2000/svg"') :].split(">", 1)[0]
+    assert 'role="img"' in svg
 
 
 def test_position_page_of_a_won_position_marks_the_winning_moves(client):
@@ -274,24 +288,27 @@ def test_api_position_is_the_object_of_ttt_query_json(client, book_small):
     assert written == data
 
 
-def test_api_position_written_out_is_answered_in_front_of_the_routes(client, monkeypatch):
-    """A position written out, whose answer the book holds, is answered before the routes
-    (web.api.BookAnswers) with the status, headers and bytes the route answers it with."""
-    from ttt_solve.web import api
-
+def test_api_position_asked_again_is_answered_from_the_kept_bytes(client, monkeypatch):
+    """A URL whose answer the book holds is answered, asked again, from the bytes the explorer
+    kept under the URL's words (its position not read again), with the status, headers and
+    bytes of its first answer and of any other URL of the same position."""
+    explorer = client.app.state.explorer
+    read = explorer.asked
     routed = []
-    monkeypatch.setattr(api, "asked_position", lambda *args: routed.append(1) or asked(*args))
-    asked = asked_position
+    monkeypatch.setattr(explorer, "asked", lambda *args: routed.append(1) or read(*args))
     url = "/api/games/3x3k3/position"
     for text in ("", "?position=x../.o./...", "?position=XO-/.x.+/..o", "?position=xxx%2Foo./..."):
+        first = client.get(url + text)
+        assert routed, text
+        routed.clear()
         in_front = client.get(url + text)
         assert not routed, text
         through_route = client.get(url + (text or "?") + "&moves=")
         assert routed, text
         routed.clear()
-        assert in_front.status_code == through_route.status_code == 200
-        assert in_front.headers == through_route.headers
-        assert in_front.content == through_route.content
+        assert in_front.status_code == through_route.status_code == first.status_code == 200
+        assert in_front.headers == through_route.headers == first.headers
+        assert in_front.content == through_route.content == first.content
 
 
 def test_api_position_answers_are_kept_encoded_byte_for_byte(book_small, monkeypatch):
@@ -303,7 +320,7 @@ def test_api_position_answers_are_kept_encoded_byte_for_byte(book_small, monkeyp
 
     monkeypatch.setattr(explorer_module, "JSON_CACHE", 5)
     with TestClient(create_app(book_small)) as small_cache:
-        kept = small_cache.app.state.explorer._read_json
+        kept = small_cache.app.state.explorer._position_json
         for moves in ("", "b2", "b2,a1", "b2,a1,c3", "a1", "a1,b2", "c3", "b2,a1"):
             url = f"/api/games/3x3k3/position?moves={moves}"
             first, again = small_cache.get(url), small_cache.get(url)
@@ -315,7 +332,7 @@ def test_api_position_answers_are_kept_encoded_byte_for_byte(book_small, monkeyp
 
 
 def test_answers_searched_live_are_not_kept(opening_client):
-    kept = opening_client.app.state.explorer._read_json
+    kept = opening_client.app.state.explorer._position_json
     before = kept.cache_info().currsize
     for _ in range(2):
         data = opening_client.get("/api/games/3x4k3/position?moves=a1,b2,c3").json()
@@ -669,6 +686,37 @@ def test_an_audit_page_lists_every_costly_move_and_every_game(client, book_small
     )
 
 
+def test_a_positions_audit_page_lists_every_costly_position(client, book_small):
+    """Positions mode: every position where the agent did not play a best move, one row each
+    with the reachable positions it stands for, a page at a time (not only the worst few)."""
+    from ttt_solve.agents.audit import Truth, audit_positions
+    from ttt_solve.agents.parallel import AgentMaker
+
+    body = {"game": "3x3k3", "agent": "random", "mode": "positions", "seed": 4}
+    job = client.post("/api/audits", json=body).json()["id"]
+    assert wait_for(client, job)["status"] == "done"
+    with open_book(book_small) as book:
+        records, _ = audit_positions(AgentMaker("random"), Truth(book, R3), seed=4, jobs=1)
+    expected = {
+        (str(r.position), R3.cell_name(r.cell)): r.weight
+        for r in records
+        if r.grade.value != "best"
+    }
+    rows, number = [], 1
+    while True:
+        shown = client.get(f"/audits/{job}.json?costly={number}").json()["costly"]
+        rows += shown["rows"]
+        if number == shown["pages"]:
+            break
+        number += 1
+    assert shown["all"] and shown["count"] == len(expected) > 100
+    assert {(r["position"], r["move"]): r["count"] for r in rows} == expected
+    assert [r["grade"] for r in rows] == sorted((r["grade"] for r in rows), key="blunder".__ne__)
+    html = client.get(f"/audits/{job}?costly={number}").text
+    assert html.count('class="worst-link"') == len(shown["rows"]) > 0
+    assert f"page {number} of {number}" in html
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -745,6 +793,30 @@ def test_perfect_plays_in_the_book_as_the_agent_does(client):
         assert explorer.agent_move("perfect", seed, position) == agent.select_move(position)
 
 
+@pytest.mark.parametrize("spec", ["perfect:error=0.5", "perfect:temperature=2"])
+def test_graded_perfect_plays_in_the_book_as_the_agent_does(client, spec):
+    """perfect's kinds that err on purpose move in the server as the agent does: not a best
+    move each time."""
+    import random
+
+    from tests.support import random_walk
+    from ttt_solve.agents.seeded import move_rng
+    from ttt_solve.agents.spec import make_agent
+
+    explorer = client.app.state.explorer
+    rng = random.Random(6)
+    not_best = 0
+    for seed in range(60):
+        position = random_walk(R3, rng, rng.randrange(7))
+        if position.is_terminal:
+            continue
+        agent = make_agent(spec, move_rng(seed, position.ply), explorer.book)
+        move = explorer.agent_move(spec, seed, position)
+        assert move == agent.select_move(position), (spec, seed, position)
+        not_best += move not in explorer.analyse(position).best_moves
+    assert not_best > 0
+
+
 def test_a_book_on_either_backend_is_served_read_only(book_db):
     from tests.pg_support import solve_into
 
@@ -762,3 +834,15 @@ def test_a_book_on_either_backend_is_served_read_only(book_db):
         else:
             with pytest.raises(Exception, match="readonly"):
                 book._rows.connection.execute("DELETE FROM games")
+
+
+def test_a_hint_where_every_move_is_best_says_so(client):
+    """At the start of 3x3 every move keeps the draw in 9: the hint says any move is best
+    rather than listing the nine; where a few are best, it names them."""
+    every = client.get("/play/3x3k3?agent=random&side=x&seed=1&hint=1")
+    assert "every move is best here" in every.text
+    assert client.get("/play/3x3k3.json?agent=random&side=x&seed=1&hint=1").json()[
+        "hint_every_move"
+    ]
+    some = client.get("/play/3x3k3?agent=random&side=x&seed=1&moves=b2,b1&hint=1")
+    assert "every move is best here" not in some.text and "Hint: " in some.text

@@ -26,6 +26,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
 
+from click.testing import CliRunner  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support import expected_conditions  # noqa: E402
@@ -37,6 +38,7 @@ from ttt_solve.book.oracle import Oracle  # noqa: E402
 from ttt_solve.book.query import parse_query  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.book.writer import write_game  # noqa: E402
+from ttt_solve.cli.main import ttt  # noqa: E402
 from ttt_solve.palette import SERIES, VALUES  # noqa: E402
 from ttt_solve.solver.opening import OpeningBookBuilder  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
@@ -76,13 +78,18 @@ def opaque(colour: str) -> str:
 
 @pytest.fixture(scope="module")
 def books(tmp_path_factory):
-    """A book of 3x3 and 4x4 k=3 (solved) and 6x6 k=6 (an opening book to ply 1)."""
+    """A book of 3x3 and 4x4 k=3 (solved) and 6x6 k=6 (an opening book to ply 1), with a
+    ladder of 3x3 played and an agent rated on it."""
     db = str(tmp_path_factory.mktemp("browser-books") / "books.sqlite")
     solve_into(db, R3)
     solve_into(db, Rules(4, 4, 3))
     six = Rules(6, 6, 6)
     with open_book(db) as book:
         write_game(book, six, OpeningBookBuilder(six, 1).solve(), method="alphabeta", book_depth=1)
+    rated = CliRunner().invoke(
+        ttt, ["rate", "--db", db, "--games", "2", "--agent", "heuristic", "-q"]
+    )
+    assert rated.exit_code == 0, rated.output  # 3x3's ladder, for its ratings page
     return db
 
 
@@ -288,6 +295,37 @@ def test_cells_are_equal_and_labels_centred(server, browser, game, moves):
                 assert abs(box["mx"] - box["cx"]) <= 2 and abs(box["my"] - box["cy"]) <= 2, box
 
 
+def test_a_screen_reader_reaches_each_linked_cell_by_its_name(server, desktop, books):
+    """A board whose cells are links is a group, not one image (whose parts a screen reader
+    would not enter): each link is exposed as a link named by its cell and value; so are the
+    value history's points. A board without links stays one image."""
+    browser = desktop
+    browser.get(server + "/game/3x3k3?moves=b2,a1")
+    board = browser.find_element(By.CSS_SELECTOR, "#board svg")
+    assert board.aria_role == "group" and "3x3" in board.accessible_name
+    links = browser.find_elements(By.CSS_SELECTOR, "#board svg a")
+    values = book_moves(books, "b2,a1")
+    assert len(links) == len(values) == 7
+    for link in links:
+        cell = link.find_element(By.CSS_SELECTOR, "g.cell").get_attribute("data-cell")
+        value, remoteness = values[cell]
+        assert link.aria_role == "link"
+        assert link.accessible_name.startswith(f"{cell}: {value} in {remoteness}"), cell
+    stone = browser.find_element(By.CSS_SELECTOR, '#board g.cell[data-cell="b2"]')
+    assert stone.aria_role == "image" and stone.accessible_name == "b2: X"
+    history = browser.find_element(By.CSS_SELECTOR, "#history svg")
+    assert history.aria_role == "group"
+    points = browser.find_elements(By.CSS_SELECTOR, "#history svg a")
+    assert [p.aria_role for p in points] == ["link"] * 3
+    assert points[1].accessible_name.startswith("ply 1, after b2: O to move")
+    browser.get(server + "/play/3x3k3?agent=random&side=x&seed=1&moves=b2,a1")
+    names = [a.accessible_name for a in browser.find_elements(By.CSS_SELECTOR, "#board svg a")]
+    assert sorted(names) == ["a2", "a3", "b1", "b3", "c1", "c2", "c3"]
+    browser.get(server + "/game/3x3k3?moves=b2,a1,c3,a3,a2,c1,b1,b3,c2")  # over: no links
+    board = browser.find_element(By.CSS_SELECTOR, "#board svg")
+    assert board.aria_role == "image" and not board.find_elements(By.TAG_NAME, "a")
+
+
 def test_hide_values_keeps_the_board_playable(server, desktop):
     browser = desktop
     browser.get(server + "/game/3x3k3?moves=b2")
@@ -418,6 +456,7 @@ def test_every_chart_takes_the_palette(server, desktop):
 
 def test_no_page_is_wider_than_a_phone(server, browser, tmp_path):
     job = start_audit(server, {"game": "3x3k3", "agent": "heuristic", "mode": "games", "games": 12})
+    positions = start_audit(server, {"game": "3x3k3", "agent": "montecarlo:playouts=5"})
     pages = {
         "index": "/",
         "position": "/game/3x3k3?moves=b2,b1,a1&line=1",
@@ -426,6 +465,8 @@ def test_no_page_is_wider_than_a_phone(server, browser, tmp_path):
         "audit": f"/audits/{job}",
         "play": "/play/3x3k3?agent=random&side=x&seed=1&moves=b2,a1,c3,a3,a2,c1,b1,b3,c2",
         "editor": "/game/6x6k6/edit?position=x......o",
+        "audit of positions": f"/audits/{positions}",
+        "ratings": "/game/3x3k3/ratings",
     }
     try:
         for width in PHONES:
@@ -436,8 +477,46 @@ def test_no_page_is_wider_than_a_phone(server, browser, tmp_path):
                 assert scroll <= inner, f"{name} at {width} px is {scroll} px wide"
                 if width == 360 and name in ("position", "audit"):
                     screenshot(browser, f"web-{name}-phone.png", tmp_path, height=760)
+                if name.startswith("audit"):  # its figures in view, not scrolled away
+                    for figure in ("accuracy", "perfection"):
+                        right = browser.execute_script(
+                            "return document.getElementById(arguments[0])"
+                            ".getBoundingClientRect().right",
+                            figure,
+                        )
+                        assert right <= inner, f"{name} at {width} px: {figure} at {right}"
     finally:
         browser.set_window_size(*DESKTOP)
+
+
+def test_words_align_left_and_figures_right(server, desktop):
+    """In the tables, columns of words (agents, results, moves, cells) read from the left and
+    columns of figures from the right."""
+    browser = desktop
+    job = start_audit(server, {"game": "3x3k3", "agent": "random", "mode": "games", "games": 4})
+
+    def aligned(selector: str) -> set[str]:
+        return set(
+            browser.execute_script(
+                "return [...document.querySelectorAll(arguments[0])]"
+                ".map(cell => getComputedStyle(cell).textAlign)",
+                selector,
+            )
+        )
+
+    browser.get(server + "/game/3x3k3/ratings")
+    rows = ".ratings tbody tr"
+    assert aligned(f"{rows} td:nth-child(2), .ratings th:nth-child(2)") == {"left"}  # agents
+    assert aligned(f"{rows} td:nth-child(3), .ratings th:nth-child(3)") == {"right"}  # ratings
+    browser.get(f"{server}/audits/{job}")
+    for column in (2, 3, 5):  # the agent's side, its result, the moves
+        assert aligned(f"#game-list td:nth-child({column}), #game-list th:nth-child({column})") == {
+            "left"
+        }
+    assert aligned("#game-list td:nth-child(4)") == {"right"}  # blunders
+    browser.get(server + "/")
+    assert aligned("#games td:nth-child(2), #games td:nth-child(4)") == {"left"}  # value, method
+    assert aligned("#games td:nth-child(5), #games td:nth-child(6)") == {"right"}  # counts
 
 
 # -- the board editor --------------------------------------------------------------------------

@@ -60,3 +60,15 @@ def test_the_ratings_json_is_what_ttt_rate_printed(rated_book):
     assert ladder["ladder"]["ratings"] == by_command["ladder"]["ratings"]
     assert ladder["table"] == by_command["table"]
     assert [agent["agent"] for agent in ladder["agents"]] == ["heuristic"]
+
+
+def test_the_ratings_page_has_its_json_twin_in_the_one_encoding(rated_book):
+    from ttt_solve.web.answers import ENCODER
+
+    db, _ = rated_book
+    with TestClient(create_app(db)) as client:
+        twin = client.get("/game/3x3k3/ratings.json")
+        api = client.get("/api/games/3x3k3/ratings")
+        assert twin.status_code == api.status_code == 200
+        assert twin.content == api.content == ENCODER.encode(api.json()).encode()
+        assert 'href="/game/3x3k3/ratings.json"' in client.get("/game/3x3k3/ratings").text

@@ -90,9 +90,10 @@ def _cell_title(cell: model.Cell) -> str:
     return cell.name
 
 
-def _cell(cell: model.Cell, x: float, y: float) -> str:
+def _cell(cell: model.Cell, x: float, y: float, named: bool = False) -> str:
     """One cell: its background, its stone or value, and its marks, in a group that carries
-    its data (and a link when it has one)."""
+    its data (and a link when it has one); ``named``: the group is an image of its own with an
+    accessible name (its title), which names its link too."""
     size = CELL
     ghost = cell.number is not None and cell.stone is None
     value = None if ghost else cell.value
@@ -148,7 +149,10 @@ def _cell(cell: model.Cell, x: float, y: float) -> str:
         f"{_attrs(data_stone=cell.stone, data_value=value and value.outcome.value)}"
         f"{_attrs(data_remoteness=value and value.remoteness)}"
         f"{_attrs(data_best=cell.best and value is not None)}"
-        f"{_attrs(data_number=cell.number)}>" + "".join(parts) + "</g>"
+        f"{_attrs(data_number=cell.number)}"
+        f"{_attrs(role='img', aria_label=_cell_title(cell)) if named else ''}>"
+        + "".join(parts)
+        + "</g>"
     )
     if cell.link is not None:
         return f"<a{_attrs(href=cell.link)}>{group}</a>"
@@ -169,7 +173,11 @@ def board(
 
     ``size`` is the width in pixels (the natural size is 50 a cell); ``coordinates`` draws the
     column letters and row numbers, ``caption`` the side to move (or the result) under the
-    board; ``title`` is the picture's accessible name (the position by default)."""
+    board; ``title`` is the picture's accessible name (the position by default).
+
+    A board whose cells are links is a group (ARIA ``role="group"``) whose cells are images,
+    each named as its tooltip (``b2: win in 3 (best)``), so that a screen reader reaches each
+    link by its name; a board without links is one image (``role="img"``)."""
     if isinstance(picture, Position):
         picture = model.board(picture, **options)
     elif options:
@@ -184,9 +192,11 @@ def board(
         else (f' width="{width}" height="{height}"')
     )
     name = title or _position_text(picture)
+    linked = any(cell.link is not None for cell in picture.cells)
+    hidden = ' aria-hidden="true"' if linked else ""  # the cells' names say it already
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}"{shown} '
-        f'role="img" aria-label={quoteattr(name)} class="board" '
+        f'role="{"group" if linked else "img"}" aria-label={quoteattr(name)} class="board" '
         f'font-family="{_FONT}"{_attrs(data_rows=rules.rows, data_cols=rules.cols)}>',
         f"<title>{escape(name)}</title>",
     ]
@@ -194,17 +204,18 @@ def board(
         for col in range(rules.cols):
             parts.append(
                 f'<text x="{_number(left + 1 + col * CELL + CELL / 2)}" y="{top - 5}" '
-                f'text-anchor="middle" font-size="12" fill="{BOARD["coordinate"]}">'
+                f'text-anchor="middle" font-size="12" fill="{BOARD["coordinate"]}"{hidden}>'
                 f"{chr(ord('a') + col)}</text>"
             )
         for row in range(rules.rows):
             parts.append(
                 f'<text x="{left - 5}" y="{_number(top + 1 + row * CELL + CELL / 2)}" '
                 f'text-anchor="end" dominant-baseline="central" font-size="12" '
-                f'fill="{BOARD["coordinate"]}">{row + 1}</text>'
+                f'fill="{BOARD["coordinate"]}"{hidden}>{row + 1}</text>'
             )
     for cell in picture.cells:
-        parts.append(_cell(cell, left + 1 + cell.col * CELL, top + 1 + cell.row * CELL))
+        x, y = left + 1 + cell.col * CELL, top + 1 + cell.row * CELL
+        parts.append(_cell(cell, x, y, named=linked))
     if picture.winner is not None:
         colour = STONES[picture.winner]
         for first, last in picture.lines:
@@ -293,9 +304,12 @@ def value_history(
     legend = 54
     height = _HEAD + max(1, len(points)) * _ROW + legend
     name = title or f"Value history of a {history.rules.name} game"
+    linked = any(point.link for point in points)  # a group of named points, as a board
+    hidden = ' aria-hidden="true"' if linked else ""
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-        f'width="{width}" height="{height}" role="img" aria-label={quoteattr(name)} '
+        f'width="{width}" height="{height}" role="{"group" if linked else "img"}" '
+        f"aria-label={quoteattr(name)} "
         f'class="value-history" font-family="{_FONT}"{_attrs(data_limit=limit)}>',
         f"<title>{escape(name)}</title>",
         f'<text x="{_LABELS}" y="13" font-size="12" fill="{STONES["x"]}" font-weight="bold">'
@@ -312,7 +326,7 @@ def value_history(
                 f'<line x1="{_number(x)}" y1="{_HEAD - 8}" x2="{_number(x)}" '
                 f'y2="{_number(bottom)}" stroke="#d9e2ec" stroke-width="1"/>'
                 f'<text class="tick" x="{_number(x)}" y="{_HEAD - 12}" font-size="10" '
-                f'text-anchor="middle" fill="{BOARD["coordinate"]}">{tick}</text>'
+                f'text-anchor="middle" fill="{BOARD["coordinate"]}"{hidden}>{tick}</text>'
             )
     parts.append(
         f'<line x1="{_number(middle)}" y1="{_HEAD - 8}" x2="{_number(middle)}" '
@@ -336,7 +350,7 @@ def value_history(
         label = f"{point.ply}" + (f" {point.move}" if point.move else " start")
         parts.append(
             f'<text x="{_LABELS - 10}" y="{_number(y)}" text-anchor="end" '
-            f'dominant-baseline="central" font-size="11" fill="{BOARD["text"]}">'
+            f'dominant-baseline="central" font-size="11" fill="{BOARD["text"]}"{hidden}>'
             f"{escape(label)}</text>"
         )
         change = changed_at.get(point.ply) if i > 0 else None
@@ -361,7 +375,8 @@ def value_history(
         dot = (
             f"<g{_attrs(class_='point', data_ply=point.ply, data_move=point.move)}"
             f"{_attrs(data_to_move=point.to_move, data_value=value.outcome.value)}"
-            f"{_attrs(data_remoteness=value.remoteness, data_changed=change is not None)}>"
+            f"{_attrs(data_remoteness=value.remoteness, data_changed=change is not None)}"
+            f"{_attrs(role='img', aria_label=tip) if linked else ''}>"
             f"<title>{escape(tip)}</title>{ring}"
             f'<circle cx="{_number(x)}" cy="{_number(y)}" r="6.5" fill="{colours.fill}" '
             f'stroke="{colours.edge}" stroke-width="1.5"/></g>'

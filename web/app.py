@@ -31,6 +31,7 @@ from ttt_solve.book.errors import BookError, BookNotFoundError, DamagedBookError
 from ttt_solve.book.memory import MemoryLoader
 from ttt_solve.book.reader import open_book
 from ttt_solve.errors import TttError
+from ttt_solve.fixes import explained
 from ttt_solve.web import api, pages, ratings, uwapi
 from ttt_solve.web.audits import AuditRunner
 from ttt_solve.web.explorer import Explorer, Limits
@@ -76,8 +77,15 @@ def status_of(error: Exception) -> int:
 
 
 def one_line(error: Exception) -> str:
-    text = error.detail if isinstance(error, HTTPException) else str(error)
-    return " ".join(str(text).split()) or "bad request"
+    """The error in one line; the server's own troubles (a damaged book) with the command that
+    checks or fixes them, for whoever runs the server."""
+    if isinstance(error, HTTPException):
+        text = str(error.detail)
+    elif isinstance(error, TttError) and status_of(error) >= 500:
+        text = explained(error)
+    else:
+        text = str(error)
+    return " ".join(text.split()) or "bad request"
 
 
 async def error_response(request: Request, error: Exception) -> Response:
@@ -203,7 +211,6 @@ def create_app(
         exception_handlers=handlers,
         middleware=[
             Middleware(RequestGuard, respond=error_response),
-            Middleware(api.BookAnswers),
             Middleware(UniversalApiCors),
         ],
     )

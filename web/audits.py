@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ttt_solve.agents import audit
+from ttt_solve.agents import audit, review
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
 from ttt_solve.book.reader import Book
@@ -102,6 +102,12 @@ class AuditRequest:
         object.__setattr__(self, "opponent", checked_spec(self.opponent, "opponent"))
 
 
+COSTLY_KEPT = 2_000
+"""The costly moves an audit keeps for its page (a hundred pages of them), costliest first;
+the page says how many there were in all. An audit of every position of 4x4 k=4 by a weak
+agent has hundreds of thousands: kept whole, fifty audits would hold a GiB."""
+
+
 class AuditOutcome(NamedTuple):
     """A finished audit's figures, as a worker hands them back."""
 
@@ -109,7 +115,8 @@ class AuditOutcome(NamedTuple):
     worst: list[audit.Graded]
     worst_json: list[dict[str, Any]]  # audit.graded_json of each (it needs the truth)
     results: list[audit.GameResult] | None  # games mode
-    costly: list[audit.Graded] | None  # games mode: every move of the agent not best
+    costly: list[review.CostlyRow]  # the costliest COSTLY_KEPT, one row per position and move
+    costly_count: int  # the rows in all
     blunders: list[int] | None  # games mode: the agent's blunders in each game
 
 
@@ -134,18 +141,17 @@ def run_audit(
             progress=progress,
         )
     worst = audit.worst(records, 10)
-    costly = blunders = None
-    if results is not None:  # the audit's page lists every costly move and each game's blunders
-        games = [audit.grade_game(truth, request.rules, r.moves, r.agent_side)[0] for r in results]
-        costly = [r for graded in games for r in graded if r.grade.value != "best"]
-        blunders = [sum(r.grade.value == "blunder" for r in graded) for graded in games]
+    costly, costly_count = review.costly_rows(
+        records, weighted=request.mode == "positions", limit=COSTLY_KEPT
+    )
     return AuditOutcome(
         audit.summarize(records, ungraded),
         worst,
         [audit.graded_json(truth, record) for record in worst],
         results,
         costly,
-        blunders,
+        costly_count,
+        None if results is None else review.blunders_per_game(truth, results),
     )
 
 
@@ -164,7 +170,8 @@ class AuditJob:
     worst: list[audit.Graded] = field(default_factory=list)
     worst_json: list[dict[str, Any]] = field(default_factory=list)
     results: list[audit.GameResult] | None = None
-    costly: list[audit.Graded] | None = None
+    costly: list[review.CostlyRow] = field(default_factory=list)
+    costly_count: int = 0
     blunders: list[int] | None = None
     seconds: float = 0.0
 
@@ -220,9 +227,8 @@ class AuditRunner:
     def _finish(self, job: AuditJob, task: Any) -> None:
         try:
             outcome: AuditOutcome = task.result(self.seconds, grace=0, progress=job.progress)
-            (job.summary, job.worst, job.worst_json, job.results, job.costly, job.blunders) = (
-                outcome
-            )
+            job.summary, job.worst, job.worst_json, job.results = outcome[:4]
+            job.costly, job.costly_count, job.blunders = outcome[4:]
             job.status = "done"
         except WorkTimeout:
             job.error = (

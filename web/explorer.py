@@ -12,18 +12,19 @@ rather than queued. An agent's move is computed in a worker too, within the same
 from __future__ import annotations
 
 import functools
-import random
 import re
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ttt_solve.agents.match import derive_seed
-from ttt_solve.agents.spec import parse_spec
+from starlette.datastructures import QueryParams
+
+from ttt_solve.agents.seeded import plays_from_book, seeded_move
 from ttt_solve.book.errors import GameNotFoundError, OutOfReachError
 from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
 from ttt_solve.book.query import LineMove, parse_query
 from ttt_solve.book.reader import Book, GameInfo
-from ttt_solve.solver.errors import InvalidPositionError, InvalidRulesError
+from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError, InvalidRulesError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.web.answers import encode_analysis
@@ -36,8 +37,17 @@ READ_CACHE = 2_048
 asked most, are answered without a lookup; a few MiB at most."""
 
 JSON_CACHE = 4_096
-"""Book answers kept encoded as the API's JSON (under 1 KiB each on a 4x4 board): a position
-asked again is answered without a lookup, a Python object or an encoding."""
+"""Book answers kept encoded as the API's JSON (under 1 KiB each on a 4x4 board), each under
+the words of the URL that asked for it: a URL asked again is answered without parsing, a
+lookup, a Python object or an encoding."""
+
+KEPT_QUERY = 512
+"""The longest query string whose answer is kept under it (a position of 64 cells written out,
+or a game's moves, take far less): the kept answers stay within a few MiB whatever a visitor
+writes in a URL."""
+
+MAX_QUERY = 2_000
+"""Longest ``position`` or ``moves`` parameter read (a board of 64 cells needs far less)."""
 
 GAME_NAME = re.compile(r"(\d{1,2})x(\d{1,2})k(\d{1,2})")
 """A game in a URL: ``3x3k3`` is 3 rows, 3 columns, 3 in a row."""
@@ -80,6 +90,32 @@ def parse_game_name(name: str) -> Rules:
     return Rules(*(int(group) for group in match.groups()))
 
 
+class Asked(NamedTuple):
+    """A position as a URL asks for it: a starting position, then moves played on it."""
+
+    info: GameInfo
+    base: str | None  # the ``position`` parameter, as written (None: the empty board)
+    start: Position
+    cells: tuple[int, ...]
+    position: Position  # after the moves
+
+    @property
+    def rules(self) -> Rules:
+        return self.info.rules
+
+    @property
+    def move_names(self) -> tuple[str, ...]:
+        return tuple(self.rules.cell_name(c) for c in self.cells)
+
+
+def url_param(params: Mapping[str, str], name: str, default: str | None = None) -> str | None:
+    """A URL's parameter ``name`` (its last value), at most :data:`MAX_QUERY` characters."""
+    value = params.get(name, default)
+    if value is not None and len(value) > MAX_QUERY:
+        raise ValueError(f"the {name} parameter is longer than {MAX_QUERY} characters")
+    return value
+
+
 def symmetric_images(position: Position) -> list[tuple[str, Position]]:
     """The distinct images of a position under the board's symmetries, itself left out."""
     seen = {str(position)}
@@ -112,7 +148,7 @@ class Explorer:
         self._readers: dict[Rules, Oracle] = {}
         self._rules: dict[str, Rules] = {}
         self._read = functools.lru_cache(maxsize=READ_CACHE)(self._read_book)
-        self._read_json = functools.lru_cache(maxsize=JSON_CACHE)(self._encode_book)
+        self._position_json = functools.lru_cache(maxsize=JSON_CACHE)(self._book_json)
 
     def games(self) -> list[GameInfo]:
         return self.book.games()
@@ -135,6 +171,25 @@ class Explorer:
             raise InvalidPositionError("position is empty: write it like x.o/.x./...")
         return parse_query(rules, text, moves)
 
+    def asked(self, game: str, params: Mapping[str, str]) -> Asked:
+        """The game and position a URL asks for: the game its path names, then its
+        ``position`` parameter (the empty board without one) and ``moves`` played on it."""
+        info = self.game(game)
+        rules = info.rules
+        base = url_param(params, "position")
+        start = self.position(rules, base, None)
+        position = start
+        cells: list[int] = []
+        for token in re.split(r"[,\s]+", url_param(params, "moves") or ""):
+            if token:
+                cell = rules.parse_cell(token)
+                try:
+                    position = position.play(cell)
+                except IllegalMoveError as error:
+                    raise IllegalMoveError(f"move {len(cells) + 1} ({token}): {error}") from None
+                cells.append(cell)
+        return Asked(info, base, start, tuple(cells), position)
+
     def analyse(self, position: Position) -> Analysis:
         """The position's answer: read from the book, else searched live in a slot."""
         try:
@@ -148,14 +203,23 @@ class Explorer:
         answer: Analysis = self._read(position)
         return answer
 
-    def read_json(self, position: Position) -> bytes:
-        """:meth:`read`'s answer as the API's JSON (``ttt query --json``'s object), encoded
-        as Starlette's ``JSONResponse`` encodes it."""
-        body: bytes = self._read_json(position)
+    def position_json(self, game: str, query: bytes) -> bytes:
+        """The answer of the book to the URL of ``game``'s position with the query string
+        ``query`` (its ``position`` and ``moves`` parameters, as :meth:`asked` reads them):
+        ``ttt query --json``'s object, encoded by the server's one encoder. The answer is kept
+        under the URL's words (``game`` and ``query``, up to :data:`KEPT_QUERY` bytes), so a
+        URL asked again is answered at once. Raises :class:`OutOfReachError` when the answer
+        takes a live search (never kept), and the errors of a URL that asks badly."""
+        body: bytes = (
+            self._position_json(game, query)
+            if len(query) <= KEPT_QUERY
+            else self._book_json(game, query)
+        )
         return body
 
-    def _encode_book(self, position: Position) -> bytes:
-        # not through read's cache: these answers are kept here, encoded, instead
+    def _book_json(self, game: str, query: bytes) -> bytes:
+        # not through read's cache: these answers are kept encoded instead
+        position = self.asked(game, QueryParams(query)).position
         return encode_analysis(self._read_book(position))
 
     def _read_book(self, position: Position) -> Analysis:
@@ -198,15 +262,16 @@ class Explorer:
 
     def agent_move(self, spec: str, seed: int, position: Position) -> int:
         """The move of the agent ``spec`` in a game of seed ``seed``: the same game, the same
-        move. ``perfect`` plays a best move of the position's answer (from the book, or
-        searched live past it); every other agent moves in a worker, within
-        ``search_seconds``."""
-        if parse_spec(spec).name == "perfect":
-            best = self.analyse(position).best_moves
-            # as the agent does: a best move drawn by the generator of the game and ply
-            return random.Random(derive_seed(seed, "ply", position.ply)).choice(best)
+        move (:mod:`agents.seeded`). ``perfect``, which plays from the book, moves here (past
+        an opening book, among best moves searched live); every other agent in a worker,
+        within ``search_seconds``."""
+        if plays_from_book(spec):
+            return seeded_move(spec, seed, position, self.book, self._best_moves)
         cell: int = self._run("move", spec, seed, position, what=f"the move of {spec}")
         return cell
+
+    def _best_moves(self, position: Position) -> tuple[int, ...]:
+        return self.analyse(position).best_moves
 
     def _run(self, task: str, *args: Any, what: str) -> Any:
         return self.workers.run(

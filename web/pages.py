@@ -19,7 +19,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ttt_solve import palette, picture, svg
 from ttt_solve.agents.audit import Truth, summary_json
-from ttt_solve.agents.review import review_game
+from ttt_solve.agents.review import results_table, review_game
 from ttt_solve.book.query import analysis_json
 from ttt_solve.book.stats import report
 from ttt_solve.charts import ChartsUnavailableError
@@ -67,13 +67,13 @@ def render(request: Request, template: str, status: int = 200, **context: Any) -
     return HTMLResponse(html, status_code=status)
 
 
-def page(path: str) -> Callable[[Handler], Handler]:
+def page(path: str, table: RouteTable = routes) -> Callable[[Handler], Handler]:
     """Declares a page at ``path`` and its JSON twin at ``path.json`` (the twin first: the
-    page's path would take the ``.json`` as part of its last parameter)."""
+    page's path would take the ``.json`` as part of its last parameter), in ``table``."""
 
     def declare(handler: Handler) -> Handler:
-        routes.get(path + ".json")(handler)
-        routes.get(path)(handler)
+        table.get(path + ".json")(handler)
+        table.get(path)(handler)
         return handler
 
     return declare
@@ -325,14 +325,13 @@ def audit_data(job: AuditJob, truth: Truth, params: Any) -> dict[str, Any]:
     if job.status != "done" or job.summary is None:
         return data
     rules = job.request.rules
-    weighted = job.request.mode == "positions"
-    rows = views.costly_rows(job.costly if job.costly is not None else job.worst, weighted)
     costly_page = views.number(params.get("costly"), "costly page", 1) or 1
-    shown, pages = views.page_of(rows, costly_page, views.COSTLY_PAGE)
+    shown, pages = views.page_of(job.costly, costly_page, views.COSTLY_PAGE)
     page_number = min(costly_page, pages)
     data["costly"] = {
-        "all": job.costly is not None,
-        "count": len(rows),
+        "all": len(job.costly) == job.costly_count,
+        "count": job.costly_count,
+        "kept": len(job.costly),
         "page": page_number,
         "pages": pages,
         "first": (page_number - 1) * views.COSTLY_PAGE + 1,
@@ -345,7 +344,7 @@ def audit_data(job: AuditJob, truth: Truth, params: Any) -> dict[str, Any]:
         page_number = min(games_page, pages)
         first = (page_number - 1) * views.GAMES_PAGE
         data["games"] = {
-            "table": views.games_table(job.results),
+            "table": results_table(job.results),
             "count": len(job.results),
             "page": page_number,
             "pages": pages,
@@ -450,6 +449,9 @@ async def play_page(request: Request) -> Response:
         "result": _result(position, side, agent),
         "show_values": show_values,
         "hint": ([rules.cell_name(c) for c in analysis.best_moves] if hint and analysis else None),
+        "hint_every_move": bool(
+            hint and analysis and len(analysis.best_moves) == len(analysis.moves)
+        ),
         "answer": analysis_json(analysis) if analysis is not None and show_values else None,
         "graded": (
             {

@@ -4,6 +4,8 @@ Boards and value histories are drawn by :mod:`ttt_solve.svg`."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from ttt_solve.agents.audit import Summary
 from ttt_solve.book.reader import GameInfo
 
@@ -17,21 +19,33 @@ def _svg(figure: object) -> str:
     return svg[svg.index("<svg") :]  # inline: without the XML prolog and doctype
 
 
+def _counts(figure: Any) -> Any:
+    """The figure with its counts written out in full (``1,200,000``), not in units of a
+    power of ten written above the axis (``1.2`` under ``1e6``)."""
+    from matplotlib.ticker import FuncFormatter
+
+    for axes in figure.axes:
+        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+    return figure
+
+
 def positions_by_ply(info: GameInfo) -> str:
     from ttt_solve import charts
 
     figures = info.figures
     plies = sorted(figures.by_ply["reachable"])
     return _svg(
-        charts.bar_chart(
-            [str(p) for p in plies],
-            {
-                weight: [figures.by_ply[weight].get(p, 0) for p in plies]
-                for weight in ("reachable", "canonical")
-            },
-            title=f"{info.rules.name}: positions by ply",
-            xlabel="ply",
-            ylabel="positions",
+        _counts(
+            charts.bar_chart(
+                [str(p) for p in plies],
+                {
+                    weight: [figures.by_ply[weight].get(p, 0) for p in plies]
+                    for weight in ("reachable", "canonical")
+                },
+                title=f"{info.rules.name}: positions by ply",
+                xlabel="ply",
+                ylabel="positions",
+            )
         )
     )
 
@@ -42,13 +56,15 @@ def remoteness(info: GameInfo) -> str:
     table = info.figures.remoteness["reachable"]
     depths = sorted({r for outcome in OUTCOMES for r in table[outcome]})
     return _svg(
-        charts.bar_chart(
-            [str(r) for r in depths],
-            {outcome: [table[outcome].get(r, 0) for r in depths] for outcome in OUTCOMES},
-            title=f"{info.rules.name}: reachable positions by remoteness, for the side to move",
-            xlabel="remoteness (plies to the end under perfect play)",
-            ylabel="positions",
-            stacked=True,
+        _counts(
+            charts.bar_chart(
+                [str(r) for r in depths],
+                {outcome: [table[outcome].get(r, 0) for r in depths] for outcome in OUTCOMES},
+                title=f"{info.rules.name}: reachable positions by remoteness, for the side to move",
+                xlabel="remoteness (plies to the end under perfect play)",
+                ylabel="positions",
+                stacked=True,
+            )
         )
     )
 

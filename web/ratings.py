@@ -8,14 +8,15 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from ttt_solve.agents.ladder import LadderRatings, from_cache
 from ttt_solve.agents.rating import likelihood_text
 from ttt_solve.agents.rungs import GAMES, STANDARD
+from ttt_solve.web.answers import json_response
 from ttt_solve.web.common import RouteTable, explorer_of
 from ttt_solve.web.explorer import game_name
-from ttt_solve.web.pages import chart, render
+from ttt_solve.web.pages import chart, page, respond
 from ttt_solve.web.plots import _svg
 
 routes = RouteTable()
@@ -34,33 +35,35 @@ def ladder_chart(result: LadderRatings) -> str:
     return _svg(figure)
 
 
-async def cached(request: Request) -> tuple[Any, list[LadderRatings]]:
+async def ratings_data(request: Request) -> tuple[Any, list[LadderRatings], dict[str, Any]]:
+    """The game, its ladders cached in the book, and the page's object (as ``ttt rate
+    --json`` prints each ladder)."""
     explorer = explorer_of(request)
     info = explorer.game(request.path_params["game"])
-    return info, await run_in_threadpool(from_cache, explorer.book, info.rules)
+    ladders = await run_in_threadpool(from_cache, explorer.book, info.rules)
+    data = {"game": game_name(info.rules), "ladders": [result.to_dict() for result in ladders]}
+    return info, ladders, data
 
 
-@routes.get("/game/{game}/ratings")
+@page("/game/{game}/ratings", routes)
 async def ratings_page(request: Request) -> Response:
-    info, ladders = await cached(request)
-    name = game_name(info.rules)
-    return render(
-        request,
-        "ratings.html",
-        info=info,
-        name=name,
-        ladders=[(result, chart(ladder_chart, result)) for result in ladders],
-        command=f"ttt rate --size {info.rules.size} --win {info.rules.k} "
-        f"--db {explorer_of(request).book.db_argument}",
-        rungs=STANDARD.rungs,
-        games=GAMES,
-        likelihood=likelihood_text,
-    )
+    info, ladders, data = await ratings_data(request)
+
+    def pictures() -> dict[str, Any]:
+        return {
+            "info": info,
+            "name": data["game"],
+            "ladders": [(result, chart(ladder_chart, result)) for result in ladders],
+            "command": f"ttt rate --size {info.rules.size} --win {info.rules.k} "
+            f"--db {explorer_of(request).book.db_argument}",
+            "rungs": STANDARD.rungs,
+            "games": GAMES,
+            "likelihood": likelihood_text,
+        }
+
+    return respond(request, "ratings.html", data, pictures)
 
 
 @routes.get("/api/games/{game}/ratings")
 async def ratings_json(request: Request) -> Response:
-    info, ladders = await cached(request)
-    return JSONResponse(
-        {"game": game_name(info.rules), "ladders": [result.to_dict() for result in ladders]}
-    )
+    return json_response((await ratings_data(request))[2])

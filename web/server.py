@@ -14,6 +14,7 @@ bound, but answers half as many requests a second.)
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 from types import FrameType
 
@@ -76,14 +77,20 @@ class _Server(uvicorn.Server):
 
 
 def run(app: Starlette, listener: socket.socket, *, access_log: bool) -> None:
-    """Serve ``app`` on ``listener`` until Ctrl-C or SIGTERM (which return normally)."""
+    """Serve ``app`` on ``listener`` until Ctrl-C or SIGTERM (which return normally).
+
+    With ``access_log``, a line a request on the standard output, as uvicorn prints them
+    (``INFO:     127.0.0.1:50312 - "GET /game/3x3k3 HTTP/1.1" 200 OK``); uvicorn's own news
+    (its start, its stop) stays silent, its warnings and errors on the standard error."""
     config = uvicorn.Config(
         app,
-        log_level="warning",
+        log_level="warning",  # uvicorn's log, "uvicorn.error": warnings and errors only
         access_log=access_log,
         http=BoundedHead,
         timeout_graceful_shutdown=STOP_SECONDS,
     )
+    if access_log:  # uvicorn writes its request lines at INFO: let them through
+        logging.getLogger("uvicorn.access").setLevel(logging.INFO)
     try:
         _Server(config, app).run(sockets=[listener])
     except KeyboardInterrupt:

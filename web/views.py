@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ttt_solve import picture
 from ttt_solve.agents.audit import Graded, Truth, graded_json
-from ttt_solve.agents.review import Review, player_number
+from ttt_solve.agents.review import CostlyRow, Review, player_number
 from ttt_solve.book.oracle import Analysis
 from ttt_solve.book.query import LineMove, analysis_json
 from ttt_solve.book.reader import GameInfo
@@ -458,37 +458,6 @@ def duration(seconds: float) -> str:
     return f"{hours} h {minutes} min" if minutes else f"{hours} h"
 
 
-class CostlyRow(NamedTuple):
-    """One position where the agent gave value away: the record, how many times the agent
-    made that move there (games) or the positions it stands for (positions mode)."""
-
-    record: Graded
-    times: int
-
-
-def costly_rows(records: Iterable[Graded], weighted: bool) -> list[CostlyRow]:
-    """Every move that was not best, one row per position and move, costliest first (blunders,
-    then score given away, then how often)."""
-    rows: dict[tuple[str, int], CostlyRow] = {}
-    for record in records:
-        if record.grade.value == "best":
-            continue
-        key = (str(record.position), record.cell)
-        add = record.weight if weighted else 1
-        kept = rows.get(key)
-        rows[key] = CostlyRow(record, add + (kept.times if kept else 0))
-    return sorted(
-        rows.values(),
-        key=lambda row: (
-            row.record.grade.value != "blunder",
-            -row.record.cost,
-            -row.times,
-            row.record.ply,
-            str(row.record.position),
-        ),
-    )
-
-
 def page_of(items: Sequence[Any], page: int, size: int) -> tuple[Sequence[Any], int]:
     """The items of page ``page`` (from 1) and the number of pages."""
     pages = max(1, math.ceil(len(items) / size))
@@ -503,16 +472,6 @@ def costly_json(truth: Truth, row: CostlyRow, audit: int) -> dict[str, Any]:
         "count": row.times,
         "url": worst_link(truth.rules, audit)(row.record),
     }
-
-
-def games_table(results: Sequence[Any]) -> dict[str, dict[str, int]]:
-    """Won, drawn and lost (and stopped) games of the agent, as X, as O and in all."""
-    table = {side: {"win": 0, "draw": 0, "loss": 0, "stopped": 0} for side in ("x", "o", "all")}
-    for result in results:
-        outcome = result.outcome.value if result.outcome is not None else "stopped"
-        table[result.agent_side][outcome] += 1
-        table["all"][outcome] += 1
-    return table
 
 
 def game_rows(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import random
 import signal
 import threading
 import time
@@ -25,8 +24,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ttt_solve.agents.audit import Truth
-from ttt_solve.agents.match import derive_seed
-from ttt_solve.agents.spec import make_agent
+from ttt_solve.agents.seeded import seeded_move
 from ttt_solve.book.oracle import Oracle
 from ttt_solve.book.query import mainline
 from ttt_solve.book.reader import Book, open_book
@@ -82,10 +80,8 @@ class Work:
         return [(step.cell, step.value) for step in mainline(self.oracle(position.rules), position)]
 
     def move(self, spec: str, seed: int, position: Position) -> int:
-        """The agent's move, seeded by the game's seed and the ply: the same game, the same
-        move."""
-        rng = random.Random(derive_seed(seed, "ply", position.ply))
-        return int(make_agent(spec, rng, self.book).select_move(position))
+        """The agent's move in the game of seed ``seed``: the same game, the same move."""
+        return seeded_move(spec, seed, position, self.book)
 
     def audit(self, request: AuditRequest, progress: Callable[[int, int], None]) -> AuditOutcome:
         return run_audit(self.truth(request.rules), request, progress)

@@ -1,4 +1,4 @@
-"""What the command line adds to an error: the command that fixes it.
+"""What the command line and the web server add to an error: the command that fixes it.
 
 The library's errors say what went wrong and carry what it concerns (``kind``, ``rules``,
 ``database``: :class:`~ttt_solve.book.errors.BookError`); :func:`explained` writes the message
