@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from collections.abc import Callable
 
 import click
 from tabulate import tabulate
@@ -32,9 +31,6 @@ from ttt_solve.solver.rules import Rules
 
 MAX_SEEDS = 10_000
 """More audits per point than anyone waits for; a bound that --seeds states."""
-
-LOG_SCALE_RATIO = 100
-"""Values spanning this factor or more (two decades) are plotted on a log scale."""
 
 EXAMPLES = """
 \b
@@ -190,7 +186,7 @@ def curve(
             mode = f"{common.count(games)} games against {opponent_spec}"
         title = f"{rules.name}, {mode}, {seeds} seed{'s' if seeds > 1 else ''}"
         if plot_path is not None:
-            charts.save(curve_chart(curves, title), plot_path)
+            charts.save(charts.curve_chart(curves, title), plot_path)
         if as_json:
             click.echo(
                 json.dumps(
@@ -267,46 +263,6 @@ def _row(point: Point, games_mode: bool) -> list[str]:
     if point.rating is not None:
         row.append(rating_text(point.rating))
     return row
-
-
-def curve_chart(curves: list[Curve], title: str) -> charts.Figure:
-    """Accuracy and perfection against the parameter, one line per agent, intervals drawn."""
-    xs = [point.x for one in curves for point in one.points]
-    log_x = min(xs) > 0 and max(xs) / min(xs) >= LOG_SCALE_RATIO
-    params = list(dict.fromkeys(one.param for one in curves))
-
-    def series(pick: Callable[[Point], Interval | None]) -> list[charts.Series]:
-        out = []
-        for one in curves:
-            values = [value for value in map(pick, one.points) if value is not None]
-            out.append(
-                charts.Series(
-                    one.agent,
-                    [point.x for point in one.points],
-                    [value.mean for value in values],
-                    [value.low for value in values],
-                    [value.high for value in values],
-                )
-            )
-        return out
-
-    panels = [
-        charts.Panel("accuracy (value kept)", series(lambda point: point.accuracy)),
-        charts.Panel("perfection", series(lambda point: point.perfection)),
-    ]
-    rated = all(point.rating is not None for one in curves for point in one.points)
-    if rated:
-        panels.append(
-            charts.Panel("rating (Elo, random = 0)", series(lambda point: point.rating), False)
-        )
-    return charts.line_panels(
-        panels,
-        title=title,
-        xlabel=" / ".join(params),
-        log_x=log_x,
-        percent=True,
-        sharey=not rated,
-    )
 
 
 def curves_json(

@@ -240,7 +240,7 @@ class CurveReport:
 
     def chart(self) -> Any:
         """The curves' chart (a matplotlib figure; needs the plot extra)."""
-        from ttt_solve.cli.curve import curve_chart
+        from ttt_solve.charts import curve_chart
 
         return curve_chart(list(self.curves), self.title)
 
