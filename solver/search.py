@@ -761,17 +761,23 @@ class Prover:
         self._search.set_deadline(deadline)
         return self._search.search(root_of(position), alpha, beta)
 
-    def cannot_win_zone(self, position: Position, deadline: float | None = None) -> int | None:
-        """A relevance zone of "the side to move cannot win" (a cell set), or None when it
-        can win. The statement holds in every position that agrees with ``position`` on the
-        zone and has more of the mover's stones outside it: with the mover on every empty
-        cell outside the zone, it still cannot win (docs/prover.md). Needs ``prunings.zones``;
-        the whole board's empty cells when the position is over."""
+    def cannot_win_zone(
+        self, position: Position, *, mover: bool = True, deadline: float | None = None
+    ) -> int | None:
+        """A relevance zone (a cell set) of "the side to move cannot win" (``mover`` True) or
+        "its opponent cannot win" (False), or None when that side can win. The statement
+        holds in every position that agrees with ``position`` on the zone and has more of that
+        side's stones outside it: with that side on every empty cell outside the zone, it
+        still cannot win (docs/prover.md). Needs ``prunings.zones``."""
         if not self.prunings.zones:
             raise ValueError("relevance zones are off: make the prover with Prunings(zones=True)")
-        if _terminal_score(position) is not None:
-            return position.empty
-        if self.bound(position, 0, 1, deadline) > 0:
+        terminal = _terminal_score(position)
+        if terminal is not None:  # a full board, or the opponent has won
+            return None if terminal and not mover else position.empty
+        if mover:
+            if self.bound(position, 0, 1, deadline) > 0:
+                return None
+        elif self.bound(position, -1, 0, deadline) < 0:
             return None
         return self._search.zone()
 
