@@ -21,6 +21,7 @@ COMMANDS = {
     "tournament": "ttt_solve.cli.tournament:tournament",
     "play": "ttt_solve.cli.play:play",
     "serve": "ttt_solve.cli.serve:serve",
+    "atlas": "ttt_solve.cli.atlas:atlas",
 }
 """Command name -> ``module:attribute``."""
 

@@ -707,7 +707,7 @@ class Prover:
             )
         if self.weak and self.prunings.threats and open_position:
             # a win by continuous threats needs no search in weak mode: its length is a bound
-            plies = self._search.threat_win(root_of(position))
+            plies = self.threat_win(position)
             if plies:
                 score = WIN_SCORE - plies
                 return SearchResult(
@@ -760,6 +760,14 @@ class Prover:
             return terminal
         self._search.set_deadline(deadline)
         return self._search.search(root_of(position), alpha, beta)
+
+    def threat_win(self, position: Position) -> int:
+        """The plies of a win of the side to move by continuous threats (at most), or 0 when
+        the threat search finds none (or a side already holds a threat cell, or the game is
+        over)."""
+        if _terminal_score(position) is not None:
+            return 0
+        return self._search.threat_win(root_of(position))
 
     def cannot_win_zone(
         self, position: Position, *, mover: bool = True, deadline: float | None = None
