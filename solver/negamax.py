@@ -149,15 +149,6 @@ SKIPPED = 8
 NODE_FIELDS = 9
 """The stride of ``SearchTables.nodes``."""
 
-# -- a node's part in a proof that one side cannot win (for relevance zones) -------------------
-
-NO_ROLE = 0
-"""The window straddles the draw: no "cannot win" statement is proved here."""
-MAKER = 1
-"""``alpha >= 0``: the question is whether the side to move wins (it is the maker)."""
-BREAKER = 2
-"""``beta <= 0``: the question is whether the opponent wins (the side to move breaks)."""
-
 _Function = TypeVar("_Function", bound=Callable[..., Any])
 
 if COMPILED:
@@ -423,8 +414,8 @@ def _save(
         (empties << 24) | (low + BOUND_OFFSET) << 12 | (high + BOUND_OFFSET),
     )
     if s.flags & USE_ZONES:
-        table.zones[2 * slot] = _map_zone(s, zone_low if low >= 0 else s.full, image)
-        table.zones[2 * slot + 1] = _map_zone(s, zone_high if high <= 0 else s.full, image)
+        table.zones[2 * slot] = _map_zone(s, zone_low, image)
+        table.zones[2 * slot + 1] = _map_zone(s, zone_high, image)
 
 
 @kernel
@@ -471,15 +462,12 @@ def _base_zone(s: SearchTables, maker: int, breaker: int, empty: int, need: int,
 
 
 @kernel
-def _role_zone(role: int, value: int, zone_low: int, zone_high: int, full: int) -> int:
-    """The zone a node hands its parent with ``value``: that of "I cannot win" from a maker
-    whose value is at most 0, that of "my opponent cannot win" from a breaker whose value is
-    at least 0, else the whole board (which any such statement holds with)."""
-    if role == MAKER and value <= 0:
-        return zone_high
-    if role == BREAKER and value >= 0:
-        return zone_low
-    return full
+def _bound_zone(value: int, alpha: int, zone_low: int, zone_high: int) -> int:
+    """The zone a node hands its parent with ``value``: that of its upper bound when the value
+    is at most ``alpha`` (the parent's move then fails high on it), else that of its lower
+    bound (``zone_low`` must then hold for "score >= value": the node's low is at least the
+    value, or is the whole board's)."""
+    return zone_high if value <= alpha else zone_low
 
 
 # -- pairings and the potential: the breaker's proofs that the maker cannot win ------------------
@@ -796,6 +784,36 @@ def _threats_through(s: SearchTables, cell: int, mine: int, theirs: int) -> int:
 
 
 @kernel
+def _keep_threat_line(s: SearchTables, mine: int, theirs: int, made: int) -> None:
+    """Keep the line of play of a win by continuous threats, found in ``s.threat_stack``: the
+    cells it fills and the two threat cells it ends with in ``s.found_zone[0]``, the
+    opponent's forced blocks in ``s.found_zone[1]`` (see :func:`_threat_zone`)."""
+    stack = s.threat_stack
+    s.found_zone[0] = (mine ^ stack[0]) | (theirs ^ stack[1]) | made
+    s.found_zone[1] = theirs ^ stack[1]
+
+
+@kernel
+def _threat_zone(s: SearchTables, me: int, opp: int, empty: int) -> int:
+    """The zone of a win by continuous threats of the side holding ``me`` (its line of play
+    in ``s.found_zone``): with the opponent's stones on every empty cell outside it, the same
+    threats still force the same blocks, and no block, nor any other line, gives the opponent
+    a threat the search did not see. So it holds the cells of the line of play, every empty
+    cell of the opponent's open lines through a block (those lines are then as the search
+    saw them), and two empty cells of every other open line of the opponent's (none of them
+    can become a threat: only the mover's stones land on them, which close them)."""
+    zone = s.found_zone[0]
+    blocks = s.found_zone[1]
+    while blocks:
+        bit = blocks & -blocks
+        blocks ^= bit
+        for line in _lines_through(s, _popcount(bit - 1)):
+            if not line & me:
+                zone |= line & empty
+    return _base_zone(s, opp, me, empty, 2, zone)
+
+
+@kernel
 def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> int:
     """A win of the side to move by continuous threats, in at most ``limit`` plies: the number
     of plies of the one found (odd), or 0 when none is found. Neither side may hold a threat
@@ -814,7 +832,8 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
     Depth first, with an explicit stack (``s.threat_stack``, five entries a threat move: the
     mover's stones, the opponent's, the empty cells, the threat moves not yet tried there,
     and the plies played to get there), not recursion: Numba's cache cannot load a recursive
-    function that another one calls."""
+    function that another one calls. The win's line of play goes to ``s.found_zone``
+    (:func:`_keep_threat_line`)."""
     if limit < 3:
         return 0
     stack = s.threat_stack
@@ -837,6 +856,7 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
         plies: int = stack[frame + 4]
         made = _threats_through(s, _popcount(bit - 1), mine, theirs)
         if made & (made - 1):
+            _keep_threat_line(s, mine, theirs, made)
             return plies + 3
         if not made or plies + 5 > limit or depth + 1 >= THREAT_DEPTH:
             continue
@@ -850,6 +870,7 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
             mine |= counter
             made = _threats_through(s, _popcount(counter - 1), mine, theirs)
             if made & (made - 1):
+                _keep_threat_line(s, mine, theirs, made)
                 return plies + 3
             if not made or plies + 5 > limit:
                 continue
@@ -890,7 +911,8 @@ def _dominated(dominance: IntTable, cell: int) -> bool:
 def _order_moves(s: SearchTables, ply: int) -> int:
     """The moves of the position at ``ply`` into ``s.orders[ply * cells:]``, best first; their
     number, or -1 when one of them makes two threats at once with none to answer (the mover
-    wins in 3, the fastest possible without a threat on the board).
+    wins in 3, the fastest possible without a threat on the board; the move and its threat
+    cells go to ``s.found_zone[0]``).
 
     A forced block is the only move. Otherwise the cells are weighed by the live lines (lines
     a side can still complete) through them, the mover's weighing more the more stones it
@@ -936,6 +958,7 @@ def _order_moves(s: SearchTables, ply: int) -> int:
             if live:
                 common &= line
         if made & (made - 1):
+            s.found_zone[0] = bit | made
             return -1
         if made:
             weight += s.threat_bonus
@@ -1033,8 +1056,13 @@ def _play(s: SearchTables, ply: int, cell: int) -> None:
 def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
     """Fail-soft negamax of the position at row ``ply`` of the node stack (contract in
     :mod:`solver.search`). Past the deadline it sets the ``TIMED_OUT`` counter and returns 0
-    at once, all the way up. With relevance zones, ``s.zones[ply]`` is set to the zone of the
-    statement the value proves (see :func:`_role_zone`)."""
+    at once, all the way up.
+
+    With relevance zones, ``s.zones[ply]`` is set to the zone of the bound returned (see
+    :func:`_bound_zone`): a lower bound holds with the opponent's stones on every empty cell
+    outside its zone, an upper bound with the mover's (docs/prover.md). ``zone_low`` and
+    ``zone_high`` follow ``low`` and ``high`` through the node; the whole board is the zone of
+    a bound whose proof keeps none."""
     counters = s.counters
     counters[NODES] += 1
     if counters[NODES] & (CHECK_EVERY - 1) == 0 and s.deadline[0] < math.inf:
@@ -1050,34 +1078,33 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
     empty, empties = stack[node + EMPTY], stack[node + EMPTIES]
     flags = s.flags
     full = s.full
+    zoned = flags & USE_ZONES != 0
     zones = s.zones
-    role = NO_ROLE
-    if flags & USE_ZONES:
-        role = MAKER if alpha >= 0 else BREAKER if beta <= 0 else NO_ROLE
-        zones[ply] = full
 
     # the game decided within two plies
     if threats_me:
-        if role == BREAKER:  # the opponent cannot win: the mover completes a line first
-            zones[ply] = _base_zone(s, opp, me, empty, 1, threats_me & -threats_me)
+        if zoned:  # the mover completes a line, if the opponent has not completed one
+            zone = _base_zone(s, opp, me, empty, 1, threats_me & -threats_me)
+            zones[ply] = _bound_zone(WIN1, alpha, zone, 0)
         return WIN1
     if threats_opp and threats_opp & (threats_opp - 1):
-        if role == MAKER:  # the mover cannot win: it has no threat, and cannot block both
-            zones[ply] = _base_zone(s, me, opp, empty, 2, threats_opp)
+        if zoned:  # the mover has no threat, and cannot block both
+            zone = _base_zone(s, me, opp, empty, 2, threats_opp)
+            zones[ply] = _bound_zone(LOSE2, alpha, 0, zone)
         return LOSE2
 
     # the window clamped by the fastest win and loss still possible
     high = WIN3 if live_me and empties >= 3 else 0
     low = LOSE4 if live_opp and empties >= 4 else 0
-    zone_high = 0 if not live_me else full  # "the mover cannot win", meant when high <= 0
-    zone_low = 0 if not live_opp else full  # "the opponent cannot win", when low >= 0
+    zone_high = 0 if not live_me else full  # the zone of high
+    zone_low = 0 if not live_opp else full  # the zone of low
     if low >= beta or low == high:
-        if role:
-            zones[ply] = _role_zone(role, low, zone_low, zone_high, full)
+        if zoned:
+            zones[ply] = _bound_zone(low, alpha, zone_low, zone_high)
         return low
     if high <= alpha:
-        if role:
-            zones[ply] = _role_zone(role, high, zone_low, zone_high, full)
+        if zoned:
+            zones[ply] = zone_high
         return high
 
     # the transposition table
@@ -1090,20 +1117,20 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
         stored = ((entry >> 12) & 4095) - BOUND_OFFSET
         if stored > low:
             low = stored
-            if role:
+            if zoned:
                 zone_low = _stored_zone(s, slot, 0, image)
         stored = (entry & 4095) - BOUND_OFFSET
         if stored < high:
             high = stored
-            if role:
+            if zoned:
                 zone_high = _stored_zone(s, slot, 1, image)
         if low >= beta or low == high:
-            if role:
-                zones[ply] = _role_zone(role, low, zone_low, zone_high, full)
+            if zoned:
+                zones[ply] = _bound_zone(low, alpha, zone_low, zone_high)
             return low
         if high <= alpha:
-            if role:
-                zones[ply] = _role_zone(role, high, zone_low, zone_high, full)
+            if zoned:
+                zones[ply] = zone_high
             return high
     if alpha > 0 and high > 0:
         # only a fast enough win matters (a distance probe): bound the mover's fastest win
@@ -1114,6 +1141,7 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
             zone_high = full
         elif WIN_SCORE - plies < high:
             high = WIN_SCORE - plies
+            zone_high = full
     if beta < 0 and low < 0:  # the same for the opponent's fastest win
         plies = 2 * _fewest_missing(s, opp, me)
         if plies > empties:
@@ -1121,13 +1149,14 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
             zone_low = full
         elif plies - WIN_SCORE > low:
             low = plies - WIN_SCORE
+            zone_low = full
     if low >= beta or low == high:
-        if role:
-            zones[ply] = _role_zone(role, low, zone_low, zone_high, full)
+        if zoned:
+            zones[ply] = _bound_zone(low, alpha, zone_low, zone_high)
         return low
     if high <= alpha:
-        if role:
-            zones[ply] = _role_zone(role, high, zone_low, zone_high, full)
+        if zoned:
+            zones[ply] = zone_high
         return high
 
     # proofs without search below the node
@@ -1137,13 +1166,16 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
         plies = _threat_win(s, me, opp, empty, limit if limit < empties else empties)
         if plies:
             counters[CLOSED_BY_THREATS] += 1
-            _save(s, bucket, key, image, empties, WIN_SCORE - plies, high, full, zone_high)
+            if zoned:
+                zone_low = _threat_zone(s, me, opp, empty)
+                zones[ply] = zone_low
+            _save(s, bucket, key, image, empties, WIN_SCORE - plies, high, zone_low, zone_high)
             return WIN_SCORE - plies
     if alpha >= 0 and high > 0 and _breaker_holds(s, me, opp, empty, empties, True):
         # the opponent keeps the mover from completing a line: score <= 0 <= alpha
         zone_high = s.found_zone[0]
         _save(s, bucket, key, image, empties, low, 0, zone_low, zone_high)
-        if role:
+        if zoned:
             zones[ply] = zone_high
         return 0
     if beta <= 0 and low < 0 and _holds_within_a_move(s, opp, me, empty, empties):
@@ -1151,48 +1183,52 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
         # moves: score >= 0 >= beta
         zone_low = s.found_zone[0]
         _save(s, bucket, key, image, empties, 0, high, zone_low, zone_high)
-        if role:
+        if zoned:
             zones[ply] = zone_low
         return 0
 
     # the search of the moves
+    alpha_in = alpha  # the parent's question: the zone handed up follows it
     if alpha < low:
         alpha = low
     if beta > high:
         beta = high
     alpha0 = alpha
     count = _order_moves(s, ply)
-    if count < 0:
-        _save(s, bucket, key, image, empties, WIN3, WIN3, full, full)
+    if count < 0:  # a move makes two threats, and the opponent has none to answer with
+        zone_low = full
+        if zoned:
+            zone_low = _base_zone(s, opp, me, empty, 2, s.found_zone[0])
+            zones[ply] = _bound_zone(WIN3, alpha_in, zone_low, full)
+        _save(s, bucket, key, image, empties, WIN3, WIN3, zone_low, full)
         return WIN3
     first = ply * s.cells
     order = s.orders
     history = s.history
     child_alpha, child_beta = _child_window(alpha, beta)
     best = -WIN_SCORE - 1
-    must = full  # the maker's moves still to search: inside every refuted move's zone
-    union = 0  # the zones of the refuted moves
-    zone_best = full  # the zone of the best move so far (a breaker's)
-    zone_skipped = False
+    must = full  # the moves still to search: inside the zone of every move that failed low
+    union = 0  # the zones of the moves that failed low
+    zone_best = full  # the zone of the move that failed high
     for at in range(first, first + count):
         c = order[at]
         bit = 1 << c
-        if role == MAKER and not bit & must:
+        if not bit & must:  # no better than a move that failed low (docs/prover.md)
             counters[ZONE_SKIPPED_MOVES] += 1
-            zone_skipped = True
             continue
         _play(s, ply, c)
         score = _negamax(s, ply + 1, child_alpha, child_beta)
         if counters[TIMED_OUT]:
             return 0
         score = _move_score(score)
-        if role == MAKER and score <= 0:
-            must &= zones[ply + 1]
-            union |= zones[ply + 1]
+        if zoned:
+            if score >= beta:
+                zone_best = zones[ply + 1] | bit
+            else:
+                must &= zones[ply + 1]
+                union |= zones[ply + 1]
         if score > best:
             best = score
-            if role == BREAKER:
-                zone_best = zones[ply + 1] | bit
             if score > alpha:
                 if score >= beta:
                     history[c] += empties * empties
@@ -1202,22 +1238,20 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
                     break
                 alpha = score
                 child_beta = _child_window(alpha, beta)[1]
-    if zone_skipped and best < 0:
-        best = 0  # the moves skipped outside a zone cannot win: each scores at most 0
 
     if best <= alpha0:
         high = best
-        if role == MAKER and best <= 0:
+        if zoned:
             zone_high = _with_representatives(s, ply, union)
             if threats_opp:  # a forced block: the mover's other moves lose unless they win
                 zone_high = _base_zone(s, me, opp, empty, 2, zone_high | threats_opp)
     elif best >= beta:
         low = best
-        if role == BREAKER and best >= 0:
-            zone_low = zone_best
+        zone_low = zone_best
     else:
         low = high = best
+        zone_low = zone_high = full
     _save(s, bucket, key, image, empties, low, high, zone_low, zone_high)
-    if role:
-        zones[ply] = _role_zone(role, best, zone_low, zone_high, full)
+    if zoned:
+        zones[ply] = _bound_zone(best, alpha_in, zone_low, zone_high)
     return best

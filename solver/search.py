@@ -293,7 +293,7 @@ class SearchTables(NamedTuple):
     owner: IntTable  # [cell]: scratch of the pairing finder
     visit: IntTable  # [cell], and one more: scratch of the pairing finder
     report: IntTable  # [2]: the pairing finder's first failure and units left out
-    found_zone: IntTable  # [1]: the zone of the last breaker's proof found
+    found_zone: IntTable  # [2]: the zone of the last proof found (and a threat win's blocks)
     zones: IntTable  # [ply]: the zone a node hands its parent
     zone_maps: IntTable  # [(mapping * chunks + chunk) * 256 + byte]: cell-set permutations
     zone_chunks: int  # bytes of a cell set
@@ -571,7 +571,7 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, prunings: Prunings) -
         owner=[0] * cells,
         visit=[0] * (cells + 1),
         report=[0, 0],
-        found_zone=[0],
+        found_zone=[0, 0],
         zones=[0] * (cells + 1),
         zone_maps=zone_maps,
         zone_chunks=zone_chunks,
@@ -620,7 +620,7 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, prunings: Prunings) -
         owner=zeros(cells),
         visit=zeros(cells + 1),
         report=zeros(2),
-        found_zone=zeros(1),
+        found_zone=zeros(2),
         zones=zeros(cells + 1),
         zone_maps=int64(zone_maps),
         deadline=np.full(1, math.inf),
@@ -769,25 +769,33 @@ class Prover:
             return 0
         return self._search.threat_win(root_of(position))
 
+    def bound_zone(
+        self, position: Position, alpha: int, beta: int, deadline: float | None = None
+    ) -> tuple[int, int]:
+        """:meth:`bound` and the relevance zone of the bound it returns (a cell set): a value
+        at most ``alpha`` (an upper bound) still holds with the mover's stones on every empty
+        cell outside the zone, a greater one (a lower bound) with the opponent's; more stones
+        of that side outside it, or fewer of the other's, leave it true too (docs/prover.md).
+        Needs ``prunings.zones``. An exact value, or a finished game, comes with the whole
+        board."""
+        if not self.prunings.zones:
+            raise ValueError("relevance zones are off: make the prover with Prunings(zones=True)")
+        value = self.bound(position, alpha, beta, deadline)
+        if _terminal_score(position) is not None or alpha < value < beta:
+            return value, self.rules.full
+        return value, self._search.zone()
+
     def cannot_win_zone(
         self, position: Position, *, mover: bool = True, deadline: float | None = None
     ) -> int | None:
-        """A relevance zone (a cell set) of "the side to move cannot win" (``mover`` True) or
-        "its opponent cannot win" (False), or None when that side can win. The statement
-        holds in every position that agrees with ``position`` on the zone and has more of that
-        side's stones outside it: with that side on every empty cell outside the zone, it
-        still cannot win (docs/prover.md). Needs ``prunings.zones``."""
-        if not self.prunings.zones:
-            raise ValueError("relevance zones are off: make the prover with Prunings(zones=True)")
-        terminal = _terminal_score(position)
-        if terminal is not None:  # a full board, or the opponent has won
-            return None if terminal and not mover else position.empty
+        """A relevance zone of "the side to move cannot win" (``mover`` True) or "its opponent
+        cannot win" (False), or None when that side can win: that side still cannot win with
+        its stones on every empty cell outside the zone (:meth:`bound_zone`)."""
         if mover:
-            if self.bound(position, 0, 1, deadline) > 0:
-                return None
-        elif self.bound(position, -1, 0, deadline) < 0:
-            return None
-        return self._search.zone()
+            value, zone = self.bound_zone(position, 0, 1, deadline)
+            return zone if value <= 0 else None
+        value, zone = self.bound_zone(position, -1, 0, deadline)
+        return zone if value >= 0 else None
 
     # -- internals ----------------------------------------------------------------------------
 

@@ -210,6 +210,15 @@ class BruteForce:
         return not my_turn and bool(self.full & ~(mine | theirs))
 
 
+ZONED = {
+    "every": EVERY,
+    "bare": Prunings(threats=False, pairings=False, domination=True, zones=True),
+}
+"""Zones built on every pruning's proofs, and on the search's own leaves (with domination,
+whose left-out moves a zone must account for)."""
+
+
+@pytest.mark.parametrize("zoned", ZONED)
 @pytest.mark.parametrize(
     "shape, fewest, seed, engine",
     [
@@ -221,37 +230,40 @@ class BruteForce:
     ],
 )
 def test_no_move_outside_a_relevance_zone_changes_the_result(
-    shape: tuple[int, int, int], fewest: int, seed: int, engine: str
+    shape: tuple[int, int, int], fewest: int, seed: int, engine: str, zoned: str
 ) -> None:
-    """For random positions, the zone of "the side to move cannot win" and that of "its
-    opponent cannot win": with that side's stones on every empty cell outside the zone at
-    once, and then on each one alone, a brute force finds that it still cannot win. The
-    zones must also leave some cells out, or they would prove nothing."""
+    """For random positions, the zone of each bound of the probes "can the mover win?" and
+    "can it lose?": with the stones of the side the bound is against (the mover's for an
+    upper bound, the opponent's for a lower one) on every empty cell outside the zone at
+    once, and then on each one alone, a brute force finds the statement still true: the
+    mover cannot win, the opponent cannot win, the mover wins, the opponent wins. The zones
+    must also leave cells out, or they would prove nothing."""
     rules = Rules(*shape)
     rng = random.Random(seed)
-    prover = Prover(rules, engine=engine, table_bits=16, prunings=EVERY)
+    prover = Prover(rules, engine=engine, table_bits=16, prunings=ZONED[zoned])
     brute = BruteForce(rules)
     checked = outside = 0
-    for _ in range(80):
+    for _ in range(60):
         position = random_walk(rules, rng, rng.randrange(fewest, rules.cells - 2))
         if position.is_terminal:
             continue
         me, opp = (position.x, position.o) if position.x_to_move else (position.o, position.x)
-        for mover in (True, False):
-            zone = prover.cannot_win_zone(position, mover=mover)
-            if zone is None:
-                continue
-            maker, breaker = (me, opp) if mover else (opp, me)
+        for alpha, beta in ((0, 1), (-1, 0)):
+            value, zone = prover.bound_zone(position, alpha, beta)
             left_out = position.empty & ~zone
-            assert not brute.maker_can_win(maker | left_out, breaker, mover), (
-                mover,
-                str(position),
-            )
-            for cell in iter_cells(left_out):
-                assert not brute.maker_can_win(maker | 1 << cell, breaker, mover)
+            claim = (str(position), alpha, value)
+            for filled in [left_out, *(1 << cell for cell in iter_cells(left_out))]:
+                if value <= alpha:  # score <= value: the mover's stones fill the cells
+                    mine, theirs = me | filled, opp
+                    assert value > 0 or not brute.maker_can_win(mine, theirs, True), claim
+                    assert value >= 0 or brute.maker_can_win(theirs, mine, False), claim
+                else:  # score >= value: the opponent's stones fill them
+                    mine, theirs = me, opp | filled
+                    assert value < 0 or not brute.maker_can_win(theirs, mine, False), claim
+                    assert value <= 0 or brute.maker_can_win(mine, theirs, True), claim
             checked += 1
             outside += left_out.bit_count()
-    assert checked >= 40 and outside >= checked // 2
+    assert checked >= 60 and outside >= checked // 2
 
 
 def test_a_zone_needs_relevance_zones_on() -> None:
