@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.engine import FAILURE_KINDS, EngineFailure
-from ttt_solve.agents.match import checked_move, derive_seed, play_game
+from ttt_solve.agents.match import checked_move, derive_seed
 from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
@@ -160,7 +160,8 @@ def grade_move(
 
 
 class Failure(NamedTuple):
-    """A request an external engine failed: counted under its kind, never graded.
+    """A request an agent failed (an engine's, a plug-in's or an adapted function's): counted
+    under its kind, never graded.
 
     ``weight`` is the number of reachable positions the position stands for (positions mode)
     or 1 (games mode); ``spec`` names the engine that failed.
@@ -179,6 +180,18 @@ class Failure(NamedTuple):
     @property
     def ply(self) -> int:
         return self.position.ply
+
+    def to_dict(self) -> dict[str, object]:
+        """The failure as plain data (``engine``: the agent that failed)."""
+        return {
+            "ply": self.ply,
+            "position": str(self.position),
+            "to_move": self.position.to_move,
+            "weight": self.weight,
+            "kind": self.kind,
+            "detail": self.detail,
+            "engine": self.spec,
+        }
 
 
 class _Rates:
@@ -272,7 +285,11 @@ def worst(records: Sequence[Graded], n: int = 5) -> list[Graded]:
 
 def graded_json(truth: Truth, record: Graded) -> dict[str, object]:
     """A graded move as plain data, with the best moves of its position (for JSON and CSV)."""
-    rules = truth.rules
+    return _graded_dict(record, truth.best_moves(record.position))
+
+
+def _graded_dict(record: Graded, best_moves: Sequence[int]) -> dict[str, object]:
+    rules = record.position.rules
     return {
         "ply": record.ply,
         "position": str(record.position),
@@ -283,7 +300,7 @@ def graded_json(truth: Truth, record: Graded) -> dict[str, object]:
         "kind": record.kind,
         "value": str(record.value),
         "move_value": str(record.move_value),
-        "best_moves": [rules.cell_name(c) for c in truth.best_moves(record.position)],
+        "best_moves": [rules.cell_name(c) for c in best_moves],
     }
 
 
@@ -355,30 +372,35 @@ def audit_positions(
         position = Position.from_key(rules, key)
         tasks.append((position.x, position.o, derive_seed(seed, "position", key)))
     agent = maker.build(truth.book)
-    spec, external = agent.spec, getattr(agent, "external", False)
+    # An agent that keeps a process or a timer of this one (an engine, a time limit) stays here.
+    parallel = isinstance(maker, AgentMaker) and not getattr(agent, "external", False)
+    worker = Worker(rules, [agent])
+    weights = {key: images for _, key, images in rows}
     try:
-        if external:
-            moves = _engine_moves(
-                agent, rules, tasks, [images for _, _, images in rows], failures, progress
-            )
-        else:
-            moves = run_chunks(
-                Worker(rules, [agent]),
-                "moves",
-                chunked(tasks, POSITION_CHUNK),
-                makers=[maker] if isinstance(maker, AgentMaker) else None,
-                jobs=jobs,
-                progress=progress,
-                probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
-            )
+        moves = run_chunks(
+            worker,
+            "moves",
+            chunked(tasks, POSITION_CHUNK),
+            makers=[maker] if parallel else None,
+            jobs=jobs,
+            progress=progress,
+            probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
+        )
+    except BaseException:
+        if failures is not None:  # the failures before the error are counted all the same
+            failures.extend(Failure.of(f, weights.get(f.position.key, 1)) for f in worker.failed)
+        raise
     finally:
         _close(agent)
     records, ungraded = [], 0
     for (_ply, key, images), answer in zip(rows, moves):
-        if external and answer is None:  # the engine failed here: counted in failures
+        if isinstance(answer, EngineFailure):  # the agent failed here: counted, not graded
+            if failures is None:
+                raise answer
+            failures.append(Failure.of(answer, images))
             continue
         position = Position.from_key(rules, key)
-        cell = checked_move(spec, position, answer)  # an in-process agent's None is illegal
+        cell = checked_move(agent.spec, position, answer)  # an in-process agent's None is illegal
         score = truth.scores.get(key) if truth.scores is not None else None
         value = Value.from_score(score, position.empty_count) if score is not None else None
         record = grade_move(truth, position, cell, images, value)
@@ -437,27 +459,35 @@ def audit_games(
         o_seed = derive_seed(seed, "game", index, "o")
         tasks.append((0, 1, x_seed, o_seed) if agent_x else (1, 0, x_seed, o_seed))
     agents = [maker.build(truth.book), opponent.build(truth.book)]
+    parallel = all(isinstance(m, AgentMaker) for m in (maker, opponent)) and not any(
+        getattr(agent, "external", False) for agent in agents
+    )
+    worker = Worker(rules, agents)
     try:
-        if any(getattr(agent, "external", False) for agent in agents):
-            played = _engine_games(agents, rules, tasks, failures, progress)
-        else:
-            both = all(isinstance(m, AgentMaker) for m in (maker, opponent))
-            played = run_chunks(
-                Worker(rules, agents),
-                "games",
-                chunked(tasks, GAME_CHUNK),
-                makers=[maker, opponent] if both else None,
-                jobs=jobs,
-                progress=progress,
-                probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
-            )
+        played = run_chunks(
+            worker,
+            "games_to_failure",
+            chunked(tasks, GAME_CHUNK),
+            makers=[maker, opponent] if parallel else None,
+            jobs=jobs,
+            progress=progress,
+            probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
+        )
+    except BaseException:
+        if failures is not None:  # the failures before the error are counted all the same
+            failures.extend(Failure.of(f) for f in worker.failed)
+        raise
     finally:
         for agent in agents:
             _close(agent)
     records, ungraded, results = [], 0, []
-    for index, (moves, winner, *failed) in enumerate(played):
+    for index, (moves, winner, failure) in enumerate(played):
+        if failure is not None:
+            if failures is None:
+                raise failure
+            failures.append(Failure.of(failure))
         side = "x" if index % 2 == 0 else "o"
-        results.append(GameResult(side, moves, winner, failed[0] if failed else None))
+        results.append(GameResult(side, moves, winner, None if failure is None else failure.kind))
         graded, missing = grade_game(truth, rules, moves, side)
         records.extend(graded)
         ungraded += missing
@@ -485,58 +515,194 @@ def grade_game(
     return records, ungraded
 
 
-def _engine_moves(
-    agent: Any,
-    rules: Rules,
-    tasks: Sequence[tuple[int, int, int]],
-    weights: Sequence[int],
-    failures: list[Failure] | None,
-    progress: Callable[[int, int], None] | None,
-) -> list[int | None]:
-    """What ``Worker.moves`` does, in this process, with a ``None`` move where the engine
-    failed (recorded in ``failures``; raised if that is ``None``)."""
-    moves: list[int | None] = []
-    for done, ((x, o, task_seed), weight) in enumerate(zip(tasks, weights), 1):
-        agent.rng.seed(task_seed)
-        try:
-            moves.append(agent.select_move(Position(rules, x, o)))
-        except EngineFailure as error:
-            if failures is None:
-                raise
-            failures.append(Failure.of(error, weight))
-            moves.append(None)
-        if progress:
-            progress(done, len(tasks))
-    return moves
-
-
-def _engine_games(
-    agents: Sequence[Any],
-    rules: Rules,
-    tasks: Sequence[tuple[int, int, int, int]],
-    failures: list[Failure] | None,
-    progress: Callable[[int, int], None] | None,
-) -> list[tuple[tuple[int, ...], str | None, str | None]]:
-    """What ``Worker.games`` does, in this process, stopping a game at an engine failure:
-    ``(moves, winner, failure kind or None)`` per game."""
-    out = []
-    for done, (xi, oi, x_seed, o_seed) in enumerate(tasks, 1):
-        x_agent, o_agent = agents[xi], agents[oi]
-        x_agent.rng.seed(x_seed)
-        o_agent.rng.seed(o_seed)
-        record = play_game(x_agent, o_agent, rules, stop_on_failure=failures is not None)
-        if record.failure is not None and failures is not None:
-            failures.append(Failure.of(record.failure))
-        out.append(
-            (record.moves, record.winner, None if record.failure is None else record.failure.kind)
-        )
-        if progress:
-            progress(done, len(tasks))
-    return out
-
-
 def _close(agent: Any) -> None:
     """Stop what an agent runs outside this process (an engine), if it has a ``close``."""
     close = getattr(agent, "close", None)
     if callable(close):
         close()
+
+
+# -- one audit, run and reported --------------------------------------------------------------
+
+
+class CostlyMove(NamedTuple):
+    """One of the costliest moves of an audit, with what a picture of it needs: the best moves
+    of its position and every legal move's value for the mover."""
+
+    graded: Graded
+    best_moves: tuple[int, ...]
+    move_values: dict[int, Value]
+
+    def to_dict(self) -> dict[str, object]:
+        return _graded_dict(self.graded, self.best_moves)
+
+
+@dataclass(frozen=True, eq=False)
+class AuditReport:
+    """An audit's figures and the moves behind them: what ``ttt audit`` prints, its ``--json``
+    (:meth:`to_dict`), the web explorer's audit pages and the notebook's display.
+
+    ``records`` are every graded move, ``failures`` the requests the agent failed, ``games``
+    the games played (``None`` in positions mode), ``worst`` the costliest moves.
+    """
+
+    agent: str
+    rules: Rules
+    book: str
+    seed: int
+    mode: str  # "positions" or "games"
+    description: str
+    summary: Summary
+    records: tuple[Graded, ...]
+    failures: tuple[Failure, ...]
+    games: tuple[GameResult, ...] | None
+    worst: tuple[CostlyMove, ...]
+    sample: int | None = None
+    opponent: str | None = None
+
+    @property
+    def accuracy(self) -> float:
+        """The share of the agent's moves that kept the value (weighted as the mode says)."""
+        return self.summary.accuracy
+
+    @property
+    def perfection(self) -> float:
+        """The share of the agent's moves that were best."""
+        return self.summary.perfection
+
+    @property
+    def blunders(self) -> int:
+        """Moves that changed the value (weighted)."""
+        return self.summary.blunders
+
+    @property
+    def blunder_kinds(self) -> dict[str, int]:
+        return self.summary.kinds
+
+    @property
+    def moves(self) -> int:
+        """Moves graded (weighted)."""
+        return self.summary.moves
+
+    @property
+    def by_ply(self) -> tuple[PlyRow, ...]:
+        return self.summary.by_ply
+
+    @property
+    def weighted(self) -> bool:
+        """Whether each graded move stands for several reachable positions (positions mode)."""
+        return self.mode == "positions"
+
+    def to_dict(self) -> dict[str, object]:
+        """The report as plain data: the figures of ``ttt audit --json``."""
+        out: dict[str, object] = {
+            "agent": self.agent,
+            "game": self.rules.as_dict(),
+            "book": self.book,
+            "seed": self.seed,
+            "mode": self.mode,
+            "sample": self.sample,
+            "opponent": self.opponent,
+            "description": self.description,
+            **summary_json(self.summary),
+            "worst": [costly.to_dict() for costly in self.worst],
+            "failures": self.summary.failures,
+            "failed": [failure.to_dict() for failure in self.failures],
+        }
+        if self.games is not None:
+            out["games"] = [game_result_json(self.rules, game) for game in self.games]
+        return out
+
+    def __repr__(self) -> str:
+        return (
+            f"<AuditReport of {self.agent} on {self.rules.name}: accuracy "
+            f"{100 * self.accuracy:.2f}%, perfection {100 * self.perfection:.2f}%, "
+            f"{self.blunders:,} blunders in {self.moves:,} moves"
+            + (
+                f", {len(self.failures):,} failure{'s' if len(self.failures) > 1 else ''}"
+                if self.failures
+                else ""
+            )
+            + ">"
+        )
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.audit_html(self)
+
+
+def run_audit(
+    maker: Any,
+    truth: Truth,
+    *,
+    sample: int | None = None,
+    games: int | None = None,
+    opponent: Any = None,
+    seed: int = 0,
+    jobs: int = 2,
+    worst_moves: int = 5,
+    progress: Callable[[int, int], None] | None = None,
+    probe_seconds: float | None = None,
+    name: str | None = None,
+    book: str | None = None,
+) -> AuditReport:
+    """Audit one agent (``maker.build(book)`` makes it; an :class:`AgentMaker` may also run in
+    other processes) in every or ``sample`` of the non-terminal positions, or, given ``games``,
+    in that many games against ``opponent`` (a maker too); the failures of the agent are
+    counted, never raised. ``name`` names the agent and ``book`` the truth in the report
+    (default: the maker's spec, the book's display name)."""
+    failures: list[Failure] = []
+    shared: dict[str, Any] = {
+        "seed": seed,
+        "jobs": jobs,
+        "progress": progress,
+        "probe_seconds": probe_seconds,
+        "failures": failures,
+    }
+    results: list[GameResult] | None = None
+    if games is None:
+        records, ungraded = audit_positions(maker, truth, sample=sample, **shared)
+    else:
+        if opponent is None:
+            raise ValueError("an audit in games needs an opponent")
+        records, ungraded, results = audit_games(maker, opponent, truth, games=games, **shared)
+    summary = summarize(records, ungraded, failures)
+    agent = name or str(getattr(maker, "spec", maker))
+    opponent_name = None if games is None else str(getattr(opponent, "spec", opponent))
+    if games is None:
+        scope = (
+            "every reachable non-terminal position"
+            if sample is None
+            else f"a uniform random sample (up to symmetry) of {sample:,} reachable "
+            f"non-terminal positions"
+        )
+        description = (
+            f"{scope}, once each: {summary.graded:,} positions up to symmetry standing for "
+            f"{summary.moves:,} reachable positions; figures are weighted by the reachable "
+            f"positions each canonical one stands for"
+        )
+    else:
+        description = (
+            f"{games} games against {opponent_name}, colours alternating (game 1: the agent "
+            f"is X); the agent's own moves are graded"
+        )
+    costly = []
+    for record in worst(records, worst_moves):
+        values = truth.move_values(record.position) or {}
+        costly.append(CostlyMove(record, tuple(truth.best_moves(record.position)), values))
+    return AuditReport(
+        agent=agent,
+        rules=truth.rules,
+        book=book if book is not None else truth.book.display_url,
+        seed=seed,
+        mode="positions" if games is None else "games",
+        description=description,
+        summary=summary,
+        records=tuple(records),
+        failures=tuple(failures),
+        games=None if results is None else tuple(results),
+        worst=tuple(costly),
+        sample=sample,
+        opponent=opponent_name,
+    )

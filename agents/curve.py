@@ -28,6 +28,7 @@ from ttt_solve.agents.audit import (
     select_positions,
     summarize,
 )
+from ttt_solve.agents.intervals import Interval, interval
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AGENTS, parse_spec
 from ttt_solve.errors import TttError
@@ -139,35 +140,6 @@ def _typed_keys(agent_spec: str) -> set[str]:
     return keys
 
 
-# -- figures over seeds ----------------------------------------------------------------------
-
-# Student's t, two-sided 95%, for 1 to 30 degrees of freedom; beyond, the normal 1.96.
-_T95 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-
-
-class Interval(NamedTuple):
-    """A mean over seeds and its 95% interval, clipped to the shares' range 0..1."""
-
-    mean: float
-    low: float
-    high: float
-
-
-def interval(shares: Sequence[float]) -> Interval:
-    """Mean and 95% t-interval of shares measured with different seeds (one seed: no width)."""
-    n = len(shares)
-    mean = sum(shares) / n
-    if n < 2:
-        return Interval(mean, mean, mean)
-    sd = math.sqrt(sum((s - mean) ** 2 for s in shares) / (n - 1))
-    half = (_T95[n - 2] if n - 1 <= len(_T95) else 1.96) * sd / math.sqrt(n)
-    return Interval(mean, max(0.0, mean - half), min(1.0, mean + half))
-
-
 class SeedRun(NamedTuple):
     """One audit of a point: its seed, its summary, and its games (``None`` in positions mode)."""
 
@@ -178,12 +150,15 @@ class SeedRun(NamedTuple):
 
 @dataclass(frozen=True)
 class Point:
-    """One point of a curve: the agent at one value of the parameter, audited once per seed."""
+    """One point of a curve: the agent at one value of the parameter, audited once per seed;
+    with its rating against the reference ladder when the curve was rated
+    (:func:`rate_points`)."""
 
     value: str
     x: float
     spec: str
     runs: tuple[SeedRun, ...]
+    rating: Interval | None = None
 
     @property
     def accuracy(self) -> Interval:
@@ -302,3 +277,48 @@ def run_curves(
             points.append(Point(point.value, point.x, point.spec, tuple(runs)))
         curves.append(Curve(plan.agent, plan.param, tuple(points)))
     return curves
+
+
+def rate_points(
+    curves: Sequence[Curve],
+    book: Any,
+    db: str | None,
+    rules: Rules,
+    *,
+    games: int,
+    seed: int,
+    cache: bool = True,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[Curve], Any]:
+    """Each point's agent rated against the reference ladder (:mod:`agents.ladder`, played
+    and cached on first use), ``games`` games per pair; the curves with their points' ratings
+    and the ladder's :class:`agents.ladder.LadderRatings`."""
+    import dataclasses
+
+    from ttt_solve.agents.ladder import rate_on_ladder
+
+    specs = [point.spec for one in curves for point in one.points]
+    result = rate_on_ladder(
+        book,
+        db,
+        rules,
+        specs,
+        games=games,
+        seed=seed,
+        audit=False,
+        cache=cache,
+        jobs=jobs,
+        progress=progress,
+    )
+    rated = [
+        dataclasses.replace(
+            one,
+            points=tuple(
+                dataclasses.replace(point, rating=result.rating(point.spec).rating)
+                for point in one.points
+            ),
+        )
+        for one in curves
+    ]
+    return rated, result

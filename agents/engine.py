@@ -15,15 +15,19 @@ to restart :data:`MAX_FAILED_STARTS` times in a row) raises :class:`EngineError`
 
 No engine outlives the agent: :meth:`EngineAgent.close` (also run when the agent is collected
 and when the interpreter exits) sends ``quit``, waits :data:`QUIT_SECONDS` and kills the
-process group; on Linux the kernel kills the engine if this process dies (``PR_SET_PDEATHSIG``).
+process group, and then, on Linux, every process that carries the engine's token in its
+environment (:data:`ENGINE_TOKEN`), which finds those that left the group (``setsid()``);
+the kernel kills the engine if this process dies (``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
 import re
+import secrets
 import selectors
 import shlex
 import signal
@@ -56,6 +60,8 @@ QUIT_SECONDS = 1.0
 """Time an engine has to exit after ``quit`` before its process group is killed."""
 MAX_LINE = 4096
 """Longest line accepted from an engine, in bytes."""
+_KILL_ROUNDS = 5
+"""Searches for an engine's escaped processes, each killing what it finds."""
 MAX_FAILED_STARTS = 3
 """Restarts in a row that may fail before the engine is given up."""
 STDERR_TAIL = 8192
@@ -219,12 +225,48 @@ class StderrTail:
             return self._tail.decode("utf-8", "replace")
 
 
-def _kill_group(proc: subprocess.Popen, stderr: IO[bytes] | None = None) -> None:
-    """Kill the engine's process group (itself and anything it started), reap it, close."""
+ENGINE_TOKEN = "TTT_ENGINE_TOKEN"
+"""The environment variable that marks an engine and everything it starts (each engine gets a
+token of its own): what left the engine's process group is still found by it."""
+
+
+def _marked(token: str) -> list[int]:
+    """The processes whose environment holds ``TTT_ENGINE_TOKEN=token`` (Linux's ``/proc``;
+    elsewhere none are found)."""
+    marker = f"{ENGINE_TOKEN}={token}".encode()
+    found: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as environ:
+                if marker in environ.read().split(b"\0"):
+                    found.append(int(entry))
+        except OSError:  # gone meanwhile, or another user's
+            continue
+    return found
+
+
+def _kill_group(proc: subprocess.Popen, token: str | None = None) -> None:
+    """Kill the engine's process group (itself and anything it started), then whatever left
+    the group (a child that called ``setsid()``) but carries the engine's ``token``; reap the
+    engine, close its pipes."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    if token is not None:
+        for _ in range(_KILL_ROUNDS):  # a process may start another as it is being killed
+            escaped = [pid for pid in _marked(token) if pid != os.getpid()]
+            if not escaped:
+                break
+            for pid in escaped:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
     try:
         proc.wait(timeout=5)
     except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not refused
@@ -246,6 +288,7 @@ class EngineProcess:
         self.label = label
         self.name = ""
         self.version = ""
+        token = secrets.token_hex(16)
         try:
             self.proc = subprocess.Popen(
                 argv,
@@ -256,6 +299,7 @@ class EngineProcess:
                 close_fds=True,
                 start_new_session=True,
                 preexec_fn=_PREEXEC,
+                env={**os.environ, ENGINE_TOKEN: token},
             )
         except OSError as error:
             raise EngineError(
@@ -266,7 +310,7 @@ class EngineProcess:
         self._stdin: IO[bytes] = self.proc.stdin
         self._stdout: IO[bytes] = self.proc.stdout
         self.stderr = StderrTail(self.proc.stderr)
-        self._stop = weakref.finalize(self, _kill_group, self.proc)
+        self._stop = weakref.finalize(self, _kill_group, self.proc, token)
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._stdout, selectors.EVENT_READ)
         self._buffer = b""

@@ -24,10 +24,18 @@ class GameRecord(NamedTuple):
     moves: tuple[int, ...]
     winner: str | None  # "x", "o", or None for a draw
     failure: EngineFailure | None = None
+    start: Position | None = None  # where the game started (None: the empty board)
+
+    def _repr_svg_(self) -> str:
+        """The last position, the last move shaded, as SVG (for notebooks)."""
+        from ttt_solve import picture, svg
+
+        last = self.moves[-1] if self.moves else None
+        return svg.board(picture.board(self.positions()[-1], lastmove=last))
 
     def positions(self) -> list[Position]:
         """The position before each move, then the final one."""
-        position = Position.start(self.rules)
+        position = self.start if self.start is not None else Position.start(self.rules)
         out = [position]
         for cell in self.moves:
             position = position.play(cell)
@@ -58,11 +66,11 @@ def play_game(
         except EngineFailure as failure:
             if not stop_on_failure:
                 raise
-            return GameRecord(rules, tuple(moves), None, failure)
+            return GameRecord(rules, tuple(moves), None, failure, start)
         cell = checked_move(agent.spec, position, cell)
         moves.append(cell)
         position = position.play(cell)
-    return GameRecord(rules, tuple(moves), position.winner)
+    return GameRecord(rules, tuple(moves), position.winner, None, start)
 
 
 def checked_move(spec: str, position: Position, cell: object) -> int:

@@ -11,31 +11,98 @@ who moved into it; a node whose moves are all expanded and all proven takes the 
 of them. Selection skips proven losing moves, the final choice takes a proven win, and the
 search stops early once the root is proven. Without it, only finished games are exact.
 
-The loop runs on raw bitboards; nodes use ``__slots__`` and hold the move's bit, the visit
-count, the summed reward of the player who moved into the node, the children, the untried
-moves (bits) and the proven result for that player (+1 win, 0 draw, -1 loss, ``None``).
+The loop is compiled by Numba (:mod:`agents.mcts_kernel`, imported on the first search) and
+draws from the agent's own ``random.Random``, number for number as a Python loop calling
+``rng.random()`` would: the same seed gives the same moves as the pure-Python search this
+replaced, on any board. :meth:`MctsAgent.tree` returns the root as a :class:`Node`, a view of
+the tree's arrays.
 """
 
 from __future__ import annotations
 
-from math import log, sqrt
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
 
 from ttt_solve.agents.base import Agent
-from ttt_solve.agents.rollout import PLAYOUTS
-from ttt_solve.agents.tables import split, tables
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+
+ROLLOUTS = ("random", "heuristic")
+"""Playout policies, in the kernel's numbering."""
 
 
 class Node:
-    __slots__ = ("bit", "visits", "value", "children", "untried", "proven")
+    """One node of a finished search, read from its arrays.
 
-    def __init__(self, bit: int, untried: list[int]) -> None:
-        self.bit = bit
-        self.visits = 0
-        self.value = 0
-        self.children: list[Node] = []
-        self.untried = untried
-        self.proven: int | None = None
+    ``bit`` is the move's single-bit mask (0 at the root), ``visits`` the simulations through
+    it, ``value`` the summed rewards of the player who moved into it, ``proven`` that
+    player's proven result (+1, 0, -1) or ``None``; ``children`` in the order expanded.
+    """
+
+    __slots__ = ("_tree", "_index")
+
+    def __init__(self, tree: tuple[Any, ...], index: int) -> None:
+        self._tree = tree
+        self._index = index
+
+    @property
+    def bit(self) -> int:
+        cell = int(self._tree[0][self._index])
+        return 0 if cell < 0 else 1 << cell
+
+    @property
+    def visits(self) -> int:
+        return int(self._tree[1][self._index])
+
+    @property
+    def value(self) -> int:
+        return int(self._tree[2][self._index])
+
+    @property
+    def proven(self) -> int | None:
+        from ttt_solve.agents.mcts_kernel import UNPROVEN
+
+        result = int(self._tree[3][self._index])
+        return None if result == UNPROVEN else result
+
+    @property
+    def children(self) -> list[Node]:
+        first_child, next_sibling = self._tree[4], self._tree[5]
+        out = []
+        child = int(first_child[self._index])
+        while child >= 0:
+            out.append(Node(self._tree, child))
+            child = int(next_sibling[child])
+        return out
+
+
+class LineTables:
+    """The lines through each cell of a game, as the kernel reads them (CSR arrays)."""
+
+    def __init__(self, rules: Rules) -> None:
+        index = {mask: i for i, mask in enumerate(rules.lines)}
+        starts, ids = [0], []
+        for cell in range(rules.cells):
+            ids += [index[mask] for mask in rules.lines_through[cell]]
+            starts.append(len(ids))
+        self.lines = len(rules.lines)
+        self.line_start = np.array(starts, np.int32)
+        self.line_ids = np.array(ids, np.int32)
+
+    def counts(self, me: int, opp: int, rules: Rules) -> np.ndarray:
+        """Stones of the side to move (row 0) and of its opponent (row 1) in every line."""
+        counts = np.zeros(2 * self.lines, np.int32)
+        for side, stones in enumerate((me, opp)):
+            for i, mask in enumerate(rules.lines):
+                counts[side * self.lines + i] = (stones & mask).bit_count()
+        return counts
+
+
+@lru_cache(maxsize=32)
+def line_tables(rules: Rules) -> LineTables:
+    return LineTables(rules)
 
 
 class MctsAgent(Agent):
@@ -58,8 +125,8 @@ class MctsAgent(Agent):
             raise ValueError(f"mcts iterations must be at least 1, got {iterations}")
         if c < 0:
             raise ValueError(f"mcts exploration constant c must be >= 0, got {c}")
-        if rollout not in PLAYOUTS:
-            raise ValueError(f"mcts rollout {rollout!r} is unknown: use {' or '.join(PLAYOUTS)}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"mcts rollout {rollout!r} is unknown: use {' or '.join(ROLLOUTS)}")
         self.iterations = iterations
         self.c = c
         self.rollout = rollout
@@ -84,80 +151,33 @@ class MctsAgent(Agent):
 
     def tree(self, position: Position) -> Node:
         """Run the search from ``position`` (not over) and return the root node."""
-        t = tables(position.rules)
-        win, full, wins_with = t.win, t.full, t.wins_with
-        playout = PLAYOUTS[self.rollout]
-        random = self.rng.random
-        c2, solver = self.c * self.c, self.solver
-        me0, opp0 = split(position)
-        all_empty = [b for b in t.bits if not (me0 | opp0) & b]
-        root = Node(0, list(all_empty))
-        done = 0
-        for done in range(1, self.iterations + 1):  # noqa: B007 - read after the loop
-            node, me, opp = root, me0, opp0  # ``me``: the side to move at ``node``
-            path = [root]
-            proved = False
-            while True:
-                if node.proven is not None:
-                    reward = node.proven
-                    break
-                untried = node.untried
-                if untried:
-                    n = len(untried)
-                    i = int(random() * n)
-                    bit = untried[i]
-                    untried[i] = untried[n - 1]
-                    untried.pop()
-                    me |= bit
-                    occupied = me | opp
-                    child = Node(bit, [])
-                    node.children.append(child)
-                    path.append(child)
-                    if win[me] if win is not None else wins_with(me, bit):
-                        child.proven = reward = 1
-                        proved = True
-                    elif occupied == full:
-                        child.proven = reward = 0
-                        proved = True
-                    else:
-                        empty = [b for b in all_empty if not occupied & b]
-                        child.untried = empty
-                        reward = -playout(t, opp, me, empty[:], len(empty), random)
-                    break
-                explore = c2 * log(node.visits)  # c * sqrt(ln N / n) == sqrt(c*c*ln N / n)
-                best: Node | None = None
-                best_score = -1e300
-                for ch in node.children:
-                    if solver and ch.proven == -1:
-                        continue
-                    visits = ch.visits
-                    score = ch.value / visits + sqrt(explore / visits)
-                    if score > best_score:
-                        best, best_score = ch, score
-                assert best is not None  # an unproven node has an unproven child
-                node = best
-                me, opp = opp, me | best.bit
-                path.append(node)
-            for step in reversed(path):
-                step.visits += 1
-                step.value += reward
-                reward = -reward
-            if solver and proved:
-                self._back_up_proof(path)
-                if root.proven is not None:
-                    break
+        from ttt_solve.agents.mcts_kernel import MT_N, node_arrays, search
+
+        rules = position.rules
+        t = line_tables(rules)
+        me, opp = (position.x, position.o) if position.x_to_move else (position.o, position.x)
+        empty = np.array(position.legal_moves(), np.int32)
+        version, words, gauss = self.rng.getstate()
+        mt = np.array(words, np.int64)
+        assert len(mt) == MT_N + 1  # 624 words and the index: CPython's Mersenne Twister
+        arrays = node_arrays(self.iterations + 1)
+        done, _nodes = search(
+            t.counts(me, opp, rules),
+            empty,
+            t.line_start,
+            t.line_ids,
+            t.lines,
+            rules.k,
+            rules.cells,
+            self.iterations,
+            float(self.c),
+            ROLLOUTS.index(self.rollout),
+            self.solver,
+            mt,
+            *arrays,
+        )
+        self.rng.setstate((version, tuple(mt.tolist()), gauss))
         self.simulations += done
+        root = Node(tuple(arrays), 0)
         self.last_root = root
         return root
-
-    @staticmethod
-    def _back_up_proof(path: list[Node]) -> None:
-        """Prove the ancestors of a newly proven leaf as far as the proof reaches."""
-        for index in range(len(path) - 2, -1, -1):
-            parent, child = path[index], path[index + 1]
-            if child.proven == 1:
-                parent.proven = -1
-            elif not parent.untried and all(ch.proven is not None for ch in parent.children):
-                parent.proven = -max(ch.proven for ch in parent.children if ch.proven is not None)
-            else:
-                return

@@ -19,8 +19,10 @@ from contextlib import ExitStack
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.base import Agent
+from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.spec import make_agent, parse_spec
+from ttt_solve.processes import end_with_parent, interrupts_deferred
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -60,20 +62,41 @@ class Worker:
     def __init__(self, rules: Rules, agents: Sequence[Agent]) -> None:
         self.rules = rules
         self.agents = list(agents)
+        self.failed: list[EngineFailure] = []
+        """Every failure so far, also where a later error stops the work (an engine that
+        cannot restart): the caller still counts the ones before it."""
 
-    def moves(self, tasks: Sequence[tuple[int, int, int]]) -> list[int]:
-        """Agent 0's move in each ``(x, o, seed)`` position, its generator seeded per task."""
+    def moves(self, tasks: Sequence[tuple[int, int, int]]) -> list[int | EngineFailure]:
+        """Agent 0's move in each ``(x, o, seed)`` position, its generator seeded per task;
+        where the agent failed the request (:class:`EngineFailure`), the failure instead."""
         agent = self.agents[0]
-        out = []
+        out: list[int | EngineFailure] = []
         for x, o, seed in tasks:
             agent.rng.seed(seed)
-            out.append(agent.select_move(Position(self.rules, x, o)))
+            try:
+                out.append(agent.select_move(Position(self.rules, x, o)))
+            except EngineFailure as failure:
+                out.append(failure)
+                self.failed.append(failure)
         return out
 
     def games(
         self, tasks: Sequence[tuple[int, int, int, int]]
     ) -> list[tuple[tuple[int, ...], str | None]]:
-        """``(x agent index, o agent index, x seed, o seed)`` -> (moves, winner) per game."""
+        """``(x agent index, o agent index, x seed, o seed)`` -> (moves, winner) per game; an
+        agent's failed request (:class:`EngineFailure`) is raised."""
+        out = []
+        for moves, winner, failure in self.games_to_failure(tasks):
+            if failure is not None:
+                raise failure
+            out.append((moves, winner))
+        return out
+
+    def games_to_failure(
+        self, tasks: Sequence[tuple[int, int, int, int]]
+    ) -> list[tuple[tuple[int, ...], str | None, EngineFailure | None]]:
+        """As :meth:`games`, but a game in which an agent fails a request stops there:
+        ``(moves so far, winner, the failure or None)`` per game."""
         out = []
         for xi, oi, x_seed, o_seed in tasks:
             # Two instances even for one spec: each side draws from its own seeded generator.
@@ -82,8 +105,10 @@ class Worker:
             x_agent, o_agent = self.agents[xi], self.agents[oi]
             x_agent.rng.seed(x_seed)
             o_agent.rng.seed(o_seed)
-            record = play_game(x_agent, o_agent, self.rules)
-            out.append((record.moves, record.winner))
+            record = play_game(x_agent, o_agent, self.rules, stop_on_failure=True)
+            out.append((record.moves, record.winner, record.failure))
+            if record.failure is not None:
+                self.failed.append(record.failure)
         return out
 
 
@@ -95,8 +120,9 @@ def _init_worker(rules: Rules, makers: Sequence[AgentMaker]) -> None:
     # A terminal's Ctrl-C reaches the workers too: end them at once. (As a KeyboardInterrupt,
     # the pool would hand it back as the chunk's result and go on with the queued chunks.)
     # Where the parent ignores Ctrl-C (started with nohup, say), so do they.
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+    end_with_parent()  # a parent killed outright (SIGKILL) cannot stop the pool itself
     _WORKER = Worker(rules, [maker.build() for maker in makers])
 
 
@@ -140,7 +166,10 @@ def run_chunks(
             initializer=functools.partial(_init_worker, worker.rules, list(makers)),
         ) as pool:
             try:
-                futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
+                # The pool forks its workers at the first submit: a Ctrl-C that came amid a
+                # fork would be printed and lost (Python runs its after-fork hooks there).
+                with interrupts_deferred():
+                    futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
                 for offset, future in enumerate(futures):
                     results.extend(future.result())
                     done += sizes[index + offset]
@@ -149,10 +178,13 @@ def run_chunks(
             except BaseException:
                 # Ctrl-C or a failed chunk: drop the chunks not started rather than wait for
                 # them, and end the workers now (one forked just as Ctrl-C came did not see it
-                # and would wait for work, and the exit for it, forever).
-                pool.shutdown(wait=False, cancel_futures=True)
+                # and would wait for work, and the exit for it, forever). Then wait for the
+                # pool's manager thread, which sees them gone at once: left to Python's exit,
+                # it races the exit's own wake-up call on a pipe it closes ("Exception ignored
+                # ... Bad file descriptor").
                 for child in multiprocessing.active_children():
                     child.terminate()
+                pool.shutdown(wait=True, cancel_futures=True)
                 raise
     return results
 

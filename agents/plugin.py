@@ -14,6 +14,17 @@ where it holds the position) and ``timeout=SECONDS`` (a time limit per move, as 
 engines have: a move that takes longer is stopped and counted as a ``timeout`` failure, so the
 agent is then run in this process only, like an engine; code that does not return to Python,
 such as a long NumPy or Numba call, is stopped when it returns).
+
+``py:module:function,board=SHAPE[,symbols=X/O/space][,side=name|symbol]`` names an agent
+written against a board of its own instead: ``function`` is its move function, handed the
+board as :mod:`agents.adapters` makes it (``flat``, ``grid``, ``numpy``, ``planes`` or
+``position``), and answering as it allows.
+
+Whatever the agent does besides answering a legal move (raising, calling ``sys.exit`` or
+``os._exit``, running out of time, answering something that is no move, a taken cell) is
+counted as that move's failure by the audit, which goes on, as an external engine's failures
+are. A module or factory that calls ``sys.exit`` or ``os._exit`` as it is loaded or made is a
+:class:`PluginFailedError`: a plug-in's code never ends the command (:func:`plugin_code`).
 """
 
 from __future__ import annotations
@@ -21,7 +32,6 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
-import operator
 import os
 import random
 import re
@@ -31,13 +41,12 @@ import threading
 import time
 from collections.abc import Callable
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+from ttt_solve.agents.adapters import Adapter, AdapterError, CallableAgent
 from ttt_solve.agents.base import Agent
-from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.spec import BOOK, AgentSpecError, Spec, _convert
 from ttt_solve.errors import TttError
-from ttt_solve.solver.position import Position
 
 if TYPE_CHECKING:  # pragma: no cover
     from ttt_solve.book.reader import Book
@@ -92,10 +101,20 @@ def parse(text: str, rest: str) -> Spec:
             params["book"] = _convert(text, "py", "book", raw, BOOK)
         elif key == "timeout":
             params["timeout"] = _seconds(text, raw)
+        elif key in _ADAPTER_PARAMS:
+            params[key] = raw if key != "symbols" else _symbols(text, raw)
         else:
             params[key] = _typed(raw)
     params.setdefault("book", False)
     params.setdefault("timeout", None)
+    adapter = None
+    if any(key in params for key in _ADAPTER_PARAMS):
+        try:
+            adapter = Adapter.make(params.get("board"), params.get("symbols"), params.get("side"))
+        except AdapterError as error:
+            raise AgentSpecError(f"{text!r}: {error}") from None
+        if "board" not in params:
+            raise AgentSpecError(f"{text!r}: symbols= and side= need board= (e.g. board=flat)")
     return Spec(
         "py",
         {
@@ -104,13 +123,34 @@ def parse(text: str, rest: str) -> Spec:
             "kwargs": {k: v for k, v in params.items() if k not in _OWN_PARAMS},
             "book": params["book"],
             "timeout": params["timeout"],
+            "adapter": adapter,
         },
         text,
     )
 
 
-_OWN_PARAMS = ("book", "timeout")
+_ADAPTER_PARAMS = ("board", "symbols", "side")
+"""With ``board=``, the target is the agent's move function itself, handed that board (see
+:mod:`agents.adapters`); ``symbols=X/O/space`` and ``side=name|symbol`` as there."""
+
+_OWN_PARAMS = ("book", "timeout", *_ADAPTER_PARAMS)
 """Parameters of every ``py:`` agent, kept from the factory."""
+
+
+def _symbols(text: str, raw: str) -> tuple[object, object, object]:
+    """``symbols=X/O/space``: three words for X, O and empty; whole numbers are numbers,
+    ``none`` is ``None``, ``space`` a blank."""
+    words = raw.split("/")
+    if len(words) != 3:
+        raise AgentSpecError(
+            f"symbols={raw!r} in {text!r}: write three, for X, O and empty, separated by / "
+            f"(e.g. symbols=X/O/space or symbols=1/2/0)"
+        )
+    special = {"none": None, "space": " "}
+    return tuple(  # type: ignore[return-value]
+        special[w.lower()] if w.lower() in special else int(w) if w.lstrip("-").isdigit() else w
+        for w in words
+    )
 
 
 def _seconds(text: str, raw: str) -> float:
@@ -131,6 +171,66 @@ _OLD_PACKAGES = ("agents", "solver", "book", "cli")
 """Top-level names of ttt-solve's parts before they moved under ``ttt_solve``."""
 
 
+class PluginFailedError(TttError):
+    """A plug-in's code tried to end the process: the message names the agent and what it was
+    doing, ``did`` says what it did (``called sys.exit(3), which would end ttt``)."""
+
+    def __init__(self, what: str, did: str) -> None:
+        super().__init__(f"{what} {did}")
+        self.did = did
+
+
+class _PluginExit(BaseException):
+    """Raised in place of a plug-in's ``os._exit(status)``, which would end ``ttt`` on the
+    spot, silently and with the plug-in's status; a ``BaseException`` so that the plug-in's
+    own ``except Exception`` does not swallow it."""
+
+    def __init__(self, status: object) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+_REAL_EXIT = os._exit
+_RUNNING = threading.local()
+"""``depth``: how many plug-in calls this thread is inside; ``pid``: of the process that made
+them (a process the plug-in forks inherits both, and must exit as it asks)."""
+
+
+def _inside_plugin() -> bool:
+    return getattr(_RUNNING, "depth", 0) > 0 and _RUNNING.pid == os.getpid()
+
+
+def _exit_unless_in_plugin(status: int) -> NoReturn:
+    if _inside_plugin():
+        raise _PluginExit(status)
+    _REAL_EXIT(status)
+
+
+def plugin_code(what: str, call: Callable[[], Any]) -> Any:
+    """``call()``, a plug-in's own code (its module, its factory, its move), with its ways of
+    ending the process turned into :class:`PluginFailedError` naming ``what`` it was doing:
+    ``sys.exit()`` (``SystemExit``) and ``os._exit()``. (A plug-in runs in this process: one
+    that kills it otherwise, by a signal or a crash in C, ends the command with that signal.)"""
+    if os._exit is not _exit_unless_in_plugin:  # once, for the whole process; only a thread
+        os._exit = _exit_unless_in_plugin  # inside a plug-in call is refused the real exit
+    _RUNNING.depth = getattr(_RUNNING, "depth", 0) + 1
+    _RUNNING.pid = os.getpid()
+    try:
+        return call()
+    except SystemExit as stop:
+        if not _inside_plugin():
+            raise  # a process the plug-in forked, ending as it asks
+        raise PluginFailedError(
+            what, f"called sys.exit({stop.code!r}), which would end ttt"
+        ) from None
+    except _PluginExit as stop:
+        raise PluginFailedError(
+            what, f"called os._exit({stop.status!r}), which would end ttt"
+        ) from None
+    finally:
+        _RUNNING.depth -= 1
+
+
 def load_module(name: str, spec_text: str) -> ModuleType:
     """The plugin's module: a dotted name imported as ``python -m`` would, or a ``.py`` file."""
     try:
@@ -145,13 +245,18 @@ def load_module(name: str, spec_text: str) -> ModuleType:
                 if loader_spec is None or loader_spec.loader is None:
                     raise ImportError(f"{name!r} is not a Python file")
                 module = importlib.util.module_from_spec(loader_spec)
-                loader_spec.loader.exec_module(module)
+                loader = loader_spec.loader
+                plugin_code(f"{spec_text!r}: loading {name!r}", lambda: loader.exec_module(module))
                 _FILE_MODULES[path] = module
             return _FILE_MODULES[path]
         # A console script's path starts with its bin/ directory, not the current one.
         if os.getcwd() not in sys.path and "" not in sys.path:
             sys.path.insert(0, os.getcwd())
-        return importlib.import_module(name)
+        return plugin_code(
+            f"{spec_text!r}: importing {name!r}", lambda: importlib.import_module(name)
+        )
+    except PluginFailedError:
+        raise
     except ModuleNotFoundError as error:
         if (error.name or "").split(".")[0] in _OLD_PACKAGES:
             raise AgentSpecError(
@@ -168,12 +273,14 @@ def load_module(name: str, spec_text: str) -> ModuleType:
         ) from None
 
 
-class PluginFailedError(TttError):
-    """A plug-in's ``select_move`` raised: the message names the agent and what it raised."""
+class PluginAgent(CallableAgent):
+    """The project-side wrapper of a plugin's agent: spec, book moves, and its answers read
+    as any agent's written in Python are (:class:`~agents.adapters.CallableAgent`): an
+    exception, a time-out, a call of ``sys.exit`` or ``os._exit``, or an answer that is no
+    legal move is that move's failure.
 
-
-class PluginAgent(Agent):
-    """The project-side wrapper of a plugin's agent: spec, book moves, move checks."""
+    With a time limit the agent runs in this process only (the limit is kept by a timer signal
+    of this process)."""
 
     name = "py"
 
@@ -185,46 +292,20 @@ class PluginAgent(Agent):
         book: Book | None = None,
         spec: str | None = None,
         timeout: float | None = None,
+        adapter: Adapter | None = None,
     ) -> None:
-        super().__init__(rng, book=book, spec=spec)
+        move = inner if adapter is not None else inner.select_move
+        super().__init__(rng, move, adapter, book=book, spec=spec, timeout=timeout)
         self.inner = inner
-        self.timeout = timeout
-        self.external = timeout is not None
-        """With a time limit the agent runs in this process only and its timeouts are counted
-        as an engine's failures (the limit is kept by a timer signal of this process)."""
-
-    def search(self, position: Position) -> int:
-        try:
-            if self.timeout is None:
-                cell = self.inner.select_move(position)
-            else:
-                cell = within(self.timeout, lambda: self.inner.select_move(position))
-        except _OutOfTime:
-            raise EngineFailure(
-                "timeout",
-                position.rules,
-                position.x,
-                position.o,
-                f"no move within {self.timeout:g} s",
-                self.spec,
-            ) from None
-        except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
-            raise PluginFailedError(
-                f"{self.spec!r}: select_move({position}) raised {type(error).__name__}: {error}"
-            ) from None
-        try:
-            return operator.index(cell)  # a NumPy integer is a fine cell
-        except TypeError:
-            return cell  # not an int at all: play_game / the audit report it as illegal
 
 
-class _OutOfTime(BaseException):
+class OutOfTime(BaseException):
     """Raised into a ``py:`` agent's move when its time is up; a ``BaseException`` so that the
     agent's own ``except Exception`` does not swallow it."""
 
 
 def within(seconds: float, move: Callable[[], Any]) -> Any:
-    """``move()``, stopped with :class:`_OutOfTime` after ``seconds``.
+    """``move()``, stopped with :class:`OutOfTime` after ``seconds``.
 
     In the main thread a timer signal (``SIGALRM``) interrupts it; elsewhere, where signals
     cannot be delivered, a move that took too long is refused when it returns.
@@ -235,11 +316,11 @@ def within(seconds: float, move: Callable[[], Any]) -> Any:
         started = time.monotonic()
         result = move()
         if time.monotonic() - started > seconds:
-            raise _OutOfTime
+            raise OutOfTime
         return result
 
     def out_of_time(_signum: int, _frame: Any) -> None:
-        raise _OutOfTime
+        raise OutOfTime
 
     previous = signal.signal(signal.SIGALRM, out_of_time)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -261,13 +342,25 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
             f"{spec.text!r}: {params['module']!r} has no callable "
             f"{params['factory']!r}; it has: {', '.join(sorted(names)) or '-'}"
         )
+    adapter = params.get("adapter")
+    if adapter is not None:  # the target is the move function itself
+        if params["kwargs"]:
+            raise AgentSpecError(
+                f"{spec.text!r}: with board= the target is the agent's move function, which "
+                f"takes no parameters; give only book=, timeout=, board=, symbols=, side="
+            )
+        return PluginAgent(
+            rng, factory, book=book, spec=spec.text, timeout=params["timeout"], adapter=adapter
+        )
+    arguments = ", ".join(["rng", *(f"{k}={v!r}" for k, v in params["kwargs"].items())])
+    call = f"{params['factory']}({arguments})"
     try:
-        inner = factory(rng, **params["kwargs"])
+        inner = plugin_code(f"{spec.text!r}: {call}", lambda: factory(rng, **params["kwargs"]))
+    except PluginFailedError:
+        raise
     except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
         raise AgentSpecError(
-            f"{spec.text!r}: {params['factory']}(rng, "
-            f"{', '.join(f'{k}={v!r}' for k, v in params['kwargs'].items())}) "
-            f"failed: {type(error).__name__}: {error}"
+            f"{spec.text!r}: {call} failed: {type(error).__name__}: {error}"
         ) from None
     if not callable(getattr(inner, "select_move", None)):
         raise AgentSpecError(

@@ -1,4 +1,5 @@
-"""Playouts on raw bitboards, the inner loop of ``montecarlo`` and ``mcts``.
+"""Playouts on raw bitboards, the inner loop of ``montecarlo`` (``mcts`` has its own, compiled:
+:mod:`agents.mcts_kernel`).
 
 A playout takes the stones of the side to move (``me``) and of its opponent, and a list
 ``cells`` whose first ``n`` items are the single-bit masks of the empty cells (the list is

@@ -94,7 +94,14 @@ AGENTS: dict[str, tuple[Callable[..., Agent], dict[str, Param], str]] = {
         },
         "UCT tree search, final move by visit count",
     ),
-    "perfect": (PerfectAgent, {}, "the book's best move (needs the book)"),
+    "perfect": (
+        PerfectAgent,
+        {
+            "error": Param("float", 0.0, "chance of a random move that is not best"),
+            "temperature": Param("float", 0.0, "softmax over the moves' values; 0: best only"),
+        },
+        "the book's best move (needs the book); error=P or temperature=T: graded strength",
+    ),
 }
 """Agent name -> (class, parameters, one-line description)."""
 

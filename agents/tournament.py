@@ -13,13 +13,30 @@ GAME_CHUNK = 4
 
 
 class Pairing(NamedTuple):
-    """Results of agent ``a`` against agent ``b`` (indexes into the entrants)."""
+    """Results of agent ``a`` against agent ``b`` (indexes into the entrants).
+
+    ``a_first`` splits them by colour: ``(a's wins, draws, b's wins)`` of the games in which
+    ``a`` was X (the rest had ``b`` as X); ``None`` when the colours are not known.
+    """
 
     a: int
     b: int
     a_wins: int
     draws: int
     b_wins: int
+    a_first: tuple[int, int, int] | None = None
+
+    @property
+    def games(self) -> int:
+        return self.a_wins + self.draws + self.b_wins
+
+    @property
+    def b_first(self) -> tuple[int, int, int] | None:
+        """``(b's wins, draws, a's wins)`` of the games in which ``b`` was X."""
+        if self.a_first is None:
+            return None
+        a_wins, draws, b_wins = self.a_first
+        return (self.b_wins - b_wins, self.draws - draws, self.a_wins - a_wins)
 
 
 class Standing(NamedTuple):
@@ -58,6 +75,40 @@ def round_robin(
     if len(makers) < 2:
         raise ValueError("a tournament needs at least two agents")
     pairs = [(i, j) for i in range(len(makers)) for j in range(i + 1, len(makers))]
+    return play_pairs(
+        makers,
+        rules,
+        pairs,
+        games,
+        seed=seed,
+        book=book,
+        jobs=jobs,
+        progress=progress,
+        probe_seconds=probe_seconds,
+    )
+
+
+def play_pairs(
+    makers: Sequence[Any],
+    rules: Rules,
+    pairs: Sequence[tuple[int, int]],
+    games: int,
+    *,
+    seed: int = 0,
+    names: Sequence[object] | None = None,
+    salt: str = "tournament",
+    book: Any = None,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+    probe_seconds: float | None = None,
+) -> list[Pairing]:
+    """Play each pair ``(i, j)`` of ``makers`` ``games`` times, ``i`` X in even-numbered games.
+
+    A game's generators are seeded from ``seed``, ``salt``, the pair's ``names`` (default:
+    their indexes) and the game number: naming agents by their specs makes a pair's games the
+    same whichever other agents are played in the same run.
+    """
+    label = list(names) if names is not None else list(range(len(makers)))
     tasks = []
     for i, j in pairs:
         for game in range(games):
@@ -66,8 +117,8 @@ def round_robin(
                 (
                     x,
                     o,
-                    derive_seed(seed, "tournament", i, j, game, "x"),
-                    derive_seed(seed, "tournament", i, j, game, "o"),
+                    derive_seed(seed, salt, label[i], label[j], game, "x"),
+                    derive_seed(seed, salt, label[i], label[j], game, "o"),
                 )
             )
     worker = Worker(rules, [maker.build(book) for maker in makers])
@@ -82,14 +133,19 @@ def round_robin(
         probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
     )
     tally = {pair: [0, 0, 0] for pair in pairs}
+    first = {pair: [0, 0, 0] for pair in pairs}  # the games the pair's first agent was X
     for (x, o, _, _), (_, winner) in zip(tasks, played):
-        pair = (min(x, o), max(x, o))
-        if winner is None:
-            tally[pair][1] += 1
-        else:
-            winner_index = x if winner == "x" else o
-            tally[pair][0 if winner_index == pair[0] else 2] += 1
-    return [Pairing(i, j, *tally[(i, j)]) for i, j in pairs]
+        pair = (x, o) if (x, o) in tally else (o, x)
+        result = 1 if winner is None else 0 if (x if winner == "x" else o) == pair[0] else 2
+        tally[pair][result] += 1
+        if x == pair[0]:
+            first[pair][result] += 1
+    out = []
+    for i, j in pairs:
+        wins, draws, losses = tally[(i, j)]
+        first_wins, first_draws, first_losses = first[(i, j)]
+        out.append(Pairing(i, j, wins, draws, losses, (first_wins, first_draws, first_losses)))
+    return out
 
 
 def standings(pairings: Sequence[Pairing], entrants: int) -> list[Standing]:

@@ -15,6 +15,9 @@ and of the load generator.
     python bench/bench_serve.py --constant           # the floor: uvicorn answering a constant
     python bench/bench_serve.py --steps              # CPU per request of each step, no HTTP
 
+After the run it prints the weight of a position page: its HTML (and of it the inline SVG of
+the board and the value history) and the files it loads.
+
 ``--constant`` sends the same requests to uvicorn serving a bare ASGI app that answers each with
 the same JSON of an answer's length: the CPU per request of the HTTP stack alone. ``--steps``
 times, in this process, each step of answering the same positions (reading the position, the
@@ -27,6 +30,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import socket
 import statistics
 import subprocess
@@ -214,6 +218,23 @@ async def load(port: int, paths: list[str], clients: int, pid: int) -> dict:
     }
 
 
+PAGE = "/game/4x4k4?moves=b2,c3,a1,d4"
+"""The position page weighed: a game of four moves, so it has its value history."""
+
+
+def page_weight(port: int, path: str) -> tuple[int, int, dict[str, int]]:
+    """The bytes of a page's HTML, of the SVG inline in it, and of each file it loads."""
+    base = f"http://127.0.0.1:{port}"
+    with urllib.request.urlopen(base + path, timeout=60) as response:
+        html = response.read().decode()
+    svg = sum(len(part.split("</svg>")[0]) + 6 for part in html.split("<svg")[1:])
+    assets = {}
+    for name in re.findall(r'(?:href|src)="(/static/[^"]+)"', html):
+        with urllib.request.urlopen(base + name, timeout=60) as response:
+            assets[name.rsplit("/", 1)[1]] = len(response.read())
+    return len(html.encode()), svg, assets
+
+
 def steps(db: str, texts: list[str]) -> None:
     """Print the CPU time per position of each step of the position route."""
     from ttt_solve.book.oracle import Oracle
@@ -296,17 +317,17 @@ def steps(db: str, texts: list[str]) -> None:
                 lambda: [reader.analyse(p) for p in positions],
             )
             timed(
-                "the answer's JSON written out (encode_analysis)",
+                "the answer's JSON (encode_analysis)",
                 lambda: [encode_analysis(a) for a in analyses],
             )
             timed(
-                "  instead: analysis_json (the answer as plain data)",
+                "  of it: analysis_json (the answer as plain data)",
                 lambda: [analysis_json(a) for a in analyses],
             )
-            timed("  and its JSON encoding", lambda: [ENCODER.encode(o).encode() for o in objects])
+            timed("  and its encoding", lambda: [ENCODER.encode(o).encode() for o in objects])
             timed(
-                "the answer's JSON bytes from memory (Explorer.read_json)",
-                lambda: [server._encode_book(p) for p in positions],
+                "a URL's answer from memory, encoded (Explorer.position_json)",
+                lambda: [server._book_json("4x4k4", q) for q in queries],
             )
             kept = queries[: explorer.JSON_CACHE]  # as many as are kept
             for label, asked in (
@@ -315,7 +336,7 @@ def steps(db: str, texts: list[str]) -> None:
             ):
                 seconds = []
                 for _ in range(STEP_PASSES):
-                    server._read_json.cache_clear()
+                    server._position_json.cache_clear()
                     if asked is kept:
                         for query_string in kept:  # asked once: kept from then on
                             await route(query_string)
@@ -383,6 +404,7 @@ def main() -> None:
         os.sched_setaffinity(0, {second})
     try:
         result = run_loop(load(port, paths, args.clients, server.pid))
+        weight = None if args.constant else page_weight(port, PAGE)
     finally:
         server.terminate()
         server.wait(10)
@@ -443,6 +465,15 @@ def main() -> None:
         f"{args.clients} / requests per second (Little's law): a p50 of {P50_TARGET_MS:g} ms "
         f"at {args.clients} clients needs {1000 * args.clients / P50_TARGET_MS:,.0f} per second."
     )
+    if weight is not None:
+        html, svg, assets = weight
+        total = html + sum(assets.values())
+        print(
+            f"page weight of a position page ({PAGE}): {total:,} bytes: the HTML {html:,} "
+            f"(of it {svg:,} of inline SVG: the board and the value history), "
+            + ", ".join(f"{name} {size:,}" for name, size in assets.items())
+            + "; nothing else is loaded (no web font, no framework, no CDN)"
+        )
     for error in result["errors"][:5]:
         print("error:", error)
     if result["errors"]:

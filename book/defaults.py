@@ -1,9 +1,10 @@
 """Constants of the book that the read path needs without importing SQLAlchemy."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bump on any change to the tables; readers refuse newer books, writers upgrade older ones
 (:mod:`book.migrate`). Version 2 added the ``wide_positions`` table (boards of 32 to 64 cells);
-version 3 replaced it and ``positions`` (a row per position) by ``position_blocks``."""
+version 3 replaced it and ``positions`` (a row per position) by ``position_blocks``; version 4
+added ``ladder_games``, the cache of rating games."""
 
 DEFAULT_DB = "ttt.sqlite"
 """The book used when ``--db`` is not given: a SQLite file in the current directory."""

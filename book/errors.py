@@ -8,36 +8,70 @@ from ttt_solve.errors import TttError
 
 if TYPE_CHECKING:
     from ttt_solve.book.reader import GameInfo
+    from ttt_solve.solver.rules import Rules
 
 
 class BookError(TttError):
-    """Base of every book problem that a user can fix (wrong path, missing game, ...)."""
+    """Base of every book problem that a user can fix (wrong path, missing game, ...).
+
+    Besides its message, an error says what it is about, for a caller to act on (the command
+    line adds the command that fixes it): ``kind`` (a word per problem: ``"no-book"``,
+    ``"missing-game"``, ``"damaged"``, ...), ``database`` (the book as a ``--db`` argument,
+    when known) and ``rules`` (the game, when one is concerned)."""
+
+    kind = "book"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        database: str | None = None,
+        rules: Rules | None = None,
+        kind: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.database = database
+        self.rules = rules
+        if kind is not None:
+            self.kind = kind
 
 
 class BookNotFoundError(BookError):
-    """The database does not exist (and we were not asked to create it)."""
+    """The database does not exist (and we were not asked to create it: ``kind``
+    ``"no-book"``), or cannot be read."""
+
+    kind = "unreadable"
 
 
 class SchemaVersionError(BookError):
-    """The database was written by a newer (or unknown) schema."""
+    """The database was written by a newer (or unknown) schema, or by an older one that a
+    write would upgrade (``kind`` ``"older-schema"``)."""
+
+    kind = "schema"
 
 
 class GameNotFoundError(BookError, LookupError):
     """The book holds no game with these rules."""
 
+    kind = "missing-game"
+
 
 class GameExistsError(BookError):
     """The game is already in the book (pass ``force`` to replace it)."""
 
+    kind = "game-exists"
+
     def __init__(self, message: str, game: GameInfo) -> None:
-        super().__init__(message)
+        super().__init__(message, rules=game.rules)
         self.game = game
 
 
 class DamagedBookError(BookError):
     """The database cannot be read as a book, or lacks what it must hold: damaged pages, a
     missing table, a value of the wrong type or range, a row that should be there. The message
-    names the book and says how to check it (``ttt verify``) and rebuild it."""
+    names the book and what was found."""
+
+    kind = "damaged"
 
 
 class PositionNotFoundError(BookError, KeyError):
@@ -52,4 +86,20 @@ class RowFilterError(BookError, ValueError):
 
 
 class OutOfReachError(BookError):
-    """The book does not hold the answer and a live search could not find it in time."""
+    """The book does not hold the answer and a live search could not find it in time.
+
+    ``depth`` is the book depth that would hold it, when the book is an opening book too
+    shallow for the position (``None``: the game is not in the book at all)."""
+
+    kind = "out-of-reach"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        database: str | None = None,
+        rules: Rules | None = None,
+        depth: int | None = None,
+    ) -> None:
+        super().__init__(message, database=database, rules=rules)
+        self.depth = depth

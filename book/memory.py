@@ -40,6 +40,9 @@ DEFAULT_MAX_ROWS = 2_000_000
 about 30 MiB at most."""
 
 _LOAD_BATCH = 10_000
+
+_DTYPES = (np.int64, np.int8, np.uint8, np.uint32, np.uint8)
+"""The columns of a table: key, value, remoteness, best moves, images."""
 """Rows turned into NumPy columns at a time while loading."""
 
 
@@ -180,7 +183,7 @@ def _compiled_family_rows() -> Callable[..., np.ndarray]:
 def load_table(book: Book, rules: Rules, stop: threading.Event | None = None) -> MemoryTable:
     """Every stored row of a game read into a table, checked as :meth:`Book.rows` checks
     them; raises :class:`LoadStopped` once ``stop`` is set."""
-    dtypes = (np.int64, np.int8, np.uint8, np.uint32, np.uint8)  # key, value, remoteness, ...
+    dtypes = _DTYPES
     parts: list[list[np.ndarray]] = [[] for _ in dtypes]
     rows = book.rows(rules, batch=_LOAD_BATCH)
     try:
@@ -200,6 +203,14 @@ def load_table(book: Book, rules: Rules, stop: threading.Event | None = None) ->
     order = columns[0].argsort()
     keys, values, remoteness, best, images = (column[order] for column in columns)
     return MemoryTable(rules, keys, values, remoteness, best, images)
+
+
+def compile_lookup() -> float:
+    """Compile the tables' lookup now (or load its machine code from Numba's cache on disk),
+    on an empty table of the columns' types; the seconds it took."""
+    started = time.perf_counter()
+    MemoryTable(Rules(1, 1, 1), *(np.zeros(0, dtype=dtype) for dtype in _DTYPES))
+    return time.perf_counter() - started
 
 
 def _batches(rows: Iterator[tuple[int, ...]]) -> Iterator[list[tuple[int, ...]]]:
@@ -240,10 +251,14 @@ class MemoryLoader:
             self.report(f"no game kept in memory: {error}")
             return
         left = self.max_rows
+        compiled = False
         for info in sorted(games, key=lambda info: info.positions):
             rules = info.rules
             if not rules.fits_key or info.positions > left:
                 continue
+            if not compiled:  # said apart: the first time on a machine it takes seconds
+                self.report(f"lookup in memory compiled in {compile_lookup():.1f} s (Numba)")
+                compiled = True
             started = time.perf_counter()
             try:
                 table = load_table(self.book, rules, self.stopping)
@@ -257,7 +272,7 @@ class MemoryLoader:
             _give_back_scratch_memory()
             self.report(
                 f"{rules.name}: {len(table):,} positions in memory "
-                f"({table.nbytes / 2**20:.1f} MiB, loaded in {time.perf_counter() - started:.1f} s)"
+                f"({table.nbytes / 2**20:.1f} MiB, read in {time.perf_counter() - started:.1f} s)"
             )
 
 

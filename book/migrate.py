@@ -103,7 +103,16 @@ def _old_columns(
     return keys, table[:, 1], table[:, 2], table[:, 4], best
 
 
-UPGRADES: dict[int, Callable[[Connection], None]] = {1: _nothing_to_add, 2: _into_blocks}
+def _add_ladder(conn: Connection) -> None:
+    """Version 3 -> 4: the (empty) cache of rating games, ``ladder_games``."""
+    schema.ladder_games.create(conn)
+
+
+UPGRADES: dict[int, Callable[[Connection], None]] = {
+    1: _nothing_to_add,
+    2: _into_blocks,
+    3: _add_ladder,
+}
 """``UPGRADES[n]`` turns a book of schema version ``n`` into version ``n + 1`` on an open
 write connection (inside the caller's transaction). A table change adds its step here when
 it bumps the version."""

@@ -10,8 +10,8 @@ the alpha-beta :class:`~solver.search.Prover`, within a deadline:
 * a game that is not in the book (or no book at all): searched live.
 
 An :class:`Analysis` says where its figures came from. A search that runs out of time raises
-:class:`OutOfReachError`, whose message names the ``ttt-solve`` command that would build the
-book. ``ttt query`` answers through this module, and so can anything that grades moves.
+:class:`OutOfReachError`, which says which game and which book depth would hold the answer.
+``ttt query`` answers through this module, and so can anything that grades moves.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import NamedTuple, Protocol
 
 from ttt_solve.book.errors import OutOfReachError
-from ttt_solve.book.reader import Book, GameInfo, MoveEntry, solve_command
+from ttt_solve.book.reader import Book, GameInfo, MoveEntry
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -61,6 +61,19 @@ class Analysis(NamedTuple):
         """The cells of the moves that keep the value with the best remoteness, ascending."""
         return tuple(sorted(m.cell for m in self.moves if m.value == self.value))
 
+    def __repr__(self) -> str:
+        position = self.position
+        names = " ".join(position.rules.cell_name(cell) for cell in self.best_moves) or "-"
+        return (
+            f"<Analysis {position.rules.name} {position}: {position.to_move.upper()} to move, "
+            f"{self.value}; best {names} ({self.source})>"
+        )
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.analysis_html(self)
+
 
 class MoveProver(Protocol):
     """What the oracle asks of a prover (see :class:`ttt_solve.solver.search.Prover`)."""
@@ -86,7 +99,10 @@ LIVE_TABLE_BITS = 19
 
 
 def _default_prover(rules: Rules) -> MoveProver:
+    from ttt_solve.solver.compiling import announce_search
     from ttt_solve.solver.search import Prover  # imported on demand: most queries never search
+
+    announce_search()
 
     # A live search lasts seconds: a 16 MiB table holds what it finds, and a process that
     # asks one question does not wait for the pages of a bigger one.
@@ -167,17 +183,15 @@ class Oracle:
 
     def _out_of_reach(self, position: Position, why: str) -> OutOfReachError:
         game, rules, book = self.game, self.rules, self.book
-        db = book.db_argument if book is not None else "ttt.sqlite"
+        db = book.db_argument if book is not None else None
         if game is None or book is None:
             held = (
                 "the book" if book is None else book.describe()
             ) + f" holds no {rules.name} game"
-            command = solve_command(rules, db)
+            depth = None
         else:
             held = f"{book.describe()} holds {rules.name} only to ply {game.book_depth}"
-            # --method, because ttt-solve would otherwise pick the exhaustive solve if it fits.
-            command = (
-                f"{solve_command(rules, db)} --method alphabeta "
-                f"--book-depth {position.ply + 1} --force"
-            )
-        return OutOfReachError(f"{held} and {why} on {position}; build the book with: {command}")
+            depth = position.ply + 1
+        return OutOfReachError(
+            f"{held} and {why} on {position}", database=db, rules=rules, depth=depth
+        )

@@ -58,7 +58,7 @@ from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.plystore import make_folder
 from ttt_solve.solver.position import Position, iter_cells
-from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.rules import Rules, parse_game
 from ttt_solve.solver.value import Outcome, Value, move_value
 
 if TYPE_CHECKING:
@@ -115,6 +115,17 @@ class GameInfo(NamedTuple):
     def holds_ply(self, ply: int) -> bool:
         """Whether positions of this ply are stored (all of them, when they are)."""
         return self.book_depth is None or ply <= self.book_depth
+
+    @property
+    def scope(self) -> str:
+        """``exhaustive`` or ``opening book to ply D``."""
+        return "exhaustive" if self.book_depth is None else f"opening book to ply {self.book_depth}"
+
+    def __repr__(self) -> str:
+        return (
+            f"<GameInfo {self.rules.name}: {self.value} for X, {self.scope}, "
+            f"{self.positions:,} positions ({self.reachable:,} reachable)>"
+        )
 
 
 class Entry(NamedTuple):
@@ -214,6 +225,30 @@ class _BlockReads:
                 rows.append(row)
         return rows
 
+    def column_chunks(
+        self, rules: Rules, game_id: int, where: RowFilter, batch: int
+    ) -> Iterator[dict[str, Any]]:
+        """The selected rows of a narrow board's game as NumPy columns, about ``batch`` rows
+        a chunk (``ply`` and ``key`` included), in (ply, key) order."""
+        import numpy as np
+
+        on_ply, params = where.only("ply").sql()
+        sql = f"{_GAME_BLOCKS}{on_ply} ORDER BY ply, first_key"
+        parts: list[dict[str, Any]] = []
+        held = 0
+        for ply, *block in self._stream(sql, (game_id, *params)):
+            first, count, packed, data = map(_blob, block)
+            checked_block(NARROW, ply, first, count, packed, data)
+            columns = _narrow_columns(ply, count, packed, data, where)
+            columns["ply"] = np.full(len(columns["key"]), ply, dtype=np.int64)
+            parts.append(columns)
+            held += len(columns["key"])
+            if held >= batch:
+                yield _joined(parts)
+                parts, held = [], 0
+        if held:
+            yield _joined(parts)
+
     def chunks(
         self, rules: Rules, game_id: int, where: RowFilter, batch: int
     ) -> Iterator[list[Any]]:
@@ -233,6 +268,12 @@ class _BlockReads:
                 chunk = []
         if chunk:
             yield chunk
+
+
+def _joined(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    import numpy as np
+
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
 
 _NUMPY_BATCH = 1000
@@ -267,14 +308,22 @@ def _narrow_rows(ply: int, count: int, packed: bytes, data: bytes, where: RowFil
     NumPy column by column."""
     from itertools import repeat
 
+    columns = _narrow_columns(ply, count, packed, data, where)
+    order = [columns[name].tolist() for name in _POSITION_COLUMNS[1:]]
+    return list(zip(repeat(ply), *order))
+
+
+def _narrow_columns(
+    ply: int, count: int, packed: bytes, data: bytes, where: RowFilter
+) -> dict[str, Any]:
+    """The columns (NumPy arrays) of the rows of a narrow block that ``where`` selects."""
     columns = block_columns(NARROW, ply, count, packed, data)
     if where.conditions:
         import numpy as np
 
         chosen = np.broadcast_to(where.holds({"ply": ply, **columns}), (count,))
         columns = {name: column[chosen] for name, column in columns.items()}
-    order = [columns[name].tolist() for name in _POSITION_COLUMNS[1:]]
-    return list(zip(repeat(ply), *order))
+    return columns
 
 
 class _SqliteRows(_BlockReads):
@@ -491,8 +540,9 @@ class Book:
         info = self.find_game(rules)
         if info is None:
             raise GameNotFoundError(
-                f"{self.describe()} holds no {rules.name} game; build it with: "
-                f"{solve_command(rules, self.db_argument)}"
+                f"{self.describe()} holds no {rules.name} game",
+                database=self.db_argument,
+                rules=rules,
             )
         return info
 
@@ -518,18 +568,36 @@ class Book:
     def describe(self) -> str:
         return f"book {self.display_url}"
 
+    def __repr__(self) -> str:
+        try:
+            games = self.games()
+        except BookError as error:
+            return f"<Book {self.display_url}: cannot be read: {error}>"
+        listed = "; ".join(f"{g.rules.name} {g.value} for X, {g.scope}" for g in games)
+        return f"<Book {self.display_url}: {len(games)} game{'s' if len(games) != 1 else ''}" + (
+            f" ({listed})>" if games else ">"
+        )
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        rows = "".join(
+            f"<tr><td>{escape(g.rules.name)}</td><td>{escape(str(g.value))}</td>"
+            f"<td>{escape(g.scope)}</td><td>{g.positions:,}</td><td>{g.reachable:,}</td></tr>"
+            for g in self.games()
+        )
+        return (
+            f"<div><b>book {escape(self.display_url)}</b><table><tr><th>game</th>"
+            f"<th>value for X</th><th>method</th><th>positions</th><th>reachable</th></tr>"
+            f"{rows}</table></div>"
+        )
+
     def damaged(self, detail: str, rules: Rules | None = None) -> DamagedBookError:
-        """The error for a book found damaged: ``detail`` says what was found; the message
-        says how to check the book and rebuild the game (``rules``, when one is concerned)."""
-        db = "" if self.db_argument == DEFAULT_DB else f" --db {self.db_argument}"
-        if rules is None:
-            fix = f"check it with: ttt verify --size N --win K{db}; rebuild it if it fails"
-        else:
-            fix = (
-                f"check it with: ttt verify --size {rules.size} --win {rules.k}{db}; "
-                f"solve the game again with: {solve_command(rules, self.db_argument)} --force"
-            )
-        return DamagedBookError(f"{self.describe()} looks damaged: {detail}; {fix}")
+        """The error for a book found damaged: ``detail`` says what was found; ``rules`` is
+        the game concerned, if one is."""
+        return DamagedBookError(
+            f"{self.describe()} looks damaged: {detail}", database=self.db_argument, rules=rules
+        )
 
     # -- positions ----------------------------------------------------------------------------
 
@@ -714,6 +782,59 @@ class Book:
                     self._check_rows(rules, chunk)
                 yield from map(_stored_row, chunk)
 
+    def columns(
+        self, rules: Rules, *, where: RowFilter | None = None, batch: int = 1 << 18
+    ) -> Generator[dict[str, Any], None, None]:
+        """The rows :meth:`rows` gives, as NumPy columns a chunk of about ``batch`` rows at a
+        time: ``ply``, ``key`` (``uint64``), ``value``, ``remoteness``, ``best_moves`` (a
+        bitmask of cells) and ``images``, in (ply, key) order, checked as :meth:`rows` checks
+        them. A board of more than 31 cells (keys past 64 bits) gives ``key`` and
+        ``best_moves`` as arrays of Python integers."""
+        import numpy as np
+
+        info = self.game(rules)
+        where = where or RowFilter()
+        if not rules.fits_key:
+            rows = list(self.rows(rules, where=where))
+            if rows:
+                yield {
+                    name: np.array([row[i] for row in rows], dtype=object if i in (1, 4) else None)
+                    for i, name in enumerate(_POSITION_COLUMNS)
+                }
+            return
+        with self._reading(rules):
+            for chunk in self._rows.column_chunks(rules, info.id, where, batch):
+                # as int64 (a narrow key has at most 62 bits), as a chunk of rows is checked
+                columns = [chunk[name].astype(np.int64) for name in _POSITION_COLUMNS]
+                for bad, what in out_of_range(rules, *columns):
+                    if bad is not False and np.any(bad):
+                        first = int(np.flatnonzero(bad)[0])
+                        raise self.damaged(
+                            f"a positions row of ply {int(chunk['ply'][first])} holds {what}", rules
+                        )
+                if (np.bitwise_count(chunk["key"]) != chunk["ply"]).any():
+                    raise self.damaged("a positions row's ply is not its count of stones", rules)
+                yield chunk
+
+    def frame(
+        self,
+        game: Rules | str,
+        *,
+        where: RowFilter | str | None = None,
+        expand: bool = False,
+        cells: bool = True,
+    ) -> Any:
+        """The rows of a game (``Rules`` or a name like ``"4x4k4"``) as a pandas DataFrame,
+        selected by ``where`` (a :class:`RowFilter` or its text, ``"ply<=4 and value=win"``),
+        one row per canonical position or with ``expand`` per reachable one: see
+        :func:`book.frame.frame`. Needs pandas (``pip install 'ttt-solve[notebook]'``)."""
+        from ttt_solve.book.frame import frame
+
+        rules = game if isinstance(game, Rules) else parse_game(game)
+        if isinstance(where, str):
+            where = RowFilter.parse(where)
+        return frame(self, rules, where=where, expand=expand, cells=cells)
+
     # -- damage -------------------------------------------------------------------------------
 
     @contextmanager
@@ -870,13 +991,6 @@ def out_of_range(
     ]
 
 
-def solve_command(rules: Rules, db: str = DEFAULT_DB) -> str:
-    """The ``ttt-solve`` command line that would put this game into the book ``db``."""
-    return f"ttt-solve --size {rules.size} --win {rules.k}" + (
-        "" if db == DEFAULT_DB else f" --db {db}"
-    )
-
-
 def _game_info(row: Sequence[Any]) -> GameInfo:
     """A ``games`` row read; a field of the wrong type or range raises ``ValueError``."""
     from ttt_solve.solver.figures import Figures
@@ -964,15 +1078,13 @@ def ensure_schema(engine: Engine) -> None:
     prepare_schema(engine)
 
 
-def _upgrade_command(rows: _SqliteRows | _EngineRows, db: str) -> str:
-    """A ``ttt-solve`` of a game the old book already holds (it then only upgrades the book),
-    or of 3x3 if its games cannot be read."""
+def _first_rules(rows: _SqliteRows | _EngineRows) -> Rules | None:
+    """The rules of a game the book holds, or ``None`` if its games cannot be read."""
     unreadable: tuple[type[Exception], ...] = (IndexError, ValueError, *rows.errors)
     try:
-        rules = _game_info(rows.games()[0]).rules
+        return _game_info(rows.games()[0]).rules
     except unreadable:
-        rules = Rules(3, 3, 3)
-    return solve_command(rules, db)
+        return None
 
 
 def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> None:
@@ -985,8 +1097,7 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
         refuse_foreign_tables(tables, db)
         if not create:
             raise BookNotFoundError(
-                f"{db} is not a ttt-solve book: it holds no tables; "
-                f"solve a game into it first (ttt-solve --db {db})"
+                f"{db} is not a ttt-solve book: it holds no tables", database=db, kind="not-a-book"
             )
         return
     version = read_version(rows.schema_version(), db)
@@ -994,14 +1105,17 @@ def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> Non
     if version < SCHEMA_VERSION and not create:
         raise SchemaVersionError(
             f"{db} was written by an older ttt-solve: found schema version {version}, "
-            f"expected {SCHEMA_VERSION}; ttt-solve upgrades it when it next writes into it "
-            f"(its games are kept), e.g.: {_upgrade_command(rows, db)}"
+            f"expected {SCHEMA_VERSION}",
+            database=db,
+            rules=_first_rules(rows),
+            kind="older-schema",
         )
     missing = [name for name in ("games", TABLE) if name not in tables]
     if missing and not create:
         raise DamagedBookError(
-            f"book {db} looks damaged: it has no {' and no '.join(missing)} table; "
-            f"solve its games again into a new book (ttt-solve --size N --win K --db NEW)"
+            f"book {db} looks damaged: it has no {' and no '.join(missing)} table",
+            database=db,
+            kind="damaged-tables",
         )
 
 
@@ -1022,8 +1136,9 @@ def _make_book_folder(path: str, db: str) -> None:
     problem = make_folder(os.path.dirname(path) or ".")
     if problem is not None:
         raise BookNotFoundError(
-            f"cannot make the folder of the book {hide_password(db)[:200]}: {problem}; "
-            f"give --db a path in a folder that can be written"
+            f"cannot make the folder of the book {hide_password(db)[:200]}: {problem}",
+            database=db,
+            kind="unwritable-folder",
         )
 
 
@@ -1056,10 +1171,7 @@ def open_book(
     """
     path = sqlite_file(db)
     if path is not None and not create and not os.path.exists(path):
-        raise BookNotFoundError(
-            f"no book at {db}: solve a game into it first (ttt-solve "
-            f"--size N --win K{'' if db == DEFAULT_DB else ' --db ' + db})"
-        )
+        raise BookNotFoundError(f"no book at {db}", database=db, kind="no-book")
     if path is not None and create:
         _make_book_folder(path, db)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)

@@ -10,11 +10,14 @@ user ever becomes SQL.
 from __future__ import annotations
 
 import operator
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ttt_solve.book.errors import RowFilterError
+from ttt_solve.errors import quoted
+from ttt_solve.solver.value import Outcome
 
 FILTER_COLUMNS = ("ply", "value", "remoteness", "images")
 """The columns a filter may name (``value`` is for the side to move: 1, 0, -1)."""
@@ -31,6 +34,13 @@ PYTHON_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     ">=": operator.ge,
 }
 """SQL operator -> the Python operator that makes the same comparison on numbers or arrays."""
+
+VALUE_NUMBERS = {outcome.value: outcome.sign for outcome in Outcome}
+"""The value column's numbers by name (for the side to move)."""
+
+_CONDITION = re.compile(
+    r"^\s*([a-z_]+)\s*(<=|>=|!=|==|=|<|>)\s*([a-z]+|[+-]?\d+)\s*$", re.IGNORECASE
+)
 
 LARGEST = 10**6
 """Every filtered column is small; SQLite cannot bind integers beyond 64 bits at all."""
@@ -80,6 +90,42 @@ class RowFilter:
         if open_only:
             conditions.append(Condition("remoteness", ">", 0))
         return cls(tuple(conditions))
+
+    @classmethod
+    def parse(cls, text: str) -> RowFilter:
+        """A filter from its text: ``ply<=4``, ``value=win``, ``ply>=2 and images=8``.
+
+        Columns: ply, value (win, draw, loss, or 1, 0, -1; ordered loss < draw < win),
+        remoteness, images. Operators: = (or ==), !=, <, <=, >, >=. Conditions are joined by
+        ``and`` or commas. :class:`~book.errors.RowFilterError` quotes what is not understood.
+        """
+        conditions = []
+        shown = quoted(str(text))
+        for part in re.split(r"\s+and\s+|,", str(text).strip(), flags=re.IGNORECASE):
+            match = _CONDITION.match(part)
+            if not match:
+                raise RowFilterError(
+                    f"{shown}: cannot read {quoted(part.strip())}; write COLUMN OP VALUE, "
+                    f"e.g. ply<=4 or value=win"
+                )
+            column, op, literal = match.group(1).lower(), match.group(2), match.group(3).lower()
+            if literal.lstrip("+-").isdigit():
+                # Python refuses to read a number of thousands of digits; none is in range.
+                if len(literal.lstrip("+-").lstrip("0")) > len(str(LARGEST)):
+                    raise RowFilterError(f"{shown}: {quoted(literal)} is out of range for {column}")
+                number = int(literal)
+            elif column == "value" and literal in VALUE_NUMBERS:
+                number = VALUE_NUMBERS[literal]
+            else:
+                expected = "win, draw, loss or 1, 0, -1" if column == "value" else "a whole number"
+                raise RowFilterError(
+                    f"{shown}: {column} compares with {expected}, not {quoted(literal)}"
+                )
+            conditions.append(Condition(column, op, number))
+        try:
+            return cls(tuple(conditions))
+        except RowFilterError as error:
+            raise RowFilterError(f"{shown}: {error}") from None
 
     def sql(self) -> tuple[str, tuple[int, ...]]:
         """The conditions as SQL text to follow a ``WHERE``-clause term (`` AND ply <= ?``)

@@ -6,6 +6,9 @@ by ``(game_id, ply, first_key)`` (the layout of a block: :mod:`book.blocks`). On
 ``WITHOUT ROWID`` table: the primary key is the storage order, so there is no second index and
 blocks inserted in key order go in sequentially.
 
+``ladder_games`` caches the games of a game's reference ladder of agents and of the agents
+rated against it (:mod:`book.ladder`): a row per pair of agents and colour.
+
 The ``meta`` table records :data:`SCHEMA_VERSION`; it is written in the same transaction that
 creates the tables, so a database never holds the tables without their version.
 """
@@ -68,6 +71,26 @@ position_blocks = sa.Table(
     sqlite_with_rowid=False,
 )
 """A row per block of up to ``BLOCK_POSITIONS`` positions of one ply (:mod:`book.blocks`)."""
+
+
+ladder_games = sa.Table(
+    "ladder_games",
+    metadata,
+    sa.Column(
+        "game_id", sa.Integer, sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("ladder", sa.String(64), primary_key=True),  # the set of rungs, by name
+    sa.Column("games_per_pair", sa.Integer, primary_key=True),
+    sa.Column("seed", sa.BigInteger, primary_key=True),
+    sa.Column("x_agent", sa.Text, primary_key=True),  # the spec of the agent playing X
+    sa.Column("o_agent", sa.Text, primary_key=True),
+    sa.Column("x_wins", sa.Integer, nullable=False),
+    sa.Column("draws", sa.Integer, nullable=False),
+    sa.Column("o_wins", sa.Integer, nullable=False),
+    sa.Column("rated", sa.Text, nullable=False),  # "" for the ladder's own games, else the agent
+    sa.Column("played_at", sa.DateTime(timezone=True), nullable=False),
+)
+"""Games of a reference ladder and of the agents rated against it (:mod:`book.ladder`)."""
 
 
 @event.listens_for(meta, "after_create")

@@ -7,6 +7,12 @@ the transaction starts with ``BEGIN IMMEDIATE`` (one writer at a time per file),
 with an advisory lock keyed on the rules (one writer at a time per game); either way the
 second writer waits for the first and then sees its game instead of writing it twice.
 
+A lost connection to a database server (PostgreSQL stopped mid-write) is a
+:class:`~book.errors.BookError` (``kind`` ``"server-failed"``, or ``"server-failed-commit"``
+when the commit itself was cut) naming the server and saying the book is unchanged. A game is
+replaced only with ``force``, or by one that holds more: a deeper opening book, or an exhaustive
+solve of a game stored as an opening book (:func:`holds_more`).
+
 Positions go in as blocks (:mod:`book.blocks`), packed from each ply's sorted arrays by NumPy,
 by the DB-API driver's ``executemany`` on every backend: a block of a thousand positions is one
 row, so the database's per-row cost is paid a thousand times less often. While one ply is
@@ -16,12 +22,9 @@ written, a thread solves the next (:func:`solved_ahead`).
 from __future__ import annotations
 
 import json
-import queue
-import signal
-import threading
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from datetime import datetime, timezone
 from itertools import islice
 from typing import Any
@@ -31,11 +34,14 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from ttt_solve.book import schema
+from ttt_solve.book.ahead import made_ahead as solved_ahead
 from ttt_solve.book.blocks import BLOCK_COLUMNS, TABLE, pack_ply
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
+from ttt_solve.processes import interrupts_deferred
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
@@ -79,48 +85,6 @@ def insert_blocks(conn: Connection, game_id: int, ply: int, blocks: Iterable[Any
         cursor.close()
 
 
-def solved_ahead(plies: Iterable[PlyTable]) -> Generator[PlyTable, None, None]:
-    """The plies, made by a thread of their own one ply ahead of the consumer: the solver's
-    kernels release the GIL, so the next ply is solved while this one is written. An error
-    of the solver is raised here; a consumer that stops early (closing this generator) stops
-    the thread at its next ply and waits for it, so that nothing of the solve runs on once
-    the consumer has given up."""
-    handoff: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=1)
-    stopped = threading.Event()
-
-    def hand(kind: str, item: Any) -> bool:
-        while not stopped.is_set():
-            try:
-                handoff.put((kind, item), timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def produce() -> None:
-        try:
-            for table in plies:
-                if not hand("ply", table):
-                    return
-            hand("end", None)
-        except BaseException as error:  # noqa: BLE001  # handed to the consumer, raised there
-            hand("error", error)
-
-    thread = threading.Thread(target=produce, name="ttt-solve-ahead", daemon=True)
-    thread.start()
-    try:
-        while True:
-            kind, item = handoff.get()
-            if kind == "end":
-                return
-            if kind == "error":
-                raise item
-            yield item
-    finally:
-        stopped.set()
-        thread.join()
-
-
 def write_game(
     book: Book,
     rules: Rules,
@@ -157,11 +121,11 @@ def write_game(
         write_lock(conn, game_lock(rules))
         existing = conn.execute(sa.select(games.c.id).where(same_rules)).scalar()
         if existing is not None:
-            if not force:
+            if not force:  # (with force, a games row that does not even parse is replaced)
                 book.forget_game(rules)
-                raise GameExistsError(
-                    f"{rules.name} is already in {book.describe()}", book.game(rules)
-                )
+                stored = book.game(rules)
+                if not holds_more(book, stored, book_depth):
+                    raise GameExistsError(f"{rules.name} is already in {book.describe()}", stored)
             conn.execute(sa.delete(blocks).where(blocks.c.game_id == existing))
             conn.execute(sa.delete(games).where(games.c.id == existing))
         game_id = conn.execute(
@@ -190,35 +154,87 @@ def write_game(
                     if on_rows:
                         on_rows(count)
         _write_summary(conn, game_id, rules, figures, started, book_depth)
-    except BaseException:
+    except BaseException as error:
         with interrupts_deferred():
-            transaction.rollback()
-            conn.close()
+            lost = _abandon(transaction, conn)
+        problem = _server_error(book, error, lost)
+        if problem is not None:
+            raise BookError(
+                f"{problem} while writing {rules.name} into {book.describe()}; the book is "
+                f"unchanged (nothing of the game was committed)",
+                database=book.db_argument,
+                rules=rules,
+                kind="server-failed",
+            ) from None
         raise
     # Once the commit starts it finishes: a Ctrl-C now is acted on after it (the caller then
     # finds the game stored), never in the middle of the commit or of closing the connection.
     with interrupts_deferred():
-        transaction.commit()
+        try:
+            transaction.commit()
+        except BaseException as error:
+            problem = _server_error(book, error, _abandon(transaction, conn))
+            if problem is None:
+                raise
+            raise BookError(
+                f"{problem} while committing {rules.name} into {book.describe()}: whether the "
+                f"server stored it is not known",
+                database=book.db_argument,
+                rules=rules,
+                kind="server-failed-commit",
+            ) from None
         conn.close()
     book.forget_game(rules)
     return book.game(rules)
 
 
-@contextmanager
-def interrupts_deferred() -> Iterator[None]:
-    """Hold back Ctrl-C (SIGINT) for the block: it raises ``KeyboardInterrupt`` once the block
-    has finished. Only the main thread can handle signals; elsewhere the block just runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, _frame: received.append(number))
+def holds_more(book: Book, stored: GameInfo, book_depth: int | None) -> bool:
+    """Whether writing a game solved to ``book_depth`` (``None``: every position, an
+    exhaustive solve) would store positions that the ``stored`` game of the same rules lacks:
+    ``stored`` is an opening book, the new one is deeper or exhaustive, and some game goes on
+    past the stored book's last ply. Such a write replaces the stored game without ``force``;
+    any other keeps it (it answers every question the new one would)."""
+    if stored.book_depth is None:
+        return False  # every reachable position is stored
+    if book_depth is not None and book_depth <= stored.book_depth:
+        return False
+    # A book is stored to the last ply that has positions: past it, no game goes on.
+    still_open = RowFilter.of(ply=stored.book_depth, open_only=True)
+    with closing(book.rows(stored.rules, where=still_open, batch=1)) as rows:
+        return next(rows, None) is not None
+
+
+def _abandon(transaction: sa.engine.Transaction, conn: Connection) -> bool:
+    """Roll back and close; returns whether the connection was found lost. (A server that
+    drops the connection rolls the transaction back itself: nothing is left to undo.)"""
+    lost = False
     try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if received:
-        raise KeyboardInterrupt
+        transaction.rollback()
+    except sa.exc.DBAPIError:
+        conn.invalidate()
+        lost = True
+    conn.close()
+    return lost
+
+
+def _server_error(book: Book, error: BaseException, lost: bool) -> str | None:
+    """What a database server did to the write, for one line (``the connection to the
+    database server at 127.0.0.1:5432 was lost (...)``); ``None`` for anything else, and for
+    a SQLite book, whose errors (a full disk above all) are reported as they are."""
+    url = book.engine.url
+    if url.get_backend_name() == "sqlite":
+        return None
+    driver_error = getattr(error, "orig", None) or error
+    if not isinstance(driver_error, book.engine.dialect.loaded_dbapi.Error):
+        return None
+    lines = str(driver_error).strip().splitlines()  # libpq adds a paragraph of guesses
+    reason = lines[0].strip() if lines else type(driver_error).__name__
+    server = f"the database server at {url.host or 'localhost'}" + (
+        f":{url.port}" if url.port else ""
+    )
+    if lost:
+        return f"the connection to {server} was lost ({reason})"
+    return f"{server} refused the write ({reason})"
 
 
 def _write_summary(

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import functools
 import io
+import logging
 import os
 import signal
 import sqlite3
@@ -18,7 +19,7 @@ from typing import Any
 import click
 
 from ttt_solve.book.defaults import DEFAULT_DB
-from ttt_solve.errors import TttError
+from ttt_solve.errors import TttError, quoted
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
 
@@ -121,11 +122,14 @@ def friendly_errors(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        quiet_library_noise()
         try:
             with sigterm_as_interrupt():
                 return command(*args, **kwargs)
         except TttError as error:
-            raise CliError(str(error)) from None
+            from ttt_solve.fixes import explained
+
+            raise CliError(explained(error)) from None
         except KeyboardInterrupt as interrupt:
             word, status = stopped_by(interrupt)
             click.echo(f"{word}: nothing was written", err=True)
@@ -145,6 +149,24 @@ def friendly_errors(command: Callable) -> Callable:
             raise BugError(error) from None
 
     return wrapper
+
+
+_LEAKED_SEMAPHORES = "ignore:resource_tracker:UserWarning:multiprocessing.resource_tracker"
+"""The warning filter that keeps multiprocessing's resource tracker quiet about the semaphores
+of a pool whose process was killed outright: it removes them, and the user can do nothing."""
+
+
+def quiet_library_noise() -> None:
+    """Keep other libraries' own lines off the terminal where a command says what went wrong
+    itself, in one line: the database driver's log (psycopg adds "error ignored terminating
+    <psycopg.Pipeline [BAD]>" when the server goes away mid-write), and the warning of
+    multiprocessing's resource tracker (a process of its own, which takes its warning filters
+    from this one's ``sys.warnoptions`` when the first pool starts it)."""
+    driver = logging.getLogger("psycopg")
+    if not driver.handlers:
+        driver.addHandler(logging.NullHandler())
+    if _LEAKED_SEMAPHORES not in sys.warnoptions:
+        sys.warnoptions.append(_LEAKED_SEMAPHORES)
 
 
 _SQLITE_FULL = 13
@@ -197,10 +219,22 @@ def silence_stdout() -> None:
 
 
 def run_entry(command: click.Command, prog_name: str) -> None:
-    """Run a command as a script: click's own output (``--help``, usage errors) failing to be
-    written is one line on stderr and exit 2, as the commands' own errors are."""
+    """Run a command as a script. Click's own output (``--help``, usage errors) failing to be
+    written is one line on stderr and exit 2, as the commands' own errors are; a Ctrl-C that
+    comes before the command runs (while its options are read or its module loads) exits 130
+    with a line, as one that comes later does, not with click's ``Aborted!`` and status 1."""
     try:
-        command.main(prog_name=prog_name)
+        status = command.main(prog_name=prog_name, standalone_mode=False)
+    except click.ClickException as error:
+        error.show()
+        sys.exit(error.exit_code)
+    except click.Abort as abort:
+        if not isinstance(abort.__cause__ or abort.__context__, KeyboardInterrupt):
+            click.echo("Aborted!", err=True)  # end of input at a prompt, as click says it
+            sys.exit(1)
+        _say_interrupted()
+    except KeyboardInterrupt:
+        _say_interrupted()
     except OSError as error:
         silence_stdout()
         try:
@@ -208,6 +242,27 @@ def run_entry(command: click.Command, prog_name: str) -> None:
         except OSError:
             pass  # stderr is unwritable too: the exit status is all that is left
         sys.exit(2)
+    sys.exit(status if isinstance(status, int) else 0)  # an int: click's exit code (--help: 0)
+
+
+def _say_interrupted() -> None:
+    """Ctrl-C before a command started its work: nothing was written; exit 130."""
+    with contextlib.suppress(OSError):
+        click.echo("interrupted: nothing was written", err=True)
+    sys.exit(130)
+
+
+LONGEST_NUMBER = 18
+"""Digits of the largest whole number an option takes: every count fits in 64 bits, and Python
+refuses to read a number of thousands of digits (with a ValueError that names no option)."""
+
+
+def whole_number(digits: str) -> int | None:
+    """``int(digits)`` for a string of ASCII digits (a sign allowed), or ``None`` when it has
+    more than :data:`LONGEST_NUMBER` digits: too large for anything an option counts."""
+    if len(digits.lstrip("+-").lstrip("0")) > LONGEST_NUMBER:
+        return None
+    return int(digits)
 
 
 _LONGEST_SIZE = 32
@@ -218,7 +273,7 @@ def make_rules(size: str, win: int | None) -> Rules:
     """Rules from ``--size`` and ``--win``; ``--win`` defaults to the shorter side."""
     if len(size) > _LONGEST_SIZE:  # Python refuses to read numbers of thousands of digits
         raise CliError(
-            f"--size {size[:_LONGEST_SIZE]}... ({len(size):,} characters) is not a board size: "
+            f"--size {quoted(size, _LONGEST_SIZE)} is not a board size: "
             f"write N or RxC, each side 1..26 (e.g. 3 or 4x5)"
         )
     try:
@@ -359,12 +414,3 @@ class LazyProgress:
 def count(n: int) -> str:
     """``1217977`` -> ``1,217,977``."""
     return f"{n:,}"
-
-
-def approx(n: float) -> str:
-    """A rough count for people: ``765``, ``1.3 million``, ``2.0e+10``."""
-    if n < 1e6:
-        return f"{n:,.0f}"
-    if n < 1e9:
-        return f"{n / 1e6:.1f} million"
-    return f"{n:.1e}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from collections.abc import Callable
 
 import click
 from tabulate import tabulate
@@ -19,13 +20,18 @@ from ttt_solve.agents.curve import (
     check_agents,
     parse_vary,
     plan_curve,
+    rate_points,
     run_curves,
 )
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
 from ttt_solve.cli.audit import game_rows, percent
+from ttt_solve.cli.rate import elo, open_ladder_book
 from ttt_solve.solver.rules import Rules
+
+MAX_SEEDS = 10_000
+"""More audits per point than anyone waits for; a bound that --seeds states."""
 
 LOG_SCALE_RATIO = 100
 """Values spanning this factor or more (two decades) are plotted on a log scale."""
@@ -39,6 +45,7 @@ Examples:
   ttt curve --agent alphabeta --vary depth=1,2,3,4 --size 4 --win 3 --positions sample:500
   ttt curve --agent heuristic --vary rules=0,1,2,3,4,5
   ttt curve --agent mcts --vary iterations=10,100,1000 --games 100 --opponent perfect
+  ttt curve --agent perfect --vary error=0,0.1,0.2,0.5 --rating --plot graded.svg
 """
 
 
@@ -73,6 +80,7 @@ Examples:
     3,
     "Audits per point, with seeds --seed, --seed+1, ...; the figures are their mean and 95% "
     "interval.",
+    largest=MAX_SEEDS,
 )
 @options.seed_option(
     "The first seed (a point's figures for one seed are those of `ttt audit --seed`)."
@@ -81,6 +89,19 @@ Examples:
     plot_help="Also draw accuracy and perfection against the parameter, one line per agent "
     "(needs pip install 'ttt-solve[plot]').",
     csv_help="Print one CSV row per point.",
+)
+@click.option(
+    "--rating",
+    is_flag=True,
+    help="Also rate each point's agent against the reference ladder (ttt rate; the ladder "
+    "is played once per game and cached in the book): a rating curve beside the accuracy.",
+)
+@click.option(
+    "--rating-games",
+    type=click.IntRange(1),
+    default=None,
+    metavar="N",
+    help="With --rating: games per pair of the ladder and per rung for each point (default 100).",
 )
 @common.jobs_option("Processes for each audit (results do not depend on it).")
 @options.quiet_option()
@@ -96,6 +117,8 @@ def curve(
     seeds: int,
     seed: int,
     plot_path: str | None,
+    rating: bool,
+    rating_games: int | None,
     jobs: int,
     as_json: bool,
     as_csv: bool,
@@ -104,7 +127,9 @@ def curve(
     """Audit agents at many values of one parameter, several seeds each, as `ttt audit` does,
     and report per point accuracy and perfection (mean and 95% interval over seeds), blunders
     by kind and, in games mode, results by colour; name the smallest value at which an agent
-    kept the value in every graded move for every seed. Optionally plot the curves.
+    kept the value in every graded move for every seed. Optionally plot the curves; with
+    --rating, rate each point against the reference ladder too (a rating with its 95%
+    interval per point, on the scale of ttt rate).
     """
     sample = options.grading_sample(positions, games, opponent_spec, plot_path, as_json, as_csv)
     if len(varies) not in (1, len(agent_specs)):
@@ -118,7 +143,9 @@ def curve(
         for index, spec in enumerate(agent_specs)
     ]
     seed_list = list(range(seed, seed + seeds))
-    with open_book(db) as book:
+    if rating_games is not None and not rating:
+        raise common.CliError("--rating-games goes with --rating")
+    with open_ladder_book(db) if rating else open_book(db) as book:
         truth = ReadOnceTruth(book, rules)
         check_agents(plans, book, db)
         progress = common.LazyProgress("curve", enabled=not quiet)
@@ -136,6 +163,25 @@ def curve(
             )
         finally:
             progress.close()
+        if rating:
+            from ttt_solve.agents.rungs import GAMES
+            from ttt_solve.book.reader import unwritable_reason
+
+            progress = common.LazyProgress("rating", enabled=not quiet)
+            try:
+                curves, _ = rate_points(
+                    curves,
+                    book,
+                    db,
+                    rules,
+                    games=rating_games or GAMES,
+                    seed=seed,
+                    cache=unwritable_reason(db) is None,
+                    jobs=jobs,
+                    progress=progress,
+                )
+            finally:
+                progress.close()
         if games is None:
             mode = (
                 "every position" if sample is None else f"{common.count(sample)} sampled positions"
@@ -198,7 +244,13 @@ def _headers(one: Curve, games_mode: bool) -> list[str]:
     headers = [one.param, "accuracy", "perfection", *BLUNDER_KINDS]
     if games_mode:
         headers += ["as X: won/drawn/lost", "as O: won/drawn/lost"]
+    if one.points[0].rating is not None:
+        headers.append("rating [95%]")
     return [f"{one.agent}: {one.param}", *headers[1:]]
+
+
+def rating_text(rating: Interval) -> str:
+    return f"{elo(rating.mean)} [{elo(rating.low)} to {elo(rating.high)}]"
 
 
 def _row(point: Point, games_mode: bool) -> list[str]:
@@ -212,6 +264,8 @@ def _row(point: Point, games_mode: bool) -> list[str]:
     if games_mode:
         for _label, _games, won, drawn, lost, *_ in game_rows(point.games()):
             row.append(f"{won}/{drawn}/{lost}")
+    if point.rating is not None:
+        row.append(rating_text(point.rating))
     return row
 
 
@@ -220,27 +274,38 @@ def curve_chart(curves: list[Curve], title: str) -> charts.Figure:
     xs = [point.x for one in curves for point in one.points]
     log_x = min(xs) > 0 and max(xs) / min(xs) >= LOG_SCALE_RATIO
     params = list(dict.fromkeys(one.param for one in curves))
-    panels = []
-    for share_name, label in (("accuracy", "accuracy (value kept)"), ("perfection", "perfection")):
-        series = []
+
+    def series(pick: Callable[[Point], Interval | None]) -> list[charts.Series]:
+        out = []
         for one in curves:
-            shares = [getattr(point, share_name) for point in one.points]
-            series.append(
+            values = [value for value in map(pick, one.points) if value is not None]
+            out.append(
                 charts.Series(
                     one.agent,
                     [point.x for point in one.points],
-                    [share.mean for share in shares],
-                    [share.low for share in shares],
-                    [share.high for share in shares],
+                    [value.mean for value in values],
+                    [value.low for value in values],
+                    [value.high for value in values],
                 )
             )
-        panels.append(charts.Panel(label, series))
+        return out
+
+    panels = [
+        charts.Panel("accuracy (value kept)", series(lambda point: point.accuracy)),
+        charts.Panel("perfection", series(lambda point: point.perfection)),
+    ]
+    rated = all(point.rating is not None for one in curves for point in one.points)
+    if rated:
+        panels.append(
+            charts.Panel("rating (Elo, random = 0)", series(lambda point: point.rating), False)
+        )
     return charts.line_panels(
         panels,
         title=title,
         xlabel=" / ".join(params),
         log_x=log_x,
         percent=True,
+        sharey=not rated,
     )
 
 
@@ -283,6 +348,12 @@ def curves_json(
                     for run in point.runs
                 ],
             }
+            if point.rating is not None:
+                entry["rating"] = {
+                    "rating": point.rating.mean,
+                    "low": point.rating.low,
+                    "high": point.rating.high,
+                }
             if point.runs[0].games is not None:
                 entry["games"] = {
                     side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
@@ -314,6 +385,9 @@ def _print_csv(curves: list[Curve], games_mode: bool) -> None:
     fields += list(BLUNDER_KINDS)
     if games_mode:
         fields += [f"{side}_{result}" for side in "xo" for result in ("won", "drawn", "lost")]
+    rated = curves[0].points[0].rating is not None
+    if rated:
+        fields += ["rating", "rating_low", "rating_high"]
     writer = csv.writer(sys.stdout, lineterminator="\n")
     writer.writerow(fields)
     for one in curves:
@@ -325,4 +399,6 @@ def _print_csv(curves: list[Curve], games_mode: bool) -> None:
             if games_mode:
                 for _label, _n, won, drawn, lost, *_ in game_rows(point.games()):
                     row += [won, drawn, lost]
+            if rated and point.rating is not None:
+                row += [*point.rating]
             writer.writerow(row)

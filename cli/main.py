@@ -19,6 +19,7 @@ COMMANDS = {
     "audit": "ttt_solve.cli.audit:audit",
     "curve": "ttt_solve.cli.curve:curve",
     "tournament": "ttt_solve.cli.tournament:tournament",
+    "rate": "ttt_solve.cli.rate:rate_command",
     "play": "ttt_solve.cli.play:play",
     "serve": "ttt_solve.cli.serve:serve",
     "atlas": "ttt_solve.cli.atlas:atlas",

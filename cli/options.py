@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from ttt_solve.cli.common import CliError
+from ttt_solve.cli.common import CliError, quoted, whole_number
 from ttt_solve.errors import TttError
 
 # The agents and the charts are imported where grading options are checked: most commands
@@ -57,10 +57,16 @@ def search_seconds_option(default: float, help: str) -> Decorator:
     )
 
 
-def count_option(name: str, default: int, help: str) -> Decorator:
-    """An option taking a whole number of at least 1 (``N``), shown with its default."""
+def count_option(name: str, default: int, help: str, largest: int | None = None) -> Decorator:
+    """An option taking a whole number of at least 1 (``N``) and at most ``largest``, shown
+    with its default."""
     return click.option(
-        name, type=click.IntRange(1), default=default, show_default=True, metavar="N", help=help
+        name,
+        type=click.IntRange(1, largest),
+        default=default,
+        show_default=True,
+        metavar="N",
+        help=help,
     )
 
 
@@ -101,10 +107,13 @@ def parse_positions(text: str) -> int | None:
     if token == "all":
         return None
     match = re.fullmatch(r"sample:(\d+)", token)
-    if match and int(match.group(1)) > 0:
-        return int(match.group(1))
+    if match:
+        number = whole_number(match.group(1))
+        if number is not None and number > 0:
+            return number
     raise CliError(
-        f"--positions {text!r} is not 'all' or 'sample:N' with N >= 1 (e.g. --positions sample:500)"
+        f"--positions {quoted(text)} is not 'all' or 'sample:N' with 1 <= N < 10**18 "
+        f"(e.g. --positions sample:500)"
     )
 
 

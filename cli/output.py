@@ -2,15 +2,18 @@
 
 Every regular file a command writes goes first to a temporary name in the same folder and is renamed
 over the target at the end, so a reader never sees half a file: an error, Ctrl-C or a full
-disk removes the temporary file and leaves the target as it was. An output that would
+disk removes the temporary file and leaves the target as it was; one left by a process killed
+outright (SIGKILL) is removed by the next write of the same output. An output that would
 overwrite the book being read (or its ``-wal``, ``-shm`` or ``-journal`` companion) is refused
 before anything is opened. A device or a pipe (``/dev/null``, a FIFO) is written in place.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -19,6 +22,11 @@ from contextlib import contextmanager
 from typing import IO
 
 from ttt_solve.cli.common import CliError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]
 
 STDOUT = "-"
 
@@ -55,11 +63,9 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
         except OSError as error:
             raise _cannot_write(output, error) from None
         return
-    folder = os.path.dirname(os.path.abspath(output))
     try:
-        fd, temporary = tempfile.mkstemp(
-            prefix=f".{os.path.basename(output)}.", suffix=".part", dir=folder
-        )
+        remove_stale_parts(output)
+        fd, temporary = _locked_part(output)
     except OSError as error:
         raise _cannot_write(output, error) from None
     try:
@@ -81,6 +87,63 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
     except BaseException:
         _remove(temporary)
         raise
+
+
+def _part_prefix(output: str) -> str:
+    return f".{os.path.basename(output)}."
+
+
+_PART_SUFFIX = ".part"
+
+
+def _locked_part(output: str) -> tuple[int, str]:
+    """A new temporary file beside ``output`` (``.NAME.XXXXXXXX.part``), open and locked
+    (``flock``) for as long as this process holds it: a lock the system drops when the
+    process dies, however it dies, which is how :func:`remove_stale_parts` tells a file
+    being written from one left behind."""
+    folder = os.path.dirname(os.path.abspath(output))
+    while True:
+        fd, temporary = tempfile.mkstemp(
+            prefix=_part_prefix(output), suffix=_PART_SUFFIX, dir=folder
+        )
+        if fcntl is None:
+            return fd, temporary
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(temporary).st_ino == os.fstat(fd).st_ino:
+                return fd, temporary
+        except FileNotFoundError:
+            pass
+        os.close(fd)  # taken for a stale one between its making and its locking: again
+
+
+def remove_stale_parts(output: str) -> list[str]:
+    """Remove the temporary files of earlier writes of ``output`` whose writer died (killed
+    with SIGKILL, it could not remove its own): files named as :func:`_locked_part` names
+    them, that no process holds locked. Returns the paths removed."""
+    if fcntl is None:  # no flock (Windows): a file in use cannot be told from a stale one
+        return []
+    folder = os.path.dirname(os.path.abspath(output))
+    ours = re.compile(re.escape(_part_prefix(output)) + r"[a-z0-9_]{8}" + re.escape(_PART_SUFFIX))
+    removed = []
+    for name in os.listdir(folder):
+        if not ours.fullmatch(name):
+            continue
+        path = os.path.join(folder, name)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            continue  # a live writer holds it
+        finally:
+            os.close(fd)  # drops the lock too
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+            removed.append(path)
+    return removed
 
 
 def _cannot_write(output: str, error: OSError) -> CliError:

@@ -15,6 +15,7 @@ from ttt_solve.book.errors import BookError
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import db_option, friendly_errors, game_options
 from ttt_solve.cli.options import agent_option, command, seed_option
+from ttt_solve.fixes import explained, solve_command
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -41,14 +42,14 @@ def _open_truth(stack: ExitStack, db: str, rules: Rules, needs_book: bool):  # n
     except BookError as error:
         if needs_book:
             raise
-        click.echo(f"note: {error}; playing without hints or grading", err=True)
+        click.echo(f"note: {explained(error)}; playing without hints or grading", err=True)
         return None, None
     if book.find_game(rules) is None:
         if needs_book:
             book.game(rules)  # raises, naming the command that builds the game
         click.echo(
             f"note: {book.describe()} holds no {rules.name} game; playing without "
-            f"hints or grading (build it: ttt-solve --size {rules.size} --win {rules.k})",
+            f"hints or grading (build it: {solve_command(rules, book.db_argument)})",
             err=True,
         )
         return book, None
@@ -93,7 +94,7 @@ def play(agent_spec: str, side: str, rules: Rules, db: str, seed: int | None) ->
         )
         moves = _game(rules, agent, side, truth)
         position = Position.from_moves(rules, moves)
-        click.echo(position.diagram())
+        click.echo(_board(position, moves))
         if position.is_terminal:
             winner = position.winner
             click.echo(
@@ -120,11 +121,13 @@ def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # 
             moves.append(cell)
             click.echo(f"{agent.spec} plays {rules.cell_name(cell)}")
             continue
-        click.echo(position.diagram())
+        click.echo(_board(position, moves))
         try:
             text = click.prompt(f"your move ({side.upper()})", prompt_suffix="> ").strip().lower()
-        except click.Abort:  # end of input
-            click.echo("")
+        except click.Abort as abort:
+            if isinstance(abort.__context__, KeyboardInterrupt):
+                raise KeyboardInterrupt from None  # Ctrl-C: stopped, exit 130 (not end of input)
+            click.echo("")  # end of input: the game ends here, graded so far
             return moves
         if text in ("quit", "q", "exit"):
             return moves
@@ -148,6 +151,14 @@ def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # 
             click.echo(f"{error}; {HELP_LINE}")
             continue
         moves.append(cell)
+
+
+def _board(position: Position, moves: list[int]) -> str:
+    """The board in text, from the picture module's cell model."""
+    from ttt_solve import picture
+
+    drawn = picture.board(position, lastmove=moves[-1] if moves else None)
+    return picture.text(drawn)
 
 
 def _hint(truth: Truth | None, position: Position) -> str:

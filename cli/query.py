@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
 import click
 
@@ -20,10 +19,7 @@ from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import CliError, db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command, search_seconds_option
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Outcome
 
-_COLOURS = {Outcome.WIN: "green", Outcome.DRAW: "yellow", Outcome.LOSS: "red"}
-_LETTERS = {Outcome.WIN: "W", Outcome.DRAW: "D", Outcome.LOSS: "L"}
 _SOURCES = {
     "book": "from the book",
     "book+search": "value from the book; moves searched live (past the opening book)",
@@ -33,35 +29,9 @@ _SOURCES = {
 
 def board_drawing(analysis: Analysis, colour: bool) -> str:
     """The board with each legal move's outcome and remoteness written in its cell (``D7``)."""
-    position = analysis.position
-    rules = position.rules
-    marks = {
-        m.cell: (f"{_LETTERS[m.value.outcome]}{m.value.remoteness}", m.value.outcome)
-        for m in analysis.moves
-    }
-    width = max([1] + [len(text) for text, _ in marks.values()])
-    head = "    " + " ".join(chr(ord("a") + c).center(width) for c in range(rules.cols))
-    lines = [head.rstrip()]
-    for row in range(rules.rows):
-        cells = []
-        for col in range(rules.cols):
-            cell = row * rules.cols + col
-            if cell in marks:
-                text, outcome = marks[cell]
-                style: dict[str, Any] = {"fg": _COLOURS[outcome]}
-            else:
-                text = position.cell(cell)
-                style = {"bold": True} if text != "." else {}
-            cells.append(_padded(text, width, style if colour else {}))
-        lines.append(f"{row + 1:>3} " + " ".join(cells))
-    return "\n".join(line.rstrip() for line in lines)
+    from ttt_solve import picture
 
-
-def _padded(text: str, width: int, style: dict[str, Any]) -> str:
-    """``text`` centred in ``width``, the style on the text only (so trailing blanks strip)."""
-    left = text.center(width).find(text)  # as str.center, so cells sit under the letters
-    core = click.style(text, **style) if style else text
-    return " " * left + core + " " * (width - len(text) - left)
+    return picture.text(picture.of_analysis(analysis), colour)
 
 
 def summary_line(analysis: Analysis) -> str:

@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import math
+import socket
+from typing import Any
 
 import click
 
 from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS
-from ttt_solve.book.reader import open_book
+from ttt_solve.book.reader import hide_password, open_book
 from ttt_solve.cli.common import CliError, db_option, friendly_errors
-from ttt_solve.cli.options import command, count_option, search_seconds_option
+from ttt_solve.cli.options import command, search_seconds_option
+
+MAX_WORKERS = 16
+"""The most worker processes of one kind (``--max-searches``, ``--max-audits``): each is a
+process of its own, about 150 MiB."""
 
 
 def _positive(name: str, value: float) -> None:
@@ -18,17 +26,43 @@ def _positive(name: str, value: float) -> None:
         raise CliError(f"{name} {value} must be a number > 0")
 
 
+def _workers_option(name: str, default: int, help: str) -> Any:
+    return click.option(
+        name,
+        type=click.IntRange(1, MAX_WORKERS),
+        default=default,
+        show_default=True,
+        metavar="N",
+        help=help,
+    )
+
+
 @command("serve")
 @db_option
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. The server has no login: beyond loopback, anyone who can "
+    "reach it can use it (0.0.0.0: every interface).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on (0: a free one, printed).",
+)
 @search_seconds_option(
-    DEFAULT_SEARCH_SECONDS, "Time allowed to each live search of a position past the book."
+    DEFAULT_SEARCH_SECONDS,
+    "Time allowed to each live search of a position past the book, and to each agent move.",
 )
-@count_option(
-    "--max-searches", 2, "Live searches (and agent moves) at once; more are refused with 429."
+@_workers_option(
+    "--max-searches",
+    2,
+    "Live searches and agent moves at once, each in a worker process; more are refused with 429.",
 )
-@count_option("--max-audits", 1, "Audits at once.")
+@_workers_option("--max-audits", 1, "Audits at once, each in a worker process.")
 @click.option(
     "--audit-seconds",
     type=float,
@@ -71,29 +105,72 @@ def serve(
     """
     _positive("--search-seconds", search_seconds)
     _positive("--audit-seconds", audit_seconds)
+    if not host.strip():
+        raise CliError(
+            "--host is empty: give an address (127.0.0.1, or 0.0.0.0 for every interface)"
+        )
     try:
-        import uvicorn
-
         from ttt_solve.web.app import create_app
         from ttt_solve.web.explorer import Limits
+        from ttt_solve.web.server import run
     except ImportError as error:
         raise CliError(
             f"ttt serve needs the web extra ({error.name} is missing): pip install 'ttt-solve[web]'"
         ) from None
     with open_book(db, read_only=True) as book:  # a book that cannot be read: one line, exit 2
         count = len(book.games())
+    if not _is_loopback(host):
+        click.echo(
+            f"warning: listening on {host}, beyond this machine, and ttt serve has no login: "
+            f"anyone who can reach it can explore the book, play, and start audits (within "
+            f"the limits of its options)",
+            err=True,
+        )
+    listener = listening_socket(host, port)  # a port in use: one line, exit 2, before serving
+    port = listener.getsockname()[1]
     limits = Limits(search_seconds, max_searches, max_audits, audit_seconds, memory_rows)
-    app = create_app(db, limits, report=click.echo)
+    app = create_app(db, limits, report=click.echo, freeze=True)
     shown = f"[{host}]" if ":" in host else host
     click.echo(
-        f"serving {count} game{'s' if count != 1 else ''} of {db} at http://{shown}:{port}/ "
-        f"(Ctrl-C stops)"
+        f"serving {count} game{'s' if count != 1 else ''} of {hide_password(db)} at "
+        f"http://{shown}:{port}/ (Ctrl-C stops)"
     )
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=not quiet,
-    )
+    try:
+        run(app, listener, access_log=not quiet)
+    finally:
+        listener.close()
     click.echo("stopped")
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host`` and ``port``; :class:`CliError` in one line if it cannot
+    be had (a port in use, an address not of this machine, a port that needs root)."""
+    where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
+    try:
+        family, _, _, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+        return socket.create_server(address[:2], family=family)
+    except socket.gaierror as error:
+        raise CliError(
+            f"cannot listen on {where}: {host!r} is not an address ({error.strerror})"
+        ) from None
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            reason = "the port is in use (another server?); choose another --port"
+        elif error.errno == errno.EADDRNOTAVAIL:
+            reason = "no interface of this machine has that address"
+        elif error.errno == errno.EACCES:
+            reason = "permission denied (ports below 1024 need root); choose another --port"
+        else:
+            reason = error.strerror or str(error)
+        raise CliError(f"cannot listen on {where}: {reason}") from None
+
+
+def _is_loopback(host: str) -> bool:
+    """Whether every address ``host`` names is one of this machine's loopback addresses."""
+    try:
+        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        return all(ipaddress.ip_address(address[0]).is_loopback for *_, address in found)
+    except (OSError, ValueError):  # not an address: listening on it fails, and says why
+        return True

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
-import time
-from typing import TYPE_CHECKING
 
 import click
 from tabulate import tabulate
 
-from ttt_solve.book.errors import BookError, GameExistsError
-from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
-from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
-from ttt_solve.book.writer import write_game
+from ttt_solve.book.reader import GameInfo
+from ttt_solve.book.solving import DEFAULT_BOOK_DEPTH, Solve
 from ttt_solve.cli.common import (
     BOOK_TABLE_BYTES,
     CliError,
     LazyProgress,
-    approx,
     count,
     db_option,
     debug_option,
@@ -30,16 +23,7 @@ from ttt_solve.cli.common import (
     stopped_by,
 )
 from ttt_solve.cli.options import command
-from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
-
-if TYPE_CHECKING:
-    from collections.abc import Iterable
-
-    from ttt_solve.solver.distributed import DaskSolver
-    from ttt_solve.solver.opening import OpeningBookBuilder
-    from ttt_solve.solver.plytable import PlyTable
 
 
 def summary_table(info: GameInfo, db: str) -> str:
@@ -85,55 +69,6 @@ def summary_table(info: GameInfo, db: str) -> str:
         ("database", db),
     ]
     return tabulate(rows, tablefmt="simple_outline")
-
-
-DEFAULT_BOOK_DEPTH = 2
-WORKDIR_POSITIONS = 2_000_000
-"""Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
-
-
-ENGINE_NAMES = {"compiled": "compiled search (Numba)", "python": "pure-Python search"}
-
-
-def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
-    """The method to use and why, or a :class:`CliError` if the asked one cannot run here."""
-    if not fits_book(rules):
-        raise CliError(
-            f"{rules.name} has {rules.cells} cells; a book holds boards of at most "
-            f"{BOOK_CELLS_LIMIT} cells"
-        )
-    if not rules.fits_key:  # keys past 64 bits: no array solver, an opening book only
-        if method == "exhaustive":
-            raise CliError(
-                f"{rules.name} has {rules.cells} cells; an exhaustive solve holds boards of at "
-                f"most 31; build an opening book instead: --method alphabeta --book-depth D"
-            )
-        return "alphabeta", f"{rules.cells} cells: an opening book (--method alphabeta)"
-    estimate = exhaustive_estimate(rules)
-    available = available_memory()
-    size = (
-        f"about {approx(estimate.canonical)} canonical positions, "
-        f"{estimate.memory / 2**30:,.1f} GiB at peak; {available / 2**30:.0f} GiB available"
-    )
-    if method == "alphabeta":
-        return "alphabeta", "asked for with --method alphabeta"
-    if estimate.fits(available):
-        return "exhaustive", (
-            "asked for" if method else "the estimate fits this machine"
-        ) + f" ({size})"
-    if method == "exhaustive":
-        raise CliError(
-            f"{rules.name} is too large to enumerate on this machine ({size}); "
-            f"build an opening book instead: --method alphabeta --book-depth D"
-        )
-    return "alphabeta", f"too large to enumerate ({size})"
-
-
-def work_directory(db: str, rules: Rules) -> str:
-    """Where a large exhaustive solve keeps its plies, and an opening book its proved rows:
-    beside a SQLite book's file (given as a path or a URL), else in ./"""
-    base = sqlite_file(db) or "ttt-work"
-    return f"{base}.work/{rules.rows}x{rules.cols}k{rules.k}"
 
 
 @command("solve")
@@ -212,169 +147,51 @@ def solve(
       ttt-solve --size 5 --win 4 --book-depth 4
       ttt-solve --size 5 --win 4 --book-depth 5 --jobs 4
     """
-    if engine == "dask":
-        if method == "alphabeta":
-            raise CliError("--engine dask runs the exhaustive method only")
-        method, reason = "exhaustive", "asked for with --engine dask"
-    else:
-        method, reason = choose_method(rules, method)
-    if book_depth is not None and book_depth > rules.cells:
+    if book_depth is not None and (method == "exhaustive" or engine == "dask"):
+        asked = "--method exhaustive" if method == "exhaustive" else "--engine dask"
         raise CliError(
-            f"--book-depth {book_depth}: every {rules.name} game ends by ply {rules.cells} "
-            f"(its number of cells); give --book-depth {rules.cells} or less"
+            f"--book-depth is the last ply of an opening book (--method alphabeta); "
+            f"{asked} solves every position: drop one of the two"
         )
-    unwritable = unwritable_reason(db)
-    if unwritable is not None:  # found now, not after a solve of hours
-        raise CliError(
-            f"cannot write the book {db}: {unwritable}; make it writable or give another --db"
-        )
-    with open_book(db, create=True) as book:
-        try:
-            existing = book.find_game(rules)
-        except (BookError, ValueError):
-            if not force:
-                raise
-            existing = None  # a games row that cannot be read: --force replaces it
-        if existing is not None and not force:
-            if not quiet:
-                click.echo(
-                    f"{rules.name} is already solved in {book.display_url}; "
-                    f"--force solves it again.",
-                    err=True,
-                )
-                click.echo(summary_table(existing, book.display_url))
-            return
+    progress = LazyProgress(f"solving {rules.name}", enabled=not quiet)
+    writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
+
+    def warn(text: str) -> None:
+        progress.close()  # a line of its own, not in the middle of a bar
+        click.echo(text, err=True)
+
+    def note(text: str) -> None:
         if not quiet:
-            click.echo(f"method: {method}, {reason}", err=True)
-        started = time.perf_counter()
-        progress = LazyProgress(f"solving {rules.name}", enabled=not quiet)
-        dask_solver: DaskSolver | None = None
-        if engine == "dask":
-            from ttt_solve.solver.distributed import DaskSolver
+            warn(text)
 
-            workdir = workdir or work_directory(db, rules) + "-dask"
-            dask_solver = DaskSolver(rules, workdir, scheduler=scheduler, progress=progress)
-            builder = None
-            depth = None
-        elif method == "exhaustive":
-            if workdir is None and exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
-                workdir = work_directory(db, rules)
-            solver: ExhaustiveSolver | OpeningBookBuilder = ExhaustiveSolver(
-                rules, progress=progress, workdir=workdir
-            )
-            builder = None
-            depth = None
-        else:
-            from ttt_solve.solver.opening import OpeningBookBuilder
-
-            depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
-            workdir = work_directory(db, rules) + f"-book{depth}"
-            builder = OpeningBookBuilder(
-                rules, depth, progress=progress, workdir=workdir, jobs=jobs
-            )
-            solver = builder
-            if not quiet:
-                click.echo(f"prover: {ENGINE_NAMES[builder.prover.engine]}", err=True)
-        writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
-
-        def clear_work() -> None:
-            if dask_solver is not None:
-                dask_solver.clear()
-            else:
-                solver.store.clear()
-
-        try:
-            # Solve first, write after: the book's write lock is then held only while writing.
-            # (Large solves keep their plies on disk, so this list holds memory maps.) The
-            # exhaustive solver's backward pass is the exception: it runs while the writer
-            # stores the plies it has backed up (measured faster, see docs/solving.md).
-            solving = time.perf_counter()
-            plies: Iterable[PlyTable]
-            if dask_solver is not None:  # the plies stay in the work directory until written
-                try:
-                    rows = dask_solver.run()
-                finally:
-                    dask_solver.close()
-                plies = dask_solver.plies()
-            elif isinstance(solver, ExhaustiveSolver):
-                rows = solver.positions()  # the forward pass
-                plies = solver.solve()
-                progress.enabled = False  # the writing bar shows the backward pass's progress
-            else:
-                plies = list(solver.solve())
-                rows = sum(len(table.keys) for table in plies)
-            progress.close()
-            if builder is not None and not quiet:
-                seconds = time.perf_counter() - solving
-                nodes = builder.nodes
-                processes = builder.processes
-                click.echo(
-                    f"prover: {nodes:,} nodes in {seconds:.1f} s "
-                    f"({nodes / max(seconds, 1e-9):,.0f} nodes/s, {processes} "
-                    f"process{'es' if processes > 1 else ''})",
-                    err=True,
-                )
-            written = 0
-
-            def on_rows(count: int) -> None:
-                nonlocal written
-                written += count
-                writing(written, rows)
-
-            info = write_game(
-                book,
-                rules,
-                plies,
-                method=method,
-                book_depth=depth,
-                force=force,
-                started=started,
-                on_rows=on_rows,
-            )
-            clear_work()  # stored: the work kept for a rerun is no longer needed
-        except GameExistsError as exists:
-            progress.close()
-            writing.close()
-            click.echo(
-                f"{rules.name} was solved by another run meanwhile; --force solves it again.",
-                err=True,
-            )
-            info = exists.game
-            clear_work()
-        except KeyboardInterrupt as interrupt:
-            progress.close()
-            writing.close()
-            word, status = stopped_by(interrupt)
-            kept = (
-                f"; the work done is kept in {workdir} and the same command resumes from it"
-                if workdir
-                else ""
-            )
-            if stored_meanwhile(book, rules, existing):
-                kept = ""
-                state = f"{rules.name} was stored in {book.display_url} before the interruption"
-            else:
-                state = "the book is unchanged"
-            click.echo(f"{word}: {state}{kept}", err=True)
-            sys.exit(status)
-        finally:
-            progress.close()
-            writing.close()
-            if dask_solver is None:  # whatever happened: the work folder is free for the next run
-                solver.store.release()
-        if workdir is not None:
-            with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
-                os.rmdir(os.path.dirname(workdir))
-        if not quiet:
-            click.echo(summary_table(info, book.display_url))
-
-
-def stored_meanwhile(book: Book, rules: Rules, before: GameInfo | None) -> bool:
-    """Whether the game in the book now is not the one there before (``None``: none was):
-    an interruption that came after the commit leaves the new game stored."""
-    book.forget_game(rules)
-    now = book.find_game(rules)
-    return now is not None and (before is None or now.id != before.id)
+    job = Solve(
+        rules,
+        db,
+        method=method,
+        book_depth=book_depth,
+        jobs=jobs,
+        engine=engine,
+        scheduler=scheduler,
+        workdir=workdir,
+        force=force,
+        note=note,
+        warn=warn,
+        progress=progress,
+        writing=writing,
+    )
+    try:
+        info = job.run()
+    except KeyboardInterrupt as interrupt:
+        progress.close()
+        writing.close()
+        word, status = stopped_by(interrupt)
+        click.echo(f"{word}: {job.stopped}", err=True)
+        sys.exit(status)
+    finally:
+        progress.close()
+        writing.close()
+    if not quiet:
+        click.echo(summary_table(info, job.book_name))
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ import click
 from tabulate import tabulate
 
 from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.rating import RatingError, parse_anchor, rate
 from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.agents.tournament import round_robin, standings
 from ttt_solve.book.reader import open_book
@@ -21,6 +22,7 @@ from ttt_solve.cli.common import (
     jobs_option,
 )
 from ttt_solve.cli.options import command, count_option, quiet_option, seed_option
+from ttt_solve.cli.rate import anchor_option, bootstrap_option, ratings_lines
 from ttt_solve.solver.rules import Rules
 
 EXAMPLES = """
@@ -78,6 +80,8 @@ def labels(specs: list[str]) -> list[str]:
 @db_option
 @seed_option("Seed of every random choice (same seed, same results).")
 @jobs_option("Processes for long tournaments (results do not depend on it).")
+@anchor_option
+@bootstrap_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @quiet_option()
 @friendly_errors
@@ -89,12 +93,16 @@ def tournament(
     db: str,
     seed: int,
     jobs: int,
+    anchor: str | None,
+    bootstrap: int,
     as_json: bool,
     quiet: bool,
 ) -> None:
     """Round robin: every pair of agents plays N games, colours alternating. Prints a
-    win/draw/loss matrix (row agent against column agent) and the standings (a win scores 1,
-    a draw 1/2). The book is opened only if an agent reads it (perfect, book=true).
+    win/draw/loss matrix (row agent against column agent), the standings (a win scores 1,
+    a draw 1/2) and ratings on the Elo scale with 95% intervals (draws and the first move
+    modelled; random = 0 unless --anchor says otherwise). The book is opened only if an agent
+    reads it (perfect, book=true).
     """
     specs = split_specs(agent_specs) + [spec.strip() for spec in whole_specs if spec.strip()]
     if len(specs) < 2:
@@ -104,6 +112,12 @@ def tournament(
             f"(e.g. --agents random,heuristic, or --agent SPEC twice)"
         )
     parsed = [parse_spec(spec) for spec in specs]
+    anchor_at = parse_anchor(anchor) if anchor is not None else None
+    names = labels(specs)
+    if anchor_at is not None and anchor_at[0] not in names:
+        raise RatingError(
+            f"--anchor {anchor} names no agent of this tournament; agents: {', '.join(names)}"
+        )
     with ExitStack() as stack:
         book = None
         if any(p.needs_book for p in parsed):
@@ -117,8 +131,8 @@ def tournament(
             )
         finally:
             progress.close()
-    names = labels(specs)
     table = standings(pairings, len(specs))
+    ratings = rate(pairings, names, anchor=anchor_at, bootstrap=bootstrap, seed=seed)
     if as_json:
         click.echo(
             json.dumps(
@@ -134,6 +148,7 @@ def tournament(
                             "a_wins": p.a_wins,
                             "draws": p.draws,
                             "b_wins": p.b_wins,
+                            "a_as_x": dict(zip(("a_wins", "draws", "b_wins"), p.a_first or ())),
                         }
                         for p in pairings
                     ],
@@ -149,6 +164,7 @@ def tournament(
                         }
                         for s in table
                     ],
+                    "ratings": ratings.to_dict(),
                 },
                 indent=2,
             )
@@ -192,3 +208,6 @@ def tournament(
             tablefmt="simple_outline",
         )
     )
+    click.echo("")
+    for line in ratings_lines(ratings):
+        click.echo(line)

@@ -24,11 +24,14 @@ module imports them only when a solver is made.
 
 from __future__ import annotations
 
+import errno
 import io
 import json
+import logging
 import operator
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +80,12 @@ class UnsolvedPlyError(TttError):
     """The solved plies were asked for before the run that makes them finished."""
 
 
+class DaskRunError(TttError):
+    """The run cannot go on: the work directory, the scheduler or the workers failed. The
+    message says which, and, once the run has started, that the plies finished so far are
+    kept in the work directory, from which the same solve resumes."""
+
+
 def require_dask() -> None:
     """Raise :class:`DaskUnavailableError` unless dask.distributed, fsspec and pyarrow import."""
     try:
@@ -122,6 +131,14 @@ class WorkDir:
 
         fs, root = fsspec.core.url_to_fs(self.url)
         return fs, "/".join([root.rstrip("/"), *parts])
+
+    def check(self) -> None:
+        """Raise :class:`DaskRunError` unless the directory's file system can be reached from
+        here: its package is installed (``s3fs`` for ``s3://``...) and the URL names one."""
+        try:
+            self.fs_path()
+        except (ImportError, ValueError) as error:  # fsspec: "Install s3fs to access S3"
+            raise DaskRunError(f"cannot use the work folder {self.url}: {error}") from None
 
     def part(self, ply: int, stage: str, partition: int) -> str:
         return f"ply-{ply:02d}/{stage}-{partition:04d}.parquet"
@@ -201,6 +218,21 @@ class WorkDir:
         fs, path = self.fs_path()
         if fs.exists(path):
             fs.rm(path, recursive=True)
+
+
+def work_problem(url: str, error: OSError, kept: bool = True) -> str:
+    """One line for a failed read or write of the work directory ``url`` (by this process or
+    a worker): a full disk, or the system's reason; with ``kept``, what is kept and how to
+    resume."""
+    resume = (
+        f"; the plies finished so far are kept in {url}, and the same command resumes from them"
+        if kept
+        else ""
+    )
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"no space left on the disk of the work folder {url}: free some space{resume}"
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"cannot write the work folder {url}: {reason}{resume}"
 
 
 # --- The tasks: plain functions of one partition, run on the workers -------------------------
@@ -307,6 +339,39 @@ def task_load_kernels(rules: Rules) -> None:
 
 # --- The driver ------------------------------------------------------------------------------
 
+_DASK_LOG_LEVEL = logging.CRITICAL
+"""Dask's own log lines (a failed task's traceback, a worker restarted) are kept off the
+terminal while a solve runs: the solve says itself, in one line, what stopped it."""
+
+
+@contextmanager
+def _dask_logs_quiet() -> Iterator[None]:
+    """Within the block, Dask's loggers in this process say only what is critical (each of
+    them: Dask's configuration gives some their own level, ``distributed.client``'s among
+    them)."""
+    import distributed  # noqa: F401 - its loggers exist once it is imported
+
+    names = [
+        name
+        for name in list(logging.root.manager.loggerDict)
+        if name == "distributed" or name.startswith("distributed.")
+    ]
+    loggers = [logging.getLogger(name) for name in names]
+    previous = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(_DASK_LOG_LEVEL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, previous):
+            logger.setLevel(level)
+
+
+def _reason(error: BaseException) -> str:
+    """An exception as a few words on one line: its text, else its name."""
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
+
 
 @dataclass
 class PlyStats:
@@ -351,6 +416,7 @@ class DaskSolver:
         require_dask()
         self.work = WorkDir(self.workdir)
         self._own_cluster: Any = None
+        self._own_client = self.client is None  # else the caller's, to close
         self._workers = self.workers  # the cluster's, once connected
 
     @property
@@ -370,26 +436,46 @@ class DaskSolver:
         make_cluster: Any = distributed.LocalCluster
         if self.client is None:
             if self.scheduler is not None:
-                self.client = make_client(self.scheduler)
+                try:
+                    self.client = make_client(self.scheduler)
+                except Exception as error:  # noqa: BLE001 - said in one line, whatever it is
+                    reason = (  # a length prefix of exabytes: whatever answered is no scheduler
+                        "what answers there does not speak Dask's protocol"
+                        if isinstance(error, MemoryError)
+                        else _reason(error)
+                    )
+                    raise DaskRunError(
+                        f"cannot connect to the Dask scheduler {self.scheduler!r}: "
+                        f"{reason}; give --scheduler tcp://HOST:PORT of a running "
+                        f"scheduler (or none, for a local cluster)"
+                    ) from None
             else:
-                self._own_cluster = make_cluster(
-                    n_workers=self.workers,
-                    threads_per_worker=1,
-                    memory_limit=self.memory_limit,
-                    dashboard_address=":0",
-                )
+                try:
+                    self._own_cluster = make_cluster(
+                        n_workers=self.workers,
+                        threads_per_worker=1,
+                        memory_limit=self.memory_limit,
+                        dashboard_address=":0",
+                        silence_logs=_DASK_LOG_LEVEL,
+                    )
+                except Exception as error:  # noqa: BLE001 - said in one line, whatever it is
+                    raise DaskRunError(
+                        f"cannot start a local Dask cluster: {_reason(error)}"
+                    ) from None
                 self.client = make_client(self._own_cluster)
         self._workers = max(1, sum(self.client.nthreads().values()))  # tasks at once
         return self.client
 
     def close(self) -> None:
-        """Close the client and the local cluster if this solver started them."""
-        if self._own_cluster is not None:
-            assert self.client is not None
-            self.client.close()
-            self._own_cluster.close()
-            self._own_cluster = None
-            self.client = None
+        """Close the client and the local cluster if this solver started them (a client of
+        a scheduler that went away would otherwise go on trying to reach it)."""
+        with _dask_logs_quiet():
+            if self._own_client and self.client is not None:
+                self.client.close()
+                self.client = None
+            if self._own_cluster is not None:
+                self._own_cluster.close()
+                self._own_cluster = None
 
     def clear(self) -> None:
         """Remove the work directory (once the book holds the game)."""
@@ -427,11 +513,67 @@ class DaskSolver:
 
     def run(self) -> int:
         """Forward and backward passes, each ply resumed from the work directory when done
-        there; returns the number of solved positions (canonical)."""
-        client = self._connect()
+        there; returns the number of solved positions (canonical).
+
+        Raises :class:`DaskRunError` naming what failed (the work directory, the scheduler, a
+        worker) and keeping every ply finished, for the same solve to resume from."""
+        self.work.check()  # before a cluster is started, not in the first task
+        try:
+            self.work.claim(self.identity)  # also finds a directory that cannot be written
+        except OSError as error:
+            raise DaskRunError(work_problem(self.workdir, error, kept=False)) from None
+        with _dask_logs_quiet():
+            client = self._connect()
+            try:
+                return self._run(client)
+            except TttError:
+                raise
+            except Exception as error:
+                problem = self._problem(error)
+                if problem is None:
+                    raise
+                raise DaskRunError(problem) from None
+
+    def _problem(self, error: Exception) -> str | None:
+        """One line for what stopped the run (``None``: a failure of this program)."""
+        import distributed
+        from distributed.comm.core import CommClosedError
+
+        kept = (
+            f"; the plies finished so far are kept in {self.workdir}, and the same command "
+            f"resumes from them"
+        )
+        if isinstance(error, distributed.KilledWorker):
+            return (
+                f"Dask workers died running the same task, {error.allowed_failures + 1} times "
+                f"(killed, or out of memory: a worker of a local cluster may use "
+                f"{self.memory_limit}){kept}"
+            )
+        if isinstance(
+            error, distributed.client.FutureCancelledError
+        ):  # "scheduler-connection-lost"
+            reason = f"the work was cancelled ({error.reason})"
+        elif isinstance(error, (CommClosedError, TimeoutError)):
+            reason = _reason(error)
+        else:
+            reason = None
+        if reason is not None:
+            where = repr(self.scheduler) if self.scheduler else "of the local cluster"
+            return f"lost the connection to the Dask scheduler {where}: {reason}{kept}"
+        if isinstance(error, OSError):  # a task's read or write of the work directory
+            return work_problem(self.workdir, error)
+        if isinstance(error, ImportError):
+            return (
+                f"a Dask worker cannot import {error.name or 'a module'}: install ttt-solve "
+                f"with its dask extra where the workers run{kept}"
+            )
+        return None
+
+    def _run(self, client: Any) -> int:
         rules, work = self.rules, self.work
-        work.claim(self.identity)
-        client.run(task_load_kernels, rules)
+        # Loads the kernels ahead of the first task; a worker lost meanwhile is replaced, and
+        # its replacement loads them in its first task.
+        client.run(task_load_kernels, rules, on_error="ignore")
         total = 2 * (rules.cells + 1)
         if not work.done(0, "keys"):
             started = time.perf_counter()

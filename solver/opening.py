@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ttt_solve.processes import end_with_parent
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.keyarrays import KeyArrays
@@ -450,6 +451,7 @@ def _start_worker(rules: Rules) -> None:
     global _worker_prover
     # Ctrl-C is for the parent, which stops the pool; a worker would only print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent()  # a parent killed outright (SIGKILL) cannot stop the pool itself
     _worker_prover = book_prover(rules)
 
 

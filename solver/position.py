@@ -252,20 +252,11 @@ class Position:
     def __repr__(self) -> str:
         return f"Position({self.rules.name}, {str(self)!r})"
 
-    def diagram(self, marks: dict[int, str] | None = None) -> str:
-        """A multi-line drawing with column letters and row numbers; ``marks`` label empty cells."""
-        rules = self.rules
-        marks = marks or {}
-        width = max([1] + [len(m) for m in marks.values()])
-        head = "    " + " ".join(chr(ord("a") + c).center(width) for c in range(rules.cols))
-        lines = [head]
-        for r in range(rules.rows):
-            cells = []
-            for c in range(rules.cols):
-                index = r * rules.cols + c
-                cells.append(marks.get(index, self.cell(index)).center(width))
-            lines.append(f"{r + 1:>3} " + " ".join(cells))
-        return "\n".join(lines)
+    def _repr_svg_(self) -> str:
+        """The board as SVG, for notebooks (the drawing module is imported only here)."""
+        from ttt_solve import svg
+
+        return svg.board(self)
 
 
 def iter_cells(mask: int) -> Iterator[int]:

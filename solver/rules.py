@@ -24,6 +24,10 @@ KEY_CHUNK_BITS = 8
 """Key bits permuted by one look-up in :attr:`Rules.key_tables` (tables of 256 entries)."""
 KEY_CHUNK_MASK = (1 << KEY_CHUNK_BITS) - 1
 
+_LONGEST_CELL = 40
+"""Characters a cell is read from: anything longer is no cell (``z26`` and ``675`` are the
+longest names and indexes; Python refuses to read a number of thousands of digits)."""
+
 _SIZE_RE = re.compile(r"^\s*(\d+)\s*(?:[x×*]\s*(\d+))?\s*$", re.IGNORECASE)
 
 
@@ -35,6 +39,23 @@ def parse_size(text: str) -> tuple[int, int]:
     rows = int(match.group(1))
     cols = int(match.group(2)) if match.group(2) else rows
     return rows, cols
+
+
+_GAME_RE = re.compile(r"^\s*(\d+\s*(?:[x×*]\s*\d+)?)\s*(?:k\s*=?\s*(\d+))?\s*$", re.IGNORECASE)
+
+
+def parse_game(text: str) -> Rules:
+    """A game by name: ``"3x3k3"`` (as URLs and work folders name it), ``"4x5 k=4"`` (as
+    :attr:`Rules.name` writes it), ``"3x3"`` or ``"3"`` (k: the shorter side, as ``--win``
+    defaults to)."""
+    match = _GAME_RE.match(str(text))
+    if match is None:
+        raise InvalidRulesError(
+            f"{text!r} is not a game: write rows x columns k in a row, like 3x3k3 or 4x5k4"
+        )
+    rows, cols = parse_size(match.group(1))
+    k = int(match.group(2)) if match.group(2) else min(rows, cols)
+    return Rules(rows, cols, k)
 
 
 def _line_masks(rows: int, cols: int, k: int) -> tuple[int, ...]:
@@ -155,6 +176,11 @@ class Rules:
     def parse_cell(self, text: str) -> int:
         """A cell from its name (``b2``) or its 0-based row-major index (``4``)."""
         token = str(text).strip().lower()
+        if len(token) > _LONGEST_CELL:  # and int() refuses numbers of thousands of digits
+            raise IllegalMoveError(
+                f"{token[:20]!r}... ({len(token):,} characters) is not a cell: use a "
+                f"name like b2 or an index 0..{self.cells - 1}"
+            )
         if token.isascii() and token.isdigit():  # not "²": int() would refuse it unhelpfully
             cell = int(token)
             if cell < self.cells:

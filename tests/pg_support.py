@@ -104,13 +104,10 @@ def book_db(request: pytest.FixtureRequest, tmp_path) -> Iterator[str]:  # noqa:
 
 
 def solve_into(db: str, rules) -> None:  # noqa: ANN001 - solver.rules.Rules
-    """Solve a game into the book ``db`` in this process (exhaustive)."""
-    from ttt_solve.book.reader import open_book
-    from ttt_solve.book.writer import write_game
-    from ttt_solve.solver.exhaustive import ExhaustiveSolver
+    """Solve a game into the book ``db`` in this process (exhaustive), as ``ttt-solve`` does."""
+    from ttt_solve.book.solving import solve
 
-    with open_book(db, create=True) as book:
-        write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+    solve(rules, db, method="exhaustive")
 
 
 KILL_WRITER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kill_writer.py")

@@ -3,6 +3,7 @@ and a test run over several boards."""
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
@@ -56,3 +57,42 @@ def over_boards(*names: str) -> pytest.MarkDecorator:
         games.append(Rules.from_size(size, int(k)))
     assert [rules.name for rules in games] == list(names), "names as Rules.name spells them"
     return pytest.mark.parametrize("rules", games, ids=names)
+
+
+# -- processes, as Linux's /proc shows them ----------------------------------------------------
+
+
+def parents() -> dict[int, int]:
+    """Every process's parent, by pid."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                found[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+    return found
+
+
+def descendants(root: int) -> list[int]:
+    """Every process below ``root``: its children, their children..."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents().items():
+        children.setdefault(parent, []).append(pid)
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead and waiting for its reaper, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

@@ -21,6 +21,7 @@ from ttt_solve.book.reader import Book, Entry, StoredRow, _EngineRows, open_book
 from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
+from ttt_solve.fixes import fix
 from ttt_solve.solver.errors import IllegalMoveError, SearchTimeout
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position
@@ -71,8 +72,9 @@ def test_find_get_and_the_narrow_key_error(book_3x3):
         assert isinstance(entry, Entry)
         assert entry.value == Value(Outcome.WIN, 1) and entry.best_moves == (2,)
         assert book.get(Position.parse("xx./oo./...", T3)) == entry
-        with pytest.raises(GameNotFoundError, match="ttt-solve --size 4 --win 3"):
+        with pytest.raises(GameNotFoundError, match="holds no 4x4 k=3 game") as caught:
             book.find(Position.start(Rules(4, 4, 3)))
+        assert caught.value.rules == Rules(4, 4, 3) and caught.value.kind == "missing-game"
         with pytest.raises(GameNotFoundError):
             book.get(Position.start(Rules(4, 4, 3)))
 
@@ -199,19 +201,34 @@ def test_oracle_sources(book_3x3, opening_book):
         assert absent.analyse(Position.start(Rules(4, 4, 3))).source == SEARCH
 
 
-def test_oracle_out_of_reach_names_the_command(book_3x3, opening_book):
+def test_oracle_out_of_reach_says_what_would_hold_it(book_3x3, opening_book):
     rules = Rules(4, 4, 3)
     with open_book(book_3x3) as book:
         slow = Oracle(rules, book, prover_factory=lambda r: FakeProver(r, timeout=True))
-        with pytest.raises(OutOfReachError, match="gave up after 3 s.*ttt-solve --size 4 --win 3"):
+        with pytest.raises(
+            OutOfReachError, match="holds no 4x4 k=3 game and a live search gave up after 3 s"
+        ) as caught:
             slow.analyse(Position.start(rules))
+        assert (caught.value.rules, caught.value.depth, caught.value.database) == (
+            rules,
+            None,
+            book_3x3,
+        )
+        assert (
+            fix(caught.value)
+            == f"; build the book with: ttt-solve --size 4 --win 3 --db {book_3x3}"
+        )
         off = Oracle(rules, book, search_seconds=0)
         with pytest.raises(OutOfReachError, match="turned off"):
             off.analyse(Position.start(rules))
     with open_book(opening_book) as book:
         off = Oracle(Rules(3, 4, 3), book, search_seconds=0)
-        with pytest.raises(OutOfReachError, match="--method alphabeta --book-depth 4 --force"):
+        with pytest.raises(
+            OutOfReachError, match="only to ply 2 and live search is turned off"
+        ) as caught:
             off.analyse(Position.from_moves(Rules(3, 4, 3), ["a1", "b2", "c3"]))
+        assert caught.value.depth == 4
+        assert fix(caught.value).endswith("--method alphabeta --book-depth 4 --force")
 
 
 def test_oracle_live_search_agrees_with_the_book(book_small):

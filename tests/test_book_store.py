@@ -85,7 +85,7 @@ def test_many_games_in_one_book(book_small):
         names = [g.rules.name for g in book.games()]
         assert names == ["3x3 k=3", "3x4 k=3", "4x4 k=3"]
         assert book.game(Rules(3, 4, 3)).value.outcome is Outcome.WIN
-        with pytest.raises(GameNotFoundError, match="ttt-solve --size 4 --win 4"):
+        with pytest.raises(GameNotFoundError, match="holds no 4x4 k=4 game"):
             book.game(Rules(4, 4, 4))
 
 

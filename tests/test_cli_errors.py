@@ -12,7 +12,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-import ttt_solve.cli.solve
+import ttt_solve.book.solving
 import ttt_solve.cli.stats
 from ttt_solve.cli.main import ttt
 from ttt_solve.cli.solve import solve
@@ -51,7 +51,7 @@ def test_debug_lets_the_exception_through(book_3x3, monkeypatch, args, env):
 
 
 def test_ttt_solve_has_debug_too(tmp_path, monkeypatch):
-    monkeypatch.setattr(ttt_solve.cli.solve, "choose_method", internal_bug)
+    monkeypatch.setattr(ttt_solve.book.solving, "choose_method", internal_bug)
     monkeypatch.delenv("TTT_DEBUG", raising=False)
     db = str(tmp_path / "b.sqlite")
     plain = CliRunner().invoke(solve, ["--db", db])

@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from ttt_solve.cli.main import ttt
 from ttt_solve.cli.solve import solve
+from ttt_solve.solver.rules import Rules
 
 
 def run(args, **kwargs):
@@ -74,13 +75,15 @@ def test_help_and_version():
 def test_large_solves_keep_plies_on_disk_and_clean_up(tmp_path, monkeypatch):
     import os
 
-    import ttt_solve.cli.solve
+    import ttt_solve.book.solving
 
-    monkeypatch.setattr(ttt_solve.cli.solve, "WORKDIR_POSITIONS", 0)  # treat 3x4 as a large solve
+    monkeypatch.setattr(
+        ttt_solve.book.solving, "WORKDIR_POSITIONS", 0
+    )  # treat 3x4 as a large solve
     db = str(tmp_path / "t.sqlite")
-    workdir = ttt_solve.cli.solve.work_directory(db, ttt_solve.cli.solve.Rules(3, 4, 3))
+    workdir = ttt_solve.book.solving.work_directory(db, Rules(3, 4, 3))
     seen = []
-    original = ttt_solve.cli.solve.write_game
+    original = ttt_solve.book.solving.write_game
 
     def write_and_look(book, rules, plies, **kwargs):
         def watched():
@@ -90,7 +93,7 @@ def test_large_solves_keep_plies_on_disk_and_clean_up(tmp_path, monkeypatch):
 
         return original(book, rules, watched(), **kwargs)
 
-    monkeypatch.setattr(ttt_solve.cli.solve, "write_game", write_and_look)
+    monkeypatch.setattr(ttt_solve.book.solving, "write_game", write_and_look)
     result = run(["--size", "3x4", "--win", "3", "--db", db])
     assert result.exit_code == 0, result.output
     assert seen and all(seen), "the plies were not kept in the work directory"
@@ -103,19 +106,19 @@ def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
 ):
     import os
 
-    import ttt_solve.cli.solve
+    import ttt_solve.book.solving
     import ttt_solve.solver.opening
 
     db = str(tmp_path / "t.sqlite")
     seen = []
-    original = ttt_solve.cli.solve.write_game
+    original = ttt_solve.book.solving.write_game
 
     def write_and_look(book, rules, plies, **kwargs):
-        workdir = ttt_solve.cli.solve.work_directory(db, rules) + "-book3"
+        workdir = ttt_solve.book.solving.work_directory(db, rules) + "-book3"
         seen.append(sorted(os.listdir(workdir)))
         return original(book, rules, plies, **kwargs)
 
-    monkeypatch.setattr(ttt_solve.cli.solve, "write_game", write_and_look)
+    monkeypatch.setattr(ttt_solve.book.solving, "write_game", write_and_look)
     monkeypatch.setattr(
         ttt_solve.solver.opening, "ROWS_PER_CHUNK", 16
     )  # 14 chunks: worth 2 workers

@@ -345,13 +345,13 @@ def test_ctrl_c_writes_nothing(book_3x3, tmp_path):
     with open(stderr, "w") as err_file:
         process = subprocess.Popen(
             [sys.executable, "-c", "from ttt_solve.cli.main import main; main()", "curve",
-             "--db", book_3x3, "--agent", "mcts", "--vary", "iterations=2000,3000",
+             "--db", book_3x3, "--agent", "mcts", "--vary", "iterations=20000,30000",
              "--seeds", "5", "--plot", str(plot)],
             stdout=subprocess.PIPE, stderr=err_file, text=True, start_new_session=True,
         )  # fmt: skip
     try:
         # The progress bar's label shows once the audits have run for a second: well into the
-        # work, far from its end (ten audits of 2,000 or 3,000 iterations a move).
+        # work, far from its end (ten audits of 20,000 or 30,000 iterations a move).
         deadline = time.monotonic() + 120
         while "curve" not in stderr.read_text() and time.monotonic() < deadline:
             assert process.poll() is None, stderr.read_text()

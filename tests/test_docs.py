@@ -32,7 +32,11 @@ CHECK_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 COMMAND_SECONDS = 120
 # Prose and measured figures: the commands they cite take minutes, so they show no sessions.
 PAGES_WITHOUT_CHECKED_EXAMPLES = {"design.md", "benchmarks.md"}
-PAGE_NEEDS = {"web.md": ("uvicorn", "web"), "scale-out.md": ("distributed", "dask")}
+PAGE_NEEDS = {
+    "web.md": ("uvicorn", "web"),
+    "scale-out.md": ("distributed", "dask"),
+    "notebooks.md": ("pandas", "notebook"),
+}
 """Pages whose examples run an optional extra: (the module it installs, the extra)."""
 
 # Files and places that belong to the people working on the project, not to its users.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import shutil
 import signal
 import sqlite3
@@ -68,16 +69,17 @@ def test_export_refuses_to_write_over_the_book_it_reads(book, form, monkeypatch)
 
 
 def test_an_interrupted_export_leaves_no_partial_file(book, tmp_path, monkeypatch):
-    original = ttt_solve.cli.export.write_rows
+    original = ttt_solve.cli.export.text_chunks
 
-    def interrupted(rows, stream, fmt):
-        rows = iter(rows)
-        stream.write("position\n" + "".join(f"{next(rows)[0]}\n" for _ in range(100)))
+    def interrupted(*args, **kwargs):
+        chunks = original(*args, **kwargs)
+        yield next(chunks)  # the header
+        yield next(chunks)[:1000]
         raise KeyboardInterrupt
 
     target = tmp_path / "ex.csv"
     target.write_text("the previous export\n")
-    monkeypatch.setattr(ttt_solve.cli.export, "write_rows", interrupted)
+    monkeypatch.setattr(ttt_solve.cli.export, "text_chunks", interrupted)
     result = run("export", "--db", book, "-o", str(target))
     assert result.exit_code == 130
     assert target.read_text() == "the previous export\n"
@@ -85,7 +87,7 @@ def test_an_interrupted_export_leaves_no_partial_file(book, tmp_path, monkeypatc
     assert run("export", "--db", book, "-o", str(new)).exit_code == 130
     assert not new.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["B.sqlite", "ex.csv"]
-    monkeypatch.setattr(ttt_solve.cli.export, "write_rows", original)
+    monkeypatch.setattr(ttt_solve.cli.export, "text_chunks", original)
     assert run("export", "--db", book, "-o", str(new)).exit_code == 0
     assert len(new.read_text().splitlines()) == 766
 
@@ -118,10 +120,16 @@ def plugin(tmp_path, monkeypatch) -> str:
     return "py:hostile_agent.py:make"
 
 
-@pytest.mark.parametrize("answer", ["none", "none-on-odd-plies"])
-def test_an_agent_answering_none_is_an_illegal_move_not_a_perfect_one(book, plugin, answer):
+@pytest.mark.parametrize(
+    ("answer", "failed"),
+    [("none", 4520), ("none-on-odd-plies", 9 + 252 + (1260 - 120) + (1140 - 444))],
+)
+def test_an_agent_answering_none_fails_those_moves_never_is_perfect(book, plugin, answer, failed):
     result = run("audit", "--db", book, "--agent", f"{plugin},answer={answer}", "--jobs", "1")
-    assert_one_line_error(result, "played None", "not a legal move", "hostile_agent")
+    assert result.exit_code == 0, result.output
+    # every reachable position to move in (4,520), or those of odd plies (less the games won)
+    assert re.search(rf"failures garbage +│ {failed:,}", result.output), result.output
+    assert "returned None, not a move" in result.output and "hostile_agent" in result.output
     assert "every graded move was best" not in result.output
 
 
@@ -129,22 +137,26 @@ def test_an_agent_answering_none_is_an_illegal_move_not_a_perfect_one(book, plug
     ("command", "spec", "words"),
     [
         ("audit", "py:hostile_agent.py:broken", ("broken", "the factory's own bug")),
-        ("audit", "py:hostile_agent.py:make,answer=raise", ("raised", "the agent's own bug")),
-        ("games", "py:hostile_agent.py:make,answer=raise", ("raised", "the agent's own bug")),
         ("play", "py:hostile_agent.py:make,answer=raise", ("raised", "the agent's own bug")),
-        ("play", "py:hostile_agent.py:make,answer=none", ("played None", "not a legal move")),
-        ("play", "py:hostile_agent.py:make,answer=b2", ("played 'b2'", "not a legal move")),
+        ("play", "py:hostile_agent.py:make,answer=none", ("returned None", "not a move")),
     ],
 )
 def test_a_failing_plugin_is_one_line_naming_the_agent(book, plugin, command, spec, words):
     if command == "play":
         args = ["play", "--db", book, "--agent", spec, "--as", "o"]
-    elif command == "games":  # games mode runs the agent in worker processes
-        args = ["audit", "--db", book, "--agent", spec, "--games", "4", "--jobs", "2"]
     else:
         args = ["audit", "--db", book, "--agent", spec, "--jobs", "2"]
     result = run(*args, input="quit\n")
     assert_one_line_error(result, "hostile_agent", *words)
+
+
+@pytest.mark.parametrize("mode", [(), ("--games", "4")])
+def test_a_plugin_that_raises_is_audited_with_the_failures_counted(book, plugin, mode):
+    """In worker processes too: the failures come back from them as failures."""
+    spec = "py:hostile_agent.py:make,answer=raise"
+    result = run("audit", "--db", book, "--agent", spec, "--jobs", "2", *mode)
+    assert result.exit_code == 0, result.output
+    assert "failures crash" in result.output and "the agent's own bug" in result.output
 
 
 # -- verify's coverage ----------------------------------------------------------------------
@@ -293,7 +305,7 @@ def test_a_book_depth_past_the_last_cell_is_refused(tmp_path):
     result = CliRunner().invoke(
         solve, ["--size", "3", "--method", "alphabeta", "--book-depth", "10", "--db", db]
     )
-    assert_one_line_error(result, "--book-depth 10", "by ply 9", "9 or less")
+    assert_one_line_error(result, "book depth 10", "by ply 9", "--book-depth 9 or less")
     assert not os.path.exists(db)
 
 

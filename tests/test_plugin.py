@@ -8,15 +8,17 @@ import random
 import pytest
 from click.testing import CliRunner
 
+import ttt_solve
+from tests.support import run_audit
 from tests.test_audit import FirstEmptyMaker
 from ttt_solve.agents.audit import Truth, audit_positions, summarize
+from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.plugin import PluginAgent
 from ttt_solve.agents.spec import make_agent, parse_spec
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.main import ttt
-from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -107,17 +109,68 @@ def test_the_example_takes_a_win_and_is_reproducible():
     assert games[0] == games[1] != games[2]
 
 
-def test_bad_answers_are_illegal_moves():
+def test_bad_answers_are_that_moves_failure():
+    """A taken cell, a name of a taken cell: the failure of that move, naming the agent (the
+    audit counts it and goes on; a game between two agents stops there)."""
     position = Position.from_moves(R3, ["b2"])
-    with pytest.raises(IllegalMoveError, match="py:tests.test_plugin:taken_cell played 0"):
+    with pytest.raises(EngineFailure) as caught:
         play_game(
             make_agent("random", random.Random(0)),
             make_agent("py:tests.test_plugin:taken_cell", random.Random(0)),
             R3,
         )
-    assert (
-        make_agent("py:tests.test_plugin:no_cell", random.Random(0)).select_move(position) == "b2"
-    )  # passed through unchanged, so the harness can quote it
+    assert caught.value.kind == "illegal"
+    assert caught.value.detail.startswith(
+        "py:tests.test_plugin:taken_cell played a1, which is taken"
+    )
+    with pytest.raises(EngineFailure, match="played b2, which is taken") as caught:
+        make_agent("py:tests.test_plugin:no_cell", random.Random(0)).select_move(position)
+    assert caught.value.spec == "py:tests.test_plugin:no_cell"
+
+
+def raises(rng, **params):
+    class Broken:
+        def select_move(self, position):
+            if position.ply == 3:
+                raise ValueError("math domain error")
+            return position.legal_moves()[0]
+
+    return Broken()
+
+
+def flat_first_empty(board):
+    return board.index(" ")
+
+
+def test_a_plugin_that_raises_is_audited_with_its_failures(book_3x3):
+    result = run_audit("--agent", "py:tests.test_plugin:raises", "--db", book_3x3, "-q")
+    assert result.exit_code == 0, result.output
+    assert "failures crash" in result.output and "math domain error" in result.output
+    data = json.loads(
+        run_audit("--agent", "py:tests.test_plugin:raises", "--db", book_3x3, "-q", "--json").output
+    )
+    assert data["failures"]["crash"] == 252 and data["moves"] == 4520 - 252  # ply 3, weighted
+
+
+def test_a_move_function_with_a_board_is_a_plugin_too(book_3x3):
+    spec = "py:tests.test_plugin:flat_first_empty,board=flat"
+    data = json.loads(run_audit("--agent", spec, "--db", book_3x3, "-q", "--json").output)
+    here = ttt_solve.audit(flat_first_empty, "3x3k3", db=book_3x3, board="flat").to_dict()
+    assert data["moves"] == 4520 and not data["failed"]
+    assert {k: v for k, v in data.items() if k != "agent"} == {
+        k: v for k, v in here.items() if k != "agent"
+    }
+    for bad, words in [
+        ("board=hex", "not one of"),
+        ("board=flat,symbols=X/O", "three"),
+        ("side=name", "need board="),
+        ("board=flat,depth=2", "takes no parameters"),
+    ]:
+        result = run_audit(
+            "--agent", f"py:tests.test_plugin:flat_first_empty,{bad}", "--db", book_3x3
+        )
+        assert result.exit_code == 2 and words in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1
 
 
 def test_book_true_plays_the_books_moves(book_3x3):

@@ -391,7 +391,7 @@ def refuse_to_solve(monkeypatch) -> None:
     def solved(self):  # noqa: ANN001, ANN202
         raise AssertionError("the solve ran before the book was found read-only")
 
-    monkeypatch.setattr("ttt_solve.cli.solve.ExhaustiveSolver.solve", solved)
+    monkeypatch.setattr("ttt_solve.book.solving.ExhaustiveSolver.solve", solved)
 
 
 def test_a_read_only_book_file_is_refused_before_the_solve(immutable_book, monkeypatch):

@@ -5,6 +5,8 @@ On both backends (PostgreSQL only with a server, see :mod:`tests.pg_support`).
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import sqlalchemy as sa
@@ -14,6 +16,7 @@ from ttt_solve.book.blocks import NARROW, WIDE, layout
 from ttt_solve.book.errors import BookNotFoundError, SchemaVersionError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
+from ttt_solve.fixes import fix
 from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -229,6 +232,7 @@ def make_old_book(db: str, version: int) -> dict[Rules, list[tuple[int, ...]]]:
     with engine.begin() as conn:
         ids = dict(conn.execute(sa.select(schema.games.c.cols, schema.games.c.id)).all())
         conn.exec_driver_sql("DROP TABLE position_blocks")
+        conn.exec_driver_sql("DROP TABLE ladder_games")  # version 4's: no old book has it
         tables = [("positions", "BIGINT")]
         if version >= 2:
             tables.append(("wide_positions", "BLOB" if sqlite else "BYTEA"))
@@ -290,9 +294,11 @@ def test_the_refusal_of_an_old_book_names_a_game_it_holds(book_db):
     with engine.begin() as conn:  # 3x11 k=3 is left: the command to upgrade must name it
         conn.execute(sa.delete(schema.games).where(schema.games.c.cols == 3))
     engine.dispose()
-    with pytest.raises(SchemaVersionError, match=r"e\.g\.: ttt-solve --size 3x11 --win 3 --db "):
+    with pytest.raises(SchemaVersionError, match="older ttt-solve") as caught:
         with open_book(book_db):
             pass
+    assert caught.value.kind == "older-schema" and caught.value.rules == Rules(3, 11, 3)
+    assert re.search(r"e\.g\.: ttt-solve --size 3x11 --win 3 --db ", fix(caught.value))
 
 
 def test_an_upgrade_interrupted_half_way_leaves_the_old_book(book_db, monkeypatch):

@@ -109,3 +109,31 @@ def test_cli_an_engine_spec_with_commas_of_its_own(tmp_path):
     data = json.loads(result.output)
     assert data["agents"] == ["heuristic", spec]
     assert data["pairings"][0]["draws"] == 2  # both play 3x3 without a mistake
+
+
+def test_round_robin_keeps_the_results_by_colour():
+    makers = [AgentMaker("random"), AgentMaker("heuristic")]
+    (pairing,) = round_robin(makers, R3, 8, seed=2, jobs=1)
+    assert pairing.a_first is not None and pairing.b_first is not None
+    assert sum(pairing.a_first) == sum(pairing.b_first) == 4  # colours alternate
+    both = [x + y for x, y in zip(pairing.a_first, reversed(pairing.b_first))]
+    assert both == [pairing.a_wins, pairing.draws, pairing.b_wins]
+
+
+def test_cli_ratings_after_the_standings():
+    args = ["tournament", "--agents", "random,heuristic,mcts:iterations=30", "--games", "6", "-q"]
+    result = CliRunner().invoke(ttt, args)
+    assert result.exit_code == 0, result.output
+    assert "ratings (Elo scale" in result.output and "anchor: random = 0" in result.output
+    data = json.loads(CliRunner().invoke(ttt, [*args, "--json"]).output)
+    ratings = data["ratings"]
+    assert ratings["anchor"] == {"agent": "random", "rating": 0.0}
+    assert ratings["ratings"][0]["agent"] == "heuristic"  # it never loses
+    assert {row["agent"] for row in ratings["ratings"]} == set(data["agents"])
+    assert data["pairings"][0]["a_as_x"]["a_wins"] + data["pairings"][0]["a_as_x"]["draws"] <= 3
+    moved = json.loads(
+        CliRunner().invoke(ttt, [*args, "--json", "--anchor", "heuristic=1000"]).output
+    )
+    assert moved["ratings"]["ratings"][0]["rating"] == 1000.0
+    bad = CliRunner().invoke(ttt, [*args, "--anchor", "perfect=0"])
+    assert bad.exit_code == 2 and "names no agent of this tournament" in bad.output

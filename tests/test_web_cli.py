@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -83,3 +84,30 @@ def test_serve_refuses_a_file_that_is_not_a_book(tmp_path):
     bad.write_text("not a database")
     result = CliRunner().invoke(ttt, ["serve", "--db", str(bad)])
     assert result.exit_code == 2 and "cannot read a book" in result.output
+
+
+def test_serve_logs_a_line_a_request_unless_quiet(book_3x3):
+    """A line a request, as uvicorn prints them (the method, path, protocol and status);
+    with --quiet, none."""
+    from tests.web_support import Serving
+
+    for quiet in (False, True):
+        with Serving(book_3x3, *(["--quiet"] if quiet else [])) as serving:
+            for path, status in (("/api/games", 200), ("/game/9x9k9?moves=b2", 404)):
+                try:
+                    urllib.request.urlopen(serving.url + path, timeout=30).read()
+                except urllib.error.HTTPError as error:
+                    assert error.code == status
+            urllib.request.urlopen(serving.url + "/api/games/3x3k3", timeout=30).read()
+            if not quiet:  # the last request's line says the ones before it were written
+                serving.wait_for('"GET /api/games/3x3k3 HTTP/1.1" 200', seconds=30)
+        lines = serving.output.splitlines()
+        logged = [line for line in lines if '"GET /' in line]
+        if quiet:
+            assert logged == [], lines
+        else:
+            assert len(logged) == 3, lines
+            assert '"GET /api/games HTTP/1.1" 200' in logged[0]
+            assert '"GET /game/9x9k9?moves=b2 HTTP/1.1" 404' in logged[1]
+            assert all(line.startswith("INFO:") and "127.0.0.1:" in line for line in logged)
+        assert "Uvicorn running" not in serving.output  # uvicorn's own news stays silent

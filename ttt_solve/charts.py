@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.errors import TttError
+from ttt_solve.palette import SERIES, value_colours
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as Figure  # re-exported for annotations elsewhere
@@ -36,6 +37,8 @@ _STYLE: dict[str, Any] = {
     "font.size": 10,
     "axes.grid": True,
     "grid.alpha": 0.3,
+    # the series' colours from the project's palette, in its order (values: see _colour)
+    "axes.prop_cycle": f"cycler('color', {list(SERIES)!r})",
 }
 
 # No date, no software version: the bytes depend on the figures alone.
@@ -43,6 +46,9 @@ _METADATA: dict[str, dict[str, Any]] = {
     "svg": {"Date": None, "Creator": None},
     "png": {"Software": None},
 }
+
+# Room above the tallest bar, as a share of its height: bars and the legend stay inside the frame.
+_HEADROOM = 0.22
 
 # Ticks are placed at the data's own x values when there are at most this many of them
 # (a parameter swept over 10,30,100,... reads best with exactly those ticks).
@@ -141,10 +147,12 @@ def _check_lengths(series: Series) -> None:
 
 
 class Panel(NamedTuple):
-    """One of the side-by-side plots of :func:`line_panels`: its y label and its lines."""
+    """One of the side-by-side plots of :func:`line_panels`: its y label and its lines;
+    ``percent`` overrides the chart's for this panel (a rating beside shares)."""
 
     ylabel: str
     series: Sequence[Series]
+    percent: bool | None = None
 
 
 def line_chart(
@@ -163,20 +171,30 @@ def line_panels(
     log_x: bool = False,
     percent: bool = False,
     ylim: tuple[float, float] | None = None,
+    sharey: bool = True,
 ) -> Figure:
     """Line charts side by side sharing the x axis (say accuracy and perfection of the same
-    agents); the series of each panel keep their colours from panel to panel, so one legend,
-    in the first panel, names them all (even a single series: the legend is where a chart
-    names what it shows)."""
+    agents) and, unless ``sharey`` is false, the y axis; the series of each panel keep their
+    colours from panel to panel, so one legend, in the first panel, names them all (even a
+    single series: the legend is where a chart names what it shows)."""
     for panel in panels:
         for one in panel.series:
             _check_lengths(one)
     with _style():
         figure = _new_figure(title, width=4.2 * len(panels) + 1.2 if len(panels) > 1 else 7.5)
-        # One y scale for all panels, so that they compare at a glance.
-        axes_list = figure.subplots(1, len(panels), squeeze=False, sharex=True, sharey=True)[0]
+        # One y scale for all panels, so that they compare at a glance (when they measure alike).
+        axes_list = figure.subplots(1, len(panels), squeeze=False, sharex=True, sharey=sharey)[0]
+        if not sharey:  # the panels of shares still share their scale
+            shared = [
+                a
+                for a, p in zip(axes_list, panels)
+                if (percent if p.percent is None else p.percent)
+            ]
+            for axes in shared[1:]:
+                axes.sharey(shared[0])
         for index, (axes, panel) in enumerate(zip(axes_list, panels)):
-            _draw_lines(axes, panel.series, log_x=log_x, percent=percent, ylim=ylim)
+            shares = percent if panel.percent is None else panel.percent
+            _draw_lines(axes, panel.series, log_x=log_x, percent=shares, ylim=ylim)
             axes.set_xlabel(xlabel)
             axes.set_ylabel(panel.ylabel)
             if index == 0 and panel.series:
@@ -195,7 +213,10 @@ def _draw_lines(
     from matplotlib.ticker import NullFormatter, PercentFormatter, ScalarFormatter
 
     for one in series:
-        (line,) = axes.plot(one.x, one.y, label=one.label, linewidth=1.5)
+        value = value_colours(one.label)
+        (line,) = axes.plot(
+            one.x, one.y, label=one.label, linewidth=1.5, color=value.edge if value else None
+        )
         color = line.get_color()
         markers = axes.scatter(one.x, one.y, color=color, s=18, zorder=3)
         if one.links is not None:
@@ -213,6 +234,42 @@ def _draw_lines(
         axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
     if ylim is not None:
         axes.set_ylim(*ylim)
+
+
+class Estimate(NamedTuple):
+    """One row of :func:`interval_chart`: a label, a value and its interval."""
+
+    label: str
+    value: float
+    low: float
+    high: float
+    highlight: bool = False  # drawn in the second colour (an agent among reference ones)
+
+
+def interval_chart(
+    rows: Sequence[Estimate], *, title: str, xlabel: str, legend: tuple[str, str]
+) -> Figure:
+    """One row per estimate, the first at the top: a dot at the value and a bar across its
+    interval (ratings with their 95% intervals); highlighted rows in a colour of their own.
+    ``legend`` names the plain rows and the highlighted ones."""
+    with _style():
+        figure = _new_figure(title, width=7.5)
+        figure.set_figheight(max(2.5, 0.45 * len(rows) + 1.4))
+        axes = figure.add_subplot()
+        colors = _matplotlib().rcParams["axes.prop_cycle"].by_key()["color"][:2]
+        named: set[bool] = set()
+        for place, row in enumerate(rows):
+            y = len(rows) - 1 - place
+            color = colors[1] if row.highlight else colors[0]
+            axes.plot([row.low, row.high], [y, y], color=color, linewidth=2)
+            label = legend[row.highlight] if row.highlight not in named else None
+            named.add(row.highlight)
+            axes.scatter([row.value], [y], color=color, s=28, zorder=3, label=label)
+        axes.set_yticks(range(len(rows)), [row.label for row in reversed(rows)])
+        axes.legend(loc="lower right")
+        axes.grid(axis="y", visible=False)
+        axes.set_xlabel(xlabel)
+    return figure
 
 
 def bar_chart(
@@ -235,13 +292,19 @@ def bar_chart(
         count = max(len(groups), 1)
         width = 0.8 if stacked else 0.8 / count
         bottoms = [0.0] * len(categories)
+        tallest = 0.0
         for index, (name, values) in enumerate(groups.items()):
+            colours = _bar_colours(name, index)
             if stacked:
-                axes.bar(positions, values, width, bottom=bottoms, label=name)
+                axes.bar(positions, values, width, bottom=bottoms, label=name, **colours)
                 bottoms = [bottom + value for bottom, value in zip(bottoms, values)]
+                tallest = max([tallest, *bottoms])
             else:
                 offset = (index - (count - 1) / 2) * width
-                axes.bar([p + offset for p in positions], values, width, label=name)
+                axes.bar([p + offset for p in positions], values, width, label=name, **colours)
+                tallest = max([tallest, *values])
+        if tallest > 0:
+            axes.set_ylim(0, tallest * (1 + _HEADROOM))
         axes.set_xticks(positions, list(categories))
         axes.grid(axis="x", visible=False)
         axes.set_xlabel(xlabel)
@@ -249,6 +312,15 @@ def bar_chart(
         if groups:
             axes.legend(loc="best")
     return figure
+
+
+def _bar_colours(name: str, index: int) -> dict[str, Any]:
+    """A group's bar colours: a value's fill with its darker edge (the yellow of a draw needs
+    an edge on white), else the palette's series colours in order."""
+    value = value_colours(name)
+    if value is not None:
+        return {"color": value.fill, "edgecolor": value.edge, "linewidth": 0.8}
+    return {"color": SERIES[index % len(SERIES)]}
 
 
 def render(figure: Figure, fmt: str) -> bytes:

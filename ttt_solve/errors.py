@@ -9,3 +9,10 @@ python-chess's ``IllegalMoveError`` does. Anything else that escapes is a bug.
 
 class TttError(Exception):
     """A problem the user can act on: bad input, a missing or damaged book, a failing agent."""
+
+
+def quoted(text: str, longest: int = 80) -> str:
+    """``text`` quoted for a one-line message; a long one is cut, with its length said."""
+    if len(text) <= longest:
+        return repr(text)
+    return f"{text[:longest]!r}... ({len(text):,} characters)"

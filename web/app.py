@@ -1,14 +1,21 @@
-"""The application: routes, the book opened read-only for the server's lifetime, and errors.
+"""The application: routes, the book opened read-only for the server's lifetime, the worker
+processes of its live work, and errors.
 
 Every error a visitor can cause (an unknown game, a malformed position or move list, an
 illegal move, a spec that does not parse, a busy server) is answered with a 4xx status and a
-one-line message: a page for the pages, ``{"error": ...}`` for the JSON routes.
+one-line message: a page for the pages, ``{"error": ...}`` for the JSON routes. The server's
+own troubles (a book found damaged, a book it cannot read now, a worker that failed) are
+answered with a 5xx status, the same one-line message, and a line in the server's log.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
+import logging
 import os
+import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -20,38 +27,71 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ttt_solve.book.errors import BookNotFoundError, OutOfReachError
+from ttt_solve.book.errors import BookError, BookNotFoundError, DamagedBookError, OutOfReachError
 from ttt_solve.book.memory import MemoryLoader
 from ttt_solve.book.reader import open_book
 from ttt_solve.errors import TttError
-from ttt_solve.web import api, pages, uwapi
+from ttt_solve.fixes import explained
+from ttt_solve.web import api, pages, ratings, uwapi
 from ttt_solve.web.audits import AuditRunner
-from ttt_solve.web.explorer import BusyError, Explorer, Limits
+from ttt_solve.web.explorer import Explorer, Limits
+from ttt_solve.web.guard import RequestGuard, client_gone
+from ttt_solve.web.workers import (
+    BusyError,
+    ClientGone,
+    Setup,
+    Stopping,
+    Unavailable,
+    WorkerFailed,
+    WorkerPool,
+    WorkTimeout,
+)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 JSON_PREFIXES = ("/api/", "/uwapi/")
+LOG = logging.getLogger("uvicorn.error")  # the server's log (uvicorn's, on stderr)
+
+CLIENT_GONE = 499
+"""The status logged for a request whose visitor left before its answer (nginx's)."""
 
 
 def status_of(error: Exception) -> int:
-    """The HTTP status of an error a visitor caused."""
+    """The HTTP status of an error: 4xx when the visitor caused it, 5xx when the server did."""
     if isinstance(error, HTTPException):
         return error.status_code
     if isinstance(error, BusyError):
         return 429  # too many requests: the live-work slots are taken
-    if isinstance(error, OutOfReachError):
-        return 422  # understood, but the book lacks it and a live search ran out of time
+    if isinstance(error, (OutOfReachError, WorkTimeout)):
+        return 422  # understood, but the work it takes ran out of time
+    if isinstance(error, ClientGone):
+        return CLIENT_GONE
     if isinstance(error, (LookupError, BookNotFoundError)):
         return 404
+    if isinstance(error, (DamagedBookError, WorkerFailed)):
+        return 500  # the server's book or code is at fault, not the request
+    if isinstance(error, Unavailable) or (
+        isinstance(error, BookError) and not isinstance(error, ValueError)
+    ):
+        return 503  # the book cannot be read now (locked, a lost connection), or stopping
     return 400
 
 
 def one_line(error: Exception) -> str:
-    text = error.detail if isinstance(error, HTTPException) else str(error)
-    return " ".join(str(text).split()) or "bad request"
+    """The error in one line; the server's own troubles (a damaged book) with the command that
+    checks or fixes them, for whoever runs the server."""
+    if isinstance(error, HTTPException):
+        text = str(error.detail)
+    elif isinstance(error, TttError) and status_of(error) >= 500:
+        text = explained(error)
+    else:
+        text = str(error)
+    return " ".join(text.split()) or "bad request"
 
 
 async def error_response(request: Request, error: Exception) -> Response:
     status, message = status_of(error), one_line(error)
+    if status >= 500 and not isinstance(error, Stopping):
+        LOG.error("%s %s: %d %s", request.method, request.url.path, status, message)
     headers = {"Retry-After": "5"} if status == 429 else None
     if request.url.path.startswith(JSON_PREFIXES):
         return JSONResponse({"error": message, "status": status}, status, headers=headers)
@@ -88,21 +128,51 @@ def _ignore(message: str) -> None:
     pass
 
 
+WORKER_START_SECONDS = 120.0
+"""How long workers may take to start (the first start on a machine compiles the search)."""
+
+
+def _settle(app: Starlette, report: Callable[[str], None], freeze: bool) -> None:
+    """Once the worker processes are ready (or said why not) and the games are in memory:
+    report it, and with ``freeze`` freeze what the start made (:func:`gc.freeze`), the
+    modules, the compiled code and the tables, which live as long as the server: the collector
+    then never walks them again, neither while serving (a pause of a tenth of a second or more,
+    each full collection) nor when the server stops (about a second)."""
+    started = time.monotonic()
+    pools: tuple[WorkerPool, ...] = app.state.workers
+    if all([pool.wait_ready(WORKER_START_SECONDS) for pool in pools]):
+        counts = ", ".join(f"{pool.size} for {pool.name}" for pool in pools)
+        report(f"worker processes ready: {counts} ({time.monotonic() - started:.1f} s)")
+    elif not any(pool.stopping for pool in pools):
+        report("worker processes not ready: live searches, agent moves and audits are refused")
+    app.state.memory.join()
+    if freeze:
+        gc.collect()
+        gc.freeze()
+
+
 def routes() -> list[Route | Mount]:
     """Every route, the JSON API's first (its position route is the one asked most)."""
     static = Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static")
-    return [*api.routes, *uwapi.routes, *pages.routes, static]
+    return [*api.routes, *uwapi.routes, *pages.routes, *ratings.routes, static]
 
 
 def create_app(
-    db: str, limits: Limits | None = None, report: Callable[[str], None] | None = None
+    db: str,
+    limits: Limits | None = None,
+    report: Callable[[str], None] | None = None,
+    *,
+    freeze: bool = False,
 ) -> Starlette:
     """The web application over the book ``db``, opened read-only when the server starts
     (``open_book``'s errors, such as a missing book, are raised then).
 
     The rows of the book's smaller games (``limits.memory_rows`` in all) are then loaded into
     memory in the background (see :mod:`book.memory`); ``report`` is told of each game
-    loaded. The loader is ``app.state.memory``."""
+    loaded. The loader is ``app.state.memory``. The worker processes of live searches and
+    agent moves, and of audits, start with it (:mod:`web.workers`): ``app.state.workers``.
+    ``freeze``: once started, exempt what the start made from the garbage collector (for a
+    server in a process of its own; see :func:`_settle`)."""
     import jinja2
 
     limits = limits or Limits()
@@ -110,15 +180,27 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         with open_book(db, read_only=True) as book:
-            app.state.explorer = Explorer(book, limits)
-            app.state.audits = AuditRunner(
-                book, db, max_running=limits.max_audits, seconds=limits.audit_seconds
-            )
-            app.state.memory = MemoryLoader(book, limits.memory_rows, report or _ignore).start()
+            setup = Setup(db, limits.search_seconds, warm=True)
+            searches = WorkerPool("live searches and agent moves", limits.max_searches, setup)
+            audits = WorkerPool("audits", limits.max_audits, setup._replace(warm=False))
+            app.state.workers = (searches, audits)
             try:
-                yield
+                for pool in app.state.workers:
+                    pool.start()
+                app.state.explorer = Explorer(book, limits, searches, client_gone)
+                app.state.audits = AuditRunner(book, audits, seconds=limits.audit_seconds)
+                app.state.memory = MemoryLoader(book, limits.memory_rows, report or _ignore)
+                app.state.memory.start()
+                settle = threading.Thread(target=_settle, args=(app, report or _ignore, freeze))
+                settle.daemon = True
+                settle.start()
+                try:
+                    yield
+                finally:
+                    app.state.memory.stop()  # before the book closes
             finally:
-                app.state.memory.stop()  # before the book closes
+                for pool in app.state.workers:
+                    pool.stop()
 
     handlers: dict[Any, Any] = {TttError: error_response, ValueError: error_response}
     handlers[LookupError] = error_response
@@ -127,7 +209,10 @@ def create_app(
         routes=routes(),
         lifespan=lifespan,
         exception_handlers=handlers,
-        middleware=[Middleware(api.BookAnswers), Middleware(UniversalApiCors)],
+        middleware=[
+            Middleware(RequestGuard, respond=error_response),
+            Middleware(UniversalApiCors),
+        ],
     )
     app.state.templates = jinja2.Environment(
         loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),

@@ -1,48 +1,79 @@
 """Audits run in the background of the server, a few at a time, each within a time limit.
 
 A job runs :func:`~ttt_solve.agents.audit.audit_positions` or
-:func:`~ttt_solve.agents.audit.audit_games` (the functions behind ``ttt audit``) in a thread of
-its own, in this process (one job, one core), and reports its progress through the audit's
-``progress`` callback, which also stops a job that runs past its time.
+:func:`~ttt_solve.agents.audit.audit_games` (the functions behind ``ttt audit``) in a worker
+process of the server's audit pool (:mod:`web.workers`; one job, one worker, one core, at a
+lower priority than the server), which reports its progress as it goes. A job past its time is
+stopped by ending its worker; a fresh one takes its place.
+
+What a visitor may ask is checked before a job is accepted: the agent's spec parses, names an
+agent of the project (never an engine or a plug-in) with parameters within
+:data:`WEB_AGENT_LIMITS`, and the figures are in range.
 """
 
 from __future__ import annotations
 
 import itertools
+import random
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from ttt_solve.agents import audit
+from ttt_solve.agents import audit, review
 from ttt_solve.agents.parallel import AgentMaker
-from ttt_solve.agents.spec import AgentSpecError, parse_spec
+from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
 from ttt_solve.book.reader import Book
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
-from ttt_solve.web.explorer import BusyError
+from ttt_solve.web.workers import BusyError, WorkerPool, WorkTimeout
 
 KEPT_JOBS = 50
 """Finished audits kept for their pages; the oldest are forgotten first."""
 
 MAX_SAMPLE = 1_000_000
 MAX_GAMES = 10_000
+MAX_SEED = 2**64 - 1
 
+MAX_SPEC = 200
+"""The longest agent spec the server reads (a spec of the project's agents needs far less)."""
 
-class AuditTimeout(TttError):
-    """An audit ran past the server's time limit for one audit."""
+WEB_AGENT_LIMITS: dict[tuple[str, str], int] = {
+    ("mcts", "iterations"): 100_000,
+    ("montecarlo", "playouts"): 10_000,
+    ("minimax", "depth"): 9,
+    ("alphabeta", "depth"): 16,
+}
+"""The largest value of an agent's parameter that the server takes from a visitor (the command
+line takes any). A move and an audit are also bounded in time (``--search-seconds``,
+``--audit-seconds``): these keep a visitor from asking for work no limit would let finish."""
 
 
 def checked_spec(text: str, what: str = "agent") -> str:
-    """A spec the web server may run: it parses, and it names an agent of the project (an
-    external engine or plug-in would run code of the visitor's choosing on the server)."""
+    """A spec the web server may run: it parses, names an agent of the project (an external
+    engine or plug-in would run code of the visitor's choosing on the server), within
+    :data:`WEB_AGENT_LIMITS` and the agent's own checks."""
+    if len(text) > MAX_SPEC:
+        raise AgentSpecError(
+            f"the {what} spec is {len(text):,} characters long; this server reads at most "
+            f"{MAX_SPEC}"
+        )
     spec = parse_spec(text)
     if spec.external:
         raise AgentSpecError(
             f"{what} {text!r} comes from outside the project; the web server runs only its "
             f"own agents (use ttt audit on the command line for engines and plug-ins)"
         )
+    for (name, key), most in WEB_AGENT_LIMITS.items():
+        if spec.name == name and spec.params[key] > most:
+            raise AgentSpecError(
+                f"{what} {text!r}: {key}={spec.params[key]:,} is more than this server allows "
+                f"({most:,}); use ttt audit or ttt play on the command line for more"
+            )
+    if spec.name != "perfect":  # the agent's own checks (iterations >= 1, ...), at once
+        make_agent(spec._replace(params={**spec.params, "book": False}), random.Random(0))
     return spec.text
 
 
@@ -65,13 +96,68 @@ class AuditRequest:
             raise ValueError(f"sample {self.sample} is not between 1 and {MAX_SAMPLE:,}")
         if not 1 <= self.games <= MAX_GAMES:
             raise ValueError(f"games {self.games} is not between 1 and {MAX_GAMES:,}")
+        if not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"seed {self.seed} is not between 0 and {MAX_SEED:,}")
         object.__setattr__(self, "agent", checked_spec(self.agent))
         object.__setattr__(self, "opponent", checked_spec(self.opponent, "opponent"))
 
 
+COSTLY_KEPT = 2_000
+"""The costly moves an audit keeps for its page (a hundred pages of them), costliest first;
+the page says how many there were in all. An audit of every position of 4x4 k=4 by a weak
+agent has hundreds of thousands: kept whole, fifty audits would hold a GiB."""
+
+
+class AuditOutcome(NamedTuple):
+    """A finished audit's figures, as a worker hands them back."""
+
+    summary: audit.Summary
+    worst: list[audit.Graded]
+    worst_json: list[dict[str, Any]]  # audit.graded_json of each (it needs the truth)
+    results: list[audit.GameResult] | None  # games mode
+    costly: list[review.CostlyRow]  # the costliest COSTLY_KEPT, one row per position and move
+    costly_count: int  # the rows in all
+    blunders: list[int] | None  # games mode: the agent's blunders in each game
+
+
+def run_audit(
+    truth: audit.Truth, request: AuditRequest, progress: Callable[[int, int], None]
+) -> AuditOutcome:
+    """The audit ``request`` asks for, graded against ``truth`` (in a worker)."""
+    maker = AgentMaker(request.agent)  # built with the truth's book
+    results = None
+    if request.mode == "positions":
+        records, ungraded = audit.audit_positions(
+            maker, truth, sample=request.sample, seed=request.seed, jobs=1, progress=progress
+        )
+    else:
+        records, ungraded, results = audit.audit_games(
+            maker,
+            AgentMaker(request.opponent),
+            truth,
+            games=request.games,
+            seed=request.seed,
+            jobs=1,
+            progress=progress,
+        )
+    worst = audit.worst(records, 10)
+    costly, costly_count = review.costly_rows(
+        records, weighted=request.mode == "positions", limit=COSTLY_KEPT
+    )
+    return AuditOutcome(
+        audit.summarize(records, ungraded),
+        worst,
+        [audit.graded_json(truth, record) for record in worst],
+        results,
+        costly,
+        costly_count,
+        None if results is None else review.blunders_per_game(truth, results),
+    )
+
+
 @dataclass
 class AuditJob:
-    """One audit and where it stands; ``result`` is set when it is done."""
+    """One audit and where it stands; ``summary`` is set when it is done."""
 
     id: int
     request: AuditRequest
@@ -80,32 +166,31 @@ class AuditJob:
     total: int = 0
     status: str = "running"  # "running", "done" or "failed"
     error: str | None = None
-    truth: audit.Truth | None = None
     summary: audit.Summary | None = None
     worst: list[audit.Graded] = field(default_factory=list)
+    worst_json: list[dict[str, Any]] = field(default_factory=list)
     results: list[audit.GameResult] | None = None
+    costly: list[review.CostlyRow] = field(default_factory=list)
+    costly_count: int = 0
+    blunders: list[int] | None = None
     seconds: float = 0.0
+
+    def progress(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
 
 
 class AuditRunner:
-    """Starts audits in threads, at most ``max_running`` at once, each within ``seconds``."""
+    """Starts audits in the workers of ``workers`` (as many at once as it has), each within
+    ``seconds``."""
 
-    def __init__(self, book: Book, db: str, *, max_running: int, seconds: float) -> None:
+    def __init__(self, book: Book, workers: WorkerPool, *, seconds: float) -> None:
         self.book = book
-        self.db = db
-        self.max_running = max_running
+        self.workers = workers
+        self.max_running = workers.size
         self.seconds = seconds
         self._lock = threading.Lock()
         self._jobs: OrderedDict[int, AuditJob] = OrderedDict()
         self._ids = itertools.count(1)
-        self._truths: dict[Rules, audit.Truth] = {}
-
-    def truth(self, rules: Rules) -> audit.Truth:
-        """The book's values of a game, read once and kept for later audits of it."""
-        with self._lock:
-            if rules not in self._truths:
-                self._truths[rules] = audit.Truth(self.book, rules)
-            return self._truths[rules]
 
     def start(self, request: AuditRequest) -> AuditJob:
         """A new job, running; :class:`BusyError` when ``max_running`` already run."""
@@ -117,6 +202,7 @@ class AuditRunner:
                     f"{running} audit{'s are' if running > 1 else ' is'} running, the most this "
                     f"server runs at once; try again when it is done"
                 )
+            task = self.workers.submit("audit", request, what="the audit")
             job = AuditJob(next(self._ids), request)
             self._jobs[job.id] = job
             while len(self._jobs) > KEPT_JOBS:
@@ -124,7 +210,9 @@ class AuditRunner:
                 if self._jobs[oldest].status == "running":
                     break
                 del self._jobs[oldest]
-        threading.Thread(target=self._run, args=(job,), daemon=True, name=f"audit-{job.id}").start()
+        threading.Thread(
+            target=self._finish, args=(job, task), daemon=True, name=f"audit-{job.id}"
+        ).start()
         return job
 
     def recent(self) -> list[AuditJob]:
@@ -136,44 +224,19 @@ class AuditRunner:
         with self._lock:
             return self._jobs.get(job_id)
 
-    def _run(self, job: AuditJob) -> None:
-        request = job.request
-        deadline = job.started + self.seconds
-
-        def progress(done: int, total: int) -> None:
-            job.done, job.total = done, total
-            if time.monotonic() > deadline:
-                raise AuditTimeout(
-                    f"the audit ran past this server's limit of {self.seconds:g} s after "
-                    f"{done:,} of {total:,} tasks; audit a sample, or run ttt audit"
-                )
-
+    def _finish(self, job: AuditJob, task: Any) -> None:
         try:
-            # read in the job's thread: a large game takes seconds, the server goes on meanwhile
-            truth = job.truth = self.truth(request.rules)
-            maker = AgentMaker(request.agent, self.db)
-            if request.mode == "positions":
-                records, ungraded = audit.audit_positions(
-                    maker,
-                    truth,
-                    sample=request.sample,
-                    seed=request.seed,
-                    jobs=1,
-                    progress=progress,
-                )
-            else:
-                records, ungraded, job.results = audit.audit_games(
-                    maker,
-                    AgentMaker(request.opponent, self.db),
-                    truth,
-                    games=request.games,
-                    seed=request.seed,
-                    jobs=1,
-                    progress=progress,
-                )
-            job.summary = audit.summarize(records, ungraded)
-            job.worst = audit.worst(records, 10)
+            outcome: AuditOutcome = task.result(self.seconds, grace=0, progress=job.progress)
+            job.summary, job.worst, job.worst_json, job.results = outcome[:4]
+            job.costly, job.costly_count, job.blunders = outcome[4:]
             job.status = "done"
+        except WorkTimeout:
+            job.error = (
+                f"the audit ran past this server's limit of {self.seconds:g} s after "
+                f"{job.done:,} of {job.total:,} tasks and was stopped; audit a sample, or run "
+                f"ttt audit"
+            )
+            job.status = "failed"
         except (TttError, ValueError) as error:
             job.error = " ".join(str(error).split())
             job.status = "failed"
@@ -204,14 +267,14 @@ def job_json(job: AuditJob, links: Any = None) -> dict[str, Any]:
         "seconds": round(job.seconds or time.monotonic() - job.started, 3),
         "error": job.error,
     }
-    summary, truth = job.summary, job.truth
-    if summary is None or truth is None:
+    summary = job.summary
+    if summary is None:
         return out
     out["result"] = {
         **audit.summary_json(summary),
         "worst": [
-            {**audit.graded_json(truth, r), **({"url": links(r)} if links else {})}
-            for r in job.worst
+            {**graded, **({"url": links(record)} if links else {})}
+            for record, graded in zip(job.worst, job.worst_json)
         ],
     }
     if job.results is not None:

@@ -3,27 +3,21 @@ it without blocking the server, and the plain data of a game."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.oracle import Analysis
 from ttt_solve.book.reader import GameInfo
-from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.rules import Rules
 from ttt_solve.web.audits import AuditRunner
-from ttt_solve.web.explorer import Explorer, game_name
-
-MAX_QUERY = 2_000
-"""Longest ``position`` or ``moves`` parameter read (a board of 64 cells needs far less)."""
-
+from ttt_solve.web.explorer import Asked, Explorer, game_name, url_param
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -40,6 +34,12 @@ class RouteTable:
 
     def get(self, path: str) -> Callable[[Handler], Handler]:
         return self._declare(path, "GET")
+
+    def get_asgi(self, path: str, app: ASGIApp) -> None:
+        """A GET route answered by a bare ASGI app (an object, not a function: Starlette
+        would take a function for a handler): no request or response object is made for
+        it, and its errors reach the application's handlers all the same."""
+        self.routes.append(Route(path, app, methods=["GET"]))
 
     def post(self, path: str) -> Callable[[Handler], Handler]:
         return self._declare(path, "POST")
@@ -62,49 +62,13 @@ def audits_of(request: Request) -> AuditRunner:
     return runner
 
 
-class Asked(NamedTuple):
-    """A position as a URL asks for it: a starting position, then moves played on it."""
-
-    info: GameInfo
-    base: str | None  # the ``position`` parameter, as written (None: the empty board)
-    start: Position
-    cells: tuple[int, ...]
-    position: Position  # after the moves
-
-    @property
-    def rules(self) -> Rules:
-        return self.info.rules
-
-    @property
-    def move_names(self) -> tuple[str, ...]:
-        return tuple(self.rules.cell_name(c) for c in self.cells)
-
-
 def param(request: Request, name: str, default: str | None = None) -> str | None:
-    value = request.query_params.get(name, default)
-    if value is not None and len(value) > MAX_QUERY:
-        raise ValueError(f"the {name} parameter is longer than {MAX_QUERY} characters")
-    return value
+    return url_param(request.query_params, name, default)
 
 
 def asked_position(request: Request, game: str) -> Asked:
     """The game and position of a request's path and ``position``/``moves`` parameters."""
-    explorer = explorer_of(request)
-    info = explorer.game(game)
-    rules = info.rules
-    base = param(request, "position")
-    start = explorer.position(rules, base, None)
-    position = start
-    cells: list[int] = []
-    for token in re.split(r"[,\s]+", param(request, "moves") or ""):
-        if token:
-            cell = rules.parse_cell(token)
-            try:
-                position = position.play(cell)
-            except IllegalMoveError as error:
-                raise IllegalMoveError(f"move {len(cells) + 1} ({token}): {error}") from None
-            cells.append(cell)
-    return Asked(info, base, start, tuple(cells), position)
+    return explorer_of(request).asked(game, request.query_params)
 
 
 async def answer(explorer: Explorer, position: Position) -> Analysis:

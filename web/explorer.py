@@ -2,40 +2,52 @@
 limits that keep a flood of requests from pinning the machine.
 
 Answers come from :class:`~ttt_solve.book.oracle.Oracle`. A position the book holds is read
-at once; one past an opening book is searched live, at most ``max_searches`` at a time, each
-within ``search_seconds``; a request beyond that is refused with :class:`BusyError` rather
-than queued.
+at once, in the server's process, and never waits for anything else; one past an opening book
+is searched live in a worker process (:mod:`web.workers`), at most ``max_searches`` at a time,
+each within ``search_seconds``; a request beyond that is refused with :class:`BusyError`
+rather than queued. An agent's move is computed in a worker too, within the same time (the
+``perfect`` agent's, an answer of the book, in the server's process where the book holds it).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import NamedTuple, TypeVar
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
+from starlette.datastructures import QueryParams
+
+from ttt_solve.agents.seeded import plays_from_book, seeded_move
 from ttt_solve.book.errors import GameNotFoundError, OutOfReachError
 from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
-from ttt_solve.book.query import LineMove, mainline, parse_query
+from ttt_solve.book.query import LineMove, parse_query
 from ttt_solve.book.reader import Book, GameInfo
-from ttt_solve.errors import TttError
-from ttt_solve.solver.errors import InvalidPositionError, InvalidRulesError
+from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError, InvalidRulesError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.web.answers import encode_analysis
+from ttt_solve.web.workers import BusyError, WorkerPool
 
-T = TypeVar("T")
+__all__ = ["BusyError", "Explorer", "Limits"]
 
 READ_CACHE = 2_048
 """Book answers kept in memory (the book is read-only, so they never change): the openings,
 asked most, are answered without a lookup; a few MiB at most."""
 
 JSON_CACHE = 4_096
-"""Book answers kept encoded as the API's JSON (under 1 KiB each on a 4x4 board): a position
-asked again is answered without a lookup, a Python object or an encoding."""
+"""Book answers kept encoded as the API's JSON (under 1 KiB each on a 4x4 board), each under
+the words of the URL that asked for it: a URL asked again is answered without parsing, a
+lookup, a Python object or an encoding."""
+
+KEPT_QUERY = 512
+"""The longest query string whose answer is kept under it (a position of 64 cells written out,
+or a game's moves, take far less): the kept answers stay within a few MiB whatever a visitor
+writes in a URL."""
+
+MAX_QUERY = 2_000
+"""Longest ``position`` or ``moves`` parameter read (a board of 64 cells needs far less)."""
 
 GAME_NAME = re.compile(r"(\d{1,2})x(\d{1,2})k(\d{1,2})")
 """A game in a URL: ``3x3k3`` is 3 rows, 3 columns, 3 in a row."""
@@ -51,10 +63,6 @@ SYMMETRY_NAMES = (
     "turned a quarter anticlockwise",
 )
 """The names of ``Rules.symmetries`` in their order (the last four on square boards only)."""
-
-
-class BusyError(TttError):
-    """Every slot for live work (searches, agent moves, audits) is taken: try again later."""
 
 
 class Limits(NamedTuple):
@@ -82,6 +90,32 @@ def parse_game_name(name: str) -> Rules:
     return Rules(*(int(group) for group in match.groups()))
 
 
+class Asked(NamedTuple):
+    """A position as a URL asks for it: a starting position, then moves played on it."""
+
+    info: GameInfo
+    base: str | None  # the ``position`` parameter, as written (None: the empty board)
+    start: Position
+    cells: tuple[int, ...]
+    position: Position  # after the moves
+
+    @property
+    def rules(self) -> Rules:
+        return self.info.rules
+
+    @property
+    def move_names(self) -> tuple[str, ...]:
+        return tuple(self.rules.cell_name(c) for c in self.cells)
+
+
+def url_param(params: Mapping[str, str], name: str, default: str | None = None) -> str | None:
+    """A URL's parameter ``name`` (its last value), at most :data:`MAX_QUERY` characters."""
+    value = params.get(name, default)
+    if value is not None and len(value) > MAX_QUERY:
+        raise ValueError(f"the {name} parameter is longer than {MAX_QUERY} characters")
+    return value
+
+
 def symmetric_images(position: Position) -> list[tuple[str, Position]]:
     """The distinct images of a position under the board's symmetries, itself left out."""
     seen = {str(position)}
@@ -95,19 +129,26 @@ def symmetric_images(position: Position) -> list[tuple[str, Position]]:
 
 
 class Explorer:
-    """Answers positions of the games in ``book`` within ``limits``; safe to share between
-    threads (the book's SQLite connection is serialized, the search slots are counted)."""
+    """Answers positions of the games in ``book`` within ``limits``, searching live in the
+    workers of ``workers``; safe to share between threads (the book's SQLite connection is
+    serialized). ``client_gone()`` gives the event set when the visitor of the request being
+    answered has gone (``None``: never), which stops its live work."""
 
-    def __init__(self, book: Book, limits: Limits) -> None:
+    def __init__(
+        self,
+        book: Book,
+        limits: Limits,
+        workers: WorkerPool,
+        client_gone: Any = lambda: None,
+    ) -> None:
         self.book = book
         self.limits = limits
-        self._slots = threading.BoundedSemaphore(limits.max_searches)
-        self._lock = threading.Lock()
+        self.workers = workers
+        self.client_gone = client_gone
         self._readers: dict[Rules, Oracle] = {}
-        self._searchers: dict[Rules, list[Oracle]] = {}
         self._rules: dict[str, Rules] = {}
         self._read = functools.lru_cache(maxsize=READ_CACHE)(self._read_book)
-        self._read_json = functools.lru_cache(maxsize=JSON_CACHE)(self._encode_book)
+        self._position_json = functools.lru_cache(maxsize=JSON_CACHE)(self._book_json)
 
     def games(self) -> list[GameInfo]:
         return self.book.games()
@@ -130,6 +171,25 @@ class Explorer:
             raise InvalidPositionError("position is empty: write it like x.o/.x./...")
         return parse_query(rules, text, moves)
 
+    def asked(self, game: str, params: Mapping[str, str]) -> Asked:
+        """The game and position a URL asks for: the game its path names, then its
+        ``position`` parameter (the empty board without one) and ``moves`` played on it."""
+        info = self.game(game)
+        rules = info.rules
+        base = url_param(params, "position")
+        start = self.position(rules, base, None)
+        position = start
+        cells: list[int] = []
+        for token in re.split(r"[,\s]+", url_param(params, "moves") or ""):
+            if token:
+                cell = rules.parse_cell(token)
+                try:
+                    position = position.play(cell)
+                except IllegalMoveError as error:
+                    raise IllegalMoveError(f"move {len(cells) + 1} ({token}): {error}") from None
+                cells.append(cell)
+        return Asked(info, base, start, tuple(cells), position)
+
     def analyse(self, position: Position) -> Analysis:
         """The position's answer: read from the book, else searched live in a slot."""
         try:
@@ -143,14 +203,23 @@ class Explorer:
         answer: Analysis = self._read(position)
         return answer
 
-    def read_json(self, position: Position) -> bytes:
-        """:meth:`read`'s answer as the API's JSON (``ttt query --json``'s object), encoded
-        as Starlette's ``JSONResponse`` encodes it."""
-        body: bytes = self._read_json(position)
+    def position_json(self, game: str, query: bytes) -> bytes:
+        """The answer of the book to the URL of ``game``'s position with the query string
+        ``query`` (its ``position`` and ``moves`` parameters, as :meth:`asked` reads them):
+        ``ttt query --json``'s object, encoded by the server's one encoder. The answer is kept
+        under the URL's words (``game`` and ``query``, up to :data:`KEPT_QUERY` bytes), so a
+        URL asked again is answered at once. Raises :class:`OutOfReachError` when the answer
+        takes a live search (never kept), and the errors of a URL that asks badly."""
+        body: bytes = (
+            self._position_json(game, query)
+            if len(query) <= KEPT_QUERY
+            else self._book_json(game, query)
+        )
         return body
 
-    def _encode_book(self, position: Position) -> bytes:
-        # not through read's cache: these answers are kept here, encoded, instead
+    def _book_json(self, game: str, query: bytes) -> bytes:
+        # not through read's cache: these answers are kept encoded instead
+        position = self.asked(game, QueryParams(query)).position
         return encode_analysis(self._read_book(position))
 
     def _read_book(self, position: Position) -> Analysis:
@@ -162,14 +231,26 @@ class Explorer:
         return reader.analyse(position)
 
     def search(self, position: Position) -> Analysis:
-        """The position's answer, searched live in a slot within ``search_seconds``."""
-        with self.searcher(position.rules) as oracle:
-            return oracle.analyse(position)
+        """The position's answer, searched live by a worker within ``search_seconds``."""
+        fields = self._run("analyse", position, what="the live search")
+        return Analysis(position, *fields)
 
     def line(self, position: Position) -> list[LineMove]:
-        """The optimal line from ``position`` (the mainline), searched live where needed."""
-        with self.searcher(position.rules) as oracle:
-            return mainline(oracle, position)
+        """The optimal line from ``position`` (the mainline): from the book as far as it
+        holds it, the rest searched live by a worker."""
+        line = []
+        while not position.is_terminal:
+            try:
+                best = self.read(position).moves[0]
+            except OutOfReachError:
+                rest = self._run("line", position, what="the live search of the optimal line")
+                for cell, value in rest:
+                    line.append(LineMove(position, cell, value))
+                    position = position.play(cell)
+                break
+            line.append(LineMove(position, best.cell, best.value))
+            position = position.play(best.cell)
+        return line
 
     def history(self, position: Position, moves: list[int]) -> list[Analysis]:
         """The answers of the start position and of each position after ``moves``."""
@@ -179,37 +260,20 @@ class Explorer:
             answers.append(self.analyse(position))
         return answers
 
-    def run_in_slot(self, work: Callable[[], T]) -> T:
-        """``work()`` in one of the live-work slots (an agent's move: bounded like a search)."""
-        with self._slot():
-            return work()
+    def agent_move(self, spec: str, seed: int, position: Position) -> int:
+        """The move of the agent ``spec`` in a game of seed ``seed``: the same game, the same
+        move (:mod:`agents.seeded`). ``perfect``, which plays from the book, moves here (past
+        an opening book, among best moves searched live); every other agent in a worker,
+        within ``search_seconds``."""
+        if plays_from_book(spec):
+            return seeded_move(spec, seed, position, self.book, self._best_moves)
+        cell: int = self._run("move", spec, seed, position, what=f"the move of {spec}")
+        return cell
 
-    @contextmanager
-    def _slot(self) -> Iterator[None]:
-        if not self._slots.acquire(blocking=False):
-            raise BusyError(
-                f"the server is busy: {self.limits.max_searches} live searches are running; "
-                f"try again in a moment"
-            )
-        try:
-            yield
-        finally:
-            self._slots.release()
+    def _best_moves(self, position: Position) -> tuple[int, ...]:
+        return self.analyse(position).best_moves
 
-    @contextmanager
-    def searcher(self, rules: Rules) -> Iterator[Oracle]:
-        """An oracle that may search live, held alone for the time of the block. Oracles are
-        kept and reused: each keeps its prover's table between searches."""
-        with self._slot():
-            with self._lock:
-                idle = self._searchers.setdefault(rules, [])
-                oracle = (
-                    idle.pop()
-                    if idle
-                    else Oracle(rules, self.book, search_seconds=self.limits.search_seconds)
-                )
-            try:
-                yield oracle
-            finally:
-                with self._lock:
-                    idle.append(oracle)
+    def _run(self, task: str, *args: Any, what: str) -> Any:
+        return self.workers.run(
+            task, *args, what=what, seconds=self.limits.search_seconds, gone=self.client_gone()
+        )

@@ -35,8 +35,32 @@ def api_position_url(rules: Rules, base: str | None, moves: list[str] | tuple[st
 
 
 def play_url(
-    rules: Rules, agent: str, side: str, seed: int, moves: list[str] | tuple[str, ...] = ()
+    rules: Rules,
+    agent: str,
+    side: str,
+    seed: int,
+    moves: list[str] | tuple[str, ...] = (),
+    **extra: object,
 ) -> str:
     return f"/play/{game_name(rules)}" + query(
-        agent=agent, side=side, seed=seed, moves=",".join(moves)
+        agent=agent, side=side, seed=seed, moves=",".join(moves), **extra
     )
+
+
+def analysis_url(rules: Rules) -> str:
+    return f"/game/{game_name(rules)}/analysis"
+
+
+def editor_url(
+    rules: Rules, position: str | None = None, turn: str | None = None, tool: str | None = None
+) -> str:
+    """The board editor with ``position`` set up (None: the empty board)."""
+    return f"/game/{game_name(rules)}/edit" + query(
+        position=position, turn=turn, tool=None if tool == "x" else tool
+    )
+
+
+def json_twin(url: str) -> str:
+    """The URL of a page's JSON twin: ``/game/3x3k3?moves=b2`` -> ``/game/3x3k3.json?moves=b2``."""
+    path, mark, rest = url.partition("?")
+    return f"{path}.json{mark}{rest}"

@@ -1,8 +1,15 @@
-"""The HTML pages: the games, a position, a game's analysis, audits and play."""
+"""The HTML pages: the games, a position, a game's analysis, the board editor, audits and play.
+
+Each page builds its data object (:mod:`ttt_solve.web.views`) and renders it through its
+template, with the pictures (boards and value histories from :mod:`ttt_solve.svg`, charts from
+:mod:`ttt_solve.web.plots`) drawn from the same answers; the same URL with ``.json`` after the
+path (``/game/3x3k3.json?moves=b2``) answers the data object itself.
+"""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -10,17 +17,19 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from ttt_solve.agents.audit import Truth, grade_game, summarize
-from ttt_solve.agents.match import derive_seed
-from ttt_solve.agents.spec import make_agent
-from ttt_solve.book.oracle import Analysis
+from ttt_solve import palette, picture, svg
+from ttt_solve.agents.audit import Truth, summary_json
+from ttt_solve.agents.review import results_table, review_game
+from ttt_solve.book.query import analysis_json
+from ttt_solve.book.stats import report
 from ttt_solve.charts import ChartsUnavailableError
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.rules import Rules
-from ttt_solve.web import links, plots
-from ttt_solve.web.audits import AuditJob, AuditRequest, checked_spec, job_json
+from ttt_solve.solver.value import Value
+from ttt_solve.web import links, plots, views
+from ttt_solve.web.answers import json_response
+from ttt_solve.web.audits import AuditJob, checked_spec, job_json
 from ttt_solve.web.common import (
-    Asked,
+    Handler,
     RouteTable,
     answer,
     asked_position,
@@ -28,16 +37,67 @@ from ttt_solve.web.common import (
     explorer_of,
     param,
 )
-from ttt_solve.web.explorer import game_name, symmetric_images
+from ttt_solve.web.explorer import game_name
+from ttt_solve.web.forms import audit_request, job_of
 
 routes = RouteTable()
 
-LETTERS = {"win": "W", "draw": "D", "loss": "L"}
+SMALL_CELL = 34
+"""The side of a cell of the small boards of an audit's costly moves, in pixels."""
+
+
+def palette_css() -> str:
+    """The project's palette as CSS variables, so the style sheet colours values, stones and
+    marks as the boards and charts do (``--win``, ``--win-edge``, ``--x``, ...)."""
+    names = {f"--{o.value}": c.fill for o, c in palette.VALUES.items()}
+    names.update({f"--{o.value}-edge": c.edge for o, c in palette.VALUES.items()})
+    names.update({f"--{o.value}-ink": c.ink for o, c in palette.VALUES.items()})
+    names.update({f"--{stone}": colour for stone, colour in palette.STONES.items()})
+    names.update({f"--board-{name}": colour for name, colour in palette.BOARD.items()})
+    return ":root{" + ";".join(f"{name}:{value}" for name, value in names.items()) + "}"
+
+
+PALETTE_CSS = palette_css()
 
 
 def render(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
-    html = request.app.state.templates.get_template(template).render(request=request, **context)
+    html = request.app.state.templates.get_template(template).render(
+        request=request, palette_css=PALETTE_CSS, **context
+    )
     return HTMLResponse(html, status_code=status)
+
+
+def page(path: str, table: RouteTable = routes) -> Callable[[Handler], Handler]:
+    """Declares a page at ``path`` and its JSON twin at ``path.json`` (the twin first: the
+    page's path would take the ``.json`` as part of its last parameter), in ``table``."""
+
+    def declare(handler: Handler) -> Handler:
+        table.get(path + ".json")(handler)
+        table.get(path)(handler)
+        return handler
+
+    return declare
+
+
+def wants_json(request: Request) -> bool:
+    return request.url.path.endswith(".json")
+
+
+def respond(
+    request: Request, template: str, data: dict[str, Any], pictures: Callable[[], dict[str, Any]]
+) -> Response:
+    """The page: ``data`` as JSON for the ``.json`` twin, else rendered with the pictures
+    (drawn only for HTML)."""
+    if wants_json(request):
+        return json_response(data)
+    return render(
+        request, template, data=data, json_url=links.json_twin(_path(request)), **pictures()
+    )
+
+
+def _path(request: Request) -> str:
+    query = request.url.query
+    return request.url.path + (f"?{query}" if query else "")
 
 
 def chart(draw: Any, *args: Any) -> str | None:
@@ -48,181 +108,172 @@ def chart(draw: Any, *args: Any) -> str | None:
         return None
 
 
+def width_of(cols: int) -> int:
+    """The widest a board is drawn on a page, in pixels: large cells for small boards, the
+    whole board within a phone's width for large ones (the board then scales to the page)."""
+    return min(520, 40 + cols * 100)
+
+
+# -- the games ---------------------------------------------------------------------------------
+
+
 @routes.get("/")
 async def index(request: Request) -> Response:
     explorer = explorer_of(request)
-    games = [(game_name(info.rules), info) for info in explorer.games()]
-    return render(request, "index.html", games=games, book=explorer.book.display_url)
+    games = [views.game_json(info) for info in explorer.games()]
+    return render(
+        request, "index.html", games=games, book=explorer.book.display_url, json_url="/api/games"
+    )
 
 
-def source_note(analysis: Analysis, depth: int | None) -> str | None:
-    """Where a live search stood in for the book, said in words (``None``: all from the book)."""
-    if not analysis.searched:
-        return None
-    spent = f"{analysis.nodes:,} nodes, {analysis.seconds:.2f} s"
-    if analysis.source == "book+search":
-        return (
-            f"value from the book; its moves searched live, past the opening book's depth "
-            f"{depth} ({spent})"
-        )
-    return f"searched live: past the opening book's depth {depth} ({spent})"
+# -- a position --------------------------------------------------------------------------------
 
 
-def board_rows(
-    asked: Asked, analysis: Analysis | None, mark: int | None, play: Any = None
-) -> list[list[dict[str, Any]]]:
-    """Rows of cells for the board template: stones, and each empty cell's move with its
-    value for the mover and its link (``play(cell)`` gives the link on the play page)."""
-    rules, position = asked.rules, asked.position
-    moves = {m.cell: m for m in analysis.moves} if analysis is not None else {}
-    best = set(analysis.best_moves) if analysis is not None else set()
-    rows = []
-    for row in range(rules.rows):
-        cells = []
-        for col in range(rules.cols):
-            cell = row * rules.cols + col
-            stone = position.cell(cell)
-            entry = moves.get(cell)
-            view: dict[str, Any] = {
-                "name": rules.cell_name(cell),
-                "stone": stone,
-                "mark": cell == mark,
-            }
-            if play is not None and stone == "." and not position.is_terminal:
-                view["href"] = play(cell)
-            elif entry is not None:
-                outcome = entry.value.outcome.value
-                view.update(
-                    value=outcome,
-                    remoteness=entry.value.remoteness,
-                    label=f"{LETTERS[outcome]}{entry.value.remoteness}",
-                    best=cell in best,
-                    href=links.position_url(
-                        rules, asked.base, (*asked.move_names, rules.cell_name(cell))
-                    ),
-                )
-            cells.append(view)
-        rows.append(cells)
-    return rows
-
-
-@routes.get("/game/{game}")
+@page("/game/{game}")
 async def position_page(request: Request) -> Response:
     explorer = explorer_of(request)
     asked = asked_position(request, request.path_params["game"])
-    rules, position, names = asked.rules, asked.position, asked.move_names
-    analysis = await answer(explorer, position)
-    mark_text = param(request, "mark")
-    mark = rules.parse_cell(mark_text) if mark_text else None
-    line = None
-    if param(request, "line") == "1":
-        line = []
-        walked = list(names)
-        for step in await run_in_threadpool(explorer.line, position):
-            walked.append(rules.cell_name(step.cell))
-            line.append(
-                (
-                    rules.cell_name(step.cell),
-                    step.value,
-                    links.position_url(rules, asked.base, walked),
-                )
-            )
+    rules = asked.rules
+    state = views.state_of(request.query_params, rules, asked.base, asked.start, asked.cells)
+    analysis = await answer(explorer, state.position)
+    line = await run_in_threadpool(explorer.line, state.position) if state.line else None
     history = None
     if asked.cells:
         answers = await run_in_threadpool(explorer.history, asked.start, list(asked.cells))
-        urls = [links.position_url(rules, asked.base, names[:i]) for i in range(len(answers))]
-        history = {"svg": chart(plots.value_history, answers, urls)}
-    images = [(name, links.position_link(image)) for name, image in symmetric_images(position)]
-    return render(
-        request,
-        "position.html",
-        info=asked.info,
-        name=game_name(rules),
-        position=position,
-        analysis=analysis,
-        rows=board_rows(asked, analysis, mark),
-        mark=rules.cell_name(mark) if mark is not None else None,
-        source=source_note(analysis, asked.info.book_depth),
-        moves=names,
-        undo=links.position_url(rules, asked.base, names[:-1]) if names else None,
-        here=links.position_url(rules, asked.base, names),
-        line_url=links.position_url(rules, asked.base, names, line=1),
-        line=line,
-        images=images,
-        written=links.position_link(position),
-        history=history,
-        api=links.api_position_url(rules, asked.base, names),
-        move_links={
-            m.cell: links.position_url(rules, asked.base, (*names, m.name)) for m in analysis.moves
-        },
-    )
+        history = views.game_history(state, answers, state.side)
+    audit = audit_banner(request, state)
+    data = views.position_data(asked.info, state, analysis, line, history, audit)
 
-
-@routes.get("/game/{game}/analysis")
-async def analysis_page(request: Request) -> Response:
-    info = explorer_of(request).game(request.path_params["game"])
-    figures = info.figures
-    plies = sorted(figures.by_ply["reachable"])
-    depths = sorted(
-        {
-            r
-            for w in ("reachable", "canonical")
-            for o in plots.OUTCOMES
-            for r in figures.remoteness[w][o]
+    def pictures() -> dict[str, Any]:
+        last = state.position.rules.parse_cell(data["last_move"]) if data["last_move"] else None
+        drawn = picture.of_analysis(
+            analysis,
+            lastmove=last,
+            marked=[state.mark] if state.mark is not None else (),
+            line=[step.cell for step in line] if line else (),
+            links={move.cell: state.play(move.cell) for move in analysis.moves},
+            show_values=state.show_values,
+        )
+        shown = history if state.show_values else None
+        return {
+            "board_svg": svg.board(drawn),
+            "board_width": width_of(rules.cols),
+            "history_svg": (
+                svg.value_history(shown, max_remoteness=rules.cells, current=state.ply)
+                if shown is not None
+                else None
+            ),
         }
-    )
-    return render(
-        request,
-        "analysis.html",
-        info=info,
-        name=game_name(info.rules),
-        figures=figures,
-        plies=plies,
-        depths=depths,
-        outcomes=plots.OUTCOMES,
-        by_ply_svg=chart(plots.positions_by_ply, info),
-        remoteness_svg=chart(plots.remoteness, info),
-    )
+
+    return respond(request, "position.html", data, pictures)
 
 
-def _int(text: str | None, what: str, default: int | None = None) -> int | None:
-    if text is None or not text.strip():
-        return default
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"{what} {text!r} is not a whole number") from None
+def audit_banner(request: Request, state: views.State) -> dict[str, Any] | None:
+    """What a page opened from an audit says about it: the audit, its agent, a way back."""
+    if state.audit is None:
+        return None
+    job = audits_of(request).get(state.audit)
+    url = f"/audits/{state.audit}"
+    if job is None:
+        return {"id": state.audit, "url": url, "agent": None, "game": state.audit_game}
+    return {
+        "id": job.id,
+        "url": url,
+        "agent": job.request.agent,
+        "opponent": job.request.opponent if job.request.mode == "games" else None,
+        "mode": job.request.mode,
+        "game": state.audit_game,
+        "side": state.side,
+    }
 
 
-def audit_request(fields: dict[str, str]) -> AuditRequest:
-    """An audit request from form or JSON fields (game, agent, mode, sample, games, ...)."""
-    from ttt_solve.web.explorer import parse_game_name
-
-    mode = fields.get("mode") or "positions"
-    return AuditRequest(
-        rules=parse_game_name(fields.get("game") or "3x3k3"),
-        agent=fields.get("agent") or "",
-        mode=mode,
-        sample=_int(fields.get("sample"), "sample") if mode == "positions" else None,
-        games=_int(fields.get("games"), "games", 100) or 100,
-        opponent=fields.get("opponent") or "random",
-        seed=_int(fields.get("seed"), "seed", 0) or 0,
-    )
+# -- a game's analysis -------------------------------------------------------------------------
 
 
-@routes.get("/audits")
+@page("/game/{game}/analysis")
+async def analysis_page(request: Request) -> Response:
+    explorer = explorer_of(request)
+    info = explorer.game(request.path_params["game"])
+    stats = await run_in_threadpool(report, explorer.book, info)
+    for found in (stats["longest_win"], stats["longest_loss"]):
+        if found and found["example"]:
+            found["url"] = links.position_url(info.rules, found["example"])
+    data = {"game": views.game_json(info), "stats": stats}
+
+    def pictures() -> dict[str, Any]:
+        figures = info.figures
+        return {
+            "info": info,
+            "plies": sorted(figures.by_ply["reachable"]),
+            "depths": sorted(
+                {
+                    r
+                    for w in ("reachable", "canonical")
+                    for o in views.OUTCOMES
+                    for r in figures.remoteness[w][o]
+                }
+            ),
+            "figures": figures,
+            "outcomes": views.OUTCOMES,
+            "by_ply_svg": chart(plots.positions_by_ply, info),
+            "remoteness_svg": chart(plots.remoteness, info),
+        }
+
+    return respond(request, "analysis.html", data, pictures)
+
+
+# -- the board editor --------------------------------------------------------------------------
+
+
+@page("/game/{game}/edit")
+async def editor_page(request: Request) -> Response:
+    info = explorer_of(request).game(request.path_params["game"])
+    rules = info.rules
+    setup, problem = views.setup_of(request.query_params, rules)
+    data = views.editor_data(info, setup, problem)
+
+    def pictures() -> dict[str, Any]:
+        drawn = Position(
+            rules,
+            sum(1 << i for i, c in enumerate(setup.cells) if c == "x"),
+            sum(1 << i for i, c in enumerate(setup.cells) if c == "o"),
+        )
+        cell_links = {c: setup.with_cell(c) for c in range(rules.cells)}
+        return {
+            "board_svg": svg.board(picture.board(drawn, links=cell_links), caption=data["legal"]),
+            "board_width": width_of(rules.cols),
+        }
+
+    return respond(request, "edit.html", data, pictures)
+
+
+# -- audits ------------------------------------------------------------------------------------
+
+
+@page("/audits")
 async def audits_page(request: Request) -> Response:
     explorer = explorer_of(request)
     games = [game_name(info.rules) for info in explorer.games()]
-    chosen = param(request, "game") or (games[0] if games else "")
-    return render(
-        request,
-        "audits.html",
-        games=games,
-        chosen=chosen,
-        agent=param(request, "agent") or "heuristic",
-        jobs=audits_of(request).recent(),
-    )
+    jobs = [
+        {
+            "id": job.id,
+            "agent": job.request.agent,
+            "game": job.request.rules.name,
+            "mode": job.request.mode,
+            "status": job.status,
+            "url": f"/audits/{job.id}",
+        }
+        for job in audits_of(request).recent()
+    ]
+    data = {"games": games, "jobs": jobs}
+
+    def pictures() -> dict[str, Any]:
+        return {
+            "chosen": param(request, "game") or (games[0] if games else ""),
+            "agent": param(request, "agent") or "heuristic",
+        }
+
+    return respond(request, "audits.html", data, pictures)
 
 
 @routes.post("/audits")
@@ -235,119 +286,227 @@ async def start_audit(request: Request) -> Response:
     return RedirectResponse(f"/audits/{job.id}", status_code=303)
 
 
-def job_of(request: Request) -> AuditJob:
-    try:
-        job_id = int(request.path_params["job"])
-    except ValueError:
-        job_id = -1
-    job = audits_of(request).get(job_id)
-    if job is None:
-        raise LookupError(f"no audit {request.path_params['job']!r} on this server")
-    return job
-
-
-def worst_link(job: AuditJob) -> Any:
-    rules = job.request.rules
-
-    def link(record: Any) -> str:
-        return links.position_link(record.position, mark=rules.cell_name(record.cell))
-
-    return link
-
-
-@routes.get("/audits/{job}")
+@page("/audits/{job}")
 async def audit_page(request: Request) -> Response:
     job = job_of(request)
-    data = job_json(job, worst_link(job))
-    by_ply = chart(plots.audit_by_ply, job.summary, job.request.agent) if job.summary else None
-    return render(
-        request,
-        "audit.html",
-        job=job,
-        data=data,
-        by_ply_svg=by_ply,
-        name=game_name(job.request.rules),
+    # The values of the moves shown, read from the book as the page needs them (the audit
+    # read the whole game's in its worker; the server's memory does not grow with audits).
+    truth = Truth(explorer_of(request).book, job.request.rules, preload_limit=0)
+    data = await run_in_threadpool(audit_data, job, truth, request.query_params)
+    boards = {}
+    if data["costly"] and not wants_json(request):
+        rows = data["costly"]["rows"]
+        drawn = await run_in_threadpool(lambda: [small_board(truth, row) for row in rows])
+        boards = {row["url"]: board for row, board in zip(rows, drawn)}
+
+    def pictures() -> dict[str, Any]:
+        return {
+            "job": job,
+            "name": game_name(job.request.rules),
+            "by_ply_svg": (
+                chart(plots.audit_by_ply, job.summary, job.request.agent) if job.summary else None
+            ),
+            "boards": boards,
+        }
+
+    return respond(request, "audit.html", data, pictures)
+
+
+def audit_data(job: AuditJob, truth: Truth, params: Any) -> dict[str, Any]:
+    """The audit page's object: the job (as ``/api/audits/{id}`` gives it), its progress in
+    words, and once done the won/drawn/lost table and the games (games mode) and every costly
+    move, one row a position, a page of each at a time."""
+    data: dict[str, Any] = {
+        "job": job_json(job),
+        "progress": views.progress_text(job.done, job.total, job.seconds or _elapsed(job)),
+        "costly": None,
+        "games": None,
+    }
+    if job.status != "done" or job.summary is None:
+        return data
+    rules = job.request.rules
+    costly_page = views.number(params.get("costly"), "costly page", 1) or 1
+    shown, pages = views.page_of(job.costly, costly_page, views.COSTLY_PAGE)
+    page_number = min(costly_page, pages)
+    data["costly"] = {
+        "all": len(job.costly) == job.costly_count,
+        "count": job.costly_count,
+        "kept": len(job.costly),
+        "page": page_number,
+        "pages": pages,
+        "first": (page_number - 1) * views.COSTLY_PAGE + 1,
+        "rows": [views.costly_json(truth, row, job.id) for row in shown],
+        "links": _pager(job, "costly", page_number, pages, params),
+    }
+    if job.results is not None and job.blunders is not None:
+        games_page = views.number(params.get("games"), "games page", 1) or 1
+        results, pages = views.page_of(job.results, games_page, views.GAMES_PAGE)
+        page_number = min(games_page, pages)
+        first = (page_number - 1) * views.GAMES_PAGE
+        data["games"] = {
+            "table": results_table(job.results),
+            "count": len(job.results),
+            "page": page_number,
+            "pages": pages,
+            "rows": views.game_rows(
+                rules, results, job.blunders[first : first + len(results)], job.id, first + 1
+            ),
+            "links": _pager(job, "games", page_number, pages, params),
+        }
+    return data
+
+
+def _elapsed(job: AuditJob) -> float:
+    import time
+
+    return time.monotonic() - job.started
+
+
+def _pager(job: AuditJob, name: str, page_: int, pages: int, params: Any) -> dict[str, Any]:
+    """The links to the other pages of one of an audit's lists (the other list's page kept)."""
+    other = "games" if name == "costly" else "costly"
+    keep = {other: params.get(other)} if params.get(other) else {}
+
+    def url(number_: int) -> str:
+        return f"/audits/{job.id}" + links.query(**keep, **{name: str(number_)}) + f"#{name}"
+
+    return {
+        "previous": url(page_ - 1) if page_ > 1 else None,
+        "next": url(page_ + 1) if page_ < pages else None,
+    }
+
+
+def small_board(truth: Truth, row: dict[str, Any]) -> str:
+    """A costly move's position as a small board: every move's value, the best moves starred,
+    the agent's move framed, the whole board a link to its page."""
+    rules = truth.rules
+    position = Position.parse(row["position"], rules)
+    values: dict[int, Value] = truth.move_values(position) or {}
+    best = [rules.parse_cell(c) for c in row["best_moves"]]
+    drawn = picture.board(
+        position, values=values, best=best, marked=[rules.parse_cell(row["move"])]
+    )
+    return svg.board(
+        drawn,
+        size=SMALL_CELL * rules.cols + 20,
+        caption=False,
+        title=f"{row['position']}: {row['to_move'].upper()} played {row['move']}",
     )
 
 
-@routes.get("/play/{game}")
+# -- play --------------------------------------------------------------------------------------
+
+
+@page("/play/{game}")
 async def play_page(request: Request) -> Response:
     explorer = explorer_of(request)
     agent = checked_spec(param(request, "agent") or "heuristic")
     side = (param(request, "side") or "x").lower()
     if side not in ("x", "o"):
         raise ValueError(f"side {side!r} is not x or o")
-    seed = _int(param(request, "seed"), "seed")
+    seed = views.number(param(request, "seed"), "seed", 0, 2**63)
+    show_values = param(request, "values") == "1"
+    hint = param(request, "hint") == "1"
     asked = asked_position(request, request.path_params["game"])
     rules, position = asked.rules, asked.position
     if asked.base is not None:
         raise ValueError("a game is played from the empty board: give moves, not a position")
+    options = {"values": "1" if show_values else None}
+    twin = links.json_twin if wants_json(request) else str
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
-        return RedirectResponse(links.play_url(rules, agent, side, seed, asked.move_names), 303)
+        url = links.play_url(rules, agent, side, seed, asked.move_names, **options)
+        return RedirectResponse(twin(url), 303)
     if not position.is_terminal and position.to_move != side:
-        reply = await run_in_threadpool(
-            explorer.run_in_slot, lambda: agent_move(explorer, agent, seed, position)
-        )
+        reply = await run_in_threadpool(explorer.agent_move, agent, seed, position)
         names = (*asked.move_names, rules.cell_name(reply))
-        return RedirectResponse(links.play_url(rules, agent, side, seed, names), 303)
-    graded = None
+        url = links.play_url(rules, agent, side, seed, names, **options)
+        return RedirectResponse(twin(url), 303)
+    analysis = None
+    if (show_values or hint) and not position.is_terminal:
+        analysis = await answer(explorer, position)
+    review = None
     if position.is_terminal:
-        graded = await run_in_threadpool(grade_player, explorer.book, rules, asked.cells, side)
-    return render(
-        request,
-        "play.html",
-        name=game_name(rules),
-        info=asked.info,
-        agent=agent,
-        side=side,
-        seed=seed,
-        position=position,
-        rows=board_rows(
-            asked,
-            None,
-            None,
-            play=lambda cell: links.play_url(
-                rules, agent, side, seed, (*asked.move_names, rules.cell_name(cell))
+        review = await run_in_threadpool(
+            review_game, Truth(explorer.book, rules, preload_limit=0), rules, asked.cells, side
+        )
+
+    def play(names: tuple[str, ...], **extra: object) -> str:
+        return links.play_url(rules, agent, side, seed, names, **{**options, **extra})
+
+    mine = [i for i in range(len(asked.cells)) if (i % 2 == 0) == (side == "x")]
+    undo = asked.move_names[: mine[-1]] if mine else None
+    data = {
+        "game": views.game_json(asked.info),
+        "agent": agent,
+        "side": side,
+        "seed": seed,
+        "moves": list(asked.move_names),
+        "numbered": views.numbered_moves(asked.move_names),
+        "position": str(position),
+        "to_move": None if position.is_terminal else position.to_move,
+        "winner": position.winner,
+        "result": _result(position, side, agent),
+        "show_values": show_values,
+        "hint": ([rules.cell_name(c) for c in analysis.best_moves] if hint and analysis else None),
+        "hint_every_move": bool(
+            hint and analysis and len(analysis.best_moves) == len(analysis.moves)
+        ),
+        "answer": analysis_json(analysis) if analysis is not None and show_values else None,
+        "graded": (
+            {
+                "moves": views.review_rows(
+                    review,
+                    lambda r: links.position_url(
+                        rules, None, asked.move_names, ply=str(r.ply), mark=rules.cell_name(r.cell)
+                    ),
+                ),
+                "summary": summary_json(review.summary),
+            }
+            if review is not None
+            else None
+        ),
+        "links": {
+            "undo": play(undo) if undo is not None else None,
+            "hint": play(asked.move_names, hint="1") if not position.is_terminal else None,
+            "values_toggle": links.play_url(
+                rules,
+                agent,
+                side,
+                seed,
+                asked.move_names,
+                values=None if show_values else "1",
             ),
-        ),
-        moves=asked.move_names,
-        graded=graded,
-        undo=links.play_url(
-            rules, agent, side, seed, asked.move_names[: undo_length(asked.cells, side)]
-        ),
-        new_game=links.play_url(rules, agent, side, random.SystemRandom().randrange(2**32)),
-        explore=links.position_url(rules, None, asked.move_names),
-    )
+            "new_game": links.play_url(
+                rules, agent, side, random.SystemRandom().randrange(2**32), values=options["values"]
+            ),
+            "explore": links.position_url(rules, None, asked.move_names),
+        },
+    }
+
+    def pictures() -> dict[str, Any]:
+        cells = {}
+        if not position.is_terminal:
+            cells = {
+                c: play((*asked.move_names, rules.cell_name(c))) for c in position.legal_moves()
+            }
+        values = {m.cell: m.value for m in analysis.moves} if analysis and show_values else None
+        drawn = picture.board(
+            position,
+            values=values,
+            best=analysis.best_moves if analysis and show_values else (),
+            lastmove=asked.cells[-1] if asked.cells else None,
+            marked=analysis.best_moves if analysis and hint else (),
+            links=cells,
+        )
+        return {"board_svg": svg.board(drawn), "board_width": width_of(rules.cols)}
+
+    return respond(request, "play.html", data, pictures)
 
 
-def undo_length(cells: tuple[int, ...], side: str) -> int:
-    """How many moves stay when the player takes back their last move (and the reply)."""
-    mine = [i for i in range(len(cells)) if (i % 2 == 0) == (side == "x")]
-    return mine[-1] if mine else 0
-
-
-def agent_move(explorer: Any, spec: str, seed: int, position: Position) -> int:
-    """The agent's move, seeded by the game's seed and the ply: the same URL, the same move."""
-    agent = make_agent(spec, random.Random(derive_seed(seed, "ply", position.ply)), explorer.book)
-    return int(agent.select_move(position))
-
-
-def grade_player(book: Any, rules: Rules, cells: tuple[int, ...], side: str) -> dict[str, Any]:
-    """The player's moves graded against the book, as ``ttt play`` grades them."""
-    truth = Truth(book, rules, preload_limit=0)
-    records, ungraded = grade_game(truth, rules, list(cells), side)
-    summary = summarize(records, ungraded)
-    rows = [
-        {
-            "number": r.ply + 1,
-            "move": rules.cell_name(r.cell),
-            "grade": r.grade.value + (f" {r.kind}" if r.kind else ""),
-            "class": r.grade.value,
-            "value": f"{r.value} -> {r.move_value}",
-            "best": " ".join(rules.cell_name(c) for c in truth.best_moves(r.position)),
-            "url": links.position_link(r.position, mark=rules.cell_name(r.cell)),
-        }
-        for r in records
-    ]
-    return {"rows": rows, "summary": summary, "ungraded": ungraded}
+def _result(position: Position, side: str, agent: str) -> str | None:
+    if not position.is_terminal:
+        return None
+    if position.winner is None:
+        return "Draw: the board is full."
+    return "You win." if position.winner == side else f"{agent} wins."

@@ -1,14 +1,13 @@
-"""The explorer's charts, drawn by :mod:`ttt_solve.charts` as SVG and put inline in the pages
-(inline, so that the links on a chart's points can be followed)."""
+"""The explorer's charts of counts and rates, drawn by :mod:`ttt_solve.charts` as SVG and put
+inline in the pages, in the palette's colours (a value's series in that value's colour).
+Boards and value histories are drawn by :mod:`ttt_solve.svg`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 from ttt_solve.agents.audit import Summary
-from ttt_solve.book.oracle import Analysis
 from ttt_solve.book.reader import GameInfo
-from ttt_solve.solver.value import Outcome
 
 OUTCOMES = ("win", "draw", "loss")
 
@@ -20,33 +19,14 @@ def _svg(figure: object) -> str:
     return svg[svg.index("<svg") :]  # inline: without the XML prolog and doctype
 
 
-def value_for_x(analysis: Analysis) -> int:
-    """The value history's y: remoteness when X wins, minus it when O wins, 0 for a draw."""
-    value = analysis.value
-    sign = value.outcome.sign if analysis.position.x_to_move else -value.outcome.sign
-    return sign * value.remoteness if value.outcome is not Outcome.DRAW else 0
+def _counts(figure: Any) -> Any:
+    """The figure with its counts written out in full (``1,200,000``), not in units of a
+    power of ten written above the axis (``1.2`` under ``1e6``)."""
+    from matplotlib.ticker import FuncFormatter
 
-
-def value_history(answers: Sequence[Analysis], links: Sequence[str]) -> str:
-    """GamesmanUni's "visual value history": one point per ply, each a link to its position."""
-    from ttt_solve import charts
-
-    cells = answers[0].position.rules.cells if answers else 1
-    series = charts.Series(
-        "value for X",
-        [a.position.ply for a in answers],
-        [value_for_x(a) for a in answers],
-        links=list(links),
-    )
-    return _svg(
-        charts.line_chart(
-            [series],
-            title="Value history for X (above 0: X wins in N; below: O wins in N; 0: draw)",
-            xlabel="ply",
-            ylabel="remoteness, signed for X",
-            ylim=(-cells - 0.5, cells + 0.5),  # the whole range: a draw sits in the middle
-        )
-    )
+    for axes in figure.axes:
+        axes.yaxis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}"))
+    return figure
 
 
 def positions_by_ply(info: GameInfo) -> str:
@@ -55,15 +35,17 @@ def positions_by_ply(info: GameInfo) -> str:
     figures = info.figures
     plies = sorted(figures.by_ply["reachable"])
     return _svg(
-        charts.bar_chart(
-            [str(p) for p in plies],
-            {
-                weight: [figures.by_ply[weight].get(p, 0) for p in plies]
-                for weight in ("reachable", "canonical")
-            },
-            title=f"{info.rules.name}: positions by ply",
-            xlabel="ply",
-            ylabel="positions",
+        _counts(
+            charts.bar_chart(
+                [str(p) for p in plies],
+                {
+                    weight: [figures.by_ply[weight].get(p, 0) for p in plies]
+                    for weight in ("reachable", "canonical")
+                },
+                title=f"{info.rules.name}: positions by ply",
+                xlabel="ply",
+                ylabel="positions",
+            )
         )
     )
 
@@ -74,13 +56,15 @@ def remoteness(info: GameInfo) -> str:
     table = info.figures.remoteness["reachable"]
     depths = sorted({r for outcome in OUTCOMES for r in table[outcome]})
     return _svg(
-        charts.bar_chart(
-            [str(r) for r in depths],
-            {outcome: [table[outcome].get(r, 0) for r in depths] for outcome in OUTCOMES},
-            title=f"{info.rules.name}: reachable positions by remoteness, for the side to move",
-            xlabel="remoteness (plies to the end under perfect play)",
-            ylabel="positions",
-            stacked=True,
+        _counts(
+            charts.bar_chart(
+                [str(r) for r in depths],
+                {outcome: [table[outcome].get(r, 0) for r in depths] for outcome in OUTCOMES},
+                title=f"{info.rules.name}: reachable positions by remoteness, for the side to move",
+                xlabel="remoteness (plies to the end under perfect play)",
+                ylabel="positions",
+                stacked=True,
+            )
         )
     )
 

@@ -7,12 +7,16 @@ ttt-solve's defences. It plays the first empty cell, and on request:
     --name TEXT         give this name in the handshake (escapes as above)
     --stderr-mb N       write N MiB to standard error before every move
     --twice PLY         answer twice in positions with PLY stones (a second, different move)
+    --escape FILE       start a child that leaves the process group and session (setsid) and
+                        sleeps for ever; write its pid to FILE
 
 Like the reference engine it imports nothing from the project.
 """
 
 import argparse
+import os
 import sys
+import time
 
 
 def reply(text):
@@ -24,6 +28,19 @@ def unescape(text):
     return text.encode().decode("unicode_escape") if text is not None else None
 
 
+def escape(pid_file):
+    """A child in a session of its own: a kill of the engine's process group misses it."""
+    if os.fork() == 0:
+        os.setsid()
+        with open(pid_file + ".part", "w") as handle:
+            handle.write(str(os.getpid()))
+        os.replace(pid_file + ".part", pid_file)
+        for stream in (0, 1, 2):  # not holding the engine's pipes open
+            os.close(stream)
+        while True:
+            time.sleep(60)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--refuse", default=None)
@@ -31,7 +48,10 @@ def main():
     parser.add_argument("--name", default="hostile-engine")
     parser.add_argument("--stderr-mb", type=int, default=0)
     parser.add_argument("--twice", type=int, default=None)
+    parser.add_argument("--escape", default=None)
     args = parser.parse_args()
+    if args.escape is not None:
+        escape(args.escape)
 
     cols = 0
     board = ""

@@ -1,0 +1,427 @@
+"""Agents as they are written: a function or an object of anyone's, graded as one of ours.
+
+Game-playing code from a course or a blog keeps its own board: a flat list of ``"X"``/``"O"``/
+``" "``, a list of rows of numbers, a NumPy array, or the observation PettingZoo's
+tic-tac-toe environment hands a policy. An :class:`Adapter` translates both ways between that
+board and a :class:`~ttt_solve.solver.position.Position`:
+
+* :meth:`Adapter.encode` hands the agent the position in its own shape (:data:`BOARDS`), with
+  the side to move if it asks for it (``side="name"``: ``"X"``/``"O"``; ``side="symbol"``: the
+  mover's own symbol);
+* :meth:`Adapter.decode` reads the agent's answer back as a cell: a cell index in the board's
+  own numbering, a ``(row, col)`` pair (0-based), a cell name (``"b2"``), or nothing at all
+  when the agent wrote its stone into the board it was handed (the one changed cell is the
+  move).
+
+Anything else is that move's failure, counted by the audit with a one-line reason naming the
+agent, as an external engine's failures are (:data:`~ttt_solve.agents.engine.FAILURE_KINDS`):
+``crash`` (the agent raised, or called ``sys.exit`` or ``os._exit``), ``timeout``,
+``garbage`` (an answer that is no move: a float, a dict, no change to the board, two changes)
+or ``illegal`` (a taken or off-board cell, a stone of the wrong side, a ``bool``).
+:class:`CallableAgent` is the agent the audit runs.
+
+Randomness: before each move the global generators of :mod:`random` and ``numpy.random`` are
+seeded from the agent's own generator (which the audit seeds per position or game), and put
+back as they were after it, so an agent that draws from them plays the same moves for the same
+audit seed and the caller's own sequence of random numbers is left alone.
+"""
+
+from __future__ import annotations
+
+import copy
+import operator
+import random
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ttt_solve.agents.base import Agent
+from ttt_solve.agents.engine import EngineFailure
+from ttt_solve.errors import TttError
+from ttt_solve.solver.errors import IllegalMoveError
+from ttt_solve.solver.position import Position
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ttt_solve.book.reader import Book
+
+BOARDS = ("position", "flat", "grid", "numpy", "planes")
+"""The board shapes an agent may be handed (see :class:`Adapter`)."""
+
+SIDES = (None, "name", "symbol")
+"""What an agent is handed besides the board: nothing, ``"X"``/``"O"``, or its own symbol."""
+
+TEXT_SYMBOLS = ("X", "O", " ")
+NUMBER_SYMBOLS = (1, -1, 0)
+DEFAULT_SYMBOLS: dict[str, tuple[Any, Any, Any]] = {
+    "flat": TEXT_SYMBOLS,
+    "grid": TEXT_SYMBOLS,
+    "numpy": NUMBER_SYMBOLS,
+}
+"""How X, O and an empty cell are written, for the shapes that take ``symbols=``."""
+
+HOW_TO_ANSWER = (
+    "return a cell index, a (row, col) pair or a cell name like 'b2', or write the stone "
+    "into the board"
+)
+
+
+class AdapterError(TttError, ValueError):
+    """An adapter that cannot be made: an unknown shape, symbols that do not tell cells apart."""
+
+
+class MoveFailure(Exception):
+    """One answer that is no legal move: ``kind`` as an engine's failures, ``detail`` says
+    what the agent did."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        super().__init__(kind, detail)
+        self.kind = kind
+        self.detail = detail
+
+
+class Adapter(NamedTuple):
+    """How an agent sees the board and the side to move, and how its answer is read.
+
+    ``board``: one of :data:`BOARDS`:
+
+    * ``"position"``: the project's :class:`Position` (cells numbered row by row from 0);
+    * ``"flat"``: a list of R*C cells, row by row;
+    * ``"grid"``: a list of R rows of C cells;
+    * ``"numpy"``: an R x C NumPy array;
+    * ``"planes"``: PettingZoo's tic-tac-toe observation, ``{"observation": array (C, R, 2),
+      "action_mask": array (R*C,)}`` (int8), plane 0 the mover's stones, plane 1 the
+      other's, and its action numbering: column by column, action ``col * R + row``.
+
+    ``symbols``: how X, O and an empty cell are written (``flat``/``grid``/``numpy``);
+    ``side``: one of :data:`SIDES`.
+    """
+
+    board: str = "position"
+    symbols: tuple[Any, Any, Any] | None = None
+    side: str | None = None
+
+    @classmethod
+    def make(
+        cls, board: str | None = None, symbols: Sequence[Any] | None = None, side: str | None = None
+    ) -> Adapter:
+        """A checked adapter; ``board`` defaults to ``"position"``, ``symbols`` to the
+        shape's defaults (:data:`DEFAULT_SYMBOLS`)."""
+        board = "position" if board is None else str(board).lower()
+        if board not in BOARDS:
+            raise AdapterError(f"board {board!r} is not one of {', '.join(BOARDS)}")
+        if side not in SIDES:
+            raise AdapterError(f"side {side!r} is not one of None, 'name', 'symbol'")
+        if symbols is not None:
+            if board not in DEFAULT_SYMBOLS:
+                raise AdapterError(
+                    f"the {board} board has symbols of its own; symbols= applies to "
+                    f"{', '.join(DEFAULT_SYMBOLS)}"
+                )
+            symbols = tuple(symbols)
+            if len(symbols) != 3:
+                raise AdapterError(
+                    f"symbols {symbols!r}: give three, for X, O and an empty cell, "
+                    f"e.g. ('X', 'O', ' ') or (1, 2, 0)"
+                )
+            if len({_symbol_key(s) for s in symbols}) != 3:
+                raise AdapterError(f"symbols {symbols!r}: X, O and empty must differ")
+        elif board in DEFAULT_SYMBOLS:
+            symbols = DEFAULT_SYMBOLS[board]
+        if side == "symbol" and symbols is None:
+            raise AdapterError(f"side='symbol' needs symbols, which the {board} board has not")
+        return cls(board, symbols, side)
+
+    # -- the board, handed over --------------------------------------------------------------
+
+    def encode(self, position: Position) -> Any:
+        """``position`` in this adapter's shape (a new object each time)."""
+        if self.board == "position":
+            return position
+        rules = position.rules
+        if self.board == "planes":
+            import numpy as np
+
+            mine = position.x if position.x_to_move else position.o
+            theirs = position.o if position.x_to_move else position.x
+            observation = np.zeros((rules.cols, rules.rows, 2), dtype=np.int8)
+            mask = np.zeros(rules.cells, dtype=np.int8)
+            for cell in range(rules.cells):
+                row, col = divmod(cell, rules.cols)
+                observation[col, row, 0] = mine >> cell & 1
+                observation[col, row, 1] = theirs >> cell & 1
+            if not position.is_terminal:
+                for cell in position.legal_moves():
+                    mask[self.action_of(rules, cell)] = 1
+            return {"observation": observation, "action_mask": mask}
+        assert self.symbols is not None
+        x, o, empty = self.symbols
+        flat = [
+            x if c == "x" else o if c == "o" else empty
+            for c in map(position.cell, range(rules.cells))
+        ]
+        if self.board == "flat":
+            return flat
+        grid = [flat[row * rules.cols : (row + 1) * rules.cols] for row in range(rules.rows)]
+        if self.board == "grid":
+            return grid
+        import numpy as np
+
+        return np.array(grid)
+
+    def side_of(self, position: Position) -> Any:
+        """What the agent is handed besides the board, or ``None`` for nothing."""
+        if self.side == "name":
+            return position.to_move.upper()
+        if self.side == "symbol":
+            assert self.symbols is not None
+            return self.symbols[0 if position.x_to_move else 1]
+        return None
+
+    def action_of(self, rules: Any, cell: int) -> int:
+        """A cell as this board numbers it (PettingZoo's planes: column by column)."""
+        if self.board != "planes":
+            return cell
+        row, col = divmod(cell, rules.cols)
+        return col * rules.rows + row
+
+    def cell_of(self, rules: Any, index: int) -> int:
+        """The cell of an index in this board's numbering (the inverse of :meth:`action_of`)."""
+        if self.board != "planes":
+            return index
+        col, row = divmod(index, rules.rows)
+        return row * rules.cols + col
+
+    # -- the answer, read back ---------------------------------------------------------------
+
+    def decode(self, position: Position, handed: Any, pristine: Any, answer: Any) -> int:
+        """The cell the agent played, from its ``answer`` and what it did to ``handed`` (a
+        copy of which, taken before the call, is ``pristine``); :class:`MoveFailure` if it
+        is no legal move."""
+        rules = position.rules
+        if answer is None:
+            cell = self._written(position, handed, pristine)
+        elif isinstance(answer, (bool,)) or _is_numpy_bool(answer):
+            raise MoveFailure("illegal", f"returned {answer!r}, a bool, not a move")
+        elif isinstance(answer, str):
+            try:
+                cell = rules.parse_cell(answer)
+            except IllegalMoveError:
+                raise MoveFailure(
+                    "illegal" if _looks_like_cell(answer) else "garbage",
+                    f"returned {answer!r}, not a cell of the {rules.rows}x{rules.cols} board",
+                ) from None
+        else:
+            cell = self._from_number_or_pair(rules, answer)
+        if (position.occupied >> cell) & 1:
+            raise MoveFailure(
+                "illegal", f"played {rules.cell_name(cell)}, which is taken in {position}"
+            )
+        return cell
+
+    def _from_number_or_pair(self, rules: Any, answer: Any) -> int:
+        try:
+            index = operator.index(answer)
+        except TypeError:
+            index = None
+        if index is not None:
+            cells = rules.cells
+            if not 0 <= index < cells:
+                raise MoveFailure(
+                    "illegal", f"returned {answer!r}, off the board (cells 0..{cells - 1})"
+                )
+            return self.cell_of(rules, index)
+        pair = _pair(answer)
+        if pair is None:
+            raise MoveFailure(
+                "garbage",
+                f"returned {_short(answer)} ({type(answer).__name__}), not a move: {HOW_TO_ANSWER}",
+            )
+        row, col = pair
+        if not (0 <= row < rules.rows and 0 <= col < rules.cols):
+            raise MoveFailure(
+                "illegal",
+                f"returned (row, col) {pair!r}, off the {rules.rows}x{rules.cols} board",
+            )
+        return row * rules.cols + col
+
+    def _written(self, position: Position, handed: Any, pristine: Any) -> int:
+        """The one cell the agent wrote its stone into."""
+        rules = position.rules
+        if self.board in ("position", "planes"):
+            raise MoveFailure("garbage", f"returned None, not a move: {HOW_TO_ANSWER}")
+        assert self.symbols is not None
+        before, after = _cells_of(self.board, pristine), _cells_of(self.board, handed)
+        if before is None or after is None or len(after) != rules.cells:
+            raise MoveFailure(
+                "garbage", "returned None and changed the shape of the board it was handed"
+            )
+        changed = [c for c in range(rules.cells) if _symbol_key(before[c]) != _symbol_key(after[c])]
+        if not changed:
+            raise MoveFailure(
+                "garbage", f"returned None and wrote no stone into the board: {HOW_TO_ANSWER}"
+            )
+        if len(changed) > 1:
+            names = ", ".join(rules.cell_name(c) for c in changed)
+            raise MoveFailure(
+                "garbage", f"returned None and changed {len(changed)} cells ({names})"
+            )
+        (cell,) = changed
+        mover = self.symbols[0 if position.x_to_move else 1]
+        if _symbol_key(after[cell]) != _symbol_key(mover):
+            raise MoveFailure(
+                "illegal",
+                f"wrote {after[cell]!r} into {rules.cell_name(cell)}, but "
+                f"{position.to_move.upper()} (written {mover!r}) is to move",
+            )
+        if _symbol_key(before[cell]) != _symbol_key(self.symbols[2]):
+            raise MoveFailure(
+                "illegal", f"wrote over {rules.cell_name(cell)}, which is taken in {position}"
+            )
+        return cell
+
+
+class CallableAgent(Agent):
+    """A function (or an object's method) that plays moves on a board of its own shape,
+    as an :class:`Agent`: each move is encoded, the function called (within ``timeout``
+    seconds, if given), its answer decoded; a failure raises :class:`EngineFailure`, which
+    the audit counts and goes on.
+
+    ``move`` is called as ``move(board)``, or ``move(board, side)`` when the adapter hands the
+    side to move. ``spec`` names the agent in reports (by default its qualified name).
+    """
+
+    name = "callable"
+
+    def __init__(
+        self,
+        rng: random.Random,
+        move: Callable[..., Any],
+        adapter: Adapter | None = None,
+        *,
+        book: Book | None = None,
+        spec: str | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        super().__init__(rng, book=book, spec=spec or describe(move))
+        self.move = move
+        self.adapter = adapter or Adapter.make()
+        self.timeout = timeout
+        # A time limit is kept by a timer signal of this process: the agent stays in it.
+        self.external = timeout is not None
+
+    def search(self, position: Position) -> int:
+        adapter = self.adapter
+        handed = adapter.encode(position)
+        pristine = _snapshot(adapter.board, handed)
+        arguments = (handed,) if adapter.side is None else (handed, adapter.side_of(position))
+        from ttt_solve.agents.plugin import OutOfTime, PluginFailedError, plugin_code, within
+
+        def move() -> Any:  # sys.exit and os._exit in it are failures, not the end of ttt
+            return plugin_code(self.spec, lambda: self.move(*arguments))
+
+        try:
+            with _seeded_globals(self.rng):
+                answer = move() if self.timeout is None else within(self.timeout, move)
+            return adapter.decode(position, handed, pristine, answer)
+        except MoveFailure as failure:
+            raise self.failure(position, failure.kind, failure.detail) from None
+        except OutOfTime:
+            raise self.failure(position, "timeout", f"no move within {self.timeout:g} s") from None
+        except PluginFailedError as error:
+            raise self.failure(position, "crash", error.did) from None
+        except Exception as error:  # noqa: BLE001 - the agent's own code ran; say what it raised
+            detail = " ".join(f"raised {type(error).__name__}: {error}".split())
+            raise self.failure(position, "crash", detail) from None
+
+    def failure(self, position: Position, kind: str, detail: str) -> EngineFailure:
+        """The failure of one move, its detail naming the agent."""
+        return EngineFailure(
+            kind, position.rules, position.x, position.o, f"{self.spec} {detail}", self.spec
+        )
+
+
+def describe(move: Callable[..., Any]) -> str:
+    """A name for a function or bound method: its qualified name (``MCTS.search``)."""
+    return str(getattr(move, "__qualname__", None) or getattr(move, "__name__", None) or move)
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+class _seeded_globals:  # noqa: N801 - used as a context manager, named like one
+    """Seed :mod:`random` and NumPy's global generator from ``rng`` for one move, then put
+    both back as they were."""
+
+    def __init__(self, rng: random.Random) -> None:
+        # From the generator's state, without drawing from it: an agent that also draws from
+        # its own generator makes the same draws as without this. (The state's integers
+        # alone: their hash is the same in every process, None's is not before Python 3.12.)
+        self.seed = hash(rng.getstate()[1]) & 0xFFFF_FFFF
+
+    def __enter__(self) -> None:
+        import numpy as np
+
+        self.saved = random.getstate(), np.random.get_state()
+        random.seed(self.seed)
+        np.random.seed(self.seed)
+
+    def __exit__(self, *exc: object) -> None:
+        import numpy as np
+
+        random.setstate(self.saved[0])
+        np.random.set_state(self.saved[1])
+
+
+def _snapshot(board: str, handed: Any) -> Any:
+    """A copy of the board handed to the agent, to see what it wrote (none for immutables)."""
+    if board == "position":
+        return handed
+    return copy.deepcopy(handed)
+
+
+def _cells_of(board: str, handed: Any) -> list[Any] | None:
+    """The cells of a handed board, row by row, or ``None`` if it lost its shape."""
+    try:
+        if board == "flat":
+            return list(handed)
+        if board == "grid":
+            return [cell for row in handed for cell in row]
+        if board == "numpy":
+            return list(handed.reshape(-1).tolist())
+    except (TypeError, AttributeError, ValueError):
+        return None
+    return None
+
+
+def _symbol_key(symbol: Any) -> Any:
+    """A symbol as compared: NumPy scalars as Python values, ``1`` apart from ``True``."""
+    item = getattr(symbol, "item", None)
+    value = item() if callable(item) else symbol
+    return (type(value) is bool, value)
+
+
+def _is_numpy_bool(answer: Any) -> bool:
+    return type(answer).__name__ == "bool_"
+
+
+def _pair(answer: Any) -> tuple[int, int] | None:
+    """``(row, col)`` from a pair of whole numbers (a tuple, a list, an array of two)."""
+    try:
+        items = list(answer)
+    except TypeError:
+        return None
+    if len(items) != 2 or any(isinstance(v, bool) or _is_numpy_bool(v) for v in items):
+        return None
+    try:
+        return operator.index(items[0]), operator.index(items[1])
+    except TypeError:
+        return None
+
+
+def _looks_like_cell(text: str) -> bool:
+    token = text.strip().lower()
+    return token.isdigit() or (len(token) >= 2 and token[0].isalpha() and token[1:].isdigit())
+
+
+def _short(answer: Any) -> str:
+    text = repr(answer)
+    return text if len(text) <= 40 else text[:37] + "..."

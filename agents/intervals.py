@@ -1,0 +1,67 @@
+"""95% intervals, written once for the curves (shares over seeds) and the ratings.
+
+:class:`Interval` is an estimate with its interval; :func:`interval` the Student's t interval
+of shares measured with several seeds (clipped to 0..1); :func:`normal_interval` an estimate
+plus or minus 1.96 standard errors; :func:`percentile_interval` the middle 95% of a bootstrap's
+estimates; :func:`normal_cdf` the chance that a normal variable lies below a value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+Z95 = 1.959963984540054
+"""The two-sided 95% quantile of the standard normal distribution."""
+
+# Student's t, two-sided 95%, for 1 to 30 degrees of freedom; beyond, the normal 1.96.
+_T95 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+class Interval(NamedTuple):
+    """An estimate (a mean over seeds, a rating) and its 95% interval."""
+
+    mean: float
+    low: float
+    high: float
+
+
+def interval(shares: Sequence[float]) -> Interval:
+    """Mean and 95% t-interval of shares measured with different seeds (one seed: no width),
+    clipped to the shares' range 0..1."""
+    n = len(shares)
+    mean = sum(shares) / n
+    if n < 2:
+        return Interval(mean, mean, mean)
+    sd = math.sqrt(sum((s - mean) ** 2 for s in shares) / (n - 1))
+    half = (_T95[n - 2] if n - 1 <= len(_T95) else Z95) * sd / math.sqrt(n)
+    return Interval(mean, max(0.0, mean - half), min(1.0, mean + half))
+
+
+def normal_interval(estimate: float, standard_error: float) -> Interval:
+    """``estimate`` plus or minus 1.96 standard errors."""
+    return Interval(estimate, estimate - Z95 * standard_error, estimate + Z95 * standard_error)
+
+
+def percentile_interval(estimate: float, samples: Sequence[float]) -> Interval:
+    """``estimate`` and the 2.5th and 97.5th percentiles of ``samples`` (a bootstrap's)."""
+    ordered = sorted(samples)
+    last = len(ordered) - 1
+
+    def at(share: float) -> float:
+        position = share * last
+        below = math.floor(position)
+        above = min(below + 1, last)
+        return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
+
+    return Interval(estimate, at(0.025), at(0.975))
+
+
+def normal_cdf(x: float) -> float:
+    """P(Z < x) for a standard normal Z."""
+    return 0.5 * math.erfc(-x / math.sqrt(2))

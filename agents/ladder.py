@@ -1,0 +1,305 @@
+"""The reference ladder: agents of known strength that rate any other on one scale.
+
+A ladder is a fixed, named set of rungs (:data:`STANDARD`: ``random``, the graded perfect
+players and MCTS from 10 to 10,000 iterations). On a game it is played once, every pair of
+rungs ``games`` times with colours alternating, and cached in the book
+(:mod:`book.ladder`); an agent is then rated by playing the rungs alone, ``games`` times each,
+and its games are cached too. Its rating comes from the ladder's games and its own
+(:func:`agents.rating.rate`), anchored where the ladder is (``random`` = 0 unless told
+otherwise), so rating one agent changes no other agent's rating and every agent rated on the
+same ladder, game, games per pair and seed shares one scale.
+
+Every game is seeded from the seed, the two agents' specs and the game's number, so a rung's
+games against an agent are the same whichever other agents are rated in the same run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ttt_solve.agents.audit import Truth, audit_positions, summarize
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.rating import Rated, Ratings, extend, rate
+from ttt_solve.agents.rungs import GAMES, LADDERS, STANDARD, LadderSpec
+from ttt_solve.agents.spec import parse_spec
+from ttt_solve.agents.tournament import Pairing, play_pairs
+from ttt_solve.book.ladder import (
+    LADDER,
+    LadderKey,
+    LadderRow,
+    cached_ladders,
+    read_rows,
+    write_batch,
+)
+from ttt_solve.errors import TttError
+from ttt_solve.solver.rules import Rules
+
+SALT = "ladder"
+
+
+class LadderError(TttError, ValueError):
+    """A game the ladder cannot be played on, or a cache that does not add up."""
+
+
+@dataclass(frozen=True)
+class AgentRating:
+    """One agent rated on the ladder: the games played now (0: all from the cache), and its
+    audit's accuracy and perfection (``None`` when not audited). Its rating is in
+    :attr:`LadderRatings.table`."""
+
+    agent: str
+    played: int
+    accuracy: float | None = None
+    perfection: float | None = None
+    graded: int = 0  # positions the audit graded (up to symmetry)
+    sample: int | None = None  # the positions audited: None for all
+
+
+@dataclass(frozen=True)
+class LadderRatings:
+    """A game's ladder and the agents rated on it: ``fit`` rates the rungs from their own
+    games; ``table`` adds each agent, fitted to its games against the rungs with the rungs
+    held (:func:`agents.rating.extend`)."""
+
+    rules: Rules
+    ladder: LadderSpec
+    key: LadderKey
+    fit: Ratings
+    table: Ratings
+    played: int  # ladder games played now (0: from the cache)
+    agents: tuple[AgentRating, ...]
+    cached: bool = True  # whether the games played now were stored
+
+    def rating(self, agent: str) -> Rated:
+        return self.table.of(agent)
+
+    def estimates(self) -> list[tuple[str, float, float, float, bool]]:
+        """``(agent, rating, low, high, rated)`` best first, ``rated`` for the agents rated
+        on the ladder (not rungs): what a chart of the table draws."""
+        rated = {one.agent for one in self.agents if one.agent not in self.ladder.rungs}
+        return [
+            (one.agent, one.rating.mean, one.rating.low, one.rating.high, one.agent in rated)
+            for one in self.table.rated
+        ]
+
+    def between(self, agent: str) -> tuple[Rated | None, Rated | None]:
+        """The rungs just below and just above an agent's rating (``None`` past an end)."""
+        rating = self.rating(agent).rating.mean
+        rungs = [one for one in self.fit.rated if one.agent != agent]
+        below = [one for one in rungs if one.rating.mean <= rating]
+        above = [one for one in rungs if one.rating.mean > rating]
+        return (below[0] if below else None), (above[-1] if above else None)
+
+    def to_dict(self) -> dict[str, Any]:
+        agents = []
+        for one in self.agents:
+            rated = self.rating(one.agent)
+            below, above = self.between(one.agent)
+            agents.append(
+                {
+                    "agent": one.agent,
+                    "played": one.played,
+                    "rating": rated.rating.mean,
+                    "low": rated.rating.low,
+                    "high": rated.rating.high,
+                    "games": rated.games,
+                    "score": rated.score,
+                    "below": None if below is None else below.agent,
+                    "above": None if above is None else above.agent,
+                    "accuracy": one.accuracy,
+                    "perfection": one.perfection,
+                    "graded_positions": one.graded,
+                    "positions": "all" if one.sample is None else one.sample,
+                }
+            )
+        return {
+            "game": self.rules.as_dict(),
+            "ladder": {
+                "name": self.ladder.name,
+                "rungs": list(self.ladder.rungs),
+                "games_per_pair": self.key.games,
+                "seed": self.key.seed,
+                "played": self.played,
+                "ratings": self.fit.to_dict(),
+            },
+            "agents": agents,
+            "table": self.table.to_dict(),
+        }
+
+
+def pairings_of(rows: Sequence[LadderRow], names: Sequence[str]) -> list[Pairing]:
+    """The cached rows among ``names`` as one :class:`Pairing` per pair (colours kept)."""
+    index = {name: i for i, name in enumerate(names)}
+    by_pair: dict[tuple[int, int], list[list[int]]] = {}
+    for row in rows:
+        if row.x_agent not in index or row.o_agent not in index:
+            continue
+        x, o = index[row.x_agent], index[row.o_agent]
+        a, b = min(x, o), max(x, o)
+        first, total = by_pair.setdefault((a, b), [[0, 0, 0], [0, 0, 0]])
+        results = (
+            (row.x_wins, row.draws, row.o_wins) if x == a else (row.o_wins, row.draws, row.x_wins)
+        )
+        for i, count in enumerate(results):
+            total[i] += count
+            if x == a:
+                first[i] += count
+    return [
+        Pairing(a, b, total[0], total[1], total[2], (first[0], first[1], first[2]))
+        for (a, b), (first, total) in sorted(by_pair.items())
+    ]
+
+
+def rows_of(pairings: Sequence[Pairing], names: Sequence[str]) -> list[LadderRow]:
+    """Pairings as cache rows, one per pair and colour."""
+    rows = []
+    for p in pairings:
+        assert p.a_first is not None and p.b_first is not None  # played here: colours known
+        rows.append(LadderRow(names[p.a], names[p.b], *p.a_first))
+        rows.append(LadderRow(names[p.b], names[p.a], *p.b_first))
+    return rows
+
+
+def check_game(book: Any, rules: Rules) -> None:
+    """The ladder's perfect rungs play every position: the game must be solved whole."""
+    info = book.game(rules)
+    if not info.is_complete:
+        raise LadderError(
+            f"{rules.name} in {book.describe()} is an opening book (to ply {info.book_depth}); "
+            f"the ladder's perfect players need every position: solve it exhaustively"
+        )
+
+
+def rate_on_ladder(
+    book: Any,
+    db: str | None,
+    rules: Rules,
+    specs: Sequence[str] = (),
+    *,
+    ladder: LadderSpec = STANDARD,
+    games: int = GAMES,
+    seed: int = 0,
+    anchor: tuple[str, float] | None = None,
+    bootstrap: int = 0,
+    audit: bool = True,
+    sample: int | None = 1000,
+    cache: bool = True,
+    jobs: int = 2,
+    progress: Callable[[int, int], None] | None = None,
+) -> LadderRatings:
+    """The ladder's ratings on ``rules`` and those of ``specs`` against it: games not in the
+    cache are played (the ladder's first, if needed) and cached, each batch in one transaction.
+
+    ``audit``: also audit each agent in positions mode (every position, or ``sample`` of them,
+    seeded with ``seed``). ``cache=False`` plays what the cache lacks without storing it (a
+    book that cannot be written). ``progress(done, total)`` counts the games played now.
+    """
+    check_game(book, rules)
+    for spec in specs:
+        parse_spec(spec)
+    rungs = list(ladder.rungs)
+    if anchor is not None and anchor[0] not in rungs:
+        raise LadderError(
+            f"--anchor {anchor[0]} is no rung of the ladder {ladder.name}; rungs: "
+            + ", ".join(rungs)
+        )
+    key = LadderKey(ladder.name, games, seed)
+    cached = read_rows(book, rules, key)
+    ladder_rows = [row for row in cached if row.rated == LADDER]
+    expected = len(rungs) * (len(rungs) - 1)
+    if ladder_rows and len(ladder_rows) != expected:
+        raise book.damaged(
+            f"its cached ladder {ladder.name} of {rules.name} has {len(ladder_rows)} rows of "
+            f"{expected}",
+            rules,
+        )
+    new_agents = list(dict.fromkeys(s for s in specs if s not in rungs))
+    cached_agents = {row.rated for row in cached}
+    to_play = (0 if ladder_rows else expected // 2 * games) + games * len(rungs) * sum(
+        spec not in cached_agents for spec in new_agents
+    )
+    done = 0
+
+    def counting(finished: int, _total: int) -> None:
+        if progress is not None:
+            progress(done + finished, to_play)
+
+    def play(names: list[str], pairs: list[tuple[int, int]]) -> list[LadderRow]:
+        nonlocal done
+        pairings = play_pairs(
+            [AgentMaker(name, db) for name in names],
+            rules,
+            pairs,
+            games,
+            seed=seed,
+            names=names,
+            salt=SALT,
+            book=book,
+            jobs=jobs,
+            progress=counting,
+        )
+        done += len(pairs) * games
+        return rows_of(pairings, names)
+
+    played = 0
+    if not ladder_rows:
+        pairs = [(i, j) for i in range(len(rungs)) for j in range(i + 1, len(rungs))]
+        ladder_rows = play(rungs, pairs)
+        if cache and not write_batch(book, rules, key, LADDER, ladder_rows):
+            ladder_rows = [row for row in read_rows(book, rules, key) if row.rated == LADDER]
+        played = len(pairs) * games
+    fit = rate(
+        pairings_of(ladder_rows, rungs), rungs, anchor=anchor, bootstrap=bootstrap, seed=seed
+    )
+    truth = Truth(book, rules) if audit and specs else None
+    results, games_of = [], []
+    for spec in dict.fromkeys(specs):
+        agent_played = 0
+        if spec not in rungs:
+            own = [row for row in cached if row.rated == spec]
+            if not own:
+                names = [*rungs, spec]
+                own = play(names, [(len(rungs), k) for k in range(len(rungs))])
+                if cache and not write_batch(book, rules, key, spec, own):
+                    own = [row for row in read_rows(book, rules, key) if row.rated == spec]
+                agent_played = len(rungs) * games
+            games_of.append((spec, pairings_of(own, [*rungs, spec])))
+        accuracy = perfection = None
+        graded = 0
+        if truth is not None:
+            records, _ = audit_positions(
+                AgentMaker(spec, db), truth, sample=sample, seed=seed, jobs=jobs
+            )
+            summary = summarize(records)
+            accuracy, perfection, graded = summary.accuracy, summary.perfection, summary.graded
+        results.append(AgentRating(spec, agent_played, accuracy, perfection, graded, sample))
+    return LadderRatings(rules, ladder, key, fit, extend(fit, games_of), played, tuple(results))
+
+
+def from_cache(book: Any, rules: Rules) -> list[LadderRatings]:
+    """The ratings of every ladder cached for a game whose rungs are known
+    (:data:`LADDERS`), with the agents rated on it: from the book alone, nothing played."""
+    out = []
+    for key, agents in cached_ladders(book, rules):
+        ladder = LADDERS.get(key.ladder)
+        if ladder is None:
+            continue
+        rows = read_rows(book, rules, key)
+        rungs = list(ladder.rungs)
+        ladder_rows = [row for row in rows if row.rated == LADDER]
+        if len(ladder_rows) != len(rungs) * (len(rungs) - 1):
+            raise book.damaged(
+                f"its cached ladder {ladder.name} of {rules.name} has {len(ladder_rows)} rows",
+                rules,
+            )
+        fit = rate(pairings_of(ladder_rows, rungs), rungs, seed=key.seed)
+        games_of = [
+            (spec, pairings_of([row for row in rows if row.rated == spec], [*rungs, spec]))
+            for spec in agents
+        ]
+        table = extend(fit, games_of)
+        rated = tuple(AgentRating(spec, 0) for spec in agents)
+        out.append(LadderRatings(rules, ladder, key, fit, table, 0, rated))
+    return out

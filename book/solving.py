@@ -1,0 +1,380 @@
+"""Solving a game into a book: the method, the solver, the work folder, the write, recovery.
+
+:class:`Solve` is what ``ttt-solve`` and ``ttt_solve.solve`` run: it chooses the method (an
+exhaustive solve when its estimate fits this machine, else an opening book proved by
+alpha-beta), solves, and writes the game in one transaction (:func:`~book.writer.write_game`).
+Large solves keep their finished plies in a work folder beside the book, so a run that is
+interrupted resumes where it stopped; the folder is removed once the game is stored.
+
+It says what it is doing through ``note(text)`` (one line each: the method, the prover, a game
+already stored), what a caller must hear even where it asked for quiet through ``warn(text)``
+(a finished solve left unstored because another run stored the game meanwhile), and counts its
+work through ``progress(done, total)`` and ``writing(done, total)``; the caller decides where
+those go.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from ttt_solve.book.errors import BookError, GameExistsError
+from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
+from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
+from ttt_solve.book.writer import holds_more, write_game
+from ttt_solve.errors import TttError
+from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
+
+if TYPE_CHECKING:
+    from ttt_solve.solver.distributed import DaskSolver
+    from ttt_solve.solver.opening import OpeningBookBuilder
+    from ttt_solve.solver.plytable import PlyTable
+
+DEFAULT_BOOK_DEPTH = 2
+WORKDIR_POSITIONS = 2_000_000
+"""Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
+
+METHODS = ("exhaustive", "alphabeta")
+ENGINES = ("local", "dask")
+ENGINE_NAMES = {"compiled": "compiled search (Numba)", "python": "pure-Python search"}
+
+Counter = Callable[[int, int], None]
+
+
+class SolveError(TttError, ValueError):
+    """A solve that cannot run as asked: ``rules`` is the game, ``kind`` the problem
+    (``"needs-opening-book"``: too large for an exhaustive solve; ``"depth-past-end"``;
+    ``"unwritable"``: ``database`` cannot be written; ...); the command line adds what to ask
+    for instead."""
+
+    def __init__(
+        self, rules: Rules, reason: str, kind: str = "solve", database: str | None = None
+    ) -> None:
+        super().__init__(reason)
+        self.rules = rules
+        self.kind = kind
+        self.database = database
+
+
+def approx(n: float) -> str:
+    """A rough count for people: ``765``, ``1.3 million``, ``2.0e+10``."""
+    if n < 1e6:
+        return f"{n:,.0f}"
+    if n < 1e9:
+        return f"{n / 1e6:.1f} million"
+    return f"{n:.1e}"
+
+
+def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
+    """The method to use and why; :class:`SolveError` if the asked one cannot run here."""
+    if not fits_book(rules):
+        raise SolveError(
+            rules,
+            f"{rules.name} has {rules.cells} cells; a book holds boards of at most "
+            f"{BOOK_CELLS_LIMIT} cells",
+        )
+    estimate = exhaustive_estimate(rules)
+    available = available_memory()
+    size = (
+        f"about {approx(estimate.canonical)} canonical positions, "
+        f"{gibibytes(estimate.memory)} at peak; {available / 2**30:.0f} GiB available"
+    )
+    if not rules.fits_key:  # keys past 64 bits: no array solver, an opening book only
+        if method == "exhaustive":
+            raise SolveError(
+                rules,
+                f"{rules.name} is too large to enumerate ({size}), and it has {rules.cells} "
+                f"cells: an exhaustive solve holds boards of at most {KEY_CELLS_LIMIT}",
+                "needs-opening-book",
+            )
+        return "alphabeta", f"too large to enumerate ({size}; {rules.cells} cells)"
+    if method == "alphabeta":
+        return "alphabeta", "asked for with --method alphabeta"
+    if estimate.fits(available):
+        return "exhaustive", (
+            "asked for" if method else "the estimate fits this machine"
+        ) + f" ({size})"
+    if method == "exhaustive":
+        raise SolveError(
+            rules,
+            f"{rules.name} is too large to enumerate on this machine ({size})",
+            "needs-opening-book",
+        )
+    return "alphabeta", f"too large to enumerate ({size})"
+
+
+def gibibytes(size: int) -> str:
+    """``1.3 GiB``, ``1,131.7 GiB``; past a million GiB in powers of ten (``1.1e+09 GiB``)."""
+    gib = size / 2**30
+    return f"{gib:,.1f} GiB" if gib < 1e6 else f"{gib:.1e} GiB"
+
+
+def work_directory(db: str, rules: Rules) -> str:
+    """Where a large exhaustive solve keeps its plies, and an opening book its proved rows:
+    beside a SQLite book's file (given as a path or a URL), else in ./"""
+    base = sqlite_file(db) or "ttt-work"
+    return f"{base}.work/{rules.rows}x{rules.cols}k{rules.k}"
+
+
+def stored_as(game: GameInfo) -> str:
+    """`` (an opening book to ply 2)`` for an opening book, nothing for an exhaustive game."""
+    return "" if game.book_depth is None else f" (an opening book to ply {game.book_depth})"
+
+
+def stored_meanwhile(book: Book, rules: Rules, before: GameInfo | None) -> bool:
+    """Whether the game in the book now is not the one there before (``None``: none was):
+    an interruption that came after the commit leaves the new game stored."""
+    book.forget_game(rules)
+    now = book.find_game(rules)
+    return now is not None and (before is None or now.id != before.id)
+
+
+def _quiet(_done: int, _total: int) -> None:
+    pass
+
+
+class Solve:
+    """One solve of ``rules`` into the book ``db``, checked when made, run by :meth:`run`.
+
+    ``method``: ``"exhaustive"``, ``"alphabeta"`` or ``None`` (exhaustive when it fits);
+    ``book_depth``: the last ply of an opening book; ``jobs``: processes proving an opening
+    book; ``engine``: ``"local"`` or ``"dask"`` (with ``scheduler``, a Dask address);
+    ``workdir``: where finished work is kept for a rerun; ``force``: solve again a game that
+    is stored. Raises :class:`SolveError` before any work for what cannot run.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        db: str,
+        *,
+        method: str | None = None,
+        book_depth: int | None = None,
+        jobs: int = 2,
+        engine: str = "local",
+        scheduler: str | None = None,
+        workdir: str | None = None,
+        force: bool = False,
+        note: Callable[[str], None] | None = None,
+        warn: Callable[[str], None] | None = None,
+        progress: Counter | None = None,
+        writing: Counter | None = None,
+    ) -> None:
+        if method not in (None, *METHODS):
+            raise SolveError(rules, f"method {method!r} is not one of {', '.join(METHODS)}")
+        if engine not in ENGINES:
+            raise SolveError(rules, f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+        if engine == "dask":
+            if method == "alphabeta":
+                raise SolveError(rules, "the dask engine runs the exhaustive method only")
+            self.method, self.reason = "exhaustive", "asked for with --engine dask"
+        else:
+            self.method, self.reason = choose_method(rules, method)
+        if book_depth is not None and book_depth > rules.cells:
+            raise SolveError(
+                rules,
+                f"book depth {book_depth} is past the end: every {rules.name} game ends by ply "
+                f"{rules.cells} (its number of cells)",
+                "depth-past-end",
+            )
+        self.depth = None
+        """The last ply to store: ``None`` for every position (an exhaustive solve)."""
+        if self.method == "alphabeta":
+            self.depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
+        unwritable = unwritable_reason(db)
+        if unwritable is not None:  # found now, not after a solve of hours
+            raise SolveError(
+                rules, f"cannot write the book {db}: {unwritable}", "unwritable", database=db
+            )
+        self.rules = rules
+        self.db = db
+        self.book_depth = book_depth
+        self.jobs = jobs
+        self.engine = engine
+        self.scheduler = scheduler
+        self.workdir = workdir
+        self.force = force
+        self.note = note or (lambda _text: None)
+        self.warn = warn or self.note
+        if book_depth is not None and self.method == "exhaustive":  # never silently ignored
+            self.note(
+                f"note: --book-depth {book_depth} is not used: {rules.name} is solved "
+                f"exhaustively (every position, past any depth); add --method alphabeta for "
+                f"an opening book"
+            )
+        self.progress = progress or _quiet
+        self.writing = writing or _quiet
+        self._forward_done = False
+        self.solved = False
+        """Whether :meth:`run` solved the game (not: found it stored already)."""
+        self.book_name = db
+        """The book as a user names it (a path, or a URL without its password)."""
+        self.stopped = ""
+        """After an interruption of :meth:`run`: what it left (the book unchanged, the work
+        kept for a rerun, or the game stored just before)."""
+
+    def run(self) -> GameInfo:
+        """Solve and store the game, or return the stored one (unless ``force``).
+
+        An interruption (``KeyboardInterrupt``) is raised again once the work is left in
+        order, with :attr:`stopped` saying what was kept.
+        """
+        rules = self.rules
+        with open_book(self.db, create=True) as book:
+            self.book_name = book.display_url
+            try:
+                existing = book.find_game(rules)
+            except (BookError, ValueError):
+                if not self.force:
+                    raise
+                existing = None  # a games row that cannot be read: force replaces it
+            if existing is not None and not self.force:
+                if not holds_more(book, existing, self.depth):
+                    self.note(
+                        f"{rules.name} is already solved in {book.display_url}"
+                        f"{stored_as(existing)}; --force solves it again."
+                    )
+                    return existing
+                self.note(
+                    f"{rules.name} is stored in {book.display_url}{stored_as(existing)}; "
+                    f"this solve holds more and replaces it once done."
+                )
+            self.note(f"method: {self.method}, {self.reason}")
+            try:
+                return self._solve(book, existing)
+            except KeyboardInterrupt:
+                kept = (
+                    f"; the work done is kept in {self.workdir} and the same command resumes "
+                    f"from it"
+                    if self.workdir
+                    else ""
+                )
+                if stored_meanwhile(book, rules, existing):
+                    self.stopped = (
+                        f"{rules.name} was stored in {book.display_url} before the interruption"
+                    )
+                else:
+                    self.stopped = "the book is unchanged" + kept
+                raise
+
+    def _forward(self, done: int, total: int) -> None:
+        """The exhaustive solver's progress, passed on during its forward pass only."""
+        if not self._forward_done:
+            self.progress(done, total)
+
+    def _solve(self, book: Book, existing: GameInfo | None) -> GameInfo:
+        rules = self.rules
+        started = time.perf_counter()
+        dask_solver: DaskSolver | None = None
+        solver: ExhaustiveSolver | OpeningBookBuilder | None = None
+        builder: OpeningBookBuilder | None = None
+        depth = self.depth
+        if self.engine == "dask":
+            from ttt_solve.solver.distributed import DaskSolver
+
+            self.workdir = self.workdir or work_directory(self.db, rules) + "-dask"
+            dask_solver = DaskSolver(
+                rules, self.workdir, scheduler=self.scheduler, progress=self.progress
+            )
+        elif self.method == "exhaustive":
+            from ttt_solve.solver.keyarrays import uses_kernels
+
+            if uses_kernels(rules):
+                from ttt_solve.solver.compiling import announce_kernels
+
+                announce_kernels()
+            if self.workdir is None and exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
+                self.workdir = work_directory(self.db, rules)
+            solver = ExhaustiveSolver(rules, progress=self._forward, workdir=self.workdir)
+        else:
+            from ttt_solve.solver.compiling import announce_search
+            from ttt_solve.solver.opening import OpeningBookBuilder
+
+            announce_search()  # the builder's prover compiles (or loads) the search when made
+            assert depth is not None  # an opening book's
+            self.workdir = work_directory(self.db, rules) + f"-book{depth}"
+            builder = OpeningBookBuilder(
+                rules, depth, progress=self.progress, workdir=self.workdir, jobs=self.jobs
+            )
+            solver = builder
+            self.note(f"prover: {ENGINE_NAMES[builder.prover.engine]}")
+
+        def clear_work() -> None:
+            if dask_solver is not None:
+                dask_solver.clear()
+            elif solver is not None:
+                solver.store.clear()
+
+        try:
+            # Solve first, write after: the book's write lock is then held only while writing.
+            # (Large solves keep their plies on disk, so this list holds memory maps.) The
+            # exhaustive solver's backward pass is the exception: it runs while the writer
+            # stores the plies it has backed up (measured faster, see docs/solving.md).
+            solving = time.perf_counter()
+            plies: Iterable[PlyTable]
+            if dask_solver is not None:  # the plies stay in the work directory until written
+                try:
+                    rows = dask_solver.run()
+                finally:
+                    dask_solver.close()
+                plies = dask_solver.plies()
+            elif builder is None:
+                assert isinstance(solver, ExhaustiveSolver)
+                rows = solver.positions()  # the forward pass
+                self._forward_done = True  # the writing counter shows the backward pass
+                plies = solver.solve()
+            else:
+                plies = list(builder.solve())
+                rows = sum(len(table.keys) for table in plies)
+                seconds = time.perf_counter() - solving
+                nodes = builder.nodes
+                processes = builder.processes
+                self.note(
+                    f"prover: {nodes:,} nodes in {seconds:.1f} s "
+                    f"({nodes / max(seconds, 1e-9):,.0f} nodes/s, {processes} "
+                    f"process{'es' if processes > 1 else ''})"
+                )
+            written = 0
+
+            def on_rows(count: int) -> None:
+                nonlocal written
+                written += count
+                self.writing(written, rows)
+
+            info = write_game(
+                book,
+                rules,
+                plies,
+                method=self.method,
+                book_depth=depth,
+                force=self.force,
+                started=started,
+                on_rows=on_rows,
+            )
+            self.solved = True
+            clear_work()  # stored: the work kept for a rerun is no longer needed
+        except GameExistsError as exists:  # stored meanwhile, holding at least as much
+            self.warn(
+                f"{rules.name} was solved by another run meanwhile{stored_as(exists.game)}, "
+                f"which holds every position this one would; --force solves it again."
+            )
+            info = exists.game
+            clear_work()
+        finally:
+            if solver is not None:  # whatever happened: the work folder is free for the next run
+                solver.store.release()
+        if self.workdir is not None:
+            with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
+                os.rmdir(os.path.dirname(self.workdir))
+        return info
+
+
+def solve(rules: Rules, db: str, **options: Any) -> GameInfo:
+    """Solve ``rules`` into the book ``db`` (unless it is stored there) and return the game:
+    :class:`Solve` with ``options``, run."""
+    return Solve(rules, db, **options).run()

@@ -1,0 +1,73 @@
+"""The analysis of a solved game as plain data: the figures stored with it, and the longest win
+and loss with an example position of each (what ``ttt stats`` prints and the web explorer's
+analysis page shows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.book.rowfilter import RowFilter
+from ttt_solve.solver.position import Position
+
+OUTCOMES = ("win", "draw", "loss")
+WEIGHTS = ("reachable", "canonical")
+
+
+def longest(info: GameInfo, outcome: str) -> int | None:
+    """The largest remoteness of any position with this outcome for the side to move."""
+    table = info.figures.remoteness["reachable"][outcome]
+    found = [r for r, n in table.items() if n]
+    return max(found) if found else None
+
+
+def example(book: Book, info: GameInfo, outcome: str, remoteness: int) -> Position | None:
+    """One stored position (canonical orientation, lowest ply and key) with this value."""
+    sign = {"win": 1, "draw": 0, "loss": -1}[outcome]
+    rows = book.rows(info.rules, where=RowFilter.of(value=sign, remoteness=remoteness), batch=1)
+    try:
+        row = next(rows, None)
+    finally:
+        rows.close()
+    return None if row is None else Position.from_key(info.rules, row.key)
+
+
+def report(book: Book, info: GameInfo) -> dict[str, Any]:
+    """Everything ``stats`` prints, as plain data (the ``--json`` output)."""
+    figures = info.figures
+    longest_of = {}
+    for outcome in ("win", "loss"):
+        r = longest(info, outcome)
+        position = example(book, info, outcome, r) if r is not None else None
+        longest_of[outcome] = (
+            None
+            if r is None
+            else {
+                "remoteness": r,
+                "positions": figures.remoteness["reachable"][outcome][r],
+                "example": str(position) if position is not None else None,
+            }
+        )
+    rules = info.rules
+    return {
+        "game": rules.as_dict(),
+        "value_for_x": info.value.outcome.value,
+        "remoteness": info.value.remoteness,
+        "method": info.method,
+        "book_depth": info.book_depth,
+        "reachable": figures.reachable,
+        "canonical": figures.canonical,
+        "by_ply": {w: {str(p): n for p, n in sorted(figures.by_ply[w].items())} for w in WEIGHTS},
+        "values": figures.values,
+        "values_for_x": figures.values_for_x,
+        "terminal": figures.terminal,
+        "remoteness_table": {
+            w: {
+                o: {str(r): n for r, n in sorted(figures.remoteness[w][o].items())}
+                for o in OUTCOMES
+            }
+            for w in WEIGHTS
+        },
+        "longest_win": longest_of["win"],
+        "longest_loss": longest_of["loss"],
+    }

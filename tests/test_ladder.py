@@ -1,0 +1,179 @@
+"""The reference ladder: played once per game and cached in the book, atomically, and reused:
+rating another agent plays only that agent's games. And ``ttt rate``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+
+from tests.pg_support import solve_into
+from ttt_solve.agents import ladder as ladder_module
+from ttt_solve.agents.ladder import LadderError, LadderSpec, rate_on_ladder
+from ttt_solve.book import schema
+from ttt_solve.book.errors import SchemaVersionError
+from ttt_solve.book.ladder import LadderKey, LadderRow, cached_ladders, read_rows, write_batch
+from ttt_solve.book.reader import open_book
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.rules import Rules
+
+R3 = Rules(3, 3, 3)
+SMALL = LadderSpec("test-1", ("random", "perfect:error=0.5", "perfect"))
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """The pairs the ladder plays, call by call."""
+    calls: list[list[tuple[str, str]]] = []
+    real = ladder_module.play_pairs
+
+    def spy(makers, rules, pairs, games, **kwargs):  # noqa: ANN001, ANN202
+        calls.append([(makers[i].spec, makers[j].spec) for i, j in pairs])
+        return real(makers, rules, pairs, games, **kwargs)
+
+    monkeypatch.setattr(ladder_module, "play_pairs", spy)
+    return calls
+
+
+def rated(db: str, *specs: str, games: int = 6, **kwargs):  # noqa: ANN201
+    with open_book(db) as book:
+        return rate_on_ladder(
+            book, db, R3, list(specs), ladder=SMALL, games=games, jobs=1, sample=50, **kwargs
+        )
+
+
+def test_the_ladder_is_played_once_and_each_agent_once(book_db, counted):
+    solve_into(book_db, R3)
+    first = rated(book_db, "heuristic")
+    assert first.played == 3 * 6 and first.agents[0].played == 3 * 6
+    assert counted == [
+        [("random", "perfect:error=0.5"), ("random", "perfect"), ("perfect:error=0.5", "perfect")],
+        [("heuristic", "random"), ("heuristic", "perfect:error=0.5"), ("heuristic", "perfect")],
+    ]
+    counted.clear()
+    second = rated(book_db, "heuristic", "mcts:iterations=20", "perfect")
+    assert counted == [  # only the new agent's games: the ladder and heuristic's are cached
+        [
+            ("mcts:iterations=20", "random"),
+            ("mcts:iterations=20", "perfect:error=0.5"),
+            ("mcts:iterations=20", "perfect"),
+        ]
+    ]
+    assert second.played == 0 and [one.played for one in second.agents] == [0, 18, 0]
+    assert second.fit == first.fit  # the same ladder games, the same ladder ratings
+    assert second.rating("heuristic").rating == first.rating("heuristic").rating  # unmoved
+    assert second.rating("perfect").rating == second.fit.of("perfect").rating  # as a rung
+    with open_book(book_db) as book:
+        ((key, agents),) = cached_ladders(book, R3)
+        assert key == LadderKey("test-1", 6, 0)
+        assert agents == ["heuristic", "mcts:iterations=20"]
+        assert len(read_rows(book, R3, key)) == 6 + 2 * 3 * 2  # a row per pair and colour
+    counted.clear()
+    rated(book_db, "heuristic", games=4)  # another number of games is another ladder
+    assert len(counted) == 2
+
+
+def test_a_batch_is_written_whole_or_not_at_all(book_db):
+    solve_into(book_db, R3)
+    key = LadderKey("test-1", 2, 0)
+    good = LadderRow("random", "perfect", 0, 1, 1)
+    with open_book(book_db) as book:
+        with pytest.raises(sa.exc.IntegrityError):  # the last row breaks the insert
+            write_batch(book, R3, key, "", [good, good._replace(x_wins=None)])
+        assert read_rows(book, R3, key) == []
+        assert write_batch(book, R3, key, "", [good]) is True
+        assert write_batch(book, R3, key, "", [good._replace(draws=2)]) is False  # kept
+        assert read_rows(book, R3, key) == [good]
+
+
+def test_an_interrupted_ladder_leaves_nothing_and_is_played_again(book_db, counted):
+    solve_into(book_db, R3)
+
+    def interrupt(done: int, total: int) -> None:
+        if done >= 8:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        rated(book_db, "heuristic", progress=interrupt)
+    with open_book(book_db) as book:
+        assert cached_ladders(book, R3) == []
+    counted.clear()
+    again = rated(book_db, "heuristic")
+    assert again.played == 18 and len(counted) == 2
+
+
+def test_resolving_the_game_drops_its_cached_games(book_db):
+    solve_into(book_db, R3)
+    rated(book_db)
+    with open_book(book_db) as book:
+        assert cached_ladders(book, R3)
+        from ttt_solve.book.writer import write_game
+        from ttt_solve.solver.exhaustive import ExhaustiveSolver
+
+        write_game(book, R3, ExhaustiveSolver(R3).solve(), method="exhaustive", force=True)
+        assert cached_ladders(book, R3) == []
+
+
+def test_an_opening_book_has_no_ladder(opening_book):
+    with open_book(opening_book) as book, pytest.raises(LadderError, match="opening book"):
+        rate_on_ladder(book, opening_book, Rules(3, 4, 3), ladder=SMALL, games=2)
+
+
+def test_a_version_3_book_is_upgraded_by_ttt_rate(tmp_path, book_3x3):
+    db = str(tmp_path / "v3.sqlite")
+    shutil.copy(book_3x3, db)
+    engine = sa.create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DROP TABLE ladder_games")
+        conn.execute(sa.update(schema.meta).values(value="3"))
+    engine.dispose()
+    with pytest.raises(SchemaVersionError, match="found schema version 3, expected 4"):
+        with open_book(db):
+            pass
+    result = CliRunner().invoke(ttt, ["rate", "--db", db, "--games", "2", "-q", "--json"])
+    assert result.exit_code == 0, result.output
+    with open_book(db) as book:  # upgraded, its game kept, the ladder cached
+        assert book.game(R3).positions == 765
+        assert len(cached_ladders(book, R3)) == 1
+
+
+def test_ttt_rate_places_an_agent_on_the_ladder(tmp_path, book_3x3):
+    db = str(tmp_path / "rate.sqlite")
+    shutil.copy(book_3x3, db)
+    args = ["rate", "--db", db, "--games", "2", "--agent", "heuristic", "-q"]
+    first = CliRunner().invoke(ttt, [*args, "--json"])
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.output)
+    rungs = data["ladder"]["rungs"]
+    assert rungs[0] == "random" and rungs[-1] == "mcts:iterations=10000" and len(rungs) == 9
+    assert data["ladder"]["played"] == 36 * 2 and data["agents"][0]["played"] == 9 * 2
+    (agent,) = data["agents"]
+    assert agent["agent"] == "heuristic" and agent["low"] < agent["rating"] < agent["high"]
+    assert agent["accuracy"] == pytest.approx(0.9912, abs=1e-4)  # every 3x3 position, seed 0
+    assert {row["agent"] for row in data["table"]["ratings"]} == {*rungs, "heuristic"}
+    again = CliRunner().invoke(ttt, args)
+    assert again.exit_code == 0, again.output
+    assert "ladder games: from the cache" in again.output
+    assert "heuristic: 2 games against each rung, from the cache" in again.output
+    assert "heuristic *" in again.output
+    assert "accuracy 99.12%, perfection 99.12% (every position, seed 0)" in again.output
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--agent", "bogus"], "unknown agent 'bogus'"),
+        (["--anchor", "heuristic=100"], "is no rung of the ladder standard-1"),
+        (["--anchor", "random"], "is not SPEC=RATING"),
+        (["--positions", "some"], "is not 'all' or 'sample:N'"),
+        (["--plot", "x.gif"], "must end in .svg or .png"),
+        (["--size", "4"], "holds no 4x4 k=4 game"),
+    ],
+)
+def test_ttt_rate_errors(book_3x3, args, words):
+    result = CliRunner().invoke(ttt, ["rate", "--db", book_3x3, "--games", "1", *args])
+    assert result.exit_code == 2 and words in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1

@@ -1,0 +1,128 @@
+"""The example notebooks, executed by a real Jupyter kernel (nbclient and ipykernel, the
+notebook extra), their outputs checked: boards drawn as SVG, and an agent's accuracy in the
+notebook equal to what ``ttt audit`` prints for the same function as a ``py:`` plug-in."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "examples" / "notebooks").glob("*.ipynb"))
+SVG = "{http://www.w3.org/2000/svg}"
+EXTRA = "pip install -e '.[notebook]'"
+
+
+def run(path: Path, folder: Path):  # noqa: ANN201 - an nbformat notebook
+    nbformat = pytest.importorskip("nbformat", reason=EXTRA)
+    nbclient = pytest.importorskip("nbclient", reason=EXTRA)
+    pytest.importorskip("ipykernel", reason=EXTRA)
+    notebook = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    )
+    client.execute()  # a cell that raises fails the test, with the cell and its traceback
+    return notebook
+
+
+def outputs(notebook, mime: str) -> list[str]:  # noqa: ANN001
+    return [
+        output["data"][mime]
+        for cell in notebook.cells
+        for output in cell.get("outputs", [])
+        if mime in output.get("data", {})
+    ]
+
+
+def boards(text: str) -> list[ET.Element]:
+    """The board pictures in a display's text (SVG or HTML holding SVG)."""
+    found = []
+    start = text.find("<svg")
+    while start >= 0:
+        end = text.find("</svg>", start) + len("</svg>")
+        element = ET.fromstring(text[start:end])
+        if element.get("class") == "board":
+            found.append(element)
+        start = text.find("<svg", end)
+    return found
+
+
+def cells_of(board: ET.Element) -> list[ET.Element]:
+    return [g for g in board.iter(f"{SVG}g") if "cell" in (g.get("class") or "").split()]
+
+
+def test_the_notebooks_are_kept_as_code_without_outputs():
+    nbformat = pytest.importorskip("nbformat", reason=EXTRA)
+    assert len(NOTEBOOKS) == 4
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        nbformat.validate(notebook)
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, path.name
+
+
+def test_grade_your_agent(tmp_path):
+    notebook = run(NOTEBOOKS[0], tmp_path)
+    html = outputs(notebook, "text/html")
+    drawn = [board for text in html for board in boards(text)]
+    assert len(drawn) >= 10  # the costliest moves of the audits, as boards
+    assert all(len(cells_of(board)) == 9 for board in drawn)
+    marked = [g for board in drawn for g in cells_of(board) if "marked" in g.get("class", "")]
+    assert len(marked) == len(drawn)  # one framed cell a board: the agent's move
+    # the agent's cell, written out as a plug-in, audited by the command line
+    agent = [c.source for c in notebook.cells if "agent" in c.metadata.get("tags", [])]
+    (tmp_path / "lab_agent.py").write_text("\n\n".join(agent) + "\n")
+    (accuracy,) = [
+        c.outputs[0]["data"]["text/plain"]
+        for c in notebook.cells
+        if "accuracy" in c.metadata.get("tags", [])
+    ]
+    ttt = Path(sys.executable).parent / "ttt"
+    result = subprocess.run(
+        [str(ttt), "audit", "--agent", "py:lab_agent.py:win_block_random,board=flat", "--json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    figures = json.loads(result.stdout)
+    assert repr(figures["accuracy"]) == accuracy
+    assert 0.5 < figures["accuracy"] < 1 and figures["moves"] == 4520
+    # the failures of the careless agent are counted, with their reason
+    assert any("crash" in text and "ValueError" in text for text in outputs(notebook, "text/plain"))
+
+
+def test_why_does_this_move_lose(tmp_path):
+    notebook = run(NOTEBOOKS[1], tmp_path)
+    svgs = outputs(notebook, "image/svg+xml")  # a Position displays itself as SVG
+    assert svgs and all(len(cells_of(board)) == 9 for text in svgs for board in boards(text))
+    first = boards(svgs[0])[0]
+    stones = {g.get("data-cell"): g.get("data-stone") for g in cells_of(first)}
+    assert stones["b2"] == "x" and sum(bool(s) for s in stones.values()) == 1
+    html = "".join(outputs(notebook, "text/html"))
+    assert "losing (4):" in html and "X has won" in html
+    history = [t for t in outputs(notebook, "text/html") if 'class="value-history"' in t]
+    assert history
+
+
+def test_strength_curve(tmp_path):
+    notebook = run(NOTEBOOKS[2], tmp_path)
+    html = "".join(outputs(notebook, "text/html"))
+    assert "flat_monte_carlo: iterations" in html and "mcts: iterations" in html
+    assert ">failures<" not in html and ">0.00%<" not in html  # every point's moves graded
+    assert "<svg" in html  # the chart (matplotlib, in the notebook extra)
+
+
+def test_the_book_in_pandas(tmp_path):
+    notebook = run(NOTEBOOKS[3], tmp_path)
+    text = "".join(outputs(notebook, "text/plain"))
+    assert "4x4 k=4 draw in 16 for X" in "".join(
+        output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", [])
+    )
+    assert "remoteness" in text and outputs(notebook, "image/png")  # the histogram

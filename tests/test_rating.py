@@ -1,0 +1,158 @@
+"""Ratings: the fit recovers chosen strengths from simulated games at the stated rate, orders
+real agents of known strength, and handles anchors, draws and one-sided results."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+
+from ttt_solve.agents.parallel import AgentMaker
+from ttt_solve.agents.rating import KAPPA, RatingError, parse_anchor, rate
+from ttt_solve.agents.tournament import Pairing, round_robin
+from ttt_solve.book.reader import open_book
+from ttt_solve.solver.rules import Rules
+
+
+def simulate(
+    true: list[float], first_move: float, nu: float, games: int, rng: random.Random
+) -> list[Pairing]:
+    """A round robin of agents with these true ratings (Elo) under Davidson's model with a
+    first-move advantage: ``games`` per pair, colours alternating."""
+    pairings = []
+    for a in range(len(true)):
+        for b in range(a + 1, len(true)):
+            total, first = [0, 0, 0], [0, 0, 0]
+            for game in range(games):
+                x, o = (a, b) if game % 2 == 0 else (b, a)
+                z = KAPPA * (true[x] + first_move - true[o]) / 2
+                win, loss = math.exp(z), math.exp(-z)
+                u = rng.random() * (win + nu + loss)
+                x_result = 0 if u < win else 1 if u < win + nu else 2  # X won, drew, lost
+                result = x_result if x == a else 2 - x_result  # for a: won, drew, lost
+                total[result] += 1
+                if x == a:
+                    first[result] += 1
+            pairings.append(Pairing(a, b, *total, (first[0], first[1], first[2])))
+    return pairings
+
+
+NAMES = ["random", "b", "c", "d", "e"]
+TRUE = [0.0, 80.0, 250.0, 300.0, 650.0]
+
+
+def test_the_fit_recovers_known_strengths_within_its_intervals_at_the_stated_rate():
+    inside = total = first_move_inside = 0
+    errors = []
+    for seed in range(60):
+        ratings = rate(simulate(TRUE, 60.0, 0.8, 120, random.Random(seed)), NAMES)
+        for one in ratings.rated[:]:
+            if one.agent == "random":
+                assert one.rating == (0.0, 0.0, 0.0)  # the anchor
+                continue
+            truth = TRUE[one.entrant]
+            inside += one.rating.low <= truth <= one.rating.high
+            total += 1
+            errors.append(one.rating.mean - truth)
+        assert ratings.first_move is not None
+        first_move_inside += ratings.first_move.low <= 60.0 <= ratings.first_move.high
+    coverage = inside / total
+    assert 0.90 <= coverage <= 0.99, coverage  # 95% intervals: about 95 in 100 hold the truth
+    assert 0.85 <= first_move_inside / 60 <= 1.0
+    assert abs(sum(errors) / len(errors)) < 10  # and the estimates are centred on the truth
+
+
+def test_the_order_and_the_likelihood_of_superiority_follow_the_evidence():
+    ratings = rate(simulate(TRUE, 0.0, 0.5, 60, random.Random(1)), NAMES)
+    assert [one.agent for one in ratings.rated] == ["e", "d", "c", "b", "random"]
+    los = {one.agent: one.stronger_than_next for one in ratings.rated}
+    assert los["e"] > 0.999 and los["c"] > 0.999  # 350 and 170 points apart
+    assert 0.6 < los["d"] < 0.9999  # d and c are only 50 apart: likely, not certain
+    assert los["random"] is None
+
+
+def test_bootstrap_intervals_are_seeded_and_agree_with_the_likelihood():
+    pairings = simulate(TRUE, 40.0, 1.0, 300, random.Random(5))
+    first = rate(pairings, NAMES, bootstrap=200, seed=3)
+    assert first == rate(pairings, NAMES, bootstrap=200, seed=3)
+    assert first != rate(pairings, NAMES, bootstrap=200, seed=4)
+    likelihood = rate(pairings, NAMES)
+    assert first.method == "bootstrap" and likelihood.method == "likelihood"
+    for boot, exact in zip(first.rated, likelihood.rated):
+        assert boot.agent == exact.agent and boot.rating.mean == exact.rating.mean
+        width_ratio = (boot.rating.high - boot.rating.low) / max(
+            exact.rating.high - exact.rating.low, 1e-9
+        )
+        assert exact.agent == "random" or 0.75 < width_ratio < 1.33
+
+
+def test_anchors():
+    pairings = simulate(TRUE, 0.0, 1.0, 100, random.Random(2))
+    default = rate(pairings, NAMES)
+    moved = rate(pairings, NAMES, anchor=("c", 1500.0))
+    assert moved.of("c").rating == (1500.0, 1500.0, 1500.0)
+    shift = moved.of("c").rating.mean - default.of("c").rating.mean
+    for one in default.rated:
+        assert moved.of(one.agent).rating.mean == pytest.approx(one.rating.mean + shift)
+    assert parse_anchor("perfect:error=0.1=400") == ("perfect:error=0.1", 400.0)
+    for bad in ("random", "=3", "random=abc", "random=inf"):
+        with pytest.raises(RatingError, match="is not SPEC=RATING"):
+            parse_anchor(bad)
+    with pytest.raises(RatingError, match="names no agent of these games; agents: random, b"):
+        rate(pairings, NAMES, anchor=("mcts", 0.0))
+    # Without a random agent, the mean is 0.
+    others = ["p", "q", "r", "s", "t"]
+    mean_anchored = rate(pairings, others)
+    assert mean_anchored.anchor == ""
+    assert sum(one.rating.mean for one in mean_anchored.rated) == pytest.approx(0, abs=1e-6)
+
+
+def test_one_sided_and_drawn_results_stay_finite():
+    # b won every game: the prior's virtual draws keep the gap finite.
+    swept = rate([Pairing(0, 1, 0, 0, 50, (0, 0, 25))], ["random", "b"])
+    low, mean, high = swept.of("b").rating.low, swept.of("b").rating.mean, swept.of("b").rating.high
+    assert 300 < mean < 2000 and math.isfinite(low) and low < mean < high < 5000
+    # Nothing but draws: equal ratings.
+    drawn = rate([Pairing(0, 1, 0, 40, 0, (0, 20, 0))], ["random", "b"])
+    assert drawn.of("b").rating.mean == pytest.approx(0, abs=1e-6)
+    # Colours unknown: no first-move advantage is fitted.
+    neutral = rate([Pairing(0, 1, 10, 5, 30)], ["random", "b"])
+    assert neutral.first_move is None and neutral.of("b").rating.mean > 0
+
+
+def test_agents_that_never_met_cannot_be_rated():
+    pairings = [Pairing(0, 1, 3, 0, 3, (2, 0, 1)), Pairing(2, 3, 1, 0, 5, (0, 0, 3))]
+    with pytest.raises(RatingError, match="c, d met a neither directly nor through others"):
+        rate(pairings, ["a", "b", "c", "d"])
+
+
+def test_to_dict_is_plain_json():
+    ratings = rate(simulate(TRUE, 30.0, 1.0, 20, random.Random(0)), NAMES)
+    data = json.loads(json.dumps(ratings.to_dict()))
+    assert data["model"] == "davidson" and data["anchor"] == {"agent": "random", "rating": 0.0}
+    assert [row["rank"] for row in data["ratings"]] == [1, 2, 3, 4, 5]
+    assert data["games"] == 10 * 20
+    assert set(data["first_move"]) == {"rating", "low", "high"}
+
+
+GRADED = ["random", "perfect:error=0.5", "perfect:error=0.1", "perfect"]
+
+
+@pytest.mark.parametrize(
+    "rules, games",
+    [(Rules(3, 3, 3), 300), (Rules(4, 4, 3), 1500)],
+    ids=["3x3 k=3", "4x4 k=3"],
+)
+def test_agents_of_known_strength_are_ordered_with_intervals_apart(book_small, rules, games):
+    with open_book(book_small) as book:
+        pairings = round_robin(
+            [AgentMaker(spec, book_small) for spec in GRADED], rules, games, book=book, jobs=2
+        )
+    ratings = rate(pairings, GRADED)
+    ordered = [one.agent for one in ratings.rated]
+    assert ordered == list(reversed(GRADED))
+    for stronger, weaker in zip(ratings.rated, ratings.rated[1:]):
+        assert stronger.rating.low > weaker.rating.high, (stronger, weaker)
+        assert stronger.stronger_than_next > 0.999

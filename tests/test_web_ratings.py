@@ -1,0 +1,74 @@
+"""The ratings page and its JSON: the ladders cached in the book and the agents rated on them."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("starlette")
+pytest.importorskip("jinja2")
+pytest.importorskip("httpx", reason="Starlette's test client needs httpx: pip install httpx")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # recent Starlette prefers httpx2 to httpx
+    from starlette.testclient import TestClient  # noqa: E402
+
+from ttt_solve.cli.main import ttt  # noqa: E402
+from ttt_solve.web.app import create_app  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def rated_book(book_small, tmp_path_factory):
+    """3x3 k=3 with its ladder (2 games per pair) and one agent rated; 4x4 k=3 with none."""
+    db = str(tmp_path_factory.mktemp("ratings") / "rated.sqlite")
+    shutil.copy(book_small, db)
+    result = CliRunner().invoke(
+        ttt, ["rate", "--db", db, "--games", "2", "--agent", "heuristic", "-q", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    return db, result.output
+
+
+def test_the_ratings_page_shows_the_cached_ladder(rated_book):
+    db, _ = rated_book
+    with TestClient(create_app(db)) as client:
+        index = client.get("/").text
+        assert 'href="/game/3x3k3/ratings"' in index
+        page = client.get("/game/3x3k3/ratings")
+        assert page.status_code == 200
+        assert "Ladder standard-1, 2 games per pair, seed 0" in page.text
+        assert "heuristic *" in page.text and "mcts:iterations=10000" in page.text
+        assert "<svg" in page.text  # the ratings with their intervals
+        empty = client.get("/game/4x4k3/ratings")
+        assert empty.status_code == 200 and "No ladder of this game is cached yet" in empty.text
+        assert "ttt rate --size 4 --win 3" in empty.text
+        assert client.get("/game/5x5k4/ratings").status_code == 404
+
+
+def test_the_ratings_json_is_what_ttt_rate_printed(rated_book):
+    import json
+
+    db, printed = rated_book
+    by_command = json.loads(printed)
+    with TestClient(create_app(db)) as client:
+        data = client.get("/api/games/3x3k3/ratings").json()
+        assert client.get("/api/games/4x4k3/ratings").json() == {"game": "4x4k3", "ladders": []}
+    (ladder,) = data["ladders"]
+    assert ladder["ladder"]["ratings"] == by_command["ladder"]["ratings"]
+    assert ladder["table"] == by_command["table"]
+    assert [agent["agent"] for agent in ladder["agents"]] == ["heuristic"]
+
+
+def test_the_ratings_page_has_its_json_twin_in_the_one_encoding(rated_book):
+    from ttt_solve.web.answers import ENCODER
+
+    db, _ = rated_book
+    with TestClient(create_app(db)) as client:
+        twin = client.get("/game/3x3k3/ratings.json")
+        api = client.get("/api/games/3x3k3/ratings")
+        assert twin.status_code == api.status_code == 200
+        assert twin.content == api.content == ENCODER.encode(api.json()).encode()
+        assert 'href="/game/3x3k3/ratings.json"' in client.get("/game/3x3k3/ratings").text

@@ -1,0 +1,402 @@
+"""Reports for people: the tables of an audit for the terminal, and the HTML a notebook shows.
+
+The command line prints an audit's summary, games and by-ply tables from the rows made here
+(:func:`summary_rows`, :func:`game_rows`, :func:`ply_rows`); a notebook shows the same rows as
+HTML, with the boards drawn by :mod:`ttt_solve.svg` from the cell model of
+:mod:`ttt_solve.picture` and the charts drawn by :mod:`ttt_solve.charts`:
+
+* :func:`analysis_html`: a position's board with every move's value, and its moves grouped
+  winning / drawing / losing, each group best first;
+* :func:`audit_html`: the summary, the by-ply chart, the costliest moves as small boards (the
+  agent's move framed, the best moves starred), the games and the failures;
+* :func:`curve_html`: a strength curve's chart and table;
+* :func:`game_html`: a played game: its last position, its moves and its value history.
+
+Every function returns a self-contained HTML fragment (inline styles, no script), the same
+for the same input. Nothing here is imported until something is displayed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import TYPE_CHECKING, Any
+
+from ttt_solve import charts, picture, svg
+from ttt_solve.palette import VALUES
+from ttt_solve.solver.value import Outcome
+
+if TYPE_CHECKING:
+    from ttt_solve.agents.audit import AuditReport, GameResult, Summary
+    from ttt_solve.book.oracle import Analysis
+
+SMALL_BOARD = 150
+"""The width of a board among several (the costliest moves), in pixels."""
+
+_FONT = "font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; font-size: 14px;"
+_TABLE = "border-collapse: collapse; margin: 4px 0 12px 0;"
+_CELL = "padding: 2px 10px; border-bottom: 1px solid #d9e2ec; text-align: left;"
+_NUMBER = "padding: 2px 10px; border-bottom: 1px solid #d9e2ec; text-align: right;"
+_BLUNDER_KINDS = ("win->draw", "win->loss", "draw->loss")
+_FAILURE_KINDS = ("illegal", "timeout", "garbage", "crash")
+
+
+def percent(share: float) -> str:
+    return f"{100 * share:.2f}%"
+
+
+def count(n: int) -> str:
+    return f"{n:,}"
+
+
+# -- the rows of an audit's tables -----------------------------------------------------------
+
+
+def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list[tuple[str, str]]:
+    """The summary table; ``engine`` adds an engine's failures by kind (the failures of any
+    agent are shown when there are some)."""
+    graded = count(summary.moves) + (
+        f" ({count(summary.graded)} up to symmetry)" if weighted else ""
+    )
+    none = "- (no move graded)"  # not 0.00%, which would be a figure
+    rows = [
+        ("moves graded", graded),
+        ("accuracy (value kept)", percent(summary.accuracy) if summary.moves else none),
+        ("perfection (best moves)", percent(summary.perfection) if summary.moves else none),
+        (
+            "best / sound / blunder",
+            f"{count(summary.best)} / {count(summary.sound)} / {count(summary.blunders)}",
+        ),
+    ]
+    rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in _BLUNDER_KINDS]
+    if summary.ungraded:
+        rows.append(("not in the book (ungraded)", count(summary.ungraded)))
+    if engine or summary.failed:
+        rows.append(
+            (
+                f"{'engine failures' if engine else 'failures'} (not graded)",
+                count(sum(summary.failures.values()))
+                + (f" ({count(summary.failed)} up to symmetry)" if weighted else ""),
+            )
+        )
+        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in _FAILURE_KINDS]
+    return rows
+
+
+def nothing_graded(summary: Summary) -> str:
+    """What an audit that graded no move says instead of its by-ply figures."""
+    why = []
+    if summary.failed:
+        why.append("every move asked of the agent failed (see the failures below)")
+    if summary.ungraded:
+        why.append("the book holds none of the positions reached")
+    return "no move was graded" + (f": {'; '.join(why)}" if why else "") + "."
+
+
+PLY_HEADERS = ["ply", "moves", "best", "sound", "blunders", "accuracy", "perfection"]
+
+
+def ply_rows(summary: Summary) -> list[list[object]]:
+    return [
+        [
+            row.ply,
+            count(row.moves),
+            count(row.best),
+            count(row.sound),
+            count(row.blunders),
+            percent(row.accuracy),
+            percent(row.perfection),
+        ]
+        for row in summary.by_ply
+    ]
+
+
+def game_rows(results: Sequence[GameResult]) -> list[list[object]]:
+    """Per colour: games, won, drawn, lost, and (if any game was) stopped by a failure."""
+    stopped = any(r.failure for r in results)
+    rows = []
+    for side in ("x", "o"):
+        mine = [r for r in results if r.agent_side == side]
+        tally = {o: sum(r.outcome is o for r in mine) for o in Outcome}
+        rows.append(
+            [
+                f"agent as {side.upper()}",
+                len(mine),
+                tally[Outcome.WIN],
+                tally[Outcome.DRAW],
+                tally[Outcome.LOSS],
+            ]
+            + ([sum(r.failure is not None for r in mine)] if stopped else [])
+        )
+    return rows
+
+
+def game_headers(results: Sequence[GameResult]) -> list[str]:
+    stopped = ["stopped by a failure"] if any(r.failure for r in results) else []
+    return ["", "games", "won", "drawn", "lost", *stopped]
+
+
+def ply_chart(summary: Summary, title: str) -> charts.Figure:
+    """Accuracy and perfection by ply (``ttt audit --plot``, and an audit's display)."""
+    plies = [row.ply for row in summary.by_ply]
+    return charts.line_chart(
+        [
+            charts.Series("accuracy (value kept)", plies, [r.accuracy for r in summary.by_ply]),
+            charts.Series("perfection (best moves)", plies, [r.perfection for r in summary.by_ply]),
+        ],
+        title=title,
+        xlabel="ply (moves already played)",
+        ylabel="share of the agent's moves",
+        percent=True,
+    )
+
+
+# -- HTML pieces ------------------------------------------------------------------------------
+
+
+def table(rows: Iterable[Sequence[object]], headers: Sequence[str] = ()) -> str:
+    """A plain HTML table; numbers and percentages right-aligned."""
+    head = ""
+    if headers:
+        head = "<tr>" + "".join(
+            f'<th style="{_CELL} font-weight: 600;">{escape(str(h))}</th>' for h in headers
+        )
+        head += "</tr>"
+    body = []
+    for row in rows:
+        cells = []
+        for index, value in enumerate(row):
+            text = str(value)
+            numeric = index > 0 and text.replace(",", "").replace("%", "").replace(".", "")
+            style = _NUMBER if numeric and numeric.split(" ")[0].isdigit() else _CELL
+            cells.append(f'<td style="{style}">{escape(text)}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<table style="{_TABLE}">{head}{"".join(body)}</table>'
+
+
+def figure_svg(figure: charts.Figure) -> str:
+    """A chart as inline SVG (its XML prolog left out, so that it sits inside HTML)."""
+    text = charts.render(figure, "svg").decode("utf-8")
+    start = text.find("<svg")
+    return text[start:] if start >= 0 else text
+
+
+def chart_or_nothing(make: Any) -> str:
+    """``make()``'s chart as inline SVG, or ``""`` when matplotlib is not installed."""
+    try:
+        return f'<div style="max-width: 720px;">{figure_svg(make())}</div>'
+    except charts.ChartsUnavailableError:
+        return ""
+
+
+def tiles(items: Iterable[tuple[str, str]]) -> str:
+    """Pictures side by side, each with its caption under it, wrapping on narrow screens."""
+    parts = [
+        f'<figure style="margin: 0; width: {SMALL_BOARD + 20}px;">{picture_}'
+        f'<figcaption style="font-size: 12px; line-height: 1.35;">{caption}</figcaption></figure>'
+        for picture_, caption in items
+    ]
+    return (
+        '<div style="display: flex; flex-wrap: wrap; gap: 14px; align-items: flex-start;">'
+        + "".join(parts)
+        + "</div>"
+    )
+
+
+def _frame(body: str) -> str:
+    return f'<div style="{_FONT} line-height: 1.4;">{body}</div>'
+
+
+def _heading(text: str) -> str:
+    return f'<div style="font-weight: 600; font-size: 15px; margin: 6px 0;">{escape(text)}</div>'
+
+
+def _value_text(outcome: Outcome, remoteness: int) -> str:
+    colour = VALUES[outcome].edge
+    return (
+        f'<span style="color: {colour}; font-weight: 600;">{outcome.value} in {remoteness}</span>'
+    )
+
+
+# -- a position's analysis -------------------------------------------------------------------
+
+_GROUPS = ((Outcome.WIN, "winning"), (Outcome.DRAW, "drawing"), (Outcome.LOSS, "losing"))
+
+
+def analysis_html(analysis: Analysis) -> str:
+    """A position's board with every move's value, and its moves grouped by value."""
+    position, value = analysis.position, analysis.value
+    board = svg.board(picture.of_analysis(analysis))
+    if position.is_terminal:
+        head = f"{picture.board(position).caption}: the game is over"
+    else:
+        head = f"{position.to_move.upper()} to move (ply {position.ply}): "
+    lines = [
+        f"<div>{escape(head)}"
+        + ("" if position.is_terminal else _value_text(value.outcome, value.remoteness))
+        + f' <span style="color: #5f6b7a;">({escape(_source(analysis))})</span></div>'
+    ]
+    best = set(analysis.best_moves)
+    for outcome, word in _GROUPS:
+        moves = [m for m in analysis.moves if m.value.outcome is outcome]
+        if not moves:
+            continue
+        entries = ", ".join(
+            f"<b>{escape(m.name)}</b>" + ("★" if m.cell in best else "") + f" {m.value.remoteness}"
+            for m in moves
+        )
+        lines.append(
+            f'<div><span style="color: {VALUES[outcome].edge}; font-weight: 600;">'
+            f"{word} ({len(moves)}):</span> {entries}</div>"
+        )
+    if analysis.moves:
+        lines.append(
+            '<div style="color: #5f6b7a; font-size: 12px;">each move: its cell and the plies to '
+            "the end under perfect play; ★ best</div>"
+        )
+    return _frame(
+        '<div style="display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start;">'
+        f"<div>{board}</div><div>{''.join(lines)}</div></div>"
+    )
+
+
+def _source(analysis: Analysis) -> str:
+    if analysis.source == "book":
+        return "from the book"
+    searched = f"searched live: {analysis.nodes:,} nodes, {analysis.seconds:.2f} s"
+    return searched if analysis.source == "search" else "value from the book; moves " + searched
+
+
+# -- an audit ---------------------------------------------------------------------------------
+
+
+def audit_html(report: AuditReport) -> str:
+    """An audit's summary, by-ply chart, costliest moves, games and failures."""
+    summary = report.summary
+    engine = report.agent.lower().startswith("cmd:")
+    parts = [
+        _heading(f"Audit of {report.agent} on {report.rules.name} (seed {report.seed})"),
+        f'<div style="color: #5f6b7a;">truth: book {escape(report.book)}; '
+        f"{escape(report.description)}</div>",
+        table(summary_rows(summary, report.weighted, engine)),
+    ]
+    if report.games is not None:
+        parts.append(_heading("Games (results for the agent)"))
+        parts.append(table(game_rows(report.games), game_headers(report.games)))
+    if summary.by_ply:
+        where = "every position" if report.games is None else f"{len(report.games)} games"
+        title = f"{report.agent} on {report.rules.name}, {where}"
+        parts.append(chart_or_nothing(lambda: ply_chart(summary, title)))
+        parts.append(
+            "<details><summary>by ply</summary>"
+            + table(ply_rows(summary), PLY_HEADERS)
+            + "</details>"
+        )
+    if report.worst:
+        parts.append(_heading("Costliest moves (framed: the agent's move; ★ the best moves)"))
+        boards = []
+        for index, costly in enumerate(report.worst, 1):
+            record = costly.graded
+            rules = record.position.rules
+            drawn = picture.board(
+                record.position,
+                values=costly.move_values,
+                best=costly.best_moves,
+                marked=[record.cell],
+            )
+            verdict = record.grade.value + (f" {record.kind}" if record.kind else "")
+            best = " ".join(rules.cell_name(c) for c in costly.best_moves) or "-"
+            caption = (
+                f"#{index}, ply {record.ply}: played <b>{rules.cell_name(record.cell)}</b> "
+                f"({escape(str(record.move_value))}, {escape(verdict)}); best {escape(best)} "
+                f"({escape(str(record.value))})"
+                + (f"; stands for {record.weight}" if report.weighted else "")
+            )
+            boards.append((svg.board(drawn, size=SMALL_BOARD), caption))
+        parts.append(tiles(boards))
+    elif summary.moves:
+        parts.append("<div>Every graded move was best.</div>")
+    else:
+        parts.append(f"<div>{escape(nothing_graded(summary).capitalize())}</div>")
+    if report.failures:
+        shown = report.failures[:10]
+        items = "".join(
+            f"<li>ply {f.ply}, {escape(str(f.position))}: <b>{escape(f.kind)}</b>: "
+            f"{escape(f.detail)}</li>"
+            for f in shown
+        )
+        more = f" (the first {len(shown)})" if len(shown) < len(report.failures) else ""
+        parts.append(_heading(f"Failures: {len(report.failures):,}, not graded{more}"))
+        parts.append(f'<ul style="margin: 0;">{items}</ul>')
+    return _frame("".join(parts))
+
+
+# -- a curve ---------------------------------------------------------------------------------
+
+
+def interval_text(mean: float, low: float, high: float) -> str:
+    if low == high:
+        return percent(mean)
+    return f"{percent(mean)} [{100 * low:.1f}-{100 * high:.1f}]"
+
+
+def curve_html(curves: Sequence[Any], title: str, chart: Any) -> str:
+    """Strength curves: the chart (``chart()`` makes it) and one table per agent."""
+    parts = [_heading(title), chart_or_nothing(chart)]
+    for one in curves:
+        failed = any(run.summary.failed for point in one.points for run in point.runs)
+        rows = []
+        for point in one.points:
+            kinds = point.blunder_kinds()
+            rows.append(
+                [
+                    point.value,
+                    interval_text(*point.accuracy),
+                    interval_text(*point.perfection),
+                    *(f"{kinds[kind]:,.1f}" for kind in _BLUNDER_KINDS),
+                ]
+                + [_failures_per_seed(point)] * failed
+            )
+        headers = [f"{one.agent}: {one.param}", "accuracy", "perfection", *_BLUNDER_KINDS]
+        parts.append(table(rows, headers + ["failures"] * failed))
+    return _frame("".join(parts))
+
+
+def _failures_per_seed(point: Any) -> str:
+    """The failed moves of a point, mean per seed (weighted as its moves are)."""
+    total = sum(sum(run.summary.failures.values()) for run in point.runs)
+    return f"{total / len(point.runs):,.1f}"
+
+
+# -- a played game ----------------------------------------------------------------------------
+
+
+def game_html(game: Any) -> str:
+    """A played game (a :class:`~ttt_solve.session.PlayedGame`): its last position with the
+    last move shaded and any winning line struck, its moves, and its value history when the
+    values of its positions are known."""
+    record = game.record
+    rules = record.rules
+    positions = record.positions()
+    last = record.moves[-1] if record.moves else None
+    board = svg.board(picture.board(positions[-1], lastmove=last))
+    first = positions[0]
+    names = [rules.cell_name(cell) for cell in record.moves]
+    if not first.x_to_move:  # numbered as a game from the empty board: O's move ends a pair
+        names.insert(0, "...")
+    numbered = " ".join(
+        f"{(first.ply + index) // 2 + 1}. {' '.join(names[index : index + 2])}"
+        for index in range(0, len(names), 2)
+    )
+    if first.ply:
+        numbered = f"from {first}: {numbered}"
+    parts = [
+        _heading(f"{game.x_name} (X) against {game.o_name} (O) on {rules.name}: {game.result}"),
+        '<div style="display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start;">'
+        f"<div>{board}<div>{escape(numbered) or 'no moves'}</div></div>",
+    ]
+    if game.values is not None:
+        history = picture.history(rules, list(zip(positions, game.values)), moves=record.moves)
+        parts.append(f"<div>{svg.value_history(history)}</div>")
+    parts.append("</div>")
+    return _frame("".join(parts))

@@ -1,0 +1,57 @@
+"""What the tool's processes share: Ctrl-C held back over a moment that must not be cut, and
+worker processes that end with the process that started them.
+
+A process killed with SIGKILL cannot stop the workers of its pools: left alone, each would
+finish its task, fail to hand the result back through a pipe nobody reads (a
+``BrokenPipeError`` traceback on the user's terminal), and only then exit. A worker that calls
+:func:`end_with_parent` as it starts exits as soon as its parent is gone, silently.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+ORPHANED = 1
+"""The exit status of a worker whose parent died (nobody is left to read it)."""
+
+
+def end_with_parent() -> None:
+    """In a process started by :mod:`multiprocessing` (a pool's worker): a thread that waits
+    for the parent to end, then ends this process at once. Elsewhere, nothing.
+
+    The parent's end is seen through the pipe multiprocessing keeps open between the two
+    (``parent_process().sentinel``), whichever way the worker was started (fork or forkserver,
+    whose workers are not the parent's children), and however the parent died."""
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+    sentinel = parent.sentinel
+
+    def watch() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(ORPHANED)
+
+    threading.Thread(target=watch, name="ttt-end-with-parent", daemon=True).start()
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold back Ctrl-C (SIGINT) for the block: it raises ``KeyboardInterrupt`` once the block
+    has finished. Only the main thread can handle signals; elsewhere the block just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: received.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt

@@ -1,0 +1,476 @@
+"""The functions of a Python session: ``import ttt_solve as ttt``, then ``ttt.solve``,
+``ttt.analyse``, ``ttt.audit``, ``ttt.curve`` and ``ttt.play_game``.
+
+Each takes a game as the command line names it (``"3x3k3"``, ``"4x5k4"``, ``"3x3 k=3"``,
+``"3"``: k defaults to the shorter side, as ``--win`` does) or as :class:`Rules`, and a book
+as ``db=`` (a path or any SQLAlchemy URL, ``ttt.sqlite`` by default), opens the book, does the
+work and closes it. What comes back displays itself in a notebook (``_repr_html_``) and prints
+short in a terminal.
+
+Agents are given as a spec string (``"mcts:iterations=500"``), one of the project's agents,
+any object with a ``select_move`` method, or any function: see :func:`audit` and
+:mod:`ttt_solve.agents.adapters` for the boards a function may be handed.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ttt_solve.book.defaults import DEFAULT_DB
+from ttt_solve.solver.compiling import LOGGER
+from ttt_solve.solver.errors import InvalidRulesError
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules, parse_game
+
+if TYPE_CHECKING:
+    from ttt_solve.agents.audit import AuditReport
+    from ttt_solve.agents.base import Agent
+    from ttt_solve.agents.curve import Curve
+    from ttt_solve.agents.match import GameRecord
+    from ttt_solve.book.oracle import Analysis
+    from ttt_solve.book.reader import GameInfo
+    from ttt_solve.solver.value import Value
+
+
+def rules_of(game: str | Rules) -> Rules:
+    """The rules of a game named ``"3x3k3"``, ``"4x5 k=4"``, ``"3x3"`` or ``"3"`` (k: the
+    shorter side), or given as :class:`Rules`."""
+    return game if isinstance(game, Rules) else parse_game(game)
+
+
+def position_of(position: str | Position, game: str | Rules | None = None) -> Position:
+    """A :class:`Position` as it is, or parsed from its text (``x.o/.x./...``) for ``game``
+    (by default the square board its cells fill, with k its side)."""
+    if isinstance(position, Position):
+        return position
+    if game is None:
+        rows = str(position).split("/")
+        if len(rows) < 2:
+            raise InvalidRulesError(
+                f"position {position!r}: give the game too (e.g. ttt.analyse(text, '3x3k3'))"
+            )
+        game = f"{len(rows)}x{len(rows[0].strip())}"
+    return Position.parse(str(position), rules_of(game))
+
+
+# -- solving and looking up -------------------------------------------------------------------
+
+
+def solve(game: str | Rules, db: str = DEFAULT_DB, **options: Any) -> GameInfo:
+    """Solve ``game`` into the book ``db`` unless it is stored there already; the game's
+    :class:`~ttt_solve.book.reader.GameInfo`. ``options``: those of
+    :class:`~ttt_solve.book.solving.Solve` (``method``, ``book_depth``, ``force``, ...)."""
+    from ttt_solve.book.solving import solve as solve_game
+
+    notebook_notices()
+    return solve_game(rules_of(game), db, **options)
+
+
+def analyse(
+    position: str | Position,
+    game: str | Rules | None = None,
+    *,
+    db: str | None = DEFAULT_DB,
+    search_seconds: float | None = None,
+) -> Analysis:
+    """The value of a position and of each of its moves, from the book ``db`` where it holds
+    them and by a live search elsewhere (``db=None``: search only), as ``ttt query``."""
+    from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Oracle
+    from ttt_solve.book.reader import open_book
+
+    asked = position_of(position, game)
+    notebook_notices()
+    seconds = DEFAULT_SEARCH_SECONDS if search_seconds is None else search_seconds
+    if db is None:
+        return Oracle(asked.rules, None, search_seconds=seconds).analyse(asked)
+    with open_book(db) as book:
+        return Oracle(asked.rules, book, search_seconds=seconds).analyse(asked)
+
+
+# -- agents -----------------------------------------------------------------------------------
+
+
+class InstanceMaker:
+    """An agent made in this session, handed to the audit as a maker (it runs in this process:
+    a function of a notebook cannot be sent to another one)."""
+
+    def __init__(self, agent: Agent) -> None:
+        self.agent = agent
+        self.spec = agent.spec
+
+    def build(self, _book: Any = None) -> Agent:
+        return self.agent
+
+
+def agent_maker(
+    agent: Any,
+    *,
+    db: str | None,
+    board: str | None = None,
+    symbols: Sequence[Any] | None = None,
+    side: str | None = None,
+    timeout: float | None = None,
+    name: str | None = None,
+) -> Any:
+    """What the audit builds its agent from: a spec string's :class:`AgentMaker` (which may
+    run in other processes), or one of ours, an object with ``select_move`` or a function,
+    adapted to the board it expects (:mod:`ttt_solve.agents.adapters`)."""
+    from ttt_solve.agents.adapters import Adapter, CallableAgent, describe
+    from ttt_solve.agents.base import Agent
+    from ttt_solve.agents.parallel import AgentMaker
+
+    adapted = board is not None or symbols is not None or side is not None
+    if isinstance(agent, str):
+        if adapted or timeout is not None:
+            raise ValueError(
+                "board=, symbols=, side= and timeout= are for agents written in Python; "
+                "a spec string says them itself (py:module:function,board=flat,timeout=2)"
+            )
+        return AgentMaker(agent, db)
+    if isinstance(agent, Agent) and not adapted and timeout is None:
+        return InstanceMaker(agent)
+    move = getattr(agent, "select_move", agent)
+    if not callable(move):
+        raise TypeError(
+            f"{type(agent).__name__} is no agent: give a spec string, an object with "
+            f"select_move, or a function"
+        )
+    label = name or (describe(move) if move is agent else type(agent).__name__)
+    adapter = Adapter.make(board, symbols, side)
+    return InstanceMaker(
+        CallableAgent(random.Random(0), move, adapter, spec=label, timeout=timeout)
+    )
+
+
+def audit(
+    agent: Any,
+    game: str | Rules,
+    *,
+    db: str = DEFAULT_DB,
+    board: str | None = None,
+    symbols: Sequence[Any] | None = None,
+    side: str | None = None,
+    positions: int | str | None = None,
+    games: int | None = None,
+    opponent: Any = "random",
+    seed: int = 0,
+    timeout: float | None = None,
+    worst: int = 5,
+    jobs: int = 2,
+    name: str | None = None,
+) -> AuditReport:
+    """Grade an agent's moves against the book, as ``ttt audit`` does.
+
+    ``agent``: a spec string, one of the project's agents, an object with ``select_move``, or
+    a function. A function (or ``select_move``) is handed the board as ``board`` says
+    (``"position"``, ``"flat"``, ``"grid"``, ``"numpy"`` or ``"planes"``), written with
+    ``symbols`` (X, O, empty), and the side to move too if ``side`` is ``"name"`` or
+    ``"symbol"``; it answers a cell index, a ``(row, col)`` pair, a cell name, or writes its
+    stone into the board. Anything else, an exception, or more than ``timeout`` seconds is
+    counted as that move's failure and the audit goes on.
+
+    ``positions``: ``None`` or ``"all"`` for every reachable non-terminal position (up to
+    symmetry, weighted), or a number of them drawn at random; ``games``: instead, that many
+    games against ``opponent``. ``worst``: how many of the costliest moves to keep.
+    """
+    from ttt_solve.agents.audit import Truth, run_audit
+    from ttt_solve.book.reader import open_book
+
+    rules = rules_of(game)
+    sample = _sample(positions)
+    notebook_notices()
+    if games is not None and positions is not None:
+        raise ValueError("give positions= or games=, not both")
+    maker = agent_maker(
+        agent, db=db, board=board, symbols=symbols, side=side, timeout=timeout, name=name
+    )
+    with open_book(db) as book:
+        truth = Truth(book, rules)
+        rival = None if games is None else agent_maker(opponent, db=db)
+        return run_audit(
+            maker,
+            truth,
+            sample=sample,
+            games=games,
+            opponent=rival,
+            seed=seed,
+            jobs=jobs,
+            worst_moves=worst,
+        )
+
+
+def _sample(positions: int | str | None) -> int | None:
+    if positions is None or positions == "all":
+        return None
+    if isinstance(positions, bool) or not isinstance(positions, int) or positions < 1:
+        raise ValueError(f"positions={positions!r}: give 'all' or a number of positions >= 1")
+    return positions
+
+
+# -- curves -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CurveReport:
+    """Strength curves (:class:`~ttt_solve.agents.curve.Curve`, one per agent) of one game."""
+
+    rules: Rules
+    mode: str  # "every position", "500 sampled positions", "100 games against random"
+    seeds: tuple[int, ...]
+    curves: tuple[Curve, ...]
+
+    @property
+    def title(self) -> str:
+        seeds = len(self.seeds)
+        return f"{self.rules.name}, {self.mode}, {seeds} seed{'s' if seeds > 1 else ''}"
+
+    def __repr__(self) -> str:
+        lines = [f"<CurveReport {self.title}:"]
+        for one in self.curves:
+            shares = ", ".join(
+                f"{point.value}: {100 * point.accuracy.mean:.1f}%" for point in one.points
+            )
+            lines.append(f"  {one.agent} accuracy by {one.param}: {shares}")
+        return "\n".join(lines) + ">"
+
+    def chart(self) -> Any:
+        """The curves' chart (a matplotlib figure; needs the plot extra)."""
+        from ttt_solve.cli.curve import curve_chart
+
+        return curve_chart(list(self.curves), self.title)
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.curve_html(self.curves, f"Strength curves: {self.title}", self.chart)
+
+
+def curve(
+    agents: Any,
+    game: str | Rules,
+    vary: str | Mapping[str, Sequence[Any]],
+    *,
+    db: str = DEFAULT_DB,
+    seeds: int = 3,
+    seed: int = 0,
+    positions: int | str | None = None,
+    games: int | None = None,
+    opponent: Any = "random",
+    board: str | None = None,
+    symbols: Sequence[Any] | None = None,
+    side: str | None = None,
+    jobs: int = 2,
+) -> CurveReport:
+    """Audit agents at many values of one parameter, ``seeds`` seeds each, as ``ttt curve``.
+
+    ``agents``: one or a list of spec strings (``"mcts"``; the parameter is added to the
+    spec) or factories: functions called with the parameter as a keyword
+    (``factory(iterations=100)``) that return an agent as :func:`audit` takes it (adapted as
+    ``board``, ``symbols`` and ``side`` say). ``vary``: ``"iterations=10,100,1000"`` or
+    ``{"iterations": [10, 100, 1000]}``.
+    """
+    from ttt_solve.agents.audit import Truth, run_audit
+    from ttt_solve.agents.curve import Curve, Point, SeedRun, parse_vary, point_spec
+    from ttt_solve.book.reader import open_book
+
+    rules = rules_of(game)
+    if isinstance(vary, Mapping):
+        if len(vary) != 1:
+            raise ValueError("vary= names one parameter, e.g. {'iterations': [10, 100, 1000]}")
+        ((param, values),) = vary.items()
+        vary = f"{param}={','.join(str(v) for v in values)}"
+    varied = parse_vary(vary)
+    notebook_notices()
+    listed = agents if isinstance(agents, (list, tuple)) else [agents]
+    sample = _sample(positions)
+    seed_list = tuple(range(seed, seed + seeds))
+    curves = []
+    with open_book(db) as book:
+        truth = Truth(book, rules)
+        rival = None if games is None else agent_maker(opponent, db=db)
+        for agent in listed:
+            label = agent if isinstance(agent, str) else getattr(agent, "__name__", "agent")
+            points = []
+            for text, number in zip(varied.values, varied.numbers):
+                value: Any = int(number) if number.is_integer() else number
+                if isinstance(agent, str):
+                    spec = point_spec(agent, varied.param, text)
+                    made = agent_maker(spec, db=db)
+                else:
+                    spec = f"{label}:{varied.param}={text}"
+                    made = agent_maker(
+                        agent(**{varied.param: value}),
+                        db=db,
+                        board=board,
+                        symbols=symbols,
+                        side=side,
+                        name=spec,
+                    )
+                runs = []
+                for one_seed in seed_list:
+                    report = run_audit(
+                        made,
+                        truth,
+                        sample=sample,
+                        games=games,
+                        opponent=rival,
+                        seed=one_seed,
+                        jobs=jobs,
+                        worst_moves=0,
+                    )
+                    games_played = None if report.games is None else list(report.games)
+                    runs.append(SeedRun(one_seed, report.summary, games_played))
+                points.append(Point(text, number, spec, tuple(runs)))
+            curves.append(Curve(label, varied.param, tuple(points)))
+    if games is None:
+        mode = "every position" if sample is None else f"{sample:,} sampled positions"
+    else:
+        mode = f"{games:,} games against {getattr(rival, 'spec', opponent)}"
+    return CurveReport(rules, mode, seed_list, tuple(curves))
+
+
+# -- games ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A game between two agents: its record, the players' names, and the value of each of its
+    positions for the side to move (``None`` when the book does not hold the game)."""
+
+    record: GameRecord
+    x_name: str
+    o_name: str
+    values: tuple[Value, ...] | None
+
+    @property
+    def moves(self) -> list[str]:
+        """The moves by name."""
+        return [self.record.rules.cell_name(cell) for cell in self.record.moves]
+
+    @property
+    def winner(self) -> str | None:
+        return self.record.winner
+
+    @property
+    def result(self) -> str:
+        if self.record.failure is not None:
+            return f"stopped: {self.record.failure}"
+        winner = self.record.winner
+        return "a draw" if winner is None else f"{winner.upper()} wins"
+
+    def __repr__(self) -> str:
+        return (
+            f"<PlayedGame {self.x_name} (X) against {self.o_name} (O) on "
+            f"{self.record.rules.name}: {' '.join(self.moves)}; {self.result}>"
+        )
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.game_html(self)
+
+
+def play_game(
+    x: Any,
+    o: Any,
+    game: str | Rules,
+    *,
+    db: str | None = DEFAULT_DB,
+    seed: int = 0,
+    start: str | Position | None = None,
+    board: str | None = None,
+    symbols: Sequence[Any] | None = None,
+    side: str | None = None,
+) -> PlayedGame:
+    """One game between two agents (given as :func:`audit` takes them; ``board``,
+    ``symbols`` and ``side`` adapt those written in Python), from ``start`` or the empty
+    board, each drawing from a generator seeded from ``seed``; with the value of every
+    position from the book ``db`` when it holds the game."""
+    from ttt_solve.agents.match import derive_seed
+    from ttt_solve.agents.match import play_game as play
+
+    rules = rules_of(game)
+    first = None if start is None else position_of(start, rules)
+    options: dict[str, Any] = {"board": board, "symbols": symbols, "side": side}
+    notebook_notices()
+    with _book_or_none(db) as book:
+        players = []
+        for index, agent in enumerate((x, o)):
+            made = agent_maker(agent, db=db, **({} if isinstance(agent, str) else options))
+            players.append(made.build(book))
+            players[-1].rng.seed(derive_seed(seed, "game", 0, "xo"[index]))
+        record = play(players[0], players[1], rules, first, stop_on_failure=True)
+        values = _values(book, record) if book is not None else None
+    return PlayedGame(record, players[0].spec, players[1].spec, values)
+
+
+def _values(book: Any, record: GameRecord) -> tuple[Value, ...] | None:
+    """The value of each position of a game from the book, or ``None`` if it lacks one."""
+    from ttt_solve.book.errors import BookError
+
+    try:
+        if book.find_game(record.rules) is None:
+            return None
+        entries = book.find_many(record.positions())
+    except BookError:
+        return None
+    positions = record.positions()
+    if any(position not in entries for position in positions):
+        return None
+    return tuple(entries[position].value for position in positions)
+
+
+class _book_or_none:  # noqa: N801 - a context manager, named like one
+    """The book ``db`` opened, or ``None`` when there is none (``db=None``, no file)."""
+
+    def __init__(self, db: str | None) -> None:
+        self.db = db
+        self.stack: Any = None
+
+    def __enter__(self) -> Any:
+        from contextlib import ExitStack
+
+        from ttt_solve.book.errors import BookNotFoundError
+        from ttt_solve.book.reader import open_book
+
+        if self.db is None:
+            return None
+        self.stack = ExitStack()
+        try:
+            return self.stack.enter_context(open_book(self.db))
+        except BookNotFoundError:
+            return None
+
+    def __exit__(self, *exc: object) -> None:
+        if self.stack is not None:
+            self.stack.close()
+
+
+def notebook_notices() -> None:
+    """In a Jupyter kernel, show the notice of a first compile
+    (:mod:`ttt_solve.solver.compiling`) as a display of its own rather than on standard
+    error; elsewhere, leave it to standard error. Every function of this module calls it."""
+    if "ipykernel" not in sys.modules:
+        return
+    logger = logging.getLogger(LOGGER)
+    if not any(isinstance(handler, _Display) for handler in logger.handlers):
+        logger.addHandler(_Display())
+        logger.propagate = False
+
+
+class _Display(logging.Handler):
+    """Shows each record in the notebook: a one-line note, as text and HTML."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        from html import escape
+
+        from IPython.display import display
+
+        text = record.getMessage()
+        html = f'<div style="color: #5f6b7a; font-style: italic;">{escape(text)}</div>'
+        display({"text/plain": text, "text/html": html}, raw=True)
