@@ -70,6 +70,8 @@ def atlas(
       ttt atlas --max-cells 25 --seconds 10
       ttt atlas --jobs 2
     """
+    for path in (json_path, markdown_path):
+        _check_writable(path)
     games = atlas_games(max_cells)
     started = time.perf_counter()
     progress = LazyProgress("deciding")
@@ -152,6 +154,16 @@ def markdown(
             f"{entry.note} | {entry.nodes:,} | {entry.seconds:.2f} | {entry.published or ''} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _check_writable(path: str) -> None:
+    """Refuse, before any game is decided, a file the atlas could not be written to at the
+    end (the full atlas runs for hours)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CliError(f"cannot write {path}: no folder {folder}")
+    if not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise CliError(f"cannot write {path}: permission denied")
 
 
 def _write(path: str, text: str) -> None:

@@ -96,3 +96,12 @@ def test_the_command_refuses_bad_options() -> None:
     for arguments in (["--seconds", "0"], ["--max-cells", "65"], ["--jobs", "0"]):
         result = CliRunner().invoke(ttt, ["atlas", *arguments])
         assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_any_game(tmp_path: Path) -> None:
+    missing = tmp_path / "no such folder" / "atlas.json"
+    result = CliRunner().invoke(ttt, ["atlas", "--max-cells", "9", "--json", str(missing)])
+    assert result.exit_code == 2
+    expected = f"Error: cannot write {missing}: no folder {missing.parent}"
+    assert result.output.strip().splitlines() == [expected]
+    assert "deciding" not in result.output and not missing.parent.exists()
