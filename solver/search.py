@@ -115,7 +115,8 @@ COMPILED_KERNEL = negamax.__name__ + "_compiled"
 class Prunings(NamedTuple):
     """Which prunings the search uses; each is sound on its own and with the others (the
     values, and the remoteness in exact mode, are those of the search without it). The
-    defaults are the classic set; :meth:`strongest` adds the rest, as the command line does.
+    defaults are the classic set (the prover's, opening books' and so ``ttt-solve``'s);
+    :meth:`strongest` adds more (``ttt atlas`` and bench/bench_stretch.py use it).
 
     * ``threats``: close nodes by a win by continuous threats (and, in weak mode, the root);
     * ``pairings``: close nodes by a pairing of the breaker's (whole);
@@ -136,8 +137,9 @@ class Prunings(NamedTuple):
 
     @classmethod
     def strongest(cls) -> Prunings:
-        """Every pruning that pays on the published boards (bench/bench_prover.py measures
-        each): the choice of the command line and of opening books."""
+        """The potential, partial pairings and domination with the classic prunings (not
+        relevance zones, whose table takes 40 bytes a slot): the choice of ``ttt atlas`` and
+        bench/bench_stretch.py. bench/bench_prover.py measures each set."""
         return cls(potential=True, partial_pairings=True, domination=True)
 
     @classmethod
