@@ -1,11 +1,11 @@
 """Benchmark of the alpha-beta prover: published (m,n,k) values from the empty board.
 
-Prints, for each board and mode, the value found, the published value, the technique that
-closed the proof (search, pairing, threats or their combinations), nodes, the nodes closed by
-a pairing and by a win by continuous threats, nodes per second and wall time, and the ratio
-to the target where the project sets one. Each run uses a fresh prover (empty table) in this
-process, one run at a time. The plain-Python engine runs only the boards it finishes in a few
-minutes.
+Prints, for each board, mode and set of prunings, the value found, the published value, the
+technique that closed the proof (search and the prunings that worked), nodes, the nodes each
+kind of proof closed (pairing, threats, potential, partial pairing) and the moves each pruning
+skipped (domination, zones), nodes per second and wall time, and the ratio to the target
+where the project sets one. Each run uses a fresh prover (empty table) in this process, one
+run at a time. The plain-Python engine runs only the boards it finishes in a few minutes.
 
     python bench/bench_prover.py                  # both engines, weak + exact, and the book
     python bench/bench_prover.py --engines compiled --modes weak
@@ -15,9 +15,10 @@ minutes.
     python bench/bench_prover.py --book-depth 2   # the (5,5,4) opening book to ply 2 (default 4)
     python bench/bench_prover.py --no-book
     python bench/bench_prover.py --engines compiled --modes weak --jobs 2   # book on 2 cores
-    python bench/bench_prover.py --engines compiled --modes weak --no-book --threats both
-                                                  # each board with and without the threat
-                                                  # search, one after the other
+    python bench/bench_prover.py --engines compiled --modes weak --no-book --prunings each
+                                                  # each board with the classic prunings,
+                                                  # then each new one alone, then together
+    python bench/bench_prover.py --boards 7,7,5 9,4,4 --prunings classic,zones
 
 The compiled engine is compiled (or loaded from Numba's cache) once before anything is timed;
 that time is printed apart.
@@ -29,6 +30,7 @@ import argparse
 import os
 import sys
 import time
+from typing import Any
 
 from tabulate import tabulate
 
@@ -39,7 +41,7 @@ from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
 from ttt_solve.solver.opening import OpeningBookBuilder  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
-from ttt_solve.solver.search import Prover  # noqa: E402
+from ttt_solve.solver.search import Prover, Prunings  # noqa: E402
 
 BOARDS = [  # (columns, rows, k) as published, value for X, target seconds for the weak solve
     ((5, 4, 4), "draw", None),
@@ -59,6 +61,23 @@ BOOK_TARGET = {4: 600.0}
 """Target seconds of the (5,5,4) opening book by depth."""
 
 
+PRUNINGS = {
+    "classic": Prunings(),
+    "bare": Prunings.none(),
+    "potential": Prunings(potential=True),
+    "partial_pairings": Prunings(partial_pairings=True),
+    "domination": Prunings(domination=True),
+    "zones": Prunings(zones=True),
+    "strongest": Prunings.strongest(),
+    "every": Prunings(potential=True, partial_pairings=True, domination=True, zones=True),
+}
+"""The sets of prunings ``--prunings`` names: the classic ones (threats and pairings, the
+prover's default), none, each new one with the classic ones, the command line's choice, and
+all of them."""
+EACH = ["classic", "potential", "partial_pairings", "domination", "zones", "strongest", "every"]
+"""``--prunings each``."""
+
+
 def warm_up(engine: str) -> float:
     """Seconds to compile the engine (or load it from Numba's cache)."""
     started = time.perf_counter()
@@ -67,33 +86,21 @@ def warm_up(engine: str) -> float:
     return time.perf_counter() - started
 
 
-def run(rules: Rules, engine: str, weak: bool, threats: bool, limit: float) -> list[str]:
-    prover = Prover(rules, weak=weak, engine=engine, threats=threats)
+def run(
+    rules: Rules, engine: str, weak: bool, prunings: Prunings, limit: float, table_bits: int
+) -> list[Any]:
+    """One proof from the empty board: the row's measured cells."""
+    prover = Prover(rules, weak=weak, engine=engine, prunings=prunings, table_bits=table_bits)
     started = time.perf_counter()
     try:
         result = prover.solve(Position.start(rules), deadline=started + limit)
     except SearchTimeout:
         seconds = time.perf_counter() - started
-        return [
-            "timeout",
-            "-",
-            prover.nodes,
-            prover.pairings,
-            prover.threat_wins,
-            f"{prover.nodes / seconds:,.0f}",
-            f"> {seconds:.1f}",
-        ]
+        counts = prover.counters
+        return ["timeout", "-", *counts, f"{counts.nodes / seconds:,.0f}", f"> {seconds:.1f}"]
     rate = result.nodes / result.seconds if result.seconds else 0.0
     shown = result.value.outcome.value if weak else str(result.value)
-    return [
-        shown,
-        result.technique,
-        result.nodes,
-        result.pairings,
-        result.threats,
-        f"{rate:,.0f}",
-        f"{result.seconds:.2f}",
-    ]
+    return [shown, result.technique, *result.counters, f"{rate:,.0f}", f"{result.seconds:.2f}"]
 
 
 def main() -> None:
@@ -111,20 +118,39 @@ def main() -> None:
     )
     parser.add_argument("--no-book", action="store_true", help="skip the opening book")
     parser.add_argument(
-        "--threats",
-        choices=["on", "off", "both"],
-        default="on",
-        help="the threat search in the prover: on (default), off, or both, one run after the "
-        "other (off first)",
+        "--prunings",
+        default="classic",
+        help="sets of prunings, comma-separated, each board run with each in turn: "
+        + ", ".join(PRUNINGS)
+        + "; or each ("
+        + ",".join(EACH)
+        + "). Default: classic",
+    )
+    parser.add_argument(
+        "--boards",
+        nargs="+",
+        metavar="C,R,K",
+        help="only these boards (columns,rows,k as published; the --stretch ones too)",
     )
     parser.add_argument(
         "--stretch", action="store_true", help="also (10,4,4) and (8,8,5), within --limit"
+    )
+    parser.add_argument(
+        "--table-bits", type=int, default=22, help="prover table of 2**(bits+1) slots (22)"
     )
     parser.add_argument(
         "--jobs", type=int, default=1, help="processes proving the book's deepest ply (default 1)"
     )
     args = parser.parse_args()
     engines = args.engines.split(",")
+    names = EACH if args.prunings == "each" else args.prunings.split(",")
+    unknown = [name for name in names if name not in PRUNINGS]
+    if unknown:
+        raise SystemExit(f"unknown prunings {unknown}: choose among {sorted(PRUNINGS)} or each")
+    boards = BOARDS + (STRETCH if args.stretch else [])
+    if args.boards:
+        wanted = [tuple(int(part) for part in board.split(",")) for board in args.boards]
+        boards = [entry for entry in BOARDS + STRETCH if entry[0] in wanted]
     print(f"load average at start {load_average()}", file=sys.stderr, flush=True)
     if "compiled" in engines:
         print(
@@ -133,42 +159,39 @@ def main() -> None:
             flush=True,
         )
     table = []
-    for (columns, rows, k), published, target in BOARDS + (STRETCH if args.stretch else []):
+    for (columns, rows, k), published, target in boards:
         rules = Rules(rows, columns, k)
         for engine in engines:
             if engine == "python" and (columns, rows, k) not in PYTHON_BOARDS:
                 continue
-            for mode, threats in [
-                (mode, threats)
-                for mode in args.modes.split(",")
-                for threats in {"on": [True], "off": [False], "both": [False, True]}[args.threats]
-            ]:
-                value, technique, nodes, pairings, threat_wins, rate, seconds = run(
-                    rules, engine, mode == "weak", threats, args.limit
-                )
-                ratio = "-"
-                if target and mode == "weak" and value != "timeout":
-                    ratio = f"{float(seconds) / target:.2f}"
-                table.append(
-                    [
-                        f"({columns},{rows},{k})",
-                        f"--size {rules.size} --win {k}",
-                        engine,
-                        mode,
-                        "on" if threats else "off",
-                        value,
-                        published,
-                        technique,
-                        f"{nodes:,}",
-                        f"{pairings:,}",
-                        f"{threat_wins:,}",
-                        rate,
-                        seconds,
-                        f"{target:g}" if target and mode == "weak" else "-",
-                        ratio,
-                    ]
-                )
-                print(tabulate([table[-1]], tablefmt="plain"), file=sys.stderr, flush=True)
+            for mode in args.modes.split(","):
+                for name in names:
+                    measured = run(
+                        rules, engine, mode == "weak", PRUNINGS[name], args.limit, args.table_bits
+                    )
+                    value, seconds = measured[0], measured[-1]
+                    ratio = "-"
+                    if target and mode == "weak" and value != "timeout":
+                        ratio = f"{float(seconds) / target:.2f}"
+                    table.append(
+                        [
+                            f"({columns},{rows},{k})",
+                            f"--size {rules.size} --win {k}",
+                            engine,
+                            mode,
+                            name,
+                            value,
+                            published,
+                            measured[1],
+                            *(f"{count:,}" for count in measured[2:-2]),
+                            measured[-2],
+                            seconds,
+                            f"{target:g}" if target and mode == "weak" else "-",
+                            ratio,
+                            load_average(),
+                        ]
+                    )
+                    print(tabulate([table[-1]], tablefmt="plain"), file=sys.stderr, flush=True)
     print(
         tabulate(
             table,
@@ -177,18 +200,24 @@ def main() -> None:
                 "options",
                 "engine",
                 "mode",
-                "threats",
+                "prunings",
                 "value",
                 "published",
                 "closed by",
                 "nodes",
-                "pairings",
-                "by threats",
+                "pairing",
+                "threats",
+                "potential",
+                "partial",
+                "dominated",
+                "zone-skipped",
                 "nodes/s",
                 "seconds",
                 "target s",
                 "ratio",
+                "load",
             ],
+            disable_numparse=True,
         )
     )
     if not args.no_book:
@@ -208,7 +237,8 @@ def main() -> None:
     print(f"\nload average at end {load_average()}")
     print(
         f"\n{os.cpu_count()} cores; ratio = seconds / target (under 1 meets the target); "
-        "weak: outcome only; exact: outcome and remoteness"
+        "weak: outcome only; exact: outcome and remoteness; nodes closed by a pairing, "
+        "threats, the potential, a partial pairing; moves skipped as dominated, outside a zone"
     )
 
 

@@ -16,10 +16,14 @@ in the weak prover's terms (the outcome, not the remoteness):
 
 Each probe runs in slices of ``--report-every`` seconds, a progress line after each (the
 prover's table keeps what was proved, so the next slice resumes where the last stopped); each
-first move proved is written at once to the ``--state`` file (JSON), and a rerun with the same
-file skips the moves proved already. ``--limit`` bounds the whole run.
+first move proved is written at once to the ``--state`` file (JSON), with its nodes, seconds,
+the prover's counters and the load average, and a rerun with the same file skips the moves
+proved already. ``--limit`` bounds the whole run; ``--moves`` proves only the first moves
+named (to measure one move against another set of prunings); ``--prunings`` names the
+prover's prunings as bench_prover.py does (default: the strongest set).
 
-    python bench/bench_stretch.py --board 8,8,5 --limit 7200 --state 885.json
+    python bench/bench_stretch.py --board 8,8,5 --limit 14400 --state 885.json
+    python bench/bench_stretch.py --board 8,8,5 --moves a1 --limit 2400 --prunings classic
     python bench/bench_stretch.py --board 10,4,4 --limit 3600 --state 1044.json
     python bench/bench_stretch.py --board 7,7,5 --limit 600     # a draw it proves in seconds
 
@@ -36,7 +40,7 @@ import time
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from bench_prover import BOARDS, STRETCH  # noqa: E402
+from bench_prover import BOARDS, PRUNINGS, STRETCH  # noqa: E402
 from common import load_average  # noqa: E402
 
 from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
@@ -152,7 +156,19 @@ def main() -> None:
         help="for a draw, also prove by search that X cannot lose (strategy stealing shows it)",
     )
     parser.add_argument(
-        "--table-bits", type=int, default=25, help="prover table of 2**(bits+1) slots (25: 1.5 GiB)"
+        "--table-bits",
+        type=int,
+        default=24,
+        help="prover table of 2**(bits+1) slots (24: 768 MiB, 1.25 GiB with zones)",
+    )
+    parser.add_argument(
+        "--prunings",
+        default="strongest",
+        choices=sorted(PRUNINGS),
+        help="the prover's prunings, as bench_prover.py names them (default: strongest)",
+    )
+    parser.add_argument(
+        "--moves", nargs="+", metavar="CELL", help="prove only these first moves (e.g. a1 b1)"
     )
     args = parser.parse_args()
     columns, rows, k = (int(part) for part in args.board.split(","))
@@ -161,25 +177,31 @@ def main() -> None:
         raise SystemExit(f"no published value known for ({args.board}): {sorted(PUBLISHED)}")
     rules = Rules(rows, columns, k)
     run = Run(rules, args.state)
-    prover = Prover(rules, weak=True, table_bits=args.table_bits)
+    prover = Prover(rules, weak=True, table_bits=args.table_bits, prunings=PRUNINGS[args.prunings])
     started = time.perf_counter()
     deadline = started + args.limit
     moves = first_moves(rules, nearest_first=published == "win")
     print(
         f"({args.board}) published {published}; {len(moves)} canonical first moves; "
-        f"{len(run.proved)} steps kept; load {load_average()}",
+        f"{len(run.proved)} steps kept; prunings {args.prunings}; load {load_average()}",
         file=sys.stderr,
         flush=True,
     )
     start = Position.start(rules)
     steps = [("start", start, None)] if published == "draw" and args.prove_start else []
     steps += [(rules.cell_name(cell), start.play(cell), cell) for cell in moves]
+    if args.moves:
+        unknown = set(args.moves) - {step for step, _, _ in steps}
+        if unknown:
+            raise SystemExit(f"not canonical first moves here: {sorted(unknown)}")
+        steps = [step for step in steps if step[0] in args.moves]
     for number, (step, position, cell) in enumerate(steps, 1):
         if step in run.proved:
             continue
         # the start: "can X avoid losing?" (score >= 0); a first move: "can O hold a draw
         # after it?" (the child's score >= 0 for O; below 0, the move wins for X)
         label = f"step {number} of {len(steps)}, {step}"
+        before = prover.counters
         bound, nodes, seconds = probe(prover, position, -1, 0, label, args.report_every, deadline)
         if bound is None:
             print(f"  {label}: out of time", file=sys.stderr, flush=True)
@@ -190,8 +212,22 @@ def main() -> None:
             if cell is None
             else ("O holds" if holds else "X wins")
         )
-        run.keep(step, {"found": found, "nodes": nodes, "seconds": round(seconds, 1)})
-        print(f"  {label}: {found}, {nodes:,} nodes, {seconds:,.1f} s", file=sys.stderr, flush=True)
+        run.keep(
+            step,
+            {
+                "found": found,
+                "nodes": nodes,
+                "seconds": round(seconds, 1),
+                "prunings": args.prunings,
+                "counters": (prover.counters - before)._asdict(),
+                "load": load_average(),
+            },
+        )
+        print(
+            f"  {label}: {found}, {nodes:,} nodes, {seconds:,.1f} s, load {load_average()}",
+            file=sys.stderr,
+            flush=True,
+        )
         if found in ("X wins", "X loses"):
             break
     outcome = outcome_of(run.proved, [step for step, _, _ in steps])

@@ -22,6 +22,7 @@ COMMANDS = {
     "rate": "ttt_solve.cli.rate:rate_command",
     "play": "ttt_solve.cli.play:play",
     "serve": "ttt_solve.cli.serve:serve",
+    "atlas": "ttt_solve.cli.atlas:atlas",
 }
 """Command name -> ``module:attribute``."""
 

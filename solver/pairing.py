@@ -82,18 +82,19 @@ def find_pairing(
     k = lines[0].bit_count()
     run_lines, run_continues = runs(tuple(lines), k)
     cells = max(line.bit_length() for line in lines)
-    unit_cells = [0] * len(lines)
     owner = [0] * cells
-    visit = [0] * (cells + 1)
     units = _find_pairing(
         list(run_lines),
         list(run_continues),
-        unit_cells,
+        [0] * len(lines),
+        [0] * len(lines),
         owner,
-        visit,
+        [0] * (cells + 1),
+        [0, 0],
         defender,
         empty,
         empty.bit_count(),
+        False,
     )
     if units < 0:
         return None

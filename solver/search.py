@@ -5,8 +5,9 @@ negamax search with a transposition table. The search itself is :func:`_negamax`
 :mod:`solver.negamax`, written once and run two ways (:class:`SearchEngine`): compiled by
 Numba on 64-bit integers for boards of at most :data:`MAX_COMPILED_CELLS` cells (the default
 there, :func:`default_engine`), and as plain Python on unbounded integers for any board. This
-module holds what both share: the constants, the per-rules tables, the exact-score driver and
-the public :class:`Prover`. The search:
+module holds what both share: the per-rules tables, the exact-score driver and the public
+:class:`Prover`; the constants the compiled code bakes in live in :mod:`solver.negamax`. The
+search:
 
 * **Scores** are the integer scores of :mod:`solver.value`, side-to-move relative and
   distance-aware: ``WIN_SCORE - r`` for a win in ``r`` plies, ``-(WIN_SCORE - r)`` for a loss,
@@ -27,32 +28,30 @@ the public :class:`Prover`. The search:
 * **Move order:** forced block; otherwise cells by how many live lines (lines that a side can
   still complete) pass through them, then a history heuristic (cells that caused cut-offs).
   Of the *dead* cells (on no live line), which are all equivalent, only one is searched.
-* **Transposition table** keyed by the canonical key: the smallest packed key
-  (``x | o << cells``) among the symmetric images. The images' keys are kept in a stack, one
-  row per ply of the current line of play, and a move ORs its precomputed bits into the next
-  row, so no permutation is applied per node. The table is a pair of arrays in buckets of two
-  slots (a key's bucket is the top bits of a multiplicative hash); a slot holds a key and its
-  lower and upper bounds, with the number of empty cells beside them so that the bigger
-  subtree survives a collision. A lost entry costs time, never correctness (the whole key is
-  compared). The table persists between calls, which is what makes :meth:`Prover.move_values`
-  and opening books cheap.
-* **Pairings** (:mod:`solver.pairing`, the finder :func:`solver.negamax._find_pairing`) close
-  nodes with no search below them. In a window that only asks whether the mover can win
-  (``alpha >= 0``), a pairing of the opponent's over the mover's open lines proves it cannot:
-  the node fails low at 0. In one that only asks whether the opponent can win (``beta <=
-  0``), a pairing of the mover's, now or after one of its moves (each move is tried), proves
-  that the opponent cannot: the node fails high at 0. Both are bounds, stored as such.
-* **Wins by continuous threats** (``_threat_win`` in :mod:`solver.negamax`, the simple form
-  of L. V. Allis' threat-space search) close nodes too: a sequence of moves of the mover's,
-  each making a threat whose block is forced, ending in two threats at once, proves a win in
-  at most as many plies as it takes. That is a lower bound on the score, so it closes a node
-  when it reaches ``beta`` (it is stored as such), in exact mode as in weak mode: a faster
-  win would only raise the score, and the bisection's probes still decide the remoteness.
-  In weak mode it is also tried at the root, where a win found closes the proof with no
-  search (``Prover(threats=False)`` turns it off; the values are the same).
+* **Transposition table** (:mod:`solver.transposition`) keyed by the canonical key: the
+  smallest packed key (``x | o << cells``) among the symmetric images. The images' keys are
+  kept in a stack, one row per ply of the current line of play, and a move ORs its
+  precomputed bits into the next row, so no permutation is applied per node. The table
+  persists between calls, which is what makes :meth:`Prover.move_values` and opening books
+  cheap.
+* **Prunings** (:class:`Prunings`, each with a switch and a counter; docs/prover.md gives each
+  one's source and why it keeps the proof sound). In a window that only asks whether the mover
+  can win (``alpha >= 0``, the mover is the *maker*), a proof that the opponent (the
+  *breaker*) keeps it from ever completing a line closes the node at 0: a pairing
+  (:mod:`solver.pairing`), the Erdős-Selfridge potential of the maker's lines, or a partial
+  pairing with the potential of the lines it leaves; in one that only asks whether the
+  opponent can win (``beta <= 0``), the same proofs with the sides exchanged, the mover's
+  pairing also tried after each of its moves. Wins by continuous threats (``_threat_win``, the
+  simple form of L. V. Allis' threat-space search) close nodes as a lower bound on the score,
+  in exact mode as in weak mode (a faster win would only raise the score); in weak mode they
+  are also tried at the root. Vertex domination skips a move whose live lines all pass
+  through another cell (the other move is worth at least as much, for either side, at any
+  distance). Relevance zones skip the maker's moves outside the cells a refutation of one of
+  its moves relied on; zones are kept in the table with the bounds.
 * **Exact scores** come from null-window probes: first ``(0, 1)`` (can the mover win?), then
-  if not ``(-1, 0)`` (can it lose?), which tells a win, a draw or a loss, and the pairings work
-  in both; then, for a win or a loss, bisection on the remoteness with null windows.
+  if not ``(-1, 0)`` (can it lose?), which tells a win, a draw or a loss, and the breaker's
+  proofs work in both; then, for a win or a loss, bisection on the remoteness with null
+  windows.
 
 Both ways of running the search use the same tables and the same table scheme, so they search
 exactly the same tree. The compiled one holds a cell set in one 64-bit word (cell 63 is the
@@ -66,56 +65,155 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import mmap
 import sys
 import time
-from collections import defaultdict
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from ttt_solve.solver import negamax
 from ttt_solve.solver.errors import SearchTimeout
+from ttt_solve.solver.negamax import (
+    BLOCK_BASE,
+    CLOSED_BY_PAIRING,
+    CLOSED_BY_PARTIAL_PAIRING,
+    CLOSED_BY_POTENTIAL,
+    CLOSED_BY_THREATS,
+    COUNTERS,
+    DOMINATED_MOVES,
+    NODE_FIELDS,
+    NODES,
+    THREAT_BONUS,
+    THREAT_DEPTH,
+    TIMED_OUT,
+    USE_DOMINATION,
+    USE_PAIRINGS,
+    USE_PARTIAL_PAIRINGS,
+    USE_POTENTIAL,
+    USE_THREATS,
+    USE_ZONES,
+    WEIGHT_BASE,
+    ZONE_SKIPPED_MOVES,
+)
+from ttt_solve.solver.negamax import child_window as child_window  # part of this API
 from ttt_solve.solver.pairing import pairing_for, runs
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.rules import KEY_CHUNK_BITS, Rules
+from ttt_solve.solver.transposition import TranspositionTable
 from ttt_solve.solver.value import WIN_SCORE, Value, move_score
 
 MAX_COMPILED_CELLS = 64
 """Cells of the largest board the compiled search holds: a cell set is one 64-bit integer, a
 packed key (two bits per cell) two of them."""
 
-WEIGHT_BASE = 4
-"""Move order: a live line of the mover holding ``i`` stones weighs ``WEIGHT_BASE ** i``."""
-BLOCK_BASE = 3
-"""Move order: a live line of the opponent holding ``i`` stones weighs ``BLOCK_BASE ** i``."""
-THREAT_BONUS = 1
-"""Move order: a move that makes a threat gains ``THREAT_BONUS * WEIGHT_BASE ** k``."""
-
-BOUND_OFFSET = 2048
-"""A table entry packs ``(empties << 24) | (lower + BOUND_OFFSET) << 12 | (upper +
-BOUND_OFFSET)``: never 0, so 0 marks an empty slot."""
-HISTORY_LIMIT = 1 << 29
-"""History counts are halved past this, so they stay below the weights in move keys."""
-WEIGHT_LIMIT = (1 << 22) - 1
-"""Move-order weights are capped here so that ``weight << 40`` stays within 63 bits."""
-THREAT_DEPTH = 8
-"""Threat search: the most threat moves of one sequence (a bound on its cost; each move
-forces a reply, so a sequence is short next to the search it spares)."""
-CHECK_EVERY = 1 << 12
-"""Nodes between two looks at the clock (a power of two)."""
-HASH_MULTIPLIER = -7046029254386353131
-"""The odd 64-bit multiplier of the table's hash (as a signed 64-bit integer)."""
-
-WIN1 = WIN_SCORE - 1
-"""A win in 1: the side to move has a threat."""
-LOSE2 = -(WIN_SCORE - 2)
-"""A loss in 2: the side to move faces two threats."""
-WIN3 = WIN_SCORE - 3
-"""The fastest win without a threat on the board."""
-LOSE4 = -(WIN_SCORE - 4)
-"""The fastest loss without a threat on the board."""
-
 ENGINES = ("compiled", "python")
 """The two ways of running the search: Numba-compiled, and plain Python."""
+
+COMPILED_KERNEL = negamax.__name__ + "_compiled"
+"""The module name of the compiled instance of :mod:`solver.negamax` (see :func:`_kernel`)."""
+
+
+class Prunings(NamedTuple):
+    """Which prunings the search uses; each is sound on its own and with the others (the
+    values, and the remoteness in exact mode, are those of the search without it). The
+    defaults are the classic set (the prover's, opening books' and so ``ttt-solve``'s);
+    :meth:`strongest` adds more (``ttt atlas`` and bench/bench_stretch.py use it).
+
+    * ``threats``: close nodes by a win by continuous threats (and, in weak mode, the root);
+    * ``pairings``: close nodes by a pairing of the breaker's (whole);
+    * ``potential``: close nodes by the Erdős-Selfridge potential of the maker's lines;
+    * ``partial_pairings``: close nodes by a pairing of some of the maker's lines with the
+      potential of the others (a whole pairing is a case of it);
+    * ``domination``: skip a move whose live lines all pass through another cell;
+    * ``zones``: skip the maker's moves outside the relevance zone of a refuted one (a table
+      of 40 bytes a slot instead of 24).
+    """
+
+    threats: bool = True
+    pairings: bool = True
+    potential: bool = False
+    partial_pairings: bool = False
+    domination: bool = False
+    zones: bool = False
+
+    @classmethod
+    def strongest(cls) -> Prunings:
+        """The potential, partial pairings and domination with the classic prunings (not
+        relevance zones, whose table takes 40 bytes a slot): the choice of ``ttt atlas`` and
+        bench/bench_stretch.py. bench/bench_prover.py measures each set."""
+        return cls(potential=True, partial_pairings=True, domination=True)
+
+    @classmethod
+    def none(cls) -> Prunings:
+        """The bare search."""
+        return cls(threats=False, pairings=False)
+
+    @property
+    def flags(self) -> int:
+        """The switches as the search reads them (``USE_*`` of :mod:`solver.negamax`)."""
+        return (
+            USE_THREATS * self.threats
+            | USE_PAIRINGS * self.pairings
+            | USE_POTENTIAL * self.potential
+            | USE_PARTIAL_PAIRINGS * self.partial_pairings
+            | USE_DOMINATION * self.domination
+            | USE_ZONES * self.zones
+        )
+
+    @property
+    def names(self) -> list[str]:
+        """The prunings switched on, by name."""
+        return [name for name, on in zip(self._fields, self) if on]
+
+
+CLASSIC_PRUNINGS = Prunings()
+"""The default prunings: continuous threats and pairings."""
+
+
+class SearchCounters(NamedTuple):
+    """What a search did: nodes searched, nodes closed by each kind of proof without search
+    below them, and moves skipped by each pruning. Counters subtract field by field."""
+
+    nodes: int = 0
+    pairings: int = 0  # nodes closed by a pairing
+    threats: int = 0  # nodes closed by a win by continuous threats
+    potential: int = 0  # nodes closed by the potential of the maker's lines
+    partial_pairings: int = 0  # nodes closed by a partial pairing and the potential
+    dominated: int = 0  # moves skipped as dominated
+    zone_skipped: int = 0  # the maker's moves skipped outside a relevance zone
+
+    def __sub__(self, other: object) -> SearchCounters:
+        assert isinstance(other, SearchCounters)
+        return SearchCounters(*(mine - theirs for mine, theirs in zip(self, other)))
+
+
+NO_COUNTS = SearchCounters()
+"""Counters of a search that did nothing."""
+
+TECHNIQUES = (
+    ("pairings", "pairing"),
+    ("threats", "threats"),
+    ("potential", "potential"),
+    ("partial_pairings", "partial-pairing"),
+    ("dominated", "domination"),
+    ("zone_skipped", "zones"),
+)
+"""Each counter that names a technique, and the name."""
+
+
+def technique_name(
+    pairings: int,
+    threats: int,
+    potential: int = 0,
+    partial_pairings: int = 0,
+    dominated: int = 0,
+    zone_skipped: int = 0,
+) -> str:
+    """The technique of a search (see :class:`SearchResult`) from its counters: ``search``
+    and the name of each technique that closed a node or skipped a move."""
+    counts = SearchCounters(
+        0, pairings, threats, potential, partial_pairings, dominated, zone_skipped
+    )
+    return "+".join(["search"] + [name for field, name in TECHNIQUES if getattr(counts, field)])
 
 
 class SearchResult(NamedTuple):
@@ -125,15 +223,19 @@ class SearchResult(NamedTuple):
     * ``value``: ``Value.from_score(score, position.empty_count)``,
     * ``nodes``: nodes searched by this call,
     * ``seconds``: wall time of this call,
-    * ``technique``: what closed the proof: ``"search"`` (the negamax search alone),
-      ``"search+pairing"`` (the search, some of its nodes closed by a pairing instead of a
-      search below them), ``"search+threats"`` (some closed by a win by continuous threats
-      instead), ``"search+pairing+threats"`` (some each way), ``"pairing"`` (a draw proved by
-      a pairing for each side, :mod:`solver.pairing`, with no search), or ``"threats"`` (a
-      win proved by continuous threats from the position itself, with no search; weak mode),
+    * ``technique``: what closed the proof: ``"search"`` (the negamax search alone), or
+      ``"search"`` followed by the techniques that closed some of its nodes without a search
+      below them or skipped some of its moves, in this order: ``+pairing`` (a pairing),
+      ``+threats`` (a win by continuous threats), ``+potential`` (the Erdős-Selfridge
+      potential), ``+partial-pairing`` (a partial pairing and the potential),
+      ``+domination`` (dominated moves skipped), ``+zones`` (moves outside a relevance zone
+      skipped), e.g. ``"search+pairing+threats"``; or ``"pairing"`` (a draw proved by a
+      pairing for each side, :mod:`solver.pairing`, with no search), or ``"threats"`` (a win
+      proved by continuous threats from the position itself, with no search; weak mode),
     * ``pairings``: the nodes of this call closed by a pairing,
     * ``threats``: the nodes of this call closed by a win by continuous threats (1 when the
-      technique is ``"threats"``: the position itself).
+      technique is ``"threats"``: the position itself),
+    * ``counters``: every counter of this call (:class:`SearchCounters`).
     """
 
     score: int
@@ -143,22 +245,7 @@ class SearchResult(NamedTuple):
     technique: str = "search"
     pairings: int = 0
     threats: int = 0
-
-
-def technique_name(pairings: int, threats: int) -> str:
-    """The technique of a search (see :class:`SearchResult`) that closed ``pairings`` nodes
-    by a pairing and ``threats`` by a threat sequence."""
-    return "search" + ("+pairing" if pairings else "") + ("+threats" if threats else "")
-
-
-def child_window(alpha: int, beta: int) -> tuple[int, int]:
-    """The child's window that answers the parent's window ``(alpha, beta)``.
-
-    A parent's score is ``move_score(s)`` of its child's score ``s``, a decreasing map; the
-    child must tell ``s`` below the largest child score still worth ``>= beta`` to the parent
-    and above the smallest worth ``<= alpha``.
-    """
-    return (-beta - 1 if beta > 0 else 1 - beta), (-alpha - 1 if alpha >= 0 else 1 - alpha)
+    counters: SearchCounters = NO_COUNTS
 
 
 IntTable = Any
@@ -172,7 +259,9 @@ class SearchTables(NamedTuple):
 
     k: int  # stones in a row to win
     cells: int  # cells of the board (the stride of ``orders``)
+    full: int  # every cell of the board (all 64 bits set, -1, on a 64-cell board compiled)
     symmetries: int  # symmetric images kept per ply (the stride of ``images``, ``move_bits``)
+    flags: int  # the prunings switched on (``Prunings.flags``)
     lines: IntTable  # [line]: cell mask of each line
     through: IntTable  # the cell masks of the lines through each cell: in plain Python [cell]
     # a tuple; compiled, one array, cell by cell, those of a cell from line_start[cell] to
@@ -190,27 +279,32 @@ class SearchTables(NamedTuple):
     # a ply's keys packed into one integer, image i at bit i * 2 * cells
     key_mask: int  # plain Python: one packed image key's bits
     image_shifts: tuple[int, ...]  # plain Python: where each image's key starts in ``images``
+    nodes: IntTable  # [ply * NODE_FIELDS + field]: the positions along the line of play
     orders: IntTable  # [ply * cells + j]: move-order buffers, one per ply of the line
-    slots: int  # slots of the transposition table, a power of two
-    table_shift: int  # 64 - log2(slots): a key's bucket is in its hash's top bits
-    table_keys: IntTable  # compiled [slot * 2 + word], plain Python [slot]
-    table_bounds: IntTable  # [slot], 0 for an empty slot
+    reps: IntTable  # [ply * cells + cell]: the kept move standing for a move left out
+    weights: IntTable  # [cell]: scratch of the move order
+    dominance: IntTable  # [cell]: scratch of the move order (the cells above each)
+    table: TranspositionTable  # the transposition table
     history: IntTable  # [cell]: cut-off counts of the history heuristic
-    counters: IntTable  # [4]: nodes searched, 1 once the deadline has passed, the nodes
-    # closed by a pairing, and those closed by a threat search
-    threat_search: int  # 1: look for wins by continuous threats at the nodes, 0: do not
+    counters: IntTable  # [COUNTERS]: see the counters of solver.negamax
     threat_stack: IntTable  # [5 * THREAT_DEPTH]: scratch of the threat search
     run_lines: IntTable  # the lines in runs, for the pairings (solver.pairing.runs)
     run_continues: IntTable  # [i]: 1 when run_lines[i] follows run_lines[i - 1] in its run
     unit_cells: IntTable  # [unit]: scratch of the pairing finder, one entry per line
+    line_unit: IntTable  # [i]: scratch of the pairing finder, the unit of run_lines[i]
     owner: IntTable  # [cell]: scratch of the pairing finder
     visit: IntTable  # [cell], and one more: scratch of the pairing finder
+    report: IntTable  # [2]: the pairing finder's first failure and units left out
+    found_zone: IntTable  # [2]: the zone of the last proof found (and a threat win's blocks)
+    zones: IntTable  # [ply]: the zone a node hands its parent
+    zone_maps: IntTable  # [(mapping * chunks + chunk) * 256 + byte]: cell-set permutations
+    zone_chunks: int  # bytes of a cell set
     deadline: Any  # [1]: a time.perf_counter() value, inf for none (floats)
 
 
 class Root(NamedTuple):
-    """A non-terminal position in the raw form of the search (the arguments of
-    ``_negamax``), and its images' keys."""
+    """A non-terminal position in the raw form of the search (a row of the node stack), and
+    its images' keys."""
 
     me: int  # stones of the side to move
     opp: int  # stones of the other side
@@ -241,40 +335,51 @@ class SearchEngine:
 
     ``compiled``: run the Numba-compiled instance of :mod:`solver.negamax` on int64 arrays
     (boards that :func:`fits_compiled`), else its plain-Python instance on lists of Python
-    integers. ``table_bits``: the table has ``2**table_bits`` slots.
+    integers. ``table_bits``: the table has ``2**table_bits`` slots. ``prunings``: which
+    prunings the search uses.
     """
 
     def __init__(
-        self, rules: Rules, table_bits: int, *, compiled: bool, threats: bool = True
+        self,
+        rules: Rules,
+        table_bits: int,
+        *,
+        compiled: bool,
+        prunings: Prunings = CLASSIC_PRUNINGS,
     ) -> None:
         if compiled and not fits_compiled(rules):
             raise ValueError(f"{rules.name} is too large for the compiled search")
         if table_bits < 1:
             raise ValueError(f"table_bits must be at least 1, got {table_bits}")
         self.compiled = compiled
+        self.prunings = prunings
         self._kernel = _kernel(compiled)
-        self._tables = _tables(rules, table_bits, compiled, threats)
+        self._tables = _tables(rules, table_bits, compiled, prunings)
         if compiled:
             # Compile now (or load from Numba's cache) rather than inside the first search,
             # whose deadline is not meant to pay for it: a node with no live line returns at
             # once.
-            self._kernel._negamax(self._tables, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 1)
+            self._kernel._negamax(self._tables, 0, -1, 1)
             self._tables.counters[:] = 0
+
+    @property
+    def counters(self) -> SearchCounters:
+        """Every counter so far."""
+        counts = self._tables.counters
+        return SearchCounters(
+            int(counts[NODES]),
+            int(counts[CLOSED_BY_PAIRING]),
+            int(counts[CLOSED_BY_THREATS]),
+            int(counts[CLOSED_BY_POTENTIAL]),
+            int(counts[CLOSED_BY_PARTIAL_PAIRING]),
+            int(counts[DOMINATED_MOVES]),
+            int(counts[ZONE_SKIPPED_MOVES]),
+        )
 
     @property
     def nodes(self) -> int:
         """Total nodes searched so far."""
-        return int(self._tables.counters[0])
-
-    @property
-    def pairings(self) -> int:
-        """Total nodes closed by a pairing so far."""
-        return int(self._tables.counters[2])
-
-    @property
-    def threats(self) -> int:
-        """Total nodes closed by a win by continuous threats so far."""
-        return int(self._tables.counters[3])
+        return int(self._tables.counters[NODES])
 
     def threat_win(self, root: Root) -> int:
         """The plies of a win of the mover by continuous threats (``_threat_win``), or 0 when
@@ -294,32 +399,36 @@ class SearchEngine:
     def clear(self) -> None:
         """Forget the transposition table and the history heuristic."""
         tables = self._tables
-        if self.compiled:
-            tables.table_keys[:] = 0
-            tables.table_bounds[:] = 0
-        else:
-            tables.table_keys.clear()
-            tables.table_bounds.clear()
+        tables.table.clear()
         tables.history[:] = [0] * len(tables.history)
 
     def search(self, root: Root, alpha: int, beta: int) -> int:
         """One fail-soft search of ``root`` with the window ``(alpha, beta)``; raises
         :class:`SearchTimeout` past the deadline."""
         tables = self._tables
-        arguments: tuple[int, ...] = root[:8]
+        fields = list(root[:8])
         if self.compiled:
             words = [key & WORD for key in root.images] + [key >> 64 for key in root.images]
             tables.images[: len(words)] = [_int64(word) for word in words]
-            arguments = tuple(_int64(value) for value in arguments)
+            fields = [_int64(value) for value in fields]
         else:
             tables.images[0] = sum(
                 key << shift for key, shift in zip(root.images, tables.image_shifts)
             )
-        tables.counters[1] = 0
-        score = self._kernel._negamax(tables, *arguments, 0, alpha, beta)
-        if tables.counters[1]:
+        tables.nodes[:NODE_FIELDS] = fields + [0] * (NODE_FIELDS - len(fields))
+        tables.counters[TIMED_OUT] = 0
+        score = self._kernel._negamax(tables, 0, alpha, beta)
+        if tables.counters[TIMED_OUT]:
             raise SearchTimeout(f"search passed its deadline after {self.nodes:,} nodes")
         return int(score)
+
+    def zone(self) -> int:
+        """The relevance zone the last :meth:`search` proved its value with (with zones on):
+        a cell set, the whole board when none was kept. It is the zone of "the side to move
+        cannot win" when the window was at or above 0 and the value at most 0, of "the
+        opponent cannot win" when the window was at or below 0 and the value at least 0."""
+        zone = int(self._tables.zones[0])
+        return zone & self._tables.full if zone < 0 else zone
 
 
 def root_of(position: Position) -> Root:
@@ -365,22 +474,14 @@ def _int64(value: int) -> int:
     return value - (1 << 64) if value >> 63 else value
 
 
-COMPILED_KERNEL = "ttt_solve.solver.negamax_compiled"
-"""The module name of the compiled instance of :mod:`solver.negamax` (see :func:`_kernel`)."""
-
-
 def _kernel(compiled: bool) -> ModuleType:
     """The instance of :mod:`solver.negamax` to run: the module itself (plain Python), or the
     same file loaded a second time under :data:`COMPILED_KERNEL`, whose functions it compiles
     with Numba because of that name."""
     if not compiled:
-        from ttt_solve.solver import negamax
-
         return negamax
     module = sys.modules.get(COMPILED_KERNEL)
     if module is None:
-        from ttt_solve.solver import negamax
-
         spec = importlib.util.spec_from_file_location(COMPILED_KERNEL, negamax.__file__)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
@@ -393,23 +494,33 @@ def _kernel(compiled: bool) -> ModuleType:
     return module
 
 
-def _zeroed_words(count: int) -> Any:
-    """``count`` int64 zeros in memory of the ordinary page size, for the table's arrays.
+def _zone_maps(rules: Rules) -> tuple[list[int], int]:
+    """The cell-set permutations of relevance zones, a byte of cells at a time: mapping ``i``
+    moves a cell set by symmetry ``i`` (cell ``c`` to ``perm[c]``), mapping ``symmetries +
+    i`` by its inverse; and the number of bytes of a cell set."""
+    chunks = -(-rules.cells // KEY_CHUNK_BITS)
+    targets = [list(perm) for perm in rules.symmetries]
+    for perm in rules.symmetries:
+        inverse = [0] * rules.cells
+        for cell, image in enumerate(perm):
+            inverse[image] = cell
+        targets.append(inverse)
+    maps = []
+    for target in targets:
+        for chunk in range(chunks):
+            for byte in range(256):
+                mapped = 0
+                for bit in range(KEY_CHUNK_BITS):
+                    cell = chunk * KEY_CHUNK_BITS + bit
+                    if byte >> bit & 1 and cell < rules.cells:
+                        mapped |= 1 << target[cell]
+                maps.append(mapped)
+    return maps, chunks
 
-    NumPy asks the kernel for huge pages for large arrays, and on a machine where memory is
-    fragmented the first touch of each huge page waits for the kernel to compact memory: the
-    first searches through a fresh 768 MiB table took seconds instead of hundredths. An
-    anonymous mapping (zero-filled by the kernel, as the table needs) is not asked for them.
-    """
-    import numpy as np
 
-    return np.frombuffer(mmap.mmap(-1, max(8, 8 * count)), dtype=np.int64, count=count)
-
-
-def _tables(rules: Rules, table_bits: int, compiled: bool, threats: bool) -> SearchTables:
+def _tables(rules: Rules, table_bits: int, compiled: bool, prunings: Prunings) -> SearchTables:
     """The search tables of ``rules``: lists of Python integers, or int64 arrays if
-    ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern); ``threats``:
-    whether the search looks for wins by continuous threats."""
+    ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern)."""
     cells, k = rules.cells, rules.k
     through = rules.lines_through
     run_lines, run_continues = runs(rules.lines, k)
@@ -429,11 +540,13 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, threats: bool) -> Sea
         )
         for at in range(0, len(move_bits), len(symmetries))
     ]
-    slots = 1 << table_bits
+    zone_maps, zone_chunks = _zone_maps(rules) if prunings.zones else ([0], 1)
     tables = SearchTables(
         k=k,
         cells=cells,
+        full=rules.full,
         symmetries=len(symmetries),
+        flags=prunings.flags,
         lines=list(rules.lines),
         through=through,
         line_start=None,
@@ -444,23 +557,27 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, threats: bool) -> Sea
         images=[0] * (cells + 1),
         key_mask=(1 << width) - 1,
         image_shifts=tuple(image * width for image in range(len(symmetries))),
+        nodes=[0] * ((cells + 1) * NODE_FIELDS),
         orders=[0] * ((cells + 1) * cells),
-        slots=slots,
-        table_shift=64 - table_bits,
-        # the slots are made as they are read or written (a slot never written holds 0), so
-        # that a prover costs no time or memory before it searches
-        table_keys=defaultdict(int),
-        table_bounds=defaultdict(int),
+        reps=[0] * ((cells + 1) * cells),
+        weights=[0] * cells,
+        dominance=[0] * cells,
+        table=TranspositionTable.allocate(table_bits, compiled, prunings.zones),
         history=[0] * cells,
-        counters=[0, 0, 0, 0],
-        threat_search=int(threats),
+        counters=[0] * COUNTERS,
         threat_stack=[0] * (5 * THREAT_DEPTH),
-        deadline=[math.inf],
         run_lines=list(run_lines),
         run_continues=list(run_continues),
         unit_cells=[0] * len(rules.lines),
+        line_unit=[0] * len(rules.lines),
         owner=[0] * cells,
         visit=[0] * (cells + 1),
+        report=[0, 0],
+        found_zone=[0, 0],
+        zones=[0] * (cells + 1),
+        zone_maps=zone_maps,
+        zone_chunks=zone_chunks,
+        deadline=[math.inf],
     )
     if not compiled:
         return tables
@@ -469,7 +586,11 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, threats: bool) -> Sea
     def int64(values: list[int]) -> Any:
         return np.array([_int64(value) for value in values], dtype=np.int64)
 
+    def zeros(count: int) -> Any:
+        return np.zeros(count, dtype=np.int64)
+
     return tables._replace(
+        full=_int64(rules.full),
         lines=int64(list(rules.lines)),
         through=int64([line for lines in through for line in lines]),
         line_start=np.cumsum([0] + [len(lines) for lines in through], dtype=np.int64),
@@ -483,21 +604,28 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, threats: bool) -> Sea
         ),
         own_weight=np.array(tables.own_weight, dtype=np.int64),
         block_weight=np.array(tables.block_weight, dtype=np.int64),
-        images=np.zeros((cells + 1) * len(symmetries) * 2, dtype=np.int64),
+        images=zeros((cells + 1) * len(symmetries) * 2),
         key_mask=0,  # plain Python only
         image_shifts=(0,),
-        orders=np.zeros(len(tables.orders), dtype=np.int64),
-        table_keys=_zeroed_words(2 * slots),
-        table_bounds=_zeroed_words(slots),
-        history=np.zeros(cells, dtype=np.int64),
-        counters=np.zeros(4, dtype=np.int64),
-        threat_stack=np.zeros(5 * THREAT_DEPTH, dtype=np.int64),
-        deadline=np.full(1, math.inf),
+        nodes=zeros(len(tables.nodes)),
+        orders=zeros(len(tables.orders)),
+        reps=zeros(len(tables.reps)),
+        weights=zeros(cells),
+        dominance=zeros(cells),
+        history=zeros(cells),
+        counters=zeros(COUNTERS),
+        threat_stack=zeros(5 * THREAT_DEPTH),
         run_lines=int64(list(run_lines)),
         run_continues=np.array(run_continues, dtype=np.int64),
-        unit_cells=np.zeros(len(rules.lines), dtype=np.int64),
-        owner=np.zeros(cells, dtype=np.int64),
-        visit=np.zeros(cells + 1, dtype=np.int64),
+        unit_cells=zeros(len(rules.lines)),
+        line_unit=zeros(len(rules.lines)),
+        owner=zeros(cells),
+        visit=zeros(cells + 1),
+        report=zeros(2),
+        found_zone=zeros(2),
+        zones=zeros(cells + 1),
+        zone_maps=int64(zone_maps),
+        deadline=np.full(1, math.inf),
     )
 
 
@@ -508,13 +636,13 @@ class Prover:
     sign is right, but the remoteness of a win or a loss is only a bound (a draw's remoteness
     is always exact). :meth:`move_values` is exact in both modes.
     ``table_bits``: the table has ``2**(table_bits + 1)`` slots: 24 bytes each compiled (192
-    MiB at the default); in plain Python only the slots written take memory, about 200 bytes
-    each.
+    MiB at the default; 40 bytes with relevance zones); in plain Python only the slots written
+    take memory, about 200 bytes each.
     ``engine``: ``"compiled"`` or ``"python"`` (see the module docstring); by default
     :func:`default_engine`.
-    ``threats``: look for wins by continuous threats (the default), at the root in weak mode
-    and at the nodes of the search in both modes; False searches without them (the values
-    are the same).
+    ``prunings``: which prunings the search uses (:class:`Prunings`; the values are the same
+    whichever are on). The threat search is also tried at the root in weak mode, and a
+    pairing for each side at the root of every solve.
     """
 
     def __init__(
@@ -524,7 +652,7 @@ class Prover:
         weak: bool = False,
         table_bits: int = 22,
         engine: str | None = None,
-        threats: bool = True,
+        prunings: Prunings = CLASSIC_PRUNINGS,
     ) -> None:
         self.rules = rules
         self.weak = weak
@@ -532,10 +660,15 @@ class Prover:
         self.engine = engine or default_engine(rules)
         if self.engine not in ENGINES:
             raise ValueError(f"unknown prover engine {engine!r} (compiled or python)")
-        self.threats = threats
+        self.prunings = prunings
         self._search = SearchEngine(
-            rules, table_bits + 1, compiled=self.engine == "compiled", threats=threats
+            rules, table_bits + 1, compiled=self.engine == "compiled", prunings=prunings
         )
+
+    @property
+    def counters(self) -> SearchCounters:
+        """Every counter of this prover so far (:class:`SearchCounters`)."""
+        return self._search.counters
 
     @property
     def nodes(self) -> int:
@@ -545,12 +678,12 @@ class Prover:
     @property
     def pairings(self) -> int:
         """Total nodes this prover closed by a pairing so far."""
-        return self._search.pairings
+        return self.counters.pairings
 
     @property
     def threat_wins(self) -> int:
         """Total nodes this prover closed by a win by continuous threats so far."""
-        return self._search.threats
+        return self.counters.threats
 
     def clear(self) -> None:
         """Forget the transposition table and the history heuristic."""
@@ -565,7 +698,8 @@ class Prover:
         (the table keeps what was proved, so a retry resumes cheaply).
         """
         started = time.perf_counter()
-        if _terminal_score(position) is None and _pairing_draw(position):
+        open_position = _terminal_score(position) is None
+        if open_position and self.prunings.pairings and _pairing_draw(position):
             return SearchResult(
                 0,
                 Value.from_score(0, position.empty_count),
@@ -573,9 +707,9 @@ class Prover:
                 time.perf_counter() - started,
                 "pairing",
             )
-        if self.weak and self.threats and _terminal_score(position) is None:
+        if self.weak and self.prunings.threats and open_position:
             # a win by continuous threats needs no search in weak mode: its length is a bound
-            plies = self._search.threat_win(root_of(position))
+            plies = self.threat_win(position)
             if plies:
                 score = WIN_SCORE - plies
                 return SearchResult(
@@ -585,19 +719,20 @@ class Prover:
                     time.perf_counter() - started,
                     "threats",
                     threats=1,
+                    counters=SearchCounters(threats=1),
                 )
-        nodes_before, pairings_before, threats_before = self.nodes, self.pairings, self.threat_wins
+        before = self.counters
         score = self._score(position, deadline, exact=not self.weak)
-        pairings = self.pairings - pairings_before
-        threats = self.threat_wins - threats_before
+        counts = self.counters - before
         return SearchResult(
             score,
             Value.from_score(score, position.empty_count),
-            self.nodes - nodes_before,
+            counts.nodes,
             time.perf_counter() - started,
-            technique_name(pairings, threats),
-            pairings,
-            threats,
+            technique_name(*counts[1:]),
+            counts.pairings,
+            counts.threats,
+            counts,
         )
 
     def move_values(
@@ -627,6 +762,42 @@ class Prover:
             return terminal
         self._search.set_deadline(deadline)
         return self._search.search(root_of(position), alpha, beta)
+
+    def threat_win(self, position: Position) -> int:
+        """The plies of a win of the side to move by continuous threats (at most), or 0 when
+        the threat search finds none (or a side already holds a threat cell, or the game is
+        over)."""
+        if _terminal_score(position) is not None:
+            return 0
+        return self._search.threat_win(root_of(position))
+
+    def bound_zone(
+        self, position: Position, alpha: int, beta: int, deadline: float | None = None
+    ) -> tuple[int, int]:
+        """:meth:`bound` and the relevance zone of the bound it returns (a cell set): a value
+        at most ``alpha`` (an upper bound) still holds with the mover's stones on every empty
+        cell outside the zone, a greater one (a lower bound) with the opponent's; more stones
+        of that side outside it, or fewer of the other's, leave it true too (docs/prover.md).
+        Needs ``prunings.zones``. An exact value, or a finished game, comes with the whole
+        board."""
+        if not self.prunings.zones:
+            raise ValueError("relevance zones are off: make the prover with Prunings(zones=True)")
+        value = self.bound(position, alpha, beta, deadline)
+        if _terminal_score(position) is not None or alpha < value < beta:
+            return value, self.rules.full
+        return value, self._search.zone()
+
+    def cannot_win_zone(
+        self, position: Position, *, mover: bool = True, deadline: float | None = None
+    ) -> int | None:
+        """A relevance zone of "the side to move cannot win" (``mover`` True) or "its opponent
+        cannot win" (False), or None when that side can win: that side still cannot win with
+        its stones on every empty cell outside the zone (:meth:`bound_zone`)."""
+        if mover:
+            value, zone = self.bound_zone(position, 0, 1, deadline)
+            return zone if value <= 0 else None
+        value, zone = self.bound_zone(position, -1, 0, deadline)
+        return zone if value >= 0 else None
 
     # -- internals ----------------------------------------------------------------------------
 

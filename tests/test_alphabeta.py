@@ -15,6 +15,7 @@ from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.search import (
     Prover,
+    Prunings,
     SearchEngine,
     SearchResult,
     child_window,
@@ -356,7 +357,7 @@ def test_engines_walk_the_same_tree(shape, moves):
     rules = Rules(*shape)
     position = Position.from_moves(rules, moves)
     counts = {
-        engine: Prover(rules, engine=engine, threats=False).solve(position).nodes
+        engine: Prover(rules, engine=engine, prunings=Prunings(threats=False)).solve(position).nodes
         for engine in ENGINES
     }
     assert counts["compiled"] == counts["python"] > 1000, counts

@@ -10,7 +10,7 @@ from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.pairing import find_pairing, pairing_for
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover
+from ttt_solve.solver.search import Prover, Prunings
 
 
 def blocks_every_open_line(
@@ -111,7 +111,7 @@ def test_a_pairing_draw_is_proved_without_search(engine: str) -> None:
 def test_a_position_without_pairing_is_searched() -> None:
     rules = Rules(4, 4, 3)  # a win for X, found with no pairing
     # the threat search would close some of its nodes (technique "search+threats"): off
-    result = Prover(rules, threats=False).solve(Position.start(rules))
+    result = Prover(rules, prunings=Prunings(threats=False)).solve(Position.start(rules))
     assert result.technique == "search"
     assert result.nodes > 0
 

@@ -10,7 +10,7 @@ from tests.support import random_walk
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover, root_of, technique_name
+from ttt_solve.solver.search import Prover, Prunings, root_of, technique_name
 from ttt_solve.solver.value import WIN_SCORE, Outcome
 
 ENGINES = ["compiled", "python"]
@@ -36,7 +36,9 @@ def test_a_win_by_continuous_threats_needs_no_search(engine: str) -> None:
     assert (result.technique, result.nodes, result.threats) == ("threats", 0, 1)
     assert result.score == WIN_SCORE - 13
     # without threats the search proves the same win, searching for it
-    plain = Prover(rules, weak=True, engine=engine, threats=False).solve(position)
+    plain = Prover(rules, weak=True, engine=engine, prunings=Prunings(threats=False)).solve(
+        position
+    )
     assert plain.value.outcome == Outcome.WIN
     assert plain.technique != "threats" and plain.threats == 0 and plain.nodes > 0
 
@@ -45,7 +47,7 @@ def test_the_threat_win_is_no_longer_than_it_says() -> None:
     """The exact remoteness, found without threats, is at most the plies the sequence takes."""
     rules = Rules(4, 9, 4)
     position = Position.parse(THREAT_WIN, rules)
-    exact = Prover(rules, threats=False).solve(position)
+    exact = Prover(rules, prunings=Prunings(threats=False)).solve(position)
     assert exact.value.outcome == Outcome.WIN
     assert exact.value.remoteness <= 13
     # the exact mode with threats at its nodes finds the same remoteness
@@ -84,7 +86,7 @@ def test_threat_wins_agree_with_the_exact_search_without_threats(
     rules = Rules(*shape)
     rng = random.Random(7 * sum(shape))
     finder = Prover(rules, table_bits=8)
-    exact = Prover(rules, table_bits=18, threats=False)
+    exact = Prover(rules, table_bits=18, prunings=Prunings(threats=False))
     found = 0
     for _ in range(400):
         position = random_walk(rules, rng, rng.randrange(4, 16))
@@ -105,7 +107,7 @@ def test_weak_values_with_threats_equal_those_without_on_the_empty_board(
     rules = Rules(*shape)
     start = Position.start(rules)
     with_threats = Prover(rules, weak=True, engine=engine).solve(start)
-    without = Prover(rules, weak=True, engine=engine, threats=False).solve(start)
+    without = Prover(rules, weak=True, engine=engine, prunings=Prunings(threats=False)).solve(start)
     assert with_threats.value.outcome == without.value.outcome
     assert without.threats == 0 and "threats" not in without.technique
 
@@ -119,7 +121,7 @@ def closed_by_threats_alike(
     rules = Rules(*shape)
     rng = random.Random(seed)
     with_threats = Prover(rules, weak=weak, table_bits=18)
-    without = Prover(rules, weak=weak, table_bits=18, threats=False)
+    without = Prover(rules, weak=weak, table_bits=18, prunings=Prunings(threats=False))
     for _ in range(walks):
         position = random_walk(rules, rng, rng.randrange(fewest, 14))
         if position.is_terminal:
