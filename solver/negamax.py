@@ -38,7 +38,6 @@ recompiles.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -1066,7 +1065,7 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
     counters = s.counters
     counters[NODES] += 1
     # The clock is read even with no deadline: reading it runs Python for a moment, where a
-    # signal's handler gets its turn (Ctrl-C, SIGTERM), whose exception unwinds the search.
+    # signal's handler gets its turn (Ctrl-C, SIGTERM) and may move the deadline to the past.
     if counters[NODES] & (CHECK_EVERY - 1) == 0:
         if _now() > s.deadline[0]:
             counters[TIMED_OUT] = 1

@@ -63,10 +63,14 @@ opponent stone, a test on the stones), so the number of lines has no limit.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import math
+import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any, NamedTuple
 
@@ -417,7 +421,11 @@ class SearchEngine:
             )
         tables.nodes[:NODE_FIELDS] = fields + [0] * (NODE_FIELDS - len(fields))
         tables.counters[TIMED_OUT] = 0
-        score = self._kernel._negamax(tables, 0, alpha, beta)
+        if self.compiled:
+            with _signals_stop(tables.deadline):
+                score = self._kernel._negamax(tables, 0, alpha, beta)
+        else:
+            score = self._kernel._negamax(tables, 0, alpha, beta)
         if tables.counters[TIMED_OUT]:
             raise SearchTimeout(f"search passed its deadline after {self.nodes:,} nodes")
         return int(score)
@@ -429,6 +437,43 @@ class SearchEngine:
         opponent cannot win" when the window was at or below 0 and the value at least 0."""
         zone = int(self._tables.zones[0])
         return zone & self._tables.full if zone < 0 else zone
+
+
+_STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _signals_stop(deadline: Any) -> Iterator[None]:
+    """Within the block, Ctrl-C or SIGTERM stops the compiled search, then comes again once it
+    has returned, to whoever handled it before (Python's ``KeyboardInterrupt``, a command's
+    own handler). Python runs a signal's handler only between its own instructions: in the
+    compiled search, when it reads the clock, every few thousand nodes, where an exception
+    raised would be lost, so the handler here only moves the deadline to the past."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+    kept = deadline[0]
+
+    def stop(signum: int, _frame: object) -> None:
+        received.append(signum)
+        deadline[0] = -math.inf
+
+    handled = {
+        signum: signal.getsignal(signum)
+        for signum in _STOPPING_SIGNALS
+        if callable(signal.getsignal(signum))  # not where it is ignored or kills at once
+    }
+    for signum in handled:
+        signal.signal(signum, stop)
+    try:
+        yield
+    finally:
+        for signum, previous in handled.items():
+            signal.signal(signum, previous)
+        deadline[0] = kept
+    if received:
+        signal.raise_signal(received[0])
 
 
 def root_of(position: Position) -> Root:

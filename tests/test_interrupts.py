@@ -183,3 +183,46 @@ def test_kill_9_of_a_solve_takes_its_workers_with_it(tmp_path):
     assert not left, "processes outlived the killed solve"
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert "leaked semaphore" not in err, err
+
+
+# -- a signal amid a long proof ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "signum, status, said",
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+    ids=["SIGINT", "SIGTERM"],
+)
+def test_a_signal_amid_a_long_proof_stops_it_within_seconds(tmp_path, signum, status, said):
+    """4x10 k=4 from the empty board is a proof of many minutes in one compiled search; the
+    search looks for signals where it looks at the clock, so Ctrl-C or SIGTERM stops it within
+    seconds (it ran on until the search ended, past ``timeout``'s SIGTERM), with its line."""
+    db = tmp_path / "b.sqlite"
+    args = ["--size", "4x10", "--win", "4", "--method", "alphabeta", "--book-depth", "0"]
+    solve = subprocess.Popen(
+        [str(SCRIPTS / "ttt-solve"), *args, "--db", str(db)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert solve.stderr is not None
+    said_before = [solve.stderr.readline()]
+    while said_before[-1] and not said_before[-1].startswith("method: "):  # as it starts
+        said_before.append(solve.stderr.readline())
+    assert said_before[-1], said_before
+    time.sleep(8)  # a compile of the search (first use) and then the search itself
+    assert solve.poll() is None, "the proof ended before the signal"
+    solve.send_signal(signum)
+    sent = time.monotonic()
+    try:
+        rest = solve.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        solve.kill()
+        raise AssertionError("the proof went on a minute after the signal") from None
+    took = time.monotonic() - sent
+    assert solve.returncode == status, (solve.returncode, rest)
+    assert "Traceback" not in rest, rest
+    assert rest.strip().splitlines()[-1].startswith(f"{said}: "), rest
+    print(f"stopped {took:.2f} s after the signal")
+    assert took < 20, f"the proof stopped only {took:.1f} s after the signal"
