@@ -214,9 +214,10 @@ class Solve:
         """Whether :meth:`run` solved the game (not: found it stored already)."""
         self.book_name = db
         """The book as a user names it (a path, or a URL without its password)."""
-        self.stopped = ""
-        """After an interruption of :meth:`run`: what it left (the book unchanged, the work
-        kept for a rerun, or the game stored just before)."""
+        self.stopped = "nothing was written"
+        """After an interruption of :meth:`run`: what it left (nothing, before the solve
+        began; the book unchanged, the work kept for a rerun, or the game stored just
+        before)."""
 
     def run(self) -> GameInfo:
         """Solve and store the game, or return the stored one (unless ``force``).

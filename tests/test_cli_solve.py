@@ -145,3 +145,17 @@ def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
     )
     assert "deepest-rows-0-16-scores.npy" in seen[0] and "identity.json" in seen[0]
     assert sorted(os.listdir(tmp_path)) == ["t.sqlite"], "work files outlived the solve"
+
+
+def test_an_interruption_before_the_solve_begins_says_nothing_was_written(tmp_path, monkeypatch):
+    """Ctrl-C while the book is being opened, before the solve's first line: the line says
+    what was left (it said "interrupted: " and nothing more)."""
+    import ttt_solve.book.solving as solving
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(solving, "open_book", interrupted)
+    result = run(["--size", "3", "--win", "3", "--db", str(tmp_path / "t.sqlite")])
+    assert result.exit_code == 130, result.output
+    assert result.output.strip().splitlines()[-1] == "interrupted: nothing was written"
