@@ -6,7 +6,6 @@ import errno
 import ipaddress
 import math
 import socket
-from typing import Any
 
 import click
 
@@ -14,7 +13,7 @@ from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS
 from ttt_solve.book.reader import hide_password, open_book
 from ttt_solve.cli.common import CliError, db_option, friendly_errors
-from ttt_solve.cli.options import command, search_seconds_option
+from ttt_solve.cli.options import command, count_option, search_seconds_option
 
 MAX_WORKERS = 16
 """The most worker processes of one kind (``--max-searches``, ``--max-audits``): each is a
@@ -24,17 +23,6 @@ process of its own, about 150 MiB."""
 def _positive(name: str, value: float) -> None:
     if not math.isfinite(value) or value <= 0:
         raise CliError(f"{name} {value} must be a number > 0")
-
-
-def _workers_option(name: str, default: int, help: str) -> Any:
-    return click.option(
-        name,
-        type=click.IntRange(1, MAX_WORKERS),
-        default=default,
-        show_default=True,
-        metavar="N",
-        help=help,
-    )
 
 
 @command("serve")
@@ -57,12 +45,13 @@ def _workers_option(name: str, default: int, help: str) -> Any:
     DEFAULT_SEARCH_SECONDS,
     "Time allowed to each live search of a position past the book, and to each agent move.",
 )
-@_workers_option(
+@count_option(
     "--max-searches",
     2,
     "Live searches and agent moves at once, each in a worker process; more are refused with 429.",
+    MAX_WORKERS,
 )
-@_workers_option("--max-audits", 1, "Audits at once, each in a worker process.")
+@count_option("--max-audits", 1, "Audits at once, each in a worker process.", MAX_WORKERS)
 @click.option(
     "--audit-seconds",
     type=float,
