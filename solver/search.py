@@ -68,12 +68,12 @@ import importlib.util
 import math
 import signal
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from types import ModuleType
 from typing import Any, NamedTuple
 
+from ttt_solve.processes import signals_held
 from ttt_solve.solver import negamax
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.negamax import (
@@ -439,9 +439,6 @@ class SearchEngine:
         return zone & self._tables.full if zone < 0 else zone
 
 
-_STOPPING_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
 @contextlib.contextmanager
 def _signals_stop(deadline: Any) -> Iterator[None]:
     """Within the block, Ctrl-C or SIGTERM stops the compiled search, then comes again once it
@@ -449,28 +446,15 @@ def _signals_stop(deadline: Any) -> Iterator[None]:
     own handler). Python runs a signal's handler only between its own instructions: in the
     compiled search, when it reads the clock, every few thousand nodes, where an exception
     raised would be lost, so the handler here only moves the deadline to the past."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    received: list[int] = []
     kept = deadline[0]
 
-    def stop(signum: int, _frame: object) -> None:
-        received.append(signum)
+    def stop(_signum: int) -> None:
         deadline[0] = -math.inf
 
-    handled = {
-        signum: signal.getsignal(signum)
-        for signum in _STOPPING_SIGNALS
-        if callable(signal.getsignal(signum))  # not where it is ignored or kills at once
-    }
-    for signum in handled:
-        signal.signal(signum, stop)
     try:
-        yield
+        with signals_held([signal.SIGINT, signal.SIGTERM], stop) as received:
+            yield
     finally:
-        for signum, previous in handled.items():
-            signal.signal(signum, previous)
         deadline[0] = kept
     if received:
         signal.raise_signal(received[0])

@@ -14,7 +14,7 @@ import multiprocessing.connection
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 ORPHANED = 1
@@ -41,17 +41,40 @@ def end_with_parent() -> None:
 
 
 @contextmanager
+def signals_held(
+    signums: Iterable[int], on_signal: Callable[[int], None] | None = None
+) -> Iterator[list[int]]:
+    """Hold back the signals ``signums`` for the block, where Python handles them (not where
+    they are ignored or kill at once): the list yielded receives each as it comes, and
+    ``on_signal(signum)`` is called. The handlers are back in place after the block, for the
+    caller to act on what came. Only the main thread can handle signals; elsewhere the block
+    just runs, and nothing comes."""
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def hold(signum: int, _frame: object) -> None:
+        received.append(signum)
+        if on_signal is not None:
+            on_signal(signum)
+
+    held = {signum: signal.getsignal(signum) for signum in signums}
+    held = {signum: previous for signum, previous in held.items() if callable(previous)}
+    for signum in held:
+        signal.signal(signum, hold)
+    try:
+        yield received
+    finally:
+        for signum, previous in held.items():
+            signal.signal(signum, previous)
+
+
+@contextmanager
 def interrupts_deferred() -> Iterator[None]:
     """Hold back Ctrl-C (SIGINT) for the block: it raises ``KeyboardInterrupt`` once the block
-    has finished. Only the main thread can handle signals; elsewhere the block just runs."""
-    if threading.current_thread() is not threading.main_thread():
+    has finished."""
+    with signals_held([signal.SIGINT]) as received:
         yield
-        return
-    received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, _frame: received.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
     if received:
         raise KeyboardInterrupt
