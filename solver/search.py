@@ -406,9 +406,51 @@ class SearchEngine:
         tables.table.clear()
         tables.history[:] = [0] * len(tables.history)
 
+    def moves(self, root: Root) -> list[int] | None:
+        """The moves the search tries at ``root``, in its order (``_order_moves``): a forced
+        block alone; else the empty cells best first, all dead cells but one left out and,
+        with domination on, the dominated moves. None when one of them makes two threats the
+        opponent cannot answer (the mover wins in 3). For other searches over the same moves
+        (bench/bench_pns.py)."""
+        self._place(root)
+        count = self._kernel._order_moves(self._tables, 0)
+        if count < 0:
+            return None
+        return [int(cell) for cell in self._tables.orders[:count]]
+
+    def breaker_holds(self, root: Root, maker_to_move: bool) -> bool:
+        """Whether the search closes ``root`` at once by a proof that the maker cannot win, in
+        a window that asks only that: with the maker to move (``maker_to_move``), a proof
+        that its opponent keeps it from completing a line (``_breaker_holds``: a pairing, the
+        potential or a partial pairing, by the prunings on); with the breaker to move, the
+        same or a pairing after one of its moves (``_holds_within_a_move``)."""
+        arguments: tuple[int, ...] = (root.me, root.opp, root.empty)
+        if self.compiled:
+            arguments = tuple(_int64(value) for value in arguments)
+        me, opp, empty = arguments
+        if maker_to_move:
+            return bool(
+                self._kernel._breaker_holds(self._tables, me, opp, empty, root.empties, True)
+            )
+        return bool(self._kernel._holds_within_a_move(self._tables, opp, me, empty, root.empties))
+
     def search(self, root: Root, alpha: int, beta: int) -> int:
         """One fail-soft search of ``root`` with the window ``(alpha, beta)``; raises
         :class:`SearchTimeout` past the deadline."""
+        tables = self._tables
+        self._place(root)
+        tables.counters[TIMED_OUT] = 0
+        if self.compiled:
+            with _signals_stop(tables.deadline):
+                score = self._kernel._negamax(tables, 0, alpha, beta)
+        else:
+            score = self._kernel._negamax(tables, 0, alpha, beta)
+        if tables.counters[TIMED_OUT]:
+            raise SearchTimeout(f"search passed its deadline after {self.nodes:,} nodes")
+        return int(score)
+
+    def _place(self, root: Root) -> None:
+        """Put ``root`` at ply 0 of the node stack and of the image keys."""
         tables = self._tables
         fields = list(root[:8])
         if self.compiled:
@@ -420,15 +462,6 @@ class SearchEngine:
                 key << shift for key, shift in zip(root.images, tables.image_shifts)
             )
         tables.nodes[:NODE_FIELDS] = fields + [0] * (NODE_FIELDS - len(fields))
-        tables.counters[TIMED_OUT] = 0
-        if self.compiled:
-            with _signals_stop(tables.deadline):
-                score = self._kernel._negamax(tables, 0, alpha, beta)
-        else:
-            score = self._kernel._negamax(tables, 0, alpha, beta)
-        if tables.counters[TIMED_OUT]:
-            raise SearchTimeout(f"search passed its deadline after {self.nodes:,} nodes")
-        return int(score)
 
     def zone(self) -> int:
         """The relevance zone the last :meth:`search` proved its value with (with zones on):
