@@ -80,7 +80,7 @@ CASES = ["7,7,5:start", "7,7,5:all", "9,4,4:a1:60", "9,4,4:e2:60", "8,8,5:a1:300
 """The cases of the table in docs/prover.md."""
 SEARCHES = ("df-pn", "strongest", "every")
 """The searches compared: df-pn, and alpha-beta with the strongest and with every pruning."""
-SLICE = 30.0
+SLICE = 600.0
 """Wall seconds of one slice of an alpha-beta search (see :func:`alpha_beta`)."""
 
 
