@@ -69,7 +69,7 @@ PRUNINGS = {
     "domination": Prunings(domination=True),
     "zones": Prunings(zones=True),
     "strongest": Prunings.strongest(),
-    "every": Prunings(potential=True, partial_pairings=True, domination=True, zones=True),
+    "every": Prunings.every(),
 }
 """The sets of prunings ``--prunings`` names: the classic ones (threats and pairings, the
 prover's default), none, each new one with the classic ones, the command line's choice, and

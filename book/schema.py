@@ -16,6 +16,8 @@ creates the tables, so a database never holds the tables without their version.
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from typing import Any
 
 import sqlalchemy as sa
@@ -132,6 +134,9 @@ def is_postgresql(url: URL) -> bool:
     return url.get_backend_name() == "postgresql"
 
 
+_SQLITE_BUSY_SECONDS = 600  # how long a writer waits for another's lock before it fails
+
+
 def make_engine(url: URL) -> Engine:
     """An engine with this project's SQLite settings.
 
@@ -156,10 +161,10 @@ def make_engine(url: URL) -> Engine:
         def _on_connect(dbapi_connection: Any, _record: Any) -> None:
             dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
             cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA busy_timeout = 600000")
+            cursor.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_SECONDS * 1000}")
             cursor.execute("PRAGMA foreign_keys = ON")
             if sqlite_path(url):
-                cursor.execute("PRAGMA journal_mode = WAL")
+                _switch_to_wal(cursor)
                 cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.close()
 
@@ -169,6 +174,26 @@ def make_engine(url: URL) -> Engine:
             connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
+
+
+def _switch_to_wal(cursor: sqlite3.Cursor) -> None:
+    """``PRAGMA journal_mode = WAL``, waiting out other connections as the busy timeout would.
+
+    SQLite does not call the busy handler while it changes the journal mode, so a connection
+    opening a new book in the instant another switches it answers "database is locked" at
+    once (two runs started together on one new file); this wait stands in for the handler.
+    """
+    deadline = time.monotonic() + _SQLITE_BUSY_SECONDS
+    pause = 0.001
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(2 * pause, 0.1)
 
 
 def placeholders(engine: Engine, count: int) -> str:

@@ -134,7 +134,7 @@ def decide(
     start_position = Position.start(rules)
     if all(pairing_for(start_position, defender_is_x) for defender_is_x in (True, False)):
         return entry("draw", rules.cells, "pairing", "a pairing for each side", 0)
-    prover = Prover(rules, table_bits=table_bits, prunings=prunings or Prunings.strongest())
+    prover = Prover(rules, table_bits=table_bits, prunings=prunings or Prunings.every())
     deadline = started + seconds
     method, note = "search", ""
     if prover.threat_win(start_position):

@@ -119,8 +119,8 @@ COMPILED_KERNEL = negamax.__name__ + "_compiled"
 class Prunings(NamedTuple):
     """Which prunings the search uses; each is sound on its own and with the others (the
     values, and the remoteness in exact mode, are those of the search without it). The
-    defaults are the classic set (the prover's, opening books' and so ``ttt-solve``'s);
-    :meth:`strongest` adds more (``ttt atlas`` and bench/bench_stretch.py use it).
+    defaults are the classic set (a :class:`Prover`'s unless told otherwise); :meth:`every`
+    adds all the others (opening books, so ``ttt-solve``, and ``ttt atlas`` use it).
 
     * ``threats``: close nodes by a win by continuous threats (and, in weak mode, the root);
     * ``pairings``: close nodes by a pairing of the breaker's (whole);
@@ -145,6 +145,12 @@ class Prunings(NamedTuple):
         relevance zones, whose table takes 40 bytes a slot): the choice of ``ttt atlas`` and
         bench/bench_stretch.py. bench/bench_prover.py measures each set."""
         return cls(potential=True, partial_pairings=True, domination=True)
+
+    @classmethod
+    def every(cls) -> Prunings:
+        """Every pruning: the strongest set and relevance zones. It searched the fewest nodes
+        on every board bench/bench_prover.py measured."""
+        return cls(potential=True, partial_pairings=True, domination=True, zones=True)
 
     @classmethod
     def none(cls) -> Prunings:

@@ -188,6 +188,33 @@ def test_schema_preparation_from_two_processes_on_a_new_database(book_db):
     assert prepare_schema(make_engine(database_url(book_db))) == SCHEMA_VERSION
 
 
+def test_connections_opened_together_on_a_new_sqlite_file(tmp_path):
+    """Six processes connect at one instant to a new file: each switches it to WAL or finds it
+    switched; none is told "database is locked" (SQLite skips its busy handler there)."""
+    code = (
+        "import sys, time; from ttt_solve.book.schema import database_url, make_engine\n"
+        "engine = make_engine(database_url(sys.argv[1]))\n"
+        "while time.time() < float(sys.argv[2]): pass\n"
+        "with engine.connect() as conn: print(conn.exec_driver_sql('PRAGMA journal_mode')"
+        ".scalar())"
+    )
+    for attempt in range(4):
+        db = str(tmp_path / f"new-{attempt}.sqlite")
+        start = time.time() + 2.0  # after every process has imported
+        runs = [
+            subprocess.Popen(
+                [sys.executable, "-c", code, db, str(start)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(6)
+        ]
+        outputs = [run.communicate(timeout=120) for run in runs]
+        assert [run.returncode for run in runs] == [0] * 6, [err for _, err in outputs]
+        assert [out.strip() for out, _ in outputs] == ["wal"] * 6
+
+
 def test_two_solves_started_together_on_a_new_sqlite_file(tmp_path):
     for attempt in range(3):
         db = str(tmp_path / f"new-{attempt}.sqlite")

@@ -28,7 +28,7 @@ from ttt_solve.solver.value import WIN_SCORE, move_score
 NEW = ("potential", "partial_pairings", "domination", "zones")
 """The prunings this module is about (threats and pairings have their own test modules)."""
 
-EVERY = Prunings(potential=True, partial_pairings=True, domination=True, zones=True)
+EVERY = Prunings.every()
 """Every pruning on."""
 
 CONFIGURATIONS = {name: Prunings(**{name: True}) for name in NEW} | {
