@@ -73,7 +73,7 @@ UNKNOWN = (1, 1)
 
 STRONGEST = Prunings.strongest()
 """The strongest prunings (the choice of bench/bench_stretch.py)."""
-EVERY = STRONGEST._replace(zones=True)
+EVERY = Prunings.every()
 """Every pruning: the strongest set and relevance zones."""
 
 CASES = ["7,7,5:start", "7,7,5:all", "9,4,4:a1:60", "9,4,4:e2:60", "8,8,5:a1:300"]
