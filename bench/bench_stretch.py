@@ -190,6 +190,7 @@ def main() -> None:
     start = Position.start(rules)
     steps = [("start", start, None)] if published == "draw" and args.prove_start else []
     steps += [(rules.cell_name(cell), start.play(cell), cell) for cell in moves]
+    every_step = [step for step, _, _ in steps]  # the outcome needs them all, not --moves'
     if args.moves:
         unknown = set(args.moves) - {step for step, _, _ in steps}
         if unknown:
@@ -230,12 +231,12 @@ def main() -> None:
         )
         if found in ("X wins", "X loses"):
             break
-    outcome = outcome_of(run.proved, [step for step, _, _ in steps])
+    outcome = outcome_of(run.proved, every_step)
     total_nodes = sum(record["nodes"] for record in run.proved.values())
     total_seconds = sum(record["seconds"] for record in run.proved.values())
     print(
         f"({args.board}): {outcome} (published {published}); steps proved {len(run.proved)} of "
-        f"{len(steps)}: {total_nodes:,} nodes, {total_seconds:,.1f} s in all runs; this run "
+        f"{len(every_step)}: {total_nodes:,} nodes, {total_seconds:,.1f} s in all runs; this run "
         f"{time.perf_counter() - started:,.1f} s; load {load_average()}"
     )
     for step, record in run.proved.items():
