@@ -1,0 +1,67 @@
+"""Where an opening book of depth 0 spends its time: the exact value of the empty board, then
+the best-move mask, one null-window probe per first move, timed one by one.
+
+These are the steps ``ttt-solve --method alphabeta --book-depth 0`` takes (the book builder's
+prover, ``solver.opening.book_prover``, and the probes of ``solver.opening.prove_rows``)::
+
+    python bench/bench_book_root.py --size 4x10 --win 4
+    python bench/bench_book_root.py --size 4x9 --win 4
+
+Prints the root's score and remoteness with its nodes and seconds, then a line per first move:
+whether it is among the best, its nodes and seconds (a move symmetric to one probed already
+costs a table lookup).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py beside it
+from common import load_average  # noqa: E402
+
+from ttt_solve.solver.opening import book_prover  # noqa: E402
+from ttt_solve.solver.position import Position, iter_cells  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
+from ttt_solve.solver.value import best_child_score, remoteness_of  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", default="4x10", help="ROWSxCOLUMNS, as ttt-solve takes it")
+    parser.add_argument("--win", type=int, default=4, help="stones in a row that win")
+    args = parser.parse_args()
+    rows, columns = (int(part) for part in args.size.split("x"))
+    rules = Rules(rows, columns, args.win)
+    prover = book_prover(rules)
+    start = Position.start(rules)
+    print(f"{rules.name}; load {load_average()}", flush=True)
+
+    before, started = prover.nodes, time.perf_counter()
+    score = prover.solve(start).score
+    print(
+        f"empty board: score {score} (remoteness {remoteness_of(score, rules.cells)}), "
+        f"{prover.nodes - before:,} nodes, {time.perf_counter() - started:.1f} s, "
+        f"load {load_average()}",
+        flush=True,
+    )
+    target = best_child_score(score)
+    mask_nodes, mask_started = prover.nodes, time.perf_counter()
+    for cell in iter_cells(start.empty):
+        before, started = prover.nodes, time.perf_counter()
+        best = prover.bound(start.play(cell), target, target + 1) <= target
+        print(
+            f"  {rules.cell_name(cell)}: {'best' if best else 'not best'}, "
+            f"{prover.nodes - before:,} nodes, {time.perf_counter() - started:.1f} s",
+            flush=True,
+        )
+    print(
+        f"best-move mask: {prover.nodes - mask_nodes:,} nodes, "
+        f"{time.perf_counter() - mask_started:.1f} s; load {load_average()}"
+    )
+
+
+if __name__ == "__main__":
+    main()
