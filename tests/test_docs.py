@@ -196,3 +196,44 @@ def test_links_between_pages_resolve() -> None:
             if "://" in target:
                 continue
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+
+
+def heading_anchors(markdown: str) -> set[str]:
+    """The anchors GitHub gives a page's headings: lower case, punctuation but ``-`` and ``_``
+    dropped, spaces to hyphens, ``-1``, ``-2`` after repeats (fenced code has no headings)."""
+    anchors: set[str] = set()
+    seen: dict[str, int] = {}
+    in_code = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        heading = None if in_code else re.match(r"#{1,6} (.+)", line)
+        if heading:
+            slug = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-")
+            repeats = seen.get(slug, 0)
+            seen[slug] = repeats + 1
+            anchors.add(slug if repeats == 0 else f"{slug}-{repeats}")
+    return anchors
+
+
+def test_heading_anchors_follow_github() -> None:
+    page = (
+        "# Benchmarks\n## Exporting a book: `bench/bench_export.py`\n"
+        "```\n# not one\n```\n# Benchmarks"
+    )
+    assert heading_anchors(page) == {
+        "benchmarks",
+        "exporting-a-book-benchbench_exportpy",
+        "benchmarks-1",
+    }
+
+
+def test_links_to_headings_resolve() -> None:
+    for page in [*PAGES, ROOT / "data" / "README.md"]:
+        text = page.read_text(encoding="utf-8")
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", text):
+            if "://" in target:
+                continue
+            linked = page.parent / target if target else page
+            anchors = heading_anchors(linked.read_text(encoding="utf-8"))
+            assert anchor in anchors, f"{page.name} links to {target}#{anchor}: no such heading"
