@@ -2,7 +2,7 @@
 the best-move mask, one null-window probe per first move, timed one by one.
 
 These are the steps ``ttt-solve --method alphabeta --book-depth 0`` takes (the book builder's
-prover, ``solver.opening.book_prover``, and the probes of ``solver.opening.prove_rows``)::
+prover, ``solver.opening.book_prover``, and its probe of each move, ``is_best_move``)::
 
     python bench/bench_book_root.py --size 4x10 --win 4
     python bench/bench_book_root.py --size 4x9 --win 4
@@ -22,10 +22,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py beside it
 from common import load_average  # noqa: E402
 
-from ttt_solve.solver.opening import book_prover  # noqa: E402
+from ttt_solve.solver.opening import book_prover, is_best_move  # noqa: E402
 from ttt_solve.solver.position import Position, iter_cells  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
-from ttt_solve.solver.value import best_child_score, remoteness_of  # noqa: E402
+from ttt_solve.solver.value import remoteness_of  # noqa: E402
 
 
 def main() -> None:
@@ -47,11 +47,10 @@ def main() -> None:
         f"load {load_average()}",
         flush=True,
     )
-    target = best_child_score(score)
     mask_nodes, mask_started = prover.nodes, time.perf_counter()
     for cell in iter_cells(start.empty):
         before, started = prover.nodes, time.perf_counter()
-        best = prover.bound(start.play(cell), target, target + 1) <= target
+        best = is_best_move(prover, start, cell, score)
         print(
             f"  {rules.cell_name(cell)}: {'best' if best else 'not best'}, "
             f"{prover.nodes - before:,} nodes, {time.perf_counter() - started:.1f} s",

@@ -47,6 +47,7 @@ import time
 from collections.abc import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py beside it
+from bench_prover import PRUNINGS  # noqa: E402
 from common import load_average  # noqa: E402
 from tabulate import tabulate  # noqa: E402
 
@@ -71,10 +72,6 @@ LOST = (INFINITY, 0)
 UNKNOWN = (1, 1)
 """(phi, delta) of a node not yet checked, or checked and not solved."""
 
-STRONGEST = Prunings.strongest()
-"""The strongest prunings (the choice of bench/bench_stretch.py)."""
-EVERY = Prunings.every()
-"""Every pruning: the strongest set and relevance zones."""
 
 CASES = ["7,7,5:start", "7,7,5:all", "9,4,4:a1:60", "9,4,4:e2:60", "8,8,5:a1:300"]
 """The cases of the table in docs/prover.md."""
@@ -104,7 +101,7 @@ class ProofNumberSearch:
     def __init__(
         self,
         rules: Rules,
-        prunings: Prunings = STRONGEST,
+        prunings: Prunings = PRUNINGS["strongest"],
         epsilon: float = 0.25,
         eager: bool = True,
         deadline: float | None = None,
@@ -352,8 +349,7 @@ def main() -> None:
                     nodes, details = search.nodes, [search.checked, search.expanded, numbers]
                     del search  # its table before the next search's
                 else:
-                    prunings = STRONGEST if name == "strongest" else EVERY
-                    found, nodes, seconds = alpha_beta(position, prunings, limit)
+                    found, nodes, seconds = alpha_beta(position, PRUNINGS[name], limit)
                     name, details = f"alpha-beta {name}", ["", "", ""]
                 rows.append(
                     [label, name, found, nodes, *details]

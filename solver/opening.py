@@ -359,14 +359,20 @@ def prove_rows(
         if position.empty == 0:
             continue
         score = prover.solve(position).score
-        target = best_child_score(score)
         mask = 0
         for cell in iter_cells(position.empty):
-            if prover.bound(position.play(cell), target, target + 1) <= target:
+            if is_best_move(prover, position, cell, score):
                 mask |= 1 << cell
         scores[row] = score
         best[row] = mask
     return scores, best
+
+
+def is_best_move(prover: Prover, position: Position, cell: int, score: int) -> bool:
+    """Whether the move to ``cell`` keeps ``score``, the exact score of ``position``: one
+    null-window probe of the child (a move is never worth more than its position)."""
+    target = best_child_score(score)
+    return prover.bound(position.play(cell), target, target + 1) <= target
 
 
 def check_row(prover: Prover, position: Position, score: int, best: int) -> str | None:

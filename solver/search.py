@@ -150,7 +150,7 @@ class Prunings(NamedTuple):
     def every(cls) -> Prunings:
         """Every pruning: the strongest set and relevance zones. It searched the fewest nodes
         on every board bench/bench_prover.py measured."""
-        return cls(potential=True, partial_pairings=True, domination=True, zones=True)
+        return cls.strongest()._replace(zones=True)
 
     @classmethod
     def none(cls) -> Prunings:
