@@ -6,6 +6,14 @@ click, take a few hundred milliseconds to load): a Ctrl-C meanwhile ends the com
 any later one does, with a line saying nothing was written and exit status 130, never with a
 ``KeyboardInterrupt`` traceback. (A Ctrl-C while the interpreter itself starts, before these
 lines run, is the interpreter's to report.)
+
+Python turns Ctrl-C into an exception raised wherever the program is, and some places lose
+it: the compiler while a module is imported (the exception vanishes and the command runs on),
+a callback of the import machinery or a finaliser (it is printed as "Exception ignored" and
+dropped), a call back from Numba's compiler. So while the command starts, Ctrl-C does not
+raise at all: it says so and ends the process at once, nothing having been opened yet. Later
+it is raised where the command is, except in those places: there it comes again a moment
+later, once they are left.
 """
 
 import os
@@ -20,7 +28,8 @@ INTERRUPTED = 130
 
 def _stopped_while_starting(_signum: int, _frame: object) -> None:
     sys.stderr.write("\ninterrupted: nothing was written\n")
-    raise SystemExit(INTERRUPTED)
+    sys.stderr.flush()
+    os._exit(INTERRUPTED)
 
 
 _PREVIOUS = signal.getsignal(signal.SIGINT)
@@ -28,9 +37,14 @@ if _PREVIOUS is signal.default_int_handler:  # not where Ctrl-C is ignored (nohu
     signal.signal(signal.SIGINT, _stopped_while_starting)
 
 
-def _inside_llvmlite(frame: types.FrameType | None) -> bool:
+def _loses_exceptions(frame: types.FrameType | None) -> bool:
+    """Whether an exception raised in ``frame`` could be lost on its way out: inside the
+    import machinery, a finaliser, or a call back from Numba's compiler (llvmlite)."""
     while frame is not None:
-        if "llvmlite" in frame.f_code.co_filename:
+        code = frame.f_code
+        if code.co_filename.startswith("<frozen importlib") or "llvmlite" in code.co_filename:
+            return True
+        if code.co_name in ("__del__", "_finalize_fairy"):  # the latter: SQLAlchemy's pool
             return True
         frame = frame.f_back
     return False
@@ -38,9 +52,8 @@ def _inside_llvmlite(frame: types.FrameType | None) -> bool:
 
 def _interrupt(signum: int, frame: types.FrameType | None) -> None:
     """Ctrl-C as Python's own handler takes it (``KeyboardInterrupt`` where the command is),
-    except inside a call back from Numba's compiler into Python, where the exception would be
-    printed as "Exception ignored" and lost: there it comes again a moment later."""
-    if _inside_llvmlite(frame):
+    except where the exception could be lost: there the signal comes again a moment later."""
+    if _loses_exceptions(frame):
         threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
         return
     signal.default_int_handler(signum, frame)

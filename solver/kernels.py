@@ -17,8 +17,7 @@ in bits ``0 .. cells-1``, O's in bits ``cells .. 2*cells-1``.
 
 from __future__ import annotations
 
-import functools
-from concurrent.futures import ThreadPoolExecutor
+import threading
 
 import numba
 import numpy as np
@@ -201,10 +200,7 @@ def sorted_unique_parallel(keys: NDArray[np.uint64], slices: int) -> NDArray[np.
     """
     bounds = np.linspace(0, len(keys), max(1, slices) + 1).astype(np.int64)
     parts = [keys[bounds[s] : bounds[s + 1]] for s in range(len(bounds) - 1)]
-    if len(parts) == 1:
-        parts[0].sort()
-    else:
-        list(_sort_pool(len(parts)).map(np.ndarray.sort, parts))
+    _sort_each(parts)
     counts: NDArray[np.int64] = _unique_slices(keys, bounds)
     if len(counts) == 1:
         distinct: NDArray[np.uint64] = keys[: counts[0]].copy()
@@ -213,10 +209,19 @@ def sorted_unique_parallel(keys: NDArray[np.uint64], slices: int) -> NDArray[np.
     return merged
 
 
-@functools.cache
-def _sort_pool(threads: int) -> ThreadPoolExecutor:
-    """The threads that sort slices, made once per process."""
-    return ThreadPoolExecutor(max_workers=threads, thread_name_prefix="ttt-sort")
+def _sort_each(parts: list[NDArray[np.uint64]]) -> None:
+    """Sort each array in place, all but the first on threads of their own.
+
+    Daemon threads started here rather than a thread pool: a Ctrl-C landing between a pool's
+    starting a worker and its recording it leaves a worker nobody wakes, and the process never
+    exits. A daemon thread does not hold the process up.
+    """
+    helpers = [threading.Thread(target=part.sort, daemon=True) for part in parts[1:]]
+    for helper in helpers:
+        helper.start()
+    parts[0].sort()
+    for helper in helpers:
+        helper.join()
 
 
 def bucket_starts(sorted_keys: NDArray[np.uint64], key_bits: int) -> tuple[NDArray[np.int64], int]:

@@ -77,6 +77,8 @@ def test_ctrl_c_while_a_command_starts_is_one_line_and_130(book_3x3, tmp_path, c
         counted += 1
         assert "Traceback" not in err and "Aborted!" not in err, err
         assert process.returncode in (0, 130), (process.returncode, err)
+        if command[0] == "ttt-solve":  # its solve takes seconds: ending with 0 lost the Ctrl-C
+            assert process.returncode == 130, err
         if process.returncode == 130:
             said = {"interrupted: nothing was written"}
             if err.startswith("method: "):  # ttt-solve began its solve: the solve's own line
