@@ -7,7 +7,9 @@ prover, ``solver.opening.book_prover``, and its probe of each move, ``is_best_mo
     python bench/bench_book_root.py --size 4x10 --win 4
     python bench/bench_book_root.py --size 4x9 --win 4
 
-Prints the root's score and remoteness with its nodes and seconds, then a line per first move:
+Prints each null-window search of the empty board as the prover makes it (the outcome, then
+the probes that narrow the remoteness), the root's score and remoteness with its nodes and
+seconds, then a line per first move:
 whether it is among the best, its nodes and seconds (a move symmetric to one probed already
 costs a table lookup).
 """
@@ -25,6 +27,7 @@ from common import load_average  # noqa: E402
 from ttt_solve.solver.opening import book_prover, is_best_move  # noqa: E402
 from ttt_solve.solver.position import Position, iter_cells  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
+from ttt_solve.solver.search import Prover, Root  # noqa: E402
 from ttt_solve.solver.value import remoteness_of  # noqa: E402
 
 
@@ -39,6 +42,7 @@ def main() -> None:
     start = Position.start(rules)
     print(f"{rules.name}; load {load_average()}", flush=True)
 
+    _print_each_probe(prover, rules)
     before, started = prover.nodes, time.perf_counter()
     score = prover.solve(start).score
     print(
@@ -60,6 +64,36 @@ def main() -> None:
         f"best-move mask: {prover.nodes - mask_nodes:,} nodes, "
         f"{time.perf_counter() - mask_started:.1f} s; load {load_average()}"
     )
+
+
+def _print_each_probe(prover: Prover, rules: Rules) -> None:
+    """Print each null-window search the prover makes of the empty board, as it makes them
+    (the outcome, then the probes that narrow the remoteness), with its nodes and seconds."""
+    search = prover._search.search
+
+    def printed(root: Root, alpha: int, beta: int) -> int:
+        if root.empties != rules.cells:
+            return search(root, alpha, beta)
+        before, started = prover.nodes, time.perf_counter()
+        value = search(root, alpha, beta)
+        print(
+            f"  window ({alpha}, {beta}): {_bound(value, alpha, beta, rules.cells)}, "
+            f"{prover.nodes - before:,} nodes, {time.perf_counter() - started:.1f} s",
+            flush=True,
+        )
+        return value
+
+    prover._search.search = printed  # type: ignore[method-assign]
+
+
+def _bound(value: int, alpha: int, beta: int, cells: int) -> str:
+    """What a fail-soft value says: "win in <= 21", "no win in < 23", "draw"..."""
+    if value == 0:
+        return "at most a draw" if value <= alpha else "at least a draw"
+    plies = remoteness_of(value, cells)
+    if value > 0:
+        return f"X wins in at most {plies}" if value >= beta else f"no X win in under {plies}"
+    return f"X loses in at most {plies}" if value <= alpha else f"no X loss in under {plies}"
 
 
 if __name__ == "__main__":
