@@ -87,7 +87,8 @@ def _print_each_probe(prover: Prover, rules: Rules) -> None:
 
 
 def _bound(value: int, alpha: int, beta: int, cells: int) -> str:
-    """What a fail-soft value says: "win in <= 21", "no win in < 23", "draw"..."""
+    """What a fail-soft value of the window ``(alpha, beta)`` says of the empty board: "X wins
+    in at most 21", "no X win in under 23", "at most a draw"..."""
     if value == 0:
         return "at most a draw" if value <= alpha else "at least a draw"
     plies = remoteness_of(value, cells)
