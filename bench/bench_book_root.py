@@ -5,11 +5,15 @@ These are the steps ``ttt-solve --method alphabeta --book-depth 0`` takes (the b
 prover, ``solver.opening.book_prover``, and its probe of each move, ``is_best_move``)::
 
     python bench/bench_book_root.py --size 4x10 --win 4
+    python bench/bench_book_root.py --size 4x10 --win 4 --exact-search deepening
     python bench/bench_book_root.py --size 4x9 --win 4
 
-Prints each null-window search of the empty board as the prover makes it (the outcome, then
-the probes that narrow the remoteness), the root's score and remoteness with its nodes and
-seconds, then a line per first move:
+With two processes (``--jobs``, 2 by default) the book builder runs both exact searches of the
+empty board at once and keeps the first answer; this script times one of them
+(``--exact-search``, bisection by default). Prints each null-window search of the empty board
+as the prover makes it (by bisection the outcome, then the probes that narrow the remoteness;
+by deepening a win within 1 ply, 3, 5, ...), the root's score and remoteness with its nodes
+and seconds, then a line per first move:
 whether it is among the best, its nodes and seconds (a move symmetric to one probed already
 costs a table lookup).
 """
@@ -27,7 +31,7 @@ from common import load_average  # noqa: E402
 from ttt_solve.solver.opening import book_prover, is_best_move  # noqa: E402
 from ttt_solve.solver.position import Position, iter_cells  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
-from ttt_solve.solver.search import Prover, Root  # noqa: E402
+from ttt_solve.solver.search import EXACT_SEARCHES, Prover, Root  # noqa: E402
 from ttt_solve.solver.value import remoteness_of  # noqa: E402
 
 
@@ -35,16 +39,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", default="4x10", help="ROWSxCOLUMNS, as ttt-solve takes it")
     parser.add_argument("--win", type=int, default=4, help="stones in a row that win")
+    parser.add_argument(
+        "--exact-search",
+        choices=EXACT_SEARCHES,
+        default="bisection",
+        help="the order of the probes of the empty board's exact score",
+    )
     args = parser.parse_args()
     rows, columns = (int(part) for part in args.size.split("x"))
     rules = Rules(rows, columns, args.win)
     prover = book_prover(rules)
     start = Position.start(rules)
-    print(f"{rules.name}; load {load_average()}", flush=True)
+    print(f"{rules.name}, exact search by {args.exact_search}; load {load_average()}", flush=True)
 
     _print_each_probe(prover, rules)
     before, started = prover.nodes, time.perf_counter()
-    score = prover.solve(start).score
+    score = prover.solve(start, exact_search=args.exact_search).score
     print(
         f"empty board: score {score} (remoteness {remoteness_of(score, rules.cells)}), "
         f"{prover.nodes - before:,} nodes, {time.perf_counter() - started:.1f} s, "
@@ -68,7 +78,7 @@ def main() -> None:
 
 def _print_each_probe(prover: Prover, rules: Rules) -> None:
     """Print each null-window search the prover makes of the empty board, as it makes them
-    (the outcome, then the probes that narrow the remoteness), with its nodes and seconds."""
+    (see the module docstring), with its nodes and seconds."""
     search = prover._search.search
 
     def printed(root: Root, alpha: int, beta: int) -> int:

@@ -23,7 +23,10 @@ hold boards of up to :data:`MASK_CELLS_LIMIT` cells.
 Nearly all the time goes into the deepest ply, so that ply is cut into chunks of
 :data:`ROWS_PER_CHUNK` rows (:data:`WIDE_ROWS_PER_CHUNK` past 31 cells). With ``jobs > 1``
 the chunks are shared out to worker processes, each with its own prover (the values proved
-do not depend on who proves them, so the book is the same). With a work directory each
+do not depend on who proves them, so the book is the same). A deepest ply of one position (a
+book of depth 0: the empty board) is raced instead: two workers prove it by the two exact
+searches of the prover (:data:`~ttt_solve.solver.search.EXACT_SEARCHES`), and the first
+answer is kept. With a work directory each
 finished chunk is kept on disk (:mod:`solver.plystore`), so an interrupted build resumes
 from the chunks it has.
 """
@@ -47,7 +50,7 @@ from ttt_solve.solver.plystore import PlyStore
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover, Prunings, default_engine
+from ttt_solve.solver.search import EXACT_SEARCHES, Prover, Prunings, default_engine
 from ttt_solve.solver.value import WIN_SCORE, best_child_score, move_score
 
 MASK_CELLS_LIMIT = 64
@@ -209,7 +212,9 @@ class OpeningBookBuilder:
             done += stop - start
             solved(done)
 
-        if pool_pays(self.jobs, len(pending)):
+        if self.jobs > 1 and [stop - start for start, stop in pending] == [1]:
+            keep(*self._race(keys, won, *pending[0]))
+        elif pool_pays(self.jobs, len(pending)):
             self._prove_in_workers(keys, won, pending, keep)
         else:
             for start, stop in pending:
@@ -234,7 +239,9 @@ class OpeningBookBuilder:
     ) -> None:
         """Prove the ``pending`` chunks in ``self.jobs`` worker processes; ``keep`` each one
         as it comes back (in any order)."""
-        tasks = [(start, stop, keys[start:stop], won[start:stop]) for start, stop in pending]
+        tasks = [
+            (start, stop, keys[start:stop], won[start:stop], "bisection") for start, stop in pending
+        ]
         # Neighbouring rows share much of their search, which only one table can reuse: a
         # worker takes runs of neighbouring chunks (yet small enough to balance the load). A
         # run comes back whole, so where a chunk is one row, which can take minutes, a run is
@@ -249,6 +256,23 @@ class OpeningBookBuilder:
             ):
                 self.worker_nodes += nodes
                 keep(start, stop, chunk_scores, chunk_best)
+
+    def _race(
+        self, keys: NDArray[np.uint64], won: NDArray[np.bool_], start: int, stop: int
+    ) -> tuple[int, int, NDArray[np.int16], NDArray[np.uint64]]:
+        """Prove a ply of one row (a book of depth 0: the empty board) by each exact search
+        at once, in two worker processes, and keep the first answer (the other process is
+        stopped): which of the two is faster depends on the position (solver.search's
+        ``EXACT_SEARCHES``), and a lone row leaves the other processes idle anyway."""
+        tasks = [
+            (start, stop, keys[start:stop], won[start:stop], exact_search)
+            for exact_search in EXACT_SEARCHES
+        ]
+        self.processes = len(tasks)
+        with _worker_pool(self.rules, self.processes) as pool:
+            start, stop, scores, best, nodes = next(pool.imap_unordered(_prove_task, tasks))
+        self.worker_nodes += nodes
+        return start, stop, scores, best
 
 
 def _chunk_name(start: int, stop: int) -> str:
@@ -343,10 +367,11 @@ def prove_rows(
     keys: NDArray[np.uint64],
     won: NDArray[np.bool_],
     on_row: Callable[[int], None] | None = None,
+    exact_search: str = "bisection",
 ) -> tuple[NDArray[np.int16], NDArray[np.uint64]]:
     """Exact scores (``int16``) and best-move masks (``uint64``, canonical orientation) of
     positions given by canonical keys and whether their last mover has won; ``on_row(i)`` is
-    called before row ``i``."""
+    called before row ``i``; ``exact_search``: as :meth:`Prover.solve` takes it."""
     scores = np.zeros(len(keys), dtype=np.int16)
     best = np.zeros(len(keys), dtype=np.uint64)
     for row, (key, is_won) in enumerate(zip(keys.tolist(), won.tolist())):
@@ -358,7 +383,7 @@ def prove_rows(
         position = Position.from_key(prover.rules, key)
         if position.empty == 0:
             continue
-        score = prover.solve(position).score
+        score = prover.solve(position, exact_search=exact_search).score
         mask = 0
         for cell in iter_cells(position.empty):
             if is_best_move(prover, position, cell, score):
@@ -474,12 +499,12 @@ def _worker() -> Prover:
 
 
 def _prove_task(
-    task: tuple[int, int, NDArray[np.uint64], NDArray[np.bool_]],
+    task: tuple[int, int, NDArray[np.uint64], NDArray[np.bool_], str],
 ) -> tuple[int, int, NDArray[np.int16], NDArray[np.uint64], int]:
-    start, stop, keys, won = task
+    start, stop, keys, won, exact_search = task
     prover = _worker()
     before = prover.nodes
-    scores, best = prove_rows(prover, keys, won)
+    scores, best = prove_rows(prover, keys, won, exact_search=exact_search)
     return start, stop, scores, best, prover.nodes - before
 
 

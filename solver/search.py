@@ -48,10 +48,12 @@ search:
   through another cell (the other move is worth at least as much, for either side, at any
   distance). Relevance zones skip the maker's moves outside the cells a refutation of one of
   its moves relied on; zones are kept in the table with the bounds.
-* **Exact scores** come from null-window probes: first ``(0, 1)`` (can the mover win?), then
-  if not ``(-1, 0)`` (can it lose?), which tells a win, a draw or a loss, and the breaker's
+* **Exact scores** come from null-window probes, in one of two orders
+  (:data:`EXACT_SEARCHES`). By ``bisection``: first ``(0, 1)`` (can the mover win?), then if
+  not ``(-1, 0)`` (can it lose?), which tells a win, a draw or a loss, and the breaker's
   proofs work in both; then, for a win or a loss, bisection on the remoteness with null
-  windows.
+  windows. By ``deepening``: the mover's shortest win first ("a win within 1 ply?", then 3,
+  5, ...), each probe a search cut at that length.
 
 Both ways of running the search use the same tables and the same table scheme, so they search
 exactly the same tree. The compiled one holds a cell set in one 64-bit word (cell 63 is the
@@ -111,6 +113,15 @@ packed key (two bits per cell) two of them."""
 
 ENGINES = ("compiled", "python")
 """The two ways of running the search: Numba-compiled, and plain Python."""
+
+EXACT_SEARCHES = ("bisection", "deepening")
+"""The two orders in which :meth:`Prover.solve` finds an exact score. ``bisection`` proves the
+outcome first (can the mover win? can it lose?), then halves the range of the remoteness;
+``deepening`` asks whether the mover wins within 1 ply, then 3, 5, ... (a probe cut at that
+length), and when it wins within none, whether it can lose, and then its shortest loss the
+same way. Bisection takes fewer nodes over whole books (every draw costs deepening all its
+probes); deepening is far cheaper where the outcome search meets a long proof before the
+short win (docs/prover.md)."""
 
 COMPILED_KERNEL = negamax.__name__ + "_compiled"
 """The module name of the compiled instance of :mod:`solver.negamax` (see :func:`_kernel`)."""
@@ -759,12 +770,24 @@ class Prover:
 
     # -- public searches ----------------------------------------------------------------------
 
-    def solve(self, position: Position, deadline: float | None = None) -> SearchResult:
+    def solve(
+        self,
+        position: Position,
+        deadline: float | None = None,
+        *,
+        exact_search: str = "bisection",
+    ) -> SearchResult:
         """The score of ``position`` for its side to move (exact unless ``weak``).
 
         ``deadline``: a ``time.perf_counter()`` value; past it :class:`SearchTimeout` is raised
         (the table keeps what was proved, so a retry resumes cheaply).
+        ``exact_search``: the order of the probes of an exact score, one of
+        :data:`EXACT_SEARCHES` (the score is the same either way; weak mode ignores it).
         """
+        if exact_search not in EXACT_SEARCHES:
+            raise ValueError(
+                f"unknown exact search {exact_search!r} (one of {', '.join(EXACT_SEARCHES)})"
+            )
         started = time.perf_counter()
         open_position = _terminal_score(position) is None
         if open_position and self.prunings.pairings and _pairing_draw(position):
@@ -790,7 +813,10 @@ class Prover:
                     counters=SearchCounters(threats=1),
                 )
         before = self.counters
-        score = self._score(position, deadline, exact=not self.weak)
+        if self.weak or exact_search == "bisection":
+            score = self._score(position, deadline, exact=not self.weak)
+        else:
+            score = self._deepen(position, deadline)
         counts = self.counters - before
         return SearchResult(
             score,
@@ -900,6 +926,28 @@ class Prover:
             else:
                 low = value
         return low
+
+    def _deepen(self, position: Position, deadline: float | None) -> int:
+        """The exact score by deepening (:data:`EXACT_SEARCHES`): a search cut at a win's length
+        leaves out every longer line, so a short win is proved without the long proof the
+        outcome search may meet first."""
+        terminal = _terminal_score(position)
+        if terminal is not None:
+            return terminal
+        self._search.set_deadline(deadline)
+        root = root_of(position)
+        empties = position.empty_count
+        for plies in range(1, empties + 1, 2):  # the mover's wins end on its own moves
+            score = WIN_SCORE - plies
+            if self._search.search(root, score - 1, score) >= score:
+                return score
+        if self._search.search(root, -1, 0) >= 0:
+            return 0
+        for plies in range(2, empties + 1, 2):
+            score = plies - WIN_SCORE
+            if self._search.search(root, score, score + 1) <= score:
+                return score
+        raise AssertionError(f"a loss with no length: {position!r}")
 
 
 def _terminal_score(position: Position) -> int | None:

@@ -14,6 +14,7 @@ from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.search import (
+    EXACT_SEARCHES,
     Prover,
     Prunings,
     SearchEngine,
@@ -69,18 +70,23 @@ def engine(request) -> str:
     return request.param
 
 
+@pytest.fixture(params=EXACT_SEARCHES)
+def exact_search(request) -> str:
+    return request.param
+
+
 def sign(score: int) -> int:
     return (score > 0) - (score < 0)
 
 
-def test_every_3x3_position_exact(table_3x3, engine):
+def test_every_3x3_position_exact(table_3x3, engine, exact_search):
     rules = Rules(3, 3, 3)
     prover = Prover(rules, engine=engine)
     wrong = [
         (
             str(Position.from_key(rules, key)),
             score,
-            prover.solve(Position.from_key(rules, key)).score,
+            prover.solve(Position.from_key(rules, key), exact_search=exact_search).score,
         )
         for _, key, score, _ in table_3x3
     ]
@@ -101,21 +107,21 @@ def test_every_3x3_position_weak_outcome(table_3x3, engine):
             assert result.value.remoteness == position.empty_count
 
 
-def test_sample_of_4x4k4_exact(sample_4x4k4, engine):
+def test_sample_of_4x4k4_exact(sample_4x4k4, engine, exact_search):
     rules = Rules(4, 4, 4)
     prover = Prover(rules, engine=engine)
     for _, key, score, _ in sample_4x4k4:
         position = Position.from_key(rules, key)
-        assert prover.solve(position).score == score, str(position)
+        assert prover.solve(position, exact_search=exact_search).score == score, str(position)
 
 
-def test_sample_of_4x4k4_exact_with_a_fresh_prover_each_time(sample_4x4k4, engine):
+def test_sample_of_4x4k4_exact_with_a_fresh_prover_each_time(sample_4x4k4, engine, exact_search):
     # a shared table could hide a wrong bound; a fresh prover searches from nothing
     rules = Rules(4, 4, 4)
     for _, key, score, _ in sample_4x4k4[:200]:
         position = Position.from_key(rules, key)
         prover = Prover(rules, table_bits=4, engine=engine)
-        assert prover.solve(position).score == score, str(position)
+        assert prover.solve(position, exact_search=exact_search).score == score, str(position)
 
 
 def test_sample_of_4x4k4_weak(sample_4x4k4, engine):
@@ -129,14 +135,35 @@ def test_sample_of_4x4k4_weak(sample_4x4k4, engine):
 @pytest.mark.parametrize(
     "shape", [(3, 4, 3), (4, 3, 3), (2, 3, 1), (3, 3, 2), (1, 5, 2), (2, 4, 3), (3, 3, 1)]
 )
-def test_small_games_exact_everywhere(shape, engine):
+def test_small_games_exact_everywhere(shape, engine, exact_search):
     """Rectangles (4 symmetries), k=1 and k=2, lines longer than a side: all against the
     exhaustive solver."""
     rules = Rules(*shape)
     prover = Prover(rules, engine=engine)
     for _, key, score, _ in exhaustive_rows(rules):
         position = Position.from_key(rules, key)
-        assert prover.solve(position).score == score, str(position)
+        assert prover.solve(position, exact_search=exact_search).score == score, str(position)
+
+
+@pytest.mark.parametrize("shape,plies", [((5, 5, 4), 9), ((5, 6, 4), 8), ((6, 6, 5), 12)])
+def test_exact_searches_agree_past_the_exhaustive_boards(shape, plies):
+    """Wins, draws and losses of random positions (seeded), each by a fresh prover per
+    search: deepening finds the score bisection finds."""
+    rules = Rules(*shape)
+    rng = random.Random(f"exact searches {shape}")
+    scores = set()
+    for _ in range(12):
+        position = random_walk(rules, rng, plies + rng.randrange(4))
+        by_bisection = Prover(rules).solve(position).score
+        by_deepening = Prover(rules).solve(position, exact_search="deepening").score
+        assert by_deepening == by_bisection, str(position)
+        scores.add(sign(by_bisection))
+    assert len(scores) >= 2  # not all of one kind (over the three boards: wins, draws, losses)
+
+
+def test_an_unknown_exact_search_is_refused():
+    with pytest.raises(ValueError, match="'fastest'.*bisection, deepening"):
+        Prover(Rules(3, 3, 3)).solve(Position.start(Rules(3, 3, 3)), exact_search="fastest")
 
 
 def test_move_values_match_the_exhaustive_best_moves(table_3x3, engine):

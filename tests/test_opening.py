@@ -135,6 +135,19 @@ def test_workers_prove_the_same_book(monkeypatch):
         OpeningBookBuilder(rules, depth, jobs=0)
 
 
+@pytest.mark.parametrize("shape", [(4, 4, 4), (4, 4, 3), (3, 4, 3)])
+def test_a_book_of_one_position_races_the_two_exact_searches(shape):
+    """A depth-0 book with two processes proves the empty board by both exact searches at
+    once and keeps the first answer: the truth, whichever it is."""
+    rules = Rules(*shape)
+    builder = OpeningBookBuilder(rules, 0, jobs=2)
+    assert_same_tables(list(builder.solve()), exhaustive_plies(rules, 0))
+    assert builder.processes == 2 and builder.worker_nodes > 0
+    alone = OpeningBookBuilder(rules, 0)  # one process: bisection, no race
+    assert_same_tables(list(alone.solve()), exhaustive_plies(rules, 0))
+    assert alone.processes == 1 and alone.worker_nodes == 0
+
+
 @pytest.mark.parametrize(
     "shape,every,outcomes_seen", [((4, 4, 3), 17, {1, -1}), ((3, 3, 3), 3, {1, 0, -1})]
 )
