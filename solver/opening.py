@@ -24,9 +24,10 @@ Nearly all the time goes into the deepest ply, so that ply is cut into chunks of
 :data:`ROWS_PER_CHUNK` rows (:data:`WIDE_ROWS_PER_CHUNK` past 31 cells). With ``jobs > 1``
 the chunks are shared out to worker processes, each with its own prover (the values proved
 do not depend on who proves them, so the book is the same). A deepest ply of one position (a
-book of depth 0: the empty board) is raced instead: two workers prove it by the two exact
-searches of the prover (:data:`~ttt_solve.solver.search.EXACT_SEARCHES`), and the first
-answer is kept. With a work directory each
+book of depth 0: the empty board) that this process has not proved within
+:data:`RACE_AFTER_SECONDS` is raced instead: two workers prove it by the two exact searches
+of the prover (:data:`~ttt_solve.solver.search.EXACT_SEARCHES`), and the first answer is
+kept. With a work directory each
 finished chunk is kept on disk (:mod:`solver.plystore`), so an interrupted build resumes
 from the chunks it has.
 """
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import multiprocessing
 import signal
+import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -43,7 +45,7 @@ from numpy.typing import NDArray
 
 from ttt_solve.processes import end_with_parent
 from ttt_solve.solver import SOLVER_VERSION
-from ttt_solve.solver.errors import InvalidRulesError
+from ttt_solve.solver.errors import InvalidRulesError, SearchTimeout
 from ttt_solve.solver.keyarrays import KeyArrays
 from ttt_solve.solver.plies import NO_MOVE, back_up_ply, enumerate_plies, ply_name
 from ttt_solve.solver.plystore import PlyStore
@@ -76,6 +78,11 @@ def pool_pays(jobs: int, chunks: int) -> bool:
     share most of it) cost more."""
     return jobs > 1 and chunks >= 4 * jobs
 
+
+RACE_AFTER_SECONDS = 5.0
+"""How long a deepest ply of one position is proved in the builder's own process before two
+worker processes race the prover's two exact searches on it: most such positions are proved
+sooner, and starting the workers costs more than a second."""
 
 BOOK_TABLE_BITS = {"compiled": 24, "python": 22}
 """Table size of a book's own prover: a book runs many searches through one table, and a
@@ -213,7 +220,7 @@ class OpeningBookBuilder:
             solved(done)
 
         if self.jobs > 1 and [stop - start for start, stop in pending] == [1]:
-            keep(*self._race(keys, won, *pending[0]))
+            keep(*self._prove_lone_row(keys, won, *pending[0]))
         elif pool_pays(self.jobs, len(pending)):
             self._prove_in_workers(keys, won, pending, keep)
         else:
@@ -257,13 +264,29 @@ class OpeningBookBuilder:
                 self.worker_nodes += nodes
                 keep(start, stop, chunk_scores, chunk_best)
 
+    def _prove_lone_row(
+        self, keys: NDArray[np.uint64], won: NDArray[np.bool_], start: int, stop: int
+    ) -> tuple[int, int, NDArray[np.int16], NDArray[np.uint64]]:
+        """Prove a ply of one row (a book of depth 0: the empty board): in this process if
+        that takes at most :data:`RACE_AFTER_SECONDS`, else by the race of :meth:`_race`."""
+        try:
+            scores, best = prove_rows(
+                self.prover,
+                keys[start:stop],
+                won[start:stop],
+                deadline=time.perf_counter() + RACE_AFTER_SECONDS,
+            )
+        except SearchTimeout:
+            return self._race(keys, won, start, stop)
+        return start, stop, scores, best
+
     def _race(
         self, keys: NDArray[np.uint64], won: NDArray[np.bool_], start: int, stop: int
     ) -> tuple[int, int, NDArray[np.int16], NDArray[np.uint64]]:
-        """Prove a ply of one row (a book of depth 0: the empty board) by each exact search
-        at once, in two worker processes, and keep the first answer (the other process is
-        stopped): which of the two is faster depends on the position (solver.search's
-        ``EXACT_SEARCHES``), and a lone row leaves the other processes idle anyway."""
+        """Prove a ply of one row by each exact search at once, in two worker processes, and
+        keep the first answer (the other process is stopped): which of the two is faster
+        depends on the position (solver.search's ``EXACT_SEARCHES``), and a lone row leaves
+        the other processes idle anyway."""
         tasks = [
             (start, stop, keys[start:stop], won[start:stop], exact_search)
             for exact_search in EXACT_SEARCHES
@@ -368,10 +391,12 @@ def prove_rows(
     won: NDArray[np.bool_],
     on_row: Callable[[int], None] | None = None,
     exact_search: str = "bisection",
+    deadline: float | None = None,
 ) -> tuple[NDArray[np.int16], NDArray[np.uint64]]:
     """Exact scores (``int16``) and best-move masks (``uint64``, canonical orientation) of
     positions given by canonical keys and whether their last mover has won; ``on_row(i)`` is
-    called before row ``i``; ``exact_search``: as :meth:`Prover.solve` takes it."""
+    called before row ``i``; ``exact_search`` and ``deadline``: as :meth:`Prover.solve` takes
+    them (past the deadline :class:`SearchTimeout` is raised)."""
     scores = np.zeros(len(keys), dtype=np.int16)
     best = np.zeros(len(keys), dtype=np.uint64)
     for row, (key, is_won) in enumerate(zip(keys.tolist(), won.tolist())):
@@ -383,21 +408,23 @@ def prove_rows(
         position = Position.from_key(prover.rules, key)
         if position.empty == 0:
             continue
-        score = prover.solve(position, exact_search=exact_search).score
+        score = prover.solve(position, deadline, exact_search=exact_search).score
         mask = 0
         for cell in iter_cells(position.empty):
-            if is_best_move(prover, position, cell, score):
+            if is_best_move(prover, position, cell, score, deadline):
                 mask |= 1 << cell
         scores[row] = score
         best[row] = mask
     return scores, best
 
 
-def is_best_move(prover: Prover, position: Position, cell: int, score: int) -> bool:
+def is_best_move(
+    prover: Prover, position: Position, cell: int, score: int, deadline: float | None = None
+) -> bool:
     """Whether the move to ``cell`` keeps ``score``, the exact score of ``position``: one
     null-window probe of the child (a move is never worth more than its position)."""
     target = best_child_score(score)
-    return prover.bound(position.play(cell), target, target + 1) <= target
+    return prover.bound(position.play(cell), target, target + 1, deadline) <= target
 
 
 def check_row(prover: Prover, position: Position, score: int, best: int) -> str | None:

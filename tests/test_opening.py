@@ -135,17 +135,31 @@ def test_workers_prove_the_same_book(monkeypatch):
         OpeningBookBuilder(rules, depth, jobs=0)
 
 
-@pytest.mark.parametrize("shape", [(4, 4, 4), (4, 4, 3), (3, 4, 3)])
-def test_a_book_of_one_position_races_the_two_exact_searches(shape):
-    """A depth-0 book with two processes proves the empty board by both exact searches at
-    once and keeps the first answer: the truth, whichever it is."""
+def test_a_book_of_one_position_races_the_two_exact_searches(monkeypatch):
+    """A depth-0 book with two processes, its empty board not proved in the builder's own
+    process in time, is proved by both exact searches at once in two workers; the first
+    answer is kept, and it is the book one process makes."""
+    import ttt_solve.solver.opening
+
+    rules = Rules(4, 7, 4)  # a draw; the empty board takes tens of thousands of nodes
+    alone = OpeningBookBuilder(rules, 0)
+    one_process = list(alone.solve())
+    assert alone.processes == 1 and alone.worker_nodes == 0
+    assert one_process[0].scores.tolist() == [0]
+
+    monkeypatch.setattr(ttt_solve.solver.opening, "RACE_AFTER_SECONDS", -1.0)  # out of time
+    raced = OpeningBookBuilder(rules, 0, jobs=2)
+    assert_same_tables(list(raced.solve()), {0: one_process[0]})
+    assert raced.processes == 2 and raced.worker_nodes > 0
+
+
+@pytest.mark.parametrize("shape", [(4, 4, 4), (4, 4, 3)])
+def test_a_book_of_one_quick_position_stays_in_one_process(shape):
+    """Starting two workers costs more than proving a small board's empty board."""
     rules = Rules(*shape)
     builder = OpeningBookBuilder(rules, 0, jobs=2)
     assert_same_tables(list(builder.solve()), exhaustive_plies(rules, 0))
-    assert builder.processes == 2 and builder.worker_nodes > 0
-    alone = OpeningBookBuilder(rules, 0)  # one process: bisection, no race
-    assert_same_tables(list(alone.solve()), exhaustive_plies(rules, 0))
-    assert alone.processes == 1 and alone.worker_nodes == 0
+    assert builder.processes == 1 and builder.worker_nodes == 0
 
 
 @pytest.mark.parametrize(
