@@ -23,8 +23,9 @@ hold boards of up to :data:`MASK_CELLS_LIMIT` cells.
 Nearly all the time goes into the deepest ply, so that ply is cut into chunks of
 :data:`ROWS_PER_CHUNK` rows (:data:`WIDE_ROWS_PER_CHUNK` past 31 cells). With ``jobs > 1``
 the chunks are shared out to worker processes, each with its own prover (the values proved
-do not depend on who proves them, so the book is the same). A deepest ply of one position (a
-book of depth 0: the empty board) that this process has not proved within
+do not depend on who proves them, so the book is the same). A lone position left to prove
+(a book of depth 0: the empty board; or the last row of a resumed build) that this process
+has not proved within
 :data:`RACE_AFTER_SECONDS` is raced instead: two workers prove it by the two exact searches
 of the prover (:data:`~ttt_solve.solver.search.EXACT_SEARCHES`), and the first answer is
 kept. With a work directory each
@@ -80,7 +81,7 @@ def pool_pays(jobs: int, chunks: int) -> bool:
 
 
 RACE_AFTER_SECONDS = 5.0
-"""How long a deepest ply of one position is proved in the builder's own process before two
+"""How long a lone position left to prove is proved in the builder's own process before two
 worker processes race the prover's two exact searches on it: most such positions are proved
 sooner, and starting the workers costs more than a second."""
 
@@ -219,7 +220,8 @@ class OpeningBookBuilder:
             done += stop - start
             solved(done)
 
-        if self.jobs > 1 and [stop - start for start, stop in pending] == [1]:
+        one_row_left = len(pending) == 1 and pending[0][1] - pending[0][0] == 1
+        if self.jobs > 1 and one_row_left:
             keep(*self._prove_lone_row(keys, won, *pending[0]))
         elif pool_pays(self.jobs, len(pending)):
             self._prove_in_workers(keys, won, pending, keep)
@@ -267,8 +269,9 @@ class OpeningBookBuilder:
     def _prove_lone_row(
         self, keys: NDArray[np.uint64], won: NDArray[np.bool_], start: int, stop: int
     ) -> tuple[int, int, NDArray[np.int16], NDArray[np.uint64]]:
-        """Prove a ply of one row (a book of depth 0: the empty board): in this process if
-        that takes at most :data:`RACE_AFTER_SECONDS`, else by the race of :meth:`_race`."""
+        """Prove the one row left of the deepest ply (a book of depth 0: the empty board): in
+        this process if that takes at most :data:`RACE_AFTER_SECONDS`, else by the race of
+        :meth:`_race`."""
         try:
             scores, best = prove_rows(
                 self.prover,

@@ -813,10 +813,7 @@ class Prover:
                     counters=SearchCounters(threats=1),
                 )
         before = self.counters
-        if self.weak or exact_search == "bisection":
-            score = self._score(position, deadline, exact=not self.weak)
-        else:
-            score = self._deepen(position, deadline)
+        score = self._score(position, deadline, exact=not self.weak, exact_search=exact_search)
         counts = self.counters - before
         return SearchResult(
             score,
@@ -895,12 +892,20 @@ class Prover:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _score(self, position: Position, deadline: float | None, exact: bool) -> int:
+    def _score(
+        self,
+        position: Position,
+        deadline: float | None,
+        exact: bool,
+        exact_search: str = "bisection",
+    ) -> int:
         terminal = _terminal_score(position)
         if terminal is not None:
             return terminal
         self._search.set_deadline(deadline)
         root = root_of(position)
+        if exact and exact_search == "deepening":
+            return self._deepen(root, position.empty_count)
         # two null windows, "can the mover win?" and then "can it lose?", rather than one
         # window around the draw: in a null window each node only has to show a bound, and a
         # pairing shows one with no search below it
@@ -927,16 +932,10 @@ class Prover:
                 low = value
         return low
 
-    def _deepen(self, position: Position, deadline: float | None) -> int:
-        """The exact score by deepening (:data:`EXACT_SEARCHES`): a search cut at a win's length
-        leaves out every longer line, so a short win is proved without the long proof the
-        outcome search may meet first."""
-        terminal = _terminal_score(position)
-        if terminal is not None:
-            return terminal
-        self._search.set_deadline(deadline)
-        root = root_of(position)
-        empties = position.empty_count
+    def _deepen(self, root: Root, empties: int) -> int:
+        """The exact score of an open position by deepening (:data:`EXACT_SEARCHES`): a search
+        cut at a win's length leaves out every longer line, so a short win is proved without
+        the long proof the outcome search may meet first."""
         for plies in range(1, empties + 1, 2):  # the mover's wins end on its own moves
             score = WIN_SCORE - plies
             if self._search.search(root, score - 1, score) >= score:
@@ -947,7 +946,7 @@ class Prover:
             score = plies - WIN_SCORE
             if self._search.search(root, score, score + 1) <= score:
                 return score
-        raise AssertionError(f"a loss with no length: {position!r}")
+        raise AssertionError(f"a loss with no length in {empties} empty cells")
 
 
 def _terminal_score(position: Position) -> int | None:
