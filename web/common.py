@@ -62,6 +62,24 @@ def audits_of(request: Request) -> AuditRunner:
     return runner
 
 
+LONGEST_WORD = 48
+"""The longest word of a message quoted whole (a cell list, a position written out); a longer
+one is quoted shortened, so that a page never grows wider than a phone for a visitor's input."""
+LONGEST_MESSAGE = 300
+"""The longest message shown whole."""
+
+
+def shortened(text: str) -> str:
+    """``text`` with each word longer than :data:`LONGEST_WORD` cut in the middle (its start
+    and end kept: ``'xxxxxxxx…xxx'``), and the whole cut after :data:`LONGEST_MESSAGE`."""
+    words = [
+        f"{word[: LONGEST_WORD - 9]}…{word[-8:]}" if len(word) > LONGEST_WORD else word
+        for word in text.split(" ")
+    ]
+    joined = " ".join(words)
+    return joined if len(joined) <= LONGEST_MESSAGE else joined[: LONGEST_MESSAGE - 1] + "…"
+
+
 def param(request: Request, name: str, default: str | None = None) -> str | None:
     return url_param(request.query_params, name, default)
 
