@@ -288,3 +288,16 @@ def test_hosts_may_be_any_with_a_star(book_small):
         assert client.get("/api/games", headers={"host": "a.example.org"}).status_code == 200
         assert client.get("/api/games", headers={"host": "example.org"}).status_code == 200
         assert client.get("/api/games", headers={"host": "example.com"}).status_code == 400
+
+
+def test_the_value_history_names_its_blunders_under_the_chart(client):
+    page = client.get("/game/3x3k3?moves=b2,b1,a1")
+    found = re.search(
+        r'<p id="changes">Blunders: <a href="([^"]*)" class="loss">O b1: draw→loss', page.text
+    )
+    assert found, page.text[-1500:]
+    assert unescape(found[1]) == "/game/3x3k3?moves=b2,b1,a1&ply=2"
+    width = re.search(r'<svg [^>]*viewBox="0 0 (\d+) \d+"[^>]*class="value-history"', page.text)
+    assert width and int(width[1]) <= 380  # no column of notes: it reads on a phone
+    twin = client.get("/game/3x3k3.json?moves=b2,b1,a1").json()
+    assert twin["history"]["changes"][0]["url"] == "/game/3x3k3?moves=b2,b1,a1&ply=2"

@@ -159,7 +159,7 @@ async def position_page(request: Request) -> Response:
             "board_svg": svg.board(drawn),
             "board_width": width_of(rules.cols),
             "history_svg": (
-                svg.value_history(shown, max_remoteness=rules.cells, current=state.ply)
+                svg.value_history(shown, max_remoteness=rules.cells, current=state.ply, notes=False)
                 if shown is not None
                 else None
             ),

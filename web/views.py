@@ -182,7 +182,9 @@ def mainline_json(
 
 
 def history_json(history: picture.History, current: int | None) -> dict[str, Any]:
-    """A value history (:func:`ttt_solve.picture.history`) as plain data."""
+    """A value history (:func:`ttt_solve.picture.history`) as plain data; each change of
+    value with the link of the position after it."""
+    after = {p.ply - 1: p.link for p in history.points}
     return {
         "points": [
             {
@@ -204,6 +206,7 @@ def history_json(history: picture.History, current: int | None) -> dict[str, Any
                 "before": c.before.value,
                 "after": c.after.value,
                 "text": c.text,
+                "url": after.get(c.ply),
             }
             for c in history.changes
         ],
