@@ -206,7 +206,7 @@ class BoundedHead(HttpToolsProtocol):
                     self.refuse_head()
                     return
                 data = data[room:]  # the body's bytes, which arrived with the head
-            elif self.head_bytes is not None:
+            else:
                 self.head_bytes += len(data)
         if data and not self.transport.is_closing():
             super().data_received(data)
