@@ -21,17 +21,21 @@ with warnings.catch_warnings():  # recent Starlette warns that it prefers httpx2
     from starlette.testclient import TestClient  # noqa: E402
 
 from tests.web_support import served  # noqa: E402
-from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 from ttt_solve.web import links  # noqa: E402
 from ttt_solve.web.app import create_app  # noqa: E402
-from ttt_solve.web.explorer import Limits  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def client(book_small):
     with served(create_app(book_small)) as client:
         yield client
+
+
+def post_form(client: TestClient, body: str):  # noqa: ANN201 - an httpx response
+    """``body`` posted to ``/audits`` as the page's form posts it."""
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    return client.post("/audits", content=body, headers=form, follow_redirects=False)
 
 
 def error_of(response) -> str:  # noqa: ANN001 - an httpx response
@@ -115,41 +119,7 @@ def test_no_mark_when_values_are_hidden(client):
     assert "??" not in page.text
 
 
-# -- errors of the .json twins, and long input ----------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("url", "status"),
-    [
-        ("/game/3x3k3.json?moves=zz", 400),
-        ("/game/9x9k9.json", 404),
-        ("/game/3x3k3/edit.json?tool=z", 400),
-        ("/audits/999.json", 404),
-        ("/play/3x3k3.json?agent=bogus&seed=1", 400),
-    ],
-)
-def test_the_json_twins_answer_errors_as_json(client, url, status):
-    response = client.get(url)
-    assert response.status_code == status
-    assert response.headers["content-type"] == "application/json"
-    assert response.json()["status"] == status and "\n" not in response.json()["error"]
-
-
-def test_a_busy_json_twin_is_a_429_in_json(opening_book):
-    with served(create_app(opening_book, Limits(max_searches=1))) as client:
-        workers = client.app.state.explorer.workers
-        slow = workers.submit(
-            "move", "mcts:iterations=100000", 0, Position.start(Rules(3, 4, 3)), what="a move"
-        )
-        try:  # the one worker is taken
-            response = client.get("/game/3x4k3.json?moves=a1,b2,c3")
-            assert response.status_code == 429 and response.headers["retry-after"]
-            assert response.headers["content-type"] == "application/json"
-            assert "busy" in response.json()["error"]
-            page = client.get("/game/3x4k3?moves=a1,b2,c3")
-            assert page.status_code == 429 and page.headers["content-type"].startswith("text/html")
-        finally:
-            slow.result(60)
+# -- long input ----------------------------------------------------------------
 
 
 LONG = "x" * 3000
@@ -205,12 +175,7 @@ def test_a_repeated_query_parameter_is_refused(client, url):
 
 
 def test_a_repeated_form_field_is_refused(client):
-    response = client.post(
-        "/audits",
-        content="game=3x3k3&agent=random&agent=perfect&mode=positions&sample=5",
-        headers={"content-type": "application/x-www-form-urlencoded"},
-        follow_redirects=False,
-    )
+    response = post_form(client, "game=3x3k3&agent=random&agent=perfect&mode=positions&sample=5")
     assert response.status_code == 400 and "given twice" in error_of(response)
 
 
@@ -236,12 +201,7 @@ def test_an_agent_spec_the_agent_refuses_is_a_400_before_accepting(client, field
     assert api.status_code == 400, api.text
     assert words in api.json()["error"] and "\n" not in api.json()["error"]
     form = "&".join(f"{key}={value}" for key, value in {"game": "3x3k3", **fields}.items())
-    page = client.post(
-        "/audits",
-        content=form,
-        headers={"content-type": "application/x-www-form-urlencoded"},
-        follow_redirects=False,
-    )
+    page = post_form(client, form)
     assert page.status_code == 400 and words in error_of(page)
     assert client.get(
         "/play/3x3k3?seed=1&agent=" + fields.get("opponent", fields["agent"])
