@@ -174,9 +174,12 @@ def test_a_repeated_query_parameter_is_refused(client, url):
     assert "given twice" in error and "\n" not in error
 
 
-def test_a_repeated_form_field_is_refused(client):
+def test_a_repeated_form_or_json_field_is_refused(client):
     response = post_form(client, "game=3x3k3&agent=random&agent=perfect&mode=positions&sample=5")
     assert response.status_code == 400 and "given twice" in error_of(response)
+    body = b'{"game": "3x3k3", "agent": "random", "agent": "perfect"}'
+    api = client.post("/api/audits", content=body)
+    assert api.status_code == 400 and "'agent' is given twice" in api.json()["error"]
 
 
 def test_distinct_parameters_and_blank_ones_still_pass(client):

@@ -18,7 +18,7 @@ from ttt_solve.web.answers import encode_analysis, json_response
 from ttt_solve.web.audits import job_json
 from ttt_solve.web.common import RouteTable, asked_position, audits_of, explorer_of, game_json
 from ttt_solve.web.explorer import Explorer
-from ttt_solve.web.forms import audit_request, job_of, once_each
+from ttt_solve.web.forms import RepeatedField, audit_request, job_of, once_each
 
 routes = RouteTable()
 
@@ -74,6 +74,8 @@ async def start_audit(request: Request) -> Response:
         fields: Any = json.loads(  # numbers checked when read
             body or b"{}", parse_int=str, object_pairs_hook=lambda pairs: once_each(pairs, "field")
         )
+    except RepeatedField:
+        raise
     except ValueError:
         raise ValueError(
             'the body is not JSON: send an object like {"game": "3x3k3", "agent": "heuristic"}'

@@ -53,13 +53,17 @@ def audit_request(fields: dict[str, str], book: Book) -> AuditRequest:
     )
 
 
+class RepeatedField(ValueError):
+    """A field of a form or JSON object given twice."""
+
+
 def once_each(pairs: Iterable[tuple[str, object]], where: str) -> dict[str, object]:
     """The fields of a form or JSON object, each named once; a field given twice is refused
     (which of the two was meant cannot be known)."""
     fields: dict[str, object] = {}
     for key, value in pairs:
         if key in fields:
-            raise ValueError(f"{where} {key!r} is given twice; give it once")
+            raise RepeatedField(f"{where} {key!r} is given twice; give it once")
         fields[key] = value
     return fields
 
