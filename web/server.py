@@ -13,8 +13,11 @@ httptools, with what it lacks):
   pure-Python protocol, h11, has a head bound, but answers half as many requests a second;
 * a head must arrive within :data:`HEAD_SECONDS` of the connection, or of the answer before
   it on a kept-alive connection (then 408, or the connection closed if nothing came):
-  uvicorn has no such timeout, so a connection that never finishes its head was held for
-  ever, and 20,000 of them took every file descriptor. An idle kept-alive connection is
+  uvicorn has no such timeout (its ``timeout_keep_alive`` runs only between requests, and
+  stops at the first byte of the next; a "timeout-request-start" was proposed in its issue
+  157 and never made), so a connection that never finished its head was held for ever, and
+  20,000 of them took every file descriptor. The deadline is absolute: a head sent a byte
+  at a time does not extend it. An idle kept-alive connection is
   closed after :data:`KEEP_ALIVE_SECONDS` (uvicorn's ``timeout_keep_alive``);
 * at most ``max_connections`` connections are open (:class:`Admission`). Past it, the
   oldest connection still waiting for its head (or idle between requests) is closed to make
