@@ -247,3 +247,20 @@ def test_a_rebound_name_is_refused_and_an_allowed_one_served(book):
         serving.wait_for("worker processes ready")
         assert get(serving, "/", host="books.example").startswith(b"HTTP/1.1 200")
         assert get(serving, "/", host="rebind.evil.example").startswith(b"HTTP/1.1 400")
+
+
+def test_a_head_sent_a_byte_at_a_time_is_cut_at_its_deadline(server):
+    """The head timeout is a deadline: bytes trickling in do not extend it (uvicorn's
+    keep-alive timer restarts at each one)."""
+    with socket.create_connection(address(server), timeout=10) as connection:
+        said = None
+        with contextlib.suppress(OSError):  # the server may close it between two bytes
+            for byte in b"GET /api/games HTTP/1.1\r\nX-Slow: " + b"a" * 100:
+                connection.sendall(bytes([byte]))
+                said = closed_by_server(connection, 0.5)
+                if said is not None:
+                    break
+        if said is None:
+            said = closed_by_server(connection, 10)
+        # cut while it trickled (65 s of bytes), or the connection would be open still
+        assert said is not None and said.startswith(b"HTTP/1.1 408"), said
