@@ -189,18 +189,18 @@ def counter(name: str) -> int:
     return FIRST_PRUNING + _row(name)
 
 
-USE_PAIRINGS = flag("pairings")
-USE_THREATS = flag("threats")
-USE_POTENTIAL = flag("potential")
-USE_PARTIAL_PAIRINGS = flag("partial_pairings")
-USE_DOMINATION = flag("domination")
-USE_ZONES = flag("zones")
-CLOSED_BY_PAIRING = counter("pairings")
-CLOSED_BY_THREATS = counter("threats")
-CLOSED_BY_POTENTIAL = counter("potential")
-CLOSED_BY_PARTIAL_PAIRING = counter("partial_pairings")
-DOMINATED_MOVES = counter("domination")
-ZONE_SKIPPED_MOVES = counter("zones")
+def flag_and_counter(name: str) -> tuple[int, int]:
+    """:func:`flag` and :func:`counter` of the pruning ``name``: the constants the compiled
+    code reads, one line a pruning."""
+    return flag(name), counter(name)
+
+
+USE_PAIRINGS, CLOSED_BY_PAIRING = flag_and_counter("pairings")
+USE_THREATS, CLOSED_BY_THREATS = flag_and_counter("threats")
+USE_POTENTIAL, CLOSED_BY_POTENTIAL = flag_and_counter("potential")
+USE_PARTIAL_PAIRINGS, CLOSED_BY_PARTIAL_PAIRING = flag_and_counter("partial_pairings")
+USE_DOMINATION, DOMINATED_MOVES = flag_and_counter("domination")
+USE_ZONES, ZONE_SKIPPED_MOVES = flag_and_counter("zones")
 
 # -- the node stack (fields of a ply's row of ``SearchTables.nodes``) --------------------------
 
