@@ -88,6 +88,11 @@ class AgentProcess:
         """The generator's state the child holds, as far as the caller knows."""
         self._stop: weakref.finalize | None = None
 
+    @property
+    def pid(self) -> int | None:
+        """The child's process id, while one runs."""
+        return self._pid
+
     # -- the caller's side ------------------------------------------------------------------
 
     def move(self, position: Position, seconds: float | None) -> int:

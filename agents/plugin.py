@@ -365,7 +365,7 @@ def _move_function(spec: Spec, target: Any) -> Callable[..., Any]:
             )
         target, path = found, f"{path}.{attribute}"
     if not callable(target):
-        raise AgentSpecError(f"{spec.text!r}: {path} is a {type(target).__name__}, no function")
+        raise AgentSpecError(f"{spec.text!r}: {path} is no function ({type(target).__name__})")
     return target
 
 

@@ -23,6 +23,7 @@ import pytest
 
 import ttt_solve as ttt
 from tests.support import running
+from ttt_solve.agents.engine import EngineFailure
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 0.3
@@ -221,3 +222,74 @@ def test_a_limited_plugin_runs_in_a_pools_workers_with_its_limit_held(book_3x3):
     # (a move elsewhere may time out too on a machine busy enough: 0.2 s is short)
     assert {f["kind"] for f in report["failed"]} == {"timeout"}
     assert 8 in {f["ply"] for f in report["failed"]}
+
+
+# -- the agent's process, from the caller's side -----------------------------------------------
+
+
+def _agent(move, limit: float = 10.0):  # noqa: ANN001, ANN202
+    from ttt_solve.agents.adapters import Adapter, CallableAgent
+
+    return CallableAgent(random.Random(0), move, Adapter.make("flat"), timeout=limit)
+
+
+def _empty_board():  # noqa: ANN202
+    from ttt_solve.solver.position import Position
+    from ttt_solve.solver.rules import Rules
+
+    return Position(Rules(3, 3, 3), 0, 0)
+
+
+def _exits_soon_after_answering(board):  # noqa: ANN001, ANN202
+    import threading
+
+    threading.Timer(0.05, os._exit, args=(0,)).start()
+    return board.index(" ")
+
+
+def test_a_process_gone_between_moves_is_replaced_without_a_failure():
+    agent = _agent(_exits_soon_after_answering)
+    try:
+        assert agent.select_move(_empty_board()) == 0
+        first = agent.process.pid
+        assert first is not None and _gone(first, 10)  # its thread ended it
+        assert agent.select_move(_empty_board()) == 0
+        assert agent.process.pid not in (None, first)
+    finally:
+        agent.close()
+
+
+def _counts(board, calls=[]):  # noqa: ANN001, ANN202, B006 - state an agent keeps
+    calls.append(1)
+    if len(calls) == 2:
+        time.sleep(10)
+    return len(calls) - 1
+
+
+def test_the_agents_state_lives_in_its_process_until_that_process_is_replaced():
+    """Moves served by one process see what the agent kept from the ones before; after a
+    timeout a fresh process starts from the caller's state, which the agent's never reached."""
+    agent = _agent(_counts, limit=1.0)
+    try:
+        assert agent.select_move(_empty_board()) == 0  # a first call
+        with pytest.raises(EngineFailure, match="timeout"):
+            agent.select_move(_empty_board())  # a second call (it counted): sleeps, killed
+        assert agent.select_move(_empty_board()) == 0  # a fresh process: a first call again
+    finally:
+        agent.close()
+
+
+def test_closing_the_agent_or_dropping_it_ends_its_process():
+    import gc
+
+    agent = _agent(lambda board: board.index(" "))
+    agent.select_move(_empty_board())
+    pid = agent.process.pid
+    agent.close()
+    assert not running(pid)
+    agent = _agent(lambda board: board.index(" "))
+    agent.select_move(_empty_board())
+    pid = agent.process.pid
+    del agent
+    gc.collect()
+    assert not running(pid)
