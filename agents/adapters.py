@@ -16,9 +16,11 @@ board and a :class:`~ttt_solve.solver.position.Position`:
 Anything else is that move's failure, counted by the audit with a one-line reason naming the
 agent, as an external engine's failures are (:data:`~ttt_solve.agents.engine.FAILURE_KINDS`):
 ``crash`` (the agent raised, or called ``sys.exit`` or ``os._exit``), ``timeout``,
-``garbage`` (an answer that is no move: a float, a dict, no change to the board, two changes)
-or ``illegal`` (a taken or off-board cell, a stone of the wrong side, a ``bool``).
-:class:`CallableAgent` is the agent the audit runs.
+``garbage`` (an answer that is no move: a float, a dict, bytes, no change to the board, two
+changes, or a cell answered while the board was changed elsewhere) or ``illegal`` (a taken or
+off-board cell, a stone of the wrong side, a ``bool``). :class:`CallableAgent` is the agent the
+audit runs; with a time limit it runs the function in a child process of its own
+(:mod:`~ttt_solve.agents.isolation`).
 
 Randomness: before each move the global generators of :mod:`random` and ``numpy.random`` are
 seeded from the agent's own generator (which the audit seeds per position or game), and put

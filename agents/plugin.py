@@ -17,7 +17,10 @@ takes longer, which is counted as a ``timeout`` failure; see :mod:`agents.isolat
 ``py:module:function,board=SHAPE[,symbols=X/O/space][,side=name|symbol]`` names an agent
 written against a board of its own instead: ``function`` is its move function, handed the
 board as :mod:`agents.adapters` makes it (``flat``, ``grid``, ``numpy``, ``planes`` or
-``position``), and answering as it allows.
+``position``), and answering as it allows. The move function may be a method:
+``py:lab.py:Player().move[,board=...][,key=value...]`` makes ``Player(**params)`` (the spec's
+own parameters go to it) and takes its ``move``; ``py:lab.py:player.move`` takes the method of
+an instance the module made. Without ``board=`` such a method is handed the ``Position``.
 
 Whatever the agent does besides answering a legal move (raising, calling ``sys.exit`` or
 ``os._exit``, running out of time, answering something that is no move, a taken cell) is

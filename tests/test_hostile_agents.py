@@ -45,6 +45,7 @@ EXPECTED = {
 }
 """Each hostile agent's failure: its kind and words of its detail."""
 
+CLI = "from ttt_solve.cli.main import main; main()"
 NOTEBOOK = """
 import json, os, sys
 import ttt_solve as ttt
@@ -61,11 +62,12 @@ print(json.dumps({"failed": failed, "cwd": os.getcwd(), "was": here}))
 """
 
 
-def notebook(name: str, db: str, limit: float = LIMIT) -> dict:
-    """``ttt.audit`` of a hostile agent, in a Python of its own; what it reported."""
+def python(*args: str, what: str) -> subprocess.CompletedProcess:
+    """A Python of its own, run from the repository (where ``tests`` imports), bounded by
+    :data:`BOUND`: past it the test fails saying ``what`` still ran."""
     try:
-        result = subprocess.run(
-            [sys.executable, "-c", NOTEBOOK, name, db, str(limit), str(POSITIONS)],
+        return subprocess.run(
+            [sys.executable, *args],
             cwd=ROOT,
             capture_output=True,
             text=True,
@@ -73,7 +75,13 @@ def notebook(name: str, db: str, limit: float = LIMIT) -> dict:
             stdin=subprocess.DEVNULL,
         )
     except subprocess.TimeoutExpired:
-        pytest.fail(f"ttt.audit of {name} with timeout={limit} still ran after {BOUND} s")
+        pytest.fail(f"{what} still ran after {BOUND} s")
+
+
+def notebook(name: str, db: str, limit: float = LIMIT) -> dict:
+    """``ttt.audit`` of a hostile agent, in a Python of its own; what it reported."""
+    what = f"ttt.audit of {name} with timeout={limit}"
+    result = python("-c", NOTEBOOK, name, db, str(limit), str(POSITIONS), what=what)
     assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
     lines = result.stdout.strip().splitlines()
     assert lines, f"the session ended silently (status {result.returncode}): {result.stderr}"
@@ -81,18 +89,8 @@ def notebook(name: str, db: str, limit: float = LIMIT) -> dict:
 
 
 def command_line(*args: str) -> subprocess.CompletedProcess:
-    """A real ``ttt`` process, run from the repository (where ``tests`` imports)."""
-    try:
-        return subprocess.run(
-            [sys.executable, "-c", "from ttt_solve.cli.main import main; main()", *args],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=BOUND,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"ttt {' '.join(args)} still ran after {BOUND} s")
+    """A real ``ttt`` process."""
+    return python("-c", CLI, *args, what=f"ttt {' '.join(args)}")
 
 
 def spec_of(name: str, limit: float = LIMIT) -> str:
@@ -141,7 +139,7 @@ def _started_audit(book: str, limit: float) -> tuple[subprocess.Popen, list[int]
     """``ttt audit`` of an agent that sleeps through everything, once it is in the agent's
     first move: its processes then (the agent's, where it has one of its own)."""
     audit = subprocess.Popen(
-        [sys.executable, "-c", "from ttt_solve.cli.main import main; main()", "audit"]
+        [sys.executable, "-c", CLI, "audit"]
         + ["--agent", spec_of("sleeps_through_everything", limit), "--db", book, "-q"],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
