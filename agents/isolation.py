@@ -169,17 +169,33 @@ class AgentProcess:
         self._requests, self._answers = requests_write, answers_read
         self._pidfd = _pidfd(pid)
         self._synced = None
+        self._status: list[int] = []
+        """The child's wait status once it is reaped (its process id may then be reused)."""
         self._stop = weakref.finalize(
-            self, _end_child, os.getpid(), pid, (requests_write, answers_read, self._pidfd)
+            self,
+            _end_child,
+            os.getpid(),
+            pid,
+            self._status,
+            (requests_write, answers_read, self._pidfd),
         )
 
     def _ended(self) -> bool:
+        return self._reap(os.WNOHANG) is not None
+
+    def _reap(self, options: int = 0) -> int | None:
+        """The child's wait status, reaping it if it has ended (``options``: ``os.WNOHANG``
+        not to wait for that); ``None`` while it runs."""
         assert self._pid is not None
-        try:
-            pid, _ = os.waitpid(self._pid, os.WNOHANG)
-        except ChildProcessError:
-            return True
-        return pid != 0
+        if not self._status:
+            try:
+                pid, status = os.waitpid(self._pid, options)
+            except ChildProcessError:
+                pid, status = self._pid, 0
+            if pid == 0:
+                return None
+            self._status.append(status)
+        return self._status[0]
 
     def _send(self, payload: bytes, deadline: float | None) -> None:
         data = _HEADER.pack(len(payload)) + payload
@@ -244,11 +260,8 @@ class AgentProcess:
 
     def _exit_story(self) -> str:
         """How the child ended (it is reaped here)."""
-        assert self._pid is not None
-        try:
-            _, status = os.waitpid(self._pid, 0)
-        except ChildProcessError:
-            return "ended its process before answering"
+        status = self._reap()
+        assert status is not None
         if os.WIFSIGNALED(status):
             name = signal.Signals(os.WTERMSIG(status)).name
             return f"ended its process before answering: killed by {name}"
@@ -317,20 +330,25 @@ def _become_child(parent: int, main_thread: bool) -> None:
     os.close(devnull)
 
 
-def _end_child(owner: int, pid: int, fds: tuple[int, ...]) -> None:
-    """Kill a child's process group and reap it; in the process that forked it only (a
-    process forked from that one since holds a copy of this, and must leave the child be)."""
+def _end_child(owner: int, pid: int, status: list[int], fds: tuple[int, ...]) -> None:
+    """Kill a child's process group and reap the child; in the process that forked it only (a
+    process forked from that one since holds a copy of this, and must leave the child be).
+    A child already reaped (``status`` holds its wait status) is not killed again: its
+    process id may belong to another process by now. Its group is, for what the agent
+    started in it (a group's id is not reused while one process is left in it)."""
     if os.getpid() != owner:
         return
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)
+    if not status:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
     for fd in fds:
         if fd >= 0:
             with contextlib.suppress(OSError):
                 os.close(fd)
-    for kill in (os.killpg, os.kill):
-        with contextlib.suppress(OSError):
-            kill(pid, signal.SIGKILL)
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
 
 
 def _pidfd(pid: int) -> int:

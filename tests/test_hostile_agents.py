@@ -238,19 +238,31 @@ def _empty_board():  # noqa: ANN202
     return Position(Rules(3, 3, 3), 0, 0)
 
 
-def _exits_soon_after_answering(board):  # noqa: ANN001, ANN202
+_TOLD: list[Path] = []
+"""A file whose appearance tells the agent below to end its process."""
+
+
+def _exits_when_told(board):  # noqa: ANN001, ANN202
     import threading
 
-    threading.Timer(0.05, os._exit, args=(0,)).start()
+    def wait_then_exit() -> None:
+        while not _TOLD[0].exists():
+            time.sleep(0.01)
+        os._exit(0)
+
+    threading.Thread(target=wait_then_exit, daemon=True).start()
     return board.index(" ")
 
 
-def test_a_process_gone_between_moves_is_replaced_without_a_failure():
-    agent = _agent(_exits_soon_after_answering)
+def test_a_process_gone_between_moves_is_replaced_without_a_failure(tmp_path):
+    _TOLD[:] = [tmp_path / "now"]
+    agent = _agent(_exits_when_told)
     try:
         assert agent.select_move(_empty_board()) == 0
         first = agent.process.pid
-        assert first is not None and _gone(first, 10)  # its thread ended it
+        _TOLD[0].touch()  # its thread ends it, between two moves
+        assert first is not None and _gone(first, 10)
+        _TOLD[0].unlink()
         assert agent.select_move(_empty_board()) == 0
         assert agent.process.pid not in (None, first)
     finally:
