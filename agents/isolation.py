@@ -59,6 +59,8 @@ from ttt_solve.solver.rules import Rules
 
 MAX_ANSWER = 64 * 1024
 """Longest answer line taken from a child, in bytes (a cell, a failure, a generator's state)."""
+MAX_DETAIL = 2000
+"""Characters of a failure's detail sent by the child (an exception's message may be long)."""
 _HEADER = struct.Struct("!I")
 """A request's length, before its pickle."""
 _WORDS = struct.Struct("!625I")
@@ -248,7 +250,7 @@ class AgentProcess:
             ):
                 raise _Failed("garbage", "answered a failure of no known kind")
             raise EngineFailure(
-                kind, position.rules, position.x, position.o, detail[:MAX_ANSWER], self.spec
+                kind, position.rules, position.x, position.o, detail[:MAX_DETAIL], self.spec
             )
         cell = answer.get("cell")
         if type(cell) is not int or not 0 <= cell < position.rules.cells:
@@ -292,7 +294,7 @@ class AgentProcess:
                     cell = self._play(Position(rules_of[dims], x, o))
                     answer["cell"] = int(cell) if type(cell) is int else str(cell)
                 except EngineFailure as failure:
-                    answer["failure"] = [failure.kind, failure.detail]
+                    answer["failure"] = [failure.kind, failure.detail[:MAX_DETAIL]]
                 after = self._rng.getstate()
                 if after != before:
                     answer["rng"] = [after[0], _WORDS.pack(*after[1]).hex(), after[2]]

@@ -303,3 +303,18 @@ def test_closing_the_agent_or_dropping_it_ends_its_process():
     del agent
     gc.collect()
     assert not running(pid)
+
+
+def _raises_a_long_message(board):  # noqa: ANN001, ANN202
+    raise ValueError("x" * 1_000_000)
+
+
+def test_a_long_exception_message_is_a_crash_quoted_in_part():
+    agent = _agent(_raises_a_long_message)
+    try:
+        with pytest.raises(EngineFailure) as failed:
+            agent.select_move(_empty_board())
+        assert failed.value.kind == "crash" and "raised ValueError: xxx" in failed.value.detail
+        assert len(failed.value.detail) <= 2000
+    finally:
+        agent.close()
