@@ -27,7 +27,7 @@ from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from ttt_solve.book.backend import Backend, Database, StorageDamage
+from ttt_solve.book.backend import Backend, Catalogue, Database, StorageDamage
 from ttt_solve.book.blocks import TABLE
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
 from ttt_solve.book.errors import (
@@ -540,7 +540,7 @@ def ensure_schema(engine: Engine) -> None:
     prepare_schema(engine)
 
 
-def _first_rules(rows: Database) -> Rules | None:
+def _first_rules(rows: Catalogue) -> Rules | None:
     """The rules of a game the book holds, or ``None`` if its games cannot be read."""
     unreadable: tuple[type[Exception], ...] = (IndexError, ValueError, *rows.errors)
     try:
@@ -549,7 +549,7 @@ def _first_rules(rows: Database) -> Rules | None:
         return None
 
 
-def _check_schema(rows: Database, db: str, create: bool) -> None:
+def _check_schema(rows: Catalogue, db: str, create: bool) -> None:
     """Refuse databases that are not books, or books of a newer schema.
 
     A database without tables is accepted only when it is to be created.
