@@ -470,12 +470,8 @@ class Book:
             ) from None
 
     def _check_rows(self, rules: Rules, rows: Sequence[Sequence[Any]]) -> None:
-        """Raise :class:`DamagedBookError` if a stored row holds what no book can: a value
-        that is not a whole number, a value other than 1, 0, -1, a remoteness past the end of
-        the game, best moves off the board or on a taken cell, a key or ply off the board.
-
-        Rows that are possible but wrong (a score that is not the best over the children)
-        are for ``ttt verify`` to find; these are the ones no reader could present."""
+        """Raise :class:`DamagedBookError` if a stored row holds what no book can
+        (:mod:`book.rowchecks`)."""
         problem = row_problem(rules, rows)
         if problem is not None:
             raise self.damaged(problem, rules)
