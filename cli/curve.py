@@ -161,7 +161,7 @@ def curve(
             progress.close()
         if rating:
             from ttt_solve.agents.rungs import GAMES
-            from ttt_solve.book.reader import unwritable_reason
+            from ttt_solve.book.urls import unwritable_reason
 
             progress = common.LazyProgress("rating", enabled=not quiet)
             try:

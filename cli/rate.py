@@ -190,7 +190,7 @@ def rate_command(
     from ttt_solve.agents.rating import parse_anchor
     from ttt_solve.agents.rungs import GAMES
     from ttt_solve.agents.spec import parse_spec
-    from ttt_solve.book.reader import unwritable_reason
+    from ttt_solve.book.urls import unwritable_reason
     from ttt_solve.cli.options import parse_positions
 
     for spec in agent_specs:
@@ -241,7 +241,8 @@ def open_ladder_book(db: str) -> Any:
     cannot be written is only read (its games are then played but not cached)."""
     import os
 
-    from ttt_solve.book.reader import open_book, sqlite_file, unwritable_reason
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.book.urls import sqlite_file, unwritable_reason
 
     path = sqlite_file(db)
     exists = path is None or os.path.exists(path)

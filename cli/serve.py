@@ -11,7 +11,8 @@ import click
 
 from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS
-from ttt_solve.book.reader import hide_password, open_book
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.urls import hide_password
 from ttt_solve.cli.common import CliError, db_option, friendly_errors
 from ttt_solve.cli.options import command, count_option, search_seconds_option
 

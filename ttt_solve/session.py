@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ttt_solve.agents.curve import Curve
     from ttt_solve.agents.match import GameRecord
     from ttt_solve.book.oracle import Analysis
-    from ttt_solve.book.reader import GameInfo
+    from ttt_solve.book.records import GameInfo
     from ttt_solve.solver.value import Value
 
 
@@ -63,7 +63,7 @@ def position_of(position: str | Position, game: str | Rules | None = None) -> Po
 
 def solve(game: str | Rules, db: str = DEFAULT_DB, **options: Any) -> GameInfo:
     """Solve ``game`` into the book ``db`` unless it is stored there already; the game's
-    :class:`~ttt_solve.book.reader.GameInfo`. ``options``: those of
+    :class:`~ttt_solve.book.records.GameInfo`. ``options``: those of
     :class:`~ttt_solve.book.solving.Solve` (``method``, ``book_depth``, ``force``, ...)."""
     from ttt_solve.book.solving import solve as solve_game
 

@@ -14,7 +14,7 @@ from starlette.types import ASGIApp
 
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.oracle import Analysis
-from ttt_solve.book.reader import GameInfo
+from ttt_solve.book.records import GameInfo
 from ttt_solve.solver.position import Position
 from ttt_solve.web.audits import AuditRunner
 from ttt_solve.web.explorer import Asked, Explorer, game_name, url_param

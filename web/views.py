@@ -19,7 +19,7 @@ from ttt_solve.agents.audit import Graded, Truth, graded_json
 from ttt_solve.agents.review import CostlyRow, Review, player_number
 from ttt_solve.book.oracle import Analysis
 from ttt_solve.book.query import LineMove, analysis_json
-from ttt_solve.book.reader import GameInfo
+from ttt_solve.book.records import GameInfo
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import grade
