@@ -228,3 +228,45 @@ def test_a_signal_amid_a_long_proof_stops_it_within_seconds(tmp_path, signum, st
     assert rest.strip().splitlines()[-1].startswith(f"{said}: "), rest
     print(f"stopped {took:.2f} s after the signal")
     assert took < 20, f"the proof stopped only {took:.1f} s after the signal"
+
+
+# -- Ctrl-C amid a ladder's games --------------------------------------------------------------
+
+
+@needs_proc
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["rate", "--games", "20000"],
+        ["curve", "--agent", "mcts", "--vary", "iterations=1,2", "--rating"]
+        + ["--rating-games", "20000", "--seeds", "1", "--positions", "sample:10"],
+    ],
+    ids=["rate", "curve --rating"],
+)
+def test_ctrl_c_as_a_ladders_games_are_handed_out_is_one_line_and_130(book_3x3, tmp_path, command):
+    """Ctrl-C, sent to the whole process group as a terminal sends it, as the ladder's games
+    are handed to the workers (560,000 games in 140,000 chunks, seconds of hand-out): it used
+    to be held over the hand-out and find the pool broken by its own end of the workers,
+    which was reported as a bug (``BrokenProcessPool``, exit 1)."""
+    db = tmp_path / "book.sqlite"
+    db.write_bytes(Path(book_3x3).read_bytes())  # the ladder's games are cached in the book
+    ttt = subprocess.Popen(
+        [*TTT, *command, "--db", str(db), "--jobs", "2", "-q"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 300
+    while not descendants(ttt.pid) and time.monotonic() < deadline:
+        time.sleep(0.005)  # until the pool forks its workers, at the first chunk handed out
+    assert ttt.poll() is None, "the command ended before its pool started"
+    os.killpg(ttt.pid, signal.SIGINT)
+    try:
+        _, err = ttt.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(ttt.pid, signal.SIGKILL)
+        raise
+    assert ttt.returncode == 130, (ttt.returncode, err)
+    assert err.strip().splitlines() == ["interrupted: nothing was written"], err
