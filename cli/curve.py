@@ -94,7 +94,7 @@ Examples:
 )
 @click.option(
     "--rating-games",
-    type=click.IntRange(1),
+    type=options.GAMES,
     default=None,
     metavar="N",
     help="With --rating: games per pair of the ladder and per rung for each point (default 100).",

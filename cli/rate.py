@@ -17,6 +17,9 @@ from ttt_solve.cli.common import (
     jobs_option,
 )
 from ttt_solve.cli.options import (
+    ANCHOR,
+    BOOTSTRAP,
+    GAMES,
     Decorator,
     agent_option,
     command,
@@ -28,6 +31,7 @@ from ttt_solve.solver.rules import Rules
 
 anchor_option: Decorator = click.option(
     "--anchor",
+    type=ANCHOR,
     default=None,
     metavar="SPEC=RATING",
     help="The agent whose rating is fixed, and its rating (default: random=0 when random "
@@ -35,7 +39,7 @@ anchor_option: Decorator = click.option(
 )
 bootstrap_option: Decorator = click.option(
     "--bootstrap",
-    type=click.IntRange(0),
+    type=BOOTSTRAP,
     default=0,
     show_default=True,
     metavar="N",
@@ -136,7 +140,7 @@ def ladder_help() -> str:
 )
 @click.option(
     "--games",
-    type=click.IntRange(1),
+    type=GAMES,
     default=None,
     metavar="N",
     help="Games per pair of rungs, and per rung for each agent (default 100); a ladder of "
