@@ -25,7 +25,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Sequence
 from math import comb
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import numba
 import numpy as np
@@ -279,11 +279,20 @@ def compress_of(stones: int, free: int) -> int:
     return out
 
 
+class Ranks(Protocol):
+    """The representatives' ranks of a ply, ascending: a list, or a file's bytes read as
+    one."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, number: int, /) -> int: ...
+
+
 class PlyIndex:
     """The index of one ply, for positions one at a time, from its representatives' ranks
     (ascending: any sequence of ints, such as a memory-mapped file's)."""
 
-    def __init__(self, rules: Rules, ply: int, rep_ranks: Sequence[int]) -> None:
+    def __init__(self, rules: Rules, ply: int, rep_ranks: Ranks) -> None:
         self.rules = rules
         self.ply = ply
         self.x, self.o = stone_counts(ply)
