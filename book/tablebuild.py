@@ -364,6 +364,14 @@ def _parse_bytes(text: str) -> int:
         raise TableError(f"{text!r} is not an amount of memory: write e.g. 20G or 512M") from None
 
 
+def _size(count: int) -> str:
+    """Bytes as people read them: kB below a megabyte, MB below a gigabyte, then GB."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6)):
+        if count >= scale:
+            return f"{count / scale:.1f} {unit}"
+    return f"{count / 1e3:.1f} kB"
+
+
 def _duration(seconds: float | None) -> str:
     if seconds is None:
         return "?"
@@ -432,7 +440,7 @@ def main(argv: list[str] | None = None) -> int:
     reachable = sum(c.reachable for c in summary.counts)
     print(
         f"{rules.name}: {value} for X; {canonical:,} canonical and {reachable:,} reachable "
-        f"positions; {summary.bytes_on_disk / 1e6:.1f} MB in {folder}; "
+        f"positions; {_size(summary.bytes_on_disk)} in {folder}; "
         f"{_duration(summary.seconds)}",
         flush=True,
     )
