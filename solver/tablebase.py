@@ -32,6 +32,7 @@ from ttt_solve.solver.tablebase_index import (
     ClassTable,
     binomials,
     cell_tables,
+    compress,
     expand,
     permute_set,
     popcount,
@@ -294,16 +295,7 @@ def _back_up(
             canonical = 1
             for f in range(fixing):
                 image = permute_set(o, tables, stabiliser[f])
-                # compare the image's positions among the free cells with the set's own
-                image_positions = 0
-                position = 0
-                rest = free
-                while rest:
-                    bit = rest & -rest
-                    if image & bit:
-                        image_positions |= 1 << int(position)
-                    rest ^= bit
-                    position += 1
+                image_positions = compress(image, free)
                 if image_positions < compressed:
                     canonical = 0
                     break
