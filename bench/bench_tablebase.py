@@ -13,7 +13,7 @@ positions of the game).
     python bench/bench_tablebase.py --probe-5x5  # the 5x5 k=4 ply step's rate, and the time
 
 ``--probe-5x5`` times the ply step of 5x5 k=4 on a slice of 2**24 numbers from the middle of
-a few plies, against a next ply of its true size (GBs) whose records all say "draw": the memory
+a few plies (all of a smaller ply), against a next ply of its true size (GBs) whose records all say "draw": the memory
 traffic of the real build, not its values. From the rates it estimates the whole build's time.
 """
 
@@ -68,12 +68,13 @@ step = ply_step(rules, ply, *class_tables(rules, ply, {}))
 records = len(step.reps) * step.per_class
 child = np.full(ply_records(rules, ply + 1), DRAW, dtype=np.uint8)
 back_up_range(step, 0, 1 << 12, child)  # compiled and paged in before the clock starts
-first = records // 2
+first = max(0, records // 2 - (1 << 23))
+stop = min(records, first + (1 << 24))
 started = time.perf_counter()
-made, counts = back_up_range(step, first, first + (1 << 24), child)
+made, counts = back_up_range(step, first, stop, child)
 seconds = time.perf_counter() - started
-reachable_open = int(counts.counts[:, 0, 0].sum())
-print(seconds, 1 << 24, reachable_open * (rules.cells - ply))
+canonical_open = int(counts.counts[:, 0, 0].sum())
+print(seconds, stop - first, canonical_open * (rules.cells - ply))
 """
 
 PROBE_PLIES = (8, 12, 16, 20)

@@ -54,9 +54,10 @@ MAX_PART_RECORDS = 1 << 26
 """A part holds at most 64 Mi numbers: about a minute of work on two cores, so a kill loses
 little."""
 
-ESTIMATED_RATE = 2.0e6
-"""Numbers a second the ply step was measured to make on 2 busy cores (4x5 k=4), weighted by
-children as :func:`work_of` weighs them: the estimate given before a build starts."""
+ESTIMATED_RATE = 1.5e7
+"""Work a second (numbers weighted by :func:`work_of`) the ply step was measured to do on 2
+busy cores (load average 12): 1.7e7 over a whole 4x5 k=4 build, 1.5e7 by
+``bench/bench_tablebase.py --probe-5x5``. The estimate given before a build starts."""
 
 
 @dataclass(frozen=True)

@@ -180,6 +180,11 @@ def back_up_range(
     (any array of ``uint8``: a memory map does), and their counts. Raises ``AssertionError``
     if a child stands at a number recorded as no position (a damaged next ply)."""
     rules = step.rules
+    if not 0 <= start <= stop <= len(step.reps) * step.per_class:
+        raise ValueError(
+            f"numbers {start}..{stop} are not within ply {step.ply}'s "
+            f"{len(step.reps) * step.per_class}"
+        )
     records, counts, missing = _back_up(
         step.ply,
         rules.cells,
