@@ -13,8 +13,9 @@ positions of the game).
     python bench/bench_tablebase.py --probe-5x5  # the 5x5 k=4 ply step's rate, and the time
 
 ``--probe-5x5`` times the ply step of 5x5 k=4 on a slice of 2**24 numbers from the middle of
-a few plies (all of a smaller ply), against a next ply of its true size (GBs) whose records all say "draw": the memory
-traffic of the real build, not its values. From the rates it estimates the whole build's time.
+a few plies (all of a smaller ply), against a next ply of its true size (GBs) whose records all
+say "draw": the memory traffic of the real build, not its values. From the rates it estimates
+the whole build's time.
 """
 
 from __future__ import annotations
