@@ -34,8 +34,10 @@ from ttt_solve.book.tablefile import (
     verify,
     write_file,
 )
+from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import RecordCounts, back_up_range, class_tables, ply_step
+from ttt_solve.solver.tablebase import RecordCounts, class_tables, ply_step
+from ttt_solve.solver.tablebase_cuda import back_up_range_on
 from ttt_solve.solver.tablebase_index import (
     MAX_TABLE_CELLS,
     ClassTable,
@@ -158,6 +160,7 @@ def build_table(
     progress: Callable[[BuildProgress], None] | None = None,
     part_records: int | None = None,
     on_part: Callable[[int, int], None] | None = None,
+    device: str = "auto",
 ) -> BuildSummary:
     """Build (or finish building) the table of a game in ``folder``.
 
@@ -166,10 +169,18 @@ def build_table(
     build refuses to start when the two widest plies cannot fit. ``progress`` is called after
     each part; ``on_part(ply, part)`` after each part is written (a hook for tests).
     ``part_records``: at most this many numbers a part (default: as memory allows, at most
-    :data:`MAX_PART_RECORDS`). Raises :class:`TableDiskFullError` when the disk cannot hold
-    what is missing, before anything is made."""
+    :data:`MAX_PART_RECORDS`). ``device``: ``"cpu"``, ``"gpu"`` or ``"auto"`` (the GPU when
+    Numba finds one; :mod:`solver.tablebase_cuda`): the files are the same either way.
+    Raises :class:`TableDiskFullError` when the disk cannot hold what is missing, before
+    anything is made."""
+    from ttt_solve.solver.tablebase_cuda import GpuUnavailableError, gpu_available
+
     folder = Path(folder)
     started = time.monotonic()
+    if device == "gpu" and not gpu_available():
+        raise GpuUnavailableError(
+            "a GPU was asked for, but Numba finds no CUDA device; build with --device cpu"
+        )
     plan = plan_build(rules, folder)
     if plan.disk_needed > plan.disk_free:
         raise TableDiskFullError(
@@ -205,7 +216,9 @@ def build_table(
         else:
             per_part = part_records or max(1 << 16, min(MAX_PART_RECORDS, memory - fixed))
             state = _PlyState(ply, plan.work[ply], done, resumed, total, started, progress)
-            header = _make_ply(rules, folder, ply, cache, child_records, per_part, state, on_part)
+            header = _make_ply(
+                rules, folder, ply, cache, child_records, per_part, state, on_part, device
+            )
             done, resumed = state.done, state.resumed
         headers.append(header)
         counts.append(RecordCounts(np.array(header.counts, dtype=np.int64).reshape(3, 2, 2)))
@@ -266,6 +279,7 @@ def _make_ply(
     per_part: int,
     state: _PlyState,
     on_part: Callable[[int, int], None] | None,
+    device: str,
 ) -> TableHeader:
     """Make one ply's parts (keeping those already made), then join them into its file."""
     classes, child = class_tables(rules, ply, cache)
@@ -284,7 +298,7 @@ def _make_ply(
                 path.unlink()
                 found = False
         if not found:
-            made, made_counts = back_up_range(step, first, first + count, child_records)
+            made, made_counts = back_up_range_on(device, step, first, first + count, child_records)
             header = write_file(
                 path,
                 TableHeader(
@@ -397,6 +411,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("game", help="the game, e.g. 4x5k4 or 5x5k4")
     parser.add_argument("folder", help="the table's folder (a rerun resumes what is there)")
     parser.add_argument("--memory", default="4G", help="memory the build may use (default 4G)")
+    parser.add_argument(
+        "--device",
+        choices=["auto", "cpu", "gpu"],
+        default="auto",
+        help="where the ply step runs: the GPU when Numba finds one (auto), or as said",
+    )
     parser.add_argument("--every", type=float, default=10.0, help="seconds between progress lines")
     args = parser.parse_args(argv)
     try:
@@ -425,8 +445,8 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
 
-        summary = build_table(rules, folder, memory, report)
-    except TableError as error:
+        summary = build_table(rules, folder, memory, report, device=args.device)
+    except TttError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -158,3 +158,25 @@ def test_kill_9_then_rerun_gives_the_same_bytes(tmp_path: Path) -> None:
             assert child.returncode == -signal.SIGKILL
         assert kills >= 1
         assert table_bytes(folder) == expected, f"trial {trial} after {kills} kills"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["9x9k4"], "9x9 k=4: 81 cells; a table is made for boards of at most 25 cells"),
+        (["3x3k3", "--memory", "lots"], "'lots' is not an amount of memory"),
+        (["4x4k4", "--memory", "100k"], "a build needs at least"),
+    ],
+)
+def test_the_build_command_refuses_in_one_line(
+    tmp_path: Path, arguments: list[str], message: str
+) -> None:
+    game, *options = arguments
+    run = subprocess.run(
+        [sys.executable, "-m", "ttt_solve.book.tablebuild", game, str(tmp_path / "t"), *options],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 1
+    assert run.stderr.count("\n") == 1 and message in run.stderr
+    assert not (tmp_path / "t").exists()
