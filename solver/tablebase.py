@@ -94,6 +94,25 @@ def _record(score: int) -> int:
 
 
 @_compile_inline
+def _end_record(last_mover_common: int, ply: int, cells: int) -> int:
+    """The record of a reachable position whose game is over (lost in 0 when the last mover
+    holds a line, a draw on a full board), or :data:`NONE` while it goes on."""
+    if last_mover_common != -1:
+        return DECIDED
+    if ply == cells:
+        return DRAW
+    return NONE
+
+
+@_compile_inline
+def _outcome(record: int) -> int:
+    """The outcome of a record, as :class:`RecordCounts` numbers it: 0 win, 1 draw, 2 loss."""
+    if record == DRAW:
+        return 1
+    return 0 if (record - DECIDED) & 1 else 2
+
+
+@_compile_inline
 def _lines_held(stones: int, lines: NDArray[np.int64]) -> int:
     """The cells common to every line the stones hold; -1 when they hold none."""
     common = -1
@@ -304,12 +323,9 @@ def _back_up(
                 if image_positions < compressed:
                     canonical = 0
                     break
+            record = _end_record(last_mover_common, ply, cells)
             terminal = 1
-            if last_mover_common != -1:
-                record = DECIDED
-            elif ply == cells:
-                record = DRAW
-            else:
+            if record == NONE:
                 terminal = 0
                 top = -2 * WIN_SCORE
                 empty = free & ~o
@@ -337,12 +353,7 @@ def _back_up(
                         top = score
                 record = _record(top)
             out[index - start] = np.uint8(record)
-            if record == DRAW:
-                outcome = 1
-            elif (record - DECIDED) & 1:
-                outcome = 0
-            else:
-                outcome = 2
+            outcome = _outcome(record)
             counts[outcome, terminal, 0] += canonical
             counts[outcome, terminal, 1] += weight
     return out, block_counts.sum(axis=0), int(block_missing.sum())

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from ttt_solve.errors import TttError
 from ttt_solve.solver import tablebase, tablebase_index
-from ttt_solve.solver.tablebase import DECIDED, DRAW, NONE, PlyStep, RecordCounts, back_up_range
+from ttt_solve.solver.tablebase import NONE, PlyStep, RecordCounts, back_up_range
 from ttt_solve.solver.tablebase_index import binomials, cell_tables
 from ttt_solve.solver.value import WIN_SCORE
 
@@ -36,6 +36,8 @@ permute_set = _device(tablebase_index.permute_set.py_func)
 compress = _device(tablebase_index.compress.py_func)
 expand = _device(tablebase_index.expand.py_func)
 _lines_held = _device(tablebase._lines_held.py_func)
+_end_record = _device(tablebase._end_record.py_func)
+_outcome = _device(tablebase._outcome.py_func)
 _score = _device(tablebase._score.py_func)
 _record = _device(tablebase._record.py_func)
 _move_score = _device(tablebase._move_score.py_func)
@@ -172,12 +174,9 @@ def _back_up_number(  # type: ignore[no-untyped-def]
             fixing += 1
             if compress(permute_set(o, tables, s), free) < compressed:
                 canonical = 0
+    record = _end_record(last_mover_common, ply, cells)
     terminal = 1
-    if last_mover_common != -1:
-        record = DECIDED
-    elif ply == cells:
-        record = DRAW
-    else:
+    if record == NONE:
         terminal = 0
         top = -2 * WIN_SCORE
         empty = free & ~o
@@ -200,6 +199,6 @@ def _back_up_number(  # type: ignore[no-untyped-def]
             top = max(top, _move_score(_score(child_record)))
         record = _record(top)
     out[i] = record
-    outcome = 1 if record == DRAW else 0 if (record - DECIDED) & 1 else 2
+    outcome = _outcome(record)
     cuda.atomic.add(counts, (outcome, terminal, 0), canonical)
     cuda.atomic.add(counts, (outcome, terminal, 1), tables.shape[0] // (fixing + 1))
