@@ -1,0 +1,169 @@
+"""Benchmark of the tablebase build against the single-threaded C solver, side by side.
+
+For each board, in one run: the whole table build as a process of its own
+(``python -m ttt_solve.book.tablebuild GAME FOLDER``: start-up, every ply, the files written
+and flushed) and the C reference solver of ``bench/c/solve.c`` (built as
+``bench/bench_solve.py`` builds it); their wall times, the ratio, each one's peak memory, the
+table's bytes on disk, and whether both found the published counts. Then the look-up of a
+position's value and every move's value from the table, in one process (median of 2,000 random
+positions of the game).
+
+    python bench/bench_tablebase.py              # 4x4 k=4
+    python bench/bench_tablebase.py --with-4x5   # also 4 rows x 5 columns, k=4 (minutes)
+    python bench/bench_tablebase.py --probe-5x5  # the 5x5 k=4 ply step's rate, and the time
+
+``--probe-5x5`` times the ply step of 5x5 k=4 on a slice of 2**24 numbers from the middle of
+a few plies (all of a smaller ply), against a next ply of its true size (GBs) whose records all
+say "draw": the memory traffic of the real build, not its values. From the rates it estimates
+the whole build's time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+from bench_solve import BOARD_4X5, C_PROGRAM, build_c
+from common import board_arguments, chosen_boards, load_average, measure
+from tabulate import tabulate
+
+BOARDS = [(4, 4, 4, 1217977, 9722011)]
+
+LOOKUPS = """
+import random, statistics, sys, time
+from ttt_solve.book.table import Table
+from ttt_solve.solver.position import Position
+table = Table(sys.argv[1])
+rules = table.rules
+rng = random.Random(1)
+positions = []
+while len(positions) < 2000:  # random games, cut at a random ply
+    position = Position.start(rules)
+    for _ in range(rng.randrange(rules.cells)):
+        if position.is_terminal:
+            break
+        position = position.play(rng.choice(position.legal_moves()))
+    positions.append(position)
+times = []
+for position in positions:
+    started = time.perf_counter()
+    table.analyse(position)
+    times.append(time.perf_counter() - started)
+times.sort()
+print(statistics.median(times) * 1e3, times[int(0.99 * len(times))] * 1e3)
+"""
+
+
+PROBE = """
+import sys, time
+import numpy as np
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase import DRAW, back_up_range, class_tables, ply_step
+from ttt_solve.solver.tablebase_index import ply_records
+rules = Rules(5, 5, 4)
+ply = int(sys.argv[1])
+step = ply_step(rules, ply, *class_tables(rules, ply, {}))
+records = len(step.reps) * step.per_class
+child = np.full(ply_records(rules, ply + 1), DRAW, dtype=np.uint8)
+back_up_range(step, 0, 1 << 12, child)  # compiled and paged in before the clock starts
+first = max(0, records // 2 - (1 << 23))
+stop = min(records, first + (1 << 24))
+started = time.perf_counter()
+made, counts = back_up_range(step, first, stop, child)
+seconds = time.perf_counter() - started
+canonical_open = int(counts.counts[:, 0, 0].sum())
+print(seconds, stop - first, canonical_open * (rules.cells - ply))
+"""
+
+PROBE_PLIES = (8, 12, 16, 20)
+
+
+def probe_5x5() -> None:
+    """The ply step's rate on slices of 5x5 k=4 plies, and the whole build's time from it."""
+    from ttt_solve.solver.rules import Rules
+    from ttt_solve.solver.tablebase_index import ply_records
+
+    rules = Rules(5, 5, 4)
+    rates = {}
+    rows_out = []
+    for ply in PROBE_PLIES:
+        run = measure([sys.executable, "-c", PROBE, str(ply)])
+        if run.returncode != 0:
+            sys.exit(f"ply {ply}: the probe failed:\n{run.output}")
+        seconds, numbers, reads = (float(v) for v in run.output.split())
+        rates[ply] = numbers / seconds
+        rows_out.append(
+            [
+                ply,
+                f"{ply_records(rules, ply):,}",
+                f"{numbers / seconds:,.0f}",
+                f"{reads / seconds:,.0f}",
+                f"{run.peak_mib:.0f}",
+            ]
+        )
+    headers = ["ply", "numbers", "numbers/s", "child reads/s (canonical open x empties)"]
+    print(tabulate(rows_out, headers=[*headers, "peak MiB"]))
+    total = 0.0
+    for ply in range(rules.cells + 1):
+        nearest = min(PROBE_PLIES, key=lambda p: abs(p - ply))
+        total += ply_records(rules, ply) / rates[nearest]
+    print(
+        f"\n5x5 k=4 whole build at these rates (each ply at its nearest probed ply's): "
+        f"{total / 3600:.1f} h; {os.cpu_count()} cores, load average {load_average()} at the end"
+    )
+
+
+def main() -> None:
+    parser = board_arguments(__doc__.splitlines()[0])
+    parser.add_argument("--probe-5x5", action="store_true", help="the 5x5 k=4 rate and time")
+    args = parser.parse_args()
+    if args.probe_5x5:
+        probe_5x5()
+        return
+    build_c()
+    rows_out = []
+    with tempfile.TemporaryDirectory(prefix="bench-tablebase-") as workdir:
+        for rows, cols, k, canonical, reachable in chosen_boards(args, BOARDS, BOARD_4X5):
+            game = f"{rows}x{cols}k{k}"
+            folder = os.path.join(workdir, game)
+            argv = [sys.executable, "-m", "ttt_solve.book.tablebuild", game, folder]
+            table = measure([*argv, "--every", "1000000"])
+            if table.returncode != 0:
+                sys.exit(f"{game}: the table build failed:\n{table.output}")
+            c_run = measure([C_PROGRAM, str(rows), str(cols), str(k)])
+            if c_run.returncode != 0:
+                sys.exit(f"{game}: the C program failed:\n{c_run.output}")
+            disk = sum(entry.stat().st_size for entry in os.scandir(folder))
+            found = re.search(r"([\d,]+) canonical and ([\d,]+) reachable", table.output)
+            counts = found and tuple(int(n.replace(",", "")) for n in found.groups())
+            lookup = measure([sys.executable, "-c", LOOKUPS, folder])
+            p50, p99 = (float(v) for v in lookup.output.split())
+            shutil.rmtree(folder)
+            c_counts = f"canonical {canonical} reachable {reachable}" in c_run.output
+            rows_out.append(
+                [
+                    f"{rows}x{cols} k={k}",
+                    f"{table.seconds:.2f}",
+                    f"{c_run.seconds:.2f}",
+                    f"{table.seconds / c_run.seconds:.2f}",
+                    f"{table.peak_mib:.0f}",
+                    f"{c_run.peak_mib:.0f}",
+                    f"{disk / 1e6:.1f}",
+                    f"{p50:.3f}",
+                    f"{p99:.3f}",
+                    "yes" if counts == (canonical, reachable) and c_counts else "NO",
+                ]
+            )
+    headers = ["board", "table s", "C s", "table/C", "peak MiB", "C peak MiB", "disk MB"]
+    print(tabulate(rows_out, headers=[*headers, "lookup p50 ms", "p99 ms", "counts match"]))
+    print(
+        f"\n{os.cpu_count()} cores, load average {load_average()} at the end; one run each; "
+        "table = the whole build process; lookup = a position's value and every move's value"
+    )
+
+
+if __name__ == "__main__":
+    main()
