@@ -85,10 +85,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
     """The unwrapped environment; :func:`env` wraps it as PettingZoo's classic games are.
 
     ``rows``, ``cols``, ``k``: the board and the line to make. ``truth``: put the truth in
-    ``infos``; ``book``: a book (or its path) that holds the game, else live search, each
-    position within ``search_seconds``. ``render_mode``: ``"ansi"`` (the board as text),
-    ``"rgb_array"`` (the project's SVG board as pixels) or ``"human"`` (the text board printed
-    after every move).
+    ``infos`` (``True``, or a :class:`Truth` to share); ``book``: a book (or its path) that
+    holds the game, else live search, each position within ``search_seconds``.
+    ``render_mode``: ``"ansi"`` (the board as text), ``"rgb_array"`` (the project's SVG board
+    as pixels) or ``"human"`` (the text board printed after every move).
     """
 
     metadata: dict[str, Any] = {
@@ -104,7 +104,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         cols: int = 3,
         k: int = 3,
         *,
-        truth: bool = True,
+        truth: bool | Truth = True,
         book: Any = None,
         search_seconds: float = 3.0,
         render_mode: str | None = None,
@@ -137,7 +137,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
             )
             for agent in self.agents
         }
-        self.truth = Truth(self.rules, book, search_seconds=search_seconds) if truth else None
+        if isinstance(truth, Truth):
+            self.truth: Truth | None = truth
+        else:
+            self.truth = Truth(self.rules, book, search_seconds=search_seconds) if truth else None
         self.render_mode = render_mode
         self._cells = [cell_of(self.rules, action) for action in range(cells)]
         self._selector = AgentSelector(self.agents)
