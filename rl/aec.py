@@ -23,17 +23,21 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
-import numpy as np
-from gymnasium import spaces
-from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv
-from pettingzoo.utils import AgentSelector, wrappers
+from ttt_solve.rl.extra import require
 
-from ttt_solve.rl.truth import Truth, Verdict
-from ttt_solve.solver.errors import IllegalMoveError
-from ttt_solve.solver.position import Position
-from ttt_solve.solver.rules import Rules
+require()
+
+import gymnasium  # noqa: E402 - after the check of the extra
+import numpy as np  # noqa: E402
+from gymnasium import spaces  # noqa: E402
+from gymnasium.utils import EzPickle  # noqa: E402
+from pettingzoo import AECEnv  # noqa: E402
+from pettingzoo.utils import AgentSelector, wrappers  # noqa: E402
+
+from ttt_solve.rl.truth import Truth, Verdict  # noqa: E402
+from ttt_solve.solver.errors import IllegalMoveError  # noqa: E402
+from ttt_solve.solver.position import Position  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
 
 NAME = "mnk_v0"
 AGENTS = ("player_1", "player_2")

@@ -21,14 +21,18 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import gymnasium
-import numpy as np
+from ttt_solve.rl.extra import require
 
-from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS
-from ttt_solve.rl.aec import AGENTS, action_of, raw_env
-from ttt_solve.rl.opponents import Policy, make_opponent
-from ttt_solve.rl.truth import Truth
-from ttt_solve.solver.rules import Rules
+require()
+
+import gymnasium  # noqa: E402 - after the check of the extra
+import numpy as np  # noqa: E402
+
+from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS  # noqa: E402
+from ttt_solve.rl.aec import AGENTS, action_of, raw_env  # noqa: E402
+from ttt_solve.rl.opponents import Policy, make_opponent  # noqa: E402
+from ttt_solve.rl.truth import Truth  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
 
 SIDES = ("x", "o", "random")
 """The learner's side: X (moves first), O, or drawn at each reset."""

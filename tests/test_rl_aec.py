@@ -215,8 +215,11 @@ def test_illegal_move_on_the_raw_env_is_an_error():
 
 
 def test_missing_extra_names_it(monkeypatch):
-    from ttt_solve.rl.extra import RlExtraMissingError, require
+    from ttt_solve.rl.extra import RlExtraMissingError
 
     monkeypatch.setitem(sys.modules, "pettingzoo", None)
-    with pytest.raises(RlExtraMissingError, match=r"pip install 'ttt-solve\[rl\]'"):
-        require()
+    for module in ("ttt_solve.rl.aec", "ttt_solve.rl.single"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    with pytest.raises(RlExtraMissingError, match=r"pip install 'ttt-solve\[rl\]'") as caught:
+        import ttt_solve.rl.single  # noqa: F401
+    assert "\n" not in str(caught.value) and "pettingzoo" in str(caught.value)
