@@ -116,7 +116,8 @@ def evaluate(
     seed: int = 0,
 ) -> EvalReport:
     """Score ``function`` on ``evalset`` (a set or the path of its file), or on one ``split``
-    of it; ``seed`` seeds the random generators the function may draw from."""
+    of it; ``seed`` seeds the random generators the function may draw from (``random`` and
+    ``numpy.random``, seeded for each position from ``seed`` and the position's key)."""
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
     scored = evalset if isinstance(evalset, EvalSet) else load(evalset)
@@ -137,6 +138,9 @@ def evaluate(
     failures = 0
     for record in records:
         position = Position.from_key(scored.rules, record["key"])
+        # reseeded per position, as the audit does: a function that draws from random or
+        # numpy.random draws the same for a position whatever else the set holds
+        agent.rng.seed(f"{seed}:{record['key']}")
         try:
             cell: int | None = agent.select_move(position)
         except EngineFailure:

@@ -147,3 +147,17 @@ def test_ttt_evaluate_is_the_session_name(book_3x3, tmp_path):
         build(book, R3, count=20, seed=0).write_jsonl(tmp_path / "s.jsonl")
     report = ttt.evaluate(lambda p: p.legal_moves()[0], str(tmp_path / "s.jsonl"))
     assert report.positions == 20 and report.to_dict()["set"] == load(tmp_path / "s.jsonl").checksum
+
+
+def test_a_policy_drawing_from_random_is_seeded_per_position(book_3x3):
+    with open_book(book_3x3) as book:
+        made = build(book, R3, count=1000, seed=0)
+
+    def drawing(position: Position) -> int:
+        return random.choice(position.legal_moves())
+
+    first = evaluate(drawing, made, seed=1)
+    assert evaluate(drawing, made, seed=1) == first
+    assert evaluate(drawing, made, seed=2) != first
+    lowest = evaluate(lambda p: p.legal_moves()[0], made)
+    assert (first.best, first.kept) != (lowest.best, lowest.kept)
