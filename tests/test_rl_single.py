@@ -252,3 +252,20 @@ def test_seeded_games_repeat():
         return actions
 
     assert games(1) == games(1) and games(1) != games(2)
+
+
+@pytest.mark.slow
+def test_rating_opponent_is_the_nearest_rung_of_the_cached_ladder(tmp_path):
+    from tests.pg_support import solve_into
+    from ttt_solve.agents.ladder import rate_on_ladder
+
+    db = str(tmp_path / "ladder.sqlite")
+    solve_into(db, Rules(3, 3, 3))
+    with open_book(db) as book:
+        ladder = rate_on_ladder(book, db, Rules(3, 3, 3), games=2, audit=False, jobs=1)
+        rungs = [(one.agent, one.rating.mean) for one in ladder.fit.rated]
+        for rating in (0, 300, 600, 2000):
+            env = MnkVsOpponent(book=book, opponent=f"rating:{rating}", truth=False)
+            assert env.opponent.name == nearest_rung(rungs, rating)
+            env.reset(seed=0)
+            env.step(4)
