@@ -183,6 +183,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         action = int(action)
+        if not 0 <= action < self.rules.cells:
+            raise IllegalMoveError(f"action {action} is off the board (0..{self.rules.cells - 1})")
         cell = self._cells[action]
         bit = 1 << cell
         if (self._x | self._o) & bit:

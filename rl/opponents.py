@@ -83,7 +83,9 @@ class PolicyOpponent(Opponent):
         self.name = getattr(policy, "__qualname__", None) or repr(policy)
 
     def move(self, position: Position, observation: dict[str, np.ndarray]) -> int:
-        return cell_of(position.rules, int(self.policy(observation)))
+        """The cell of the policy's action, or -1 for an action off the board."""
+        action = int(self.policy(observation))
+        return cell_of(position.rules, action) if 0 <= action < position.rules.cells else -1
 
 
 def nearest_rung(rungs: Sequence[tuple[str, float]], rating: float) -> str:

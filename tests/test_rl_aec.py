@@ -212,6 +212,9 @@ def test_illegal_move_on_the_raw_env_is_an_error():
     env.step(4)
     with pytest.raises(ValueError, match="b2"):
         env.step(4)
+    for action in (-1, 9):
+        with pytest.raises(ValueError, match="off the board"):
+            env.step(action)
 
 
 def test_missing_extra_names_it(monkeypatch):

@@ -209,6 +209,11 @@ def test_illegal_moves_end_the_game():
     _, reward, terminated, _, info = env.step(0)
     assert (reward, terminated, info["opponent_illegal"]) == (1.0, True, True)
 
+    env = MnkVsOpponent(opponent=lambda observation: 10, truth=False)  # off the 3x3 board
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(0)
+    assert (reward, terminated, info["opponent_illegal"]) == (1.0, True, True)
+
 
 def test_opponent_as_a_policy_and_as_an_agent_spec():
     def first_legal(observation):
