@@ -21,7 +21,7 @@ step, the truth about the position now on the board (see :func:`truth_info`); wi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ttt_solve.rl.extra import require
 
@@ -34,7 +34,7 @@ from gymnasium.utils import EzPickle  # noqa: E402
 from pettingzoo import AECEnv  # noqa: E402
 from pettingzoo.utils import AgentSelector, wrappers  # noqa: E402
 
-from ttt_solve.rl.truth import Truth, Verdict  # noqa: E402
+from ttt_solve.rl.truth import CACHE_LIMIT, Truth, Verdict  # noqa: E402
 from ttt_solve.solver.errors import IllegalMoveError  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
@@ -66,23 +66,28 @@ def cell_of(rules: Rules, action: int) -> int:
     return row * rules.cols + col
 
 
-def truth_info(rules: Rules, verdict: Verdict, to_move: str, last: tuple[Verdict, int] | None):
-    """The ``infos`` entry of a position: its ``verdict``, the agent ``to_move``, and
-    ``last``, the verdict before the last move and that move's cell (``None`` at the start)."""
-    kept = best = None
-    if last is not None:
-        before, cell = last
-        move = before.moves[cell]
-        kept, best = move.outcome is before.value.outcome, move.score == before.value.score
-    return {
-        "to_move": to_move,
-        "value": verdict.value.outcome.value,
-        "remoteness": verdict.value.remoteness,
+class Described(NamedTuple):
+    """A position's truth as ``infos`` give it: the entries that depend on the position alone,
+    and for each move (by cell) whether it keeps its mover's outcome and whether it is best."""
+
+    entries: dict[str, Any]
+    moves: dict[int, tuple[bool, bool]]
+
+
+def describe(rules: Rules, verdict: Verdict) -> Described:
+    """The ``infos`` entries of a position's verdict (see the module docstring)."""
+    value = verdict.value
+    entries = {
+        "value": value.outcome.value,
+        "remoteness": value.remoteness,
         "best_moves": tuple(sorted(action_of(rules, cell) for cell in verdict.best)),
-        "last_move_kept": kept,
-        "last_move_best": best,
         "source": verdict.source,
     }
+    moves = {
+        cell: (move.outcome is value.outcome, move.score == value.score)
+        for cell, move in verdict.moves.items()
+    }
+    return Described(entries, moves)
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwrapped class
@@ -148,7 +153,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         self.render_mode = render_mode
         self._cells = [cell_of(self.rules, action) for action in range(cells)]
         self._selector = AgentSelector(self.agents)
-        self._verdict: Verdict | None = None
+        self._now: Described | None = None
+        self._described: dict[tuple[int, int], Described] = {}
         self.agent_selection: str = self.agents[0]
         self.terminations: dict[str, bool] = {}
         self.truncations: dict[str, bool] = {}
@@ -192,7 +198,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
                 f"action {action} ({self.rules.cell_name(cell)}) is taken in {self.position}"
             )
         mover = self.agents.index(agent)
-        before = self._verdict
+        before = self._now
         if mover == 0:
             self._x |= bit
             stones = self._x
@@ -215,20 +221,34 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         if self.render_mode == "human":
             self.render()
 
-    def _tell_truth(self, last: tuple[Verdict, int] | None) -> None:
-        """Both agents' ``infos``: the truth of the position on the board now."""
+    def _tell_truth(self, last: tuple[Described, int] | None) -> None:
+        """Both agents' ``infos``: the truth of the position on the board now, and whether
+        ``last`` (the position before the last move, described, and that move's cell) kept
+        its mover's value and was best."""
         assert self.truth is not None
-        verdict = self.truth.of(self.position)
-        self._verdict = verdict
-        info = truth_info(self.rules, verdict, self.agent_selection, last)
-        self.infos = {agent: dict(info) for agent in self.agents}
+        key = (self._x, self._o)
+        described = self._described.get(key)
+        if described is None:
+            described = describe(self.rules, self.truth.of(self.position))
+            if len(self._described) >= CACHE_LIMIT:
+                self._described.clear()
+            self._described[key] = described
+        self._now = described
+        kept, best = (None, None) if last is None else last[0].moves[last[1]]
+        info = {
+            "to_move": self.agent_selection,
+            **described.entries,
+            "last_move_kept": kept,
+            "last_move_best": best,
+        }
+        self.infos = {self.agents[0]: info, self.agents[1]: dict(info)}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game; ``seed`` seeds the agents' action spaces (the game itself has no
         chance), so that ``action_space(agent).sample()`` repeats after the same seed."""
         self._x = self._o = 0
         self._squares = np.zeros((self.rules.cols, self.rules.rows), dtype=np.int8)
-        self._verdict = None
+        self._now = None
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0)
