@@ -15,8 +15,11 @@ terminations move for move (the tests play them side by side):
   ``TerminateIllegalWrapper``, as in ``tictactoe_v3``).
 
 With ``truth=True`` (the default) both agents' ``infos`` hold, after ``reset`` and every
-step, the truth about the position now on the board (see :func:`truth_info`); with
-``truth=False`` they are empty dicts, as in ``tictactoe_v3``.
+step, the truth about the position now on the board: ``to_move``, and for the side to move
+``value`` (``win``, ``draw``, ``loss``), ``remoteness`` and ``best_moves`` (actions); whether
+the last move kept its mover's outcome (``last_move_kept``) and was best (``last_move_best``),
+``None`` after ``reset``; and ``source`` (``book``, ``book+search`` or ``search``). With
+``truth=False`` they are empty dicts, as in ``tictactoe_v3``. See docs/rl.md.
 """
 
 from __future__ import annotations
@@ -75,7 +78,8 @@ class Described(NamedTuple):
 
 
 def describe(rules: Rules, verdict: Verdict) -> Described:
-    """The ``infos`` entries of a position's verdict (see the module docstring)."""
+    """The ``infos`` entries of a position's verdict (see the module docstring) and its
+    moves' grades, worked out once per position."""
     value = verdict.value
     entries = {
         "value": value.outcome.value,

@@ -29,7 +29,7 @@ import gymnasium  # noqa: E402 - after the check of the extra
 import numpy as np  # noqa: E402
 
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS  # noqa: E402
-from ttt_solve.rl.aec import AGENTS, action_of, raw_env  # noqa: E402
+from ttt_solve.rl.aec import AGENTS, action_of, cell_of, describe, raw_env  # noqa: E402
 from ttt_solve.rl.opponents import Policy, make_opponent  # noqa: E402
 from ttt_solve.rl.truth import Truth  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
@@ -104,24 +104,17 @@ class MnkVsOpponent(gymnasium.Env):
         and was best (``kept``; ``None`` before its first move)."""
         if not self.truth:
             return {}
-        game, rules = self.game, self.rules
-        best: tuple[int, ...]
+        game = self.game
         if game.terminations[self._me]:
             reward = game.rewards[self._me]
-            value, remoteness, best = ("win" if reward > 0 else "loss" if reward else "draw"), 0, ()
-            source = "end"
+            value = "win" if reward > 0 else "loss" if reward else "draw"
+            entries = {"value": value, "remoteness": 0, "best_moves": (), "source": "end"}
         else:
-            verdict = self.oracle_truth.of(game.position)
-            value, remoteness = verdict.value.outcome.value, verdict.value.remoteness
-            best = tuple(sorted(action_of(rules, cell) for cell in verdict.best))
-            source = verdict.source
+            entries = describe(self.rules, self.oracle_truth.of(game.position)).entries
         return {
-            "value": value,
-            "remoteness": remoteness,
-            "best_moves": best,
+            **entries,
             "last_move_kept": None if kept is None else kept[0],
             "last_move_best": None if kept is None else kept[1],
-            "source": source,
         }
 
     def _opponent_moves(self) -> dict[str, Any]:
@@ -147,7 +140,7 @@ class MnkVsOpponent(gymnasium.Env):
         kept = None
         if self.shaping or self.truth:
             verdict = self.oracle_truth.of(game.position)
-            move = verdict.moves[self._cell(action)]
+            move = verdict.moves[cell_of(self.rules, action)]
             kept = (move.outcome is verdict.value.outcome, move.score == verdict.value.score)
             reward += self.shaping * (move.outcome.sign - verdict.value.outcome.sign)
         game.step(action)
@@ -161,10 +154,6 @@ class MnkVsOpponent(gymnasium.Env):
         if terminated:
             reward += float(game.rewards[me])
         return game.observe(me), reward, terminated, False, {**self._truth_info(kept), **info}
-
-    def _cell(self, action: int) -> int:
-        col, row = divmod(action, self.rules.rows)
-        return row * self.rules.cols + col
 
     def render(self) -> str | np.ndarray | None:
         return self.game.render()
