@@ -187,9 +187,10 @@ def test_truth_by_live_search_without_a_book(book_small):
 
 def test_truth_out_of_reach_is_a_clear_error():
     with pytest.raises(TruthUnavailableError) as caught:
-        aec.env(rows=5, cols=5, k=4, search_seconds=0.05)
+        aec.env(rows=5, cols=5, k=4, search_seconds=0)  # no book, and no time to search
     message = str(caught.value)
     assert "5x5 k=4" in message and "truth=False" in message and "\n" not in message
+    assert "live search is turned off" in message
     aec.env(rows=5, cols=5, k=4, truth=False).reset()  # without the truth it plays
 
 
