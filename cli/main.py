@@ -23,6 +23,7 @@ COMMANDS = {
     "play": "ttt_solve.cli.play:play",
     "serve": "ttt_solve.cli.serve:serve",
     "atlas": "ttt_solve.cli.atlas:atlas",
+    "evalset": "ttt_solve.cli.evalset:evalset",
 }
 """Command name -> ``module:attribute``."""
 

@@ -38,6 +38,7 @@ PAGE_NEEDS = {
     "web.md": ("uvicorn", "web"),
     "scale-out.md": ("distributed", "dask"),
     "notebooks.md": ("pandas", "notebook"),
+    "rl.md": ("gymnasium", "rl"),
 }
 """Pages whose examples run an optional extra: (the module it installs, the extra)."""
 

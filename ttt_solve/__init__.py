@@ -43,6 +43,7 @@ _EXPORTS = {
     "play_game": "ttt_solve.session",
     "rules_of": "ttt_solve.session",
     "position_of": "ttt_solve.session",
+    "evaluate": "ttt_solve.rl.evaluate",
 }
 """The session's names and the modules that define them, imported on first use."""
 

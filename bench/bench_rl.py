@@ -1,0 +1,140 @@
+"""Benchmark of ``mnk_v0``'s ``env.step``: side by side with PettingZoo's ``tictactoe_v3`` on
+3x3, in one run, on the same games.
+
+The same seeded random games (``--games``, each a list of legal actions drawn beforehand) are
+replayed in each environment, in turns, ``--repeat`` times; a row's figure is the median over
+the repeats of the time per step, for ``env.step`` alone and for the loop an agent runs
+(``env.last()`` then ``env.step``), both through the wrappers ``env()`` returns, as
+``tictactoe_v3``'s. Our environment runs with the truth off and on: on, it reads the book
+(solved beforehand, not timed) and keeps each answer, so after the first game it reads a
+dictionary; the first pass over the games (the answers not yet kept) is shown apart.
+Targets: with the truth off, no slower per step than ``tictactoe_v3``; with it on, at most
+twice its time.
+
+Needs the rl and notebook extras (PettingZoo's tic-tac-toe imports pygame).
+
+    python bench/bench_rl.py
+    python bench/bench_rl.py --games 2000 --repeat 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import warnings
+
+from tabulate import tabulate
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+
+from pettingzoo.classic import tictactoe_v3  # noqa: E402
+
+from ttt_solve.book.reader import open_book  # noqa: E402
+from ttt_solve.book.solving import solve  # noqa: E402
+from ttt_solve.rl import aec  # noqa: E402
+from ttt_solve.solver.position import Position  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
+
+
+def games_of(count: int, seed: int) -> list[list[int]]:
+    """Random games as PettingZoo's actions (3x3: action = col * 3 + row)."""
+    rules, rng = Rules(3, 3, 3), random.Random(seed)
+    games = []
+    for _ in range(count):
+        position, actions = Position.start(rules), []
+        while not position.is_terminal:
+            cell = rng.choice(position.legal_moves())
+            actions.append(aec.action_of(rules, cell))
+            position = position.play(cell)
+        games.append(actions)
+    return games
+
+
+def replay(env, games: list[list[int]], observe: bool) -> tuple[float, int]:
+    """Seconds spent in ``step`` (and ``last``, if ``observe``) over ``games``, and steps."""
+    spent, steps = 0.0, 0
+    clock = time.perf_counter
+    for actions in games:
+        env.reset()
+        for action in actions:
+            started = clock()
+            if observe:
+                env.last()
+            env.step(action)
+            spent += clock() - started
+        steps += len(actions)
+    return spent, steps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    games = games_of(args.games, args.seed)
+    with tempfile.TemporaryDirectory() as folder:
+        db = os.path.join(folder, "bench.sqlite")
+        solve(Rules(3, 3, 3), db)
+        with open_book(db) as book:
+            envs = {
+                "tictactoe_v3": tictactoe_v3.env(),
+                "mnk_v0, truth off": aec.env(truth=False),
+                "mnk_v0, truth on": aec.env(book=book),
+            }
+            first_pass = replay(aec.env(book=book), games, observe=False)
+            times: dict[tuple[str, bool], list[float]] = {}
+            for _ in range(args.repeat):
+                for name, env in envs.items():
+                    for observe in (False, True):
+                        spent, steps = replay(env, games, observe)
+                        times.setdefault((name, observe), []).append(spent / steps)
+    base = {o: statistics.median(times[("tictactoe_v3", o)]) for o in (False, True)}
+    rows = []
+    for name in envs:
+        step, loop = (statistics.median(times[(name, o)]) for o in (False, True))
+        rows.append(
+            (
+                name,
+                f"{step * 1e6:.1f}",
+                f"{step / base[False]:.2f}x",
+                f"{loop * 1e6:.1f}",
+                f"{loop / base[True]:.2f}x",
+            )
+        )
+    steps = sum(len(g) for g in games)
+    rows.append(
+        (
+            "mnk_v0, truth on, first pass",
+            f"{first_pass[0] / first_pass[1] * 1e6:.1f}",
+            f"{first_pass[0] / first_pass[1] / base[False]:.2f}x",
+            "",
+            "",
+        )
+    )
+    print(
+        f"{args.games} random 3x3 games ({steps} steps), median of {args.repeat} passes; "
+        f"Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        tabulate(
+            rows,
+            headers=(
+                "environment",
+                "step (us)",
+                "vs tictactoe_v3",
+                "last+step (us)",
+                "vs tictactoe_v3",
+            ),
+            colalign=("left", "right", "right", "right", "right"),
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,162 @@
+"""``ttt_solve/Mnk-v0``: one learner against an opponent, as a Gymnasium environment.
+
+The learner sees what ``mnk_v0`` (:mod:`ttt_solve.rl.aec`) shows the agent to move: the dict of
+``observation`` planes ``(C, R, 2)`` (its own stones in plane 0) and ``action_mask``; actions
+are numbered column by column as there. After the learner's move the opponent (a spec string
+or a policy, :mod:`ttt_solve.rl.opponents`) answers within the same ``step``.
+
+Rewards, for the learner: +1 for a win, -1 for a loss, 0 for a draw and for every move before
+the end; a move to a cell that is not empty ends the game at -1 (``info["illegal"]``), and an
+opponent's policy that answers one ends it at +1 (``info["opponent_illegal"]``).
+
+``shaping=w`` (0, off, by default) adds ``w * (s_move - s_position)`` to the reward of each
+learner move, where ``s`` is the sign (+1, 0, -1) of the value for the learner before the move
+(``s_position``) and of the move itself (``s_move``): 0 for a move that keeps the value, -1 or
+-2 for one that loses it. This is reward shaping from the truth: it speeds learning but changes
+the return a policy is trained on; report results on the plain reward.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ttt_solve.rl.extra import require
+
+require()
+
+import gymnasium  # noqa: E402 - after the check of the extra
+import numpy as np  # noqa: E402
+
+from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS  # noqa: E402
+from ttt_solve.rl.aec import AGENTS, action_of, cell_of, describe, raw_env  # noqa: E402
+from ttt_solve.rl.opponents import Policy, make_opponent  # noqa: E402
+from ttt_solve.rl.truth import Truth  # noqa: E402
+from ttt_solve.solver.rules import Rules  # noqa: E402
+
+SIDES = ("x", "o", "random")
+"""The learner's side: X (moves first), O, or drawn at each reset."""
+
+
+class MnkVsOpponent(gymnasium.Env):
+    """The learner against ``opponent`` on an R x C board with lines of ``k``.
+
+    ``learner``: one of :data:`SIDES`. ``book``: a book (or its path) that holds the game,
+    else live search within ``search_seconds``. ``truth``: the truth for the learner in
+    ``info`` (see :meth:`_truth_info`). ``shaping``: the weight of the shaping reward
+    (module docstring). ``render_mode``: ``"ansi"`` or ``"rgb_array"``.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
+
+    def __init__(
+        self,
+        rows: int = 3,
+        cols: int = 3,
+        k: int = 3,
+        *,
+        opponent: str | Policy = "perfect",
+        learner: str = "x",
+        book: Any = None,
+        truth: bool = True,
+        shaping: float = 0.0,
+        search_seconds: float = DEFAULT_SEARCH_SECONDS,
+        render_mode: str | None = None,
+    ) -> None:
+        if learner not in SIDES:
+            raise ValueError(f"learner {learner!r} is not one of {', '.join(SIDES)}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not one of ansi, rgb_array")
+        self.rules = Rules(rows, cols, k)
+        self.oracle_truth = Truth(self.rules, book, search_seconds=search_seconds)
+        self.game = raw_env(rows, cols, k, truth=False, render_mode=render_mode)
+        self.truth = truth
+        self.learner = learner
+        self.shaping = float(shaping)
+        self.render_mode = render_mode
+        self.opponent = make_opponent(opponent, self.oracle_truth, random.Random(0))
+        self.observation_space = self.game.observation_space(AGENTS[0])
+        self.action_space = self.game.action_space(AGENTS[0])
+        self._me = AGENTS[0]
+
+    @property
+    def opponent_agent(self) -> str:
+        return AGENTS[1] if self._me == AGENTS[0] else AGENTS[0]
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        self.opponent.rng.seed(int(self.np_random.integers(2**63)))
+        side = self.learner
+        if side == "random":
+            side = "x" if self.np_random.integers(2) == 0 else "o"
+        self._me = AGENTS[0] if side == "x" else AGENTS[1]
+        self.game.reset()
+        info: dict[str, Any] = {}
+        if self._me == AGENTS[1]:
+            info = self._opponent_moves()
+        return self.game.observe(self._me), {**self._truth_info(None), **info}
+
+    def _truth_info(self, kept: tuple[bool, bool] | None) -> dict[str, Any]:
+        """The truth for the learner: its position's value, remoteness and best moves (at the
+        end, the result: remoteness 0, no moves), and whether its last move kept the value
+        and was best (``kept``; ``None`` before its first move)."""
+        if not self.truth:
+            return {}
+        game = self.game
+        if game.terminations[self._me]:
+            reward = game.rewards[self._me]
+            value = "win" if reward > 0 else "loss" if reward else "draw"
+            entries = {"value": value, "remoteness": 0, "best_moves": (), "source": "end"}
+        else:
+            entries = describe(self.rules, self.oracle_truth.of(game.position)).entries
+        return {
+            **entries,
+            "last_move_kept": None if kept is None else kept[0],
+            "last_move_best": None if kept is None else kept[1],
+        }
+
+    def _opponent_moves(self) -> dict[str, Any]:
+        game = self.game
+        position = game.position
+        cell = self.opponent.move(position, game.observe(self.opponent_agent))
+        if not (0 <= cell < self.rules.cells) or (position.occupied >> cell) & 1:
+            return {"opponent_illegal": True}
+        action = action_of(self.rules, cell)
+        game.step(action)
+        return {"opponent_action": action}
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        game, me = self.game, self._me
+        if game.terminations[me]:
+            raise RuntimeError("the game is over: call reset() before step()")
+        action = int(action)
+        mask = game.observe(me)["action_mask"]
+        if not 0 <= action < self.rules.cells or not mask[action]:
+            game.terminations = dict.fromkeys(game.agents, True)
+            return game.observe(me), -1.0, True, False, {"illegal": True}
+        reward = 0.0
+        kept = None
+        if self.shaping or self.truth:
+            verdict = self.oracle_truth.of(game.position)
+            move = verdict.moves[cell_of(self.rules, action)]
+            kept = (move.outcome is verdict.value.outcome, move.score == verdict.value.score)
+            reward += self.shaping * (move.outcome.sign - verdict.value.outcome.sign)
+        game.step(action)
+        info: dict[str, Any] = {}
+        if not game.terminations[me]:
+            info = self._opponent_moves()
+            if info.get("opponent_illegal"):
+                game.terminations = dict.fromkeys(game.agents, True)
+                game.rewards[me] = 1
+        terminated = game.terminations[me]
+        if terminated:
+            reward += float(game.rewards[me])
+        return game.observe(me), reward, terminated, False, {**self._truth_info(kept), **info}
+
+    def render(self) -> str | np.ndarray | None:
+        return self.game.render()
+
+    def close(self) -> None:
+        self.oracle_truth.close()

@@ -1,0 +1,89 @@
+"""The truth an environment hands out: each position's value, remoteness and best moves.
+
+:class:`Truth` asks the oracle (:class:`ttt_solve.book.oracle.Oracle`): the book where it
+holds the position, a live search past it, and :class:`TruthUnavailableError` where neither
+answers within ``search_seconds``. Answers are kept per position, so a game replayed, or a
+training run's millionth game, reads a dictionary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ttt_solve.book.errors import OutOfReachError
+from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Oracle
+from ttt_solve.errors import TttError
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Value
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ttt_solve.book.reader import Book
+
+CACHE_LIMIT = 1_000_000
+"""Positions kept before the cache starts again (about 1 GiB at most)."""
+
+
+class TruthUnavailableError(TttError, LookupError):
+    """Neither the book nor a live search in time gives a position's value."""
+
+
+class Verdict(NamedTuple):
+    """A position's truth for the side to move: its value, every move's value (by cell, for
+    its mover), the best moves (cells, ascending) and where the answer came from."""
+
+    value: Value
+    moves: dict[int, Value]
+    best: tuple[int, ...]
+    source: str
+
+
+class Truth:
+    """The truth of one game's positions, from ``book`` (a :class:`Book`, a path or URL of
+    one, or ``None``) or by live search of at most ``search_seconds`` a position."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        book: Book | str | None = None,
+        *,
+        search_seconds: float = DEFAULT_SEARCH_SECONDS,
+    ) -> None:
+        self.rules = rules
+        self._closing = contextlib.ExitStack()
+        if isinstance(book, str):
+            from ttt_solve.book.reader import open_book
+
+            book = self._closing.enter_context(open_book(book, read_only=True))
+        self.book = book
+        self.oracle = Oracle(rules, book, search_seconds=search_seconds)
+        self._cache: dict[tuple[int, int], Verdict] = {}
+
+    def of(self, position: Position) -> Verdict:
+        """The verdict on ``position``; :class:`TruthUnavailableError` if out of reach."""
+        key = (position.x, position.o)
+        verdict = self._cache.get(key)
+        if verdict is None:
+            try:
+                analysis = self.oracle.analyse(position)
+            except OutOfReachError as error:
+                raise TruthUnavailableError(
+                    f"{error}; pass truth=False to play without the truth"
+                ) from None
+            moves = {move.cell: move.value for move in analysis.moves}
+            verdict = Verdict(analysis.value, moves, analysis.best_moves, analysis.source)
+            if len(self._cache) >= CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[key] = verdict
+        return verdict
+
+    def close(self) -> None:
+        """Close the book if this object opened it."""
+        self._closing.close()
+
+    def __enter__(self) -> Truth:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
