@@ -17,17 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ttt_solve.agents.audit import (
-    BLUNDER_KINDS,
-    Failure,
-    GameResult,
-    Summary,
-    Truth,
-    audit_games,
-    audit_positions,
-    select_positions,
-    summarize,
-)
+from ttt_solve.agents.audit import BLUNDER_KINDS, GameResult, Summary, Truth
+from ttt_solve.agents.grading import evaluate, select_positions
 from ttt_solve.agents.intervals import Interval, interval
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AGENTS, parse_spec
@@ -92,6 +83,7 @@ class PointPlan(NamedTuple):
     value: str  # as typed in --vary
     x: float
     spec: str  # the agent audited at this point
+    maker: Any = None  # what builds it (default: the spec's AgentMaker)
 
 
 class CurvePlan(NamedTuple):
@@ -148,6 +140,11 @@ class SeedRun(NamedTuple):
     games: list[GameResult] | None
 
 
+def _over_seeds(shares: Sequence[float | None]) -> Interval | None:
+    known = [share for share in shares if share is not None]
+    return interval(known) if known else None
+
+
 @dataclass(frozen=True)
 class Point:
     """One point of a curve: the agent at one value of the parameter, audited once per seed;
@@ -161,17 +158,28 @@ class Point:
     rating: Interval | None = None
 
     @property
-    def accuracy(self) -> Interval:
-        return interval([run.summary.accuracy for run in self.runs])
+    def accuracy(self) -> Interval | None:
+        """Accuracy over the positions asked (failed moves count against it), mean over the
+        seeds, with its 95% interval; ``None`` when no seed's positions could be judged."""
+        return _over_seeds([run.summary.accuracy for run in self.runs])
 
     @property
-    def perfection(self) -> Interval:
-        return interval([run.summary.perfection for run in self.runs])
+    def perfection(self) -> Interval | None:
+        """Perfection over the positions asked, as :attr:`accuracy`."""
+        return _over_seeds([run.summary.perfection for run in self.runs])
+
+    def failed_moves(self) -> float:
+        """The failed moves, mean per seed (weighted like the audit's)."""
+        return sum(run.summary.failures_total for run in self.runs) / len(self.runs)
 
     @property
     def kept_value(self) -> bool:
-        """Whether every graded move of every seed kept the value (and some were graded)."""
-        return all(run.summary.moves and not run.summary.blunders for run in self.runs)
+        """Whether the agent kept the value in every position asked of every seed: no blunder,
+        no failed move, and some move graded."""
+        return all(
+            run.summary.moves and not run.summary.blunders and not run.summary.failures_total
+            for run in self.runs
+        )
 
     def blunder_kinds(self) -> dict[str, float]:
         """Blunders by kind, mean over seeds (weighted like the audit's)."""
@@ -221,12 +229,13 @@ def run_curves(
     seeds: Sequence[int],
     sample: int | None = None,
     games: int | None = None,
-    opponent: str | None = None,
+    opponent: Any = None,
     jobs: int = 2,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Curve]:
-    """Audit every point of every plan once per seed: in positions mode (every position, or
-    ``sample`` of them), or, given ``games``, in that many games against ``opponent``.
+    """Audit every point of every plan once per seed (:func:`agents.grading.evaluate`): in
+    positions mode (every position, or ``sample`` of them), or, given ``games``, in that many
+    games against ``opponent`` (a spec or a maker).
 
     ``progress(done, total)`` counts the tasks of the whole run (positions or games).
     """
@@ -241,37 +250,28 @@ def run_curves(
         if progress is not None:
             progress(finished + done, total)
 
+    rival = AgentMaker(opponent, db) if isinstance(opponent, str) else opponent
     curves = []
     for plan in plans:
         points = []
         for point in plan.points:
             runs = []
+            maker = point.maker or AgentMaker(point.spec, db)
             for seed in seeds:
-                maker = AgentMaker(point.spec, db)
-                failures: list[Failure] = []
-                results = None
-                if games is None:
-                    records, ungraded = audit_positions(
-                        maker,
-                        truth,
-                        sample=sample,
-                        seed=seed,
-                        jobs=jobs,
-                        progress=step,
-                        failures=failures,
-                    )
-                else:
-                    records, ungraded, results = audit_games(
-                        maker,
-                        AgentMaker(opponent or "", db),
-                        truth,
-                        games=games,
-                        seed=seed,
-                        jobs=jobs,
-                        progress=step,
-                        failures=failures,
-                    )
-                runs.append(SeedRun(seed, summarize(records, ungraded, failures), results))
+                report = evaluate(
+                    maker,
+                    truth,
+                    sample=sample,
+                    games=games,
+                    opponent=rival,
+                    seed=seed,
+                    jobs=jobs,
+                    progress=step,
+                    worst_moves=0,
+                    name=point.spec,
+                )
+                results = None if report.games is None else list(report.games)
+                runs.append(SeedRun(seed, report.summary, results))
                 finished += per_audit
                 step(0, total)
             points.append(Point(point.value, point.x, point.spec, tuple(runs)))

@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ttt_solve.agents.audit import Truth, audit_positions, summarize
+from ttt_solve.agents.audit import Truth
+from ttt_solve.agents.grading import evaluate
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.rating import Rated, Ratings, extend, rate
 from ttt_solve.agents.rungs import GAMES, LADDERS, STANDARD, LadderSpec
@@ -45,16 +46,20 @@ class LadderError(TttError, ValueError):
 
 @dataclass(frozen=True)
 class AgentRating:
-    """One agent rated on the ladder: the games played now (0: all from the cache), and its
-    audit's accuracy and perfection (``None`` when not audited). Its rating is in
+    """One agent rated on the ladder: the games played now (0: all from the cache) and how
+    many of them it forfeited by failing a move (``None`` when none was played now: the cache
+    keeps results, not why), and its audit's accuracy and perfection over the positions asked
+    and its failed moves there (``None`` when not audited). Its rating is in
     :attr:`LadderRatings.table`."""
 
     agent: str
     played: int
     accuracy: float | None = None
     perfection: float | None = None
-    graded: int = 0  # positions the audit graded (up to symmetry)
+    graded: int = 0  # positions the audit asked (up to symmetry)
     sample: int | None = None  # the positions audited: None for all
+    forfeits: int | None = None
+    failed_moves: int | None = None  # in the audit, weighted as its positions
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,8 @@ class LadderRatings:
                     "perfection": one.perfection,
                     "graded_positions": one.graded,
                     "positions": "all" if one.sample is None else one.sample,
+                    "failed_moves": one.failed_moves,
+                    "forfeits": one.forfeits,
                 }
             )
         return {
@@ -226,7 +233,8 @@ def rate_on_ladder(
         if progress is not None:
             progress(done + finished, to_play)
 
-    def play(names: list[str], pairs: list[tuple[int, int]]) -> list[LadderRow]:
+    def play(names: list[str], pairs: list[tuple[int, int]]) -> tuple[list[LadderRow], int]:
+        """The pairs' games as cache rows, and the games the last name forfeited."""
         nonlocal done
         pairings = play_pairs(
             [AgentMaker(name, db) for name in names],
@@ -241,12 +249,14 @@ def rate_on_ladder(
             progress=counting,
         )
         done += len(pairs) * games
-        return rows_of(pairings, names)
+        last = len(names) - 1
+        forfeits = sum(p.a_forfeits if p.a == last else p.b_forfeits for p in pairings)
+        return rows_of(pairings, names), forfeits
 
     played = 0
     if not ladder_rows:
         pairs = [(i, j) for i in range(len(rungs)) for j in range(i + 1, len(rungs))]
-        ladder_rows = play(rungs, pairs)
+        ladder_rows, _ = play(rungs, pairs)
         if cache and not write_batch(book, rules, key, LADDER, ladder_rows):
             ladder_rows = [row for row in read_rows(book, rules, key) if row.rated == LADDER]
         played = len(pairs) * games
@@ -256,25 +266,28 @@ def rate_on_ladder(
     truth = Truth(book, rules) if audit and specs else None
     results, games_of = [], []
     for spec in dict.fromkeys(specs):
-        agent_played = 0
+        agent_played, forfeits = 0, None
         if spec not in rungs:
             own = [row for row in cached if row.rated == spec]
             if not own:
                 names = [*rungs, spec]
-                own = play(names, [(len(rungs), k) for k in range(len(rungs))])
+                own, forfeits = play(names, [(len(rungs), k) for k in range(len(rungs))])
                 if cache and not write_batch(book, rules, key, spec, own):
                     own = [row for row in read_rows(book, rules, key) if row.rated == spec]
                 agent_played = len(rungs) * games
             games_of.append((spec, pairings_of(own, [*rungs, spec])))
-        accuracy = perfection = None
+        accuracy = perfection = failed = None
         graded = 0
         if truth is not None:
-            records, _ = audit_positions(
-                AgentMaker(spec, db), truth, sample=sample, seed=seed, jobs=jobs
+            report = evaluate(
+                AgentMaker(spec, db), truth, sample=sample, seed=seed, jobs=jobs, worst_moves=0
             )
-            summary = summarize(records)
-            accuracy, perfection, graded = summary.accuracy, summary.perfection, summary.graded
-        results.append(AgentRating(spec, agent_played, accuracy, perfection, graded, sample))
+            summary = report.summary
+            accuracy, perfection = summary.accuracy, summary.perfection
+            graded, failed = summary.graded + summary.failed, summary.failures_total
+        results.append(
+            AgentRating(spec, agent_played, accuracy, perfection, graded, sample, forfeits, failed)
+        )
     return LadderRatings(rules, ladder, key, fit, extend(fit, games_of), played, tuple(results))
 
 

@@ -19,6 +19,7 @@ from ttt_solve.agents.audit import (
     Truth,
 )
 from ttt_solve.agents.audit import graded_json as record_dict
+from ttt_solve.agents.grading import evaluate
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.book.reader import open_book
@@ -39,12 +40,13 @@ from ttt_solve.cli.options import (
     report_options,
     seed_option,
 )
-from ttt_solve.display import (  # noqa: F401 - game_rows, percent: for ttt curve
+from ttt_solve.display import (
+    ACCURACY_COUNTS,
     PLY_HEADERS,
+    forfeit_sentence,
     game_headers,
     game_rows,
     nothing_graded,
-    percent,
     ply_chart,
     ply_rows,
     summary_rows,
@@ -155,7 +157,7 @@ def audit(
         truth = Truth(book, rules)
         progress = LazyProgress("auditing", enabled=not quiet)
         try:
-            report = grading.run_audit(
+            report = evaluate(
                 AgentMaker(agent_spec, db),
                 truth,
                 sample=sample,
@@ -188,12 +190,16 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
     summary, results, failures = report.summary, report.games, report.failures
     click.echo(f"mode: {report.description}.")
     click.echo(tabulate(summary_rows(summary, report.weighted, engine), tablefmt="simple_outline"))
+    click.echo(f"({ACCURACY_COUNTS}.)")
     if results is not None:
         click.echo("\ngames (results for the agent):")
         click.echo(
             tabulate(game_rows(results), headers=game_headers(results), tablefmt="simple_outline")
         )
-    if summary.moves:
+        forfeits = forfeit_sentence(results)
+        if forfeits:
+            click.echo(forfeits)
+    if summary.by_ply:
         click.echo("\nby ply:")
         click.echo(
             tabulate(
@@ -215,8 +221,9 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
         shown = failures[: max(n_worst, 1) * 2]
         restarted = "; the engine was restarted after each timeout, garbage or crash"
         click.echo(
-            f"\n{'engine failures' if engine else 'failures'} ({count(len(failures))}, not "
-            f"graded{restarted if engine else ''})"
+            f"\n{'engine failures' if engine else 'failed moves'} "
+            f"({count(summary.failures_total)}, counted against accuracy"
+            f"{restarted if engine else ''})"
             + (f", the first {len(shown)}:" if len(shown) < len(failures) else ":")
         )
         for index, failure in enumerate(shown, 1):

@@ -25,8 +25,8 @@ from ttt_solve.agents.curve import (
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
-from ttt_solve.cli.audit import game_rows, percent
 from ttt_solve.cli.rate import elo, open_ladder_book
+from ttt_solve.display import game_rows, interval_text
 from ttt_solve.solver.rules import Rules
 
 MAX_SEEDS = 10_000
@@ -209,7 +209,7 @@ def curve(
                 click.echo("")
                 click.echo(
                     tabulate(
-                        [_row(point, games is not None) for point in one.points],
+                        [_row(point, games is not None, _failed(one)) for point in one.points],
                         headers=_headers(one, games is not None),
                         tablefmt="simple_outline",
                         disable_numparse=True,
@@ -218,12 +218,6 @@ def curve(
                 click.echo(kept_sentence(one))
         if plot_path is not None:
             click.echo(f"plot written to {plot_path}", err=True)
-
-
-def interval_text(share: Interval) -> str:
-    if share.low == share.high:
-        return percent(share.mean)
-    return f"{percent(share.mean)} [{100 * share.low:.1f}-{100 * share.high:.1f}]"
 
 
 def kept_sentence(one: Curve) -> str:
@@ -238,6 +232,8 @@ def kept_sentence(one: Curve) -> str:
 
 def _headers(one: Curve, games_mode: bool) -> list[str]:
     headers = [one.param, "accuracy", "perfection", *BLUNDER_KINDS]
+    if _failed(one):
+        headers.append("failed moves")
     if games_mode:
         headers += ["as X: won/drawn/lost", "as O: won/drawn/lost"]
     if one.points[0].rating is not None:
@@ -245,11 +241,16 @@ def _headers(one: Curve, games_mode: bool) -> list[str]:
     return [f"{one.agent}: {one.param}", *headers[1:]]
 
 
+def _failed(one: Curve) -> bool:
+    """Whether any point of a curve failed a move (its tables then count them)."""
+    return any(point.failed_moves() for point in one.points)
+
+
 def rating_text(rating: Interval) -> str:
     return f"{elo(rating.mean)} [{elo(rating.low)} to {elo(rating.high)}]"
 
 
-def _row(point: Point, games_mode: bool) -> list[str]:
+def _row(point: Point, games_mode: bool, failed: bool) -> list[str]:
     kinds = point.blunder_kinds()
     row = [
         point.value,
@@ -257,6 +258,8 @@ def _row(point: Point, games_mode: bool) -> list[str]:
         interval_text(point.perfection),
         *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
     ]
+    if failed:
+        row.append(f"{point.failed_moves():,.1f}")
     if games_mode:
         for _label, _games, won, drawn, lost, *_ in game_rows(point.games()):
             row.append(f"{won}/{drawn}/{lost}")
@@ -273,7 +276,9 @@ def curves_json(
     description: str,
     seeds: list[int],
 ) -> dict[str, object]:
-    def share(value: Interval) -> dict[str, float]:
+    def share(value: Interval | None) -> dict[str, float] | None:
+        if value is None:
+            return None
         return {"mean": value.mean, "low": value.low, "high": value.high}
 
     out_curves = []
@@ -287,11 +292,14 @@ def curves_json(
                 "accuracy": share(point.accuracy),
                 "perfection": share(point.perfection),
                 "blunder_kinds": point.blunder_kinds(),
+                "failed_moves": point.failed_moves(),
                 "kept_value": point.kept_value,
                 "runs": [
                     {
                         "seed": run.seed,
+                        "asked": run.summary.asked,
                         "moves": run.summary.moves,
+                        "failed_moves": run.summary.failures_total,
                         "accuracy": run.summary.accuracy,
                         "perfection": run.summary.perfection,
                         "best": run.summary.best,
@@ -350,7 +358,8 @@ def _print_csv(curves: list[Curve], games_mode: bool) -> None:
         for point in one.points:
             kinds = point.blunder_kinds()
             row: list[object] = [one.agent, one.param, point.value, point.spec, len(point.runs)]
-            row += [*point.accuracy, *point.perfection]
+            for share_value in (point.accuracy, point.perfection):
+                row += list(share_value) if share_value is not None else ["", "", ""]
             row += [kinds[kind] for kind in BLUNDER_KINDS]
             if games_mode:
                 for _label, _n, won, drawn, lost, *_ in game_rows(point.games()):

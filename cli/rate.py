@@ -293,12 +293,24 @@ def ladder_lines(result: Any, where: str) -> list[str]:
             f"{one.agent}: rating {elo(rated.rating.mean)} [{elo(rated.rating.low)} to "
             f"{elo(rated.rating.high)}], {place}"
         )
-        if one.accuracy is not None:
+        if one.forfeits:
+            lines.append(
+                f"{' ' * len(one.agent)}  forfeited {one.forfeits:,} of its {one.played:,} games "
+                f"by failing a move (each counted as lost; the rest were played)"
+            )
+        if one.failed_moves is not None:
+            from ttt_solve.agents.audit import share_text
+
             every = one.sample is None or one.graded < one.sample
             scope = "every position" if every else f"{one.graded:,} sampled positions"
+            failed = (
+                f"; {one.failed_moves:,} failed moves, counted against it"
+                if one.failed_moves
+                else ""
+            )
             lines.append(
-                f"{' ' * len(one.agent)}  accuracy {100 * one.accuracy:.2f}%, perfection "
-                f"{100 * one.perfection:.2f}% ({scope}, seed {key.seed})"
+                f"{' ' * len(one.agent)}  accuracy {share_text(one.accuracy)}, perfection "
+                f"{share_text(one.perfection)} ({scope}, seed {key.seed}{failed})"
             )
     return lines
 

@@ -149,6 +149,8 @@ def tournament(
                             "draws": p.draws,
                             "b_wins": p.b_wins,
                             "a_as_x": dict(zip(("a_wins", "draws", "b_wins"), p.a_first or ())),
+                            "a_forfeits": p.a_forfeits,
+                            "b_forfeits": p.b_forfeits,
                         }
                         for p in pairings
                     ],
@@ -159,6 +161,7 @@ def tournament(
                             "won": s.won,
                             "drawn": s.drawn,
                             "lost": s.lost,
+                            "forfeits": s.forfeits,
                             "points": s.points,
                             "score": s.score,
                         }
@@ -188,6 +191,7 @@ def tournament(
             disable_numparse=True,
         )
     )
+    forfeited = any(s.forfeits for s in table)
     click.echo("\nstandings (win 1, draw 1/2):")
     click.echo(
         tabulate(
@@ -199,15 +203,33 @@ def tournament(
                     s.won,
                     s.drawn,
                     s.lost,
+                    *([s.forfeits] if forfeited else []),
                     f"{s.points:g}",
                     f"{100 * s.score:.1f}%",
                 ]
                 for rank, s in enumerate(table, 1)
             ],
-            headers=["#", "agent", "games", "won", "drawn", "lost", "points", "score"],
+            headers=[
+                "#",
+                "agent",
+                "games",
+                "won",
+                "drawn",
+                "lost",
+                *(["lost by forfeit"] if forfeited else []),
+                "points",
+                "score",
+            ],
             tablefmt="simple_outline",
         )
     )
+    for s in table:
+        if s.forfeits:
+            click.echo(
+                f"{names[s.entrant]} forfeited {s.forfeits:,} of its {s.games:,} games by "
+                f"failing a move (crash, timeout, garbage or an illegal move): each counts as "
+                f"lost, and the tournament went on."
+            )
     click.echo("")
     for line in ratings_lines(ratings):
         click.echo(line)

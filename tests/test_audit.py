@@ -10,8 +10,9 @@ import pytest
 
 from tests.support import run_audit, run_audit_games
 from tests.test_agents import move_result, rank, solve, winner
-from ttt_solve.agents.audit import Truth, audit_games, audit_positions, summarize, worst
+from ttt_solve.agents.audit import Truth, summarize, worst
 from ttt_solve.agents.base import Agent
+from ttt_solve.agents.grading import audit_games, audit_positions
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.book.reader import open_book
 from ttt_solve.solver.rules import Rules
@@ -105,7 +106,7 @@ def test_brute_force_counts_match_conventions():
 def test_positions_audit_of_first_empty_matches_brute_force(book_3x3):
     grades, by_ply, classes = expected_first_empty()
     with open_book(book_3x3) as book:
-        records, ungraded = audit_positions(FirstEmptyMaker(), Truth(book, R3), jobs=1)
+        records, ungraded, _ = audit_positions(FirstEmptyMaker(), Truth(book, R3), jobs=1)
     summary = summarize(records, ungraded)
     assert ungraded == 0 and summary.graded == classes == 627
     assert summary.moves == 4520
@@ -132,7 +133,7 @@ def test_games_audit_of_first_empty_against_itself(book_3x3):
     # Both sides take the first empty cell: a1 b1 c1 a2 b2 c2 a3, X wins on the c1-a3 diagonal.
     moves = (0, 1, 2, 3, 4, 5, 6)
     with open_book(book_3x3) as book:
-        records, ungraded, games = audit_games(
+        records, ungraded, games, _ = audit_games(
             FirstEmptyMaker(), FirstEmptyMaker(), Truth(book, R3), games=2, jobs=1
         )
     assert [g.moves for g in games] == [moves, moves]
@@ -150,9 +151,9 @@ def test_parallel_audit_gives_the_serial_figures(book_3x3):
     maker = AgentMaker("mcts:iterations=40", book_3x3)
     with open_book(book_3x3) as book:
         truth = Truth(book, R3)
-        serial, _ = audit_positions(maker, truth, seed=3, jobs=1)
-        parallel, _ = audit_positions(maker, truth, seed=3, jobs=2, probe_seconds=0.0)
-        other_seed, _ = audit_positions(maker, truth, seed=4, jobs=1)
+        serial, _, _ = audit_positions(maker, truth, seed=3, jobs=1)
+        parallel, _, _ = audit_positions(maker, truth, seed=3, jobs=2, probe_seconds=0.0)
+        other_seed, _, _ = audit_positions(maker, truth, seed=4, jobs=1)
     assert [(r.position, r.cell) for r in serial] == [(r.position, r.cell) for r in parallel]
     assert [r.cell for r in serial] != [r.cell for r in other_seed]
 
@@ -160,8 +161,8 @@ def test_parallel_audit_gives_the_serial_figures(book_3x3):
 def test_sample_is_seeded_and_weighted(book_3x3):
     with open_book(book_3x3) as book:
         truth = Truth(book, R3)
-        a, _ = audit_positions(AgentMaker("random"), truth, sample=50, seed=1, jobs=1)
-        b, _ = audit_positions(AgentMaker("random"), truth, sample=50, seed=1, jobs=1)
+        a, _, _ = audit_positions(AgentMaker("random"), truth, sample=50, seed=1, jobs=1)
+        b, _, _ = audit_positions(AgentMaker("random"), truth, sample=50, seed=1, jobs=1)
     assert len(a) == 50 and a == b
     assert all(r.position.canonical_key == r.position.key for r in a)
     assert sum(r.weight for r in a) > 50  # most positions stand for several
@@ -169,7 +170,7 @@ def test_sample_is_seeded_and_weighted(book_3x3):
 
 def test_book_true_agent_is_perfect(book_3x3):
     with open_book(book_3x3) as book:
-        records, _ = audit_positions(
+        records, _, _ = audit_positions(
             AgentMaker("random:book=true", book_3x3), Truth(book, R3), jobs=1
         )
     summary = summarize(records)

@@ -23,6 +23,8 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 from ttt_solve import charts, picture, svg
+from ttt_solve.agents.audit import BLUNDER_KINDS, share_text
+from ttt_solve.agents.engine import FAILURE_KINDS
 from ttt_solve.palette import VALUES
 from ttt_solve.solver.value import Outcome
 
@@ -37,12 +39,10 @@ _FONT = "font-family: system-ui, -apple-system, 'Segoe UI', sans-serif; font-siz
 _TABLE = "border-collapse: collapse; margin: 4px 0 12px 0;"
 _CELL = "padding: 2px 10px; border-bottom: 1px solid #d9e2ec; text-align: left;"
 _NUMBER = "padding: 2px 10px; border-bottom: 1px solid #d9e2ec; text-align: right;"
-_BLUNDER_KINDS = ("win->draw", "win->loss", "draw->loss")
-_FAILURE_KINDS = ("illegal", "timeout", "garbage", "crash")
 
 
-def percent(share: float) -> str:
-    return f"{100 * share:.2f}%"
+def percent(share: float | None) -> str:
+    return share_text(share)
 
 
 def count(n: int) -> str:
@@ -52,34 +52,55 @@ def count(n: int) -> str:
 # -- the rows of an audit's tables -----------------------------------------------------------
 
 
+ACCURACY_COUNTS = (
+    "accuracy and perfection count every position asked that the book holds: a failed move "
+    "kept no value and was no best move"
+)
+"""What an accuracy counts, said beside it."""
+
+
 def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list[tuple[str, str]]:
-    """The summary table; ``engine`` adds an engine's failures by kind (the failures of any
-    agent are shown when there are some)."""
-    graded = count(summary.moves) + (
-        f" ({count(summary.graded)} up to symmetry)" if weighted else ""
+    """The summary table: the positions asked, accuracy and perfection over them, the moves
+    graded and failed; ``engine`` shows an engine's failures by kind even when there are none
+    (the failures of any agent are shown when there are some)."""
+    symmetry = " up to symmetry" if weighted else ""
+    asked = count(summary.asked) + (
+        f" ({count(summary.graded + summary.failed)}{symmetry})" if weighted else ""
     )
-    none = "- (no move graded)"  # not 0.00%, which would be a figure
     rows = [
-        ("moves graded", graded),
-        ("accuracy (value kept)", percent(summary.accuracy) if summary.moves else none),
-        ("perfection (best moves)", percent(summary.perfection) if summary.moves else none),
+        ("positions asked" if weighted else "moves asked of the agent", asked),
+        ("accuracy (value kept)", percent(summary.accuracy)),
+        ("perfection (best moves)", percent(summary.perfection)),
         (
-            "best / sound / blunder",
-            f"{count(summary.best)} / {count(summary.sound)} / {count(summary.blunders)}",
+            "moves graded",
+            count(summary.moves) + (f" ({count(summary.graded)}{symmetry})" if weighted else ""),
         ),
     ]
-    rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in _BLUNDER_KINDS]
-    if summary.ungraded:
-        rows.append(("not in the book (ungraded)", count(summary.ungraded)))
     if engine or summary.failed:
         rows.append(
             (
-                f"{'engine failures' if engine else 'failures'} (not graded)",
-                count(sum(summary.failures.values()))
-                + (f" ({count(summary.failed)} up to symmetry)" if weighted else ""),
+                "failed moves (count against accuracy)",
+                count(summary.failures_total)
+                + (f" ({count(summary.failed)}{symmetry})" if weighted else ""),
             )
         )
-        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in _FAILURE_KINDS]
+        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FAILURE_KINDS]
+    rows.append(
+        (
+            "best / sound / blunder",
+            f"{count(summary.best)} / {count(summary.sound)} / {count(summary.blunders)}",
+        )
+    )
+    rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in BLUNDER_KINDS]
+    if summary.failed and summary.moves:
+        rows.append(
+            (
+                "accuracy of the moves made (failures left out)",
+                percent(summary.accuracy_of_moves_made),
+            )
+        )
+    if summary.ungraded:
+        rows.append(("not in the book (not judged)", count(summary.ungraded)))
     return rows
 
 
@@ -93,17 +114,19 @@ def nothing_graded(summary: Summary) -> str:
     return "no move was graded" + (f": {'; '.join(why)}" if why else "") + "."
 
 
-PLY_HEADERS = ["ply", "moves", "best", "sound", "blunders", "accuracy", "perfection"]
+PLY_HEADERS = ["ply", "asked", "best", "sound", "blunders", "failed", "accuracy", "perfection"]
 
 
 def ply_rows(summary: Summary) -> list[list[object]]:
+    """One row per ply at which the agent was asked to move, also where every move failed."""
     return [
         [
             row.ply,
-            count(row.moves),
+            count(row.judged),
             count(row.best),
             count(row.sound),
             count(row.blunders),
+            count(row.failures_total),
             percent(row.accuracy),
             percent(row.perfection),
         ]
@@ -112,8 +135,8 @@ def ply_rows(summary: Summary) -> list[list[object]]:
 
 
 def game_rows(results: Sequence[GameResult]) -> list[list[object]]:
-    """Per colour: games, won, drawn, lost, and (if any game was) stopped by a failure."""
-    stopped = any(r.failure for r in results)
+    """Per colour: games, won, drawn, lost, and (if any game was) lost and won by forfeit."""
+    lost_by, won_by = _forfeit_columns(results)
     rows = []
     for side in ("x", "o"):
         mine = [r for r in results if r.agent_side == side]
@@ -126,18 +149,54 @@ def game_rows(results: Sequence[GameResult]) -> list[list[object]]:
                 tally[Outcome.DRAW],
                 tally[Outcome.LOSS],
             ]
-            + ([sum(r.failure is not None for r in mine)] if stopped else [])
+            + ([sum(r.forfeited_by == "agent" for r in mine)] if lost_by else [])
+            + ([sum(r.forfeited_by == "opponent" for r in mine)] if won_by else [])
         )
     return rows
 
 
+def _forfeit_columns(results: Sequence[GameResult]) -> tuple[bool, bool]:
+    return (
+        any(r.forfeited_by == "agent" for r in results),
+        any(r.forfeited_by == "opponent" for r in results),
+    )
+
+
 def game_headers(results: Sequence[GameResult]) -> list[str]:
-    stopped = ["stopped by a failure"] if any(r.failure for r in results) else []
-    return ["", "games", "won", "drawn", "lost", *stopped]
+    lost_by, won_by = _forfeit_columns(results)
+    return [
+        "",
+        "games",
+        "won",
+        "drawn",
+        "lost",
+        *(["lost by forfeit (a failed move)"] if lost_by else []),
+        *(["won by the opponent's forfeit"] if won_by else []),
+    ]
+
+
+def forfeit_sentence(results: Sequence[GameResult]) -> str | None:
+    """The forfeits of an audit's games in words, or ``None`` when there were none."""
+    lost = sum(r.forfeited_by == "agent" for r in results)
+    won = sum(r.forfeited_by == "opponent" for r in results)
+    if not lost and not won:
+        return None
+    parts = []
+    if lost:
+        parts.append(
+            f"The agent forfeited {lost:,} of {len(results):,} games by failing a move "
+            f"(counted as lost)"
+        )
+    if won:
+        parts.append(
+            f"{'the' if parts else 'The'} opponent forfeited {won:,} (counted as won by the agent)"
+        )
+    return "; ".join(parts) + "."
 
 
 def ply_chart(summary: Summary, title: str) -> charts.Figure:
-    """Accuracy and perfection by ply (``ttt audit --plot``, and an audit's display)."""
+    """Accuracy and perfection by ply over the moves asked (``ttt audit --plot``, and an
+    audit's display)."""
     plies = [row.ply for row in summary.by_ply]
     return charts.line_chart(
         [
@@ -279,10 +338,14 @@ def audit_html(report: AuditReport) -> str:
         f'<div style="color: #5f6b7a;">truth: book {escape(report.book)}; '
         f"{escape(report.description)}</div>",
         table(summary_rows(summary, report.weighted, engine)),
+        f'<div style="color: #5f6b7a; font-size: 12px;">{escape(ACCURACY_COUNTS)}.</div>',
     ]
     if report.games is not None:
         parts.append(_heading("Games (results for the agent)"))
         parts.append(table(game_rows(report.games), game_headers(report.games)))
+        forfeits = forfeit_sentence(report.games)
+        if forfeits:
+            parts.append(f"<div>{escape(forfeits)}</div>")
     if summary.by_ply:
         where = "every position" if report.games is None else f"{len(report.games)} games"
         title = f"{report.agent} on {report.rules.name}, {where}"
@@ -326,7 +389,12 @@ def audit_html(report: AuditReport) -> str:
             for f in shown
         )
         more = f" (the first {len(shown)})" if len(shown) < len(report.failures) else ""
-        parts.append(_heading(f"Failures: {len(report.failures):,}, not graded{more}"))
+        parts.append(
+            _heading(
+                f"Failed moves: {report.failed_moves:,}, counted against accuracy and "
+                f"perfection{more}"
+            )
+        )
         parts.append(f'<ul style="margin: 0;">{items}</ul>')
     return _frame("".join(parts))
 
@@ -334,7 +402,11 @@ def audit_html(report: AuditReport) -> str:
 # -- a curve ---------------------------------------------------------------------------------
 
 
-def interval_text(mean: float, low: float, high: float) -> str:
+def interval_text(share: Any) -> str:
+    """A share over seeds with its interval (``None``: nothing could be judged)."""
+    if share is None:
+        return percent(None)
+    mean, low, high = share
     if low == high:
         return percent(mean)
     return f"{percent(mean)} [{100 * low:.1f}-{100 * high:.1f}]"
@@ -344,28 +416,22 @@ def curve_html(curves: Sequence[Any], title: str, chart: Any) -> str:
     """Strength curves: the chart (``chart()`` makes it) and one table per agent."""
     parts = [_heading(title), chart_or_nothing(chart)]
     for one in curves:
-        failed = any(run.summary.failed for point in one.points for run in point.runs)
+        failed = any(point.failed_moves() for point in one.points)
         rows = []
         for point in one.points:
             kinds = point.blunder_kinds()
             rows.append(
                 [
                     point.value,
-                    interval_text(*point.accuracy),
-                    interval_text(*point.perfection),
-                    *(f"{kinds[kind]:,.1f}" for kind in _BLUNDER_KINDS),
+                    interval_text(point.accuracy),
+                    interval_text(point.perfection),
+                    *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
                 ]
-                + [_failures_per_seed(point)] * failed
+                + [f"{point.failed_moves():,.1f}"] * failed
             )
-        headers = [f"{one.agent}: {one.param}", "accuracy", "perfection", *_BLUNDER_KINDS]
-        parts.append(table(rows, headers + ["failures"] * failed))
+        headers = [f"{one.agent}: {one.param}", "accuracy", "perfection", *BLUNDER_KINDS]
+        parts.append(table(rows, headers + ["failed moves"] * failed))
     return _frame("".join(parts))
-
-
-def _failures_per_seed(point: Any) -> str:
-    """The failed moves of a point, mean per seed (weighted as its moves are)."""
-    total = sum(sum(run.summary.failures.values()) for run in point.runs)
-    return f"{total / len(point.runs):,.1f}"
 
 
 # -- a played game ----------------------------------------------------------------------------

@@ -178,7 +178,8 @@ def audit(
     symmetry, weighted), or a number of them drawn at random; ``games``: instead, that many
     games against ``opponent``. ``worst``: how many of the costliest moves to keep.
     """
-    from ttt_solve.agents.audit import Truth, run_audit
+    from ttt_solve.agents.audit import Truth
+    from ttt_solve.agents.grading import evaluate
     from ttt_solve.book.reader import open_book
 
     rules = rules_of(game)
@@ -192,7 +193,7 @@ def audit(
     with open_book(db) as book:
         truth = Truth(book, rules)
         rival = None if games is None else agent_maker(opponent, db=db)
-        return run_audit(
+        return evaluate(
             maker,
             truth,
             sample=sample,
@@ -233,7 +234,9 @@ class CurveReport:
         lines = [f"<CurveReport {self.title}:"]
         for one in self.curves:
             shares = ", ".join(
-                f"{point.value}: {100 * point.accuracy.mean:.1f}%" for point in one.points
+                f"{point.value}: "
+                + ("-" if point.accuracy is None else f"{100 * point.accuracy.mean:.1f}%")
+                for point in one.points
             )
             lines.append(f"  {one.agent} accuracy by {one.param}: {shares}")
         return "\n".join(lines) + ">"
@@ -274,8 +277,14 @@ def curve(
     ``board``, ``symbols`` and ``side`` say). ``vary``: ``"iterations=10,100,1000"`` or
     ``{"iterations": [10, 100, 1000]}``.
     """
-    from ttt_solve.agents.audit import Truth, run_audit
-    from ttt_solve.agents.curve import Curve, Point, SeedRun, parse_vary, point_spec
+    from ttt_solve.agents.curve import (
+        CurvePlan,
+        PointPlan,
+        ReadOnceTruth,
+        parse_vary,
+        plan_curve,
+        run_curves,
+    )
     from ttt_solve.book.reader import open_book
 
     rules = rules_of(game)
@@ -289,44 +298,38 @@ def curve(
     listed = agents if isinstance(agents, (list, tuple)) else [agents]
     sample = _sample(positions)
     seed_list = tuple(range(seed, seed + seeds))
-    curves = []
+    plans = []
+    for agent in listed:
+        if isinstance(agent, str):
+            plans.append(plan_curve(agent, varied))
+            continue
+        label = getattr(agent, "__name__", "agent")
+        points = []
+        for text, number in zip(varied.values, varied.numbers):
+            value: Any = int(number) if number.is_integer() else number
+            spec = f"{label}:{varied.param}={text}"
+            made = agent_maker(
+                agent(**{varied.param: value}),
+                db=db,
+                board=board,
+                symbols=symbols,
+                side=side,
+                name=spec,
+            )
+            points.append(PointPlan(text, number, spec, made))
+        plans.append(CurvePlan(label, varied.param, tuple(points)))
     with open_book(db) as book:
-        truth = Truth(book, rules)
         rival = None if games is None else agent_maker(opponent, db=db)
-        for agent in listed:
-            label = agent if isinstance(agent, str) else getattr(agent, "__name__", "agent")
-            points = []
-            for text, number in zip(varied.values, varied.numbers):
-                value: Any = int(number) if number.is_integer() else number
-                if isinstance(agent, str):
-                    spec = point_spec(agent, varied.param, text)
-                    made = agent_maker(spec, db=db)
-                else:
-                    spec = f"{label}:{varied.param}={text}"
-                    made = agent_maker(
-                        agent(**{varied.param: value}),
-                        db=db,
-                        board=board,
-                        symbols=symbols,
-                        side=side,
-                        name=spec,
-                    )
-                runs = []
-                for one_seed in seed_list:
-                    report = run_audit(
-                        made,
-                        truth,
-                        sample=sample,
-                        games=games,
-                        opponent=rival,
-                        seed=one_seed,
-                        jobs=jobs,
-                        worst_moves=0,
-                    )
-                    games_played = None if report.games is None else list(report.games)
-                    runs.append(SeedRun(one_seed, report.summary, games_played))
-                points.append(Point(text, number, spec, tuple(runs)))
-            curves.append(Curve(label, varied.param, tuple(points)))
+        curves = run_curves(
+            plans,
+            ReadOnceTruth(book, rules),
+            db=db,
+            seeds=seed_list,
+            sample=sample,
+            games=games,
+            opponent=rival,
+            jobs=jobs,
+        )
     if games is None:
         mode = "every position" if sample is None else f"{sample:,} sampled positions"
     else:

@@ -27,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ttt_solve.agents.audit import share_text
 from ttt_solve.book.errors import BookError, BookNotFoundError, DamagedBookError, OutOfReachError
 from ttt_solve.book.memory import MemoryLoader
 from ttt_solve.book.reader import open_book
@@ -220,5 +221,5 @@ def create_app(
         undefined=jinja2.StrictUndefined,
     )
     app.state.templates.filters["count"] = lambda n: f"{n:,}"
-    app.state.templates.filters["percent"] = lambda share: f"{100 * share:.2f}%"
+    app.state.templates.filters["percent"] = share_text
     return app
