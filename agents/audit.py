@@ -493,6 +493,8 @@ class AuditReport:
     worst: tuple[CostlyMove, ...]
     sample: int | None = None
     opponent: str | None = None
+    per_class: bool = False
+    """Positions mode: one board per symmetry class, weighted (else each position itself)."""
 
     @property
     def accuracy(self) -> float | None:
@@ -535,8 +537,9 @@ class AuditReport:
 
     @property
     def weighted(self) -> bool:
-        """Whether each graded move stands for several reachable positions (positions mode)."""
-        return self.mode == "positions"
+        """Whether each graded move stands for several reachable positions (one board per
+        symmetry class)."""
+        return self.mode == "positions" and self.per_class
 
     def to_dict(self) -> dict[str, object]:
         """The report as plain data: the figures of ``ttt audit --json``."""
@@ -547,6 +550,7 @@ class AuditReport:
             "seed": self.seed,
             "mode": self.mode,
             "sample": self.sample,
+            "per_class": self.per_class,
             "opponent": self.opponent,
             "description": self.description,
             **summary_json(self.summary),

@@ -44,7 +44,6 @@ from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Value
 
 POSITION_CHUNK = 16
 GAME_CHUNK = 4
@@ -52,14 +51,47 @@ GAME_CHUNK = 4
 Progress = Callable[[int, int], None]
 
 
-def select_positions(truth: Truth, sample: int | None, seed: int) -> list[tuple[int, int, int]]:
-    """The ``(ply, key, images)`` rows to audit: all, or ``sample`` of them drawn uniformly
-    (up to symmetry) by a generator seeded with ``seed``, kept in (ply, key) order."""
+def select_positions(
+    truth: Truth, sample: int | None, seed: int, *, per_class: bool = False
+) -> list[tuple[int, int]]:
+    """The ``(key, weight)`` positions to pose, in (ply, class, key) order.
+
+    By default every reachable non-terminal position in its own orientation, weight 1, or
+    ``sample`` of them drawn uniformly by a generator seeded with ``seed``. With
+    ``per_class``, one board per symmetry class instead (its canonical orientation), weighted
+    by the reachable positions it stands for (or ``sample`` classes drawn uniformly): exact
+    only for an agent that plays the same way in every orientation.
+    """
     rows = truth.nonterminal()
-    if sample is not None and sample < len(rows):
-        picked = random.Random(derive_seed(seed, "sample")).sample(range(len(rows)), sample)
-        rows = [rows[i] for i in sorted(picked)]
-    return rows
+    rng = random.Random(derive_seed(seed, "sample"))
+    if per_class:
+        if sample is not None and sample < len(rows):
+            rows = [rows[i] for i in sorted(rng.sample(range(len(rows)), sample))]
+        return [(key, images) for _, key, images in rows]
+    total = sum(images for _, _, images in rows)
+    picked = None
+    if sample is not None and sample < total:
+        picked = sorted(rng.sample(range(total), sample))
+    out: list[tuple[int, int]] = []
+    start, index = 0, 0  # the first position of the class; the next picked one
+    for _, key, images in rows:
+        end = start + images
+        if picked is None or (index < len(picked) and picked[index] < end):
+            keys = sorted(set(Position.from_key(truth.rules, key).image_keys()))
+            if len(keys) != images:
+                raise truth.book.damaged(
+                    f"its position {key} stands for {images} reachable positions, but it "
+                    f"has {len(keys)} images",
+                    truth.rules,
+                )
+            if picked is None:
+                out += [(image, 1) for image in keys]
+            else:
+                while index < len(picked) and picked[index] < end:
+                    out.append((keys[picked[index] - start], 1))
+                    index += 1
+        start = end
+    return out
 
 
 def _stays_here(makers: Sequence[Any], agents: Sequence[Any]) -> bool:
@@ -181,19 +213,20 @@ def audit_positions(
     truth: Truth,
     *,
     sample: int | None = None,
+    per_class: bool = False,
     seed: int = 0,
     jobs: int = 2,
     progress: Progress | None = None,
     probe_seconds: float | None = None,
 ) -> tuple[list[Graded], int, list[Failure]]:
-    """The agent's move in every (or a sample of the) non-terminal positions, graded: the
-    graded moves, how many positions the book could not grade (weighted), the failures."""
-    rows = select_positions(truth, sample, seed)
+    """The agent's move in every (or a sample of the) reachable non-terminal positions
+    (:func:`select_positions`), graded: the graded moves, how many positions the book could
+    not grade (weighted), the failures."""
     answers = pose(
         maker,
         truth.book,
         truth.rules,
-        [(key, images) for _, key, images in rows],
+        select_positions(truth, sample, seed, per_class=per_class),
         seed=seed,
         jobs=jobs,
         progress=progress,
@@ -205,10 +238,7 @@ def audit_positions(
             failures.append(answer.failure)
             continue
         assert answer.cell is not None
-        position = answer.position
-        score = truth.scores.get(position.key) if truth.scores is not None else None
-        value = Value.from_score(score, position.empty_count) if score is not None else None
-        record = grade_move(truth, position, answer.cell, answer.weight, value)
+        record = grade_move(truth, answer.position, answer.cell, answer.weight)
         if record is None:
             ungraded += answer.weight
         else:
@@ -266,11 +296,35 @@ def audit_games(
     return records, ungraded, results, failures
 
 
+def positions_sentence(summary: Any, sample: int | None, per_class: bool) -> str:
+    """What a positions-mode audit asked, in words."""
+    if per_class:
+        scope = (
+            "every reachable non-terminal position, one board per symmetry class"
+            if sample is None
+            else f"a uniform random sample of {sample:,} symmetry classes of reachable "
+            f"non-terminal positions"
+        )
+        return (
+            f"{scope}, each posed once in the project's orientation: "
+            f"{summary.graded + summary.failed:,} boards standing for {summary.asked:,} "
+            f"reachable positions; figures are weighted by the positions each stands for "
+            f"(exact only for an agent that plays the same way in every orientation)"
+        )
+    scope = (
+        "every reachable non-terminal position"
+        if sample is None
+        else f"a uniform random sample of {sample:,} reachable non-terminal positions"
+    )
+    return f"{scope}, each posed once in its own orientation: {summary.asked:,} positions asked"
+
+
 def evaluate(
     maker: Any,
     truth: Truth,
     *,
     sample: int | None = None,
+    per_class: bool = False,
     games: int | None = None,
     opponent: Any = None,
     seed: int = 0,
@@ -282,8 +336,9 @@ def evaluate(
     book: str | None = None,
 ) -> AuditReport:
     """Audit one agent against the book: its move in every (or ``sample`` of the) reachable
-    non-terminal positions, or, given ``games``, its moves in that many games against
-    ``opponent`` (a maker too), colours alternating.
+    non-terminal positions, each in its own orientation (``per_class``: one board per symmetry
+    class, weighted; see :func:`select_positions`), or, given ``games``, its moves in that many
+    games against ``opponent`` (a maker too), colours alternating.
 
     ``maker.build(book)`` makes the agent (an :class:`AgentMaker` may also run in other
     processes). Its failures are counted against it, never raised. ``name`` names the agent and
@@ -298,7 +353,9 @@ def evaluate(
         "probe_seconds": probe_seconds,
     }
     if games is None:
-        records, ungraded, failures = audit_positions(maker, truth, sample=sample, **shared)
+        records, ungraded, failures = audit_positions(
+            maker, truth, sample=sample, per_class=per_class, **shared
+        )
     else:
         if opponent is None:
             raise ValueError("an audit in games needs an opponent")
@@ -309,17 +366,7 @@ def evaluate(
     agent = name or str(getattr(maker, "spec", maker))
     opponent_name = None if games is None else str(getattr(opponent, "spec", opponent))
     if games is None:
-        scope = (
-            "every reachable non-terminal position"
-            if sample is None
-            else f"a uniform random sample (up to symmetry) of {sample:,} reachable "
-            f"non-terminal positions"
-        )
-        description = (
-            f"{scope}, once each: {summary.graded + summary.failed:,} positions up to "
-            f"symmetry asked, standing for {summary.asked:,} reachable positions; figures are "
-            f"weighted by the reachable positions each canonical one stands for"
-        )
+        description = positions_sentence(summary, sample, per_class)
     else:
         description = (
             f"{games} games against {opponent_name}, colours alternating (game 1: the agent "
@@ -343,4 +390,5 @@ def evaluate(
         worst=tuple(costly),
         sample=sample,
         opponent=opponent_name,
+        per_class=per_class,
     )

@@ -109,10 +109,16 @@ Examples:
 @game_options
 @db_option
 @grading_mode_options(
-    positions_help="Move once from every reachable non-terminal position (up to symmetry, "
-    "weighted by the positions each stands for), or from N of them drawn at "
-    "random. The default mode.",
+    positions_help="Move once from every reachable non-terminal position, each in its own "
+    "orientation, or from N of them drawn at random. The default mode.",
     games_help="Instead: play N games against --opponent, colours alternating.",
+)
+@click.option(
+    "--per-class",
+    is_flag=True,
+    help="Positions mode: pose one board per symmetry class (in the project's orientation) "
+    "and weight it by the positions it stands for, instead of every position in its own "
+    "orientation: exact only for an agent that plays the same way in every orientation.",
 )
 @seed_option("Seed of every random choice (same seed, same figures).")
 @click.option(
@@ -137,6 +143,7 @@ def audit(
     positions: str | None,
     games: int | None,
     opponent_spec: str,
+    per_class: bool,
     seed: int,
     n_worst: int,
     jobs: int,
@@ -161,6 +168,7 @@ def audit(
                 AgentMaker(agent_spec, db),
                 truth,
                 sample=sample,
+                per_class=per_class,
                 games=games,
                 opponent=None if games is None else AgentMaker(opponent_spec, db),
                 seed=seed,

@@ -175,7 +175,7 @@ def test_two_agents_share_one_run(book_3x3):
     assert data["mode"] == "positions" and data["description"] == "40 sampled positions"
     assert [c["agent"] for c in data["curves"]] == ["alphabeta", "montecarlo"]
     assert [c["param"] for c in data["curves"]] == ["depth", "playouts"]
-    assert data["curves"][0]["points"][1]["runs"][0]["moves"] > 40  # weighted sample of 40
+    assert data["curves"][0]["points"][1]["runs"][0]["moves"] == 40  # 40 positions asked
 
 
 def test_table_and_csv(book_3x3):

@@ -149,7 +149,7 @@ def test_the_exchange_in_protocol_md_is_what_the_reference_engine_says():
 
 
 def test_the_reference_engine_is_perfect_on_every_3x3_position(truth):
-    records, ungraded, failures = audit_positions(AgentMaker(reference()), truth)
+    records, ungraded, failures = audit_positions(AgentMaker(reference()), truth, per_class=True)
     summary = summarize(records, ungraded, failures)
     assert (summary.graded, summary.moves, summary.perfection) == (627, 4520, 1.0)
     assert failures == [] and summary.failures == dict.fromkeys(engine_module.FAILURE_KINDS, 0)
@@ -214,7 +214,7 @@ def test_each_failure_is_counted_with_its_position_and_the_audit_goes_on(
         f"--pidfile {pidfile}",
         timeout=0.2 if reported == "timeout" else None,
     )
-    records, ungraded, failures = audit_positions(AgentMaker(spec), truth)
+    records, ungraded, failures = audit_positions(AgentMaker(spec), truth, per_class=True)
     summary = summarize(records, ungraded, failures)
     assert summary.failures[reported] == WEIGHT_BY_PLY[ply]
     assert sum(summary.failures.values()) == WEIGHT_BY_PLY[ply]
@@ -257,7 +257,7 @@ def test_failure_details_quote_what_happened(quick):
 def test_an_engine_that_dies_after_answering_is_a_crash_at_the_next_request(truth, tmp_path):
     pidfile = tmp_path / "pids"
     spec = broken("--fail exit:0", f"--pidfile {pidfile}")
-    _, _, failures = audit_positions(AgentMaker(spec), truth)
+    _, _, failures = audit_positions(AgentMaker(spec), truth, per_class=True)
     # Ply 0 is the first request: the engine answers and exits; the first ply-1 position
     # finds it dead. Every time the same.
     assert [(f.kind, f.ply) for f in failures] == [("crash", 1)]
@@ -272,7 +272,7 @@ def test_all_kinds_in_one_audit(truth, quick, tmp_path):
         f"--pidfile {pidfile}",
         timeout=0.5,
     )
-    records, ungraded, failures = audit_positions(AgentMaker(spec), truth)
+    records, ungraded, failures = audit_positions(AgentMaker(spec), truth, per_class=True)
     summary = summarize(records, ungraded, failures)
     assert summary.failures == {"illegal": 1, "timeout": 9, "garbage": 252, "crash": 72}
     assert summary.graded == 627 - 54 and summary.moves == 4520 - 334
@@ -322,7 +322,7 @@ def test_an_engine_that_fails_to_restart_three_times_stops_the_audit(truth, quic
     pidfile = tmp_path / "pids"
     spec = broken("--fail crash:1 --start crash --start-after 1", f"--pidfile {pidfile}")
     with pytest.raises(EngineError, match="failed to restart 3 times in a row"):
-        audit_positions(AgentMaker(spec), truth)
+        audit_positions(AgentMaker(spec), truth, per_class=True)
     assert all(gone(pid) for pid in pids(pidfile))
 
 

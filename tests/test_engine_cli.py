@@ -11,7 +11,7 @@ from tests.test_engine import broken, reference
 
 def test_text_report_counts_failures_by_kind_and_shows_positions(book_3x3):
     spec = broken("--fail illegal:0 --fail garbage:1 --fail crash:2")
-    result = run_audit("--agent", spec, "--db", book_3x3, "-q")
+    result = run_audit("--agent", spec, "--db", book_3x3, "-q", "--per-class")
     assert result.exit_code == 0, result.output
     out = result.output
     rows = dict(re.findall(r"│ (\S.*?) +│ (.*?) +│", out))
@@ -30,7 +30,7 @@ def test_text_report_counts_failures_by_kind_and_shows_positions(book_3x3):
 
 
 def test_an_engine_that_never_fails_still_shows_zero_failures(book_3x3):
-    out = run_audit("--agent", reference(), "--db", book_3x3, "-q").output
+    out = run_audit("--agent", reference(), "--db", book_3x3, "-q", "--per-class").output
     assert re.search(r"failed moves \(count against accuracy\) +│ 0 \(0 up to symmetry\)", out)
     assert (
         "every graded move was best" in out
@@ -42,7 +42,13 @@ def test_an_engine_that_never_fails_still_shows_zero_failures(book_3x3):
 def test_json_and_games_mode(book_3x3):
     data = json.loads(
         run_audit(
-            "--agent", broken("--fail timeout:2", timeout=0.2), "--db", book_3x3, "--json", "-q"
+            "--agent",
+            broken("--fail timeout:2", timeout=0.2),
+            "--db",
+            book_3x3,
+            "--json",
+            "-q",
+            "--per-class",
         ).output
     )
     assert data["failures"] == {"illegal": 0, "timeout": 72, "garbage": 0, "crash": 0}

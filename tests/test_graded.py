@@ -84,7 +84,7 @@ def audited(db: str, rules: Rules, spec: str, sample: int | None, seed: int):  #
             AgentMaker(spec, db), truth, sample=sample, seed=seed, jobs=1
         )
         summary = summarize(records)
-        rows = select_positions(truth, sample, seed)
+        rows = [(0, key, weight) for key, weight in select_positions(truth, sample, seed)]
         prediction = predicted_shares(truth, rows, **{k: float(v) for k, v in params.items()})
     return summary, prediction
 

@@ -10,7 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 import ttt_solve as ttt
-from tests.lab_agents import buggy_agent, buggy_factory
+from tests.lab_agents import buggy_agent, buggy_factory, crashes
+from tests.test_agents import winner
+from tests.test_audit import reachable_boards
 from ttt_solve.agents.audit import Truth
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.main import ttt as ttt_command
@@ -57,8 +59,18 @@ def positions_audit(book_3x3: str) -> dict:
     return command("audit", "--agent", SPEC, "--db", book_3x3)
 
 
+def lab_grid(board: str) -> list[list[str]]:
+    """A brute-force board (``"x.o......"``) as the lab's agent is handed it."""
+    symbol = {"x": "X", "o": "O", ".": " "}
+    return [[symbol[board[3 * r + c]] for c in range(3)] for r in range(3)]
+
+
 def test_the_audit_counts_every_failure_against_the_grade(positions_audit):
     data = positions_audit
+    # Recounted here: the boards of every reachable non-terminal position that crash it.
+    boards = [b for b in reachable_boards() if not winner(b) and "." in b]
+    assert len(boards) == 4520
+    assert data["failed_moves"] == sum(crashes(lab_grid(b)) for b in boards)
     assert data["failed_moves"] > 0 and data["failed_moves"] == sum(data["failures"].values())
     assert data["failures"]["crash"] == data["failed_moves"]
     assert data["asked"] == data["moves"] + data["failed_moves"] == 4520

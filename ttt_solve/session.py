@@ -156,6 +156,7 @@ def audit(
     symbols: Sequence[Any] | None = None,
     side: str | None = None,
     positions: int | str | None = None,
+    per_class: bool = False,
     games: int | None = None,
     opponent: Any = "random",
     seed: int = 0,
@@ -174,9 +175,11 @@ def audit(
     stone into the board. Anything else, an exception, or more than ``timeout`` seconds is
     counted as that move's failure and the audit goes on.
 
-    ``positions``: ``None`` or ``"all"`` for every reachable non-terminal position (up to
-    symmetry, weighted), or a number of them drawn at random; ``games``: instead, that many
-    games against ``opponent``. ``worst``: how many of the costliest moves to keep.
+    ``positions``: ``None`` or ``"all"`` for every reachable non-terminal position, each in its
+    own orientation, or a number of them drawn at random (``per_class``: one board per symmetry
+    class instead, weighted by the positions it stands for: exact only for an agent that plays
+    the same way in every orientation); ``games``: instead, that many games against
+    ``opponent``. ``worst``: how many of the costliest moves to keep.
     """
     from ttt_solve.agents.audit import Truth
     from ttt_solve.agents.grading import evaluate
@@ -197,6 +200,7 @@ def audit(
             maker,
             truth,
             sample=sample,
+            per_class=per_class,
             games=games,
             opponent=rival,
             seed=seed,
