@@ -22,11 +22,11 @@ from ttt_solve.agents.curve import (
     rate_points,
     run_curves,
 )
+from ttt_solve.agents.ladder import open_ladder_book
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
-from ttt_solve.cli.rate import elo, open_ladder_book
-from ttt_solve.display import game_rows, interval_text
+from ttt_solve.display import elo, game_rows, interval_text
 from ttt_solve.solver.rules import Rules
 
 MAX_SEEDS = 10_000

@@ -22,7 +22,8 @@ from ttt_solve.cli.common import (
     jobs_option,
 )
 from ttt_solve.cli.options import command, count_option, quiet_option, seed_option
-from ttt_solve.cli.rate import anchor_option, bootstrap_option, ratings_lines
+from ttt_solve.cli.rate import anchor_option, bootstrap_option
+from ttt_solve.display import ratings_lines
 from ttt_solve.solver.rules import Rules
 
 EXAMPLES = """
