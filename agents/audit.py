@@ -495,6 +495,19 @@ class AuditReport:
     opponent: str | None = None
     per_class: bool = False
     """Positions mode: one board per symmetry class, weighted (else each position itself)."""
+    game_values: tuple[tuple[Value, ...] | None, ...] = ()
+    """Games mode: the value of each position of each game for the side to move (``None``
+    for a game the book does not hold whole), for its value history."""
+
+    def games_lost_first(self) -> list[tuple[int, GameResult]]:
+        """The games with their numbers (1 for the first), lost first (forfeits first among
+        them), then drawn, then won."""
+        order = {Outcome.LOSS: 0, Outcome.DRAW: 1, Outcome.WIN: 2}
+        numbered = list(enumerate(self.games or (), 1))
+        return sorted(
+            numbered,
+            key=lambda item: (order[item[1].outcome], item[1].forfeited_by != "agent", item[0]),
+        )
 
     @property
     def accuracy(self) -> float | None:

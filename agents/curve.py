@@ -228,6 +228,7 @@ def run_curves(
     db: str | None,
     seeds: Sequence[int],
     sample: int | None = None,
+    per_class: bool = False,
     games: int | None = None,
     opponent: Any = None,
     jobs: int = 2,
@@ -242,7 +243,11 @@ def run_curves(
     if games is not None and opponent is None:
         raise CurveError("games mode needs an opponent")
     audits = sum(len(plan.points) for plan in plans) * len(seeds)
-    per_audit = games if games is not None else len(select_positions(truth, sample, seeds[0]))
+    per_audit = (
+        games
+        if games is not None
+        else len(select_positions(truth, sample, seeds[0], per_class=per_class))
+    )
     total = audits * per_audit
     finished = 0
 
@@ -262,6 +267,7 @@ def run_curves(
                     maker,
                     truth,
                     sample=sample,
+                    per_class=per_class,
                     games=games,
                     opponent=rival,
                     seed=seed,

@@ -296,6 +296,21 @@ def audit_games(
     return records, ungraded, results, failures
 
 
+def game_values(truth: Truth, moves: Sequence[int]) -> tuple[Any, ...] | None:
+    """The value of each position of a game for the side to move, or ``None`` if the book
+    lacks one."""
+    position = Position.start(truth.rules)
+    values = []
+    for cell in (None, *moves):
+        if cell is not None:
+            position = position.play(cell)
+        value = truth.value(position)
+        if value is None:
+            return None
+        values.append(value)
+    return tuple(values)
+
+
 def positions_sentence(summary: Any, sample: int | None, per_class: bool) -> str:
     """What a positions-mode audit asked, in words."""
     if per_class:
@@ -372,6 +387,9 @@ def evaluate(
             f"{games} games against {opponent_name}, colours alternating (game 1: the agent "
             f"is X); the agent's own moves are graded, and a failed move forfeits its game"
         )
+    histories: tuple[tuple[Any, ...] | None, ...] = ()
+    if results is not None:
+        histories = tuple(game_values(truth, game.moves) for game in results)
     costly = []
     for record in worst(records, worst_moves):
         values = truth.move_values(record.position) or {}
@@ -391,4 +409,5 @@ def evaluate(
         sample=sample,
         opponent=opponent_name,
         per_class=per_class,
+        game_values=histories,
     )

@@ -58,7 +58,7 @@ def cells(rules: Rules, cells_: list[int] | tuple[int, ...]) -> str:
     return " ".join(rules.cell_name(c) for c in cells_) or "-"
 
 
-def describe_worst(costly: CostlyMove, index: int) -> str:
+def describe_worst(costly: CostlyMove, index: int, weighted: bool) -> str:
     """One of the costliest moves: what was played, what was best, and the board with the
     agent's move (``*``) and the best moves (``+``) marked."""
     from ttt_solve import picture
@@ -68,9 +68,10 @@ def describe_worst(costly: CostlyMove, index: int) -> str:
     rules = position.rules
     best_value = costly.move_values.get(best[0]) if best else None
     verdict = record.grade.value + (f" {record.kind}" if record.kind else "")
+    stands = f"; stands for {record.weight}" if weighted else ""
     head = (
         f"#{index} ply {position.ply}, {position.to_move.upper()} to move, {position} "
-        f"(value {record.value}; stands for {record.weight})\n"
+        f"(value {record.value}{stands})\n"
         f"    agent played {rules.cell_name(record.cell)} ({record.move_value}: {verdict}); "
         f"best: {cells(rules, best)}" + (f" ({best_value})" if best_value else "")
     )
@@ -197,7 +198,8 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
     """The report as tables: summary, games, by ply, the costliest moves, the failures."""
     summary, results, failures = report.summary, report.games, report.failures
     click.echo(f"mode: {report.description}.")
-    click.echo(tabulate(summary_rows(summary, report.weighted, engine), tablefmt="simple_outline"))
+    rows = summary_rows(summary, report.weighted, engine, report.mode == "games")
+    click.echo(tabulate(rows, tablefmt="simple_outline"))
     click.echo(f"({ACCURACY_COUNTS}.)")
     if results is not None:
         click.echo("\ngames (results for the agent):")
@@ -222,7 +224,7 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
     if report.worst:
         click.echo("\ncostliest moves (* the agent's move, + best moves):")
         for index, costly in enumerate(report.worst, 1):
-            click.echo(describe_worst(costly, index))
+            click.echo(describe_worst(costly, index, report.weighted))
     elif n_worst and summary.moves:
         click.echo("\nevery graded move was best.")
     if failures:

@@ -71,6 +71,12 @@ Examples:
     "them drawn at random (per seed). The default mode.",
     games_help="Instead: play N games per point and seed against --opponent, colours alternating.",
 )
+@click.option(
+    "--per-class",
+    is_flag=True,
+    help="Positions mode: one board per symmetry class, weighted, as ttt audit --per-class "
+    "(exact only for an agent that plays the same way in every orientation).",
+)
 @options.count_option(
     "--seeds",
     3,
@@ -110,6 +116,7 @@ def curve(
     positions: str | None,
     games: int | None,
     opponent_spec: str,
+    per_class: bool,
     seeds: int,
     seed: int,
     plot_path: str | None,
@@ -123,7 +130,7 @@ def curve(
     """Audit agents at many values of one parameter, several seeds each, as `ttt audit` does,
     and report per point accuracy and perfection (mean and 95% interval over seeds), blunders
     by kind and, in games mode, results by colour; name the smallest value at which an agent
-    kept the value in every graded move for every seed. Optionally plot the curves; with
+    kept the value in every position asked, every seed. Optionally plot the curves; with
     --rating, rate each point against the reference ladder too (a rating with its 95%
     interval per point, on the scale of ttt rate).
     """
@@ -152,6 +159,7 @@ def curve(
                 db=db,
                 seeds=seed_list,
                 sample=sample,
+                per_class=per_class,
                 games=games,
                 opponent=opponent_spec if games is not None else None,
                 jobs=jobs,
@@ -181,7 +189,7 @@ def curve(
         if games is None:
             mode = (
                 "every position" if sample is None else f"{common.count(sample)} sampled positions"
-            )
+            ) + (", one board per symmetry class" if per_class else "")
         else:
             mode = f"{common.count(games)} games against {opponent_spec}"
         title = f"{rules.name}, {mode}, {seeds} seed{'s' if seeds > 1 else ''}"
@@ -223,9 +231,9 @@ def curve(
 def kept_sentence(one: Curve) -> str:
     kept = one.kept_value_from
     if kept is None:
-        return f"{one.agent}: no value tried kept the value in every graded move for every seed."
+        return f"{one.agent}: no value tried kept the value in every position asked, every seed."
     return (
-        f"{one.agent}: kept the value in every graded move for every seed from "
+        f"{one.agent}: kept the value in every position asked, every seed, from "
         f"{one.param}={kept.value} (the smallest such value tried)."
     )
 

@@ -183,7 +183,7 @@ def test_table_and_csv(book_3x3):
     table = run("curve", "--db", book_3x3, "-q", *args)
     assert table.exit_code == 0, table.output
     assert "alphabeta: depth" in table.output and "100.00%" in table.output
-    assert "kept the value in every graded move for every seed from depth=9" in table.output
+    assert "kept the value in every position asked, every seed, from depth=9" in table.output
     rows = run("curve", "--db", book_3x3, "-q", "--csv", *args).output.splitlines()
     assert rows[0].startswith("agent,param,value,spec,seeds,accuracy,accuracy_low")
     assert rows[2].startswith("alphabeta,depth,9,alphabeta:depth=9,1,1.0,1.0,1.0")

@@ -61,7 +61,9 @@ ACCURACY_COUNTS = (
 """What an accuracy counts, said beside it."""
 
 
-def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list[tuple[str, str]]:
+def summary_rows(
+    summary: Summary, weighted: bool, engine: bool = False, in_games: bool = False
+) -> list[tuple[str, str]]:
     """The summary table: the positions asked, accuracy and perfection over them, the moves
     graded and failed; ``engine`` shows an engine's failures by kind even when there are none
     (the failures of any agent are shown when there are some)."""
@@ -70,7 +72,7 @@ def summary_rows(summary: Summary, weighted: bool, engine: bool = False) -> list
         f" ({count(summary.graded + summary.failed)}{symmetry})" if weighted else ""
     )
     rows = [
-        ("positions asked" if weighted else "moves asked of the agent", asked),
+        ("moves asked of the agent" if in_games else "positions asked", asked),
         ("accuracy (value kept)", percent(summary.accuracy)),
         ("perfection (best moves)", percent(summary.perfection)),
         (
@@ -172,8 +174,8 @@ def game_headers(results: Sequence[GameResult]) -> list[str]:
         "won",
         "drawn",
         "lost",
-        *(["lost by forfeit (a failed move)"] if lost_by else []),
-        *(["won by the opponent's forfeit"] if won_by else []),
+        *(["lost by forfeit"] if lost_by else []),
+        *(["won by forfeit"] if won_by else []),
     ]
 
 
@@ -245,9 +247,14 @@ def figure_svg(figure: charts.Figure) -> str:
 def chart_or_nothing(make: Any) -> str:
     """``make()``'s chart as inline SVG, or ``""`` when matplotlib is not installed."""
     try:
-        return f'<div style="max-width: 720px;">{figure_svg(make())}</div>'
+        return f'<div style="max-width: 720px;">{fluid(figure_svg(make()))}</div>'
     except charts.ChartsUnavailableError:
         return ""
+
+
+def fluid(picture_svg: str) -> str:
+    """An SVG that shrinks to a narrow screen (a phone) instead of being cut off there."""
+    return picture_svg.replace("<svg ", '<svg style="max-width: 100%; height: auto;" ', 1)
 
 
 def tiles(items: Iterable[tuple[str, str]]) -> str:
@@ -339,7 +346,7 @@ def audit_html(report: AuditReport) -> str:
         _heading(f"Audit of {report.agent} on {report.rules.name} (seed {report.seed})"),
         f'<div style="color: #5f6b7a;">truth: book {escape(report.book)}; '
         f"{escape(report.description)}</div>",
-        table(summary_rows(summary, report.weighted, engine)),
+        table(summary_rows(summary, report.weighted, engine, report.mode == "games")),
         f'<div style="color: #5f6b7a; font-size: 12px;">{escape(ACCURACY_COUNTS)}.</div>',
     ]
     if report.games is not None:
@@ -348,6 +355,7 @@ def audit_html(report: AuditReport) -> str:
         forfeits = forfeit_sentence(report.games)
         if forfeits:
             parts.append(f"<div>{escape(forfeits)}</div>")
+        games_part = games_html(report)
     if summary.by_ply:
         where = "every position" if report.games is None else f"{len(report.games)} games"
         title = f"{report.agent} on {report.rules.name}, {where}"
@@ -383,6 +391,9 @@ def audit_html(report: AuditReport) -> str:
         parts.append("<div>Every graded move was best.</div>")
     else:
         parts.append(f"<div>{escape(nothing_graded(summary).capitalize())}</div>")
+    if report.games is not None:
+        parts.append(_heading("The games, lost first"))
+        parts.append(games_part)
     if report.failures:
         shown = report.failures[:10]
         items = "".join(
@@ -444,10 +455,19 @@ def game_html(game: Any) -> str:
     last move shaded and any winning line struck, its moves, and its value history when the
     values of its positions are known."""
     record = game.record
+    heading = f"{game.x_name} (X) against {game.o_name} (O) on {record.rules.name}: {game.result}"
+    return _frame(_heading(heading) + game_view(record, game.values))
+
+
+def game_view(record: Any, values: Sequence[Any] | None, *, size: int | None = None) -> str:
+    """A game (a :class:`~ttt_solve.agents.match.GameRecord`) drawn: its last position, its
+    moves named by cell and numbered, and its value history when ``values`` (one per
+    position) are known."""
     rules = record.rules
     positions = record.positions()
     last = record.moves[-1] if record.moves else None
-    board = svg.board(picture.board(positions[-1], lastmove=last))
+    drawn = picture.board(positions[-1], lastmove=last)
+    board = svg.board(drawn) if size is None else svg.board(drawn, size=size)
     first = positions[0]
     names = [rules.cell_name(cell) for cell in record.moves]
     if not first.x_to_move:  # numbered as a game from the empty board: O's move ends a pair
@@ -459,15 +479,45 @@ def game_html(game: Any) -> str:
     if first.ply:
         numbered = f"from {first}: {numbered}"
     parts = [
-        _heading(f"{game.x_name} (X) against {game.o_name} (O) on {rules.name}: {game.result}"),
         '<div style="display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start;">'
-        f"<div>{board}<div>{escape(numbered) or 'no moves'}</div></div>",
+        f'<div style="max-width: 100%;">{board}<div>{escape(numbered) or "no moves"}</div></div>'
     ]
-    if game.values is not None:
-        history = picture.history(rules, list(zip(positions, game.values)), moves=record.moves)
-        parts.append(f"<div>{svg.value_history(history)}</div>")
+    if values is not None:
+        history = picture.history(rules, list(zip(positions, values)), moves=record.moves)
+        parts.append(f'<div style="max-width: 100%;">{fluid(svg.value_history(history))}</div>')
     parts.append("</div>")
-    return _frame("".join(parts))
+    return "".join(parts)
+
+
+SHOWN_GAMES = 20
+"""The games an audit's notebook display draws (lost first); the rest are counted."""
+
+
+def games_html(report: AuditReport) -> str:
+    """An audit's games, lost first, each drawn with its moves and value history."""
+    from ttt_solve.agents.match import GameRecord
+
+    assert report.games is not None
+    rules = report.rules
+    ordered = report.games_lost_first()
+    parts = []
+    for number, game in ordered[:SHOWN_GAMES]:
+        words = {"win": "won", "draw": "drawn", "loss": "lost"}[game.outcome.value]
+        if game.forfeited_by == "agent":
+            words += f" by forfeit: its move at ply {len(game.moves)} failed ({game.failure})"
+        elif game.forfeited_by == "opponent":
+            words += f" by forfeit: the opponent's move at ply {len(game.moves)} failed"
+        title = f"Game {number}: the agent as {game.agent_side.upper()}, {words}"
+        values = report.game_values[number - 1] if report.game_values else None
+        record = GameRecord(rules, game.moves, game.winner)
+        parts.append(
+            f'<div style="margin: 10px 0;">{_heading(title)}'
+            f"{game_view(record, values, size=SMALL_BOARD)}</div>"
+        )
+    more = len(ordered) - SHOWN_GAMES
+    if more > 0:
+        parts.append(f"<div>and {more:,} more games (report.games holds them all)</div>")
+    return "".join(parts)
 
 
 # -- ratings ----------------------------------------------------------------------------------
