@@ -8,6 +8,7 @@ goes on.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.grading import play
@@ -171,3 +172,71 @@ def standings(pairings: Sequence[Pairing], entrants: int) -> list[Standing]:
             totals[who][4] += forfeits
     table = [Standing(i, *t) for i, t in enumerate(totals)]
     return sorted(table, key=lambda s: (-s.points, -s.won, s.entrant))
+
+
+@dataclass(frozen=True)
+class TournamentResult:
+    """A round robin's results: ``ttt tournament`` prints :meth:`text`, its ``--json`` is
+    :meth:`to_dict`, a notebook shows :meth:`_repr_html_`. ``names`` label the entrants;
+    ``ratings`` (an :class:`agents.rating.Ratings`) come from the same games."""
+
+    rules: Rules
+    names: tuple[str, ...]
+    games: int  # per pair
+    seed: int
+    pairings: tuple[Pairing, ...]
+    ratings: Any
+
+    @property
+    def standings(self) -> list[Standing]:
+        return standings(self.pairings, len(self.names))
+
+    def to_dict(self) -> dict[str, Any]:
+        names = self.names
+        return {
+            "game": self.rules.as_dict(),
+            "games_per_pair": self.games,
+            "seed": self.seed,
+            "agents": list(names),
+            "pairings": [
+                {
+                    "a": names[p.a],
+                    "b": names[p.b],
+                    "a_wins": p.a_wins,
+                    "draws": p.draws,
+                    "b_wins": p.b_wins,
+                    "a_as_x": dict(zip(("a_wins", "draws", "b_wins"), p.a_first or ())),
+                    "a_forfeits": p.a_forfeits,
+                    "b_forfeits": p.b_forfeits,
+                }
+                for p in self.pairings
+            ],
+            "standings": [
+                {
+                    "agent": names[s.entrant],
+                    "games": s.games,
+                    "won": s.won,
+                    "drawn": s.drawn,
+                    "lost": s.lost,
+                    "forfeits": s.forfeits,
+                    "points": s.points,
+                    "score": s.score,
+                }
+                for s in self.standings
+            ],
+            "ratings": self.ratings.to_dict(),
+        }
+
+    def text(self) -> str:
+        """The report ``ttt tournament`` prints: the matrix, the standings, the ratings."""
+        from ttt_solve import display
+
+        return "\n".join(display.tournament_lines(self))
+
+    def __repr__(self) -> str:
+        return f"<TournamentResult on {self.rules.name}:\n{self.text()}>"
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.tournament_html(self)
