@@ -24,6 +24,7 @@ from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AGENTS, parse_spec
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome
 
 
 class CurveError(TttError, ValueError):
@@ -188,6 +189,15 @@ class Point:
             for kind in BLUNDER_KINDS
         }
 
+    def results(self) -> dict[str, tuple[int, int, int, int]]:
+        """Games, won, drawn and lost by the agent's side (a forfeit is a loss)."""
+        out = {}
+        for side in ("x", "o"):
+            mine = [game for game in self.games() if game.agent_side == side]
+            won, drawn, lost = (sum(g.outcome is o for g in mine) for o in Outcome)
+            out[side] = (len(mine), won, drawn, lost)
+        return out
+
     def games(self) -> list[GameResult]:
         """Every seed's games, in seed order (empty in positions mode)."""
         return [game for run in self.runs for game in run.games or ()]
@@ -328,3 +338,124 @@ def rate_points(
         for one in curves
     ]
     return rated, result
+
+
+@dataclass(frozen=True)
+class CurveReport:
+    """Strength curves (one :class:`Curve` per agent) of one game: ``ttt curve`` prints
+    :meth:`text`, its ``--json`` is :meth:`to_dict`, a notebook shows :meth:`_repr_html_`.
+    ``mode`` says what was audited ("every position", "100 games against random")."""
+
+    rules: Rules
+    mode: str
+    seeds: tuple[int, ...]
+    curves: tuple[Curve, ...]
+    games_mode: bool = False
+    book: str = ""  # the book's name, for JSON
+    truth: str = "the book"  # the book described, for the text
+
+    @property
+    def title(self) -> str:
+        seeds = len(self.seeds)
+        return f"{self.rules.name}, {self.mode}, {seeds} seed{'s' if seeds > 1 else ''}"
+
+    def to_dict(self) -> dict[str, object]:
+        """The curves as plain data: the figures of ``ttt curve --json``."""
+        return _curves_dict(self)
+
+    def text(self) -> str:
+        from ttt_solve import display
+
+        return "\n".join(display.curve_lines(self))
+
+    def __repr__(self) -> str:
+        lines = [f"<CurveReport {self.title}:"]
+        for one in self.curves:
+            shares = ", ".join(
+                f"{point.value}: "
+                + ("-" if point.accuracy is None else f"{100 * point.accuracy.mean:.1f}%")
+                for point in one.points
+            )
+            lines.append(f"  {one.agent} accuracy by {one.param}: {shares}")
+        return "\n".join(lines) + ">"
+
+    def chart(self) -> Any:
+        """The curves' chart (a matplotlib figure; needs the plot extra)."""
+        from ttt_solve.charts import curve_chart
+
+        return curve_chart(list(self.curves), self.title)
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.curve_html(self)
+
+
+def _curves_dict(report: CurveReport) -> dict[str, object]:
+    curves, rules, book = report.curves, report.rules, report.book
+    games_mode, description, seeds = report.games_mode, report.mode, list(report.seeds)
+
+    def share(value: Interval | None) -> dict[str, float] | None:
+        if value is None:
+            return None
+        return {"mean": value.mean, "low": value.low, "high": value.high}
+
+    out_curves = []
+    for one in curves:
+        kept = one.kept_value_from
+        points = []
+        for point in one.points:
+            entry: dict[str, object] = {
+                "value": point.value,
+                "spec": point.spec,
+                "accuracy": share(point.accuracy),
+                "perfection": share(point.perfection),
+                "blunder_kinds": point.blunder_kinds(),
+                "failed_moves": point.failed_moves(),
+                "kept_value": point.kept_value,
+                "runs": [
+                    {
+                        "seed": run.seed,
+                        "asked": run.summary.asked,
+                        "moves": run.summary.moves,
+                        "failed_moves": run.summary.failures_total,
+                        "accuracy": run.summary.accuracy,
+                        "perfection": run.summary.perfection,
+                        "best": run.summary.best,
+                        "sound": run.summary.sound,
+                        "blunders": run.summary.blunders,
+                        "blunder_kinds": run.summary.kinds,
+                        "ungraded": run.summary.ungraded,
+                        "failures": run.summary.failures,
+                    }
+                    for run in point.runs
+                ],
+            }
+            if point.rating is not None:
+                entry["rating"] = {
+                    "rating": point.rating.mean,
+                    "low": point.rating.low,
+                    "high": point.rating.high,
+                }
+            if point.runs[0].games is not None:
+                entry["games"] = {
+                    side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
+                    for side, (n, won, drawn, lost) in point.results().items()
+                }
+            points.append(entry)
+        out_curves.append(
+            {
+                "agent": one.agent,
+                "param": one.param,
+                "kept_value_from": None if kept is None else kept.value,
+                "points": points,
+            }
+        )
+    return {
+        "game": rules.as_dict(),
+        "book": book,
+        "mode": "games" if games_mode else "positions",
+        "description": description,
+        "seeds": seeds,
+        "curves": out_curves,
+    }

@@ -7,14 +7,12 @@ import json
 import sys
 
 import click
-from tabulate import tabulate
 
 from ttt_solve import charts
 from ttt_solve.agents.audit import BLUNDER_KINDS
 from ttt_solve.agents.curve import (
     Curve,
-    Interval,
-    Point,
+    CurveReport,
     ReadOnceTruth,
     check_agents,
     parse_vary,
@@ -26,7 +24,7 @@ from ttt_solve.agents.ladder import open_ladder_book
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
-from ttt_solve.display import elo, game_rows, interval_text
+from ttt_solve.display import game_rows
 from ttt_solve.solver.rules import Rules
 
 MAX_SEEDS = 10_000
@@ -192,162 +190,25 @@ def curve(
             ) + (", one board per symmetry class" if per_class else "")
         else:
             mode = f"{common.count(games)} games against {opponent_spec}"
-        title = f"{rules.name}, {mode}, {seeds} seed{'s' if seeds > 1 else ''}"
+        report = CurveReport(
+            rules,
+            mode,
+            tuple(seed_list),
+            tuple(curves),
+            games_mode=games is not None,
+            book=book.display_url,
+            truth=book.describe(),
+        )
         if plot_path is not None:
-            charts.save(charts.curve_chart(curves, title), plot_path)
+            charts.save(report.chart(), plot_path)
         if as_json:
-            click.echo(
-                json.dumps(
-                    curves_json(curves, rules, book.display_url, games is not None, mode, seed_list)
-                )
-            )
+            click.echo(json.dumps(report.to_dict()))
         elif as_csv:
             _print_csv(curves, games is not None)
         else:
-            click.echo(f"curve on {rules.name}, {mode}; truth: {book.describe()}")
-            seeds_text = (
-                f"seed {seed}"
-                if seeds == 1
-                else f"seeds {seed_list[0]} to {seed_list[-1]}; shares are the mean over seeds "
-                f"[95% interval]; blunders: mean per seed"
-                + ("; games: summed over seeds" if games is not None else "")
-            )
-            click.echo(seeds_text)
-            for one in curves:
-                click.echo("")
-                click.echo(
-                    tabulate(
-                        [_row(point, games is not None, _failed(one)) for point in one.points],
-                        headers=_headers(one, games is not None),
-                        tablefmt="simple_outline",
-                        disable_numparse=True,
-                    )
-                )
-                click.echo(kept_sentence(one))
+            click.echo(report.text())
         if plot_path is not None:
             click.echo(f"plot written to {plot_path}", err=True)
-
-
-def kept_sentence(one: Curve) -> str:
-    kept = one.kept_value_from
-    if kept is None:
-        return f"{one.agent}: no value tried kept the value in every position asked, every seed."
-    return (
-        f"{one.agent}: kept the value in every position asked, every seed, from "
-        f"{one.param}={kept.value} (the smallest such value tried)."
-    )
-
-
-def _headers(one: Curve, games_mode: bool) -> list[str]:
-    headers = [one.param, "accuracy", "perfection", *BLUNDER_KINDS]
-    if _failed(one):
-        headers.append("failed moves")
-    if games_mode:
-        headers += ["as X: won/drawn/lost", "as O: won/drawn/lost"]
-    if one.points[0].rating is not None:
-        headers.append("rating [95%]")
-    return [f"{one.agent}: {one.param}", *headers[1:]]
-
-
-def _failed(one: Curve) -> bool:
-    """Whether any point of a curve failed a move (its tables then count them)."""
-    return any(point.failed_moves() for point in one.points)
-
-
-def rating_text(rating: Interval) -> str:
-    return f"{elo(rating.mean)} [{elo(rating.low)} to {elo(rating.high)}]"
-
-
-def _row(point: Point, games_mode: bool, failed: bool) -> list[str]:
-    kinds = point.blunder_kinds()
-    row = [
-        point.value,
-        interval_text(point.accuracy),
-        interval_text(point.perfection),
-        *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
-    ]
-    if failed:
-        row.append(f"{point.failed_moves():,.1f}")
-    if games_mode:
-        for _label, _games, won, drawn, lost, *_ in game_rows(point.games()):
-            row.append(f"{won}/{drawn}/{lost}")
-    if point.rating is not None:
-        row.append(rating_text(point.rating))
-    return row
-
-
-def curves_json(
-    curves: list[Curve],
-    rules: Rules,
-    book: str,
-    games_mode: bool,
-    description: str,
-    seeds: list[int],
-) -> dict[str, object]:
-    def share(value: Interval | None) -> dict[str, float] | None:
-        if value is None:
-            return None
-        return {"mean": value.mean, "low": value.low, "high": value.high}
-
-    out_curves = []
-    for one in curves:
-        kept = one.kept_value_from
-        points = []
-        for point in one.points:
-            entry: dict[str, object] = {
-                "value": point.value,
-                "spec": point.spec,
-                "accuracy": share(point.accuracy),
-                "perfection": share(point.perfection),
-                "blunder_kinds": point.blunder_kinds(),
-                "failed_moves": point.failed_moves(),
-                "kept_value": point.kept_value,
-                "runs": [
-                    {
-                        "seed": run.seed,
-                        "asked": run.summary.asked,
-                        "moves": run.summary.moves,
-                        "failed_moves": run.summary.failures_total,
-                        "accuracy": run.summary.accuracy,
-                        "perfection": run.summary.perfection,
-                        "best": run.summary.best,
-                        "sound": run.summary.sound,
-                        "blunders": run.summary.blunders,
-                        "blunder_kinds": run.summary.kinds,
-                        "ungraded": run.summary.ungraded,
-                        "failures": run.summary.failures,
-                    }
-                    for run in point.runs
-                ],
-            }
-            if point.rating is not None:
-                entry["rating"] = {
-                    "rating": point.rating.mean,
-                    "low": point.rating.low,
-                    "high": point.rating.high,
-                }
-            if point.runs[0].games is not None:
-                entry["games"] = {
-                    side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
-                    for side, (_, n, won, drawn, lost, *_) in zip("xo", game_rows(point.games()))
-                }
-            points.append(entry)
-        out_curves.append(
-            {
-                "agent": one.agent,
-                "param": one.param,
-                "kept_value_from": None if kept is None else kept.value,
-                "points": points,
-            }
-        )
-    return {
-        "game": rules.as_dict(),
-        "book": book,
-        "mode": "games" if games_mode else "positions",
-        "description": description,
-        "seeds": seeds,
-        "curves": out_curves,
-    }
 
 
 def _print_csv(curves: list[Curve], games_mode: bool) -> None:

@@ -32,6 +32,8 @@ from ttt_solve.solver.value import Outcome
 
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport, GameResult, Summary
+    from ttt_solve.agents.curve import Curve, Point
+    from ttt_solve.agents.intervals import Interval
     from ttt_solve.book.oracle import Analysis
 
 SMALL_BOARD = 150
@@ -425,26 +427,89 @@ def interval_text(share: Any) -> str:
     return f"{percent(mean)} [{100 * low:.1f}-{100 * high:.1f}]"
 
 
-def curve_html(curves: Sequence[Any], title: str, chart: Any) -> str:
-    """Strength curves: the chart (``chart()`` makes it) and one table per agent."""
-    parts = [_heading(title), chart_or_nothing(chart)]
-    for one in curves:
-        failed = any(point.failed_moves() for point in one.points)
-        rows = []
-        for point in one.points:
-            kinds = point.blunder_kinds()
-            rows.append(
-                [
-                    point.value,
-                    interval_text(point.accuracy),
-                    interval_text(point.perfection),
-                    *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
-                ]
-                + [f"{point.failed_moves():,.1f}"] * failed
+def curve_lines(report: Any) -> list[str]:
+    """``ttt curve``'s report: what was audited, the seeds, a table per agent, and the value
+    from which each kept the value."""
+    seeds = report.seeds
+    lines = [f"curve on {report.rules.name}, {report.mode}; truth: {report.truth}"]
+    lines.append(
+        f"seed {seeds[0]}"
+        if len(seeds) == 1
+        else f"seeds {seeds[0]} to {seeds[-1]}; shares are the mean over seeds "
+        f"[95% interval]; blunders: mean per seed"
+        + ("; games: summed over seeds" if report.games_mode else "")
+    )
+    for one in report.curves:
+        failed = curve_failed(one)
+        lines.append("")
+        lines.append(
+            tabulate(
+                [curve_row(point, report.games_mode, failed) for point in one.points],
+                headers=curve_headers(one, report.games_mode),
+                tablefmt="simple_outline",
+                disable_numparse=True,
             )
-        headers = [f"{one.agent}: {one.param}", "accuracy", "perfection", *BLUNDER_KINDS]
-        parts.append(table(rows, headers + ["failed moves"] * failed))
+        )
+        lines.append(kept_sentence(one))
+    return lines
+
+
+def curve_html(report: Any) -> str:
+    """Strength curves: the chart and one table per agent, as the terminal's."""
+    parts = [_heading(f"Strength curves: {report.title}"), chart_or_nothing(report.chart)]
+    for one in report.curves:
+        rows = [curve_row(point, report.games_mode, curve_failed(one)) for point in one.points]
+        parts.append(table(rows, curve_headers(one, report.games_mode)))
+        parts.append(f"<div>{escape(kept_sentence(one))}</div>")
     return _frame("".join(parts))
+
+
+def kept_sentence(one: Curve) -> str:
+    kept = one.kept_value_from
+    if kept is None:
+        return f"{one.agent}: no value tried kept the value in every position asked, every seed."
+    return (
+        f"{one.agent}: kept the value in every position asked, every seed, from "
+        f"{one.param}={kept.value} (the smallest such value tried)."
+    )
+
+
+def curve_headers(one: Curve, games_mode: bool) -> list[str]:
+    headers = [one.param, "accuracy", "perfection", *BLUNDER_KINDS]
+    if curve_failed(one):
+        headers.append("failed moves")
+    if games_mode:
+        headers += ["as X: won/drawn/lost", "as O: won/drawn/lost"]
+    if one.points[0].rating is not None:
+        headers.append("rating [95%]")
+    return [f"{one.agent}: {one.param}", *headers[1:]]
+
+
+def curve_failed(one: Curve) -> bool:
+    """Whether any point of a curve failed a move (its tables then count them)."""
+    return any(point.failed_moves() for point in one.points)
+
+
+def rating_text(rating: Interval) -> str:
+    return f"{elo(rating.mean)} [{elo(rating.low)} to {elo(rating.high)}]"
+
+
+def curve_row(point: Point, games_mode: bool, failed: bool) -> list[str]:
+    kinds = point.blunder_kinds()
+    row = [
+        point.value,
+        interval_text(point.accuracy),
+        interval_text(point.perfection),
+        *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
+    ]
+    if failed:
+        row.append(f"{point.failed_moves():,.1f}")
+    if games_mode:
+        for _label, _games, won, drawn, lost, *_ in game_rows(point.games()):
+            row.append(f"{won}/{drawn}/{lost}")
+    if point.rating is not None:
+        row.append(rating_text(point.rating))
+    return row
 
 
 # -- a played game ----------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from ttt_solve.solver.rules import Rules, parse_game
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport
     from ttt_solve.agents.base import Agent
-    from ttt_solve.agents.curve import Curve
+    from ttt_solve.agents.curve import CurveReport
     from ttt_solve.agents.ladder import LadderRatings
     from ttt_solve.agents.match import GameRecord
     from ttt_solve.book.oracle import Analysis
@@ -402,43 +402,6 @@ def rate(
 # -- curves -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CurveReport:
-    """Strength curves (:class:`~ttt_solve.agents.curve.Curve`, one per agent) of one game."""
-
-    rules: Rules
-    mode: str  # "every position", "500 sampled positions", "100 games against random"
-    seeds: tuple[int, ...]
-    curves: tuple[Curve, ...]
-
-    @property
-    def title(self) -> str:
-        seeds = len(self.seeds)
-        return f"{self.rules.name}, {self.mode}, {seeds} seed{'s' if seeds > 1 else ''}"
-
-    def __repr__(self) -> str:
-        lines = [f"<CurveReport {self.title}:"]
-        for one in self.curves:
-            shares = ", ".join(
-                f"{point.value}: "
-                + ("-" if point.accuracy is None else f"{100 * point.accuracy.mean:.1f}%")
-                for point in one.points
-            )
-            lines.append(f"  {one.agent} accuracy by {one.param}: {shares}")
-        return "\n".join(lines) + ">"
-
-    def chart(self) -> Any:
-        """The curves' chart (a matplotlib figure; needs the plot extra)."""
-        from ttt_solve.charts import curve_chart
-
-        return curve_chart(list(self.curves), self.title)
-
-    def _repr_html_(self) -> str:
-        from ttt_solve import display
-
-        return display.curve_html(self.curves, f"Strength curves: {self.title}", self.chart)
-
-
 def curve(
     agents: Any,
     game: str | Rules,
@@ -465,6 +428,7 @@ def curve(
     """
     from ttt_solve.agents.curve import (
         CurvePlan,
+        CurveReport,
         PointPlan,
         ReadOnceTruth,
         parse_vary,
@@ -516,11 +480,20 @@ def curve(
             opponent=rival,
             jobs=jobs,
         )
+        book_url, truth = book.display_url, book.describe()
     if games is None:
         mode = "every position" if sample is None else f"{sample:,} sampled positions"
     else:
         mode = f"{games:,} games against {getattr(rival, 'spec', opponent)}"
-    return CurveReport(rules, mode, seed_list, tuple(curves))
+    return CurveReport(
+        rules,
+        mode,
+        seed_list,
+        tuple(curves),
+        games_mode=games is not None,
+        book=book_url,
+        truth=truth,
+    )
 
 
 # -- games ------------------------------------------------------------------------------------
