@@ -103,8 +103,8 @@ class AuditRequest:
         object.__setattr__(self, "opponent", checked_spec(self.opponent, "opponent"))
 
 
-COSTLY_KEPT = 2_000
-"""The costly moves an audit keeps for its page (a hundred pages of them), costliest first;
+COSTLY_KEPT = 5_000
+"""The costly moves an audit keeps for its page (250 pages of them), costliest first;
 the page says how many there were in all. An audit of every position of 4x4 k=4 by a weak
 agent has hundreds of thousands: kept whole, fifty audits would hold a GiB."""
 
