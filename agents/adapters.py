@@ -16,9 +16,11 @@ board and a :class:`~ttt_solve.solver.position.Position`:
 Anything else is that move's failure, counted by the audit with a one-line reason naming the
 agent, as an external engine's failures are (:data:`~ttt_solve.agents.engine.FAILURE_KINDS`):
 ``crash`` (the agent raised, or called ``sys.exit`` or ``os._exit``), ``timeout``,
-``garbage`` (an answer that is no move: a float, a dict, no change to the board, two changes)
-or ``illegal`` (a taken or off-board cell, a stone of the wrong side, a ``bool``).
-:class:`CallableAgent` is the agent the audit runs.
+``garbage`` (an answer that is no move: a float, a dict, bytes, no change to the board, two
+changes, or a cell answered while the board was changed elsewhere) or ``illegal`` (a taken or
+off-board cell, a stone of the wrong side, a ``bool``). :class:`CallableAgent` is the agent the
+audit runs; with a time limit it runs the function in a child process of its own
+(:mod:`~ttt_solve.agents.isolation`).
 
 Randomness: before each move the global generators of :mod:`random` and ``numpy.random`` are
 seeded from the agent's own generator (which the audit seeds per position or game), and put
@@ -31,7 +33,7 @@ from __future__ import annotations
 import copy
 import operator
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.agents.base import Agent
@@ -41,6 +43,7 @@ from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ttt_solve.agents.isolation import AgentProcess
     from ttt_solve.book.reader import Book
 
 BOARDS = ("position", "flat", "grid", "numpy", "planes")
@@ -101,10 +104,14 @@ class Adapter(NamedTuple):
 
     @classmethod
     def make(
-        cls, board: str | None = None, symbols: Sequence[Any] | None = None, side: str | None = None
+        cls,
+        board: str | None = None,
+        symbols: Sequence[Any] | Mapping[Any, Any] | None = None,
+        side: str | None = None,
     ) -> Adapter:
         """A checked adapter; ``board`` defaults to ``"position"``, ``symbols`` to the
-        shape's defaults (:data:`DEFAULT_SYMBOLS`)."""
+        shape's defaults (:data:`DEFAULT_SYMBOLS`). ``symbols`` is three symbols in the order
+        X, O, empty, or a mapping that names them (:func:`symbols_of`)."""
         board = "position" if board is None else str(board).lower()
         if board not in BOARDS:
             raise AdapterError(f"board {board!r} is not one of {', '.join(BOARDS)}")
@@ -116,7 +123,7 @@ class Adapter(NamedTuple):
                     f"the {board} board has symbols of its own; symbols= applies to "
                     f"{', '.join(DEFAULT_SYMBOLS)}"
                 )
-            symbols = tuple(symbols)
+            symbols = symbols_of(symbols)
             if len(symbols) != 3:
                 raise AdapterError(
                     f"symbols {symbols!r}: give three, for X, O and an empty cell, "
@@ -195,27 +202,74 @@ class Adapter(NamedTuple):
     def decode(self, position: Position, handed: Any, pristine: Any, answer: Any) -> int:
         """The cell the agent played, from its ``answer`` and what it did to ``handed`` (a
         copy of which, taken before the call, is ``pristine``); :class:`MoveFailure` if it
-        is no legal move."""
+        is no legal move. An answer and a board changed elsewhere disagree: garbage."""
         rules = position.rules
         if answer is None:
             cell = self._written(position, handed, pristine)
         elif isinstance(answer, (bool,)) or _is_numpy_bool(answer):
             raise MoveFailure("illegal", f"returned {answer!r}, a bool, not a move")
+        elif isinstance(answer, (bytes, bytearray, memoryview)):
+            raise MoveFailure(
+                "garbage", f"returned {_short(answer)}, bytes, not a move: {HOW_TO_ANSWER}"
+            )
         elif isinstance(answer, str):
             try:
                 cell = rules.parse_cell(answer)
             except IllegalMoveError:
                 raise MoveFailure(
                     "illegal" if _looks_like_cell(answer) else "garbage",
-                    f"returned {answer!r}, not a cell of the {rules.rows}x{rules.cols} board",
+                    f"returned {_short(answer)}, not a cell of the {rules.rows}x{rules.cols} board",
                 ) from None
         else:
             cell = self._from_number_or_pair(rules, answer)
+        if answer is not None and self.board in DEFAULT_SYMBOLS:
+            self._unwritten_but(position, handed, pristine, cell)
         if (position.occupied >> cell) & 1:
             raise MoveFailure(
                 "illegal", f"played {rules.cell_name(cell)}, which is taken in {position}"
             )
         return cell
+
+    def _unwritten_but(self, position: Position, handed: Any, pristine: Any, cell: int) -> None:
+        """Refuse an answer of ``cell`` beside a board changed anywhere else (a stone written
+        into one cell while another is answered), or changed in ``cell`` to another symbol
+        than the mover's."""
+        rules = position.rules
+        changed = self._changes(rules, handed, pristine)
+        if changed is None:
+            raise MoveFailure(
+                "garbage",
+                f"returned {rules.cell_name(cell)} and changed the shape of the board it was "
+                f"handed",
+            )
+        assert self.symbols is not None
+        mover = self.symbols[0 if position.x_to_move else 1]
+        others = [c for c, _ in changed if c != cell]
+        if others:
+            names = ", ".join(rules.cell_name(c) for c in others)
+            raise MoveFailure(
+                "garbage",
+                f"returned {rules.cell_name(cell)} but changed {names} in the board it was "
+                f"handed: answer the move, or write it into the board, not both",
+            )
+        if changed and _symbol_key(changed[0][1]) != _symbol_key(mover):
+            raise MoveFailure(
+                "garbage",
+                f"returned {rules.cell_name(cell)} but wrote {_short(changed[0][1])} there, "
+                f"not {position.to_move.upper()}'s {mover!r}",
+            )
+
+    def _changes(self, rules: Any, handed: Any, pristine: Any) -> list[tuple[int, Any]] | None:
+        """The cells of the handed board that differ from ``pristine``, with what is in them
+        now; ``None`` if the board lost its shape."""
+        before, after = _cells_of(self.board, pristine), _cells_of(self.board, handed)
+        if before is None or after is None or len(after) != rules.cells:
+            return None
+        return [
+            (c, after[c])
+            for c in range(rules.cells)
+            if _symbol_key(before[c]) != _symbol_key(after[c])
+        ]
 
     def _from_number_or_pair(self, rules: Any, answer: Any) -> int:
         try:
@@ -249,12 +303,12 @@ class Adapter(NamedTuple):
         if self.board in ("position", "planes"):
             raise MoveFailure("garbage", f"returned None, not a move: {HOW_TO_ANSWER}")
         assert self.symbols is not None
-        before, after = _cells_of(self.board, pristine), _cells_of(self.board, handed)
-        if before is None or after is None or len(after) != rules.cells:
+        changes = self._changes(rules, handed, pristine)
+        if changes is None:
             raise MoveFailure(
                 "garbage", "returned None and changed the shape of the board it was handed"
             )
-        changed = [c for c in range(rules.cells) if _symbol_key(before[c]) != _symbol_key(after[c])]
+        changed = [c for c, _ in changes]
         if not changed:
             raise MoveFailure(
                 "garbage", f"returned None and wrote no stone into the board: {HOW_TO_ANSWER}"
@@ -264,26 +318,60 @@ class Adapter(NamedTuple):
             raise MoveFailure(
                 "garbage", f"returned None and changed {len(changed)} cells ({names})"
             )
-        (cell,) = changed
+        ((cell, written),) = changes
         mover = self.symbols[0 if position.x_to_move else 1]
-        if _symbol_key(after[cell]) != _symbol_key(mover):
+        if _symbol_key(written) != _symbol_key(mover):
             raise MoveFailure(
                 "illegal",
-                f"wrote {after[cell]!r} into {rules.cell_name(cell)}, but "
+                f"wrote {_short(written)} into {rules.cell_name(cell)}, but "
                 f"{position.to_move.upper()} (written {mover!r}) is to move",
             )
-        if _symbol_key(before[cell]) != _symbol_key(self.symbols[2]):
+        if (position.occupied >> cell) & 1:
             raise MoveFailure(
                 "illegal", f"wrote over {rules.cell_name(cell)}, which is taken in {position}"
             )
         return cell
 
 
+def symbols_of(symbols: Sequence[Any] | Mapping[Any, Any]) -> tuple[Any, ...]:
+    """The symbols of X, O and an empty cell, in that order: from a sequence as it is, from a
+    mapping of the names ``x``, ``o``, ``empty`` to symbols (``{"x": 2, "o": 1, "empty": 0}``)
+    or of symbols to those names (``{2: "x", 1: "o", 0: "empty"}``), the names in any case.
+    Anything else (a set, a mapping of other keys) is refused: an order must be certain."""
+    if isinstance(symbols, Mapping):
+        names = {"x": 0, "o": 1, "empty": 2}
+
+        def name(key: Any) -> int | None:
+            return names.get(key.lower()) if isinstance(key, str) else None
+
+        for pairs in (symbols.items(), ((v, k) for k, v in symbols.items())):
+            placed = {name(key): symbol for key, symbol in pairs}
+            if len(symbols) == 3 and set(placed) == {0, 1, 2}:
+                return tuple(placed[i] for i in range(3))
+        raise AdapterError(
+            f"symbols {_short(symbols)}: a mapping names the symbols of x, o and empty, "
+            f"e.g. {{'x': 1, 'o': 2, 'empty': 0}}"
+        )
+    if isinstance(symbols, (set, frozenset)):
+        raise AdapterError(
+            f"symbols {_short(symbols)}: a set has no order; give X, O and empty in a tuple "
+            f"(e.g. ('X', 'O', ' ')) or a mapping ({{'x': 1, 'o': 2, 'empty': 0}})"
+        )
+    return tuple(symbols)
+
+
 class CallableAgent(Agent):
     """A function (or an object's method) that plays moves on a board of its own shape,
-    as an :class:`Agent`: each move is encoded, the function called (within ``timeout``
-    seconds, if given), its answer decoded; a failure raises :class:`EngineFailure`, which
-    the audit counts and goes on.
+    as an :class:`Agent`: each move is encoded, the function called, its answer decoded; a
+    failure raises :class:`EngineFailure`, which the audit counts and goes on.
+
+    With a ``timeout`` (seconds per move) the agent runs in a child process of its own
+    (:class:`~ttt_solve.agents.isolation.AgentProcess`), which is killed when its time is up:
+    the limit holds whatever the agent's code does, and nothing it does (``os._exit`` from a
+    thread, any exception, ``os.chdir``) reaches this process. Without one it runs in this
+    process, as trusted code: its exceptions and ``sys.exit``/``os._exit`` in its own thread
+    are failures, but nothing bounds its time, and a ``KeyboardInterrupt`` is taken for the
+    user's Ctrl-C.
 
     ``move`` is called as ``move(board)``, or ``move(board, side)`` when the adapter hands the
     side to move. ``spec`` names the agent in reports (by default its qualified name).
@@ -305,38 +393,52 @@ class CallableAgent(Agent):
         self.move = move
         self.adapter = adapter or Adapter.make()
         self.timeout = timeout
-        # A time limit is kept by a timer signal of this process: the agent stays in it.
-        self.external = timeout is not None
+        self.process: AgentProcess | None = None
+        if timeout is not None:
+            from ttt_solve.agents.isolation import AgentProcess
+
+            self.process = AgentProcess(self.spec, self.play, rng)
 
     def search(self, position: Position) -> int:
-        adapter = self.adapter
-        handed = adapter.encode(position)
-        pristine = _snapshot(adapter.board, handed)
-        arguments = (handed,) if adapter.side is None else (handed, adapter.side_of(position))
-        from ttt_solve.agents.plugin import OutOfTime, PluginFailedError, plugin_code, within
+        if self.process is not None:
+            return self.process.move(position, self.timeout)
+        return self.play(position)
 
-        def move() -> Any:  # sys.exit and os._exit in it are failures, not the end of ttt
-            return plugin_code(self.spec, lambda: self.move(*arguments))
+    def play(self, position: Position) -> int:
+        """The move in this process: the call, its answer read back, any failure raised as
+        :class:`EngineFailure` (a ``KeyboardInterrupt`` goes on up, as the user's Ctrl-C)."""
+        adapter = self.adapter
+        from ttt_solve.agents.plugin import PluginFailedError, plugin_code
 
         try:
+            handed = adapter.encode(position)
+            pristine = _snapshot(adapter.board, handed)
+            arguments = (handed,) if adapter.side is None else (handed, adapter.side_of(position))
             with _seeded_globals(self.rng):
-                answer = move() if self.timeout is None else within(self.timeout, move)
-            return adapter.decode(position, handed, pristine, answer)
+                # sys.exit and os._exit in it are failures, not the end of ttt
+                answer = plugin_code(self.spec, lambda: self.move(*arguments))
+                return adapter.decode(position, handed, pristine, answer)
         except MoveFailure as failure:
             raise self.failure(position, failure.kind, failure.detail) from None
-        except OutOfTime:
-            raise self.failure(position, "timeout", f"no move within {self.timeout:g} s") from None
         except PluginFailedError as error:
             raise self.failure(position, "crash", error.did) from None
-        except Exception as error:  # noqa: BLE001 - the agent's own code ran; say what it raised
-            detail = " ".join(f"raised {type(error).__name__}: {error}".split())
-            raise self.failure(position, "crash", detail) from None
+        except KeyboardInterrupt:
+            if self.process is None:
+                raise
+            raise self.failure(position, "crash", "raised KeyboardInterrupt") from None
+        except BaseException as error:  # noqa: BLE001 - the agent's own code ran: say what
+            raise self.failure(position, "crash", _raised(error)) from None
 
     def failure(self, position: Position, kind: str, detail: str) -> EngineFailure:
         """The failure of one move, its detail naming the agent."""
         return EngineFailure(
             kind, position.rules, position.x, position.o, f"{self.spec} {detail}", self.spec
         )
+
+    def close(self) -> None:
+        """End the agent's child process, if it has one (a later move starts another)."""
+        if self.process is not None:
+            self.process.close()
 
 
 def describe(move: Callable[..., Any]) -> str:
@@ -420,6 +522,16 @@ def _pair(answer: Any) -> tuple[int, int] | None:
 def _looks_like_cell(text: str) -> bool:
     token = text.strip().lower()
     return token.isdigit() or (len(token) >= 2 and token[0].isalpha() and token[1:].isdigit())
+
+
+def _raised(error: BaseException) -> str:
+    """``raised ValueError: its message`` on one line; an exception whose ``str`` fails is
+    named by its type alone."""
+    try:
+        message = str(error)
+    except Exception:  # noqa: BLE001 - the agent's own exception class
+        message = "(its message cannot be shown)"
+    return " ".join(f"raised {type(error).__name__}: {message}".split())
 
 
 def _short(answer: Any) -> str:

@@ -32,16 +32,15 @@ import selectors
 import shlex
 import signal
 import subprocess
-import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable
 from typing import IO, TYPE_CHECKING, Any
 
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.spec import BOOK, AgentSpecError, Param, Spec, parse_params
 from ttt_solve.errors import TttError
+from ttt_solve.processes import die_with_parent
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
@@ -178,23 +177,6 @@ class _Broken(Exception):
         self.detail = detail
 
 
-def _die_with_parent() -> Callable[[], None] | None:
-    """A ``preexec_fn`` asking Linux to kill the child when this process dies, or ``None``."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    pr_set_pdeathsig = 1
-    return lambda: prctl(pr_set_pdeathsig, signal.SIGKILL)
-
-
-_PREEXEC = _die_with_parent()
-
-
 class StderrTail:
     """The last :data:`STDERR_TAIL` bytes an engine wrote to its standard error.
 
@@ -298,7 +280,7 @@ class EngineProcess:
                 bufsize=0,
                 close_fds=True,
                 start_new_session=True,
-                preexec_fn=_PREEXEC,
+                preexec_fn=die_with_parent,
                 env={**os.environ, ENGINE_TOKEN: token},
             )
         except OSError as error:

@@ -340,7 +340,8 @@ def open_ladder_book(db: str) -> Any:
     cannot be written is only read (its games are then played but not cached)."""
     import os
 
-    from ttt_solve.book.reader import open_book, sqlite_file, unwritable_reason
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.book.urls import sqlite_file, unwritable_reason
 
     path = sqlite_file(db)
     exists = path is None or os.path.exists(path)

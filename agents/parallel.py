@@ -15,6 +15,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
 from typing import Any, NamedTuple
 
@@ -165,17 +166,23 @@ def run_chunks(
             max_workers=jobs,
             initializer=functools.partial(_init_worker, worker.rules, list(makers)),
         ) as pool:
+            workers: list[multiprocessing.process.BaseProcess] = []
             try:
                 # The pool forks its workers at the first submit: a Ctrl-C that came amid a
                 # fork would be printed and lost (Python runs its after-fork hooks there).
+                # Only that submit holds it back: the others, hundreds of thousands for a
+                # ladder of many games, take seconds, and a Ctrl-C held over them found the
+                # workers it had ended, and the pool broken.
                 with interrupts_deferred():
-                    futures = [pool.submit(_run_in_worker, method, c) for c in chunks[index:]]
+                    futures = [pool.submit(_run_in_worker, method, chunks[index])]
+                    workers = multiprocessing.active_children()
+                futures += [pool.submit(_run_in_worker, method, c) for c in chunks[index + 1 :]]
                 for offset, future in enumerate(futures):
                     results.extend(future.result())
                     done += sizes[index + offset]
                     if progress:
                         progress(done, total)
-            except BaseException:
+            except BaseException as error:
                 # Ctrl-C or a failed chunk: drop the chunks not started rather than wait for
                 # them, and end the workers now (one forked just as Ctrl-C came did not see it
                 # and would wait for work, and the exit for it, forever). Then wait for the
@@ -185,8 +192,17 @@ def run_chunks(
                 for child in multiprocessing.active_children():
                     child.terminate()
                 pool.shutdown(wait=True, cancel_futures=True)
+                if isinstance(error, BrokenProcessPool) and _ended_by_ctrl_c(workers):
+                    raise KeyboardInterrupt from None
                 raise
     return results
+
+
+def _ended_by_ctrl_c(workers: Sequence[multiprocessing.process.BaseProcess]) -> bool:
+    """Whether a worker was ended by Ctrl-C, which a terminal sends to every process of the
+    group: the pool broke because of it, before this process raised it (where Python would
+    lose the exception, the signal comes a moment later)."""
+    return any(worker.exitcode == -signal.SIGINT for worker in workers)
 
 
 def chunked(items: Sequence[Any], size: int) -> list[Sequence[Any]]:

@@ -11,14 +11,16 @@ Parameter values are typed the obvious way: ``true``/``false`` (any case) become
 whole numbers ``int``, other numbers ``float``, anything else stays a string. Two parameters
 are the project's own and are not passed to the factory: ``book=true`` (play the book's move
 where it holds the position) and ``timeout=SECONDS`` (a time limit per move, as ``cmd:``
-engines have: a move that takes longer is stopped and counted as a ``timeout`` failure, so the
-agent is then run in this process only, like an engine; code that does not return to Python,
-such as a long NumPy or Numba call, is stopped when it returns).
+engines have: the agent's moves then run in a child process of its own, killed when a move
+takes longer, which is counted as a ``timeout`` failure; see :mod:`agents.isolation`).
 
 ``py:module:function,board=SHAPE[,symbols=X/O/space][,side=name|symbol]`` names an agent
 written against a board of its own instead: ``function`` is its move function, handed the
 board as :mod:`agents.adapters` makes it (``flat``, ``grid``, ``numpy``, ``planes`` or
-``position``), and answering as it allows.
+``position``), and answering as it allows. The move function may be a method:
+``py:lab.py:Player().move[,board=...][,key=value...]`` makes ``Player(**params)`` (the spec's
+own parameters go to it) and takes its ``move``; ``py:lab.py:player.move`` takes the method of
+an instance the module made. Without ``board=`` such a method is handed the ``Position``.
 
 Whatever the agent does besides answering a legal move (raising, calling ``sys.exit`` or
 ``os._exit``, running out of time, answering something that is no move, a taken cell) is
@@ -29,16 +31,15 @@ are. A module or factory that calls ``sys.exit`` or ``os._exit`` as it is loaded
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import math
 import os
 import random
 import re
-import signal
 import sys
 import threading
-import time
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -54,6 +55,9 @@ if TYPE_CHECKING:  # pragma: no cover
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 _MODULE = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})*")
 _FACTORY = re.compile(_IDENTIFIER)
+_TARGET = re.compile(rf"({_IDENTIFIER})(\(\))?((?:\.{_IDENTIFIER})*)")
+"""``factory``, or a move function reached from a name: ``Class().method`` (an instance made
+with the spec's parameters) or ``instance.method``."""
 EXAMPLE = "py:examples.plugin_agent:make"
 
 _FILE_MODULES: dict[str, ModuleType] = {}
@@ -80,11 +84,21 @@ def parse(text: str, rest: str) -> Spec:
     target = target.strip()
     module, colon, factory = target.rpartition(":")
     is_file = module.endswith(".py")
-    if not colon or not _FACTORY.fullmatch(factory) or not (is_file or _MODULE.fullmatch(module)):
+    named = _TARGET.fullmatch(factory)
+    if (
+        not colon
+        or named is None
+        or (named.group(2) and not named.group(3))
+        or not (is_file or _MODULE.fullmatch(module))
+    ):
         raise AgentSpecError(
-            f"{text!r} does not name a factory: write py:package.module:factory "
-            f"or py:path/to/file.py:factory (e.g. {EXAMPLE})"
+            f"{text!r} does not name a factory: write py:package.module:factory, "
+            f"py:path/to/file.py:factory, or a move function such as "
+            f"py:file.py:Player().move (e.g. {EXAMPLE})"
         )
+    assert named is not None
+    made = bool(named.group(2))
+    attributes = tuple(named.group(3).split(".")[1:])
     params: dict[str, Any] = {}
     for item in items.split(",") if items.strip() else []:
         key, equals, raw = item.partition("=")
@@ -108,18 +122,20 @@ def parse(text: str, rest: str) -> Spec:
     params.setdefault("book", False)
     params.setdefault("timeout", None)
     adapter = None
-    if any(key in params for key in _ADAPTER_PARAMS):
+    if attributes or any(key in params for key in _ADAPTER_PARAMS):
         try:
             adapter = Adapter.make(params.get("board"), params.get("symbols"), params.get("side"))
         except AdapterError as error:
             raise AgentSpecError(f"{text!r}: {error}") from None
-        if "board" not in params:
+        if "board" not in params and not attributes:
             raise AgentSpecError(f"{text!r}: symbols= and side= need board= (e.g. board=flat)")
     return Spec(
         "py",
         {
             "module": module,
-            "factory": factory,
+            "factory": named.group(1),
+            "made": made,
+            "attributes": attributes,
             "kwargs": {k: v for k, v in params.items() if k not in _OWN_PARAMS},
             "book": params["book"],
             "timeout": params["timeout"],
@@ -279,8 +295,8 @@ class PluginAgent(CallableAgent):
     exception, a time-out, a call of ``sys.exit`` or ``os._exit``, or an answer that is no
     legal move is that move's failure.
 
-    With a time limit the agent runs in this process only (the limit is kept by a timer signal
-    of this process)."""
+    With a time limit its moves run in a child process of their own (:mod:`agents.isolation`).
+    """
 
     name = "py"
 
@@ -299,72 +315,74 @@ class PluginAgent(CallableAgent):
         self.inner = inner
 
 
-class OutOfTime(BaseException):
-    """Raised into a ``py:`` agent's move when its time is up; a ``BaseException`` so that the
-    agent's own ``except Exception`` does not swallow it."""
-
-
-def within(seconds: float, move: Callable[[], Any]) -> Any:
-    """``move()``, stopped with :class:`OutOfTime` after ``seconds``.
-
-    In the main thread a timer signal (``SIGALRM``) interrupts it; elsewhere, where signals
-    cannot be delivered, a move that took too long is refused when it returns.
-    """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(
-        signal, "setitimer"
-    ):
-        started = time.monotonic()
-        result = move()
-        if time.monotonic() - started > seconds:
-            raise OutOfTime
-        return result
-
-    def out_of_time(_signum: int, _frame: Any) -> None:
-        raise OutOfTime
-
-    previous = signal.signal(signal.SIGALRM, out_of_time)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return move()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
-    """Import the module, call the factory with ``rng`` and the parameters, wrap the result."""
+    """Import the module, call the factory with ``rng`` and the parameters, wrap the result;
+    or find the move function the spec names (``board=``, ``Class().method``)."""
     params = spec.params
     module = load_module(params["module"], spec.text)
-    factory = getattr(module, params["factory"], None)
-    if not callable(factory):
+    name = params["factory"]
+    target = getattr(module, name, None)
+    if not (callable(target) or (params["attributes"] and target is not None)):
         names = [n for n, v in vars(module).items() if callable(v) and not n.startswith("_")]
         raise AgentSpecError(
             f"{spec.text!r}: {params['module']!r} has no callable "
-            f"{params['factory']!r}; it has: {', '.join(sorted(names)) or '-'}"
+            f"{name!r}; it has: {', '.join(sorted(names)) or '-'}"
         )
     adapter = params.get("adapter")
     if adapter is not None:  # the target is the move function itself
-        if params["kwargs"]:
-            raise AgentSpecError(
-                f"{spec.text!r}: with board= the target is the agent's move function, which "
-                f"takes no parameters; give only book=, timeout=, board=, symbols=, side="
-            )
+        move = _move_function(spec, target)
         return PluginAgent(
-            rng, factory, book=book, spec=spec.text, timeout=params["timeout"], adapter=adapter
+            rng, move, book=book, spec=spec.text, timeout=params["timeout"], adapter=adapter
         )
     arguments = ", ".join(["rng", *(f"{k}={v!r}" for k, v in params["kwargs"].items())])
-    call = f"{params['factory']}({arguments})"
+    call = f"{name}({arguments})"
+    inner = _made(spec, call, lambda: target(rng, **params["kwargs"]))
+    if not callable(getattr(inner, "select_move", None)):
+        raise AgentSpecError(
+            f"{spec.text!r}: {name} returned "
+            f"{type(inner).__name__}, which has no select_move(position) method"
+        )
+    return PluginAgent(rng, inner, book=book, spec=spec.text, timeout=params.get("timeout"))
+
+
+def _move_function(spec: Spec, target: Any) -> Callable[..., Any]:
+    """The move function a spec with ``board=`` or ``Class().method`` names: the target, or
+    the method reached from it (the instance made with the spec's parameters)."""
+    params = spec.params
+    name, kwargs, attributes = params["factory"], params["kwargs"], params["attributes"]
+    if kwargs and not params["made"]:
+        raise AgentSpecError(
+            f"{spec.text!r}: the target is the agent's move function, which takes no "
+            f"parameters; give only book=, timeout=, board=, symbols=, side= (or name a "
+            f"method of an instance made with them: py:file.py:Player().move,depth=2)"
+        )
+    if params["made"]:
+        arguments = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        target = _made(spec, f"{name}({arguments})", lambda: target(**kwargs))
+    path = name + ("()" if params["made"] else "")
+    for attribute in attributes:
+        found = _made(spec, f"{path}.{attribute}", functools.partial(_attribute, target, attribute))
+        if found is None:
+            raise AgentSpecError(
+                f"{spec.text!r}: {path} ({type(target).__name__}) has no attribute {attribute!r}"
+            )
+        target, path = found, f"{path}.{attribute}"
+    if not callable(target):
+        raise AgentSpecError(f"{spec.text!r}: {path} is no function ({type(target).__name__})")
+    return target
+
+
+def _attribute(target: Any, name: str) -> Any:
+    return getattr(target, name, None)
+
+
+def _made(spec: Spec, call: str, make: Callable[[], Any]) -> Any:
+    """``make()``, the plug-in's code that makes its agent: what it raises is one line."""
     try:
-        inner = plugin_code(f"{spec.text!r}: {call}", lambda: factory(rng, **params["kwargs"]))
+        return plugin_code(f"{spec.text!r}: {call}", make)
     except PluginFailedError:
         raise
     except Exception as error:  # noqa: BLE001 - the plugin's own code ran; say what it raised
         raise AgentSpecError(
             f"{spec.text!r}: {call} failed: {type(error).__name__}: {error}"
         ) from None
-    if not callable(getattr(inner, "select_move", None)):
-        raise AgentSpecError(
-            f"{spec.text!r}: {params['factory']} returned "
-            f"{type(inner).__name__}, which has no select_move(position) method"
-        )
-    return PluginAgent(rng, inner, book=book, spec=spec.text, timeout=params.get("timeout"))

@@ -37,11 +37,12 @@ from tabulate import tabulate
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from common import load_average  # noqa: E402
 
+from ttt_solve.solver import negamax  # noqa: E402
 from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
 from ttt_solve.solver.opening import OpeningBookBuilder  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
-from ttt_solve.solver.search import Prover, Prunings  # noqa: E402
+from ttt_solve.solver.search import Prover, Prunings, SearchCounters  # noqa: E402
 
 BOARDS = [  # (columns, rows, k) as published, value for X, target seconds for the weak solve
     ((5, 4, 4), "draw", None),
@@ -61,20 +62,19 @@ BOOK_TARGET = {4: 600.0}
 """Target seconds of the (5,5,4) opening book by depth."""
 
 
+ADDED = [pruning.name for pruning in negamax.PRUNINGS if not pruning.classic]
+"""The prunings off by default, each of which ``--prunings NAME`` adds to the classic ones."""
 PRUNINGS = {
     "classic": Prunings(),
     "bare": Prunings.none(),
-    "potential": Prunings(potential=True),
-    "partial_pairings": Prunings(partial_pairings=True),
-    "domination": Prunings(domination=True),
-    "zones": Prunings(zones=True),
+    **{name: Prunings(**{name: True}) for name in ADDED},
     "strongest": Prunings.strongest(),
     "every": Prunings.every(),
 }
 """The sets of prunings ``--prunings`` names: the classic ones (threats and pairings, the
-prover's default), none, each new one with the classic ones, the command line's choice, and
+prover's default), none, each other one with the classic ones, the command line's choice, and
 all of them."""
-EACH = ["classic", "potential", "partial_pairings", "domination", "zones", "strongest", "every"]
+EACH = ["classic", *ADDED, "strongest", "every"]
 """``--prunings each``."""
 
 
@@ -204,13 +204,7 @@ def main() -> None:
                 "value",
                 "published",
                 "closed by",
-                "nodes",
-                "pairing",
-                "threats",
-                "potential",
-                "partial",
-                "dominated",
-                "zone-skipped",
+                *SearchCounters._fields,
                 "nodes/s",
                 "seconds",
                 "target s",
@@ -237,8 +231,8 @@ def main() -> None:
     print(f"\nload average at end {load_average()}")
     print(
         f"\n{os.cpu_count()} cores; ratio = seconds / target (under 1 meets the target); "
-        "weak: outcome only; exact: outcome and remoteness; nodes closed by a pairing, "
-        "threats, the potential, a partial pairing; moves skipped as dominated, outside a zone"
+        "weak: outcome only; exact: outcome and remoteness; "
+        + "; ".join(f"{pruning.counter}: {pruning.counts}" for pruning in negamax.PRUNINGS)
     )
 
 

@@ -14,7 +14,8 @@ from ttt_solve.book.errors import (
     RowFilterError,
     SchemaVersionError,
 )
-from ttt_solve.book.reader import Book, Entry, GameInfo, MoveEntry, StoredRow, open_book
+from ttt_solve.book.reader import Book, open_book
+from ttt_solve.book.records import Entry, GameInfo, MoveEntry, StoredRow
 from ttt_solve.book.rowfilter import Condition, RowFilter
 
 __all__ = [

@@ -28,6 +28,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ttt_solve.book.backend import StorageDamage
 from ttt_solve.solver.rules import KEY_CELLS_LIMIT
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def block_keys(shape: Layout, keys: bytes) -> Sequence[int]:
     return [int.from_bytes(keys[at : at + width], "little") for at in range(0, len(keys), width)]
 
 
-class BlockDamage(Exception):
+class BlockDamage(StorageDamage):
     """A stored block that no writer makes; the message says what is wrong with it."""
 
 

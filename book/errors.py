@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ttt_solve.errors import TttError
 
 if TYPE_CHECKING:
-    from ttt_solve.book.reader import GameInfo
+    from ttt_solve.book.records import GameInfo
     from ttt_solve.solver.rules import Rules
 
 

@@ -30,7 +30,7 @@ import json
 import os
 from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 import numpy as np
 
@@ -40,14 +40,20 @@ from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
-if TYPE_CHECKING:
-    from ttt_solve.book.reader import Book
-
 COLUMNS = ("position", "ply", "to_move", "value", "remoteness", "best_moves", "images")
 FORMATS = ("csv", "jsonl", "parquet")
 VALUE_NAMES = tuple(Outcome.from_sign(sign).value for sign in (-1, 0, 1))
 """The values' names by stored value + 1: loss, draw, win."""
 _CHARS = (ord("."), ord("x"), ord("o"), ord("?"))  # "?": both stones, which no row holds
+
+
+class ColumnSource(Protocol):
+    """Where a game's rows come from as columns: a :class:`~book.reader.Book` (this module
+    makes outputs of columns, whatever reads them)."""
+
+    def columns(
+        self, rules: Rules, *, where: RowFilter | None = None, batch: int = ...
+    ) -> Iterator[dict[str, Any]]: ...
 
 
 class ExtraMissingError(TttError):
@@ -276,7 +282,7 @@ def _table(texts: list[Any]) -> Any:
 
 
 def chunks(
-    book: Book, rules: Rules, where: RowFilter | None = None, expand: bool = False
+    book: ColumnSource, rules: Rules, where: RowFilter | None = None, expand: bool = False
 ) -> Iterator[Chunk]:
     """The selected rows of a game, a :class:`Chunk` of about :data:`CHUNK_ROWS` rows at a
     time (canonical rows read fewer at a time when each becomes up to 8)."""
@@ -291,7 +297,7 @@ texts of a chunk (and the next, made meanwhile) stay within a hundred MiB or so.
 
 
 def text_chunks(
-    book: Book,
+    book: ColumnSource,
     rules: Rules,
     fmt: str,
     *,
@@ -349,7 +355,7 @@ def text_chunks(
 
 
 def frame(
-    book: Book,
+    book: ColumnSource,
     rules: Rules,
     *,
     where: RowFilter | None = None,
@@ -387,7 +393,7 @@ def frame(
 
 
 def write_parquet(
-    book: Book,
+    book: ColumnSource,
     rules: Rules,
     target: str | BinaryIO,
     *,
@@ -442,7 +448,7 @@ def write_parquet(
 
 def _parquet_batches(
     writer: Any,
-    book: Book,
+    book: ColumnSource,
     rules: Rules,
     where: RowFilter | None,
     expand: bool,
@@ -466,7 +472,7 @@ def _parquet_batches(
 
 
 def _record_batches(
-    schema: Any, book: Book, rules: Rules, where: RowFilter | None, expand: bool
+    schema: Any, book: ColumnSource, rules: Rules, where: RowFilter | None, expand: bool
 ) -> Iterator[tuple[Any, int]]:
     """Each chunk of rows as a record batch of ``schema``, with its count of terminal rows."""
     import pyarrow as pa

@@ -48,7 +48,7 @@ def _into_blocks(conn: Connection) -> None:
     the caller's transaction: interrupted, the book stays as it was. A book of more than a
     million positions says how far it is on stderr every few seconds."""
     from ttt_solve.book.blocks import BLOCK_POSITIONS, pack_ply
-    from ttt_solve.book.writer import insert_blocks
+    from ttt_solve.book.blockwrites import insert_blocks
 
     batch = 64 * BLOCK_POSITIONS  # old rows read, packed and written at a time: whole blocks
     schema.position_blocks.create(conn)

@@ -22,7 +22,8 @@ from dataclasses import KW_ONLY, dataclass, field
 from typing import NamedTuple, Protocol
 
 from ttt_solve.book.errors import OutOfReachError
-from ttt_solve.book.reader import Book, GameInfo, MoveEntry
+from ttt_solve.book.reader import Book
+from ttt_solve.book.records import GameInfo, MoveEntry
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules

@@ -7,42 +7,28 @@
 Positions are looked up by their canonical key; every answer is turned back into the
 orientation of the position asked about.
 
-Two ways to the rows, one behaviour: a SQLite file is read with the standard library's
-``sqlite3`` (importing SQLAlchemy alone takes 0.2-0.3 s, most of the budget of a one-shot
-``ttt query``), any other database through SQLAlchemy Core. SQLAlchemy is imported only when
-it is needed: a non-SQLite URL, ``create=True`` or :attr:`Book.engine` (the writer's way in).
-Both ways stream a game's rows, as :class:`StoredRow` s, through :meth:`Book.rows`.
+:class:`Book` reads its games from the database's catalogue and their positions through a
+backend (:mod:`book.backend`), and checks every row it reads (:mod:`book.rowchecks`). A SQLite
+file is read with the standard library's ``sqlite3`` (:mod:`book.sqliterows`), any other
+database through SQLAlchemy Core (:mod:`book.enginerows`): one behaviour, two ways to the
+rows. SQLAlchemy is imported only when it is needed: a non-SQLite URL, ``create=True`` or
+:attr:`Book.engine` (the writer's way in).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import json
 import operator
 import os
 import random
 import re
 import sqlite3
-import urllib.parse
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from ttt_solve.book.blocks import (
-    NARROW,
-    TABLE,
-    BlockDamage,
-    Layout,
-    block_columns,
-    block_row,
-    check_order,
-    checked_block,
-    find_in_block,
-    first_key,
-    layout,
-)
+from ttt_solve.book.backend import Backend, Catalogue, Database, StorageDamage
+from ttt_solve.book.blocks import TABLE
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
 from ttt_solve.book.errors import (
     BookError,
@@ -52,7 +38,18 @@ from ttt_solve.book.errors import (
     PositionNotFoundError,
     SchemaVersionError,
 )
-from ttt_solve.book.rowfilter import PYTHON_OPERATORS, SQL_OPERATORS, RowFilter
+from ttt_solve.book.records import (
+    POSITION_COLUMNS,
+    Entry,
+    GameInfo,
+    MoveEntry,
+    StoredRow,
+    stored_row,
+)
+from ttt_solve.book.rowchecks import columns_problem, game_info, row_problem
+from ttt_solve.book.rowfilter import RowFilter
+from ttt_solve.book.sqliterows import SqliteRows, writable
+from ttt_solve.book.urls import hide_password, sqlite_file
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
@@ -64,405 +61,10 @@ from ttt_solve.solver.value import Outcome, Value, move_value
 if TYPE_CHECKING:
     from sqlalchemy.engine import URL, Engine
 
-    from ttt_solve.book.memory import MemoryTable
-    from ttt_solve.solver.figures import Figures
+    from ttt_solve.book.memtable import MemoryTable
 
 _LOOKUP_BATCH = 4096
 """Keys of one ply looked up at a time: sorted, the keys that share a block read it once."""
-
-_SQLITE_BUSY_MS = 60_000
-
-
-_GAME_COLUMNS = (
-    "id",
-    "rows",
-    "cols",
-    "k",
-    "method",
-    "book_depth",
-    "solver_version",
-    "value",
-    "remoteness",
-    "positions",
-    "reachable",
-    "figures",
-    "seconds",
-    "solved_at",
-)
-_POSITION_COLUMNS = ("ply", "key", "value", "remoteness", "best_moves", "images")
-
-
-class GameInfo(NamedTuple):
-    """A solved game as the ``games`` table describes it."""
-
-    id: int
-    rules: Rules
-    method: str  # "exhaustive" or "alphabeta"
-    book_depth: int | None  # for an opening book: the last ply it holds
-    solver_version: str
-    value: Value  # of the empty board, for X (who moves first)
-    positions: int  # canonical rows stored
-    reachable: int  # positions those rows stand for
-    figures: Figures
-    seconds: float
-    solved_at: datetime
-
-    @property
-    def is_complete(self) -> bool:
-        """Every reachable position is stored (an exhaustive solve)."""
-        return self.book_depth is None
-
-    def holds_ply(self, ply: int) -> bool:
-        """Whether positions of this ply are stored (all of them, when they are)."""
-        return self.book_depth is None or ply <= self.book_depth
-
-    @property
-    def scope(self) -> str:
-        """``exhaustive`` or ``opening book to ply D``."""
-        return "exhaustive" if self.book_depth is None else f"opening book to ply {self.book_depth}"
-
-    def __repr__(self) -> str:
-        return (
-            f"<GameInfo {self.rules.name}: {self.value} for X, {self.scope}, "
-            f"{self.positions:,} positions ({self.reachable:,} reachable)>"
-        )
-
-
-class Entry(NamedTuple):
-    """A stored position, in the orientation it was asked in.
-
-    ``value`` is for the side to move; ``best_moves`` are cell indexes, ascending (empty for a
-    terminal position); ``images`` is how many reachable positions share its canonical form.
-    """
-
-    position: Position
-    value: Value
-    best_moves: tuple[int, ...]
-    images: int
-
-
-class MoveEntry(NamedTuple):
-    """A legal move and its value for the player who makes it."""
-
-    cell: int
-    name: str
-    value: Value
-
-
-class StoredRow(NamedTuple):
-    """One stored position of a game (canonical orientation), as a block holds it."""
-
-    ply: int
-    key: int
-    value: int  # for the side to move: 1 win, 0 draw, -1 loss
-    remoteness: int
-    best_moves: int  # bitmask of cells
-    images: int
-
-
-_stored_row = functools.partial(tuple.__new__, StoredRow)
-"""A :class:`StoredRow` from a selected row, made in C: namedtuple's ``_make`` is a Python call
-per row, a third of the cost of streaming a game. Rows come from our own SELECT of
-:data:`_POSITION_COLUMNS`, so their length is right."""
-
-
-_BLOCK_SQL = f"SELECT first_key, count, keys, data FROM {TABLE}"
-_BLOCK_OF_KEY = (
-    f"{_BLOCK_SQL} WHERE game_id = ? AND ply = ? AND first_key <= ? ORDER BY first_key DESC LIMIT 1"
-)
-_GAME_BLOCKS = f"SELECT ply, first_key, count, keys, data FROM {TABLE} WHERE game_id = ?"
-
-
-def _blob(column: Any) -> Any:
-    """A binary column as ``bytes`` (drivers differ: ``memoryview`` from some); others as
-    they are, for the block's checks to report."""
-    return bytes(column) if isinstance(column, memoryview) else column
-
-
-class _BlockReads:
-    """The book's reads of positions, from the blocks of ``position_blocks`` (see
-    :mod:`book.blocks`), over :meth:`_fetch` and :meth:`_stream`, which each backend gives.
-
-    A key is found in the last block of its ply whose ``first_key`` is not above it, by a
-    binary search among the block's keys. A block that no writer makes raises
-    :class:`~book.blocks.BlockDamage`."""
-
-    def _fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Sequence[Any]]:
-        raise NotImplementedError
-
-    def positions(
-        self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]
-    ) -> list[tuple[Any, ...]]:
-        return self._lookup(rules, game_id, ply, keys)
-
-    def family(
-        self, rules: Rules, game_id: int, ply: int, key: int, child_keys: Sequence[int]
-    ) -> list[tuple[Any, ...]]:
-        parent = self._lookup(rules, game_id, ply, (key,))
-        return parent + self._lookup(rules, game_id, ply + 1, child_keys)
-
-    def _lookup(
-        self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]
-    ) -> list[tuple[Any, ...]]:
-        """The rows of these keys of one ply that are stored, in key order."""
-        shape = layout(rules.cells)
-        rows: list[tuple[Any, ...]] = []
-        stored: Sequence[int] = []  # the keys of the block read last
-        data = b""
-        for key in sorted(set(keys)):
-            if not stored or not stored[0] <= key <= stored[-1]:
-                found = self._fetch(_BLOCK_OF_KEY, (game_id, ply, first_key(key)))
-                if not found:
-                    stored = []
-                    continue
-                first, count, packed, data = map(_blob, found[0])
-                stored = checked_block(shape, ply, first, count, packed, data)
-            row = find_in_block(shape, ply, stored, data, key)
-            if row is not None:
-                rows.append(row)
-        return rows
-
-    def column_chunks(
-        self, rules: Rules, game_id: int, where: RowFilter, batch: int
-    ) -> Iterator[dict[str, Any]]:
-        """The selected rows of a narrow board's game as NumPy columns, about ``batch`` rows
-        a chunk (``ply`` and ``key`` included), in (ply, key) order."""
-        import numpy as np
-
-        on_ply, params = where.only("ply").sql()
-        sql = f"{_GAME_BLOCKS}{on_ply} ORDER BY ply, first_key"
-        parts: list[dict[str, Any]] = []
-        held = 0
-        for ply, *block in self._stream(sql, (game_id, *params)):
-            first, count, packed, data = map(_blob, block)
-            checked_block(NARROW, ply, first, count, packed, data)
-            columns = _narrow_columns(ply, count, packed, data, where)
-            columns["ply"] = np.full(len(columns["key"]), ply, dtype=np.int64)
-            parts.append(columns)
-            held += len(columns["key"])
-            if held >= batch:
-                yield _joined(parts)
-                parts, held = [], 0
-        if held:
-            yield _joined(parts)
-
-    def chunks(
-        self, rules: Rules, game_id: int, where: RowFilter, batch: int
-    ) -> Iterator[list[Any]]:
-        shape = layout(rules.cells)
-        on_ply, params = where.only("ply").sql()
-        sql = f"{_GAME_BLOCKS}{on_ply} ORDER BY ply, first_key"
-        chunk: list[Any] = []
-        for ply, *block in self._stream(sql, (game_id, *params)):
-            first, count, packed, data = map(_blob, block)
-            stored = checked_block(shape, ply, first, count, packed, data)
-            if shape is NARROW and batch >= _NUMPY_BATCH:
-                chunk += _narrow_rows(ply, count, packed, data, where)
-            else:  # few rows wanted (or a wide board's): plain Python, no NumPy to import
-                chunk += _python_rows(shape, ply, stored, data, where)
-            if len(chunk) >= batch:
-                yield chunk
-                chunk = []
-        if chunk:
-            yield chunk
-
-
-def _joined(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    import numpy as np
-
-    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
-
-
-_NUMPY_BATCH = 1000
-"""Rows a reader asks for at a time from which blocks are unpacked by NumPy: one who asks for
-fewer (``ttt stats`` looks for one example row) is spared its import."""
-
-
-def _python_rows(
-    shape: Layout, ply: int, keys: Sequence[int], data: bytes, where: RowFilter
-) -> list[Any]:
-    """The rows of a block that ``where`` selects, in plain Python: the small columns are
-    tested first, and only the positions they select are unpacked whole."""
-    count = len(keys)
-    columns = {
-        "ply": [ply] * count,
-        "value": [byte - 256 if byte > 127 else byte for byte in data[:count]],
-        "remoteness": list(data[count : 2 * count]),
-        "images": list(data[2 * count : 3 * count]),
-    }
-    chosen: Sequence[int] = range(count)
-    for condition in where.conditions:
-        column, compare = columns[condition.column], PYTHON_OPERATORS[SQL_OPERATORS[condition.op]]
-        chosen = [i for i in chosen if compare(column[i], condition.number)]
-    if not chosen:
-        return []
-    check_order(ply, keys)
-    return [block_row(shape, ply, keys[i], data, count, i) for i in chosen]
-
-
-def _narrow_rows(ply: int, count: int, packed: bytes, data: bytes, where: RowFilter) -> list[Any]:
-    """The rows of a block of a board of at most 31 cells that ``where`` selects, unpacked by
-    NumPy column by column."""
-    from itertools import repeat
-
-    columns = _narrow_columns(ply, count, packed, data, where)
-    order = [columns[name].tolist() for name in _POSITION_COLUMNS[1:]]
-    return list(zip(repeat(ply), *order))
-
-
-def _narrow_columns(
-    ply: int, count: int, packed: bytes, data: bytes, where: RowFilter
-) -> dict[str, Any]:
-    """The columns (NumPy arrays) of the rows of a narrow block that ``where`` selects."""
-    columns = block_columns(NARROW, ply, count, packed, data)
-    if where.conditions:
-        import numpy as np
-
-        chosen = np.broadcast_to(where.holds({"ply": ply, **columns}), (count,))
-        columns = {name: column[chosen] for name, column in columns.items()}
-    return columns
-
-
-class _SqliteRows(_BlockReads):
-    """The book's read queries over a stdlib ``sqlite3`` connection."""
-
-    def __init__(self, path: str, read_only: bool = False) -> None:
-        # A Book may be handed between threads, as the SQLAlchemy pool allowed; this SQLite is
-        # built serialized (sqlite3.threadsafety == 3), so sharing the connection is safe.
-        self.connection = sqlite3.connect(
-            _read_only_uri(path) if read_only else path,
-            isolation_level=None,
-            check_same_thread=sqlite3.threadsafety != 3,
-            uri=read_only,
-        )
-        self.connection.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_MS}")
-        self.errors: tuple[type[Exception], ...] = (sqlite3.Error,)
-
-    def tables(self) -> list[str]:
-        rows = self.connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        return [name for (name,) in rows]
-
-    def schema_version(self) -> str | None:
-        row = self.connection.execute(
-            "SELECT value FROM meta WHERE name = 'schema_version'"
-        ).fetchone()
-        return None if row is None else row[0]
-
-    def games(self, rules: Rules | None = None) -> list[tuple[Any, ...]]:
-        sql = f"SELECT {', '.join(_GAME_COLUMNS)} FROM games"
-        params: tuple[Any, ...] = ()
-        if rules is not None:
-            sql += " WHERE rows = ? AND cols = ? AND k = ?"
-            params = (rules.rows, rules.cols, rules.k)
-        return self.connection.execute(sql + " ORDER BY rows * cols, k", params).fetchall()
-
-    def _fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        return self.connection.execute(sql, params).fetchall()
-
-    def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Sequence[Any]]:
-        cursor = self.connection.execute(sql, params)
-        try:
-            while rows := cursor.fetchmany(64):
-                yield from rows
-        finally:
-            # A reader left unfinished may be collected after its book closed the connection.
-            with contextlib.suppress(sqlite3.ProgrammingError):
-                cursor.close()
-
-    def close(self) -> None:
-        self.connection.close()
-
-
-def _writable(path: str) -> bool:
-    """Whether this process may write the book file and its folder (SQLite writes both)."""
-    return os.access(path, os.W_OK) and os.access(os.path.dirname(path) or ".", os.W_OK)
-
-
-def _read_only_uri(path: str) -> str:
-    """The URI that opens a book file only to read it.
-
-    ``mode=ro`` where the folder is writable: SQLite still needs to make the write-ahead log's
-    index file (``-shm``) beside the book, and readers and a writer share it as usual. In a
-    read-only folder nobody can write the book, so it is opened ``immutable`` (no locks, no
-    index file) - unless its journal (``-wal``) holds changes not yet in the file, which only
-    a connection that may write can fold in.
-    """
-    uri = f"file:{urllib.parse.quote(path)}"
-    if os.access(os.path.dirname(path) or ".", os.W_OK):
-        return uri + "?mode=ro"
-    journal = path + "-wal"
-    if os.path.exists(journal) and os.path.getsize(journal) > 0:
-        raise BookNotFoundError(
-            f"cannot read the book {path}: its folder is read-only and its journal {journal} "
-            f"holds changes not yet in the book; open it once where the folder is writable "
-            f"(or copy the book with its -wal file to such a folder)"
-        )
-    return uri + "?immutable=1"
-
-
-class _EngineRows(_BlockReads):
-    """The same reads through SQLAlchemy, for databases other than SQLite files."""
-
-    def __init__(self, engine: Engine) -> None:
-        import sqlalchemy as sa
-
-        self.engine = engine
-        self.errors: tuple[type[Exception], ...] = (sa.exc.DBAPIError, sqlite3.Error)
-
-    def tables(self) -> list[str]:
-        import sqlalchemy as sa
-
-        return sa.inspect(self.engine).get_table_names()
-
-    def schema_version(self) -> str | None:
-        import sqlalchemy as sa
-
-        from ttt_solve.book import schema
-
-        with self.engine.connect() as conn:
-            return conn.execute(
-                sa.select(schema.meta.c.value).where(schema.meta.c.name == "schema_version")
-            ).scalar()
-
-    def games(self, rules: Rules | None = None) -> list[tuple[Any, ...]]:
-        import sqlalchemy as sa
-
-        from ttt_solve.book import schema
-
-        games = schema.games
-        query = sa.select(*(games.c[name] for name in _GAME_COLUMNS))
-        if rules is not None:
-            query = query.where(
-                games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
-            )
-        with self.engine.connect() as conn:
-            return [
-                tuple(row)
-                for row in conn.execute(query.order_by(games.c.rows * games.c.cols, games.c.k))
-            ]
-
-    def _driver_sql(self, sql: str) -> str:
-        return sql if self.engine.dialect.paramstyle == "qmark" else sql.replace("?", "%s")
-
-    def _fetch(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        with self.engine.connect() as conn:
-            return [
-                tuple(row) for row in conn.exec_driver_sql(self._driver_sql(sql), tuple(params))
-            ]
-
-    def _stream(self, sql: str, params: Sequence[Any]) -> Iterator[Sequence[Any]]:
-        with self.engine.connect() as conn:
-            result = conn.execution_options(yield_per=64).exec_driver_sql(
-                self._driver_sql(sql), tuple(params)
-            )
-            for rows in result.partitions():
-                yield from rows
-
-    def close(self) -> None:
-        pass
 
 
 class Book:
@@ -477,12 +79,12 @@ class Book:
         engine: Engine | None,
         url: URL | str,
         *,
-        rows: _SqliteRows | _EngineRows | None = None,
+        rows: Database | None = None,
     ) -> None:
         self._engine = engine
         self.url = url
         self._games: dict[Rules, GameInfo] = {}
-        self._rows = rows if rows is not None else _EngineRows(self.engine)
+        self._rows: Database = rows if rows is not None else _engine_rows(self.engine)
         self.memory: dict[int, MemoryTable] = {}
         """Games whose rows are held in memory, by game id (see :mod:`book.memory`): their
         :meth:`find_with_moves` reads no database."""
@@ -641,8 +243,9 @@ class Book:
         if not info.holds_ply(position.ply):
             return None
         key, symmetry = rules.canonical(position.x, position.o)
-        with self._reading(rules):
-            rows = self._rows.positions(rules, info.id, position.ply, (key,))
+        backend = self._backend(info)
+        with self._reading(rules, backend):
+            rows = backend.positions(rules, info.id, position.ply, (key,))
         if not rows and self._replaced(rules, info):
             return self._lookup_one(position)
         return self._entry(position, rows[0], symmetry) if rows else None
@@ -666,10 +269,11 @@ class Book:
         for ply, key in wanted:
             by_ply.setdefault(ply, []).append(key)
         found: dict[Position, Entry] = {}
+        backend = self._backend(info)
         for ply, keys in by_ply.items():
             for start in range(0, len(keys), _LOOKUP_BATCH):
-                with self._reading(rules):
-                    rows = self._rows.positions(
+                with self._reading(rules, backend):
+                    rows = backend.positions(
                         rules, info.id, ply, keys[start : start + _LOOKUP_BATCH]
                     )
                 for row in rows:
@@ -730,8 +334,9 @@ class Book:
         for cell in iter_cells(position.empty):
             child_key = min(map(operator.or_, images, stone_images[mover + cell]))
             cells_of.setdefault(child_key, []).append(cell)
-        with self._reading(rules):
-            rows = self._rows.family(rules, info.id, ply, key, list(cells_of))
+        backend = self._backend(info)
+        with self._reading(rules, backend):
+            rows = backend.family(rules, info.id, ply, key, list(cells_of))
         parent = [row for row in rows if row[0] == ply]
         children = [row for row in rows if row[0] != ply]
         if not parent or len(children) < len(cells_of):
@@ -776,11 +381,12 @@ class Book:
         Close the iterator (or read it to the end) to release the database's read cursor.
         """
         info = self.game(rules)
-        with self._reading(rules):
-            for chunk in self._rows.chunks(rules, info.id, where or RowFilter(), batch):
+        backend = self._backend(info)
+        with self._reading(rules, backend):
+            for chunk in backend.chunks(rules, info.id, where or RowFilter(), batch):
                 if checked:
                     self._check_rows(rules, chunk)
-                yield from map(_stored_row, chunk)
+                yield from map(stored_row, chunk)
 
     def columns(
         self, rules: Rules, *, where: RowFilter | None = None, batch: int = 1 << 18
@@ -799,21 +405,15 @@ class Book:
             if rows:
                 yield {
                     name: np.array([row[i] for row in rows], dtype=object if i in (1, 4) else None)
-                    for i, name in enumerate(_POSITION_COLUMNS)
+                    for i, name in enumerate(POSITION_COLUMNS)
                 }
             return
-        with self._reading(rules):
-            for chunk in self._rows.column_chunks(rules, info.id, where, batch):
-                # as int64 (a narrow key has at most 62 bits), as a chunk of rows is checked
-                columns = [chunk[name].astype(np.int64) for name in _POSITION_COLUMNS]
-                for bad, what in out_of_range(rules, *columns):
-                    if bad is not False and np.any(bad):
-                        first = int(np.flatnonzero(bad)[0])
-                        raise self.damaged(
-                            f"a positions row of ply {int(chunk['ply'][first])} holds {what}", rules
-                        )
-                if (np.bitwise_count(chunk["key"]) != chunk["ply"]).any():
-                    raise self.damaged("a positions row's ply is not its count of stones", rules)
+        backend = self._backend(info)
+        with self._reading(rules, backend):
+            for chunk in backend.column_chunks(rules, info.id, where, batch):
+                problem = columns_problem(rules, chunk)
+                if problem is not None:
+                    raise self.damaged(problem, rules)
                 yield chunk
 
     def frame(
@@ -835,18 +435,26 @@ class Book:
             where = RowFilter.parse(where)
         return frame(self, rules, where=where, expand=expand, cells=cells)
 
+    def _backend(self, info: GameInfo) -> Backend:
+        """The backend that reads this game's positions: the database's own blocks, the one
+        storage form so far (a game stored in another form is read by its own backend)."""
+        return self._rows
+
     # -- damage -------------------------------------------------------------------------------
 
     @contextmanager
-    def _reading(self, rules: Rules | None = None) -> Iterator[None]:
-        """Turn the database's errors into book errors: damaged pages or a missing table are
-        :class:`DamagedBookError` s naming the book and the fix; anything else the database
-        refuses (a lock held too long, a lost connection) a :class:`BookError`."""
+    def _reading(
+        self, rules: Rules | None = None, backend: Backend | None = None
+    ) -> Iterator[None]:
+        """Turn the errors of the database (or of ``backend``) into book errors: damaged
+        storage or a missing table are :class:`DamagedBookError` s naming the book and the
+        fix; anything else the store refuses (a lock held too long, a lost connection) a
+        :class:`BookError`."""
         try:
             yield
-        except BlockDamage as error:
+        except StorageDamage as error:
             raise self.damaged(str(error), rules) from None
-        except self._rows.errors as error:
+        except (backend or self._rows).errors as error:
             reason = " ".join(str(getattr(error, "orig", None) or error).split())
             if _DAMAGE.search(reason):
                 raise self.damaged(f"the database says: {reason}", rules) from None
@@ -854,7 +462,7 @@ class Book:
 
     def _game_info(self, row: Sequence[Any]) -> GameInfo:
         try:
-            return _game_info(row)
+            return game_info(row)
         except (TypeError, ValueError, KeyError, AttributeError, TttError) as error:
             name = f"{row[1]}x{row[2]} k={row[3]}" if len(row) > 3 else "a game"
             raise self.damaged(
@@ -862,13 +470,9 @@ class Book:
             ) from None
 
     def _check_rows(self, rules: Rules, rows: Sequence[Sequence[Any]]) -> None:
-        """Raise :class:`DamagedBookError` if a stored row holds what no book can: a value
-        that is not a whole number, a value other than 1, 0, -1, a remoteness past the end of
-        the game, best moves off the board or on a taken cell, a key or ply off the board.
-
-        Rows that are possible but wrong (a score that is not the best over the children)
-        are for ``ttt verify`` to find; these are the ones no reader could present."""
-        problem = _row_problem(rules, rows)
+        """Raise :class:`DamagedBookError` if a stored row holds what no book can
+        (:mod:`book.rowchecks`)."""
+        problem = row_problem(rules, rows)
         if problem is not None:
             raise self.damaged(problem, rules)
 
@@ -924,152 +528,6 @@ def _sort_key(value: Value) -> int:
     return value.sort_key
 
 
-def _row_problem(rules: Rules, rows: Sequence[Sequence[Any]]) -> str | None:
-    """What makes stored ``positions`` rows unreadable, or ``None``. One row (a lookup) is
-    checked in plain Python, a chunk (a stream) by NumPy columns: the same checks
-    (:func:`out_of_range`), so streaming a game pays little for them and a lookup does not
-    import NumPy. The rows of a board of more than 31 cells (keys past 64 bits) are checked
-    one by one in plain Python: such a game is an opening book of few rows."""
-    if not rows:
-        return None
-    if len(rows) > 1 and not rules.fits_key:
-        return next(filter(None, (_row_problem(rules, [row]) for row in rows)), None)
-    if len(rows) == 1:
-        row = rows[0]
-        if len(row) != len(_POSITION_COLUMNS) or not all(type(v) is int for v in row):
-            return not_a_number(rows)
-        columns: Sequence[Any] = row
-    else:
-        import numpy as np
-
-        try:
-            table = np.array(rows)  # whole numbers only: int64; a text, a real or a NULL: not
-        except (ValueError, OverflowError):  # rows of different lengths, numbers past 64 bits
-            return not_a_number(rows)
-        if table.dtype.kind != "i" or table.ndim != 2 or table.shape[1] != len(_POSITION_COLUMNS):
-            return not_a_number(rows)
-        columns = table.astype(np.int64).T
-    for bad, what in out_of_range(rules, *columns):
-        if bad is True or (bad is not False and bad.any()):
-            first = 0 if bad is True else int(bad.nonzero()[0][0])
-            ply = columns[0] if bad is True else columns[0][first]
-            return f"a positions row of ply {int(ply)} holds {what}"
-    ply, key = columns[0], columns[1]
-    if len(rows) == 1:
-        misplaced = key.bit_count() != ply
-    else:
-        import numpy as np
-
-        misplaced = bool((np.bitwise_count(key) != ply).any())
-    if misplaced:  # a block of one ply holding a key of another
-        return "a positions row's ply is not its count of stones"
-    return None
-
-
-def not_a_number(rows: Sequence[Sequence[Any]]) -> str:
-    values = [v for row in rows for v in row]
-    bad = next((v for v in values if type(v) is not int), None)  # a text, a real, a NULL
-    if bad is None:  # else a number past 64 bits
-        bad = next((v for v in values if not -(2**63) <= v < 2**63), None)
-    return f"a positions row holds {bad!r} where a whole number belongs"
-
-
-def out_of_range(
-    rules: Rules, ply: Any, key: Any, value: Any, remoteness: Any, best: Any, images: Any
-) -> list[tuple[Any, str]]:
-    """(which rows are bad, what they hold) for each range a stored column must keep: the
-    columns are Python ints (one row) or NumPy arrays (many), the same operators serve both."""
-    cells, full = rules.cells, rules.full
-    taken = (key & full) | (key >> cells)
-    return [
-        ((ply < 0) | (ply > cells), "a ply off the board"),
-        ((key < 0) | ((key >> cells) >> cells != 0), "a key off the board"),
-        ((value < -1) | (value > 1), "a value other than 1, 0, -1"),
-        ((remoteness < 0) | (remoteness > cells - ply), "a remoteness past the end of the game"),
-        ((best < 0) | (best & ~full != 0) | (best & taken != 0), "best moves off the board"),
-        ((images < 1) | (images > len(rules.symmetries)), "an images count no board has"),
-    ]
-
-
-def _game_info(row: Sequence[Any]) -> GameInfo:
-    """A ``games`` row read; a field of the wrong type or range raises ``ValueError``."""
-    from ttt_solve.solver.figures import Figures
-
-    fields = dict(zip(_GAME_COLUMNS, row))
-    whole = ("id", "rows", "cols", "k", "value", "remoteness", "positions", "reachable")
-    for name in whole + (() if fields["book_depth"] is None else ("book_depth",)):
-        if type(fields[name]) is not int:
-            raise ValueError(f"{name} is {fields[name]!r}, not a whole number")
-    rules = Rules(fields["rows"], fields["cols"], fields["k"])
-    ranges = {
-        # An exhaustive solve stores every ply; an opening book (alphabeta) stops at a depth.
-        "method": fields["method"]
-        == ("exhaustive" if fields["book_depth"] is None else "alphabeta"),
-        "value": -1 <= fields["value"] <= 1,
-        "remoteness": 0 <= fields["remoteness"] <= rules.cells,
-        "positions": fields["positions"] >= 0,
-        "reachable": fields["reachable"] >= 0,
-        "book_depth": fields["book_depth"] is None or 0 <= fields["book_depth"] <= rules.cells,
-        "seconds": isinstance(fields["seconds"], (int, float)),
-    }
-    for name, good in ranges.items():
-        if not good:
-            raise ValueError(f"{name} {fields[name]!r} is out of range")
-    value = Value(Outcome.from_sign(fields["value"]), fields["remoteness"])
-    solved_at = fields["solved_at"]
-    if isinstance(solved_at, str):
-        solved_at = datetime.fromisoformat(solved_at)
-    return GameInfo(
-        fields["id"],
-        rules,
-        fields["method"],
-        fields["book_depth"],
-        fields["solver_version"],
-        value,
-        fields["positions"],
-        fields["reachable"],
-        Figures.from_dict(json.loads(fields["figures"])),
-        fields["seconds"],
-        solved_at,
-    )
-
-
-_PASSWORD = re.compile(r"^([^:/]+://[^:/@]*:).*@")
-"""``scheme://user:`` and everything to the last ``@``: where a URL's password is."""
-
-
-def hide_password(db: str) -> str:
-    """``db`` with a URL's password replaced by ``***``.
-
-    Done on the text, before any parsing, because a URL that does not parse is quoted in its
-    error message; to the last ``@``, so that a password holding one is hidden too."""
-    return _PASSWORD.sub(r"\1***@", db)
-
-
-def sqlite_file(db: str) -> str | None:
-    """The file of a ``--db`` argument that names a SQLite file, else ``None``.
-
-    Plain paths and ``sqlite:///path`` URLs name files; ``sqlite://`` (in memory) and URLs of
-    other databases do not. The same rule as :func:`book.schema.database_url`.
-    """
-    if "://" not in db:
-        return os.path.abspath(db)
-    scheme, _, rest = db.partition("://")
-    if scheme.split("+")[0] != "sqlite" or not rest.startswith("/") or "?" in rest:
-        return None
-    path = rest[1:]
-    return os.path.abspath(path) if path and path != ":memory:" else None
-
-
-def book_files(db: str) -> list[str]:
-    """The files a SQLite book ``db`` is made of (the database and the companions SQLite keeps
-    beside it while writing); none for other databases."""
-    path = sqlite_file(db)
-    if path is None:
-        return []
-    return [path] + [path + suffix for suffix in ("-wal", "-shm", "-journal")]
-
-
 def ensure_schema(engine: Engine) -> None:
     """Create the tables if missing (or upgrade an older book), exclusively: two runs that
     start on a new database do not both create it (see :mod:`book.migrate`)."""
@@ -1078,16 +536,16 @@ def ensure_schema(engine: Engine) -> None:
     prepare_schema(engine)
 
 
-def _first_rules(rows: _SqliteRows | _EngineRows) -> Rules | None:
+def _first_rules(rows: Catalogue) -> Rules | None:
     """The rules of a game the book holds, or ``None`` if its games cannot be read."""
     unreadable: tuple[type[Exception], ...] = (IndexError, ValueError, *rows.errors)
     try:
-        return _game_info(rows.games()[0]).rules
+        return game_info(rows.games()[0]).rules
     except unreadable:
         return None
 
 
-def _check_schema(rows: _SqliteRows | _EngineRows, db: str, create: bool) -> None:
+def _check_schema(rows: Catalogue, db: str, create: bool) -> None:
     """Refuse databases that are not books, or books of a newer schema.
 
     A database without tables is accepted only when it is to be created.
@@ -1142,20 +600,6 @@ def _make_book_folder(path: str, db: str) -> None:
         )
 
 
-def unwritable_reason(db: str) -> str | None:
-    """Why a SQLite book (or the folder it would be made in) cannot be written, or ``None``:
-    SQLite writes beside the book too (its journal), so the folder must be writable.
-    ``None`` for a server's book, whose permissions only a write shows."""
-    path = sqlite_file(db)
-    if path is None:
-        return None
-    folder = os.path.dirname(os.path.abspath(path))
-    for target, what in ((path, "the book file"), (folder, "its folder")):
-        if os.path.exists(target) and not os.access(target, os.W_OK):
-            return f"{what} {target} is read-only"
-    return None
-
-
 @contextmanager
 def open_book(
     db: str = DEFAULT_DB, create: bool = False, read_only: bool = False
@@ -1190,12 +634,12 @@ def open_book(
                 engine = schema.make_engine(url)
                 if read_only and engine.dialect.name == "postgresql":
                     engine = engine.execution_options(postgresql_readonly=True)
-                book = Book(engine, url, rows=_SqliteRows(path) if path else _EngineRows(engine))
+                book = Book(engine, url, rows=SqliteRows(path) if path else _engine_rows(engine))
             else:
                 # Read-only only where it must be (or is asked): a read-only connection to a
                 # book in WAL mode leaves its -wal and -shm files behind when it closes.
-                read_only = read_only or not _writable(path)
-                book = Book(None, db, rows=_SqliteRows(path, read_only=read_only))
+                read_only = read_only or not writable(path)
+                book = Book(None, db, rows=SqliteRows(path, read_only=read_only))
             _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)
@@ -1213,3 +657,10 @@ def open_book(
     finally:
         if book is not None:
             book.close()
+
+
+def _engine_rows(engine: Engine) -> Database:
+    """The backend of a database through SQLAlchemy (imported here: only where it is needed)."""
+    from ttt_solve.book.enginerows import EngineRows
+
+    return EngineRows(engine)

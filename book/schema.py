@@ -28,6 +28,7 @@ from ttt_solve.book.blocks import FIRST_KEY_BYTES, TABLE
 from ttt_solve.book.defaults import DEFAULT_DB as DEFAULT_DB  # re-exported
 from ttt_solve.book.defaults import SCHEMA_VERSION as SCHEMA_VERSION
 from ttt_solve.book.errors import BookNotFoundError
+from ttt_solve.book.urls import hide_password
 
 metadata = sa.MetaData()
 
@@ -108,8 +109,6 @@ def database_url(db: str) -> URL:
     Raises :class:`~book.errors.BookNotFoundError` quoting ``db`` for a malformed URL.
     """
     if "://" in db:
-        from ttt_solve.book.reader import hide_password
-
         try:
             return make_url(db)
         except (sa.exc.ArgumentError, ValueError) as error:

@@ -22,7 +22,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ttt_solve.book.errors import BookError, GameExistsError
-from ttt_solve.book.reader import Book, GameInfo, open_book, sqlite_file, unwritable_reason
+from ttt_solve.book.reader import Book, open_book
+from ttt_solve.book.records import GameInfo
+from ttt_solve.book.urls import sqlite_file, unwritable_reason
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.book.writer import holds_more, write_game
 from ttt_solve.errors import TttError

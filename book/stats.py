@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.book.reader import Book
+from ttt_solve.book.records import GameInfo
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
 

@@ -14,7 +14,9 @@ from typing import Any
 import numpy as np
 
 from ttt_solve.book.errors import DamagedBookError
-from ttt_solve.book.reader import Book, GameInfo, StoredRow, not_a_number, out_of_range
+from ttt_solve.book.reader import Book
+from ttt_solve.book.records import GameInfo, StoredRow
+from ttt_solve.book.rowchecks import not_a_number, out_of_range
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.opening import back_up_position, won_by_last_mover
 from ttt_solve.solver.plytable import PlyTable, join_scores

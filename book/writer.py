@@ -26,8 +26,6 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from datetime import datetime, timezone
-from itertools import islice
-from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
@@ -35,10 +33,12 @@ from sqlalchemy.engine import Connection
 
 from ttt_solve.book import schema
 from ttt_solve.book.ahead import made_ahead as solved_ahead
-from ttt_solve.book.blocks import BLOCK_COLUMNS, TABLE, pack_ply
+from ttt_solve.book.blocks import pack_ply
+from ttt_solve.book.blockwrites import insert_blocks
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.migrate import write_lock
-from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.book.reader import Book
+from ttt_solve.book.records import GameInfo
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.processes import interrupts_deferred
@@ -46,10 +46,6 @@ from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
 from ttt_solve.solver.rules import Rules
-
-BATCH_BLOCKS = 64
-"""Blocks handed to the database at a time (64 Ki positions): bounds the memory of a batch (a
-4x5 ply holds tens of millions of positions) and sets how often progress is reported."""
 
 
 def game_lock(rules: Rules) -> int:
@@ -62,27 +58,6 @@ def ply_blocks(rules: Rules, table: PlyTable) -> Iterator[tuple[bytes, int, byte
     orientation; see :mod:`book.blocks`)."""
     values, remoteness = split_scores(table.scores, rules.cells - table.ply)
     return pack_ply(rules.cells, table.keys, values, remoteness, table.images, table.best_moves)
-
-
-def insert_blocks(conn: Connection, game_id: int, ply: int, blocks: Iterable[Any]) -> Iterator[int]:
-    """Insert the blocks of one ply with the driver's ``executemany``, a batch at a time;
-    yield the positions of each batch.
-
-    The game and the ply, one value for the whole ply, are literals of the statement rather
-    than parameters of every block."""
-    marks = schema.placeholders(conn.engine, 4)
-    insert = (
-        f"INSERT INTO {TABLE} ({', '.join(BLOCK_COLUMNS)}) "
-        f"VALUES ({int(game_id)}, {int(ply)}, {marks})"
-    )
-    taken = iter(blocks)  # batches are cut from one iterator, whatever iterable is given
-    cursor = conn.connection.cursor()
-    try:
-        for batch in iter(lambda: list(islice(taken, BATCH_BLOCKS)), []):
-            cursor.executemany(insert, batch)
-            yield sum(block[1] for block in batch)
-    finally:
-        cursor.close()
 
 
 def write_game(

@@ -13,12 +13,14 @@ import sqlite3
 import sys
 import threading
 import time
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
 
 from ttt_solve.book.defaults import DEFAULT_DB
+from ttt_solve.cli import signals
 from ttt_solve.errors import TttError, quoted
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
@@ -84,32 +86,48 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM, raised where the command is: it stops as after Ctrl-C (what it was writing is
     rolled back or removed) and says so, then exits 143 as a process killed by SIGTERM."""
 
+    signum = signal.SIGTERM
+
 
 def stopped_by(interrupt: KeyboardInterrupt) -> tuple[str, int]:
     """What to call a stop and its exit status: ``terminated``, 143, or ``interrupted``, 130."""
     return ("terminated", 143) if isinstance(interrupt, Terminated) else ("interrupted", 130)
 
 
+SAME_STOP_SECONDS = 1.0
+"""A SIGTERM this soon after the one that stopped the command is the same stop: ``timeout``
+sends one to the process, then one to every process of its group."""
+
+
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Within the block, SIGTERM raises :class:`Terminated` in this process (in the main
-    thread only, where signals are delivered). A process forked meanwhile (a worker of a pool,
-    which is stopped by SIGTERM) is killed by it as usual."""
+    thread only, where signals are delivered), as Ctrl-C raises ``KeyboardInterrupt``: where
+    Python would lose the exception, the signal comes again a moment later
+    (:mod:`ttt_solve.cli.signals`). A process forked meanwhile (a worker of a pool, which is
+    stopped by SIGTERM) is killed by it as usual."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     owner = os.getpid()
+    raised: list[float] = []
 
-    def terminate(signum: int, _frame: Any) -> None:
+    def terminate(signum: int, frame: types.FrameType | None) -> None:
         if os.getpid() != owner:
             signal.signal(signum, signal.SIG_DFL)
             os.kill(os.getpid(), signum)
             return
-        raise Terminated
+        again = signals.sent_again(signum)  # the stop whose exception was lost
+        if raised and not again and time.monotonic() - raised[-1] < SAME_STOP_SECONDS:
+            return  # the stop under way: raised again, it would cut the cleaning up short
+        if signals.stops_here(signum, frame):
+            raised.append(time.monotonic())
+            raise Terminated
 
     previous = signal.signal(signal.SIGTERM, terminate)
     try:
-        yield
+        with signals.keep_lost_stops():
+            yield
     finally:
         signal.signal(signal.SIGTERM, previous)
 

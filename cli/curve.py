@@ -98,7 +98,7 @@ Examples:
 )
 @click.option(
     "--rating-games",
-    type=click.IntRange(1),
+    type=options.GAMES,
     default=None,
     metavar="N",
     help="With --rating: games per pair of the ladder and per rung for each point (default 100).",
@@ -167,7 +167,7 @@ def curve(
             progress.close()
         if rating:
             from ttt_solve.agents.rungs import GAMES
-            from ttt_solve.book.reader import unwritable_reason
+            from ttt_solve.book.urls import unwritable_reason
 
             progress = common.LazyProgress("rating", enabled=not quiet)
             try:

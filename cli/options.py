@@ -45,9 +45,81 @@ def agent_option(help: str, **settings: Any) -> Decorator:
     return click.option("--agent", destination, metavar="SPEC", help=help, **settings)
 
 
+class Bounded(click.IntRange):
+    """A whole number from ``lowest`` to ``largest``: anything else (a number out of range,
+    thousands of digits, a word) is a one-line error that quotes it, names the option and
+    says the range, before any work. (A book keeps counts and seeds as 64-bit integers; past
+    that, storing one failed, and a count past any machine's patience ran until killed.)"""
+
+    def __init__(self, lowest: int, largest: int, shown: str | None = None) -> None:
+        super().__init__(lowest, largest)
+        self.lowest, self.largest = lowest, largest
+        self.shown = shown or f"{lowest:,} to {largest:,}"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        name = param.opts[0] if param is not None and param.opts else "the number"
+        text = str(value).strip()
+        digits = text.lstrip("+-").lstrip("0")
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
+            raise CliError(f"{name} {quoted(text)} is not a whole number ({self.shown})")
+        if len(digits) > len(str(self.largest)) or not self.lowest <= int(text) <= self.largest:
+            raise CliError(f"{name} {quoted(text)} is out of range: {self.shown}")
+        return int(text)
+
+    def _describe_range(self) -> str:
+        return self.shown
+
+
+MAX_GAMES = 100_000
+"""The most games a command plays per pair of agents, or grades an agent on."""
+
+MAX_BOOTSTRAP = 10_000
+"""The most resamples of a bootstrap (each refits every rating)."""
+
+MAX_SEED = 2**63 - 1
+"""The largest seed: a book keeps a ladder's seed as a 64-bit integer."""
+
+MAX_RATING = 10_000
+"""The largest rating (plus or minus) an anchor may fix: past any Elo scale in use."""
+
+GAMES = Bounded(1, MAX_GAMES)
+BOOTSTRAP = Bounded(0, MAX_BOOTSTRAP)
+SEED = Bounded(0, MAX_SEED, "0 to 2**63-1")
+
+
+class Anchor(click.ParamType):
+    """``SPEC=RATING``, the rating at most :data:`MAX_RATING` either side of 0; the text is
+    passed on as given (the command reads it as it did)."""
+
+    name = "SPEC=RATING"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from ttt_solve.agents.rating import parse_anchor
+
+        text = str(value)
+        try:
+            _, rating = parse_anchor(text)
+        except TttError as error:
+            raise CliError(str(error)) from None
+        if abs(rating) > MAX_RATING:
+            raise CliError(
+                f"--anchor {quoted(text)}: the rating must be from -{MAX_RATING:,} "
+                f"to {MAX_RATING:,}"
+            )
+        return text
+
+
+ANCHOR = Anchor()
+
+
 def seed_option(help: str, default: int | None = 0) -> Decorator:
     return click.option(
-        "--seed", type=int, default=default, show_default=default is not None, help=help
+        "--seed",
+        type=SEED,
+        default=default,
+        show_default=default is not None,
+        metavar="N",
+        help=help,
     )
 
 
@@ -57,12 +129,12 @@ def search_seconds_option(default: float, help: str) -> Decorator:
     )
 
 
-def count_option(name: str, default: int, help: str, largest: int | None = None) -> Decorator:
+def count_option(name: str, default: int, help: str, largest: int) -> Decorator:
     """An option taking a whole number of at least 1 (``N``) and at most ``largest``, shown
     with its default."""
     return click.option(
         name,
-        type=click.IntRange(1, largest),
+        type=Bounded(1, largest),
         default=default,
         show_default=True,
         metavar="N",
@@ -78,7 +150,7 @@ def grading_mode_options(positions_help: str, games_help: str) -> Decorator:
     """``--positions``, ``--games`` and ``--opponent``: the two ways of grading an agent."""
     return stacked(
         click.option("--positions", default=None, metavar="all|sample:N", help=positions_help),
-        click.option("--games", type=click.IntRange(1), default=None, metavar="N", help=games_help),
+        click.option("--games", type=GAMES, default=None, metavar="N", help=games_help),
         click.option(
             "--opponent",
             "opponent_spec",

@@ -15,6 +15,9 @@ from ttt_solve.cli.common import (
     jobs_option,
 )
 from ttt_solve.cli.options import (
+    ANCHOR,
+    BOOTSTRAP,
+    GAMES,
     Decorator,
     agent_option,
     command,
@@ -27,6 +30,7 @@ from ttt_solve.solver.rules import Rules
 
 anchor_option: Decorator = click.option(
     "--anchor",
+    type=ANCHOR,
     default=None,
     metavar="SPEC=RATING",
     help="The agent whose rating is fixed, and its rating (default: random=0 when random "
@@ -34,7 +38,7 @@ anchor_option: Decorator = click.option(
 )
 bootstrap_option: Decorator = click.option(
     "--bootstrap",
-    type=click.IntRange(0),
+    type=BOOTSTRAP,
     default=0,
     show_default=True,
     metavar="N",
@@ -72,7 +76,7 @@ def ladder_help() -> str:
 )
 @click.option(
     "--games",
-    type=click.IntRange(1),
+    type=GAMES,
     default=None,
     metavar="N",
     help="Games per pair of rungs, and per rung for each agent (default 100); a ladder of "
@@ -126,7 +130,7 @@ def rate_command(
     from ttt_solve.agents.rating import parse_anchor
     from ttt_solve.agents.rungs import GAMES
     from ttt_solve.agents.spec import parse_spec
-    from ttt_solve.book.reader import unwritable_reason
+    from ttt_solve.book.urls import unwritable_reason
     from ttt_solve.cli.options import parse_positions
 
     for spec in agent_specs:

@@ -11,9 +11,14 @@ import click
 
 from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS
-from ttt_solve.book.reader import hide_password, open_book
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.urls import hide_password
 from ttt_solve.cli.common import CliError, db_option, friendly_errors
 from ttt_solve.cli.options import command, count_option, search_seconds_option
+
+MAX_CONNECTIONS = 1000
+"""The most connections open at once by default (nginx's ``worker_connections`` is 512 to
+1024); the server lowers it where the process may open fewer files."""
 
 MAX_WORKERS = 16
 """The most worker processes of one kind (``--max-searches``, ``--max-audits``): each is a
@@ -70,6 +75,23 @@ def _positive(name: str, value: float) -> None:
     "each), smallest game first: their positions are then answered without reading the "
     "book. 0: none.",
 )
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A name visitors reach the server by, besides its IP addresses and localhost (repeat "
+    "it for several): requests whose Host header names another are refused, so that a page "
+    "of another site cannot read this one through DNS rebinding. '.example.org': that name "
+    "and its subdomains; '*': any (behind a proxy that checks it).",
+)
+@count_option(
+    "--max-connections",
+    MAX_CONNECTIONS,
+    "Connections open at once; past it the oldest one still sending its request is closed "
+    "to make room.",
+    1_000_000,
+)
 @click.option("--quiet", "-q", is_flag=True, help="No log line per request.")
 @friendly_errors
 def serve(
@@ -81,6 +103,8 @@ def serve(
     max_audits: int,
     audit_seconds: float,
     memory_rows: int,
+    allowed_hosts: tuple[str, ...],
+    max_connections: int,
     quiet: bool,
 ) -> None:
     """Serve a web explorer of the book: every game's positions with each move's value, the
@@ -118,14 +142,15 @@ def serve(
     listener = listening_socket(host, port)  # a port in use: one line, exit 2, before serving
     port = listener.getsockname()[1]
     limits = Limits(search_seconds, max_searches, max_audits, audit_seconds, memory_rows)
-    app = create_app(db, limits, report=click.echo, freeze=True)
+    names = (host, *allowed_hosts)  # the name it listens on, if a name, is one it answers to
+    app = create_app(db, limits, report=click.echo, freeze=True, allowed_hosts=names)
     shown = f"[{host}]" if ":" in host else host
     click.echo(
         f"serving {count} game{'s' if count != 1 else ''} of {hide_password(db)} at "
         f"http://{shown}:{port}/ (Ctrl-C stops)"
     )
     try:
-        run(app, listener, access_log=not quiet)
+        run(app, listener, access_log=not quiet, max_connections=max_connections)
     finally:
         listener.close()
     click.echo("stopped")

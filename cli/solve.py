@@ -7,7 +7,7 @@ import sys
 import click
 from tabulate import tabulate
 
-from ttt_solve.book.reader import GameInfo
+from ttt_solve.book.records import GameInfo
 from ttt_solve.book.solving import DEFAULT_BOOK_DEPTH, Solve
 from ttt_solve.cli.common import (
     BOOK_TABLE_BYTES,

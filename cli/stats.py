@@ -7,7 +7,8 @@ import json
 import click
 from tabulate import tabulate
 
-from ttt_solve.book.reader import GameInfo, open_book
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.records import GameInfo
 from ttt_solve.book.stats import OUTCOMES, WEIGHTS, report
 from ttt_solve.cli.common import count, db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command

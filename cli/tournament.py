@@ -20,7 +20,7 @@ from ttt_solve.cli.common import (
     game_options,
     jobs_option,
 )
-from ttt_solve.cli.options import command, count_option, quiet_option, seed_option
+from ttt_solve.cli.options import MAX_GAMES, command, count_option, quiet_option, seed_option
 from ttt_solve.cli.rate import anchor_option, bootstrap_option
 from ttt_solve.solver.rules import Rules
 
@@ -74,7 +74,9 @@ def labels(specs: list[str]) -> list[str]:
     help="One more agent spec, taken whole, commas and all (repeatable): for "
     "engine commands (cmd:...) and plugin paths that hold commas.",
 )
-@count_option("--games", 10, "Games per pair; colours alternate (the first-named is X in game 1).")
+@count_option(
+    "--games", 10, "Games per pair; colours alternate (the first-named is X in game 1).", MAX_GAMES
+)
 @game_options
 @db_option
 @seed_option("Seed of every random choice (same seed, same results).")

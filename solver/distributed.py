@@ -116,6 +116,10 @@ def split_by_owner(keys: NDArray[np.uint64], partitions: int) -> list[NDArray[np
 # --- The work directory: one folder per ply, one Parquet file per partition ------------------
 
 
+PROCESS_LOCAL = {"memory"}
+"""fsspec protocols whose files live in the process that writes them (``memory://``)."""
+
+
 @dataclass(frozen=True)
 class WorkDir:
     """Where the plies live: ``ply-05/keys-0003.parquet`` (keys and won flags of partition 3 of
@@ -134,11 +138,20 @@ class WorkDir:
 
     def check(self) -> None:
         """Raise :class:`DaskRunError` unless the directory's file system can be reached from
-        here: its package is installed (``s3fs`` for ``s3://``...) and the URL names one."""
+        here: its package is installed (``s3fs`` for ``s3://``...) and the URL names one,
+        whose files the workers, other processes, can read."""
         try:
-            self.fs_path()
+            fs, _ = self.fs_path()
         except (ImportError, ValueError) as error:  # fsspec: "Install s3fs to access S3"
             raise DaskRunError(f"cannot use the work folder {self.url}: {error}") from None
+        protocols = {fs.protocol} if isinstance(fs.protocol, str) else set(fs.protocol)
+        if protocols & PROCESS_LOCAL:
+            raise DaskRunError(
+                f"cannot use the work folder {self.url}: its files would live in this process "
+                f"only, and the Dask workers, other processes, could not read them; name a "
+                f"folder on a local or shared file system, or a URL every worker reaches "
+                f"(s3://...)"
+            )
 
     def part(self, ply: int, stage: str, partition: int) -> str:
         return f"ply-{ply:02d}/{stage}-{partition:04d}.parquet"
@@ -232,6 +245,8 @@ def work_problem(url: str, error: OSError, kept: bool = True) -> str:
     if error.errno in (errno.ENOSPC, errno.EDQUOT):
         return f"no space left on the disk of the work folder {url}: free some space{resume}"
     reason = error.strerror or str(error) or type(error).__name__
+    if isinstance(error, FileNotFoundError) and not error.strerror:  # fsspec: the path alone
+        reason = f"a file written there is missing, {reason} (do all the Dask workers reach it?)"
     return f"cannot write the work folder {url}: {reason}{resume}"
 
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 from ttt_solve.solver.value import WIN_SCORE, move_score
 
@@ -89,41 +89,118 @@ WIN3 = WIN_SCORE - 3
 LOSE4 = -(WIN_SCORE - 4)
 """The fastest loss without a threat on the board."""
 
-# -- the prunings' switches (bits of ``SearchTables.flags``) -----------------------------------
+# -- the prunings: one row each -----------------------------------------------------------------
 
-USE_THREATS = 1
-"""Close nodes by a win by continuous threats (:func:`_threat_win`)."""
-USE_PAIRINGS = 2
-"""Close nodes by a pairing of the breaker's (:func:`_find_pairing`)."""
-USE_POTENTIAL = 4
-"""Close nodes by the Erdős-Selfridge potential of the maker's lines."""
-USE_PARTIAL_PAIRINGS = 8
-"""Close nodes by a pairing of some of the maker's lines and the potential of the others."""
-USE_DOMINATION = 16
-"""Skip a move whose live lines all pass through another move (vertex domination)."""
-USE_ZONES = 32
-"""Skip the maker's moves outside the relevance zone of a refuted one."""
 
-# -- counters (indexes of ``SearchTables.counters``) -------------------------------------------
+class Pruning(NamedTuple):
+    """One pruning of the search, a row of :data:`PRUNINGS`. Its row ``i`` gives it bit ``i``
+    of ``SearchTables.flags`` for its switch (:func:`flag`) and ``SearchTables.counters[
+    FIRST_PRUNING + i]`` for its counter (:func:`counter`); :mod:`solver.search` makes from the
+    table the switches of ``Prunings``, the fields of ``SearchCounters`` and the words of a
+    search's technique. The compiled code reads only integer constants: the ``USE_*`` and
+    ``CLOSED_BY_*`` or ``*_MOVES`` constants below, each made from its row by name."""
+
+    name: str  # its switch: a field of ``Prunings``
+    counter: str  # its counter: a field of ``SearchCounters``
+    technique: str  # its word in a search's technique (``SearchResult.technique``)
+    classic: bool  # on in the default set, ``Prunings()``
+    does: str  # what it does
+    counts: str  # what its counter counts
+
+
+PRUNINGS = (
+    Pruning(
+        "pairings",
+        "pairings",
+        "pairing",
+        True,
+        "close nodes by a pairing of the breaker's (whole)",
+        "nodes closed by a pairing",
+    ),
+    Pruning(
+        "threats",
+        "threats",
+        "threats",
+        True,
+        "close nodes by a win by continuous threats (and, in weak mode, the root)",
+        "nodes closed by a win by continuous threats",
+    ),
+    Pruning(
+        "potential",
+        "potential",
+        "potential",
+        False,
+        "close nodes by the Erdős-Selfridge potential of the maker's lines",
+        "nodes closed by the potential of the maker's lines",
+    ),
+    Pruning(
+        "partial_pairings",
+        "partial_pairings",
+        "partial-pairing",
+        False,
+        "close nodes by a pairing of some of the maker's lines with the potential of the others"
+        " (a whole pairing is a case of it)",
+        "nodes closed by a partial pairing and the potential of the lines it leaves",
+    ),
+    Pruning(
+        "domination",
+        "dominated",
+        "domination",
+        False,
+        "skip a move whose live lines all pass through another cell",
+        "moves skipped as dominated by another",
+    ),
+    Pruning(
+        "zones",
+        "zone_skipped",
+        "zones",
+        False,
+        "skip the maker's moves outside the relevance zone of a refuted one (a table of 40"
+        " bytes a slot instead of 24)",
+        "the maker's moves skipped outside a relevance zone",
+    ),
+)
+"""Every pruning, in the order of their counters and of their words in a technique."""
 
 NODES = 0
-"""Nodes searched."""
+"""Counter: nodes searched."""
 TIMED_OUT = 1
-"""1 once the deadline has passed (the search then unwinds at once)."""
-CLOSED_BY_PAIRING = 2
-"""Nodes closed by a pairing."""
-CLOSED_BY_THREATS = 3
-"""Nodes closed by a win by continuous threats."""
-CLOSED_BY_POTENTIAL = 4
-"""Nodes closed by the potential of the maker's lines."""
-CLOSED_BY_PARTIAL_PAIRING = 5
-"""Nodes closed by a partial pairing and the potential of the lines it leaves."""
-DOMINATED_MOVES = 6
-"""Moves skipped as dominated by another."""
-ZONE_SKIPPED_MOVES = 7
-"""The maker's moves skipped outside a relevance zone."""
-COUNTERS = 8
+"""Counter: 1 once the deadline has passed (the search then unwinds at once)."""
+FIRST_PRUNING = 2
+"""The counter of the first pruning; the others' follow it in the order of :data:`PRUNINGS`."""
+COUNTERS = FIRST_PRUNING + len(PRUNINGS)
 """The number of counters."""
+
+
+def _row(name: str) -> int:
+    rows = [pruning.name for pruning in PRUNINGS]
+    if name not in rows:
+        raise ValueError(f"no pruning named {name!r} (one of {', '.join(rows)})")
+    return rows.index(name)
+
+
+def flag(name: str) -> int:
+    """The bit of the pruning ``name``'s switch in ``SearchTables.flags``."""
+    return 1 << _row(name)
+
+
+def counter(name: str) -> int:
+    """The index of the pruning ``name``'s counter in ``SearchTables.counters``."""
+    return FIRST_PRUNING + _row(name)
+
+
+def flag_and_counter(name: str) -> tuple[int, int]:
+    """:func:`flag` and :func:`counter` of the pruning ``name``: the constants the compiled
+    code reads, one line a pruning."""
+    return flag(name), counter(name)
+
+
+USE_PAIRINGS, CLOSED_BY_PAIRING = flag_and_counter("pairings")
+USE_THREATS, CLOSED_BY_THREATS = flag_and_counter("threats")
+USE_POTENTIAL, CLOSED_BY_POTENTIAL = flag_and_counter("potential")
+USE_PARTIAL_PAIRINGS, CLOSED_BY_PARTIAL_PAIRING = flag_and_counter("partial_pairings")
+USE_DOMINATION, DOMINATED_MOVES = flag_and_counter("domination")
+USE_ZONES, ZONE_SKIPPED_MOVES = flag_and_counter("zones")
 
 # -- the node stack (fields of a ply's row of ``SearchTables.nodes``) --------------------------
 
@@ -627,21 +704,30 @@ def _potential_limit(s: SearchTables, maker_to_move: bool) -> int:
 
 @kernel
 def _potential_holds(
-    s: SearchTables, maker: int, breaker: int, empty: int, maker_to_move: bool
+    s: SearchTables, breaker: int, free: int, maker_to_move: bool, units: int
 ) -> bool:
-    """Whether the Erdős-Selfridge potential of the maker's open lines (those without a
-    ``breaker`` stone; each counts ``2 ** stones``, the scaled ``2 ** -(empty cells)``) is
-    below :func:`_potential_limit`; the zone of the proof (the empty cells of those lines)
-    goes to ``s.found_zone[0]``."""
+    """Whether the Erdős-Selfridge potential of the maker's lines left to it is below
+    :func:`_potential_limit`: the lines open to the maker (no ``breaker`` stone) but those of
+    the first ``units`` units of :func:`_find_pairing` that hold a pair (0: every open line).
+    Each counts ``2 ** (its cells not in free)``, the scaled ``2 ** -(free cells)``: ``free``
+    is the empty cells, less the pair cells, which count as the maker's. The lines are taken
+    in runs; the sum is the same in any order. The zone of the proof (the free cells of the
+    lines counted) goes to ``s.found_zone[0]``."""
     limit = _potential_limit(s, maker_to_move)
     total = 0
     zone = 0
-    for line in s.lines:
-        if not line & breaker:
-            total += 1 << _popcount(line & maker)
-            if total >= limit:
-                return False
-            zone |= line & empty
+    for at in range(len(s.run_lines)):
+        line = s.run_lines[at]
+        if line & breaker:
+            continue
+        if units:
+            unit = s.line_unit[at]
+            if 0 <= unit < units and s.unit_cells[unit]:
+                continue
+        total += 1 << (s.k - _popcount(line & free))
+        if total >= limit:
+            return False
+        zone |= line & free
     s.found_zone[0] = zone
     return True
 
@@ -669,23 +755,14 @@ def _partial_pairing_holds(
         True,
     )
     paired = _paired_cells(s)
-    zone = paired
     if s.report[1]:
-        if s.k > POTENTIAL_K_LIMIT:
+        if s.k > POTENTIAL_K_LIMIT or not _potential_holds(
+            s, breaker, empty & ~paired, maker_to_move, units
+        ):
             return False
-        limit = _potential_limit(s, maker_to_move)
-        free = empty & ~paired
-        total = 0
-        for at in range(len(s.run_lines)):
-            unit = s.line_unit[at]
-            if unit < 0 or unit >= units or s.unit_cells[unit]:
-                continue
-            line = s.run_lines[at]
-            total += 1 << (s.k - _popcount(line & free))
-            if total >= limit:
-                return False
-            zone |= line & free
-    s.found_zone[0] = zone
+        s.found_zone[0] |= paired
+    else:
+        s.found_zone[0] = paired
     return True
 
 
@@ -700,7 +777,7 @@ def _breaker_holds(
     flags = s.flags
     counters = s.counters
     if flags & USE_POTENTIAL and s.k <= POTENTIAL_K_LIMIT:
-        if _potential_holds(s, maker, breaker, empty, maker_to_move):
+        if _potential_holds(s, breaker, empty, maker_to_move, 0):
             counters[CLOSED_BY_POTENTIAL] += 1
             return True
     if flags & USE_PARTIAL_PAIRINGS:

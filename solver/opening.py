@@ -35,16 +35,19 @@ from the chunks it has.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import multiprocessing
 import signal
 import time
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.processes import end_with_parent
+from ttt_solve.processes import end_with_parent, signals_held
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError, SearchTimeout
 from ttt_solve.solver.keyarrays import KeyArrays
@@ -260,11 +263,11 @@ class OpeningBookBuilder:
         )
         self.processes = min(self.jobs, len(tasks))
         with _worker_pool(self.rules, self.processes) as pool:
-            for start, stop, chunk_scores, chunk_best, nodes in pool.imap_unordered(
-                _prove_task, tasks, chunksize=run
-            ):
-                self.worker_nodes += nodes
-                keep(start, stop, chunk_scores, chunk_best)
+            runs = [tasks[first : first + run] for first in range(0, len(tasks), run)]
+            for proved in _as_they_come(_submit(pool, _prove_tasks, runs)):
+                for start, stop, chunk_scores, chunk_best, nodes in proved:
+                    self.worker_nodes += nodes
+                    keep(start, stop, chunk_scores, chunk_best)
 
     def _prove_lone_row(
         self, keys: NDArray[np.uint64], won: NDArray[np.bool_], start: int, stop: int
@@ -296,7 +299,9 @@ class OpeningBookBuilder:
         ]
         self.processes = len(tasks)
         with _worker_pool(self.rules, self.processes) as pool:
-            start, stop, scores, best, nodes = next(pool.imap_unordered(_prove_task, tasks))
+            ((start, stop, scores, best, nodes),) = next(
+                _as_they_come(_submit(pool, _prove_tasks, [[task] for task in tasks]))
+            )
         self.worker_nodes += nodes
         return start, stop, scores, best
 
@@ -488,20 +493,104 @@ def check_rows(
             yield message
         return
     with _worker_pool(rules, min(jobs, len(rows))) as pool:
-        for done, message in enumerate(pool.imap(_check_task, rows, chunksize=chunk), 1):
-            report(done, len(rows))
-            yield message
+        chunks = [rows[first : first + chunk] for first in range(0, len(rows), chunk)]
+        done = 0
+        for messages in _as_they_come(_submit(pool, _check_tasks, chunks), ordered=True):
+            for message in messages:
+                done += 1
+                report(done, len(rows))
+                yield message
 
 
-def _worker_pool(rules: Rules, processes: int) -> Any:
-    """A pool of ``processes`` workers, each with a prover of ``rules`` (leaving its ``with``
-    block, done, on an error or on Ctrl-C, terminates them)."""
+@contextlib.contextmanager
+def _worker_pool(rules: Rules, processes: int) -> Iterator[ProcessPoolExecutor]:
+    """A pool of ``processes`` workers, each with a prover of ``rules``, for the ``with``
+    block; leaving it, done, on an error, on Ctrl-C or on SIGTERM, ends them at once (a worker
+    may be minutes into a proof). The workers start as work is handed out (:func:`_submit`).
+
+    A worker that dies (killed, out of memory) breaks the pool, which says so
+    (``BrokenProcessPool``), where multiprocessing's ``Pool`` started another from its own
+    thread: the dead worker's task was lost and the builder waited for it for ever, and where
+    the same signal had ended the process that starts the workers (``timeout``'s SIGTERM,
+    sent to every process of the group), the thread printed a traceback."""
     # Workers start from a fresh server process, not a fork of this one: a fork copies
     # whatever threads and locks the caller holds (a web server's, a data library's), and a
     # lock held at that moment never opens in the child.
-    return multiprocessing.get_context("forkserver").Pool(
-        processes, initializer=_start_worker, initargs=(rules,)
+    before = set(multiprocessing.active_children())
+    pool = ProcessPoolExecutor(
+        processes,
+        mp_context=multiprocessing.get_context("forkserver"),
+        initializer=_start_worker,
+        initargs=(rules,),
     )
+    try:
+        yield pool
+    finally:
+        for worker in set(multiprocessing.active_children()) - before:
+            worker.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _submit(pool: ProcessPoolExecutor, task: Callable[[Any], Any], batches: list[Any]) -> list[Any]:
+    """``task(batch)`` of every batch, handed to the pool: its futures, in order.
+
+    The pool starts a worker at each of the first submits; Ctrl-C and SIGTERM are held back
+    meanwhile, and come again once they are all handed out: raised amid a worker's start, the
+    exception left that worker half-started, unknown to the pool, which could not end it; the
+    command's exit then removed what the worker was still reading, and it printed a
+    ``FileNotFoundError`` traceback. A start that fails after such a signal came failed
+    because of it (``timeout`` sends its SIGTERM to every process of the group, the server
+    that starts the workers among them): the signal is what stops the command."""
+    failure: Exception | None = None
+    futures: list[Future[Any]] = []
+    stops = [signal.SIGINT, signal.SIGTERM]
+    with signals_held(stops) as received:
+        try:
+            futures = [pool.submit(task, batch) for batch in batches]
+        except Exception as error:  # raised below, unless a signal came
+            failure = error
+            # The signal sent to this process with the server's may still wait for one of its
+            # threads to take it: take it here (Python would run its handler too late, and
+            # the command's end would find it pending, with no handler left to take it).
+            if not received and hasattr(signal, "sigtimedwait"):
+                pending = signal.sigtimedwait(stops, 0)
+                if pending is not None:
+                    received.append(pending.si_signo)
+    if received:
+        signal.raise_signal(received[0])
+    if failure is not None:
+        raise failure
+    return futures
+
+
+WAKE_SECONDS = 0.25
+"""The longest the builder waits for its workers without a look at the signals that came."""
+
+
+def _as_they_come(futures: list[Future[Any]], ordered: bool = False) -> Iterator[Any]:
+    """The results of ``futures`` as they are done (``ordered``: in their order), waiting at
+    most :data:`WAKE_SECONDS` at a time. The system hands a signal sent to this process to
+    any of its threads, the pool's own among them; Python then runs the handler only once
+    the main thread wakes, and a main thread blocked on the next result would not wake before
+    it came: never, where the same signal (``timeout``'s, sent to every process of the group)
+    had ended the workers."""
+    if ordered:
+        for future in futures:
+            while True:
+                try:
+                    result = future.result(timeout=WAKE_SECONDS)
+                except concurrent.futures.TimeoutError:
+                    continue
+                yield result
+                break
+        return
+    pending = set(futures)
+    while pending:
+        finished, pending = concurrent.futures.wait(
+            pending, timeout=WAKE_SECONDS, return_when=concurrent.futures.FIRST_COMPLETED
+        )
+        for future in finished:
+            yield future.result()
 
 
 def book_prover(rules: Rules) -> Prover:
@@ -528,17 +617,22 @@ def _worker() -> Prover:
     return _worker_prover
 
 
-def _prove_task(
-    task: tuple[int, int, NDArray[np.uint64], NDArray[np.bool_], str],
-) -> tuple[int, int, NDArray[np.int16], NDArray[np.uint64], int]:
-    start, stop, keys, won, exact_search = task
+def _prove_tasks(
+    tasks: list[tuple[int, int, NDArray[np.uint64], NDArray[np.bool_], str]],
+) -> list[tuple[int, int, NDArray[np.int16], NDArray[np.uint64], int]]:
+    """Each task's ``(start, stop, scores, best moves, nodes searched)``."""
     prover = _worker()
-    before = prover.nodes
-    scores, best = prove_rows(prover, keys, won, exact_search=exact_search)
-    return start, stop, scores, best, prover.nodes - before
+    proved = []
+    for start, stop, keys, won, exact_search in tasks:
+        before = prover.nodes
+        scores, best = prove_rows(prover, keys, won, exact_search=exact_search)
+        proved.append((start, stop, scores, best, prover.nodes - before))
+    return proved
 
 
-def _check_task(row: tuple[int, int, int]) -> str | None:
-    key, score, best = row
+def _check_tasks(rows: list[tuple[int, int, int]]) -> list[str | None]:
     prover = _worker()
-    return check_row(prover, Position.from_key(prover.rules, key), score, best)
+    return [
+        check_row(prover, Position.from_key(prover.rules, key), score, best)
+        for key, score, best in rows
+    ]

@@ -34,8 +34,9 @@ search:
   precomputed bits into the next row, so no permutation is applied per node. The table
   persists between calls, which is what makes :meth:`Prover.move_values` and opening books
   cheap.
-* **Prunings** (:class:`Prunings`, each with a switch and a counter; docs/prover.md gives each
-  one's source and why it keeps the proof sound). In a window that only asks whether the mover
+* **Prunings** (:class:`Prunings`, each a row of :data:`solver.negamax.PRUNINGS` that gives
+  it a switch and a counter; docs/prover.md gives each one's source and why it keeps the
+  proof sound). In a window that only asks whether the mover
   can win (``alpha >= 0``, the mover is the *maker*), a proof that the opponent (the
   *breaker*) keeps it from ever completing a line closes the node at 0: a pairing
   (:mod:`solver.pairing`), the Erdős-Selfridge potential of the maker's lines, or a partial
@@ -73,32 +74,23 @@ import sys
 import time
 from collections.abc import Iterator
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from ttt_solve.processes import signals_held
 from ttt_solve.solver import negamax
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.negamax import (
     BLOCK_BASE,
-    CLOSED_BY_PAIRING,
-    CLOSED_BY_PARTIAL_PAIRING,
-    CLOSED_BY_POTENTIAL,
-    CLOSED_BY_THREATS,
     COUNTERS,
-    DOMINATED_MOVES,
+    FIRST_PRUNING,
     NODE_FIELDS,
     NODES,
+    PRUNINGS,
     THREAT_BONUS,
     THREAT_DEPTH,
     TIMED_OUT,
-    USE_DOMINATION,
-    USE_PAIRINGS,
-    USE_PARTIAL_PAIRINGS,
-    USE_POTENTIAL,
-    USE_THREATS,
-    USE_ZONES,
     WEIGHT_BASE,
-    ZONE_SKIPPED_MOVES,
+    flag,
 )
 from ttt_solve.solver.negamax import child_window as child_window  # part of this API
 from ttt_solve.solver.pairing import pairing_for, runs
@@ -127,58 +119,82 @@ COMPILED_KERNEL = negamax.__name__ + "_compiled"
 """The module name of the compiled instance of :mod:`solver.negamax` (see :func:`_kernel`)."""
 
 
-class Prunings(NamedTuple):
-    """Which prunings the search uses; each is sound on its own and with the others (the
-    values, and the remoteness in exact mode, are those of the search without it). The
-    defaults are the classic set (a :class:`Prover`'s unless told otherwise); :meth:`every`
-    adds all the others (opening books, so ``ttt-solve``, and ``ttt atlas`` use it).
+_Value = TypeVar("_Value", bool, int)
+_Row = TypeVar("_Row", bound="_Named[Any]")
 
-    * ``threats``: close nodes by a win by continuous threats (and, in weak mode, the root);
-    * ``pairings``: close nodes by a pairing of the breaker's (whole);
-    * ``potential``: close nodes by the Erdős-Selfridge potential of the maker's lines;
-    * ``partial_pairings``: close nodes by a pairing of some of the maker's lines with the
-      potential of the others (a whole pairing is a case of it);
-    * ``domination``: skip a move whose live lines all pass through another cell;
-    * ``zones``: skip the maker's moves outside the relevance zone of a refuted one (a table
-      of 40 bytes a slot instead of 24).
+
+class _Named(tuple[_Value, ...]):
+    """A tuple whose entries are named by ``_fields``, with ``_defaults``, like a
+    ``NamedTuple`` (``_fields``, ``_asdict``, ``_replace``) whose fields come from a table:
+    made by position or by name, read by name."""
+
+    __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]]
+    _defaults: ClassVar[tuple[Any, ...]]
+
+    def __new__(cls: type[_Row], *values: _Value, **named: _Value) -> _Row:
+        if len(values) > len(cls._fields):
+            raise TypeError(f"{cls.__name__} takes {len(cls._fields)} values, got {len(values)}")
+        entries = [*values, *cls._defaults[len(values) :]]
+        for name, value in named.items():
+            if name not in cls._fields:
+                raise TypeError(f"{cls.__name__} has no field {name!r}: {', '.join(cls._fields)}")
+            entries[cls._fields.index(name)] = value
+        return tuple.__new__(cls, entries)
+
+    def __getnewargs__(self) -> tuple[_Value, ...]:  # pickling makes it again by position
+        return tuple(self)
+
+    def __getattr__(self, name: str) -> _Value:
+        if name not in self._fields:
+            raise AttributeError(f"{type(self).__name__} has no field {name!r}")
+        value: _Value = self[self._fields.index(name)]
+        return value
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+        return f"{type(self).__name__}({fields})"
+
+    def _asdict(self) -> dict[str, _Value]:
+        return dict(zip(self._fields, self))
+
+    def _replace(self: _Row, **named: _Value) -> _Row:
+        return type(self)(*self, **named)
+
+
+class Prunings(_Named[bool]):
+    """Which prunings the search uses: one switch per row of :data:`solver.negamax.PRUNINGS`,
+    named as the row is, ``Prunings(zones=True).zones``. Each is sound on its own and with the
+    others (the values, and the remoteness in exact mode, are those of the search without
+    it). The defaults are the classic set (a :class:`Prover`'s unless told otherwise):
+    pairings and threats; :meth:`every` adds all the others (opening books, so ``ttt-solve``,
+    and ``ttt atlas`` use it). What each does is the row's ``does``.
     """
 
-    threats: bool = True
-    pairings: bool = True
-    potential: bool = False
-    partial_pairings: bool = False
-    domination: bool = False
-    zones: bool = False
+    _fields = tuple(pruning.name for pruning in PRUNINGS)
+    _defaults = tuple(pruning.classic for pruning in PRUNINGS)
 
     @classmethod
     def strongest(cls) -> Prunings:
-        """The potential, partial pairings and domination with the classic prunings (not
-        relevance zones, whose table takes 40 bytes a slot): the choice of ``ttt atlas`` and
-        bench/bench_stretch.py. bench/bench_prover.py measures each set."""
-        return cls(potential=True, partial_pairings=True, domination=True)
+        """Every pruning but relevance zones (whose table takes 40 bytes a slot): the choice
+        of bench/bench_stretch.py. bench/bench_prover.py measures each set."""
+        return cls.every()._replace(zones=False)
 
     @classmethod
     def every(cls) -> Prunings:
         """Every pruning: the strongest set and relevance zones. It searched the fewest nodes
         on every board bench/bench_prover.py measured."""
-        return cls.strongest()._replace(zones=True)
+        return cls(*(True for _ in PRUNINGS))
 
     @classmethod
     def none(cls) -> Prunings:
         """The bare search."""
-        return cls(threats=False, pairings=False)
+        return cls(*(False for _ in PRUNINGS))
 
     @property
     def flags(self) -> int:
-        """The switches as the search reads them (``USE_*`` of :mod:`solver.negamax`)."""
-        return (
-            USE_THREATS * self.threats
-            | USE_PAIRINGS * self.pairings
-            | USE_POTENTIAL * self.potential
-            | USE_PARTIAL_PAIRINGS * self.partial_pairings
-            | USE_DOMINATION * self.domination
-            | USE_ZONES * self.zones
-        )
+        """The switches as the search reads them (:func:`solver.negamax.flag`)."""
+        return sum(flag(name) for name, on in zip(self._fields, self) if on)
 
     @property
     def names(self) -> list[str]:
@@ -187,54 +203,32 @@ class Prunings(NamedTuple):
 
 
 CLASSIC_PRUNINGS = Prunings()
-"""The default prunings: continuous threats and pairings."""
+"""The default prunings: pairings and continuous threats."""
 
 
-class SearchCounters(NamedTuple):
-    """What a search did: nodes searched, nodes closed by each kind of proof without search
-    below them, and moves skipped by each pruning. Counters subtract field by field."""
+class SearchCounters(_Named[int]):
+    """What a search did: ``nodes`` searched, then one counter per row of
+    :data:`solver.negamax.PRUNINGS`, named by its ``counter`` (nodes closed by each kind of
+    proof without search below them, moves skipped by each pruning: the row's ``counts``).
+    Counters subtract field by field."""
 
-    nodes: int = 0
-    pairings: int = 0  # nodes closed by a pairing
-    threats: int = 0  # nodes closed by a win by continuous threats
-    potential: int = 0  # nodes closed by the potential of the maker's lines
-    partial_pairings: int = 0  # nodes closed by a partial pairing and the potential
-    dominated: int = 0  # moves skipped as dominated
-    zone_skipped: int = 0  # the maker's moves skipped outside a relevance zone
+    _fields = ("nodes", *(pruning.counter for pruning in PRUNINGS))
+    _defaults = (0,) * len(_fields)
 
     def __sub__(self, other: object) -> SearchCounters:
         assert isinstance(other, SearchCounters)
         return SearchCounters(*(mine - theirs for mine, theirs in zip(self, other)))
 
+    @property
+    def technique(self) -> str:
+        """The technique of a search (see :class:`SearchResult`): ``search`` and the word of
+        each pruning that closed a node or skipped a move, in the table's order."""
+        used = [pruning.technique for pruning in PRUNINGS if getattr(self, pruning.counter)]
+        return "+".join(["search", *used])
+
 
 NO_COUNTS = SearchCounters()
 """Counters of a search that did nothing."""
-
-TECHNIQUES = (
-    ("pairings", "pairing"),
-    ("threats", "threats"),
-    ("potential", "potential"),
-    ("partial_pairings", "partial-pairing"),
-    ("dominated", "domination"),
-    ("zone_skipped", "zones"),
-)
-"""Each counter that names a technique, and the name."""
-
-
-def technique_name(
-    pairings: int,
-    threats: int,
-    potential: int = 0,
-    partial_pairings: int = 0,
-    dominated: int = 0,
-    zone_skipped: int = 0,
-) -> str:
-    """The technique of a search (see :class:`SearchResult`) from its counters: ``search``
-    and the name of each technique that closed a node or skipped a move."""
-    counts = SearchCounters(
-        0, pairings, threats, potential, partial_pairings, dominated, zone_skipped
-    )
-    return "+".join(["search"] + [name for field, name in TECHNIQUES if getattr(counts, field)])
 
 
 class SearchResult(NamedTuple):
@@ -387,15 +381,7 @@ class SearchEngine:
     def counters(self) -> SearchCounters:
         """Every counter so far."""
         counts = self._tables.counters
-        return SearchCounters(
-            int(counts[NODES]),
-            int(counts[CLOSED_BY_PAIRING]),
-            int(counts[CLOSED_BY_THREATS]),
-            int(counts[CLOSED_BY_POTENTIAL]),
-            int(counts[CLOSED_BY_PARTIAL_PAIRING]),
-            int(counts[DOMINATED_MOVES]),
-            int(counts[ZONE_SKIPPED_MOVES]),
-        )
+        return SearchCounters(int(counts[NODES]), *map(int, counts[FIRST_PRUNING:COUNTERS]))
 
     @property
     def nodes(self) -> int:
@@ -820,7 +806,7 @@ class Prover:
             Value.from_score(score, position.empty_count),
             counts.nodes,
             time.perf_counter() - started,
-            technique_name(*counts[1:]),
+            counts.technique,
             counts.pairings,
             counts.threats,
             counts,

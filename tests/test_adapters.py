@@ -206,6 +206,14 @@ def failing(kind: str) -> Callable[..., Any]:
             return 9
         if kind == "not a cell":
             return "middle"
+        if kind == "bytes":
+            return b"b2"
+        if kind == "written elsewhere":
+            board[empty] = "X"  # X is to move at ply 2
+            return board.index(" ")
+        if kind == "written otherwise":
+            board[empty] = "O"
+            return empty
         raise AssertionError(kind)
 
     agent.__qualname__ = f"lab_agent_{kind.replace(' ', '_')}"
@@ -225,6 +233,9 @@ def failing(kind: str) -> Callable[..., Any]:
         ("bool", "illegal", "a bool"),
         ("off board", "illegal", "off the board"),
         ("not a cell", "garbage", "'middle'"),
+        ("bytes", "garbage", "returned b'b2', bytes, not a move"),
+        ("written elsewhere", "garbage", "but changed"),
+        ("written otherwise", "garbage", "but wrote 'O' there, not X's 'X'"),
     ],
 )
 def test_every_other_answer_is_that_moves_failure_and_the_audit_goes_on(
@@ -240,6 +251,39 @@ def test_every_other_answer_is_that_moves_failure_and_the_audit_goes_on(
     assert report.summary.failures[failure] == 72  # the 72 positions of ply 2, by weight
     assert report.moves == 4520 - 72  # every other position graded
     assert report.to_dict()["failed"][0]["kind"] == failure
+
+
+def test_a_stone_written_into_the_cell_answered_is_that_move(book_3x3):
+    def writes_and_answers(board: list[str]) -> int:
+        empty = board.index(" ")
+        board[empty] = "X" if board.count("X") == board.count("O") else "O"
+        return empty
+
+    report = ttt.audit(writes_and_answers, T3, db=book_3x3, board="flat")
+    assert not report.failures and report.moves == 4520
+
+
+@pytest.mark.parametrize(
+    "symbols",
+    [{"x": 2, "o": 1, "empty": 0}, {"X": 2, "O": 1, "Empty": 0}, {2: "x", 1: "o", 0: "empty"}],
+)
+def test_symbols_may_be_a_mapping_of_x_o_and_empty(symbols):
+    assert Adapter.make("flat", symbols).symbols == (2, 1, 0)
+
+
+@pytest.mark.parametrize(
+    ("symbols", "words"),
+    [
+        ({"x": 2, "o": 1}, "a mapping names the symbols of x, o and empty"),
+        ({"me": 2, "you": 1, "none": 0}, "a mapping names the symbols of x, o and empty"),
+        ({"x": 2, "o": 1, "empty": 0, "blocked": 3}, "a mapping names the symbols"),
+        ({"X", "O", " "}, "a set has no order"),
+    ],
+)
+def test_symbols_that_name_no_order_are_refused_in_one_line(symbols, words):
+    with pytest.raises(AdapterError, match=words) as refused:
+        Adapter.make("grid", symbols)
+    assert "\n" not in str(refused.value)
 
 
 def test_a_timeout_is_a_failure(book_3x3):

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from tests.pg_support import solve_into
 from tests.support import random_walk
+from ttt_solve.book.enginerows import EngineRows
 from ttt_solve.book.errors import (
     GameNotFoundError,
     OutOfReachError,
@@ -17,7 +18,8 @@ from ttt_solve.book.errors import (
     RowFilterError,
 )
 from ttt_solve.book.oracle import BOOK, BOOK_AND_SEARCH, SEARCH, Oracle
-from ttt_solve.book.reader import Book, Entry, StoredRow, _EngineRows, open_book
+from ttt_solve.book.reader import Book, open_book
+from ttt_solve.book.records import Entry, StoredRow
 from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
@@ -153,7 +155,7 @@ def test_the_sqlalchemy_path_reads_the_same(book_small):
     with open_book(book_small) as fast:
         expected = fast.find_many(samples)
         games = fast.games()
-        engine_book = Book(fast.engine, fast.url, rows=_EngineRows(fast.engine))
+        engine_book = Book(fast.engine, fast.url, rows=EngineRows(fast.engine))
         assert engine_book.games() == games
         assert engine_book.find_many(samples) == expected
         assert engine_book.moves(samples[3]) == fast.moves(samples[3])
@@ -303,7 +305,7 @@ def test_rows_filters_agree_on_both_read_paths(book_3x3, where, keep):
         expected = [row for row in every if keep(row)]
         assert 0 < len(expected) <= 765
         got = list(fast.rows(T3, where=where, batch=7))
-        engine_book = Book(fast.engine, fast.url, rows=_EngineRows(fast.engine))
+        engine_book = Book(fast.engine, fast.url, rows=EngineRows(fast.engine))
         through_engine = list(engine_book.rows(T3, where=where, batch=7))
     assert got == expected == through_engine
     assert all(type(row) is StoredRow for row in got + through_engine)
@@ -359,7 +361,7 @@ def test_find_with_moves_reads_what_find_and_moves_read(book_small, opening_book
     on square and oblong boards (whose symmetric children share a key), through both read
     paths, and raises what they raise past an opening book."""
     with open_book(book_small) as book:
-        engine_book = Book(book.engine, book.url, rows=_EngineRows(book.engine))
+        engine_book = Book(book.engine, book.url, rows=EngineRows(book.engine))
         rng = random.Random(3)
         oblong = [random_walk(Rules(3, 4, 3), rng, rng.randrange(0, 13)) for _ in range(300)]
         lookups = []  # the one-key and many-key queries of find and moves, not the family's

@@ -67,6 +67,23 @@ def test_png_is_deterministic():
         assert image.size == (750, 450)
 
 
+@pytest.mark.parametrize(
+    "shares", [[1.0, 1.0, 1.0], [0.97, 0.99, 1.0]], ids=["all 100%", "near 100%"]
+)
+def test_share_axes_run_from_0_to_100_percent(shares):
+    figure = charts.line_chart(
+        [charts.Series("accuracy", [1, 2, 3], shares)],
+        title="every move kept the value",
+        xlabel="ply",
+        ylabel="share of moves",
+        percent=True,
+    )
+    low, high = figure.axes[0].get_ylim()
+    assert low == 0 and 1 <= high <= 1.05
+    ticks = [tick for tick in figure.axes[0].get_yticks() if low <= tick <= high]
+    assert max(ticks) == pytest.approx(1.0)  # the top tick is 100%, none above it
+
+
 def test_panels_share_one_legend():
     series = [charts.Series(name, [1, 2], [0.5, 0.6]) for name in ("alpha", "beta")]
     figure = charts.line_panels(

@@ -129,3 +129,27 @@ def test_the_import_check_can_fail(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("from ttt_solve.book import schema\nimport sqlalchemy as sa\n")
     assert {"ttt_solve.book.schema", "sqlalchemy"} <= imported_modules(bad)
+
+
+def test_a_dask_work_folder_in_memory_is_refused_in_one_line_before_any_work(tmp_path):
+    """``memory://`` names files that live in this process only: the Dask workers, other
+    processes, found nothing there. It is refused before a cluster starts, saying why, and
+    promising no resume (the error named a bare path, and said the same command resumed)."""
+    pytest.importorskip("distributed", reason="the dask extra is not installed")
+    pytest.importorskip("pyarrow", reason="the dask extra is not installed")
+    args = ["--size", "3", "--win", "3", "--engine", "dask", "--workdir", "memory://work"]
+    result = CliRunner().invoke(solve, [*args, "--db", str(tmp_path / "b.sqlite")])
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip().splitlines()[-1]
+    assert line.startswith("Error: cannot use the work folder memory://work: "), line
+    assert "local or shared file system" in line and "this process only" in line, line
+    assert "resume" not in line, line
+
+
+def test_a_work_file_missing_for_a_worker_is_said_so():
+    """fsspec's ``FileNotFoundError`` holds the path alone; the line says what it means."""
+    from ttt_solve.solver.distributed import work_problem
+
+    line = work_problem("/shared/work", FileNotFoundError("/shared/work/ply-00/keys-0000.parquet"))
+    assert "a file written there is missing, /shared/work/ply-00/keys-0000.parquet" in line
+    assert "do all the Dask workers reach it?" in line

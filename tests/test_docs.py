@@ -27,6 +27,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+MARKDOWN = [*PAGES, ROOT / "data" / "README.md"]
+"""Every Markdown page of the project: the pages and the data folder's notes."""
 README_MAX_LINES = 200
 CHECK_FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 COMMAND_SECONDS = 120
@@ -61,21 +63,36 @@ class Command(NamedTuple):
 
 def fenced_blocks(page: Path) -> list[Block]:
     """Every fenced block of a Markdown page, in order."""
+    return parse_fences(page.name, page.read_text(encoding="utf-8"))
+
+
+def parse_fences(name: str, markdown: str) -> list[Block]:
+    """Every fenced block of the Markdown text of page ``name``, in order. A fence is a line
+    that starts with three backticks: an opening one may name the block's kind, a closing one
+    holds nothing else. A closing fence with text after it is no fence to a Markdown renderer
+    (CommonMark): the block would go on and swallow the rest of the page, so it is an error
+    here, as is a block never closed or an opening fence whose kind is more than one word."""
     blocks = []
     kind = None
     body: list[str] = []
     start = 0
-    for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(markdown.splitlines(), start=1):
+        fence = line.startswith("```")
         if kind is None:
             opening = re.match(r"^```(\S*)\s*$", line)
+            assert opening or not fence, f"{name}, line {number}: a malformed opening fence"
             if opening:
                 kind, body, start = opening.group(1), [], number + 1
-        elif line.startswith("```"):
+        elif fence:
+            assert line.rstrip() == "```", (
+                f"{name}, line {number}: text after the fence closing the block of line "
+                f"{start - 1}; it does not close it"
+            )
             blocks.append(Block(kind, "".join(text + "\n" for text in body), start))
             kind = None
         else:
             body.append(line)
-    assert kind is None, f"{page.name}: the block opened at line {start - 1} is never closed"
+    assert kind is None, f"{name}: the block opened at line {start - 1} is never closed"
     return blocks
 
 
@@ -179,19 +196,39 @@ def test_pages_with_sessions_check_them() -> None:
         assert kinds & {"console", "pycon"}, f"{page.name} has no checked example"
 
 
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "```console\n$ ttt\n``` and prose after the fence\n\nMore prose.\n",
+        "```console\n$ ttt\n",
+        "```python title\nprint()\n```\n",
+    ],
+    ids=["text after a closing fence", "unclosed", "two-word kind"],
+)
+def test_malformed_fences_are_caught(markdown: str) -> None:
+    with pytest.raises(AssertionError, match="fence|never closed"):
+        parse_fences("page.md", markdown)
+
+
+@pytest.mark.parametrize("page", MARKDOWN, ids=[str(page.relative_to(ROOT)) for page in MARKDOWN])
+def test_fences_are_well_formed(page: Path) -> None:
+    """Every page, run or not, renders as written: each block closed by a bare fence."""
+    fenced_blocks(page)
+
+
 def test_readme_is_short() -> None:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines"
 
 
 def test_docs_cite_nothing_outside_the_repository() -> None:
-    for page in [*PAGES, ROOT / "data" / "README.md"]:
+    for page in MARKDOWN:
         found = OUTSIDE_REFERENCE.search(page.read_text(encoding="utf-8"))
         assert found is None, f"{page.name} cites {found.group(0)}"
 
 
 def test_links_between_pages_resolve() -> None:
-    for page in [*PAGES, ROOT / "data" / "README.md"]:
+    for page in MARKDOWN:
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
             if "://" in target:
                 continue
@@ -229,7 +266,7 @@ def test_heading_anchors_follow_github() -> None:
 
 
 def test_links_to_headings_resolve() -> None:
-    for page in [*PAGES, ROOT / "data" / "README.md"]:
+    for page in MARKDOWN:
         text = page.read_text(encoding="utf-8")
         for target, anchor in re.findall(r"\]\(([^)#\s]*)#([^)\s]+)\)", text):
             if "://" in target:

@@ -156,6 +156,17 @@ SMALL_CHUNKS = (
 )
 
 
+def killed_if_left(processes: list[int]) -> list[int]:
+    """Those of ``processes`` still running 10 s from now (or as soon as none is), killed."""
+    deadline = time.monotonic() + 10
+    while [pid for pid in processes if running(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in processes if running(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    return left
+
+
 @needs_proc
 def test_kill_9_of_a_solve_takes_its_workers_with_it(tmp_path):
     entry = tmp_path / "solve_in_small_chunks.py"
@@ -176,12 +187,7 @@ def test_kill_9_of_a_solve_takes_its_workers_with_it(tmp_path):
     assert len(below) >= 3, "the solve started no workers"
     solve.kill()
     _, err = solve.communicate(timeout=120)  # until every writer of its stderr is gone
-    deadline = time.monotonic() + 10
-    while [pid for pid in below if running(pid)] and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = [pid for pid in below if running(pid)]
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
+    left = killed_if_left(below)
     assert not left, "processes outlived the killed solve"
     assert "Traceback" not in err and "BrokenPipeError" not in err, err
     assert "leaked semaphore" not in err, err
@@ -228,3 +234,148 @@ def test_a_signal_amid_a_long_proof_stops_it_within_seconds(tmp_path, signum, st
     assert rest.strip().splitlines()[-1].startswith(f"{said}: "), rest
     print(f"stopped {took:.2f} s after the signal")
     assert took < 20, f"the proof stopped only {took:.1f} s after the signal"
+
+
+# -- SIGTERM as an opening book's pool starts --------------------------------------------------
+
+
+def in_a_group_of_its_own(command: list[str]) -> subprocess.Popen[str]:
+    """``command`` started in a process group of its own, which the signals sent to a group
+    reach alone; its standard error is read as text."""
+    return subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def until_its_pool_starts(process: subprocess.Popen[str]) -> None:
+    """Wait until ``process`` starts its first child (a pool's first process)."""
+    deadline = time.monotonic() + 300
+    while not descendants(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert process.poll() is None, "it ended before its pool started"
+
+
+def threads_of(pid: int) -> list[int]:
+    """The thread ids of a process (its main thread's is ``pid``)."""
+    try:
+        return sorted(int(tid) for tid in os.listdir(f"/proc/{pid}/task"))
+    except FileNotFoundError:
+        return []
+
+
+@needs_proc
+def test_sigterm_as_the_pool_starts_always_stops_the_solve(tmp_path):
+    """SIGTERM at random moments around the start of an opening book's pool (8x8 k=5, whose
+    rows take minutes each, so no result comes to wake the command), as the system may hand
+    it: to any thread of the process (the pool's own among them), alone or followed by the
+    rest of its process group, as ``timeout`` sends it. Every run ends within seconds, exit
+    143, its last line ``terminated: ...``, no traceback, no process left behind. (A SIGTERM
+    taken by one of the pool's threads left the command waiting for its workers for ever,
+    those that the same signal had ended; one that came while a worker started left that
+    worker half-started, to print a ``FileNotFoundError`` traceback.)"""
+    rng = random.Random(34)
+    for trial in range(12):
+        solve = in_a_group_of_its_own(
+            [str(SCRIPTS / "ttt-solve"), "--size", "8", "--win", "5", "--jobs", "2"]
+            + ["--db", str(tmp_path / f"b{trial}.sqlite")]
+        )
+        until_its_pool_starts(solve)
+        time.sleep(rng.uniform(0, 1.5))  # the workers start, then prove
+        below = descendants(solve.pid)
+        os.kill(rng.choice(threads_of(solve.pid) or [solve.pid]), signal.SIGTERM)
+        group = trial % 2 == 1
+        if group:
+            os.killpg(solve.pid, signal.SIGTERM)
+        try:
+            _, err = solve.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(solve.pid, signal.SIGKILL)
+            solve.communicate()
+            raise AssertionError(f"trial {trial}: the solve ran on 30 s after SIGTERM") from None
+        finally:
+            left = killed_if_left(below)
+        assert solve.returncode == 143, (trial, solve.returncode, err)
+        assert "Traceback" not in err, (trial, err)
+        assert err.strip().splitlines()[-1].startswith("terminated: "), (trial, err)
+        assert not left, f"trial {trial}: processes outlived the solve"
+
+
+def test_sigterm_taken_in_a_finaliser_still_stops_the_command():
+    """Python prints an exception raised in a finaliser or a weak reference's callback as
+    "Exception ignored" and drops it: a SIGTERM taken there must come again (it was lost,
+    and the command ran on to exit 0)."""
+    import click
+    from click.testing import CliRunner
+
+    from ttt_solve.cli.common import friendly_errors
+
+    class SignalsWhenDropped:
+        def __del__(self) -> None:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.01)  # the handler runs here, inside the finaliser
+
+    def signal_in_callback(_reference: object) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.01)
+
+    @click.command()
+    @click.option("--where", type=click.Choice(["finaliser", "callback"]))
+    @friendly_errors
+    def command(where: str) -> None:
+        if where == "finaliser":
+            SignalsWhenDropped()  # dropped at once
+        else:
+            import weakref
+
+            class Dropped:
+                pass
+
+            dropped = Dropped()
+            reference = weakref.ref(dropped, signal_in_callback)
+            del dropped
+            assert reference() is None
+        time.sleep(2)  # the signal comes again meanwhile
+        click.echo("ran on")
+
+    for where in ("finaliser", "callback"):
+        result = CliRunner().invoke(command, ["--where", where])
+        assert result.exit_code == 143, (where, result.output)
+        assert "ran on" not in result.output
+        assert result.stderr.strip().splitlines()[-1] == "terminated: nothing was written"
+
+
+# -- Ctrl-C amid a ladder's games --------------------------------------------------------------
+
+
+@needs_proc
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["rate", "--games", "20000"],
+        ["curve", "--agent", "mcts", "--vary", "iterations=1,2", "--rating"]
+        + ["--rating-games", "20000", "--seeds", "1", "--positions", "sample:10"],
+    ],
+    ids=["rate", "curve --rating"],
+)
+def test_ctrl_c_as_a_ladders_games_are_handed_out_is_one_line_and_130(book_3x3, tmp_path, command):
+    """Ctrl-C, sent to the whole process group as a terminal sends it, as the ladder's games
+    are handed to the workers (560,000 games in 140,000 chunks, seconds of hand-out): it used
+    to be held over the hand-out and find the pool broken by its own end of the workers,
+    which was reported as a bug (``BrokenProcessPool``, exit 1)."""
+    db = tmp_path / "book.sqlite"
+    db.write_bytes(Path(book_3x3).read_bytes())  # the ladder's games are cached in the book
+    ttt = in_a_group_of_its_own([*TTT, *command, "--db", str(db), "--jobs", "2", "-q"])
+    until_its_pool_starts(ttt)  # it forks its workers at the first chunk handed out
+    os.killpg(ttt.pid, signal.SIGINT)
+    try:
+        _, err = ttt.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(ttt.pid, signal.SIGKILL)
+        raise
+    assert ttt.returncode == 130, (ttt.returncode, err)
+    assert err.strip().splitlines() == ["interrupted: nothing was written"], err

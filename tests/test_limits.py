@@ -76,9 +76,65 @@ def test_curve_seeds_are_bounded(book_3x3):
     result = run(
         "curve", "--agent", "mcts", "--vary", "iterations=1,2", "--seeds", HUGE, "--db", book_3x3
     )
-    assert result.exit_code == 2, result.output
-    assert f"{HUGE} is not in the range 1<=x<=10000" in result.stderr
-    assert "bug" not in result.stderr
+    assert_one_line_error(result, "--seeds", HUGE, "1 to 10,000")
+
+
+CURVE = ["curve", "--agent", "mcts", "--vary", "iterations=1,2"]
+TOURNAMENT = ["tournament", "--agents", "random,heuristic"]
+
+
+@pytest.mark.parametrize(
+    "command, option, bound",
+    [
+        (["rate"], "--games", "1 to 100,000"),
+        (["rate"], "--seed", "0 to 2**63-1"),
+        (["rate"], "--bootstrap", "0 to 10,000"),
+        ([*CURVE, "--rating"], "--rating-games", "1 to 100,000"),
+        (CURVE, "--games", "1 to 100,000"),
+        (CURVE, "--seed", "0 to 2**63-1"),
+        (["audit", "--agent", "random"], "--games", "1 to 100,000"),
+        (["audit", "--agent", "random"], "--seed", "0 to 2**63-1"),
+        (TOURNAMENT, "--games", "1 to 100,000"),
+        (TOURNAMENT, "--bootstrap", "0 to 10,000"),
+        (TOURNAMENT, "--seed", "0 to 2**63-1"),
+    ],
+    ids=lambda part: " ".join(part) if isinstance(part, list) else part,
+)
+@pytest.mark.parametrize(
+    "number", [HUGE, ENORMOUS, "-1", "ten"], ids=["23 digits", "5000 digits", "-1", "a word"]
+)
+def test_every_count_and_seed_is_bounded_before_any_work(book_3x3, command, option, bound, number):
+    """Counts and seeds past what a book keeps (a 64-bit integer: "OverflowError ... SQLite
+    INTEGER", a bug) or past anyone's patience (games and resamples by the 10**23, which ran
+    until killed) are one-line errors naming the option and its range, before any work."""
+    if number == "-1" and option != "--seed" and bound.startswith("0 "):
+        number = "10001"  # -1 is refused as below the range; 10001 is above this one
+    result = run(*command, option, number, "--db", book_3x3)
+    assert_one_line_error(result, option, number[:10], bound)
+
+
+def test_the_largest_seed_is_taken_and_a_book_keeps_it(book_3x3, tmp_path):
+    from ttt_solve.book.ladder import LadderKey, LadderRow, read_rows, write_batch
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.cli.options import MAX_SEED
+    from ttt_solve.solver.rules import Rules
+
+    result = run(*TOURNAMENT, "--games", "2", "--seed", str(MAX_SEED), "--db", book_3x3)
+    assert result.exit_code == 0, result.output
+    db = tmp_path / "book.sqlite"
+    db.write_bytes(Path(book_3x3).read_bytes())
+    key = LadderKey("standard", 1, MAX_SEED)  # what ttt rate --seed MAX_SEED caches
+    rows = [LadderRow("random", "heuristic", 0, 0, 1), LadderRow("heuristic", "random", 1, 0, 0)]
+    with open_book(str(db)) as book:
+        assert write_batch(book, Rules(3, 3, 3), key, "", rows)
+        assert sorted(read_rows(book, Rules(3, 3, 3), key)) == sorted(rows)
+
+
+@pytest.mark.parametrize("anchor", ["random=1e308", "random=-10001", "random=inf", "random=nan"])
+def test_an_anchors_rating_is_bounded(book_3x3, anchor):
+    for command in (["rate"], TOURNAMENT):
+        result = run(*command, "--anchor", anchor, "--db", book_3x3)
+        assert_one_line_error(result, "--anchor", anchor)
 
 
 # -- boards too large to enumerate -------------------------------------------------------------

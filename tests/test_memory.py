@@ -10,7 +10,8 @@ import pytest
 
 from ttt_solve.book.errors import DamagedBookError
 from ttt_solve.book.memory import MemoryLoader, load_table
-from ttt_solve.book.reader import Book, Entry, MoveEntry, open_book
+from ttt_solve.book.reader import Book, open_book
+from ttt_solve.book.records import Entry, MoveEntry
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 

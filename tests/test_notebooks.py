@@ -5,6 +5,7 @@ notebook equal to what ``ttt audit`` prints for the same function as a ``py:`` p
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -27,6 +28,7 @@ def run(path: Path, folder: Path):  # noqa: ANN201 - an nbformat notebook
         notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
     )
     client.execute()  # a cell that raises fails the test, with the cell and its traceback
+    assert not values_cited_but_not_shown(notebook), path.name
     return notebook
 
 
@@ -54,6 +56,53 @@ def boards(text: str) -> list[ET.Element]:
 
 def cells_of(board: ET.Element) -> list[ET.Element]:
     return [g for g in board.iter(f"{SVG}g") if "cell" in (g.get("class") or "").split()]
+
+
+def value_labels(board: ET.Element) -> dict[str, str]:
+    """The value written in each cell of a board that shows them (``W3``, ``D8``), by cell."""
+    return {
+        g.get("data-cell"): text.text
+        for g in cells_of(board)
+        for text in g.iter(f"{SVG}text")
+        if re.fullmatch(r"[WDL]\d+", text.text or "")
+    }
+
+
+def values_cited_but_not_shown(notebook) -> list[str]:  # noqa: ANN001
+    """The value labels that a markdown cell quotes (```W3```, ```D8```) and that no board drawn
+    by the code cells after it, up to the next markdown cell, shows: prose that says what
+    the output does not."""
+    missing: list[str] = []
+    cited: list[str] = []
+    shown: set[str] = set()
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            missing += [label for label in cited if label not in shown]
+            cited, shown = re.findall(r"`([WDL]\d*)`", cell.source), set()
+            continue
+        for output in cell.get("outputs", []):
+            for text in output.get("data", {}).values():
+                if isinstance(text, str) and "<svg" in text:
+                    for board in boards(text):
+                        shown.update(value_labels(board).values())
+    return missing + [label for label in cited if label not in shown]
+
+
+def test_cited_values_must_be_shown():
+    """The check of :func:`run` finds prose that quotes a value no board shows."""
+    nbformat = pytest.importorskip("nbformat", reason=EXTRA)
+    board = (
+        '<svg class="board" xmlns="http://www.w3.org/2000/svg"><g class="cell" data-cell="a1">'
+        "<text>D8</text></g></svg>"
+    )
+    output = nbformat.v4.new_output("display_data", data={"text/html": board})
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("`D8` draws, `L3` loses in 3 plies, `D`: draw"),
+            nbformat.v4.new_code_cell("analyse()", outputs=[output]),
+        ]
+    )
+    assert values_cited_but_not_shown(notebook) == ["L3", "D"]
 
 
 def test_the_notebooks_are_kept_as_code_without_outputs():
@@ -108,6 +157,11 @@ def test_why_does_this_move_lose(tmp_path):
     first = boards(svgs[0])[0]
     stones = {g.get("data-cell"): g.get("data-stone") for g in cells_of(first)}
     assert stones["b2"] == "x" and sum(bool(s) for s in stones.values()) == 1
+    # "The corners hold the draw; every edge loses."
+    (moves,) = [board for text in outputs(notebook, "text/html") for board in boards(text)][:1]
+    labels = value_labels(moves)
+    assert {labels[cell][0] for cell in ("a1", "c1", "a3", "c3")} == {"D"}
+    assert {labels[cell][0] for cell in ("b1", "a2", "c2", "b3")} == {"L"}
     html = "".join(outputs(notebook, "text/html"))
     assert "losing (4):" in html and "X has won" in html
     history = [t for t in outputs(notebook, "text/html") if 'class="value-history"' in t]
@@ -129,3 +183,11 @@ def test_the_book_in_pandas(tmp_path):
         output.get("text", "") for cell in notebook.cells for output in cell.get("outputs", [])
     )
     assert "remoteness" in text and outputs(notebook, "image/png")  # the histogram
+    # the prose on the first moves says what their table shows
+    (prose,) = [c.source for c in notebook.cells if "## Which first moves win?" in c.source]
+    (table,) = [t for t in outputs(notebook, "text/plain") if "for X" in t]
+    for_x = [
+        word for line in table.splitlines() if line.startswith("for X") for word in line.split()[2:]
+    ]
+    assert len(for_x) == 16 and set(for_x) == {"draw"}
+    assert "all 16 first moves draw" in prose

@@ -72,6 +72,22 @@ def not_an_agent(rng: random.Random) -> object:
     return 42
 
 
+class Player:
+    """A lab's agent class: made with its own parameters, its move a method."""
+
+    def __init__(self, depth: int = 1) -> None:
+        self.depth = depth
+
+    def move(self, board: list[str]) -> int:
+        return board.index(" ")
+
+    def move_in(self, position: Position) -> int:
+        return position.legal_moves()[0]
+
+
+player = Player(depth=4)
+
+
 # -- parsing and building ----------------------------------------------------------------------
 
 
@@ -170,6 +186,35 @@ def test_a_move_function_with_a_board_is_a_plugin_too(book_3x3):
         result = run_audit(
             "--agent", f"py:tests.test_plugin:flat_first_empty,{bad}", "--db", book_3x3
         )
+        assert result.exit_code == 2 and words in result.output, result.output
+        assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_method_of_an_instance_is_a_move_function(book_3x3):
+    """``Class().method`` makes the instance with the spec's parameters; ``instance.method``
+    takes a module's own; either is graded as the function it names (without ``board=``,
+    handed the position)."""
+    expected = ttt_solve.audit(flat_first_empty, "3x3k3", db=book_3x3, board="flat").to_dict()
+    for spec, depth in [
+        ("py:tests.test_plugin:Player().move,board=flat", 1),
+        ("py:tests.test_plugin:Player().move,board=flat,depth=3", 3),
+        ("py:tests.test_plugin:player.move,board=flat", 4),
+        ("py:tests.test_plugin:Player().move_in", 1),
+    ]:
+        agent = make_agent(spec)
+        assert agent.move.__self__.depth == depth  # type: ignore[attr-defined]
+        data = json.loads(run_audit("--agent", spec, "--db", book_3x3, "-q", "--json").output)
+        assert {k: v for k, v in data.items() if k != "agent"} == {
+            k: v for k, v in expected.items() if k != "agent"
+        }
+    for bad, words in [
+        ("Player()", "does not name a factory"),
+        ("Player().jump,board=flat", "Player() (Player) has no attribute 'jump'"),
+        ("Player().depth,board=flat", "Player().depth is no function (int)"),
+        ("Player().move,board=flat,speed=2", "Player(speed=2) failed: TypeError"),
+        ("player.move,board=flat,depth=2", "takes no parameters"),
+    ]:
+        result = run_audit("--agent", f"py:tests.test_plugin:{bad}", "--db", book_3x3)
         assert result.exit_code == 2 and words in result.output, result.output
         assert len(result.output.strip().splitlines()) == 1
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import pickle
 import random
 
 import pytest
@@ -21,7 +22,6 @@ from ttt_solve.solver.search import (
     SearchCounters,
     _tables,
     root_of,
-    technique_name,
 )
 from ttt_solve.solver.value import WIN_SCORE, move_score
 
@@ -421,11 +421,55 @@ def test_the_compiled_kernels_dependencies_are_pinned() -> None:
 
 
 def test_technique_names_name_every_pruning() -> None:
-    assert technique_name(0, 0, 0, 0, 0, 0) == "search"
-    assert technique_name(1, 0, 2, 0, 0, 5) == "search+pairing+potential+zones"
-    assert technique_name(0, 1, 0, 3, 4, 0) == "search+threats+partial-pairing+domination"
+    assert SearchCounters(nodes=5).technique == "search"
+    assert SearchCounters(1, 1, 0, 2, 0, 0, 5).technique == "search+pairing+potential+zones"
+    assert (
+        SearchCounters(1, 0, 1, 0, 3, 4, 0).technique == "search+threats+partial-pairing+domination"
+    )
     counts = SearchCounters(10, 1, 2, 3, 4, 5, 6) - SearchCounters(1, 1, 1, 1, 1, 1, 1)
     assert counts == SearchCounters(9, 0, 1, 2, 3, 4, 5)
+
+
+def test_each_pruning_is_one_row() -> None:
+    """Each row of the table has its own switch bit, its own counter, a field of
+    ``Prunings`` and one of ``SearchCounters``, and the search's constants are those of the
+    row they name."""
+    names = [pruning.name for pruning in negamax.PRUNINGS]
+    assert list(Prunings._fields) == names
+    assert list(SearchCounters._fields) == ["nodes", *(p.counter for p in negamax.PRUNINGS)]
+    flags = [negamax.flag(name) for name in names]
+    assert sorted(flags) == [1 << row for row in range(len(names))]
+    counters = [negamax.counter(name) for name in names]
+    assert sorted(counters) == list(range(negamax.FIRST_PRUNING, negamax.COUNTERS))
+    assert {negamax.NODES, negamax.TIMED_OUT}.isdisjoint(counters)
+    assert Prunings.every().flags == sum(flags) and Prunings.none().flags == 0
+    assert Prunings().names == [p.name for p in negamax.PRUNINGS if p.classic]
+    assert (negamax.USE_ZONES, negamax.ZONE_SKIPPED_MOVES) == (
+        negamax.flag("zones"),
+        negamax.counter("zones"),
+    )
+    with pytest.raises(ValueError, match="no pruning named 'zone'"):
+        negamax.flag("zone")
+    with pytest.raises(TypeError, match="no field 'zone'"):
+        Prunings(zone=True)
+
+
+def test_prunings_and_counters_are_values() -> None:
+    """They behave as the named tuples they replace: made by name, read by name, replaced,
+    compared, hashed, printed and pickled (to a process pool's workers)."""
+    every = Prunings.every()
+    assert every._replace(zones=False) == Prunings.strongest() != every
+    assert len({every, Prunings.every(), Prunings()}) == 2
+    assert pickle.loads(pickle.dumps(every)) == every
+    assert type(pickle.loads(pickle.dumps(every))) is Prunings
+    counts = SearchCounters(nodes=3, zone_skipped=2)
+    assert counts.zone_skipped == 2 and counts._asdict()["nodes"] == 3
+    assert repr(counts) == (
+        "SearchCounters(nodes=3, pairings=0, threats=0, potential=0, partial_pairings=0, "
+        "dominated=0, zone_skipped=2)"
+    )
+    with pytest.raises(AttributeError):
+        counts.zones  # noqa: B018 - the switch's name, not the counter's
 
 
 def test_a_search_names_the_prunings_that_worked() -> None:
@@ -440,6 +484,6 @@ def test_a_search_names_the_prunings_that_worked() -> None:
         if count
     )
     assert result.counters.dominated and result.counters.zone_skipped
-    assert Prunings.strongest().names == ["threats", "pairings"] + [
+    assert Prunings.strongest().names == ["pairings", "threats"] + [
         name for name in NEW if getattr(Prunings.strongest(), name)
     ]

@@ -308,9 +308,9 @@ def test_an_upgrade_interrupted_half_way_leaves_the_old_book(book_db, monkeypatc
     def broken(conn, *args):
         raise RuntimeError("upgrade interrupted")
 
-    import ttt_solve.book.writer
+    import ttt_solve.book.blockwrites
 
-    monkeypatch.setattr(ttt_solve.book.writer, "insert_blocks", broken)
+    monkeypatch.setattr(ttt_solve.book.blockwrites, "insert_blocks", broken)
     with pytest.raises(RuntimeError):
         migrate.prepare_schema(engine)
     assert stored_version(engine) == "2"

@@ -31,3 +31,16 @@ def test_some_moves_then_the_rest_from_the_state_file(tmp_path):
     assert "(7,7,5): draw (published draw); steps proved 10 of 10" in out
     proved = json.load(open(state))["proved"]
     assert len(proved) == 10 and {record["found"] for record in proved.values()} == {"O holds"}
+
+
+def test_progress_lines_do_not_change_the_search(tmp_path):
+    """A probe reports its progress without stopping its search: its nodes are those of the
+    same probe reporting never (a search cut into slices starts again from the root)."""
+    nodes = {}
+    for every in ("10000", "0.001"):
+        state = str(tmp_path / f"775-{every}.json")
+        stretch("--report-every", every, "--state", state)
+        proved = json.load(open(state))["proved"]
+        nodes[every] = {move: record["nodes"] for move, record in proved.items()}
+    assert len(nodes["10000"]) == 10
+    assert nodes["0.001"] == nodes["10000"]

@@ -10,7 +10,7 @@ from tests.support import random_walk
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover, Prunings, root_of, technique_name
+from ttt_solve.solver.search import Prover, Prunings, SearchCounters, root_of
 from ttt_solve.solver.value import WIN_SCORE, Outcome
 
 ENGINES = ["compiled", "python"]
@@ -167,7 +167,7 @@ def test_exact_values_with_threats_equal_those_without(shape: tuple[int, int, in
 
 
 def test_technique_names() -> None:
-    assert technique_name(0, 0) == "search"
-    assert technique_name(3, 0) == "search+pairing"
-    assert technique_name(0, 2) == "search+threats"
-    assert technique_name(1, 1) == "search+pairing+threats"
+    assert SearchCounters().technique == "search"
+    assert SearchCounters(pairings=3).technique == "search+pairing"
+    assert SearchCounters(threats=2).technique == "search+threats"
+    assert SearchCounters(pairings=1, threats=1).technique == "search+pairing+threats"

@@ -521,13 +521,19 @@ def test_bad_input_is_a_4xx_page_with_one_line(client, url, status, words):
         ("/api/games/3x3k3/mainline?moves=q", 400),
         ("/api/audits/12345", 404),
         ("/api/nowhere", 404),
+        # the pages' .json twins answer their errors as JSON too
+        ("/game/3x3k3.json?moves=zz", 400),
+        ("/game/9x9k9.json", 404),
+        ("/game/3x3k3/edit.json?tool=z", 400),
+        ("/audits/999.json", 404),
+        ("/play/3x3k3.json?agent=bogus&seed=1", 400),
     ],
 )
 def test_bad_input_is_a_4xx_json_with_one_line(client, url, status):
     response = client.get(url)
     assert response.status_code == status
     assert response.headers["content-type"] == "application/json"
-    assert "\n" not in response.json()["error"]
+    assert response.json()["status"] == status and "\n" not in response.json()["error"]
 
 
 def test_what_a_user_typed_is_escaped(client):
@@ -568,6 +574,11 @@ def test_busy_live_searches_are_refused_with_429(opening_book):
             response = client.get("/api/games/3x4k3/position?moves=a1,b2,c3")
             assert response.status_code == 429 and response.headers["retry-after"]
             assert "busy" in response.json()["error"]
+            twin = client.get("/game/3x4k3.json?moves=a1,b2,c3")  # a page's twin: JSON too
+            assert twin.status_code == 429 and twin.headers["retry-after"]
+            assert "busy" in twin.json()["error"]
+            page = client.get("/game/3x4k3?moves=a1,b2,c3")
+            assert page.status_code == 429 and page.headers["content-type"].startswith("text/html")
             assert client.get("/api/games/3x4k3/position?moves=a1").status_code == 200
         finally:
             slow.result(60)

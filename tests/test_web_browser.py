@@ -467,6 +467,8 @@ def test_no_page_is_wider_than_a_phone(server, browser, tmp_path):
         "editor": "/game/6x6k6/edit?position=x......o",
         "audit of positions": f"/audits/{positions}",
         "ratings": "/game/3x3k3/ratings",
+        "editor quoting a long input": "/game/3x3k3/edit?position=" + "x" * 3000,
+        "404 quoting a long input": "/game/" + "x" * 3000,
     }
     try:
         for width in PHONES:
@@ -485,6 +487,35 @@ def test_no_page_is_wider_than_a_phone(server, browser, tmp_path):
                             figure,
                         )
                         assert right <= inner, f"{name} at {width} px: {figure} at {right}"
+    finally:
+        browser.set_window_size(*DESKTOP)
+
+
+def test_the_value_history_reads_on_a_phone(server, browser):
+    """Its labels at 9.5 px or more, and each blunder named where it can be read, at 360 and
+    400 px wide as at 1280."""
+    try:
+        for width in (*PHONES, DESKTOP[0]):
+            browser.set_window_size(width, 900)
+            for path in ("/game/3x3k3?moves=b2,b1,a1", "/game/4x4k3?moves=a1,b1,c1,d1,a2,b2"):
+                browser.get(server + path)
+                sizes = browser.execute_script(
+                    """const svg = document.querySelector('#history svg');
+                    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+                    return Array.from(svg.querySelectorAll('text'),
+                        t => scale * parseFloat(getComputedStyle(t).fontSize));"""
+                )
+                assert sizes and min(sizes) >= 9.5, (width, path, min(sizes))
+                inner = browser.execute_script("return window.innerWidth")
+                box = browser.find_element(By.ID, "history").rect
+                assert box["x"] + box["width"] <= inner
+                names = browser.find_elements(
+                    By.XPATH, "//*[contains(text(), 'draw→loss') or contains(text(), 'win→')]"
+                )
+                assert names, (width, path)
+                for name in names:
+                    right = name.rect["x"] + name.rect["width"]
+                    assert name.is_displayed() and right <= min(inner, box["x"] + box["width"])
     finally:
         browser.set_window_size(*DESKTOP)
 

@@ -79,6 +79,12 @@ class Series(NamedTuple):
     links: Sequence[str] | None = None  # one URL per point: SVG hyperlinks on the markers
 
 
+SHARE_LIMITS = (0.0, 1.02)
+"""The y axis of shares unless a chart says otherwise: 0 to 100%, whatever the points, so that
+a chart never magnifies a small difference (matplotlib's own scale runs from 96% to 104% when
+every point is 100%), with room above 100% for the markers drawn there."""
+
+
 def _matplotlib() -> Any:
     """Import matplotlib with the non-interactive Agg backend, or say how to install it."""
     try:
@@ -234,6 +240,8 @@ def _draw_lines(
         axes.xaxis.set_minor_formatter(NullFormatter())
     if percent:
         axes.yaxis.set_major_formatter(PercentFormatter(xmax=1.0))
+        if ylim is None:
+            ylim = SHARE_LIMITS
     if ylim is not None:
         axes.set_ylim(*ylim)
 

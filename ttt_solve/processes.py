@@ -13,7 +13,9 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
@@ -38,6 +40,45 @@ def end_with_parent() -> None:
         os._exit(ORPHANED)
 
     threading.Thread(target=watch, name="ttt-end-with-parent", daemon=True).start()
+
+
+def _ask_to_die_with_parent() -> Callable[[], None] | None:
+    """A function asking Linux to kill the calling process (SIGKILL) when the thread that
+    started it ends (``PR_SET_PDEATHSIG``), or ``None`` where that cannot be asked."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+    return lambda: prctl(pr_set_pdeathsig, signal.SIGKILL)
+
+
+die_with_parent = _ask_to_die_with_parent()
+"""Called in a new process (a ``preexec_fn``, or just after ``os.fork()``): the kernel kills it
+as soon as the thread of its parent that started it ends; ``None`` off Linux. A thread, not the
+process: a child started from a thread other than the main one would die with that thread."""
+
+
+def exit_when_orphaned(parent: int, every: float = 0.2) -> None:
+    """In a process forked by ``parent`` (its process id): a thread that ends this process at
+    once, with :data:`ORPHANED`, as soon as its parent is gone (the process is then adopted by
+    another, and ``os.getppid()`` changes). Polled every ``every`` seconds: unlike a pipe's end,
+    this needs nothing that other processes forked by the parent would also hold."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        _exit(ORPHANED)
+
+    threading.Thread(target=watch, name="ttt-exit-when-orphaned", daemon=True).start()
+
+
+_exit = os._exit
+"""The process's own exit, kept before any plug-in code can replace ``os._exit``."""
 
 
 @contextmanager

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from ttt_solve.agents.ladder import LadderRatings
     from ttt_solve.agents.match import GameRecord
     from ttt_solve.book.oracle import Analysis
-    from ttt_solve.book.reader import GameInfo
+    from ttt_solve.book.records import GameInfo
     from ttt_solve.solver.value import Value
 
 
@@ -177,7 +177,7 @@ def symbols_of(symbols: Any) -> tuple[Any, Any, Any] | None:
 
 def solve(game: str | Rules, db: str = DEFAULT_DB, **options: Any) -> GameInfo:
     """Solve ``game`` into the book ``db`` unless it is stored there already; the game's
-    :class:`~ttt_solve.book.reader.GameInfo`. ``options``: those of
+    :class:`~ttt_solve.book.records.GameInfo`. ``options``: those of
     :class:`~ttt_solve.book.solving.Solve` (``method``, ``book_depth``, ``force``, ...)."""
     from ttt_solve.book.solving import solve as solve_game
 
@@ -374,7 +374,7 @@ def rate(
     from ttt_solve.agents.ladder import open_ladder_book, rate_on_ladder
     from ttt_solve.agents.rating import parse_anchor
     from ttt_solve.agents.rungs import GAMES
-    from ttt_solve.book.reader import unwritable_reason
+    from ttt_solve.book.urls import unwritable_reason
 
     rules = rules_of(game)
     notebook_notices()

@@ -258,6 +258,7 @@ _HEAD = 40  # room for the side labels and the remoteness ticks
 _LABELS = 64  # room on the left for the ply and the move
 _NOTES = 150  # room on the right for the changes of value
 _PLOT = 300  # the width of the plotting area, both sides and the draw column
+_MARGIN = 14  # room on the right for a ring on the edge, without the notes
 
 
 def _ticks(limit: int) -> list[int]:
@@ -281,12 +282,15 @@ def value_history(
     max_remoteness: int | None = None,
     title: str | None = None,
     current: int | None = None,
+    notes: bool = True,
 ) -> str:
     """The SVG of a value history: rows of positions from the top, each point at its
     remoteness counted from its winner's edge (X on the left, O on the right), draws in the
     middle column ``D``; ``max_remoteness`` fixes the scale (by default the game's largest
     remoteness of a won position), so charts of one game compare; ``current``, a ply, is the
-    position being looked at: its row is shaded."""
+    position being looked at: its row is shaded. ``notes``: each change of value named at
+    the right; without them the chart is narrow enough to read on a phone (a web page lists
+    the changes under it)."""
     points = history.points
     decisive = [p.value.remoteness for p in points if p.value.outcome is not Outcome.DRAW]
     limit = max_remoteness if max_remoteness is not None else max([1, *decisive])
@@ -300,7 +304,7 @@ def value_history(
             return middle
         return _LABELS + r * step if side == "x" else _LABELS + _PLOT - r * step
 
-    width = _LABELS + _PLOT + _NOTES
+    width = _LABELS + _PLOT + (_NOTES if notes else _MARGIN)
     legend = 54
     height = _HEAD + max(1, len(points)) * _ROW + legend
     name = title or f"Value history of a {history.rules.name} game"
@@ -325,7 +329,7 @@ def value_history(
             parts.append(
                 f'<line x1="{_number(x)}" y1="{_HEAD - 8}" x2="{_number(x)}" '
                 f'y2="{_number(bottom)}" stroke="#d9e2ec" stroke-width="1"/>'
-                f'<text class="tick" x="{_number(x)}" y="{_HEAD - 12}" font-size="10" '
+                f'<text class="tick" x="{_number(x)}" y="{_HEAD - 12}" font-size="11" '
                 f'text-anchor="middle" fill="{BOARD["coordinate"]}"{hidden}>{tick}</text>'
             )
     parts.append(
@@ -360,6 +364,7 @@ def value_history(
                 f'<circle cx="{_number(x)}" cy="{_number(y)}" r="10" fill="none" '
                 f'stroke="{BOARD["mark"]}" stroke-width="2"/>'
             )
+        if change is not None and notes:
             parts.append(
                 f'<text class="change" x="{_LABELS + _PLOT + 10}" y="{_number(y)}" '
                 f'dominant-baseline="central" font-size="11" font-weight="bold" '
@@ -404,7 +409,7 @@ def _legend(x: float, y: float) -> str:
         f'font-size="11" fill="{BOARD["text"]}">for the side to move</text>'
         f'<circle cx="18" cy="{_number(y + 20)}" r="8" fill="none" stroke="{BOARD["mark"]}" '
         f'stroke-width="2"/><text x="34" y="{_number(y + 20)}" dominant-baseline="central" '
-        f'font-size="11" fill="{BOARD["text"]}">ringed: a move that changed its player\'s '
-        f"value (a blunder)</text>"
+        f'font-size="11" fill="{BOARD["text"]}">ringed: a blunder (it changed its player\'s '
+        f"value)</text>"
     )
     return "".join(parts)

@@ -18,7 +18,7 @@ from ttt_solve.web.answers import encode_analysis, json_response
 from ttt_solve.web.audits import job_json
 from ttt_solve.web.common import RouteTable, asked_position, audits_of, explorer_of, game_json
 from ttt_solve.web.explorer import Explorer
-from ttt_solve.web.forms import audit_request, job_of
+from ttt_solve.web.forms import RepeatedField, audit_request, job_of, once_each
 
 routes = RouteTable()
 
@@ -71,7 +71,11 @@ async def mainline(request: Request) -> Response:
 async def start_audit(request: Request) -> Response:
     body = (await request.body())[:10_000]
     try:
-        fields: Any = json.loads(body or b"{}", parse_int=str)  # numbers checked when read
+        fields: Any = json.loads(  # numbers checked when read
+            body or b"{}", parse_int=str, object_pairs_hook=lambda pairs: once_each(pairs, "field")
+        )
+    except RepeatedField:
+        raise
     except ValueError:
         raise ValueError(
             'the body is not JSON: send an object like {"game": "3x3k3", "agent": "heuristic"}'
@@ -80,10 +84,11 @@ async def start_audit(request: Request) -> Response:
         raise ValueError("the body is JSON nested too deeply: send a flat object") from None
     if not isinstance(fields, dict):
         raise ValueError("the body is not a JSON object")
+    book = explorer_of(request).book
     request_ = audit_request(
-        {key: str(value) for key, value in fields.items() if value is not None}
+        {key: str(value) for key, value in fields.items() if value is not None}, book
     )
-    explorer_of(request).book.game(request_.rules)
+    book.game(request_.rules)
     job = audits_of(request).start(request_)
     return json_response(
         job_json(job), status_code=202, headers={"Location": f"/api/audits/{job.id}"}

@@ -3,7 +3,8 @@ processes of its live work, and errors.
 
 Every error a visitor can cause (an unknown game, a malformed position or move list, an
 illegal move, a spec that does not parse, a busy server) is answered with a 4xx status and a
-one-line message: a page for the pages, ``{"error": ...}`` for the JSON routes. The server's
+one-line message: a page for the pages, ``{"error": ...}`` for the JSON routes and the pages'
+``.json`` twins. The server's
 own troubles (a book found damaged, a book it cannot read now, a worker that failed) are
 answered with a 5xx status, the same one-line message, and a line in the server's log.
 """
@@ -16,9 +17,10 @@ import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
+import jinja2
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -35,8 +37,9 @@ from ttt_solve.errors import TttError
 from ttt_solve.fixes import explained
 from ttt_solve.web import api, pages, ratings, uwapi
 from ttt_solve.web.audits import AuditRunner
+from ttt_solve.web.common import shortened
 from ttt_solve.web.explorer import Explorer, Limits
-from ttt_solve.web.guard import RequestGuard, client_gone
+from ttt_solve.web.guard import Hosts, RequestGuard, client_gone
 from ttt_solve.web.workers import (
     BusyError,
     ClientGone,
@@ -78,15 +81,16 @@ def status_of(error: Exception) -> int:
 
 
 def one_line(error: Exception) -> str:
-    """The error in one line; the server's own troubles (a damaged book) with the command that
-    checks or fixes them, for whoever runs the server."""
+    """The error in one line, a visitor's long input in it quoted shortened (:func:`shortened`);
+    the server's own troubles (a damaged book) with the command that checks or fixes them, for
+    whoever runs the server."""
     if isinstance(error, HTTPException):
         text = str(error.detail)
     elif isinstance(error, TttError) and status_of(error) >= 500:
         text = explained(error)
     else:
         text = str(error)
-    return " ".join(text.split()) or "bad request"
+    return shortened(" ".join(text.split())) or "bad request"
 
 
 async def error_response(request: Request, error: Exception) -> Response:
@@ -94,7 +98,8 @@ async def error_response(request: Request, error: Exception) -> Response:
     if status >= 500 and not isinstance(error, Stopping):
         LOG.error("%s %s: %d %s", request.method, request.url.path, status, message)
     headers = {"Retry-After": "5"} if status == 429 else None
-    if request.url.path.startswith(JSON_PREFIXES):
+    path = request.url.path
+    if path.startswith(JSON_PREFIXES) or path.endswith(".json"):  # the API, the pages' twins
         return JSONResponse({"error": message, "status": status}, status, headers=headers)
     response = pages.render(request, "error.html", status=status, message=message, code=status)
     if headers:
@@ -152,6 +157,30 @@ def _settle(app: Starlette, report: Callable[[str], None], freeze: bool) -> None
         gc.freeze()
 
 
+class DataTemplates(jinja2.Environment):
+    """The pages' templates. They read the pages' data objects, plain dicts, so ``d.links.clear``
+    is the key ``clear`` even where a dict has a method of that name (Jinja's own rule reads
+    the method first, and a link would be written ``<built-in method clear ...>``)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if isinstance(obj, dict) and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
+def page_templates() -> jinja2.Environment:
+    """The templates of the pages: everything a visitor typed escaped, and a key a template
+    reads but its data lacks an error (``StrictUndefined``), never an empty string."""
+    templates = DataTemplates(
+        loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    templates.filters["count"] = lambda n: f"{n:,}"
+    templates.filters["percent"] = share_text  # "-" where nothing could be judged
+    return templates
+
+
 def routes() -> list[Route | Mount]:
     """Every route, the JSON API's first (its position route is the one asked most)."""
     static = Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static")
@@ -164,6 +193,7 @@ def create_app(
     report: Callable[[str], None] | None = None,
     *,
     freeze: bool = False,
+    allowed_hosts: Sequence[str] | None = None,
 ) -> Starlette:
     """The web application over the book ``db``, opened read-only when the server starts
     (``open_book``'s errors, such as a missing book, are raised then).
@@ -173,9 +203,9 @@ def create_app(
     loaded. The loader is ``app.state.memory``. The worker processes of live searches and
     agent moves, and of audits, start with it (:mod:`web.workers`): ``app.state.workers``.
     ``freeze``: once started, exempt what the start made from the garbage collector (for a
-    server in a process of its own; see :func:`_settle`)."""
-    import jinja2
-
+    server in a process of its own; see :func:`_settle`). ``allowed_hosts``: the names
+    besides IP addresses and ``localhost`` that a request's ``Host`` may give
+    (:class:`~ttt_solve.web.guard.Hosts`); ``None``, any name (a test client's)."""
     limits = limits or Limits()
 
     @contextlib.asynccontextmanager
@@ -211,15 +241,13 @@ def create_app(
         lifespan=lifespan,
         exception_handlers=handlers,
         middleware=[
-            Middleware(RequestGuard, respond=error_response),
+            Middleware(
+                RequestGuard,
+                respond=error_response,
+                hosts=Hosts(allowed_hosts) if allowed_hosts is not None else None,
+            ),
             Middleware(UniversalApiCors),
         ],
     )
-    app.state.templates = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(os.path.join(HERE, "templates")),
-        autoescape=True,  # everything a visitor typed is escaped in the HTML
-        undefined=jinja2.StrictUndefined,
-    )
-    app.state.templates.filters["count"] = lambda n: f"{n:,}"
-    app.state.templates.filters["percent"] = share_text
+    app.state.templates = page_templates()
     return app

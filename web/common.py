@@ -14,7 +14,7 @@ from starlette.types import ASGIApp
 
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.oracle import Analysis
-from ttt_solve.book.reader import GameInfo
+from ttt_solve.book.records import GameInfo
 from ttt_solve.solver.position import Position
 from ttt_solve.web.audits import AuditRunner
 from ttt_solve.web.explorer import Asked, Explorer, game_name, url_param
@@ -60,6 +60,24 @@ def explorer_of(request: Request) -> Explorer:
 def audits_of(request: Request) -> AuditRunner:
     runner: AuditRunner = request.app.state.audits
     return runner
+
+
+LONGEST_WORD = 48
+"""The longest word of a message quoted whole (a cell list, a position written out); a longer
+one is quoted shortened, so that a page never grows wider than a phone for a visitor's input."""
+LONGEST_MESSAGE = 300
+"""The longest message shown whole."""
+
+
+def shortened(text: str) -> str:
+    """``text`` with each word longer than :data:`LONGEST_WORD` cut in the middle (its start
+    and end kept: ``'xxxxxxxx…xxx'``), and the whole cut after :data:`LONGEST_MESSAGE`."""
+    words = [
+        f"{word[: LONGEST_WORD - 9]}…{word[-8:]}" if len(word) > LONGEST_WORD else word
+        for word in text.split(" ")
+    ]
+    joined = " ".join(words)
+    return joined if len(joined) <= LONGEST_MESSAGE else joined[: LONGEST_MESSAGE - 1] + "…"
 
 
 def param(request: Request, name: str, default: str | None = None) -> str | None:

@@ -23,7 +23,8 @@ from ttt_solve.book.errors import GameNotFoundError, OutOfReachError
 from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
 from ttt_solve.book.query import LineMove, parse_query
-from ttt_solve.book.reader import Book, GameInfo
+from ttt_solve.book.reader import Book
+from ttt_solve.book.records import GameInfo
 from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError, InvalidRulesError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules

@@ -6,6 +6,11 @@ visitor is still there.
 * a body longer than :data:`MAX_BODY` is refused with 413 as soon as that is known (from its
   ``Content-Length``, or while it is read), never read whole; a body that takes longer than
   :data:`BODY_SECONDS` to arrive is refused with 408;
+* a request whose ``Host`` does not name this server (:class:`Hosts`) is refused with 400: a
+  page of another site that has its own name point at this server's address (DNS
+  rebinding) would otherwise read every page, and pass the check below;
+* a query parameter given twice is refused with 400 (which of the two was meant cannot be
+  known; the last one would win silently);
 * a POST sent by a page of another site (a browser says so in ``Origin`` or
   ``Sec-Fetch-Site``) is refused with 403: the server has no login, so a page elsewhere must not
   start work on it through its visitors' browsers (the pages' own forms are same-origin, and
@@ -20,9 +25,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import ipaddress
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -92,9 +99,10 @@ class RequestGuard:
     """The outermost middleware (see the module). ``respond(request, error)`` makes the error
     answers, as the application makes its own."""
 
-    def __init__(self, app: ASGIApp, respond: Respond) -> None:
+    def __init__(self, app: ASGIApp, respond: Respond, hosts: Hosts | None = None) -> None:
         self.app = app
         self.respond = respond
+        self.hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -114,6 +122,16 @@ class RequestGuard:
                 fetch_site = value
             elif name == b"host":
                 host = value
+        if self.hosts is not None and host is not None:
+            wrong = self.hosts.refusal(host)
+            if wrong is not None:
+                await self._refuse(scope, receive, send, 400, wrong)
+                return
+        if b"&" in scope["query_string"]:
+            twice = _given_twice(scope["query_string"])
+            if twice is not None:
+                await self._refuse(scope, receive, send, 400, twice)
+                return
         if scope["method"] in UNSAFE_METHODS:
             refusal = _cross_site(origin, fetch_site, host)
             if refusal is not None:
@@ -215,3 +233,65 @@ def _cross_site(origin: Any, fetch_site: Any, host: Any) -> str | None:
                 f"this server; use its own pages"
             )
     return None
+
+
+def _given_twice(query: bytes) -> str | None:
+    """Why a query string is refused: a parameter given twice (its name as the server reads
+    it, ``mo%76es`` as ``moves``), or ``None``."""
+    seen = set()
+    for name, _ in parse_qsl(query.decode("latin-1"), keep_blank_values=True):
+        if name in seen:
+            return f"the parameter {name[:40]!r} is given twice; give it once"
+        seen.add(name)
+    return None
+
+
+class Hosts:
+    """The names a request's ``Host`` may give this server: every IP address (a page cannot
+    rebind those), ``localhost`` and its subdomains, and the names allowed: ``books.example``
+    exactly, ``.example.org`` that name and its subdomains (as Django's ``ALLOWED_HOSTS``
+    reads them), ``*`` any name (behind a proxy that checks it)."""
+
+    def __init__(self, allowed: Iterable[str]) -> None:
+        names = [name.strip().lower().rstrip(".") for name in allowed if name.strip()]
+        self.any = "*" in names
+        self.exact = frozenset(n for n in names if not n.startswith(".")) | {"localhost"}
+        self.suffixes = tuple(n for n in names if n.startswith(".")) + (".localhost",)
+        self._verdicts: dict[bytes, str | None] = {}
+
+    def refusal(self, host: bytes) -> str | None:
+        """Why a request with this ``Host`` is refused, or ``None``."""
+        if self.any:
+            return None
+        try:
+            return self._verdicts[host]
+        except KeyError:
+            pass
+        if len(self._verdicts) > 256:  # a visitor may send any number of names
+            self._verdicts.clear()
+        verdict = self._verdicts[host] = self._judge(host.decode("latin-1"))
+        return verdict
+
+    def _judge(self, host: str) -> str | None:
+        name = _name_of(host)
+        if name in self.exact or name.endswith(self.suffixes) or f".{name}" in self.suffixes:
+            return None
+        try:
+            ipaddress.ip_address(name)
+            return None
+        except ValueError:
+            pass
+        shown = name[:60]
+        return (
+            f"this server does not answer to the name {shown!r} (the request's Host); "
+            f"start it with --allowed-host {shown} to serve it under that name"
+        )
+
+
+def _name_of(host: str) -> str:
+    """The name of a ``Host`` header, without its port: ``[::1]:8000`` -> ``::1``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1:].partition("]")[0]
+    name, colon, port = host.rpartition(":")
+    return (name if colon and port.isdigit() else host).rstrip(".")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qsl
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -27,7 +27,7 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.value import Value
 from ttt_solve.web import links, plots, views
 from ttt_solve.web.answers import json_response
-from ttt_solve.web.audits import AuditJob, checked_spec, job_json
+from ttt_solve.web.audits import AuditJob, job_json
 from ttt_solve.web.common import (
     Handler,
     RouteTable,
@@ -38,7 +38,7 @@ from ttt_solve.web.common import (
     param,
 )
 from ttt_solve.web.explorer import game_name
-from ttt_solve.web.forms import audit_request, job_of
+from ttt_solve.web.forms import agent_spec, audit_request, job_of, once_each
 
 routes = RouteTable()
 
@@ -159,7 +159,7 @@ async def position_page(request: Request) -> Response:
             "board_svg": svg.board(drawn),
             "board_width": width_of(rules.cols),
             "history_svg": (
-                svg.value_history(shown, max_remoteness=rules.cells, current=state.ply)
+                svg.value_history(shown, max_remoteness=rules.cells, current=state.ply, notes=False)
                 if shown is not None
                 else None
             ),
@@ -169,22 +169,22 @@ async def position_page(request: Request) -> Response:
 
 
 def audit_banner(request: Request, state: views.State) -> dict[str, Any] | None:
-    """What a page opened from an audit says about it: the audit, its agent, a way back."""
+    """What a page opened from an audit says about it: the audit, its agent, a way back. An
+    audit the server no longer holds (audits live in memory: a link shared before a restart)
+    is named, with ``url`` ``None`` and no agent: the page shows the game all the same."""
     if state.audit is None:
         return None
     job = audits_of(request).get(state.audit)
-    url = f"/audits/{state.audit}"
-    if job is None:
-        return {"id": state.audit, "url": url, "agent": None, "game": state.audit_game}
-    return {
-        "id": job.id,
-        "url": url,
-        "agent": job.request.agent,
-        "opponent": job.request.opponent if job.request.mode == "games" else None,
-        "mode": job.request.mode,
-        "game": state.audit_game,
-        "side": state.side,
-    }
+    about: dict[str, Any] = {"url": None, "agent": None, "opponent": None, "mode": None}
+    if job is not None:
+        games = job.request.mode == "games"
+        about = {
+            "url": f"/audits/{job.id}",
+            "agent": job.request.agent,
+            "opponent": job.request.opponent if games else None,
+            "mode": job.request.mode,
+        }
+    return {"id": state.audit, **about, "game": state.audit_game, "side": state.side}
 
 
 # -- a game's analysis -------------------------------------------------------------------------
@@ -279,9 +279,10 @@ async def audits_page(request: Request) -> Response:
 @routes.post("/audits")
 async def start_audit(request: Request) -> Response:
     body = (await request.body())[:10_000].decode(errors="replace")
-    fields = {key: values[-1] for key, values in parse_qs(body).items()}
-    request_ = audit_request(fields)
-    explorer_of(request).book.game(request_.rules)
+    fields = once_each(parse_qsl(body, keep_blank_values=True), "the form's field")
+    book = explorer_of(request).book
+    request_ = audit_request({key: str(value) for key, value in fields.items()}, book)
+    book.game(request_.rules)
     job = audits_of(request).start(request_)
     return RedirectResponse(f"/audits/{job.id}", status_code=303)
 
@@ -400,7 +401,7 @@ def small_board(truth: Truth, row: dict[str, Any]) -> str:
 @page("/play/{game}")
 async def play_page(request: Request) -> Response:
     explorer = explorer_of(request)
-    agent = checked_spec(param(request, "agent") or "heuristic")
+    agent = agent_spec(param(request, "agent") or "heuristic", "agent", explorer.book)
     side = (param(request, "side") or "x").lower()
     if side not in ("x", "o"):
         raise ValueError(f"side {side!r} is not x or o")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ttt_solve.agents.audit import Summary
-from ttt_solve.book.reader import GameInfo
+from ttt_solve.book.records import GameInfo
 
 OUTCOMES = ("win", "draw", "loss")
 

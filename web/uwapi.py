@@ -28,7 +28,7 @@ from starlette.responses import Response
 
 from ttt_solve.book.errors import GameNotFoundError
 from ttt_solve.book.oracle import Analysis
-from ttt_solve.book.reader import GameInfo
+from ttt_solve.book.records import GameInfo
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules

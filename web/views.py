@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, NamedTuple
 
 from ttt_solve import picture
@@ -19,12 +19,12 @@ from ttt_solve.agents.audit import Graded, Truth, graded_json
 from ttt_solve.agents.review import CostlyRow, Review, player_number
 from ttt_solve.book.oracle import Analysis
 from ttt_solve.book.query import LineMove, analysis_json
-from ttt_solve.book.reader import GameInfo
+from ttt_solve.book.records import GameInfo
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import grade
 from ttt_solve.web import links
-from ttt_solve.web.common import game_json
+from ttt_solve.web.common import game_json, shortened
 from ttt_solve.web.explorer import symmetric_images
 
 OUTCOMES = ("win", "draw", "loss")
@@ -182,7 +182,9 @@ def mainline_json(
 
 
 def history_json(history: picture.History, current: int | None) -> dict[str, Any]:
-    """A value history (:func:`ttt_solve.picture.history`) as plain data."""
+    """A value history (:func:`ttt_solve.picture.history`) as plain data; each change of
+    value with the link of the position after it."""
+    after = {p.ply - 1: p.link for p in history.points}
     return {
         "points": [
             {
@@ -204,6 +206,7 @@ def history_json(history: picture.History, current: int | None) -> dict[str, Any
                 "before": c.before.value,
                 "after": c.after.value,
                 "text": c.text,
+                "url": after.get(c.ply),
             }
             for c in history.changes
         ],
@@ -271,7 +274,13 @@ def position_data(
         "to_move": None if position.is_terminal else position.to_move,
         "winner": position.winner,
         "last_move": names[state.ply - 1] if state.ply else None,
-        "numbered": numbered_moves(names, position.ply - state.ply, state.at, state.ply),
+        "numbered": numbered_moves(
+            names,
+            position.ply - state.ply,
+            state.at,
+            state.ply,
+            {change.ply for change in history.changes} if history is not None and shown else (),
+        ),
         "show_values": shown,
         "answer": analysis_json(analysis) if shown else None,
         "source": source_note(analysis, info.book_depth) if shown else None,
@@ -414,7 +423,7 @@ def editor_data(info: GameInfo, setup: Setup, problem: str | None) -> dict[str, 
         "tool": setup.tool,
         "stones": {"x": x, "o": o},
         "legal": position is not None,
-        "problem": why,
+        "problem": shortened(why) if why else None,  # it may quote a long input
         "to_move": position.to_move if position is not None and not position.is_terminal else None,
         "explore": links.position_link(position) if position is not None else None,
         "links": {
@@ -527,11 +536,14 @@ def numbered_moves(
     first_ply: int = 0,
     url: Callable[[int], str] | None = None,
     current: int | None = None,
+    blunders: Collection[int] = (),
 ) -> list[dict[str, Any]]:
     """A game's moves numbered as players count them, X's and O's of each number side by side
     (``1. b2 a1 2. c3 ...``); ``first_ply`` is the ply of the first move (a game set up with O
     to move starts ``1. ... a1``). Each move has ``url(i)``, the page after the first ``i``
-    moves, and ``current`` (how many moves are shown) marks the last move shown."""
+    moves, ``current`` (how many moves are shown) marks the last move shown, and ``blunder``
+    whether its ply is one of ``blunders`` (a move that changed its player's value: the page
+    writes it ``c3??``, as lichess does)."""
     rows: list[dict[str, Any]] = []
     for index, name in enumerate(moves):
         ply = first_ply + index
@@ -542,6 +554,7 @@ def numbered_moves(
             "cell": name,
             "url": url(index + 1) if url is not None else None,
             "current": current == index + 1,
+            "blunder": ply in blunders,
         }
     return rows
 

@@ -1,0 +1,96 @@
+"""Agents that defy their time limit or try to end, abort or move their caller: move functions
+on a flat board (``board="flat"``), for ``ttt.audit(fn, ..., timeout=)`` and
+``py:tests.hostile_agents:NAME,board=flat,timeout=``. Each would hang or end its caller if it
+ran in the caller's own process under a timer signal."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+SLOW_SECONDS = 2.0
+"""How long the agents that dodge a timer take a move: many times the tests' limits."""
+
+
+def sleeps_through_everything(board):  # noqa: ANN001, ANN201
+    """Catches every exception around an endless sleep, the time limit's too."""
+    while True:
+        try:
+            time.sleep(10**6)
+        except BaseException:  # noqa: BLE001, S110 - the hostile part
+            pass
+
+
+class _EndlessIndex:
+    def __index__(self) -> int:
+        while True:
+            pass
+
+
+def answers_an_endless_index(board):  # noqa: ANN001, ANN201
+    """Answers at once, with a number whose ``__index__`` never returns."""
+    return _EndlessIndex()
+
+
+def cancels_the_timer(board):  # noqa: ANN001, ANN201
+    """Cancels any interval timer, then takes its time."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    time.sleep(SLOW_SECONDS)
+    return board.index(" ")
+
+
+def ignores_the_alarm(board):  # noqa: ANN001, ANN201
+    """Ignores SIGALRM, then takes its time."""
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    time.sleep(SLOW_SECONDS)
+    return board.index(" ")
+
+
+def exits_from_a_thread(board):  # noqa: ANN001, ANN201
+    """Ends its process, status 0, from a thread of its own."""
+    thread = threading.Thread(target=os._exit, args=(0,))
+    thread.start()
+    thread.join()
+    return board.index(" ")
+
+
+def raises_generator_exit(board):  # noqa: ANN001, ANN201
+    raise GeneratorExit
+
+
+class Mine(BaseException):
+    """An exception of the agent's own, beside ``Exception``."""
+
+
+def raises_its_own_base_exception(board):  # noqa: ANN001, ANN201
+    raise Mine("not an Exception")
+
+
+def raises_keyboard_interrupt(board):  # noqa: ANN001, ANN201
+    raise KeyboardInterrupt
+
+
+def changes_directory(board):  # noqa: ANN001, ANN201
+    """Moves to the root folder, and plays well enough."""
+    os.chdir("/")
+    return board.index(" ")
+
+
+def writes_one_cell_and_answers_another(board):  # noqa: ANN001, ANN201
+    """Writes its stone into the last empty cell and answers the first."""
+    empty = [i for i, cell in enumerate(board) if cell == " "]
+    board[empty[-1]] = "X" if board.count("X") == board.count("O") else "O"
+    return empty[0]
+
+
+def sleeps_in_a_pool_worker_at_the_last_cell(board):  # noqa: ANN001, ANN201
+    """Plays the first empty cell, slowly enough for an audit to start its pool; in a pool's
+    worker, sleeps through everything where one cell is left."""
+    import multiprocessing
+
+    if multiprocessing.parent_process() is not None and board.count(" ") == 1:
+        sleeps_through_everything(board)
+    time.sleep(0.002)
+    return board.index(" ")

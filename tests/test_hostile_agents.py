@@ -1,0 +1,320 @@
+"""Agents that defy their time limit or try to end, abort or move the session that grades them
+(:mod:`tests.hostile_agents`), graded with a time limit through the notebook's ``ttt.audit``
+and through a ``py:`` plug-in on ``ttt audit``'s command line. Every one must give an audit
+that finishes, each of its moves that agent's failure of the right kind, and a caller that goes
+on where it was.
+
+Each runs in a process of its own, bounded by this test's timeout: in the test's own process,
+an agent that cannot be stopped would hang the test run, and one that ends its process would
+end it."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import ttt_solve as ttt
+from tests.support import running
+from ttt_solve.agents.engine import EngineFailure
+
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT = 0.3
+"""The agents' time limit per move, in seconds."""
+POSITIONS = 3
+"""Positions each audit asks about (a sample, up to symmetry)."""
+BOUND = 60
+"""Seconds a whole audit may take before the test calls it hung (it takes a few)."""
+
+EXPECTED = {
+    "sleeps_through_everything": ("timeout", f"no move within {LIMIT:g} s"),
+    "answers_an_endless_index": ("timeout", f"no move within {LIMIT:g} s"),
+    "cancels_the_timer": ("timeout", f"no move within {LIMIT:g} s"),
+    "ignores_the_alarm": ("timeout", f"no move within {LIMIT:g} s"),
+    "exits_from_a_thread": ("crash", "ended its process before answering, with status 0"),
+    "raises_generator_exit": ("crash", "raised GeneratorExit"),
+    "raises_its_own_base_exception": ("crash", "raised Mine: not an Exception"),
+    "raises_keyboard_interrupt": ("crash", "raised KeyboardInterrupt"),
+}
+"""Each hostile agent's failure: its kind and words of its detail."""
+
+CLI = "from ttt_solve.cli.main import main; main()"
+NOTEBOOK = """
+import json, os, sys
+import ttt_solve as ttt
+from tests import hostile_agents
+
+name, db, limit, positions = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+here = os.getcwd()
+report = ttt.audit(
+    getattr(hostile_agents, name), "3x3k3", db=db, board="flat", positions=positions,
+    timeout=limit,
+)
+failed = [[f.kind, f.detail] for f in report.failures]
+print(json.dumps({"failed": failed, "cwd": os.getcwd(), "was": here}))
+"""
+
+
+def python(*args: str, what: str) -> subprocess.CompletedProcess:
+    """A Python of its own, run from the repository (where ``tests`` imports), bounded by
+    :data:`BOUND`: past it the test fails saying ``what`` still ran."""
+    try:
+        return subprocess.run(
+            [sys.executable, *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=BOUND,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{what} still ran after {BOUND} s")
+
+
+def notebook(name: str, db: str, limit: float = LIMIT) -> dict:
+    """``ttt.audit`` of a hostile agent, in a Python of its own; what it reported."""
+    what = f"ttt.audit of {name} with timeout={limit}"
+    result = python("-c", NOTEBOOK, name, db, str(limit), str(POSITIONS), what=what)
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
+    lines = result.stdout.strip().splitlines()
+    assert lines, f"the session ended silently (status {result.returncode}): {result.stderr}"
+    return json.loads(lines[-1])
+
+
+def command_line(*args: str) -> subprocess.CompletedProcess:
+    """A real ``ttt`` process."""
+    return python("-c", CLI, *args, what=f"ttt {' '.join(args)}")
+
+
+def spec_of(name: str, limit: float = LIMIT) -> str:
+    return f"py:tests.hostile_agents:{name},board=flat,timeout={limit:g}"
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_hostile_agent_in_a_notebook_fails_its_moves_and_the_audit_goes_on(book_3x3, name):
+    kind, words = EXPECTED[name]
+    outcome = notebook(name, book_3x3)
+    assert outcome["failed"], outcome
+    for failure_kind, detail in outcome["failed"]:
+        assert failure_kind == kind and words in detail, (failure_kind, detail)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_hostile_plugin_fails_its_moves_and_the_audit_goes_on(book_3x3, name):
+    kind, words = EXPECTED[name]
+    spec = spec_of(name)
+    result = command_line(
+        "audit", "--agent", spec, "--db", book_3x3, "--positions", f"sample:{POSITIONS}", "--json"
+    )
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    failed = json.loads(result.stdout)["failed"]
+    assert failed, result.stdout
+    for failure in failed:
+        assert failure["kind"] == kind and words in failure["detail"], failure
+        assert failure["detail"].startswith(spec), failure
+
+
+def test_an_agents_chdir_stays_in_its_own_process(book_3x3):
+    outcome = notebook("changes_directory", book_3x3, limit=10)
+    assert outcome["cwd"] == outcome["was"] == str(ROOT), outcome
+    assert outcome["failed"] == [], outcome  # and its moves are graded
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(p) for p in (task / "children").read_text().split()]
+    return found
+
+
+def _started_audit(book: str, limit: float) -> tuple[subprocess.Popen, list[int]]:
+    """``ttt audit`` of an agent that sleeps through everything, once it is in the agent's
+    first move: its processes then (the agent's, where it has one of its own)."""
+    audit = subprocess.Popen(
+        [sys.executable, "-c", CLI, "audit"]
+        + ["--agent", spec_of("sleeps_through_everything", limit), "--db", book, "-q"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 5  # the agent's process appears well within it
+    while time.monotonic() < deadline and audit.poll() is None and not _children(audit.pid):
+        time.sleep(0.05)
+    time.sleep(0.3)  # into its sleep
+    return audit, _children(audit.pid)
+
+
+def _gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and running(pid):
+        time.sleep(0.05)
+    return not running(pid)
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finds processes through /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_signal_ends_the_audit_and_the_agent_with_it(book_3x3, signum):
+    """``timeout 30 ttt audit ...`` must end the command however the agent sleeps; and an
+    agent's process never outlives the command, even one killed outright."""
+    audit, processes = _started_audit(book_3x3, 30)
+    assert audit.poll() is None, audit.stderr.read() if audit.stderr else ""
+    os.kill(audit.pid, signum)
+    try:
+        audit.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        audit.kill()
+        audit.wait()
+        pytest.fail(f"ttt audit still ran 10 s after {signal.Signals(signum).name}")
+    finally:
+        for process in processes:
+            if not _gone(process, 10):
+                os.kill(process, signal.SIGKILL)
+                pytest.fail("the agent's process outlived the command")
+    assert processes, "the agent had no process of its own"
+    assert audit.returncode in (-signum, 128 + signum), audit.returncode
+
+
+def _draws(board):  # noqa: ANN001, ANN202 - a notebook's agent drawing from random
+    return random.choice([i for i, cell in enumerate(board) if cell == " "])
+
+
+PLUGIN = "py:examples.plugin_agent:make"
+
+
+@pytest.mark.parametrize("mode", [{"positions": 60}, {"games": 6}], ids=["positions", "games"])
+@pytest.mark.parametrize(
+    "agent, board, isolated",
+    [(_draws, "flat", {"timeout": 10}), (PLUGIN, None, {"agent": f"{PLUGIN},timeout=10"})],
+    ids=["notebook", "plug-in"],
+)
+def test_a_seeded_agent_plays_the_same_moves_in_its_own_process(
+    book_3x3, mode, agent, board, isolated
+):
+    """The child's moves are the moves of the caller's process, seed for seed: a notebook's
+    function drawing from ``random`` (seeded per move), and a plug-in drawing from the
+    generator it was made with (seeded per position or game, followed from move to move)."""
+    common = {"game": "3x3k3", "db": book_3x3, "board": board, "seed": 4, "jobs": 1, **mode}
+    here = ttt.audit(agent, **common)
+    child = ttt.audit(**{"agent": agent, **common, **isolated})
+    assert here.records == child.records and here.games == child.games
+    assert not here.failures and not child.failures
+
+
+def test_a_limited_plugin_runs_in_a_pools_workers_with_its_limit_held(book_3x3):
+    """An agent with a time limit no longer keeps the audit in one process: each pool worker
+    runs it in a child of its own, killed at the limit there too."""
+    spec = spec_of("sleeps_in_a_pool_worker_at_the_last_cell", 0.2)
+    result = command_line("audit", "--agent", spec, "--db", book_3x3, "--jobs", "2", "--json")
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
+    report = json.loads(result.stdout)
+    assert report["failed"] and report["graded"], report["failures"]
+    # (a move elsewhere may time out too on a machine busy enough: 0.2 s is short)
+    assert {f["kind"] for f in report["failed"]} == {"timeout"}
+    assert 8 in {f["ply"] for f in report["failed"]}
+
+
+# -- the agent's process, from the caller's side -----------------------------------------------
+
+
+def _agent(move, limit: float = 10.0):  # noqa: ANN001, ANN202
+    from ttt_solve.agents.adapters import Adapter, CallableAgent
+
+    return CallableAgent(random.Random(0), move, Adapter.make("flat"), timeout=limit)
+
+
+def _empty_board():  # noqa: ANN202
+    from ttt_solve.solver.position import Position
+    from ttt_solve.solver.rules import Rules
+
+    return Position(Rules(3, 3, 3), 0, 0)
+
+
+_TOLD: list[Path] = []
+"""A file whose appearance tells the agent below to end its process."""
+
+
+def _exits_when_told(board):  # noqa: ANN001, ANN202
+    import threading
+
+    def wait_then_exit() -> None:
+        while not _TOLD[0].exists():
+            time.sleep(0.01)
+        os._exit(0)
+
+    threading.Thread(target=wait_then_exit, daemon=True).start()
+    return board.index(" ")
+
+
+def test_a_process_gone_between_moves_is_replaced_without_a_failure(tmp_path):
+    _TOLD[:] = [tmp_path / "now"]
+    agent = _agent(_exits_when_told)
+    try:
+        assert agent.select_move(_empty_board()) == 0
+        first = agent.process.pid
+        _TOLD[0].touch()  # its thread ends it, between two moves
+        assert first is not None and _gone(first, 10)
+        _TOLD[0].unlink()
+        assert agent.select_move(_empty_board()) == 0
+        assert agent.process.pid not in (None, first)
+    finally:
+        agent.close()
+
+
+def _counts(board, calls=[]):  # noqa: ANN001, ANN202, B006 - state an agent keeps
+    calls.append(1)
+    if len(calls) == 2:
+        time.sleep(10)
+    return len(calls) - 1
+
+
+def test_the_agents_state_lives_in_its_process_until_that_process_is_replaced():
+    """Moves served by one process see what the agent kept from the ones before; after a
+    timeout a fresh process starts from the caller's state, which the agent's never reached."""
+    agent = _agent(_counts, limit=1.0)
+    try:
+        assert agent.select_move(_empty_board()) == 0  # a first call
+        with pytest.raises(EngineFailure, match="timeout"):
+            agent.select_move(_empty_board())  # a second call (it counted): sleeps, killed
+        assert agent.select_move(_empty_board()) == 0  # a fresh process: a first call again
+    finally:
+        agent.close()
+
+
+def test_closing_the_agent_or_dropping_it_ends_its_process():
+    import gc
+
+    agent = _agent(lambda board: board.index(" "))
+    agent.select_move(_empty_board())
+    pid = agent.process.pid
+    agent.close()
+    assert not running(pid)
+    agent = _agent(lambda board: board.index(" "))
+    agent.select_move(_empty_board())
+    pid = agent.process.pid
+    del agent
+    gc.collect()
+    assert not running(pid)
+
+
+def _raises_a_long_message(board):  # noqa: ANN001, ANN202
+    raise ValueError("x" * 1_000_000)
+
+
+def test_a_long_exception_message_is_a_crash_quoted_in_part():
+    agent = _agent(_raises_a_long_message)
+    try:
+        with pytest.raises(EngineFailure) as failed:
+            agent.select_move(_empty_board())
+        assert failed.value.kind == "crash" and "raised ValueError: xxx" in failed.value.detail
+        assert len(failed.value.detail) <= 2000
+    finally:
+        agent.close()
