@@ -26,14 +26,11 @@ is raised. In games mode a failure ends that game.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.engine import FAILURE_KINDS, EngineFailure
-from ttt_solve.agents.match import checked_move, derive_seed
-from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -195,37 +192,72 @@ class Failure(NamedTuple):
 
 
 class _Rates:
-    """Accuracy and perfection of totals that have ``moves``, ``best`` and ``sound``."""
+    """Accuracy and perfection of totals that have ``moves`` (graded), ``failures`` (failed
+    moves, weighted like the graded ones), ``best`` and ``sound``.
+
+    **Accuracy** is the share of the positions asked (and known to the book) in which the agent
+    kept the value: a failed move kept nothing, so it counts against the agent. **Perfection**
+    is the share in which it played a best move. Where no position could be judged (none was
+    asked, or the book knew none of them), both are ``None``, never 0.
+    """
 
     moves: int
     best: int
     sound: int
+    failures_total: int
 
     @property
-    def accuracy(self) -> float:
-        """The share of moves that keep the value (best or sound)."""
-        return (self.best + self.sound) / self.moves if self.moves else 0.0
+    def judged(self) -> int:
+        """The positions asked that the book could judge: graded moves and failed ones."""
+        return self.moves + self.failures_total
 
     @property
-    def perfection(self) -> float:
-        """The share of moves that are best."""
-        return self.best / self.moves if self.moves else 0.0
+    def accuracy(self) -> float | None:
+        """The share of the positions asked in which the agent kept the value."""
+        return (self.best + self.sound) / self.judged if self.judged else None
+
+    @property
+    def perfection(self) -> float | None:
+        """The share of the positions asked in which the agent played a best move."""
+        return self.best / self.judged if self.judged else None
+
+    @property
+    def accuracy_of_moves_made(self) -> float | None:
+        """The share of the moves the agent made (its failures left out) that kept the value:
+        a figure beside the accuracy, never instead of it."""
+        return (self.best + self.sound) / self.moves if self.moves else None
+
+    @property
+    def perfection_of_moves_made(self) -> float | None:
+        """The share of the moves the agent made (its failures left out) that were best."""
+        return self.best / self.moves if self.moves else None
 
 
 @dataclass(frozen=True)
 class PlyRow(_Rates):
-    """Weighted totals of the graded moves made at one ply."""
+    """Weighted totals of the moves asked at one ply: graded, best, sound, blunders, failed."""
 
     ply: int
     moves: int
     best: int
     sound: int
     blunders: int
+    failures_total: int = 0
+
+    # A row exists only for a ply at which a move was asked: its shares are always known.
+    @property
+    def accuracy(self) -> float:
+        return (self.best + self.sound) / self.judged
+
+    @property
+    def perfection(self) -> float:
+        return self.best / self.judged
 
 
 @dataclass(frozen=True)
 class Summary(_Rates):
-    """Weighted totals of graded moves (``graded`` counts records, ``moves`` their weight)."""
+    """Weighted totals of the moves asked (``graded`` counts graded records, ``moves`` their
+    weight; ``failed`` counts failure records, ``failures_total`` their weight)."""
 
     graded: int
     moves: int
@@ -236,16 +268,24 @@ class Summary(_Rates):
     by_ply: tuple[PlyRow, ...] = ()
     ungraded: int = 0
     failures: dict[str, int] = field(default_factory=dict)
-    """Weighted engine failures by kind (every kind of FAILURE_KINDS present, maybe 0)."""
+    """Weighted failures by kind (every kind of FAILURE_KINDS present, maybe 0)."""
     failed: int = 0
-    """How many failure records (positions up to symmetry, or games) those are."""
+    """How many failure records (positions up to symmetry, or moves in games) those are."""
+    failures_total: int = 0
+    """The failed moves, weighted as the graded ones are: the sum of :attr:`failures`."""
+
+    @property
+    def asked(self) -> int:
+        """Every position the agent was asked to move in (weighted): graded, failed, and those
+        the book does not hold (not judged)."""
+        return self.moves + self.failures_total + self.ungraded
 
 
 def summarize(
     records: Sequence[Graded], ungraded: int = 0, failures: Sequence[Failure] = ()
 ) -> Summary:
-    """Totals, blunders by kind and the by-ply table of graded moves; engine failures by kind
-    beside them (not in the totals: a failed request is no move)."""
+    """Totals, blunders by kind and the by-ply table of the moves asked: the graded moves and
+    the failed ones (which count against accuracy and perfection, and keep their ply's row)."""
     counts = {Grade.BEST: 0, Grade.SOUND: 0, Grade.BLUNDER: 0}
     kinds = dict.fromkeys(BLUNDER_KINDS, 0)
     plies: dict[int, list[int]] = {}
@@ -253,13 +293,14 @@ def summarize(
         counts[r.grade] += r.weight
         if r.kind:
             kinds[r.kind] += r.weight
-        row = plies.setdefault(r.ply, [0, 0, 0, 0])
+        row = plies.setdefault(r.ply, [0, 0, 0, 0, 0])
         row[0] += r.weight
         row[1 + (Grade.BEST, Grade.SOUND, Grade.BLUNDER).index(r.grade)] += r.weight
-    by_ply = tuple(PlyRow(ply, *plies[ply]) for ply in sorted(plies))
     failed = dict.fromkeys(FAILURE_KINDS, 0)
     for f in failures:
         failed[f.kind] += f.weight
+        plies.setdefault(f.ply, [0, 0, 0, 0, 0])[4] += f.weight
+    by_ply = tuple(PlyRow(ply, *plies[ply]) for ply in sorted(plies))
     return Summary(
         len(records),
         sum(counts.values()),
@@ -271,6 +312,31 @@ def summarize(
         ungraded,
         failed,
         len(failures),
+        sum(failed.values()),
+    )
+
+
+def share_text(share: float | None) -> str:
+    """A share as a percentage, or ``-`` where there is none (nothing could be judged): the
+    same in the repr, the tables and the HTML."""
+    return "-" if share is None else f"{100 * share:.2f}%"
+
+
+def headline(summary: Summary) -> str:
+    """An audit's figures in one line: accuracy and perfection over the positions asked,
+    blunders, failed moves (weighted as the positions are)."""
+    if not summary.judged:
+        return (
+            f"nothing could be judged ({summary.asked:,} positions asked, "
+            f"{summary.ungraded:,} not in the book)"
+        )
+    failed = summary.failures_total
+    return (
+        f"accuracy {share_text(summary.accuracy)}, perfection {share_text(summary.perfection)} "
+        f"of {summary.judged:,} positions asked; {summary.blunders:,} blunders in "
+        f"{summary.moves:,} moves made"
+        + (f", {failed:,} failed move{'s' if failed != 1 else ''}" if failed else "")
+        + (f", {summary.ungraded:,} not in the book" if summary.ungraded else "")
     )
 
 
@@ -309,189 +375,64 @@ def _figures(source: object, names: str) -> dict[str, object]:
 
 
 def ply_row_json(row: PlyRow) -> dict[str, object]:
-    """One row of the by-ply table as plain data."""
-    return _figures(row, "ply moves best sound blunders accuracy perfection")
+    """One row of the by-ply table as plain data (``failures``: the failed moves)."""
+    out = _figures(row, "ply moves best sound blunders accuracy perfection")
+    out["failures"] = row.failures_total
+    return out
 
 
 def summary_json(summary: Summary) -> dict[str, object]:
-    """The figures of a summary as plain data: totals, rates, blunders by kind, by ply."""
-    figures = _figures(summary, "graded moves ungraded accuracy perfection best sound blunders")
+    """The figures of a summary as plain data: the positions asked, totals, rates (over every
+    position asked; ``null`` when none could be judged), blunders by kind, by ply."""
+    figures = _figures(
+        summary,
+        "asked graded moves ungraded accuracy perfection best sound blunders "
+        "accuracy_of_moves_made perfection_of_moves_made",
+    )
+    figures["failed_moves"] = summary.failures_total
     figures["blunder_kinds"] = summary.kinds
     figures["by_ply"] = [ply_row_json(row) for row in summary.by_ply]
     return figures
 
 
 def game_result_json(rules: Rules, result: GameResult) -> dict[str, object]:
-    """One audit game as plain data: the agent's side, its result, the moves."""
+    """One audit game as plain data: the agent's side, its result, who forfeited (the side
+    that failed a move: ``"agent"``, ``"opponent"`` or ``null``) and why, the moves."""
     return {
         "agent_side": result.agent_side,
-        "outcome": result.outcome.value if result.outcome else "stopped",
+        "outcome": result.outcome.value,
+        "forfeit": result.forfeited_by,
         "failure": result.failure,
         "moves": [rules.cell_name(c) for c in result.moves],
     }
 
 
-# -- collecting moves ------------------------------------------------------------------------
-
-POSITION_CHUNK = 16
-GAME_CHUNK = 4
-
-
-def select_positions(truth: Truth, sample: int | None, seed: int) -> list[tuple[int, int, int]]:
-    """The ``(ply, key, images)`` rows to audit: all, or ``sample`` of them drawn uniformly
-    (up to symmetry) by a generator seeded with ``seed``, kept in (ply, key) order."""
-    rows = truth.nonterminal()
-    if sample is not None and sample < len(rows):
-        picked = random.Random(derive_seed(seed, "sample")).sample(range(len(rows)), sample)
-        rows = [rows[i] for i in sorted(picked)]
-    return rows
-
-
-def audit_positions(
-    maker: Any,
-    truth: Truth,
-    *,
-    sample: int | None = None,
-    seed: int = 0,
-    jobs: int = 2,
-    progress: Callable[[int, int], None] | None = None,
-    probe_seconds: float | None = None,
-    failures: list[Failure] | None = None,
-) -> tuple[list[Graded], int]:
-    """The agent's move in every (or a sample of the) non-terminal positions, graded.
-
-    ``maker.build(book)`` makes the agent; an :class:`AgentMaker` may also run in other
-    processes (not an external engine's: it stays in this one). Returns the graded moves and
-    how many could not be graded; an engine's failed requests go to ``failures`` (weighted like
-    the moves) or, without that list, are raised.
-    """
-    rules = truth.rules
-    rows = select_positions(truth, sample, seed)
-    tasks = []
-    for _, key, _ in rows:
-        position = Position.from_key(rules, key)
-        tasks.append((position.x, position.o, derive_seed(seed, "position", key)))
-    agent = maker.build(truth.book)
-    # An agent that keeps a process or a timer of this one (an engine, a time limit) stays here.
-    parallel = isinstance(maker, AgentMaker) and not getattr(agent, "external", False)
-    worker = Worker(rules, [agent])
-    weights = {key: images for _, key, images in rows}
-    try:
-        moves = run_chunks(
-            worker,
-            "moves",
-            chunked(tasks, POSITION_CHUNK),
-            makers=[maker] if parallel else None,
-            jobs=jobs,
-            progress=progress,
-            probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
-        )
-    except BaseException:
-        if failures is not None:  # the failures before the error are counted all the same
-            failures.extend(Failure.of(f, weights.get(f.position.key, 1)) for f in worker.failed)
-        raise
-    finally:
-        _close(agent)
-    records, ungraded = [], 0
-    for (_ply, key, images), answer in zip(rows, moves):
-        if isinstance(answer, EngineFailure):  # the agent failed here: counted, not graded
-            if failures is None:
-                raise answer
-            failures.append(Failure.of(answer, images))
-            continue
-        position = Position.from_key(rules, key)
-        cell = checked_move(agent.spec, position, answer)  # an in-process agent's None is illegal
-        score = truth.scores.get(key) if truth.scores is not None else None
-        value = Value.from_score(score, position.empty_count) if score is not None else None
-        record = grade_move(truth, position, cell, images, value)
-        if record is None:
-            ungraded += images
-        else:
-            records.append(record)
-    return records, ungraded
-
-
 class GameResult(NamedTuple):
     """One audit game: which side the agent played, the moves, and the winner.
 
-    ``failure`` is the kind of engine failure that stopped the game early (else ``None``).
+    ``failure`` is the kind of failure that ended the game early, and ``failed_side`` the side
+    (``"x"`` or ``"o"``) that failed: that side forfeited the game, so ``winner`` is the other.
     """
 
     agent_side: str  # "x" or "o"
     moves: tuple[int, ...]
     winner: str | None
     failure: str | None = None
+    failed_side: str | None = None
 
     @property
-    def outcome(self) -> Outcome | None:
-        """The result for the agent; ``None`` for a game an engine failure stopped."""
-        if self.failure is not None:
-            return None
+    def outcome(self) -> Outcome:
+        """The result for the agent (a forfeit is a loss for the side that failed)."""
         if self.winner is None:
             return Outcome.DRAW
         return Outcome.WIN if self.winner == self.agent_side else Outcome.LOSS
 
-
-def audit_games(
-    maker: Any,
-    opponent: Any,
-    truth: Truth,
-    *,
-    games: int,
-    seed: int = 0,
-    jobs: int = 2,
-    progress: Callable[[int, int], None] | None = None,
-    probe_seconds: float | None = None,
-    failures: list[Failure] | None = None,
-) -> tuple[list[Graded], int, list[GameResult]]:
-    """``games`` games against ``opponent``, colours alternating; the agent's moves graded.
-
-    Returns the graded moves, the number of agent moves the book could not grade, and the
-    games. A game in which an external engine (either side) fails a request stops there: the
-    moves before it are graded, the failure goes to ``failures`` (or, without that list, is
-    raised) and the game's result has ``failure`` set.
-    """
-    rules = truth.rules
-    tasks = []
-    for index in range(games):
-        agent_x = index % 2 == 0
-        x_seed = derive_seed(seed, "game", index, "x")
-        o_seed = derive_seed(seed, "game", index, "o")
-        tasks.append((0, 1, x_seed, o_seed) if agent_x else (1, 0, x_seed, o_seed))
-    agents = [maker.build(truth.book), opponent.build(truth.book)]
-    parallel = all(isinstance(m, AgentMaker) for m in (maker, opponent)) and not any(
-        getattr(agent, "external", False) for agent in agents
-    )
-    worker = Worker(rules, agents)
-    try:
-        played = run_chunks(
-            worker,
-            "games_to_failure",
-            chunked(tasks, GAME_CHUNK),
-            makers=[maker, opponent] if parallel else None,
-            jobs=jobs,
-            progress=progress,
-            probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
-        )
-    except BaseException:
-        if failures is not None:  # the failures before the error are counted all the same
-            failures.extend(Failure.of(f) for f in worker.failed)
-        raise
-    finally:
-        for agent in agents:
-            _close(agent)
-    records, ungraded, results = [], 0, []
-    for index, (moves, winner, failure) in enumerate(played):
-        if failure is not None:
-            if failures is None:
-                raise failure
-            failures.append(Failure.of(failure))
-        side = "x" if index % 2 == 0 else "o"
-        results.append(GameResult(side, moves, winner, None if failure is None else failure.kind))
-        graded, missing = grade_game(truth, rules, moves, side)
-        records.extend(graded)
-        ungraded += missing
-    return records, ungraded, results
+    @property
+    def forfeited_by(self) -> str | None:
+        """``"agent"`` or ``"opponent"``: who lost the game by failing a move; else ``None``."""
+        if self.failed_side is None:
+            return None
+        return "agent" if self.failed_side == self.agent_side else "opponent"
 
 
 def grade_game(
@@ -513,13 +454,6 @@ def grade_game(
                 records.append(record)
         position = position.play(cell)
     return records, ungraded
-
-
-def _close(agent: Any) -> None:
-    """Stop what an agent runs outside this process (an engine), if it has a ``close``."""
-    close = getattr(agent, "close", None)
-    if callable(close):
-        close()
 
 
 # -- one audit, run and reported --------------------------------------------------------------
@@ -559,16 +493,42 @@ class AuditReport:
     worst: tuple[CostlyMove, ...]
     sample: int | None = None
     opponent: str | None = None
+    per_class: bool = False
+    """Positions mode: one board per symmetry class, weighted (else each position itself)."""
+    game_values: tuple[tuple[Value, ...] | None, ...] = ()
+    """Games mode: the value of each position of each game for the side to move (``None``
+    for a game the book does not hold whole), for its value history."""
+
+    def games_lost_first(self) -> list[tuple[int, GameResult]]:
+        """The games with their numbers (1 for the first), lost first (forfeits first among
+        them), then drawn, then won."""
+        order = {Outcome.LOSS: 0, Outcome.DRAW: 1, Outcome.WIN: 2}
+        numbered = list(enumerate(self.games or (), 1))
+        return sorted(
+            numbered,
+            key=lambda item: (order[item[1].outcome], item[1].forfeited_by != "agent", item[0]),
+        )
 
     @property
-    def accuracy(self) -> float:
-        """The share of the agent's moves that kept the value (weighted as the mode says)."""
+    def accuracy(self) -> float | None:
+        """The share of the positions asked in which the agent kept the value (a failed move
+        kept nothing); ``None`` when none could be judged."""
         return self.summary.accuracy
 
     @property
-    def perfection(self) -> float:
-        """The share of the agent's moves that were best."""
+    def perfection(self) -> float | None:
+        """The share of the positions asked in which the agent played a best move."""
         return self.summary.perfection
+
+    @property
+    def asked(self) -> int:
+        """The positions the agent was asked to move in (weighted as the mode says)."""
+        return self.summary.asked
+
+    @property
+    def failed_moves(self) -> int:
+        """The moves the agent failed (weighted as the graded ones)."""
+        return self.summary.failures_total
 
     @property
     def blunders(self) -> int:
@@ -590,8 +550,9 @@ class AuditReport:
 
     @property
     def weighted(self) -> bool:
-        """Whether each graded move stands for several reachable positions (positions mode)."""
-        return self.mode == "positions"
+        """Whether each graded move stands for several reachable positions (one board per
+        symmetry class)."""
+        return self.mode == "positions" and self.per_class
 
     def to_dict(self) -> dict[str, object]:
         """The report as plain data: the figures of ``ttt audit --json``."""
@@ -602,11 +563,13 @@ class AuditReport:
             "seed": self.seed,
             "mode": self.mode,
             "sample": self.sample,
+            "per_class": self.per_class,
             "opponent": self.opponent,
             "description": self.description,
             **summary_json(self.summary),
             "worst": [costly.to_dict() for costly in self.worst],
             "failures": self.summary.failures,
+            "failed_records": self.summary.failed,
             "failed": [failure.to_dict() for failure in self.failures],
         }
         if self.games is not None:
@@ -614,95 +577,9 @@ class AuditReport:
         return out
 
     def __repr__(self) -> str:
-        return (
-            f"<AuditReport of {self.agent} on {self.rules.name}: accuracy "
-            f"{100 * self.accuracy:.2f}%, perfection {100 * self.perfection:.2f}%, "
-            f"{self.blunders:,} blunders in {self.moves:,} moves"
-            + (
-                f", {len(self.failures):,} failure{'s' if len(self.failures) > 1 else ''}"
-                if self.failures
-                else ""
-            )
-            + ">"
-        )
+        return f"<AuditReport of {self.agent} on {self.rules.name}: {headline(self.summary)}>"
 
     def _repr_html_(self) -> str:
         from ttt_solve import display
 
         return display.audit_html(self)
-
-
-def run_audit(
-    maker: Any,
-    truth: Truth,
-    *,
-    sample: int | None = None,
-    games: int | None = None,
-    opponent: Any = None,
-    seed: int = 0,
-    jobs: int = 2,
-    worst_moves: int = 5,
-    progress: Callable[[int, int], None] | None = None,
-    probe_seconds: float | None = None,
-    name: str | None = None,
-    book: str | None = None,
-) -> AuditReport:
-    """Audit one agent (``maker.build(book)`` makes it; an :class:`AgentMaker` may also run in
-    other processes) in every or ``sample`` of the non-terminal positions, or, given ``games``,
-    in that many games against ``opponent`` (a maker too); the failures of the agent are
-    counted, never raised. ``name`` names the agent and ``book`` the truth in the report
-    (default: the maker's spec, the book's display name)."""
-    failures: list[Failure] = []
-    shared: dict[str, Any] = {
-        "seed": seed,
-        "jobs": jobs,
-        "progress": progress,
-        "probe_seconds": probe_seconds,
-        "failures": failures,
-    }
-    results: list[GameResult] | None = None
-    if games is None:
-        records, ungraded = audit_positions(maker, truth, sample=sample, **shared)
-    else:
-        if opponent is None:
-            raise ValueError("an audit in games needs an opponent")
-        records, ungraded, results = audit_games(maker, opponent, truth, games=games, **shared)
-    summary = summarize(records, ungraded, failures)
-    agent = name or str(getattr(maker, "spec", maker))
-    opponent_name = None if games is None else str(getattr(opponent, "spec", opponent))
-    if games is None:
-        scope = (
-            "every reachable non-terminal position"
-            if sample is None
-            else f"a uniform random sample (up to symmetry) of {sample:,} reachable "
-            f"non-terminal positions"
-        )
-        description = (
-            f"{scope}, once each: {summary.graded:,} positions up to symmetry standing for "
-            f"{summary.moves:,} reachable positions; figures are weighted by the reachable "
-            f"positions each canonical one stands for"
-        )
-    else:
-        description = (
-            f"{games} games against {opponent_name}, colours alternating (game 1: the agent "
-            f"is X); the agent's own moves are graded"
-        )
-    costly = []
-    for record in worst(records, worst_moves):
-        values = truth.move_values(record.position) or {}
-        costly.append(CostlyMove(record, tuple(truth.best_moves(record.position)), values))
-    return AuditReport(
-        agent=agent,
-        rules=truth.rules,
-        book=book if book is not None else truth.book.display_url,
-        seed=seed,
-        mode="positions" if games is None else "games",
-        description=description,
-        summary=summary,
-        records=tuple(records),
-        failures=tuple(failures),
-        games=None if results is None else tuple(results),
-        worst=tuple(costly),
-        sample=sample,
-        opponent=opponent_name,
-    )

@@ -17,22 +17,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ttt_solve.agents.audit import (
-    BLUNDER_KINDS,
-    Failure,
-    GameResult,
-    Summary,
-    Truth,
-    audit_games,
-    audit_positions,
-    select_positions,
-    summarize,
-)
+from ttt_solve.agents.audit import BLUNDER_KINDS, GameResult, Summary, Truth
+from ttt_solve.agents.grading import evaluate, select_positions
 from ttt_solve.agents.intervals import Interval, interval
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AGENTS, parse_spec
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome
 
 
 class CurveError(TttError, ValueError):
@@ -92,6 +84,7 @@ class PointPlan(NamedTuple):
     value: str  # as typed in --vary
     x: float
     spec: str  # the agent audited at this point
+    maker: Any = None  # what builds it (default: the spec's AgentMaker)
 
 
 class CurvePlan(NamedTuple):
@@ -148,6 +141,11 @@ class SeedRun(NamedTuple):
     games: list[GameResult] | None
 
 
+def _over_seeds(shares: Sequence[float | None]) -> Interval | None:
+    known = [share for share in shares if share is not None]
+    return interval(known) if known else None
+
+
 @dataclass(frozen=True)
 class Point:
     """One point of a curve: the agent at one value of the parameter, audited once per seed;
@@ -161,17 +159,28 @@ class Point:
     rating: Interval | None = None
 
     @property
-    def accuracy(self) -> Interval:
-        return interval([run.summary.accuracy for run in self.runs])
+    def accuracy(self) -> Interval | None:
+        """Accuracy over the positions asked (failed moves count against it), mean over the
+        seeds, with its 95% interval; ``None`` when no seed's positions could be judged."""
+        return _over_seeds([run.summary.accuracy for run in self.runs])
 
     @property
-    def perfection(self) -> Interval:
-        return interval([run.summary.perfection for run in self.runs])
+    def perfection(self) -> Interval | None:
+        """Perfection over the positions asked, as :attr:`accuracy`."""
+        return _over_seeds([run.summary.perfection for run in self.runs])
+
+    def failed_moves(self) -> float:
+        """The failed moves, mean per seed (weighted like the audit's)."""
+        return sum(run.summary.failures_total for run in self.runs) / len(self.runs)
 
     @property
     def kept_value(self) -> bool:
-        """Whether every graded move of every seed kept the value (and some were graded)."""
-        return all(run.summary.moves and not run.summary.blunders for run in self.runs)
+        """Whether the agent kept the value in every position asked of every seed: no blunder,
+        no failed move, and some move graded."""
+        return all(
+            run.summary.moves and not run.summary.blunders and not run.summary.failures_total
+            for run in self.runs
+        )
 
     def blunder_kinds(self) -> dict[str, float]:
         """Blunders by kind, mean over seeds (weighted like the audit's)."""
@@ -179,6 +188,15 @@ class Point:
             kind: sum(run.summary.kinds[kind] for run in self.runs) / len(self.runs)
             for kind in BLUNDER_KINDS
         }
+
+    def results(self) -> dict[str, tuple[int, int, int, int]]:
+        """Games, won, drawn and lost by the agent's side (a forfeit is a loss)."""
+        out = {}
+        for side in ("x", "o"):
+            mine = [game for game in self.games() if game.agent_side == side]
+            won, drawn, lost = (sum(g.outcome is o for g in mine) for o in Outcome)
+            out[side] = (len(mine), won, drawn, lost)
+        return out
 
     def games(self) -> list[GameResult]:
         """Every seed's games, in seed order (empty in positions mode)."""
@@ -220,20 +238,26 @@ def run_curves(
     db: str | None,
     seeds: Sequence[int],
     sample: int | None = None,
+    per_class: bool = False,
     games: int | None = None,
-    opponent: str | None = None,
+    opponent: Any = None,
     jobs: int = 2,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Curve]:
-    """Audit every point of every plan once per seed: in positions mode (every position, or
-    ``sample`` of them), or, given ``games``, in that many games against ``opponent``.
+    """Audit every point of every plan once per seed (:func:`agents.grading.evaluate`): in
+    positions mode (every position, or ``sample`` of them), or, given ``games``, in that many
+    games against ``opponent`` (a spec or a maker).
 
     ``progress(done, total)`` counts the tasks of the whole run (positions or games).
     """
     if games is not None and opponent is None:
         raise CurveError("games mode needs an opponent")
     audits = sum(len(plan.points) for plan in plans) * len(seeds)
-    per_audit = games if games is not None else len(select_positions(truth, sample, seeds[0]))
+    per_audit = (
+        games
+        if games is not None
+        else len(select_positions(truth, sample, seeds[0], per_class=per_class))
+    )
     total = audits * per_audit
     finished = 0
 
@@ -241,37 +265,29 @@ def run_curves(
         if progress is not None:
             progress(finished + done, total)
 
+    rival = AgentMaker(opponent, db) if isinstance(opponent, str) else opponent
     curves = []
     for plan in plans:
         points = []
         for point in plan.points:
             runs = []
+            maker = point.maker or AgentMaker(point.spec, db)
             for seed in seeds:
-                maker = AgentMaker(point.spec, db)
-                failures: list[Failure] = []
-                results = None
-                if games is None:
-                    records, ungraded = audit_positions(
-                        maker,
-                        truth,
-                        sample=sample,
-                        seed=seed,
-                        jobs=jobs,
-                        progress=step,
-                        failures=failures,
-                    )
-                else:
-                    records, ungraded, results = audit_games(
-                        maker,
-                        AgentMaker(opponent or "", db),
-                        truth,
-                        games=games,
-                        seed=seed,
-                        jobs=jobs,
-                        progress=step,
-                        failures=failures,
-                    )
-                runs.append(SeedRun(seed, summarize(records, ungraded, failures), results))
+                report = evaluate(
+                    maker,
+                    truth,
+                    sample=sample,
+                    per_class=per_class,
+                    games=games,
+                    opponent=rival,
+                    seed=seed,
+                    jobs=jobs,
+                    progress=step,
+                    worst_moves=0,
+                    name=point.spec,
+                )
+                results = None if report.games is None else list(report.games)
+                runs.append(SeedRun(seed, report.summary, results))
                 finished += per_audit
                 step(0, total)
             points.append(Point(point.value, point.x, point.spec, tuple(runs)))
@@ -322,3 +338,124 @@ def rate_points(
         for one in curves
     ]
     return rated, result
+
+
+@dataclass(frozen=True)
+class CurveReport:
+    """Strength curves (one :class:`Curve` per agent) of one game: ``ttt curve`` prints
+    :meth:`text`, its ``--json`` is :meth:`to_dict`, a notebook shows :meth:`_repr_html_`.
+    ``mode`` says what was audited ("every position", "100 games against random")."""
+
+    rules: Rules
+    mode: str
+    seeds: tuple[int, ...]
+    curves: tuple[Curve, ...]
+    games_mode: bool = False
+    book: str = ""  # the book's name, for JSON
+    truth: str = "the book"  # the book described, for the text
+
+    @property
+    def title(self) -> str:
+        seeds = len(self.seeds)
+        return f"{self.rules.name}, {self.mode}, {seeds} seed{'s' if seeds > 1 else ''}"
+
+    def to_dict(self) -> dict[str, object]:
+        """The curves as plain data: the figures of ``ttt curve --json``."""
+        return _curves_dict(self)
+
+    def text(self) -> str:
+        from ttt_solve import display
+
+        return "\n".join(display.curve_lines(self))
+
+    def __repr__(self) -> str:
+        lines = [f"<CurveReport {self.title}:"]
+        for one in self.curves:
+            shares = ", ".join(
+                f"{point.value}: "
+                + ("-" if point.accuracy is None else f"{100 * point.accuracy.mean:.1f}%")
+                for point in one.points
+            )
+            lines.append(f"  {one.agent} accuracy by {one.param}: {shares}")
+        return "\n".join(lines) + ">"
+
+    def chart(self) -> Any:
+        """The curves' chart (a matplotlib figure; needs the plot extra)."""
+        from ttt_solve.charts import curve_chart
+
+        return curve_chart(list(self.curves), self.title)
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.curve_html(self)
+
+
+def _curves_dict(report: CurveReport) -> dict[str, object]:
+    curves, rules, book = report.curves, report.rules, report.book
+    games_mode, description, seeds = report.games_mode, report.mode, list(report.seeds)
+
+    def share(value: Interval | None) -> dict[str, float] | None:
+        if value is None:
+            return None
+        return {"mean": value.mean, "low": value.low, "high": value.high}
+
+    out_curves = []
+    for one in curves:
+        kept = one.kept_value_from
+        points = []
+        for point in one.points:
+            entry: dict[str, object] = {
+                "value": point.value,
+                "spec": point.spec,
+                "accuracy": share(point.accuracy),
+                "perfection": share(point.perfection),
+                "blunder_kinds": point.blunder_kinds(),
+                "failed_moves": point.failed_moves(),
+                "kept_value": point.kept_value,
+                "runs": [
+                    {
+                        "seed": run.seed,
+                        "asked": run.summary.asked,
+                        "moves": run.summary.moves,
+                        "failed_moves": run.summary.failures_total,
+                        "accuracy": run.summary.accuracy,
+                        "perfection": run.summary.perfection,
+                        "best": run.summary.best,
+                        "sound": run.summary.sound,
+                        "blunders": run.summary.blunders,
+                        "blunder_kinds": run.summary.kinds,
+                        "ungraded": run.summary.ungraded,
+                        "failures": run.summary.failures,
+                    }
+                    for run in point.runs
+                ],
+            }
+            if point.rating is not None:
+                entry["rating"] = {
+                    "rating": point.rating.mean,
+                    "low": point.rating.low,
+                    "high": point.rating.high,
+                }
+            if point.runs[0].games is not None:
+                entry["games"] = {
+                    side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
+                    for side, (n, won, drawn, lost) in point.results().items()
+                }
+            points.append(entry)
+        out_curves.append(
+            {
+                "agent": one.agent,
+                "param": one.param,
+                "kept_value_from": None if kept is None else kept.value,
+                "points": points,
+            }
+        )
+    return {
+        "game": rules.as_dict(),
+        "book": book,
+        "mode": "games" if games_mode else "positions",
+        "description": description,
+        "seeds": seeds,
+        "curves": out_curves,
+    }

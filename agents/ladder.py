@@ -9,8 +9,9 @@ and its games are cached too. Its rating comes from the ladder's games and its o
 otherwise), so rating one agent changes no other agent's rating and every agent rated on the
 same ladder, game, games per pair and seed shares one scale.
 
-Every game is seeded from the seed, the two agents' specs and the game's number, so a rung's
-games against an agent are the same whichever other agents are rated in the same run.
+Every game is seeded from the seed, what the two agents are (:mod:`agents.identity`: an
+engine by its program's contents, not by how its path is spelled) and the game's number, so
+a rung's games against an agent are the same whichever other agents are rated in the same run.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ttt_solve.agents.audit import Truth, audit_positions, summarize
+from ttt_solve.agents.audit import Truth
+from ttt_solve.agents.grading import evaluate
+from ttt_solve.agents.identity import identity
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.rating import Rated, Ratings, extend, rate
 from ttt_solve.agents.rungs import GAMES, LADDERS, STANDARD, LadderSpec
@@ -45,16 +48,20 @@ class LadderError(TttError, ValueError):
 
 @dataclass(frozen=True)
 class AgentRating:
-    """One agent rated on the ladder: the games played now (0: all from the cache), and its
-    audit's accuracy and perfection (``None`` when not audited). Its rating is in
+    """One agent rated on the ladder: the games played now (0: all from the cache) and how
+    many of them it forfeited by failing a move (``None`` when none was played now: the cache
+    keeps results, not why), and its audit's accuracy and perfection over the positions asked
+    and its failed moves there (``None`` when not audited). Its rating is in
     :attr:`LadderRatings.table`."""
 
     agent: str
     played: int
     accuracy: float | None = None
     perfection: float | None = None
-    graded: int = 0  # positions the audit graded (up to symmetry)
+    graded: int = 0  # positions the audit asked (up to symmetry)
     sample: int | None = None  # the positions audited: None for all
+    forfeits: int | None = None
+    failed_moves: int | None = None  # in the audit, weighted as its positions
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,21 @@ class LadderRatings:
     played: int  # ladder games played now (0: from the cache)
     agents: tuple[AgentRating, ...]
     cached: bool = True  # whether the games played now were stored
+    book: str = ""  # the book's description, for the report
+
+    def text(self) -> str:
+        """The report ``ttt rate`` prints."""
+        from ttt_solve import display
+
+        return "\n".join(display.ladder_lines(self, self.book or "the book"))
+
+    def __repr__(self) -> str:
+        return f"<LadderRatings of {self.rules.name}, ladder {self.ladder.name}:\n{self.text()}>"
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.ladder_html(self)
 
     def rating(self, agent: str) -> Rated:
         return self.table.of(agent)
@@ -112,6 +134,8 @@ class LadderRatings:
                     "perfection": one.perfection,
                     "graded_positions": one.graded,
                     "positions": "all" if one.sample is None else one.sample,
+                    "failed_moves": one.failed_moves,
+                    "forfeits": one.forfeits,
                 }
             )
         return {
@@ -176,7 +200,7 @@ def rate_on_ladder(
     book: Any,
     db: str | None,
     rules: Rules,
-    specs: Sequence[str] = (),
+    specs: Sequence[Any] = (),
     *,
     ladder: LadderSpec = STANDARD,
     games: int = GAMES,
@@ -191,14 +215,23 @@ def rate_on_ladder(
 ) -> LadderRatings:
     """The ladder's ratings on ``rules`` and those of ``specs`` against it: games not in the
     cache are played (the ladder's first, if needed) and cached, each batch in one transaction.
+    An agent is a spec string, or a maker made in a Python session (``ttt.rate``), whose
+    games are played each time and never cached. Games are seeded by what each agent is
+    (:func:`agents.identity.identity`), not by how its spec is spelled.
 
     ``audit``: also audit each agent in positions mode (every position, or ``sample`` of them,
     seeded with ``seed``). ``cache=False`` plays what the cache lacks without storing it (a
     book that cannot be written). ``progress(done, total)`` counts the games played now.
     """
     check_game(book, rules)
-    for spec in specs:
-        parse_spec(spec)
+    makers = {}  # by the name the tables give the agent
+    for agent in specs:
+        if isinstance(agent, str):
+            parse_spec(agent)
+            makers[agent] = AgentMaker(agent, db)
+        else:  # made in a Python session: named by its spec, never cached (it may change)
+            makers[agent.spec] = agent
+    specs = list(makers)
     rungs = list(ladder.rungs)
     if anchor is not None and anchor[0] not in rungs:
         raise LadderError(
@@ -216,7 +249,7 @@ def rate_on_ladder(
             rules,
         )
     new_agents = list(dict.fromkeys(s for s in specs if s not in rungs))
-    cached_agents = {row.rated for row in cached}
+    cached_agents = {row.rated for row in cached if _cacheable(makers.get(row.rated))}
     to_play = (0 if ladder_rows else expected // 2 * games) + games * len(rungs) * sum(
         spec not in cached_agents for spec in new_agents
     )
@@ -226,27 +259,31 @@ def rate_on_ladder(
         if progress is not None:
             progress(done + finished, to_play)
 
-    def play(names: list[str], pairs: list[tuple[int, int]]) -> list[LadderRow]:
+    def play(names: list[str], pairs: list[tuple[int, int]]) -> tuple[list[LadderRow], int]:
+        """The pairs' games as cache rows, and the games the last name forfeited."""
         nonlocal done
+        players = [makers.get(name) or AgentMaker(name, db) for name in names]
         pairings = play_pairs(
-            [AgentMaker(name, db) for name in names],
+            players,
             rules,
             pairs,
             games,
             seed=seed,
-            names=names,
+            names=[identity(player) for player in players],
             salt=SALT,
             book=book,
             jobs=jobs,
             progress=counting,
         )
         done += len(pairs) * games
-        return rows_of(pairings, names)
+        last = len(names) - 1
+        forfeits = sum(p.a_forfeits if p.a == last else p.b_forfeits for p in pairings)
+        return rows_of(pairings, names), forfeits
 
     played = 0
     if not ladder_rows:
         pairs = [(i, j) for i in range(len(rungs)) for j in range(i + 1, len(rungs))]
-        ladder_rows = play(rungs, pairs)
+        ladder_rows, _ = play(rungs, pairs)
         if cache and not write_batch(book, rules, key, LADDER, ladder_rows):
             ladder_rows = [row for row in read_rows(book, rules, key) if row.rated == LADDER]
         played = len(pairs) * games
@@ -256,26 +293,59 @@ def rate_on_ladder(
     truth = Truth(book, rules) if audit and specs else None
     results, games_of = [], []
     for spec in dict.fromkeys(specs):
-        agent_played = 0
+        agent_played, forfeits = 0, None
         if spec not in rungs:
-            own = [row for row in cached if row.rated == spec]
+            cacheable = _cacheable(makers[spec])
+            own = [row for row in cached if row.rated == spec] if cacheable else []
             if not own:
                 names = [*rungs, spec]
-                own = play(names, [(len(rungs), k) for k in range(len(rungs))])
-                if cache and not write_batch(book, rules, key, spec, own):
+                own, forfeits = play(names, [(len(rungs), k) for k in range(len(rungs))])
+                if cache and cacheable and not write_batch(book, rules, key, spec, own):
                     own = [row for row in read_rows(book, rules, key) if row.rated == spec]
                 agent_played = len(rungs) * games
             games_of.append((spec, pairings_of(own, [*rungs, spec])))
-        accuracy = perfection = None
+        accuracy = perfection = failed = None
         graded = 0
         if truth is not None:
-            records, _ = audit_positions(
-                AgentMaker(spec, db), truth, sample=sample, seed=seed, jobs=jobs
+            report = evaluate(
+                makers[spec], truth, sample=sample, seed=seed, jobs=jobs, worst_moves=0
             )
-            summary = summarize(records)
-            accuracy, perfection, graded = summary.accuracy, summary.perfection, summary.graded
-        results.append(AgentRating(spec, agent_played, accuracy, perfection, graded, sample))
-    return LadderRatings(rules, ladder, key, fit, extend(fit, games_of), played, tuple(results))
+            summary = report.summary
+            accuracy, perfection = summary.accuracy, summary.perfection
+            graded, failed = summary.graded + summary.failed, summary.failures_total
+        results.append(
+            AgentRating(spec, agent_played, accuracy, perfection, graded, sample, forfeits, failed)
+        )
+    return LadderRatings(
+        rules,
+        ladder,
+        key,
+        fit,
+        extend(fit, games_of),
+        played,
+        tuple(results),
+        book=book.describe(),
+    )
+
+
+def _cacheable(maker: Any) -> bool:
+    """Whether an agent's games may be cached under its name: one named by a spec (not one
+    made in a Python session, whose code may change under the same name)."""
+    return maker is None or isinstance(maker, AgentMaker)
+
+
+def open_ladder_book(db: str) -> Any:
+    """The book, opened so that the ladder's games can be cached in it: a book of an older
+    schema is upgraded (its games kept), as a write by ``ttt-solve`` would. A book that
+    cannot be written is only read (its games are then played but not cached)."""
+    import os
+
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.book.urls import sqlite_file, unwritable_reason
+
+    path = sqlite_file(db)
+    exists = path is None or os.path.exists(path)
+    return open_book(db, create=exists and unwritable_reason(db) is None)
 
 
 def from_cache(book: Any, rules: Rules) -> list[LadderRatings]:

@@ -16,8 +16,8 @@ from ttt_solve.solver.rules import Rules
 class GameRecord(NamedTuple):
     """A finished game: the moves (cells) in order and the result.
 
-    ``failure`` is set when an external engine failed a request and the game stopped there
-    (see :func:`play_game`); ``winner`` is then ``None`` and means nothing.
+    ``failure`` is set when an agent failed a request and the game stopped there (see
+    :func:`play_game`): the side that failed forfeited it, and ``winner`` is the other side.
     """
 
     rules: Rules
@@ -53,24 +53,41 @@ def play_game(
 ) -> GameRecord:
     """Let two agents play to the end from ``start`` (default: the empty board).
 
-    An agent that answers an illegal cell raises :class:`IllegalMoveError` naming it. An
-    external engine that fails a request raises :class:`EngineFailure`, or, with
-    ``stop_on_failure``, ends the game there: the record holds the moves so far and the failure.
+    An agent that answers an illegal cell raises :class:`IllegalMoveError` naming it, and one
+    that fails a request raises :class:`EngineFailure`; with ``stop_on_failure``, either ends
+    the game there instead: the record holds the moves so far and the failure (an ``illegal``
+    one for an illegal cell), and the side that failed has forfeited the game.
     """
     position = start if start is not None else Position.start(rules)
     moves: list[int] = []
     while not position.is_terminal:
         agent = x_agent if position.x_to_move else o_agent
         try:
-            cell = agent.select_move(position)
+            cell = checked_move(agent.spec, position, agent.select_move(position))
         except EngineFailure as failure:
             if not stop_on_failure:
                 raise
-            return GameRecord(rules, tuple(moves), None, failure, start)
-        cell = checked_move(agent.spec, position, cell)
+            return forfeited(rules, moves, failure, start)
+        except IllegalMoveError as error:
+            if not stop_on_failure:
+                raise
+            return forfeited(rules, moves, illegal(agent.spec, position, error), start)
         moves.append(cell)
         position = position.play(cell)
     return GameRecord(rules, tuple(moves), position.winner, None, start)
+
+
+def illegal(spec: str, position: Position, error: IllegalMoveError) -> EngineFailure:
+    """An in-process agent's illegal answer, as the ``illegal`` failure an engine's would be."""
+    return EngineFailure("illegal", position.rules, position.x, position.o, str(error), spec)
+
+
+def forfeited(
+    rules: Rules, moves: list[int], failure: EngineFailure, start: Position | None
+) -> GameRecord:
+    """A game the side to move forfeited by failing ``failure``: the other side wins."""
+    winner = "o" if failure.position.to_move == "x" else "x"
+    return GameRecord(rules, tuple(moves), winner, failure, start)
 
 
 def checked_move(spec: str, position: Position, cell: object) -> int:

@@ -94,13 +94,14 @@ def costly_rows(
 
 
 def results_table(results: Iterable[GameResult]) -> dict[str, dict[str, int]]:
-    """The agent's games won, drawn and lost (and stopped by a failure), as X, as O and in
-    all."""
-    table = {side: {"win": 0, "draw": 0, "loss": 0, "stopped": 0} for side in ("x", "o", "all")}
+    """The agent's games won, drawn and lost, and lost by forfeit (a failed move; among the
+    lost), as X, as O and in all."""
+    table = {side: {"win": 0, "draw": 0, "loss": 0, "forfeited": 0} for side in ("x", "o", "all")}
     for result in results:
-        outcome = result.outcome.value if result.outcome is not None else "stopped"
-        table[result.agent_side][outcome] += 1
-        table["all"][outcome] += 1
+        forfeited = int(result.forfeited_by == "agent")
+        for side in (result.agent_side, "all"):
+            table[side][result.outcome.value] += 1
+            table[side]["forfeited"] += forfeited
     return table
 
 

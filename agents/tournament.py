@@ -1,15 +1,19 @@
-"""Round robin between agents: every pair meets in ``games`` games, colours alternating."""
+"""Round robin between agents: every pair meets in ``games`` games, colours alternating.
+
+The games are played by :func:`agents.grading.play`: an agent that fails a move (crash,
+timeout, garbage, illegal) forfeits that game, which counts as its loss, and the tournament
+goes on.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ttt_solve.agents.grading import play
 from ttt_solve.agents.match import derive_seed
-from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.solver.rules import Rules
-
-GAME_CHUNK = 4
 
 
 class Pairing(NamedTuple):
@@ -17,6 +21,8 @@ class Pairing(NamedTuple):
 
     ``a_first`` splits them by colour: ``(a's wins, draws, b's wins)`` of the games in which
     ``a`` was X (the rest had ``b`` as X); ``None`` when the colours are not known.
+    ``a_forfeits`` and ``b_forfeits`` are the games each lost by failing a move (counted among
+    the other's wins).
     """
 
     a: int
@@ -25,6 +31,8 @@ class Pairing(NamedTuple):
     draws: int
     b_wins: int
     a_first: tuple[int, int, int] | None = None
+    a_forfeits: int = 0
+    b_forfeits: int = 0
 
     @property
     def games(self) -> int:
@@ -40,11 +48,15 @@ class Pairing(NamedTuple):
 
 
 class Standing(NamedTuple):
+    """An entrant's totals; ``forfeits`` are the games it lost by failing a move (among
+    ``lost``)."""
+
     entrant: int
     games: int
     won: int
     drawn: int
     lost: int
+    forfeits: int = 0
 
     @property
     def points(self) -> float:
@@ -121,42 +133,110 @@ def play_pairs(
                     derive_seed(seed, salt, label[i], label[j], game, "o"),
                 )
             )
-    worker = Worker(rules, [maker.build(book) for maker in makers])
-    parallel = all(isinstance(m, AgentMaker) for m in makers)
-    played = run_chunks(
-        worker,
-        "games",
-        chunked(tasks, GAME_CHUNK),
-        makers=list(makers) if parallel else None,
-        jobs=jobs,
-        progress=progress,
-        probe_seconds=PROBE_SECONDS if probe_seconds is None else probe_seconds,
+    played = play(
+        makers, rules, tasks, book=book, jobs=jobs, progress=progress, probe_seconds=probe_seconds
     )
-    tally = {pair: [0, 0, 0] for pair in pairs}
+    tally = {pair: [0, 0, 0, 0, 0] for pair in pairs}  # wins, draws, losses, forfeits of a, b
     first = {pair: [0, 0, 0] for pair in pairs}  # the games the pair's first agent was X
-    for (x, o, _, _), (_, winner) in zip(tasks, played):
+    for (x, o, _, _), one in zip(tasks, played):
         pair = (x, o) if (x, o) in tally else (o, x)
+        winner = one.winner
         result = 1 if winner is None else 0 if (x if winner == "x" else o) == pair[0] else 2
         tally[pair][result] += 1
+        if one.failure is not None:
+            tally[pair][3 if result == 2 else 4] += 1
         if x == pair[0]:
             first[pair][result] += 1
     out = []
     for i, j in pairs:
-        wins, draws, losses = tally[(i, j)]
+        wins, draws, losses, a_forfeits, b_forfeits = tally[(i, j)]
         first_wins, first_draws, first_losses = first[(i, j)]
-        out.append(Pairing(i, j, wins, draws, losses, (first_wins, first_draws, first_losses)))
+        colours = (first_wins, first_draws, first_losses)
+        out.append(Pairing(i, j, wins, draws, losses, colours, a_forfeits, b_forfeits))
     return out
 
 
 def standings(pairings: Sequence[Pairing], entrants: int) -> list[Standing]:
     """Each entrant's totals, best first (points, then wins, then entry order)."""
-    totals = [[0, 0, 0, 0] for _ in range(entrants)]
+    totals = [[0, 0, 0, 0, 0] for _ in range(entrants)]
     for p in pairings:
         played = p.a_wins + p.draws + p.b_wins
-        for who, won, lost in ((p.a, p.a_wins, p.b_wins), (p.b, p.b_wins, p.a_wins)):
+        for who, won, lost, forfeits in (
+            (p.a, p.a_wins, p.b_wins, p.a_forfeits),
+            (p.b, p.b_wins, p.a_wins, p.b_forfeits),
+        ):
             totals[who][0] += played
             totals[who][1] += won
             totals[who][2] += p.draws
             totals[who][3] += lost
+            totals[who][4] += forfeits
     table = [Standing(i, *t) for i, t in enumerate(totals)]
     return sorted(table, key=lambda s: (-s.points, -s.won, s.entrant))
+
+
+@dataclass(frozen=True)
+class TournamentResult:
+    """A round robin's results: ``ttt tournament`` prints :meth:`text`, its ``--json`` is
+    :meth:`to_dict`, a notebook shows :meth:`_repr_html_`. ``names`` label the entrants;
+    ``ratings`` (an :class:`agents.rating.Ratings`) come from the same games."""
+
+    rules: Rules
+    names: tuple[str, ...]
+    games: int  # per pair
+    seed: int
+    pairings: tuple[Pairing, ...]
+    ratings: Any
+
+    @property
+    def standings(self) -> list[Standing]:
+        return standings(self.pairings, len(self.names))
+
+    def to_dict(self) -> dict[str, Any]:
+        names = self.names
+        return {
+            "game": self.rules.as_dict(),
+            "games_per_pair": self.games,
+            "seed": self.seed,
+            "agents": list(names),
+            "pairings": [
+                {
+                    "a": names[p.a],
+                    "b": names[p.b],
+                    "a_wins": p.a_wins,
+                    "draws": p.draws,
+                    "b_wins": p.b_wins,
+                    "a_as_x": dict(zip(("a_wins", "draws", "b_wins"), p.a_first or ())),
+                    "a_forfeits": p.a_forfeits,
+                    "b_forfeits": p.b_forfeits,
+                }
+                for p in self.pairings
+            ],
+            "standings": [
+                {
+                    "agent": names[s.entrant],
+                    "games": s.games,
+                    "won": s.won,
+                    "drawn": s.drawn,
+                    "lost": s.lost,
+                    "forfeits": s.forfeits,
+                    "points": s.points,
+                    "score": s.score,
+                }
+                for s in self.standings
+            ],
+            "ratings": self.ratings.to_dict(),
+        }
+
+    def text(self) -> str:
+        """The report ``ttt tournament`` prints: the matrix, the standings, the ratings."""
+        from ttt_solve import display
+
+        return "\n".join(display.tournament_lines(self))
+
+    def __repr__(self) -> str:
+        return f"<TournamentResult on {self.rules.name}:\n{self.text()}>"
+
+    def _repr_html_(self) -> str:
+        from ttt_solve import display
+
+        return display.tournament_html(self)

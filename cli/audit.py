@@ -19,6 +19,7 @@ from ttt_solve.agents.audit import (
     Truth,
 )
 from ttt_solve.agents.audit import graded_json as record_dict
+from ttt_solve.agents.grading import evaluate
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.book.reader import open_book
@@ -39,12 +40,13 @@ from ttt_solve.cli.options import (
     report_options,
     seed_option,
 )
-from ttt_solve.display import (  # noqa: F401 - game_rows, percent: for ttt curve
+from ttt_solve.display import (
+    ACCURACY_COUNTS,
     PLY_HEADERS,
+    forfeit_sentence,
     game_headers,
     game_rows,
     nothing_graded,
-    percent,
     ply_chart,
     ply_rows,
     summary_rows,
@@ -56,7 +58,7 @@ def cells(rules: Rules, cells_: list[int] | tuple[int, ...]) -> str:
     return " ".join(rules.cell_name(c) for c in cells_) or "-"
 
 
-def describe_worst(costly: CostlyMove, index: int) -> str:
+def describe_worst(costly: CostlyMove, index: int, weighted: bool) -> str:
     """One of the costliest moves: what was played, what was best, and the board with the
     agent's move (``*``) and the best moves (``+``) marked."""
     from ttt_solve import picture
@@ -66,9 +68,10 @@ def describe_worst(costly: CostlyMove, index: int) -> str:
     rules = position.rules
     best_value = costly.move_values.get(best[0]) if best else None
     verdict = record.grade.value + (f" {record.kind}" if record.kind else "")
+    stands = f"; stands for {record.weight}" if weighted else ""
     head = (
         f"#{index} ply {position.ply}, {position.to_move.upper()} to move, {position} "
-        f"(value {record.value}; stands for {record.weight})\n"
+        f"(value {record.value}{stands})\n"
         f"    agent played {rules.cell_name(record.cell)} ({record.move_value}: {verdict}); "
         f"best: {cells(rules, best)}" + (f" ({best_value})" if best_value else "")
     )
@@ -107,10 +110,16 @@ Examples:
 @game_options
 @db_option
 @grading_mode_options(
-    positions_help="Move once from every reachable non-terminal position (up to symmetry, "
-    "weighted by the positions each stands for), or from N of them drawn at "
-    "random. The default mode.",
+    positions_help="Move once from every reachable non-terminal position, each in its own "
+    "orientation, or from N of them drawn at random. The default mode.",
     games_help="Instead: play N games against --opponent, colours alternating.",
+)
+@click.option(
+    "--per-class",
+    is_flag=True,
+    help="Positions mode: pose one board per symmetry class (in the project's orientation) "
+    "and weight it by the positions it stands for, instead of every position in its own "
+    "orientation: exact only for an agent that plays the same way in every orientation.",
 )
 @seed_option("Seed of every random choice (same seed, same figures).")
 @click.option(
@@ -135,6 +144,7 @@ def audit(
     positions: str | None,
     games: int | None,
     opponent_spec: str,
+    per_class: bool,
     seed: int,
     n_worst: int,
     jobs: int,
@@ -155,10 +165,11 @@ def audit(
         truth = Truth(book, rules)
         progress = LazyProgress("auditing", enabled=not quiet)
         try:
-            report = grading.run_audit(
+            report = evaluate(
                 AgentMaker(agent_spec, db),
                 truth,
                 sample=sample,
+                per_class=per_class,
                 games=games,
                 opponent=None if games is None else AgentMaker(opponent_spec, db),
                 seed=seed,
@@ -187,13 +198,18 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
     """The report as tables: summary, games, by ply, the costliest moves, the failures."""
     summary, results, failures = report.summary, report.games, report.failures
     click.echo(f"mode: {report.description}.")
-    click.echo(tabulate(summary_rows(summary, report.weighted, engine), tablefmt="simple_outline"))
+    rows = summary_rows(summary, report.weighted, engine, report.mode == "games")
+    click.echo(tabulate(rows, tablefmt="simple_outline"))
+    click.echo(f"({ACCURACY_COUNTS}.)")
     if results is not None:
         click.echo("\ngames (results for the agent):")
         click.echo(
             tabulate(game_rows(results), headers=game_headers(results), tablefmt="simple_outline")
         )
-    if summary.moves:
+        forfeits = forfeit_sentence(results)
+        if forfeits:
+            click.echo(forfeits)
+    if summary.by_ply:
         click.echo("\nby ply:")
         click.echo(
             tabulate(
@@ -208,15 +224,16 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
     if report.worst:
         click.echo("\ncostliest moves (* the agent's move, + best moves):")
         for index, costly in enumerate(report.worst, 1):
-            click.echo(describe_worst(costly, index))
+            click.echo(describe_worst(costly, index, report.weighted))
     elif n_worst and summary.moves:
         click.echo("\nevery graded move was best.")
     if failures:
         shown = failures[: max(n_worst, 1) * 2]
         restarted = "; the engine was restarted after each timeout, garbage or crash"
         click.echo(
-            f"\n{'engine failures' if engine else 'failures'} ({count(len(failures))}, not "
-            f"graded{restarted if engine else ''})"
+            f"\n{'engine failures' if engine else 'failed moves'} "
+            f"({count(summary.failures_total)}, counted against accuracy"
+            f"{restarted if engine else ''})"
             + (f", the first {len(shown)}:" if len(shown) < len(failures) else ":")
         )
         for index, failure in enumerate(shown, 1):

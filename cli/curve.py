@@ -7,14 +7,12 @@ import json
 import sys
 
 import click
-from tabulate import tabulate
 
 from ttt_solve import charts
 from ttt_solve.agents.audit import BLUNDER_KINDS
 from ttt_solve.agents.curve import (
     Curve,
-    Interval,
-    Point,
+    CurveReport,
     ReadOnceTruth,
     check_agents,
     parse_vary,
@@ -22,11 +20,11 @@ from ttt_solve.agents.curve import (
     rate_points,
     run_curves,
 )
+from ttt_solve.agents.ladder import open_ladder_book
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
-from ttt_solve.cli.audit import game_rows, percent
-from ttt_solve.cli.rate import elo, open_ladder_book
+from ttt_solve.display import game_rows
 from ttt_solve.solver.rules import Rules
 
 MAX_SEEDS = 10_000
@@ -71,6 +69,12 @@ Examples:
     "them drawn at random (per seed). The default mode.",
     games_help="Instead: play N games per point and seed against --opponent, colours alternating.",
 )
+@click.option(
+    "--per-class",
+    is_flag=True,
+    help="Positions mode: one board per symmetry class, weighted, as ttt audit --per-class "
+    "(exact only for an agent that plays the same way in every orientation).",
+)
 @options.count_option(
     "--seeds",
     3,
@@ -110,6 +114,7 @@ def curve(
     positions: str | None,
     games: int | None,
     opponent_spec: str,
+    per_class: bool,
     seeds: int,
     seed: int,
     plot_path: str | None,
@@ -123,7 +128,7 @@ def curve(
     """Audit agents at many values of one parameter, several seeds each, as `ttt audit` does,
     and report per point accuracy and perfection (mean and 95% interval over seeds), blunders
     by kind and, in games mode, results by colour; name the smallest value at which an agent
-    kept the value in every graded move for every seed. Optionally plot the curves; with
+    kept the value in every position asked, every seed. Optionally plot the curves; with
     --rating, rate each point against the reference ladder too (a rating with its 95%
     interval per point, on the scale of ttt rate).
     """
@@ -152,6 +157,7 @@ def curve(
                 db=db,
                 seeds=seed_list,
                 sample=sample,
+                per_class=per_class,
                 games=games,
                 opponent=opponent_spec if games is not None else None,
                 jobs=jobs,
@@ -181,157 +187,28 @@ def curve(
         if games is None:
             mode = (
                 "every position" if sample is None else f"{common.count(sample)} sampled positions"
-            )
+            ) + (", one board per symmetry class" if per_class else "")
         else:
             mode = f"{common.count(games)} games against {opponent_spec}"
-        title = f"{rules.name}, {mode}, {seeds} seed{'s' if seeds > 1 else ''}"
+        report = CurveReport(
+            rules,
+            mode,
+            tuple(seed_list),
+            tuple(curves),
+            games_mode=games is not None,
+            book=book.display_url,
+            truth=book.describe(),
+        )
         if plot_path is not None:
-            charts.save(charts.curve_chart(curves, title), plot_path)
+            charts.save(report.chart(), plot_path)
         if as_json:
-            click.echo(
-                json.dumps(
-                    curves_json(curves, rules, book.display_url, games is not None, mode, seed_list)
-                )
-            )
+            click.echo(json.dumps(report.to_dict()))
         elif as_csv:
             _print_csv(curves, games is not None)
         else:
-            click.echo(f"curve on {rules.name}, {mode}; truth: {book.describe()}")
-            seeds_text = (
-                f"seed {seed}"
-                if seeds == 1
-                else f"seeds {seed_list[0]} to {seed_list[-1]}; shares are the mean over seeds "
-                f"[95% interval]; blunders: mean per seed"
-                + ("; games: summed over seeds" if games is not None else "")
-            )
-            click.echo(seeds_text)
-            for one in curves:
-                click.echo("")
-                click.echo(
-                    tabulate(
-                        [_row(point, games is not None) for point in one.points],
-                        headers=_headers(one, games is not None),
-                        tablefmt="simple_outline",
-                        disable_numparse=True,
-                    )
-                )
-                click.echo(kept_sentence(one))
+            click.echo(report.text())
         if plot_path is not None:
             click.echo(f"plot written to {plot_path}", err=True)
-
-
-def interval_text(share: Interval) -> str:
-    if share.low == share.high:
-        return percent(share.mean)
-    return f"{percent(share.mean)} [{100 * share.low:.1f}-{100 * share.high:.1f}]"
-
-
-def kept_sentence(one: Curve) -> str:
-    kept = one.kept_value_from
-    if kept is None:
-        return f"{one.agent}: no value tried kept the value in every graded move for every seed."
-    return (
-        f"{one.agent}: kept the value in every graded move for every seed from "
-        f"{one.param}={kept.value} (the smallest such value tried)."
-    )
-
-
-def _headers(one: Curve, games_mode: bool) -> list[str]:
-    headers = [one.param, "accuracy", "perfection", *BLUNDER_KINDS]
-    if games_mode:
-        headers += ["as X: won/drawn/lost", "as O: won/drawn/lost"]
-    if one.points[0].rating is not None:
-        headers.append("rating [95%]")
-    return [f"{one.agent}: {one.param}", *headers[1:]]
-
-
-def rating_text(rating: Interval) -> str:
-    return f"{elo(rating.mean)} [{elo(rating.low)} to {elo(rating.high)}]"
-
-
-def _row(point: Point, games_mode: bool) -> list[str]:
-    kinds = point.blunder_kinds()
-    row = [
-        point.value,
-        interval_text(point.accuracy),
-        interval_text(point.perfection),
-        *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
-    ]
-    if games_mode:
-        for _label, _games, won, drawn, lost, *_ in game_rows(point.games()):
-            row.append(f"{won}/{drawn}/{lost}")
-    if point.rating is not None:
-        row.append(rating_text(point.rating))
-    return row
-
-
-def curves_json(
-    curves: list[Curve],
-    rules: Rules,
-    book: str,
-    games_mode: bool,
-    description: str,
-    seeds: list[int],
-) -> dict[str, object]:
-    def share(value: Interval) -> dict[str, float]:
-        return {"mean": value.mean, "low": value.low, "high": value.high}
-
-    out_curves = []
-    for one in curves:
-        kept = one.kept_value_from
-        points = []
-        for point in one.points:
-            entry: dict[str, object] = {
-                "value": point.value,
-                "spec": point.spec,
-                "accuracy": share(point.accuracy),
-                "perfection": share(point.perfection),
-                "blunder_kinds": point.blunder_kinds(),
-                "kept_value": point.kept_value,
-                "runs": [
-                    {
-                        "seed": run.seed,
-                        "moves": run.summary.moves,
-                        "accuracy": run.summary.accuracy,
-                        "perfection": run.summary.perfection,
-                        "best": run.summary.best,
-                        "sound": run.summary.sound,
-                        "blunders": run.summary.blunders,
-                        "blunder_kinds": run.summary.kinds,
-                        "ungraded": run.summary.ungraded,
-                        "failures": run.summary.failures,
-                    }
-                    for run in point.runs
-                ],
-            }
-            if point.rating is not None:
-                entry["rating"] = {
-                    "rating": point.rating.mean,
-                    "low": point.rating.low,
-                    "high": point.rating.high,
-                }
-            if point.runs[0].games is not None:
-                entry["games"] = {
-                    side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
-                    for side, (_, n, won, drawn, lost, *_) in zip("xo", game_rows(point.games()))
-                }
-            points.append(entry)
-        out_curves.append(
-            {
-                "agent": one.agent,
-                "param": one.param,
-                "kept_value_from": None if kept is None else kept.value,
-                "points": points,
-            }
-        )
-    return {
-        "game": rules.as_dict(),
-        "book": book,
-        "mode": "games" if games_mode else "positions",
-        "description": description,
-        "seeds": seeds,
-        "curves": out_curves,
-    }
 
 
 def _print_csv(curves: list[Curve], games_mode: bool) -> None:
@@ -350,7 +227,8 @@ def _print_csv(curves: list[Curve], games_mode: bool) -> None:
         for point in one.points:
             kinds = point.blunder_kinds()
             row: list[object] = [one.agent, one.param, point.value, point.spec, len(point.runs)]
-            row += [*point.accuracy, *point.perfection]
+            for share_value in (point.accuracy, point.perfection):
+                row += list(share_value) if share_value is not None else ["", "", ""]
             row += [kinds[kind] for kind in BLUNDER_KINDS]
             if games_mode:
                 for _label, _n, won, drawn, lost, *_ in game_rows(point.games()):

@@ -206,7 +206,11 @@ def _report(rules: Rules, truth: Truth | None, moves: list[int], side: str) -> N
     )
     summary = summarize(records, ungraded)
     click.echo(
-        f"accuracy {100 * summary.accuracy:.0f}% (value kept), perfection "
-        f"{100 * summary.perfection:.0f}% (best moves), blunders {summary.blunders}"
+        f"accuracy {_whole(summary.accuracy)} (value kept), perfection "
+        f"{_whole(summary.perfection)} (best moves), blunders {summary.blunders}"
         + (f", {ungraded} not in the book" if ungraded else "")
     )
+
+
+def _whole(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.0f}%"

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import click
-from tabulate import tabulate
 
 from ttt_solve.cli.common import (
     CliError,
@@ -26,6 +24,7 @@ from ttt_solve.cli.options import (
     quiet_option,
     seed_option,
 )
+from ttt_solve.display import ladder_lines, ratings_chart
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
 
@@ -46,69 +45,6 @@ bootstrap_option: Decorator = click.option(
     help="Rating intervals from N refits on resampled games (seeded with --seed) instead of "
     "the likelihood's curvature.",
 )
-
-
-def elo(value: float) -> str:
-    return f"{value:.0f}" if abs(value) >= 0.5 else "0"
-
-
-def ratings_rows(ratings: Any, marked: str | None = None) -> list[list[str]]:
-    """One row per agent, best first; ``marked`` (an agent label) gets a ``*``."""
-    from ttt_solve.agents.rating import likelihood_text
-
-    rows = []
-    for rank, one in enumerate(ratings.rated, 1):
-        low, high = one.rating.low, one.rating.high
-        shown = "-" if low == high else f"{elo(low)} to {elo(high)}"
-        rows.append(
-            [
-                str(rank),
-                one.agent + (" *" if one.agent == marked else ""),
-                elo(one.rating.mean),
-                shown,
-                f"{one.games:,}",
-                f"{100 * one.score:.1f}%",
-                likelihood_text(one.stronger_than_next),
-            ]
-        )
-    return rows
-
-
-HEADERS = ["#", "agent", "rating", "95% interval", "games", "score", "stronger than next"]
-
-
-def model_text(ratings: Any) -> str:
-    """The fitted first-move advantage and draw parameter, the anchor and the intervals."""
-    anchor = (
-        f"{ratings.anchor} = {elo(ratings.anchor_rating)}"
-        if ratings.anchor
-        else f"the mean = {elo(ratings.anchor_rating)}"
-    )
-    parts = [f"anchor: {anchor}"]
-    if ratings.first_move is not None:
-        first = ratings.first_move
-        parts.append(f"first move worth {elo(first.mean)} [{elo(first.low)} to {elo(first.high)}]")
-    parts.append(f"draw parameter nu {ratings.nu:.3g}")
-    parts.append(f"prior: {ratings.prior_draws:g} virtual draws per pair")
-    if ratings.method == "bootstrap":
-        parts.append(f"intervals: bootstrap of {ratings.resamples} resamples (seed {ratings.seed})")
-    else:
-        parts.append("intervals: likelihood")
-    return "; ".join(parts)
-
-
-def ratings_lines(ratings: Any, marked: str | None = None) -> list[str]:
-    """The ratings as the commands print them: a title, the table, the model's figures."""
-    return [
-        "ratings (Elo scale, Davidson model: draws and the first move modelled; 95% intervals):",
-        tabulate(
-            ratings_rows(ratings, marked),
-            headers=HEADERS,
-            tablefmt="simple_outline",
-            disable_numparse=True,
-        ),
-        model_text(ratings),
-    ]
 
 
 EXAMPLES = """
@@ -190,7 +126,7 @@ def rate_command(
     next), and each agent's accuracy and perfection against the book.
     """
     from ttt_solve import charts
-    from ttt_solve.agents.ladder import rate_on_ladder
+    from ttt_solve.agents.ladder import open_ladder_book, rate_on_ladder
     from ttt_solve.agents.rating import parse_anchor
     from ttt_solve.agents.rungs import GAMES
     from ttt_solve.agents.spec import parse_spec
@@ -237,86 +173,3 @@ def rate_command(
             click.echo(line)
     if plot_path is not None:
         click.echo(f"plot written to {plot_path}", err=True)
-
-
-def open_ladder_book(db: str) -> Any:
-    """The book, opened so that the ladder's games can be cached in it: a book of an older
-    schema is upgraded (its games kept), as a write by ``ttt-solve`` would. A book that
-    cannot be written is only read (its games are then played but not cached)."""
-    import os
-
-    from ttt_solve.book.reader import open_book
-    from ttt_solve.book.urls import sqlite_file, unwritable_reason
-
-    path = sqlite_file(db)
-    exists = path is None or os.path.exists(path)
-    return open_book(db, create=exists and unwritable_reason(db) is None)
-
-
-def played_text(count: int) -> str:
-    return f"{count:,} games played now" if count else "from the cache"
-
-
-def ladder_lines(result: Any, where: str) -> list[str]:
-    """``ttt rate``'s report: what was played, the table, each agent's place and audit."""
-    key, ladder = result.key, result.ladder
-    lines = [
-        f"ladder {ladder.name} on {result.rules.name}: {len(ladder.rungs)} rungs, "
-        f"{key.games} games per pair (seed {key.seed}); {where}; ladder games: "
-        f"{played_text(result.played)}",
-    ]
-    if not result.cached and (result.played or any(one.played for one in result.agents)):
-        lines.append("(the book cannot be written: the games played now are not cached)")
-    for one in result.agents:
-        lines.append(
-            f"{one.agent}: "
-            + (
-                "a rung of the ladder"
-                if one.agent in ladder.rungs
-                else f"{key.games} games against each rung, {played_text(one.played)}"
-            )
-        )
-    marked = result.agents[0].agent if len(result.agents) == 1 else None
-    lines += ratings_lines(result.table, marked)
-    if len(result.agents) > 1 or (result.agents and result.agents[0].agent not in ladder.rungs):
-        lines.append(
-            "each agent is rated on its games against the rungs, the rungs' ratings held; "
-            "its interval includes theirs"
-        )
-    for one in result.agents:
-        rated = result.rating(one.agent)
-        below, above = result.between(one.agent)
-        place = (
-            f"between {below.agent} ({elo(below.rating.mean)}) and {above.agent} "
-            f"({elo(above.rating.mean)})"
-            if below is not None and above is not None
-            else f"above every rung (the best: {below.agent}, {elo(below.rating.mean)})"
-            if below is not None
-            else f"below every rung (the weakest: {above.agent}, {elo(above.rating.mean)})"
-        )
-        lines.append(
-            f"{one.agent}: rating {elo(rated.rating.mean)} [{elo(rated.rating.low)} to "
-            f"{elo(rated.rating.high)}], {place}"
-        )
-        if one.accuracy is not None:
-            every = one.sample is None or one.graded < one.sample
-            scope = "every position" if every else f"{one.graded:,} sampled positions"
-            lines.append(
-                f"{' ' * len(one.agent)}  accuracy {100 * one.accuracy:.2f}%, perfection "
-                f"{100 * one.perfection:.2f}% ({scope}, seed {key.seed})"
-            )
-    return lines
-
-
-def ratings_chart(result: Any) -> Any:
-    """The table's ratings with their intervals, the rated agents highlighted."""
-    from ttt_solve import charts
-
-    anchor = result.table.anchor or "the mean"
-    return charts.interval_chart(
-        [charts.Estimate(*row) for row in result.estimates()],
-        title=f"Ratings on {result.rules.name}, ladder {result.ladder.name}, "
-        f"{result.key.games} games per pair",
-        xlabel=f"rating (Elo, {anchor} = {elo(result.table.anchor_rating)}), 95% interval",
-        legend=("ladder rungs", "rated agents"),
-    )

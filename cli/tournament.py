@@ -6,12 +6,11 @@ import json
 from contextlib import ExitStack
 
 import click
-from tabulate import tabulate
 
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.rating import RatingError, parse_anchor, rate
 from ttt_solve.agents.spec import describe_agents, parse_spec
-from ttt_solve.agents.tournament import round_robin, standings
+from ttt_solve.agents.tournament import TournamentResult, round_robin
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import (
     CliError,
@@ -22,7 +21,7 @@ from ttt_solve.cli.common import (
     jobs_option,
 )
 from ttt_solve.cli.options import MAX_GAMES, command, count_option, quiet_option, seed_option
-from ttt_solve.cli.rate import anchor_option, bootstrap_option, ratings_lines
+from ttt_solve.cli.rate import anchor_option, bootstrap_option
 from ttt_solve.solver.rules import Rules
 
 EXAMPLES = """
@@ -133,83 +132,9 @@ def tournament(
             )
         finally:
             progress.close()
-    table = standings(pairings, len(specs))
     ratings = rate(pairings, names, anchor=anchor_at, bootstrap=bootstrap, seed=seed)
+    result = TournamentResult(rules, tuple(names), games, seed, tuple(pairings), ratings)
     if as_json:
-        click.echo(
-            json.dumps(
-                {
-                    "game": rules.as_dict(),
-                    "games_per_pair": games,
-                    "seed": seed,
-                    "agents": names,
-                    "pairings": [
-                        {
-                            "a": names[p.a],
-                            "b": names[p.b],
-                            "a_wins": p.a_wins,
-                            "draws": p.draws,
-                            "b_wins": p.b_wins,
-                            "a_as_x": dict(zip(("a_wins", "draws", "b_wins"), p.a_first or ())),
-                        }
-                        for p in pairings
-                    ],
-                    "standings": [
-                        {
-                            "agent": names[s.entrant],
-                            "games": s.games,
-                            "won": s.won,
-                            "drawn": s.drawn,
-                            "lost": s.lost,
-                            "points": s.points,
-                            "score": s.score,
-                        }
-                        for s in table
-                    ],
-                    "ratings": ratings.to_dict(),
-                },
-                indent=2,
-            )
-        )
-        return
-    matrix = [[""] * len(specs) for _ in specs]
-    for p in pairings:
-        matrix[p.a][p.b] = f"{p.a_wins}-{p.draws}-{p.b_wins}"
-        matrix[p.b][p.a] = f"{p.b_wins}-{p.draws}-{p.a_wins}"
-    for i in range(len(specs)):
-        matrix[i][i] = "-"
-    click.echo(
-        f"round robin on {rules.name}, {games} games per pair, colours alternating "
-        f"(seed {seed}); cells: row agent's wins-draws-losses against the column agent"
-    )
-    click.echo(
-        tabulate(
-            [[names[i], *row] for i, row in enumerate(matrix)],
-            headers=["", *names],
-            tablefmt="simple_outline",
-            disable_numparse=True,
-        )
-    )
-    click.echo("\nstandings (win 1, draw 1/2):")
-    click.echo(
-        tabulate(
-            [
-                [
-                    rank,
-                    names[s.entrant],
-                    s.games,
-                    s.won,
-                    s.drawn,
-                    s.lost,
-                    f"{s.points:g}",
-                    f"{100 * s.score:.1f}%",
-                ]
-                for rank, s in enumerate(table, 1)
-            ],
-            headers=["#", "agent", "games", "won", "drawn", "lost", "points", "score"],
-            tablefmt="simple_outline",
-        )
-    )
-    click.echo("")
-    for line in ratings_lines(ratings):
-        click.echo(line)
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        click.echo(result.text())

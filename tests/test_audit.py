@@ -8,10 +8,12 @@ from collections import Counter
 
 import pytest
 
+import ttt_solve as ttt
 from tests.support import run_audit, run_audit_games
 from tests.test_agents import move_result, rank, solve, winner
-from ttt_solve.agents.audit import Truth, audit_games, audit_positions, summarize, worst
+from ttt_solve.agents.audit import Truth, summarize, worst
 from ttt_solve.agents.base import Agent
+from ttt_solve.agents.grading import audit_games, audit_positions
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.book.reader import open_book
 from ttt_solve.solver.rules import Rules
@@ -82,19 +84,21 @@ def grade_of(board: str, cell: int) -> tuple[str, str | None]:
     return ("best" if rank(move) == rank(value) else "sound"), None
 
 
-def expected_first_empty() -> tuple[Counter, Counter, int]:
-    """Weighted grade counts, weighted (ply, grade) counts, canonical positions."""
-    grades, by_ply, classes = Counter(), Counter(), set()
+def expected_first_empty(per_class: bool = False) -> tuple[Counter, Counter, int]:
+    """Grade counts, (ply, grade) counts and boards posed of the first-empty agent over every
+    reachable non-terminal position: each moved in as it is, or (``per_class``) the canonical
+    board of its class moved in, once per position it stands for."""
+    grades, by_ply, posed = Counter(), Counter(), set()
     for board in reachable_boards():
         if winner(board) or "." not in board:
             continue
-        seen_as = canonical(board)  # the agent moves in the canonical orientation
-        classes.add(seen_as)
+        seen_as = canonical(board) if per_class else board
+        posed.add(seen_as)
         verdict, kind = grade_of(seen_as, seen_as.index("."))
         grades[verdict] += 1
         grades[kind] += 1
         by_ply[(9 - board.count("."), verdict)] += 1
-    return grades, by_ply, len(classes)
+    return grades, by_ply, len(posed)
 
 
 def test_brute_force_counts_match_conventions():
@@ -102,13 +106,16 @@ def test_brute_force_counts_match_conventions():
     assert len(boards) == 5478 and len({canonical(b) for b in boards}) == 765
 
 
-def test_positions_audit_of_first_empty_matches_brute_force(book_3x3):
-    grades, by_ply, classes = expected_first_empty()
+@pytest.mark.parametrize("per_class", [False, True])
+def test_positions_audit_of_first_empty_matches_brute_force(book_3x3, per_class):
+    grades, by_ply, posed = expected_first_empty(per_class)
     with open_book(book_3x3) as book:
-        records, ungraded = audit_positions(FirstEmptyMaker(), Truth(book, R3), jobs=1)
+        records, ungraded, failures = audit_positions(
+            FirstEmptyMaker(), Truth(book, R3), per_class=per_class, jobs=1
+        )
     summary = summarize(records, ungraded)
-    assert ungraded == 0 and summary.graded == classes == 627
-    assert summary.moves == 4520
+    assert ungraded == 0 and failures == [] and summary.graded == posed
+    assert posed == (627 if per_class else 4520) and summary.moves == 4520
     assert (summary.best, summary.sound, summary.blunders) == (
         grades["best"],
         grades["sound"],
@@ -128,11 +135,26 @@ def test_positions_audit_of_first_empty_matches_brute_force(book_3x3):
     assert all(r.kind == "win->loss" for r in costly) and grades["win->loss"] >= 3
 
 
+def test_readmes_first_empty_figures_are_every_position_in_its_own_orientation(book_3x3):
+    """The figures README gives for its first_empty agent, recounted here by brute force
+    over all 4,520 reachable non-terminal positions, and found by ``ttt.audit``."""
+    grades, _, _ = expected_first_empty()
+    assert f"{(grades['best'] + grades['sound']) / 4520:.2%}" == "58.65%"
+    assert f"{grades['best'] / 4520:.2%}" == "50.15%"
+    kinds = (grades["win->draw"], grades["win->loss"], grades["draw->loss"])
+    assert grades["blunder"] == 1869 and kinds == (338, 1017, 514)
+    report = ttt.audit(
+        lambda board: board.index(" "), "3x3k3", db=book_3x3, board="flat", name="first_empty"
+    )
+    assert f"{report.accuracy:.2%}" == "58.65%" and f"{report.perfection:.2%}" == "50.15%"
+    assert report.blunders == 1869 and tuple(report.blunder_kinds.values()) == kinds
+
+
 def test_games_audit_of_first_empty_against_itself(book_3x3):
     # Both sides take the first empty cell: a1 b1 c1 a2 b2 c2 a3, X wins on the c1-a3 diagonal.
     moves = (0, 1, 2, 3, 4, 5, 6)
     with open_book(book_3x3) as book:
-        records, ungraded, games = audit_games(
+        records, ungraded, games, _ = audit_games(
             FirstEmptyMaker(), FirstEmptyMaker(), Truth(book, R3), games=2, jobs=1
         )
     assert [g.moves for g in games] == [moves, moves]
@@ -150,26 +172,31 @@ def test_parallel_audit_gives_the_serial_figures(book_3x3):
     maker = AgentMaker("mcts:iterations=40", book_3x3)
     with open_book(book_3x3) as book:
         truth = Truth(book, R3)
-        serial, _ = audit_positions(maker, truth, seed=3, jobs=1)
-        parallel, _ = audit_positions(maker, truth, seed=3, jobs=2, probe_seconds=0.0)
-        other_seed, _ = audit_positions(maker, truth, seed=4, jobs=1)
+        serial, _, _ = audit_positions(maker, truth, seed=3, jobs=1)
+        parallel, _, _ = audit_positions(maker, truth, seed=3, jobs=2, probe_seconds=0.0)
+        other_seed, _, _ = audit_positions(maker, truth, seed=4, jobs=1)
     assert [(r.position, r.cell) for r in serial] == [(r.position, r.cell) for r in parallel]
     assert [r.cell for r in serial] != [r.cell for r in other_seed]
 
 
-def test_sample_is_seeded_and_weighted(book_3x3):
+def test_sample_is_seeded_and_drawn_among_positions_or_classes(book_3x3):
     with open_book(book_3x3) as book:
         truth = Truth(book, R3)
-        a, _ = audit_positions(AgentMaker("random"), truth, sample=50, seed=1, jobs=1)
-        b, _ = audit_positions(AgentMaker("random"), truth, sample=50, seed=1, jobs=1)
-    assert len(a) == 50 and a == b
-    assert all(r.position.canonical_key == r.position.key for r in a)
-    assert sum(r.weight for r in a) > 50  # most positions stand for several
+        a, _, _ = audit_positions(AgentMaker("random"), truth, sample=50, seed=1, jobs=1)
+        b, _, _ = audit_positions(AgentMaker("random"), truth, sample=50, seed=1, jobs=1)
+        c, _, _ = audit_positions(
+            AgentMaker("random"), truth, sample=50, seed=1, jobs=1, per_class=True
+        )
+    assert len(a) == 50 and a == b and all(r.weight == 1 for r in a)
+    # Drawn among reachable positions: most are not in the project's orientation.
+    assert sum(r.position.canonical_key != r.position.key for r in a) > 25
+    assert len(c) == 50 and all(r.position.canonical_key == r.position.key for r in c)
+    assert sum(r.weight for r in c) > 50  # most classes stand for several positions
 
 
 def test_book_true_agent_is_perfect(book_3x3):
     with open_book(book_3x3) as book:
-        records, _ = audit_positions(
+        records, _, _ = audit_positions(
             AgentMaker("random:book=true", book_3x3), Truth(book, R3), jobs=1
         )
     summary = summarize(records)
@@ -183,20 +210,23 @@ def test_cli_text_json_csv(book_3x3):
     text = run_audit("--agent", "perfect", "--db", book_3x3, "-q")
     assert text.exit_code == 0, text.output
     for words in (
-        "4,520 (627 up to symmetry)",
+        "positions asked",
+        "4,520",
         "100.00%",
-        "weighted",
+        "in its own orientation",
         "by ply",
         "every graded move was best",
     ):
         assert words in text.output
+    per_class = run_audit("--agent", "perfect", "--db", book_3x3, "-q", "--per-class").output
+    assert "4,520 (627 up to symmetry)" in per_class and "weighted" in per_class
     data = json.loads(run_audit("--agent", "random", "--db", book_3x3, "--json", "-q").output)
-    assert data["moves"] == 4520 and data["graded"] == 627
+    assert data["moves"] == data["graded"] == data["asked"] == 4520
     assert data["best"] + data["sound"] + data["blunders"] == 4520
     assert sum(data["blunder_kinds"].values()) == data["blunders"] > 0
     assert sum(row["moves"] for row in data["by_ply"]) == 4520 and len(data["worst"]) == 5
     rows = run_audit("--agent", "heuristic", "--db", book_3x3, "--csv", "-q").output.splitlines()
-    assert rows[0].startswith("ply,position,to_move,weight,move,grade") and len(rows) == 628
+    assert rows[0].startswith("ply,position,to_move,weight,move,grade") and len(rows) == 4521
 
 
 def test_cli_games_mode(book_3x3):

@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from ttt_solve.agents import engine as engine_module
-from ttt_solve.agents.audit import Truth, audit_games, audit_positions, summarize
+from ttt_solve.agents.audit import Truth, summarize
 from ttt_solve.agents.engine import (
     EngineAgent,
     EngineError,
@@ -29,6 +29,7 @@ from ttt_solve.agents.engine import (
     command_words,
     split_command,
 )
+from ttt_solve.agents.grading import audit_games, audit_positions
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import make_agent, parse_spec
@@ -148,8 +149,7 @@ def test_the_exchange_in_protocol_md_is_what_the_reference_engine_says():
 
 
 def test_the_reference_engine_is_perfect_on_every_3x3_position(truth):
-    failures = []
-    records, ungraded = audit_positions(AgentMaker(reference()), truth, failures=failures)
+    records, ungraded, failures = audit_positions(AgentMaker(reference()), truth, per_class=True)
     summary = summarize(records, ungraded, failures)
     assert (summary.graded, summary.moves, summary.perfection) == (627, 4520, 1.0)
     assert failures == [] and summary.failures == dict.fromkeys(engine_module.FAILURE_KINDS, 0)
@@ -157,7 +157,7 @@ def test_the_reference_engine_is_perfect_on_every_3x3_position(truth):
 
 def test_seeds_make_engine_audits_reproducible(truth):
     def moves(seed: int) -> list[int]:
-        records, _ = audit_positions(AgentMaker(reference()), truth, sample=60, seed=seed)
+        records, _, _ = audit_positions(AgentMaker(reference()), truth, sample=60, seed=seed)
         return [r.cell for r in records]
 
     assert moves(1) == moves(1)
@@ -179,11 +179,10 @@ def test_one_engine_follows_a_change_of_rules(book_small):
 
 
 def test_games_against_the_reference_engine(truth):
-    failures = []
-    records, _, results = audit_games(
-        AgentMaker("heuristic"), AgentMaker(reference()), truth, games=4, failures=failures
+    records, _, results, failures = audit_games(
+        AgentMaker("heuristic"), AgentMaker(reference()), truth, games=4
     )
-    assert failures == [] and all(r.outcome is not None for r in results)
+    assert failures == [] and all(r.failure is None for r in results)
     assert all(r.winner is None for r in results)  # neither loses 3x3
 
 
@@ -215,8 +214,7 @@ def test_each_failure_is_counted_with_its_position_and_the_audit_goes_on(
         f"--pidfile {pidfile}",
         timeout=0.2 if reported == "timeout" else None,
     )
-    failures = []
-    records, ungraded = audit_positions(AgentMaker(spec), truth, failures=failures)
+    records, ungraded, failures = audit_positions(AgentMaker(spec), truth, per_class=True)
     summary = summarize(records, ungraded, failures)
     assert summary.failures[reported] == WEIGHT_BY_PLY[ply]
     assert sum(summary.failures.values()) == WEIGHT_BY_PLY[ply]
@@ -258,9 +256,8 @@ def test_failure_details_quote_what_happened(quick):
 
 def test_an_engine_that_dies_after_answering_is_a_crash_at_the_next_request(truth, tmp_path):
     pidfile = tmp_path / "pids"
-    failures = []
     spec = broken("--fail exit:0", f"--pidfile {pidfile}")
-    audit_positions(AgentMaker(spec), truth, failures=failures)
+    _, _, failures = audit_positions(AgentMaker(spec), truth, per_class=True)
     # Ply 0 is the first request: the engine answers and exits; the first ply-1 position
     # finds it dead. Every time the same.
     assert [(f.kind, f.ply) for f in failures] == [("crash", 1)]
@@ -275,31 +272,24 @@ def test_all_kinds_in_one_audit(truth, quick, tmp_path):
         f"--pidfile {pidfile}",
         timeout=0.5,
     )
-    failures = []
-    records, ungraded = audit_positions(AgentMaker(spec), truth, failures=failures)
+    records, ungraded, failures = audit_positions(AgentMaker(spec), truth, per_class=True)
     summary = summarize(records, ungraded, failures)
     assert summary.failures == {"illegal": 1, "timeout": 9, "garbage": 252, "crash": 72}
     assert summary.graded == 627 - 54 and summary.moves == 4520 - 334
     assert len(pids(pidfile)) == 1 + 3 + 12 + 38
 
 
-def test_without_a_failures_list_the_first_failure_is_raised(truth):
-    with pytest.raises(EngineFailure, match="illegal in .../.../..."):
-        audit_positions(AgentMaker(broken("--fail illegal:0")), truth)
-
-
-def test_games_stop_at_a_failure_and_the_moves_before_it_are_graded(truth, tmp_path):
-    failures = []
+def test_a_failure_forfeits_the_game_and_the_moves_before_it_are_graded(truth, tmp_path):
     # The engine fails with 3 stones on the board: O's second move, so only as O.
-    records, ungraded, results = audit_games(
+    records, ungraded, results, failures = audit_games(
         AgentMaker(broken("--fail crash:3")),
         AgentMaker("random"),
         truth,
         games=6,
-        failures=failures,
     )
     assert [r.failure for r in results] == [None, "crash"] * 3
-    assert [r.outcome is None for r in results] == [False, True] * 3
+    assert [r.forfeited_by for r in results] == [None, "agent"] * 3
+    assert all(r.outcome.value == "loss" and r.winner == "x" for r in results[1::2])
     assert [len(r.moves) for r in results[1::2]] == [3, 3, 3]
     assert len(failures) == 3 and all(f.ply == 3 and f.weight == 1 for f in failures)
     as_o = [r for r in records if r.position.to_move == "o"]
@@ -323,19 +313,16 @@ def test_games_stop_at_a_failure_and_the_moves_before_it_are_graded(truth, tmp_p
 )
 def test_an_engine_that_cannot_start_stops_the_audit(truth, quick, args, words):
     with pytest.raises(EngineError) as caught:
-        audit_positions(AgentMaker(broken(*args)), truth, failures=[])
+        audit_positions(AgentMaker(broken(*args)), truth)
     for word in words:
         assert word in str(caught.value)
 
 
 def test_an_engine_that_fails_to_restart_three_times_stops_the_audit(truth, quick, tmp_path):
     pidfile = tmp_path / "pids"
-    failures = []
     spec = broken("--fail crash:1 --start crash --start-after 1", f"--pidfile {pidfile}")
     with pytest.raises(EngineError, match="failed to restart 3 times in a row"):
-        audit_positions(AgentMaker(spec), truth, failures=failures)
-    assert [f.kind for f in failures] == ["crash"] * 3  # the crash, two failed restarts
-    assert "while restarting" in failures[-1].detail
+        audit_positions(AgentMaker(spec), truth, per_class=True)
     assert all(gone(pid) for pid in pids(pidfile))
 
 
@@ -419,16 +406,19 @@ def test_cli_audit_tournament_and_play_with_engines(book_3x3):
     assert "graded against the book" in result.output
 
 
-def test_cli_tournament_and_play_stop_on_a_failure_with_one_line(book_3x3):
+def test_cli_tournament_forfeits_and_play_stops_with_one_line(book_3x3):
     spec = broken("--fail garbage:1")
-    for args in (
-        ["tournament", "--agents", f"random,{spec}", "--games", "2", "-q"],
-        ["play", "--agent", spec, "--db", book_3x3],
-    ):
-        result = CliRunner().invoke(ttt, args, input="b2\n")
-        assert result.exit_code == 2, result.output
-        error = [line for line in result.output.splitlines() if line.startswith("Error:")]
-        assert len(error) == 1 and "garbage in" in error[0] and "I think b2 is nice" in error[0]
+    result = CliRunner().invoke(
+        ttt, ["tournament", "--agents", f"random,{spec}", "--games", "2", "--json", "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    (pairing,) = json.loads(result.output)["pairings"]
+    # The engine answers garbage at ply 1: as O, every game; as X, never.
+    assert pairing["b_forfeits"] == 1 and pairing["a_wins"] >= 1
+    result = CliRunner().invoke(ttt, ["play", "--agent", spec, "--db", book_3x3], input="b2\n")
+    assert result.exit_code == 2, result.output
+    error = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(error) == 1 and "garbage in" in error[0] and "I think b2 is nice" in error[0]
 
 
 def test_play_game_raises_a_failure_unless_told_to_stop(quick):

@@ -11,11 +11,12 @@ from tests.test_engine import broken, reference
 
 def test_text_report_counts_failures_by_kind_and_shows_positions(book_3x3):
     spec = broken("--fail illegal:0 --fail garbage:1 --fail crash:2")
-    result = run_audit("--agent", spec, "--db", book_3x3, "-q")
+    result = run_audit("--agent", spec, "--db", book_3x3, "-q", "--per-class")
     assert result.exit_code == 0, result.output
     out = result.output
     rows = dict(re.findall(r"│ (\S.*?) +│ (.*?) +│", out))
-    assert rows["engine failures (not graded)"] == "82 (16 up to symmetry)"
+    assert rows["failed moves (count against accuracy)"] == "82 (16 up to symmetry)"
+    assert rows["positions asked"] == "4,520 (627 up to symmetry)"
     assert [rows[f"failures {kind}"] for kind in ("illegal", "timeout", "garbage", "crash")] == [
         "1",
         "0",
@@ -29,8 +30,8 @@ def test_text_report_counts_failures_by_kind_and_shows_positions(book_3x3):
 
 
 def test_an_engine_that_never_fails_still_shows_zero_failures(book_3x3):
-    out = run_audit("--agent", reference(), "--db", book_3x3, "-q").output
-    assert re.search(r"engine failures \(not graded\) +│ 0 \(0 up to symmetry\)", out)
+    out = run_audit("--agent", reference(), "--db", book_3x3, "-q", "--per-class").output
+    assert re.search(r"failed moves \(count against accuracy\) +│ 0 \(0 up to symmetry\)", out)
     assert (
         "every graded move was best" in out
         and "engine failures (" not in out.split("every graded move")[1]
@@ -41,7 +42,13 @@ def test_an_engine_that_never_fails_still_shows_zero_failures(book_3x3):
 def test_json_and_games_mode(book_3x3):
     data = json.loads(
         run_audit(
-            "--agent", broken("--fail timeout:2", timeout=0.2), "--db", book_3x3, "--json", "-q"
+            "--agent",
+            broken("--fail timeout:2", timeout=0.2),
+            "--db",
+            book_3x3,
+            "--json",
+            "-q",
+            "--per-class",
         ).output
     )
     assert data["failures"] == {"illegal": 0, "timeout": 72, "garbage": 0, "crash": 0}
@@ -52,10 +59,11 @@ def test_json_and_games_mode(book_3x3):
 
     result = run_audit_games(broken("--fail crash:3"), book_3x3, 4, "--json")
     data = json.loads(result.output)
-    assert [g["outcome"] == "stopped" for g in data["games"]] == [False, True] * 2
+    assert [g["forfeit"] for g in data["games"]] == [None, "agent"] * 2
+    assert [g["outcome"] for g in data["games"]][1::2] == ["loss", "loss"]
     assert [g["failure"] for g in data["games"]] == [None, "crash"] * 2
     assert data["failures"]["crash"] == 2 and len(data["failed"]) == 2
 
     text = run_audit_games(broken("--fail crash:3"), book_3x3, 4).output
-    assert "stopped by a failure" in text
-    assert re.search(r"agent as O +│ +2 │ +0 │ +\d │ +\d │ +2 │", text), text
+    assert "The agent forfeited 2 of 4 games by failing a move (counted as lost)" in text
+    assert re.search(r"agent as O +│ +2 │ +0 │ +0 │ +2 │ +2 │", text), text

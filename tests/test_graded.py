@@ -8,7 +8,8 @@ import random
 import pytest
 
 from tests.support import refused_spec
-from ttt_solve.agents.audit import Truth, audit_positions, select_positions, summarize
+from ttt_solve.agents.audit import Truth, summarize
+from ttt_solve.agents.grading import audit_positions, select_positions
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.perfect import move_distribution, predicted_shares, utility
@@ -79,9 +80,11 @@ def audited(db: str, rules: Rules, spec: str, sample: int | None, seed: int):  #
     params = dict(item.split("=") for item in spec.partition(":")[2].split(","))
     with open_book(db) as book:
         truth = Truth(book, rules)
-        records, _ = audit_positions(AgentMaker(spec, db), truth, sample=sample, seed=seed, jobs=1)
+        records, _, _ = audit_positions(
+            AgentMaker(spec, db), truth, sample=sample, seed=seed, jobs=1
+        )
         summary = summarize(records)
-        rows = select_positions(truth, sample, seed)
+        rows = [(0, key, weight) for key, weight in select_positions(truth, sample, seed)]
         prediction = predicted_shares(truth, rows, **{k: float(v) for k, v in params.items()})
     return summary, prediction
 

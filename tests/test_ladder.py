@@ -152,14 +152,14 @@ def test_ttt_rate_places_an_agent_on_the_ladder(tmp_path, book_3x3):
     assert data["ladder"]["played"] == 36 * 2 and data["agents"][0]["played"] == 9 * 2
     (agent,) = data["agents"]
     assert agent["agent"] == "heuristic" and agent["low"] < agent["rating"] < agent["high"]
-    assert agent["accuracy"] == pytest.approx(0.9912, abs=1e-4)  # every 3x3 position, seed 0
+    assert agent["accuracy"] == pytest.approx(0.9930, abs=1e-4)  # 1,000 positions, seed 0
     assert {row["agent"] for row in data["table"]["ratings"]} == {*rungs, "heuristic"}
     again = CliRunner().invoke(ttt, args)
     assert again.exit_code == 0, again.output
     assert "ladder games: from the cache" in again.output
     assert "heuristic: 2 games against each rung, from the cache" in again.output
     assert "heuristic *" in again.output
-    assert "accuracy 99.12%, perfection 99.12% (every position, seed 0)" in again.output
+    assert "accuracy 99.30%, perfection 99.30% (1,000 sampled positions, seed 0)" in again.output
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from tests.test_agents import ALL_3X3
-from ttt_solve.agents.audit import Truth, audit_positions, summarize
+from ttt_solve.agents.audit import Truth, summarize
+from ttt_solve.agents.grading import audit_positions
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
 from ttt_solve.book.reader import open_book
@@ -205,7 +206,7 @@ def test_mcts_is_reproducible_and_seeded_by_the_injected_generator():
 @needs_openspiel
 def test_alphabeta_keeps_every_value_on_3x3(book_3x3):
     with open_book(book_3x3) as book:
-        records, ungraded = audit_positions(
+        records, ungraded, _ = audit_positions(
             AgentMaker("openspiel:alphabeta"), Truth(book, R3), jobs=1
         )
     summary = summarize(records, ungraded)
@@ -218,8 +219,8 @@ def test_mcts_audit_is_the_same_on_one_core_and_two(book_3x3):
     with open_book(book_3x3) as book:
         truth = Truth(book, R3)
         maker = AgentMaker("openspiel:mcts:simulations=30")
-        one, _ = audit_positions(maker, truth, sample=40, seed=3, jobs=1)
-        two, _ = audit_positions(maker, truth, sample=40, seed=3, jobs=2, probe_seconds=0.0)
+        one, _, _ = audit_positions(maker, truth, sample=40, seed=3, jobs=1)
+        two, _, _ = audit_positions(maker, truth, sample=40, seed=3, jobs=2, probe_seconds=0.0)
     assert [r.cell for r in one] == [r.cell for r in two]
 
 

@@ -11,8 +11,9 @@ from click.testing import CliRunner
 import ttt_solve
 from tests.support import run_audit
 from tests.test_audit import FirstEmptyMaker
-from ttt_solve.agents.audit import Truth, audit_positions, summarize
+from ttt_solve.agents.audit import Truth, summarize
 from ttt_solve.agents.engine import EngineFailure
+from ttt_solve.agents.grading import audit_positions
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.plugin import PluginAgent
@@ -231,9 +232,9 @@ def test_book_true_plays_the_books_moves(book_3x3):
 def test_audit_of_a_plugin_equals_the_audit_of_the_same_agent_built_here(book_3x3):
     with open_book(book_3x3) as book:
         truth = Truth(book, R3)
-        direct, _ = audit_positions(FirstEmptyMaker(), truth, jobs=1)
+        direct, _, _ = audit_positions(FirstEmptyMaker(), truth, jobs=1)
         # Two processes: the workers import the plugin themselves.
-        plugged, _ = audit_positions(
+        plugged, _, _ = audit_positions(
             AgentMaker("py:tests.test_plugin:first_empty"), truth, jobs=2, probe_seconds=0.0
         )
     assert [(r.position, r.cell) for r in plugged] == [(r.position, r.cell) for r in direct]

@@ -8,7 +8,8 @@ from collections import Counter
 
 import pytest
 
-from ttt_solve.agents.audit import Truth, audit_games, audit_positions, grade_game, worst
+from ttt_solve.agents.audit import Truth, grade_game, worst
+from ttt_solve.agents.grading import audit_games, audit_positions
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.review import blunders_per_game, costly_rows, results_table
 from ttt_solve.book.reader import open_book
@@ -25,7 +26,7 @@ def truth(book_3x3):
 
 @pytest.fixture(scope="module")
 def games(truth):
-    records, _, results = audit_games(
+    records, _, results, _ = audit_games(
         AgentMaker("random"), AgentMaker("heuristic"), truth, games=40, seed=2, jobs=1
     )
     return records, results
@@ -56,7 +57,7 @@ def test_costly_moves_are_bounded_to_the_costliest(games):
 
 
 def test_costly_moves_of_positions_counted_by_the_positions_they_stand_for(truth):
-    records, _ = audit_positions(AgentMaker("random"), truth, seed=1, jobs=1)
+    records, _, _ = audit_positions(AgentMaker("random"), truth, seed=1, jobs=1)
     rows, count = costly_rows(records, weighted=True)
     not_best = [r for r in records if r.grade.value != "best"]
     assert count == len(not_best) > 100  # each position is graded once: a row each
@@ -76,7 +77,7 @@ def test_results_as_x_and_as_o(games):
         for outcome in ("win", "draw", "loss"):
             assert table[side][outcome] == sum(g.outcome.value == outcome for g in played)
     assert {k: table["x"][k] + table["o"][k] for k in table["all"]} == table["all"]
-    assert table["all"]["loss"] > 0 and table["all"]["stopped"] == 0
+    assert table["all"]["loss"] > 0 and table["all"]["forfeited"] == 0
 
 
 def test_blunders_of_each_game(truth, games):

@@ -620,7 +620,8 @@ def test_audit_through_the_form_and_its_page(client):
 
 
 def test_audit_api_games_mode_matches_the_library(client, book_small):
-    from ttt_solve.agents.audit import Truth, audit_games, summarize
+    from ttt_solve.agents.audit import Truth, summarize
+    from ttt_solve.agents.grading import audit_games
     from ttt_solve.agents.parallel import AgentMaker
 
     body = {
@@ -635,7 +636,7 @@ def test_audit_api_games_mode_matches_the_library(client, book_small):
     assert started.status_code == 202
     data = wait_for(client, started.json()["id"])
     with open_book(book_small) as book:
-        records, ungraded, _ = audit_games(
+        records, ungraded, _, _ = audit_games(
             AgentMaker("heuristic"), AgentMaker("random"), Truth(book, R3), games=6, seed=3, jobs=1
         )
     summary = summarize(records, ungraded)
@@ -700,14 +701,15 @@ def test_an_audit_page_lists_every_costly_move_and_every_game(client, book_small
 def test_a_positions_audit_page_lists_every_costly_position(client, book_small):
     """Positions mode: every position where the agent did not play a best move, one row each
     with the reachable positions it stands for, a page at a time (not only the worst few)."""
-    from ttt_solve.agents.audit import Truth, audit_positions
+    from ttt_solve.agents.audit import Truth
+    from ttt_solve.agents.grading import audit_positions
     from ttt_solve.agents.parallel import AgentMaker
 
     body = {"game": "3x3k3", "agent": "random", "mode": "positions", "seed": 4}
     job = client.post("/api/audits", json=body).json()["id"]
     assert wait_for(client, job)["status"] == "done"
     with open_book(book_small) as book:
-        records, _ = audit_positions(AgentMaker("random"), Truth(book, R3), seed=4, jobs=1)
+        records, _, _ = audit_positions(AgentMaker("random"), Truth(book, R3), seed=4, jobs=1)
     expected = {
         (str(r.position), R3.cell_name(r.cell)): r.weight
         for r in records

@@ -7,6 +7,7 @@ In a Python session or a notebook::
     ttt.analyse("x.o/.x./...", "3x3k3")                # a position and every move's value
     ttt.audit(my_agent, "3x3k3", board="flat")         # grade a function written for a list
     ttt.play_game("mcts", "heuristic", "3x3k3")        # a game and its value history
+    ttt.rate(my_agent, "3x3k3", board="flat")          # its rating on the reference ladder
 
 (see :mod:`ttt_solve.session`); ``ttt.Rules``, ``ttt.Position`` and ``ttt.open_book`` are the
 library's own classes and functions. Every name is imported on first use, so ``import
@@ -41,6 +42,7 @@ _EXPORTS = {
     "audit": "ttt_solve.session",
     "curve": "ttt_solve.session",
     "play_game": "ttt_solve.session",
+    "rate": "ttt_solve.session",
     "rules_of": "ttt_solve.session",
     "position_of": "ttt_solve.session",
     "evaluate": "ttt_solve.rl.evaluate",

@@ -30,7 +30,8 @@ from ttt_solve.solver.rules import Rules, parse_game
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport
     from ttt_solve.agents.base import Agent
-    from ttt_solve.agents.curve import Curve
+    from ttt_solve.agents.curve import CurveReport
+    from ttt_solve.agents.ladder import LadderRatings
     from ttt_solve.agents.match import GameRecord
     from ttt_solve.book.oracle import Analysis
     from ttt_solve.book.records import GameInfo
@@ -43,19 +44,132 @@ def rules_of(game: str | Rules) -> Rules:
     return game if isinstance(game, Rules) else parse_game(game)
 
 
-def position_of(position: str | Position, game: str | Rules | None = None) -> Position:
-    """A :class:`Position` as it is, or parsed from its text (``x.o/.x./...``) for ``game``
-    (by default the square board its cells fill, with k its side)."""
+def position_of(
+    position: Any,
+    game: str | Rules | None = None,
+    *,
+    board: str | None = None,
+    symbols: Any = None,
+) -> Position:
+    """A :class:`Position` as it is, parsed from its text (``x.o/.x./...``), or read from a
+    board as a notebook holds it: a list of rows (``board="grid"``), a flat list
+    (``"flat"``) or a NumPy array (``"numpy"``), written with ``symbols`` (X, O, empty; the
+    shape's default: ``("X", "O", " ")`` for lists, ``(1, -1, 0)`` for arrays). The game
+    defaults to the square board the cells fill, with k its side."""
     if isinstance(position, Position):
         return position
+    if isinstance(position, str) and board is None:
+        if game is None:
+            rows = position.split("/")
+            if len(rows) < 2:
+                raise InvalidRulesError(
+                    f"position {position!r}: give the game too (e.g. ttt.analyse(text, '3x3k3'))"
+                )
+            game = f"{len(rows)}x{len(rows[0].strip())}"
+        return Position.parse(position, rules_of(game))
+    return read_board(position, game, board=board, symbols=symbols)
+
+
+def read_board(
+    handed: Any, game: str | Rules | None, *, board: str | None = None, symbols: Any = None
+) -> Position:
+    """The position a notebook's board shows (see :func:`position_of`); a board of another
+    shape than ``board=`` says, or a cell that is none of the symbols, is an error that names
+    ``board=`` or ``symbols=``."""
+    from ttt_solve.agents.adapters import DEFAULT_SYMBOLS
+
+    shape = board or _shape_of(handed)
+    if shape not in DEFAULT_SYMBOLS:
+        raise ValueError(
+            f"board={shape!r}: a position is read from a board of {', '.join(DEFAULT_SYMBOLS)}"
+        )
+    rows = _rows_of(handed, shape)
     if game is None:
-        rows = str(position).split("/")
-        if len(rows) < 2:
-            raise InvalidRulesError(
-                f"position {position!r}: give the game too (e.g. ttt.analyse(text, '3x3k3'))"
+        if not rows or len(rows) != len(rows[0]):
+            raise ValueError(
+                f"board={shape!r}: give the game too (e.g. ttt.analyse(board, '3x3k3'))"
             )
-        game = f"{len(rows)}x{len(rows[0].strip())}"
-    return Position.parse(str(position), rules_of(game))
+        game = f"{len(rows)}x{len(rows)}"
+    rules = rules_of(game)
+    if len(rows) != rules.rows or any(len(row) != rules.cols for row in rows):
+        found = f"{len(rows)} rows of {', '.join(sorted({str(len(r)) for r in rows})) or '0'}"
+        raise ValueError(
+            f"board={shape!r}: the board has {found} cells, but {rules.name} has "
+            f"{rules.rows} rows of {rules.cols}"
+        )
+    x_mark, o_mark, empty = symbols_of(symbols) or DEFAULT_SYMBOLS[shape]
+    text = []
+    for row in rows:
+        for cell in row:
+            value = cell.item() if hasattr(cell, "item") else cell
+            if value == x_mark:
+                text.append("x")
+            elif value == o_mark:
+                text.append("o")
+            elif value == empty:
+                text.append(".")
+            else:
+                raise ValueError(
+                    f"board={shape!r}: the cell {value!r} is none of the symbols "
+                    f"{(x_mark, o_mark, empty)!r} (X, O, empty): give symbols= as the board "
+                    f"writes them"
+                )
+        text.append("/")
+    return Position.parse("".join(text[:-1]), rules)
+
+
+def _shape_of(handed: Any) -> str:
+    if hasattr(handed, "shape") and hasattr(handed, "tolist"):
+        return "numpy"
+    if isinstance(handed, (list, tuple)):
+        nested = handed and all(isinstance(row, (list, tuple)) for row in handed)
+        return "grid" if nested else "flat"
+    raise ValueError(
+        f"{type(handed).__name__} is no board: give a position's text ('x.o/.x./...'), a "
+        f"Position, a list of rows (board='grid'), a flat list (board='flat') or a NumPy array"
+    )
+
+
+def _rows_of(handed: Any, shape: str) -> list[list[Any]]:
+    """The board's cells, row by row (a flat board is one row until the game splits it)."""
+    try:
+        if shape == "numpy":
+            return [list(row) for row in handed.tolist()]
+        if shape == "grid":
+            return [list(row) for row in handed]
+        cells = list(handed)
+    except TypeError:
+        raise ValueError(f"board={shape!r}: {type(handed).__name__} is no such board") from None
+    side = int(len(cells) ** 0.5)
+    if side * side != len(cells):
+        raise ValueError(
+            f"board={shape!r}: {len(cells)} cells make no square board; give the game too"
+        )
+    return [cells[r * side : (r + 1) * side] for r in range(side)]
+
+
+def symbols_of(symbols: Any) -> tuple[Any, Any, Any] | None:
+    """``symbols=`` as (X, O, empty): a sequence of three, or a mapping with the keys ``x``,
+    ``o`` and ``empty`` (any case); anything else is refused in one line."""
+    if symbols is None:
+        return None
+    if isinstance(symbols, Mapping):
+        keys = {str(key).lower(): value for key, value in symbols.items()}
+        if set(keys) != {"x", "o", "empty"}:
+            raise ValueError(
+                f"symbols={dict(symbols)!r}: a mapping needs the keys 'x', 'o' and 'empty' "
+                f"(e.g. {{'x': 1, 'o': 2, 'empty': 0}}), or give three values in that order"
+            )
+        return keys["x"], keys["o"], keys["empty"]
+    if isinstance(symbols, (str, bytes)) or not isinstance(symbols, Sequence):
+        raise ValueError(
+            f"symbols={symbols!r}: give three values for X, O and an empty cell, e.g. "
+            f"('X', 'O', ' ') or {{'x': 1, 'o': 2, 'empty': 0}}"
+        )
+    values = tuple(symbols)
+    if len(values) != 3:
+        raise ValueError(f"symbols={symbols!r}: give three values, for X, O and an empty cell")
+    return values[0], values[1], values[2]
 
 
 # -- solving and looking up -------------------------------------------------------------------
@@ -72,18 +186,22 @@ def solve(game: str | Rules, db: str = DEFAULT_DB, **options: Any) -> GameInfo:
 
 
 def analyse(
-    position: str | Position,
+    position: Any,
     game: str | Rules | None = None,
     *,
+    board: str | None = None,
+    symbols: Any = None,
     db: str | None = DEFAULT_DB,
     search_seconds: float | None = None,
 ) -> Analysis:
     """The value of a position and of each of its moves, from the book ``db`` where it holds
-    them and by a live search elsewhere (``db=None``: search only), as ``ttt query``."""
+    them and by a live search elsewhere (``db=None``: search only), as ``ttt query``. The
+    position is its text, a :class:`Position`, or a board as :func:`position_of` reads it
+    (``board=``, ``symbols=`` as :func:`audit` takes them)."""
     from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Oracle
     from ttt_solve.book.reader import open_book
 
-    asked = position_of(position, game)
+    asked = position_of(position, game, board=board, symbols=symbols)
     notebook_notices()
     seconds = DEFAULT_SEARCH_SECONDS if search_seconds is None else search_seconds
     if db is None:
@@ -93,6 +211,11 @@ def analyse(
 
 
 # -- agents -----------------------------------------------------------------------------------
+
+DEFAULT_MOVE_SECONDS = 10.0
+"""The time a function audited in a session (``ttt.audit``, ``ttt.rate``) has for each move
+unless ``timeout=`` says otherwise: a move past it is a ``timeout`` failure, so an agent that
+loops for ever cannot hang the notebook."""
 
 
 class InstanceMaker:
@@ -112,7 +235,7 @@ def agent_maker(
     *,
     db: str | None,
     board: str | None = None,
-    symbols: Sequence[Any] | None = None,
+    symbols: Any = None,
     side: str | None = None,
     timeout: float | None = None,
     name: str | None = None,
@@ -141,7 +264,7 @@ def agent_maker(
             f"select_move, or a function"
         )
     label = name or (describe(move) if move is agent else type(agent).__name__)
-    adapter = Adapter.make(board, symbols, side)
+    adapter = Adapter.make(board, symbols_of(symbols), side)
     return InstanceMaker(
         CallableAgent(random.Random(0), move, adapter, spec=label, timeout=timeout)
     )
@@ -153,13 +276,14 @@ def audit(
     *,
     db: str = DEFAULT_DB,
     board: str | None = None,
-    symbols: Sequence[Any] | None = None,
+    symbols: Any = None,
     side: str | None = None,
     positions: int | str | None = None,
+    per_class: bool = False,
     games: int | None = None,
     opponent: Any = "random",
     seed: int = 0,
-    timeout: float | None = None,
+    timeout: float | None = DEFAULT_MOVE_SECONDS,
     worst: int = 5,
     jobs: int = 2,
     name: str | None = None,
@@ -171,14 +295,19 @@ def audit(
     (``"position"``, ``"flat"``, ``"grid"``, ``"numpy"`` or ``"planes"``), written with
     ``symbols`` (X, O, empty), and the side to move too if ``side`` is ``"name"`` or
     ``"symbol"``; it answers a cell index, a ``(row, col)`` pair, a cell name, or writes its
-    stone into the board. Anything else, an exception, or more than ``timeout`` seconds is
-    counted as that move's failure and the audit goes on.
+    stone into the board. Anything else, an exception, or more than ``timeout`` seconds
+    (:data:`DEFAULT_MOVE_SECONDS` unless told; ``None``: no limit) is counted as that move's
+    failure, against the agent's accuracy, and the audit goes on. A spec string's agent keeps
+    its own limit (``cmd:...,timeout=2``).
 
-    ``positions``: ``None`` or ``"all"`` for every reachable non-terminal position (up to
-    symmetry, weighted), or a number of them drawn at random; ``games``: instead, that many
-    games against ``opponent``. ``worst``: how many of the costliest moves to keep.
+    ``positions``: ``None`` or ``"all"`` for every reachable non-terminal position, each in its
+    own orientation, or a number of them drawn at random (``per_class``: one board per symmetry
+    class instead, weighted by the positions it stands for: exact only for an agent that plays
+    the same way in every orientation); ``games``: instead, that many games against
+    ``opponent``. ``worst``: how many of the costliest moves to keep.
     """
-    from ttt_solve.agents.audit import Truth, run_audit
+    from ttt_solve.agents.audit import Truth
+    from ttt_solve.agents.grading import evaluate
     from ttt_solve.book.reader import open_book
 
     rules = rules_of(game)
@@ -186,16 +315,19 @@ def audit(
     notebook_notices()
     if games is not None and positions is not None:
         raise ValueError("give positions= or games=, not both")
+    if isinstance(agent, str) and timeout == DEFAULT_MOVE_SECONDS:
+        timeout = None  # the spec says its own
     maker = agent_maker(
         agent, db=db, board=board, symbols=symbols, side=side, timeout=timeout, name=name
     )
     with open_book(db) as book:
         truth = Truth(book, rules)
         rival = None if games is None else agent_maker(opponent, db=db)
-        return run_audit(
+        return evaluate(
             maker,
             truth,
             sample=sample,
+            per_class=per_class,
             games=games,
             opponent=rival,
             seed=seed,
@@ -212,42 +344,62 @@ def _sample(positions: int | str | None) -> int | None:
     return positions
 
 
+# -- ratings ----------------------------------------------------------------------------------
+
+
+def rate(
+    agent: Any,
+    game: str | Rules,
+    *,
+    db: str = DEFAULT_DB,
+    board: str | None = None,
+    symbols: Any = None,
+    side: str | None = None,
+    timeout: float | None = DEFAULT_MOVE_SECONDS,
+    games: int | None = None,
+    seed: int = 0,
+    anchor: str | None = None,
+    bootstrap: int = 0,
+    positions: int | str | None = 1000,
+    jobs: int = 2,
+    name: str | None = None,
+) -> LadderRatings:
+    """Rate an agent on the reference ladder, as ``ttt rate`` does: it plays every rung
+    ``games`` times (100 unless told), colours alternating, and is rated on the ladder's
+    scale (random = 0 unless ``anchor="SPEC=RATING"``), then audited over ``positions``
+    (1,000 sampled by default, ``"all"`` or a number). ``agent`` is given as :func:`audit`
+    takes it; a failed move forfeits its game (a loss) and the rest are played. The ladder's
+    own games are played once and cached in the book; those of an agent made in this session
+    are played each time (its code may change under the same name)."""
+    from ttt_solve.agents.ladder import open_ladder_book, rate_on_ladder
+    from ttt_solve.agents.rating import parse_anchor
+    from ttt_solve.agents.rungs import GAMES
+    from ttt_solve.book.urls import unwritable_reason
+
+    rules = rules_of(game)
+    notebook_notices()
+    if isinstance(agent, str) and timeout == DEFAULT_MOVE_SECONDS:
+        timeout = None  # the spec says its own
+    maker = agent_maker(
+        agent, db=db, board=board, symbols=symbols, side=side, timeout=timeout, name=name
+    )
+    with open_ladder_book(db) as book:
+        return rate_on_ladder(
+            book,
+            db,
+            rules,
+            [agent if isinstance(agent, str) else maker],
+            games=GAMES if games is None else games,
+            seed=seed,
+            anchor=None if anchor is None else parse_anchor(anchor),
+            bootstrap=bootstrap,
+            sample=_sample(positions),
+            cache=unwritable_reason(db) is None,
+            jobs=jobs,
+        )
+
+
 # -- curves -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CurveReport:
-    """Strength curves (:class:`~ttt_solve.agents.curve.Curve`, one per agent) of one game."""
-
-    rules: Rules
-    mode: str  # "every position", "500 sampled positions", "100 games against random"
-    seeds: tuple[int, ...]
-    curves: tuple[Curve, ...]
-
-    @property
-    def title(self) -> str:
-        seeds = len(self.seeds)
-        return f"{self.rules.name}, {self.mode}, {seeds} seed{'s' if seeds > 1 else ''}"
-
-    def __repr__(self) -> str:
-        lines = [f"<CurveReport {self.title}:"]
-        for one in self.curves:
-            shares = ", ".join(
-                f"{point.value}: {100 * point.accuracy.mean:.1f}%" for point in one.points
-            )
-            lines.append(f"  {one.agent} accuracy by {one.param}: {shares}")
-        return "\n".join(lines) + ">"
-
-    def chart(self) -> Any:
-        """The curves' chart (a matplotlib figure; needs the plot extra)."""
-        from ttt_solve.charts import curve_chart
-
-        return curve_chart(list(self.curves), self.title)
-
-    def _repr_html_(self) -> str:
-        from ttt_solve import display
-
-        return display.curve_html(self.curves, f"Strength curves: {self.title}", self.chart)
 
 
 def curve(
@@ -262,7 +414,7 @@ def curve(
     games: int | None = None,
     opponent: Any = "random",
     board: str | None = None,
-    symbols: Sequence[Any] | None = None,
+    symbols: Any = None,
     side: str | None = None,
     jobs: int = 2,
 ) -> CurveReport:
@@ -274,8 +426,15 @@ def curve(
     ``board``, ``symbols`` and ``side`` say). ``vary``: ``"iterations=10,100,1000"`` or
     ``{"iterations": [10, 100, 1000]}``.
     """
-    from ttt_solve.agents.audit import Truth, run_audit
-    from ttt_solve.agents.curve import Curve, Point, SeedRun, parse_vary, point_spec
+    from ttt_solve.agents.curve import (
+        CurvePlan,
+        CurveReport,
+        PointPlan,
+        ReadOnceTruth,
+        parse_vary,
+        plan_curve,
+        run_curves,
+    )
     from ttt_solve.book.reader import open_book
 
     rules = rules_of(game)
@@ -289,49 +448,52 @@ def curve(
     listed = agents if isinstance(agents, (list, tuple)) else [agents]
     sample = _sample(positions)
     seed_list = tuple(range(seed, seed + seeds))
-    curves = []
+    plans = []
+    for agent in listed:
+        if isinstance(agent, str):
+            plans.append(plan_curve(agent, varied))
+            continue
+        label = getattr(agent, "__name__", "agent")
+        points = []
+        for text, number in zip(varied.values, varied.numbers):
+            value: Any = int(number) if number.is_integer() else number
+            spec = f"{label}:{varied.param}={text}"
+            made = agent_maker(
+                agent(**{varied.param: value}),
+                db=db,
+                board=board,
+                symbols=symbols,
+                side=side,
+                name=spec,
+            )
+            points.append(PointPlan(text, number, spec, made))
+        plans.append(CurvePlan(label, varied.param, tuple(points)))
     with open_book(db) as book:
-        truth = Truth(book, rules)
         rival = None if games is None else agent_maker(opponent, db=db)
-        for agent in listed:
-            label = agent if isinstance(agent, str) else getattr(agent, "__name__", "agent")
-            points = []
-            for text, number in zip(varied.values, varied.numbers):
-                value: Any = int(number) if number.is_integer() else number
-                if isinstance(agent, str):
-                    spec = point_spec(agent, varied.param, text)
-                    made = agent_maker(spec, db=db)
-                else:
-                    spec = f"{label}:{varied.param}={text}"
-                    made = agent_maker(
-                        agent(**{varied.param: value}),
-                        db=db,
-                        board=board,
-                        symbols=symbols,
-                        side=side,
-                        name=spec,
-                    )
-                runs = []
-                for one_seed in seed_list:
-                    report = run_audit(
-                        made,
-                        truth,
-                        sample=sample,
-                        games=games,
-                        opponent=rival,
-                        seed=one_seed,
-                        jobs=jobs,
-                        worst_moves=0,
-                    )
-                    games_played = None if report.games is None else list(report.games)
-                    runs.append(SeedRun(one_seed, report.summary, games_played))
-                points.append(Point(text, number, spec, tuple(runs)))
-            curves.append(Curve(label, varied.param, tuple(points)))
+        curves = run_curves(
+            plans,
+            ReadOnceTruth(book, rules),
+            db=db,
+            seeds=seed_list,
+            sample=sample,
+            games=games,
+            opponent=rival,
+            jobs=jobs,
+        )
+        book_url, truth = book.display_url, book.describe()
     if games is None:
         mode = "every position" if sample is None else f"{sample:,} sampled positions"
     else:
         mode = f"{games:,} games against {getattr(rival, 'spec', opponent)}"
-    return CurveReport(rules, mode, seed_list, tuple(curves))
+    return CurveReport(
+        rules,
+        mode,
+        seed_list,
+        tuple(curves),
+        games_mode=games is not None,
+        book=book_url,
+        truth=truth,
+    )
 
 
 # -- games ------------------------------------------------------------------------------------
@@ -358,8 +520,19 @@ class PlayedGame:
 
     @property
     def result(self) -> str:
-        if self.record.failure is not None:
-            return f"stopped: {self.record.failure}"
+        failure = self.record.failure
+        if failure is not None:
+            loser = failure.position.to_move.upper()
+            hint = ""
+            if "'Position' object" in failure.detail:
+                hint = (
+                    " (a function is handed the project's Position unless board= says "
+                    "otherwise: board='grid', 'flat', 'numpy' or 'planes')"
+                )
+            return (
+                f"{loser} forfeits at move {len(self.record.moves) + 1}, {failure.kind}: "
+                f"{failure.detail}{hint}; {self.record.winner.upper()} wins"  # type: ignore[union-attr]
+            )
         winner = self.record.winner
         return "a draw" if winner is None else f"{winner.upper()} wins"
 
@@ -384,7 +557,7 @@ def play_game(
     seed: int = 0,
     start: str | Position | None = None,
     board: str | None = None,
-    symbols: Sequence[Any] | None = None,
+    symbols: Any = None,
     side: str | None = None,
 ) -> PlayedGame:
     """One game between two agents (given as :func:`audit` takes them; ``board``,

@@ -29,6 +29,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ttt_solve.agents.audit import share_text
 from ttt_solve.book.errors import BookError, BookNotFoundError, DamagedBookError, OutOfReachError
 from ttt_solve.book.memory import MemoryLoader
 from ttt_solve.book.reader import open_book
@@ -176,7 +177,7 @@ def page_templates() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     templates.filters["count"] = lambda n: f"{n:,}"
-    templates.filters["percent"] = lambda share: f"{100 * share:.2f}%"
+    templates.filters["percent"] = share_text  # "-" where nothing could be judged
     return templates
 
 

@@ -1,10 +1,9 @@
 """Audits run in the background of the server, a few at a time, each within a time limit.
 
-A job runs :func:`~ttt_solve.agents.audit.audit_positions` or
-:func:`~ttt_solve.agents.audit.audit_games` (the functions behind ``ttt audit``) in a worker
-process of the server's audit pool (:mod:`web.workers`; one job, one worker, one core, at a
-lower priority than the server), which reports its progress as it goes. A job past its time is
-stopped by ending its worker; a fresh one takes its place.
+A job runs :func:`~ttt_solve.agents.grading.evaluate` (the audit of ``ttt audit`` and
+``ttt.audit``) in a worker process of the server's audit pool (:mod:`web.workers`; one job,
+one worker, one core, at a lower priority than the server), which reports its progress as it
+goes. A job past its time is stopped by ending its worker; a fresh one takes its place.
 
 What a visitor may ask is checked before a job is accepted: the agent's spec parses, names an
 agent of the project (never an engine or a plug-in) with parameters within
@@ -13,6 +12,7 @@ agent of the project (never an engine or a plug-in) with parameters within
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import threading
@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ttt_solve.agents import audit, review
+from ttt_solve.agents.grading import evaluate
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
 from ttt_solve.book.reader import Book
@@ -102,19 +103,17 @@ class AuditRequest:
         object.__setattr__(self, "opponent", checked_spec(self.opponent, "opponent"))
 
 
-COSTLY_KEPT = 2_000
-"""The costly moves an audit keeps for its page (a hundred pages of them), costliest first;
+COSTLY_KEPT = 5_000
+"""The costly moves an audit keeps for its page (250 pages of them), costliest first;
 the page says how many there were in all. An audit of every position of 4x4 k=4 by a weak
 agent has hundreds of thousands: kept whole, fifty audits would hold a GiB."""
 
 
-class AuditOutcome(NamedTuple):
-    """A finished audit's figures, as a worker hands them back."""
+class AuditDone(NamedTuple):
+    """A finished audit as a worker hands it back: the report (without its graded moves, which
+    an audit of a large game has by the million) and what the pages list of them."""
 
-    summary: audit.Summary
-    worst: list[audit.Graded]
-    worst_json: list[dict[str, Any]]  # audit.graded_json of each (it needs the truth)
-    results: list[audit.GameResult] | None  # games mode
+    report: audit.AuditReport
     costly: list[review.CostlyRow]  # the costliest COSTLY_KEPT, one row per position and move
     costly_count: int  # the rows in all
     blunders: list[int] | None  # games mode: the agent's blunders in each game
@@ -122,42 +121,28 @@ class AuditOutcome(NamedTuple):
 
 def run_audit(
     truth: audit.Truth, request: AuditRequest, progress: Callable[[int, int], None]
-) -> AuditOutcome:
+) -> AuditDone:
     """The audit ``request`` asks for, graded against ``truth`` (in a worker)."""
-    maker = AgentMaker(request.agent)  # built with the truth's book
-    results = None
-    if request.mode == "positions":
-        records, ungraded = audit.audit_positions(
-            maker, truth, sample=request.sample, seed=request.seed, jobs=1, progress=progress
-        )
-    else:
-        records, ungraded, results = audit.audit_games(
-            maker,
-            AgentMaker(request.opponent),
-            truth,
-            games=request.games,
-            seed=request.seed,
-            jobs=1,
-            progress=progress,
-        )
-    worst = audit.worst(records, 10)
-    costly, costly_count = review.costly_rows(
-        records, weighted=request.mode == "positions", limit=COSTLY_KEPT
+    games = request.mode == "games"
+    report = evaluate(
+        AgentMaker(request.agent),  # built with the truth's book
+        truth,
+        sample=request.sample,
+        games=request.games if games else None,
+        opponent=AgentMaker(request.opponent) if games else None,
+        seed=request.seed,
+        jobs=1,
+        worst_moves=10,
+        progress=progress,
     )
-    return AuditOutcome(
-        audit.summarize(records, ungraded),
-        worst,
-        [audit.graded_json(truth, record) for record in worst],
-        results,
-        costly,
-        costly_count,
-        None if results is None else review.blunders_per_game(truth, results),
-    )
+    costly, costly_count = review.costly_rows(report.records, weighted=not games, limit=COSTLY_KEPT)
+    blunders = None if report.games is None else review.blunders_per_game(truth, report.games)
+    return AuditDone(dataclasses.replace(report, records=()), costly, costly_count, blunders)
 
 
 @dataclass
 class AuditJob:
-    """One audit and where it stands; ``summary`` is set when it is done."""
+    """One audit and where it stands; ``report`` is set when it is done."""
 
     id: int
     request: AuditRequest
@@ -166,14 +151,20 @@ class AuditJob:
     total: int = 0
     status: str = "running"  # "running", "done" or "failed"
     error: str | None = None
-    summary: audit.Summary | None = None
-    worst: list[audit.Graded] = field(default_factory=list)
-    worst_json: list[dict[str, Any]] = field(default_factory=list)
-    results: list[audit.GameResult] | None = None
+    report: audit.AuditReport | None = None
     costly: list[review.CostlyRow] = field(default_factory=list)
     costly_count: int = 0
     blunders: list[int] | None = None
     seconds: float = 0.0
+
+    @property
+    def summary(self) -> audit.Summary | None:
+        return None if self.report is None else self.report.summary
+
+    @property
+    def results(self) -> tuple[audit.GameResult, ...] | None:
+        """The games (games mode), once done."""
+        return None if self.report is None else self.report.games
 
     def progress(self, done: int, total: int) -> None:
         self.done, self.total = done, total
@@ -226,9 +217,8 @@ class AuditRunner:
 
     def _finish(self, job: AuditJob, task: Any) -> None:
         try:
-            outcome: AuditOutcome = task.result(self.seconds, grace=0, progress=job.progress)
-            job.summary, job.worst, job.worst_json, job.results = outcome[:4]
-            job.costly, job.costly_count, job.blunders = outcome[4:]
+            finished: AuditDone = task.result(self.seconds, grace=0, progress=job.progress)
+            job.report, job.costly, job.costly_count, job.blunders = finished
             job.status = "done"
         except WorkTimeout:
             job.error = (
@@ -267,16 +257,13 @@ def job_json(job: AuditJob, links: Any = None) -> dict[str, Any]:
         "seconds": round(job.seconds or time.monotonic() - job.started, 3),
         "error": job.error,
     }
-    summary = job.summary
-    if summary is None:
+    report = job.report
+    if report is None:
         return out
-    out["result"] = {
-        **audit.summary_json(summary),
-        "worst": [
-            {**graded, **({"url": links(record)} if links else {})}
-            for record, graded in zip(job.worst, job.worst_json)
-        ],
-    }
-    if job.results is not None:
-        out["result"]["games"] = [audit.game_result_json(rules, r) for r in job.results]
+    result = report.to_dict()
+    result["worst"] = [
+        {**costly.to_dict(), **({"url": links(costly.graded)} if links else {})}
+        for costly in report.worst
+    ]
+    out["result"] = result
     return out

@@ -30,7 +30,7 @@ from ttt_solve.book.query import mainline
 from ttt_solve.book.reader import Book, open_book
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.web.audits import AuditOutcome, AuditRequest, run_audit
+from ttt_solve.web.audits import AuditDone, AuditRequest, run_audit
 from ttt_solve.web.workers import Setup, describe_error
 
 NICENESS = 10
@@ -83,7 +83,7 @@ class Work:
         """The agent's move in the game of seed ``seed``: the same game, the same move."""
         return seeded_move(spec, seed, position, self.book)
 
-    def audit(self, request: AuditRequest, progress: Callable[[int, int], None]) -> AuditOutcome:
+    def audit(self, request: AuditRequest, progress: Callable[[int, int], None]) -> AuditDone:
         return run_audit(self.truth(request.rules), request, progress)
 
     def truth(self, rules: Rules) -> Truth:
