@@ -14,12 +14,19 @@ from ttt_solve.rl.evalset import DEFAULT_COUNT, TEST_SHARE, build
 from ttt_solve.solver.rules import Rules
 
 FORMATS = ("jsonl", "parquet")
+MAX_SET_POSITIONS = 1_000_000
+"""The most positions one set holds: each is a labelled line, and a set is read whole."""
 
 
 @command("evalset")
 @game_options
 @db_option
-@count_option("--count", DEFAULT_COUNT, "Positions in the set (fewer if the game has fewer).")
+@count_option(
+    "--count",
+    DEFAULT_COUNT,
+    "Positions in the set (fewer if the game has fewer).",
+    MAX_SET_POSITIONS,
+)
 @seed_option("The order in which positions are drawn.")
 @click.option(
     "--out",
