@@ -1,10 +1,16 @@
-"""The data of the explorer's views: one plain object per page, made of the library's answers.
+"""The explorer's views: one per page, each building the page's one data object from the
+library's answers.
 
-Each page builds one object here and either renders it through its template (with the
-pictures drawn from the same answers) or sends it as JSON, its ``.json`` twin, through the one
-encoder (:func:`ttt_solve.web.answers.json_response`), as Datasette's views do; the JSON API
-under ``/api/`` builds its objects with the same functions (the optimal line of a position
-page is the object of ``/api/games/{game}/mainline``). Nothing here draws or speaks HTML.
+A view (``position_view``, ``analysis_view``, ``editor_view``, ``audits_view``,
+``audit_view``, ``play_view``; the ratings page's is ``ratings_view`` in
+:mod:`ttt_solve.web.ratings`) takes what the route read of its request, asks the book, the
+agents and the audits, and returns a :class:`Page`: the object, which the page's template
+renders and its ``.json`` twin sends through the one encoder
+(:func:`ttt_solve.web.answers.json_response`), as Datasette's views do, and how to draw the
+pictures of the same answers (:mod:`ttt_solve.web.pictures`, called only for HTML). A template
+reads nothing else, so whatever a page says, its JSON holds. The JSON API under ``/api/``
+builds its objects with the same functions (the optimal line of a position page is the object
+of ``/api/games/{game}/mainline``). Nothing here draws or speaks HTML.
 """
 
 from __future__ import annotations
