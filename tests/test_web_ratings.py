@@ -55,7 +55,11 @@ def test_the_ratings_json_is_what_ttt_rate_printed(rated_book):
     by_command = json.loads(printed)
     with TestClient(create_app(db)) as client:
         data = client.get("/api/games/3x3k3/ratings").json()
-        assert client.get("/api/games/4x4k3/ratings").json() == {"game": "4x4k3", "ladders": []}
+        empty = client.get("/api/games/4x4k3/ratings").json()
+    assert empty["game"] == "4x4k3" and empty["ladders"] == []
+    assert empty["rules"] == {"rows": 4, "cols": 4, "k": 3}
+    assert empty["rate"]["command"] == f"ttt rate --size 4 --win 3 --db {db}"
+    assert empty["rate"]["rungs"][0] == "random" and empty["rate"]["games_per_pair"] > 0
     (ladder,) = data["ladders"]
     assert ladder["ladder"]["ratings"] == by_command["ladder"]["ratings"]
     assert ladder["table"] == by_command["table"]
@@ -72,3 +76,15 @@ def test_the_ratings_page_has_its_json_twin_in_the_one_encoding(rated_book):
         assert twin.status_code == api.status_code == 200
         assert twin.content == api.content == ENCODER.encode(api.json()).encode()
         assert 'href="/game/3x3k3/ratings.json"' in client.get("/game/3x3k3/ratings").text
+
+
+def test_the_ratings_page_is_its_template_over_its_json(rated_book):
+    """Every word of the ratings page, with a ladder or none, is its template's rendered from
+    its JSON alone (the charts aside)."""
+    from tests.web_support import render_from_json, visible
+
+    db, _ = rated_book
+    with TestClient(create_app(db)) as client:
+        for url in ("/game/3x3k3/ratings", "/game/4x4k3/ratings"):
+            page = client.get(url).text
+            assert visible(render_from_json(client, "ratings.html", url)) == visible(page)

@@ -13,6 +13,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator
+from typing import Any
 
 with warnings.catch_warnings():  # recent Starlette warns that it prefers httpx2 to httpx
     warnings.simplefilter("ignore")
@@ -23,6 +24,52 @@ from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.book.writer import write_game  # noqa: E402
 from ttt_solve.solver.exhaustive import ExhaustiveSolver  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
+
+DRAWN = "<svg></svg>"
+
+
+class Drawn(str):
+    """A picture the template asks for: any board of a page of boards is one too."""
+
+    def __getitem__(self, key: Any) -> Drawn:  # type: ignore[override]
+        return Drawn(DRAWN)
+
+
+class Pictures(dict):
+    """Whatever picture a template reads (the pictures are drawings, never figures: what a
+    template reads of the page's figures it must read from the data)."""
+
+    def __missing__(self, key: str) -> Drawn:
+        return Drawn(DRAWN)
+
+
+def render_from_json(client: TestClient, template: str, url: str) -> str:
+    """``template`` rendered from the decoded ``.json`` twin of ``url`` and nothing else."""
+    from ttt_solve.web.links import json_twin
+
+    twin = client.get(json_twin(url))
+    assert twin.status_code == 200, twin.text
+    return render(client, template, twin.json())
+
+
+def render(client: TestClient, template: str, data: Any) -> str:
+    """``template`` rendered from ``data``, with what every page reads and the pictures."""
+    from jinja2 import StrictUndefined
+
+    from ttt_solve.web.pages import EVERY_PAGE
+
+    templates = client.app.state.templates
+    assert templates.undefined is StrictUndefined  # a key a template lacks is an error
+    return templates.get_template(template).render(
+        **EVERY_PAGE, data=data, pictures=Pictures(), json_url="/twin.json"
+    )
+
+
+def visible(html: str) -> list[str]:
+    """The words of a page outside its pictures, as a visitor reads them."""
+    html = re.sub(r"<svg.*?</svg>", "", html, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", html).split()
+
 
 TTT = os.path.join(os.path.dirname(sys.executable), "ttt")
 

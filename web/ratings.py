@@ -4,6 +4,7 @@ played by ``ttt rate``, never by a visitor's request."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -11,13 +12,14 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from ttt_solve.agents.ladder import LadderRatings, from_cache
-from ttt_solve.agents.rating import likelihood_text
 from ttt_solve.agents.rungs import GAMES, STANDARD
 from ttt_solve.web.answers import json_response
 from ttt_solve.web.common import RouteTable, explorer_of
-from ttt_solve.web.explorer import game_name
-from ttt_solve.web.pages import chart, page, respond
+from ttt_solve.web.explorer import Explorer, game_name
+from ttt_solve.web.pages import page, respond
+from ttt_solve.web.pictures import chart
 from ttt_solve.web.plots import _svg
+from ttt_solve.web.views import Page
 
 routes = RouteTable()
 
@@ -35,35 +37,38 @@ def ladder_chart(result: LadderRatings) -> str:
     return _svg(figure)
 
 
-async def ratings_data(request: Request) -> tuple[Any, list[LadderRatings], dict[str, Any]]:
-    """The game, its ladders cached in the book, and the page's object (as ``ttt rate
-    --json`` prints each ladder)."""
-    explorer = explorer_of(request)
-    info = explorer.game(request.path_params["game"])
-    ladders = await run_in_threadpool(from_cache, explorer.book, info.rules)
-    data = {"game": game_name(info.rules), "ladders": [result.to_dict() for result in ladders]}
-    return info, ladders, data
+def ladder_charts(ladders: list[LadderRatings]) -> dict[str, Any]:
+    """Each ladder's ratings as a chart (``None`` each without matplotlib)."""
+    return {"charts": [chart(ladder_chart, result) for result in ladders]}
+
+
+async def ratings_view(explorer: Explorer, game: str) -> Page:
+    """The game, its ladders cached in the book (as ``ttt rate --json`` prints each), and the
+    command that plays them, with its games per pair and its rungs."""
+    info = explorer.game(game)
+    rules = info.rules
+    ladders = await run_in_threadpool(from_cache, explorer.book, rules)
+    data = {
+        "game": game_name(rules),
+        "rules": rules.as_dict(),
+        "ladders": [result.to_dict() for result in ladders],
+        "rate": {
+            "command": f"ttt rate --size {rules.size} --win {rules.k} "
+            f"--db {explorer.book.db_argument}",
+            "games_per_pair": GAMES,
+            "rungs": list(STANDARD.rungs),
+        },
+    }
+    return Page(data, partial(ladder_charts, ladders))
 
 
 @page("/game/{game}/ratings", routes)
 async def ratings_page(request: Request) -> Response:
-    info, ladders, data = await ratings_data(request)
-
-    def pictures() -> dict[str, Any]:
-        return {
-            "info": info,
-            "name": data["game"],
-            "ladders": [(result, chart(ladder_chart, result)) for result in ladders],
-            "command": f"ttt rate --size {info.rules.size} --win {info.rules.k} "
-            f"--db {explorer_of(request).book.db_argument}",
-            "rungs": STANDARD.rungs,
-            "games": GAMES,
-            "likelihood": likelihood_text,
-        }
-
-    return respond(request, "ratings.html", data, pictures)
+    view = await ratings_view(explorer_of(request), request.path_params["game"])
+    return respond(request, "ratings.html", view)
 
 
 @routes.get("/api/games/{game}/ratings")
 async def ratings_json(request: Request) -> Response:
-    return json_response((await ratings_data(request))[2])
+    view = await ratings_view(explorer_of(request), request.path_params["game"])
+    return json_response(view.data)

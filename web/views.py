@@ -1,33 +1,56 @@
-"""The data of the explorer's views: one plain object per page, made of the library's answers.
+"""The explorer's views: one per page, each building the page's one data object from the
+library's answers.
 
-Each page builds one object here and either renders it through its template (with the
-pictures drawn from the same answers) or sends it as JSON, its ``.json`` twin, through the one
-encoder (:func:`ttt_solve.web.answers.json_response`), as Datasette's views do; the JSON API
-under ``/api/`` builds its objects with the same functions (the optimal line of a position
-page is the object of ``/api/games/{game}/mainline``). Nothing here draws or speaks HTML.
+A view (``position_view``, ``analysis_view``, ``editor_view``, ``audits_view``,
+``audit_view``, ``play_view``; the ratings page's is ``ratings_view`` in
+:mod:`ttt_solve.web.ratings`) takes what the route read of its request, asks the book, the
+agents and the audits, and returns a :class:`Page`: the object, which the page's template
+renders and its ``.json`` twin sends through the one encoder
+(:func:`ttt_solve.web.answers.json_response`), as Datasette's views do, and how to draw the
+pictures of the same answers (:mod:`ttt_solve.web.pictures`, called only for HTML). A template
+reads nothing else, so whatever a page says, its JSON holds. The JSON API under ``/api/``
+builds its objects with the same functions (the optimal line of a position page is the object
+of ``/api/games/{game}/mainline``). Nothing here draws or speaks HTML.
 """
 
 from __future__ import annotations
 
 import math
+import random
 import re
-from collections.abc import Callable, Collection, Sequence
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
+from starlette.concurrency import run_in_threadpool
+
 from ttt_solve import picture
-from ttt_solve.agents.audit import Graded, Truth, graded_json
-from ttt_solve.agents.review import CostlyRow, Review, player_number
+from ttt_solve.agents.audit import Graded, Truth, graded_json, summary_json
+from ttt_solve.agents.review import CostlyRow, Review, player_number, results_table, review_game
 from ttt_solve.book.oracle import Analysis
 from ttt_solve.book.query import LineMove, analysis_json
 from ttt_solve.book.records import GameInfo
+from ttt_solve.book.stats import report
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import grade
-from ttt_solve.web import links
-from ttt_solve.web.common import game_json, shortened
-from ttt_solve.web.explorer import symmetric_images
+from ttt_solve.web import links, pictures
+from ttt_solve.web.audits import AuditJob, AuditRunner, job_json
+from ttt_solve.web.common import answer, game_json, shortened
+from ttt_solve.web.explorer import Asked, Explorer, game_name, symmetric_images, url_param
 
 OUTCOMES = ("win", "draw", "loss")
+
+
+class Page(NamedTuple):
+    """What a page's view builds: its data object, the whole of what its template reads and
+    its ``.json`` twin answers, and how to draw its pictures (called only for HTML)."""
+
+    data: dict[str, Any]
+    pictures: Callable[[], dict[str, Any]] = dict
+
+
 GROUP_TITLES = {"win": "Winning moves", "draw": "Drawing moves", "loss": "Losing moves"}
 
 # -- what a position page's URL asks for ------------------------------------------------------
@@ -326,6 +349,62 @@ def _line_url(state: State, line: Sequence[LineMove], steps: int) -> str:
     return links.position_url(state.rules, state.base, names, values=state.showing["values"])
 
 
+async def position_view(
+    explorer: Explorer, audits: AuditRunner, asked: Asked, params: Mapping[str, str]
+) -> Page:
+    """The position page of ``asked``, as the page's query parameters show it: the answer,
+    the optimal line if asked, the value history of the game played to it."""
+    state = state_of(params, asked.rules, asked.base, asked.start, asked.cells)
+    analysis = await answer(explorer, state.position)
+    line = await run_in_threadpool(explorer.line, state.position) if state.line else None
+    history = None
+    if asked.cells:
+        answers = await run_in_threadpool(explorer.history, asked.start, list(asked.cells))
+        history = game_history(state, answers, state.side)
+    banner = audit_banner(audits, state)
+    data = position_data(asked.info, state, analysis, line, history, banner)
+    return Page(data, partial(pictures.position, state, analysis, line, history))
+
+
+def audit_banner(audits: AuditRunner, state: State) -> dict[str, Any] | None:
+    """What a page opened from an audit says about it: the audit, its agent, a way back. An
+    audit the server no longer holds (audits live in memory: a link shared before a restart)
+    is named, with ``url`` ``None`` and no agent: the page shows the game all the same."""
+    if state.audit is None:
+        return None
+    job = audits.get(state.audit)
+    about: dict[str, Any] = {"url": None, "agent": None, "opponent": None, "mode": None}
+    if job is not None:
+        games = job.request.mode == "games"
+        about = {
+            "url": f"/audits/{job.id}",
+            "agent": job.request.agent,
+            "opponent": job.request.opponent if games else None,
+            "mode": job.request.mode,
+        }
+    return {"id": state.audit, **about, "game": state.audit_game, "side": state.side}
+
+
+# -- a game's analysis -------------------------------------------------------------------------
+
+
+async def analysis_view(explorer: Explorer, game: str) -> Page:
+    """A game's analysis: its entry among the games, the figures of ``ttt stats --json``
+    (each longest win and loss with its example's page), and the remotenesses the remoteness
+    table has a row for."""
+    info = explorer.game(game)
+    stats = await run_in_threadpool(report, explorer.book, info)
+    for found in (stats["longest_win"], stats["longest_loss"]):
+        if found and found["example"]:
+            found["url"] = links.position_url(info.rules, found["example"])
+    remoteness = info.figures.remoteness
+    depths = sorted(
+        {r for w in ("reachable", "canonical") for o in OUTCOMES for r in remoteness[w][o]}
+    )
+    data = {"game": game_json(info), "stats": stats, "depths": depths}
+    return Page(data, partial(pictures.analysis, info))
+
+
 # -- the board editor --------------------------------------------------------------------------
 
 STONE_TOOLS = ("x", "o", ".")
@@ -434,6 +513,14 @@ def editor_data(info: GameInfo, setup: Setup, problem: str | None) -> dict[str, 
             "cells": {rules.cell_name(c): setup.with_cell(c) for c in range(rules.cells)},
         },
     }
+
+
+def editor_view(explorer: Explorer, game: str, params: Mapping[str, str]) -> Page:
+    """The board editor of ``game``, set up as its query parameters say."""
+    info = explorer.game(game)
+    setup, problem = setup_of(params, info.rules)
+    data = editor_data(info, setup, problem)
+    return Page(data, partial(pictures.editor, setup, data["legal"]))
 
 
 # -- audits ------------------------------------------------------------------------------------
@@ -567,3 +654,213 @@ def worst_link(rules: Rules, audit: int) -> Callable[[Graded], str]:
         return links.position_link(record.position, mark=rules.cell_name(record.cell), audit=audit)
 
     return link
+
+
+def audits_view(explorer: Explorer, audits: AuditRunner, params: Mapping[str, str]) -> Page:
+    """The audit form, filled with the game and agent the URL names (else the first game
+    and ``heuristic``), and the audits the server holds, latest first."""
+    games = [game_name(info.rules) for info in explorer.games()]
+    jobs = [
+        {
+            "id": job.id,
+            "agent": job.request.agent,
+            "game": job.request.rules.name,
+            "mode": job.request.mode,
+            "status": job.status,
+            "url": f"/audits/{job.id}",
+        }
+        for job in audits.recent()
+    ]
+    form = {
+        "game": url_param(params, "game") or (games[0] if games else ""),
+        "agent": url_param(params, "agent") or "heuristic",
+    }
+    return Page({"games": games, "jobs": jobs, "form": form})
+
+
+async def audit_view(
+    explorer: Explorer, job: AuditJob, params: Mapping[str, str], html: bool
+) -> Page:
+    """An audit's page (:func:`audit_data`); for ``html``, its costly moves' small boards are
+    drawn here, in a worker thread, as they read the book."""
+    # The values of the moves shown, read from the book as the page needs them (the audit
+    # read the whole game's in its worker; the server's memory does not grow with audits).
+    truth = Truth(explorer.book, job.request.rules, preload_limit=0)
+    data = await run_in_threadpool(audit_data, job, truth, params)
+    boards: dict[str, str] = {}
+    if data["costly"] and html:
+        boards = await run_in_threadpool(pictures.small_boards, truth, data["costly"]["rows"])
+    return Page(data, partial(pictures.audit, job.summary, job.request.agent, boards))
+
+
+def audit_data(job: AuditJob, truth: Truth, params: Mapping[str, str]) -> dict[str, Any]:
+    """The audit page's object: the job (as ``/api/audits/{id}`` gives it), the game's name in
+    URLs, its progress in words, and once done the won/drawn/lost table and the games (games
+    mode) and every costly move, one row a position, a page of each at a time."""
+    data: dict[str, Any] = {
+        "job": job_json(job),
+        "name": game_name(job.request.rules),
+        "progress": progress_text(job.done, job.total, job.seconds or _elapsed(job)),
+        "costly": None,
+        "games": None,
+    }
+    if job.status != "done" or job.summary is None:
+        return data
+    rules = job.request.rules
+    costly_page = number(params.get("costly"), "costly page", 1) or 1
+    shown, pages = page_of(job.costly, costly_page, COSTLY_PAGE)
+    page_number = min(costly_page, pages)
+    data["costly"] = {
+        "all": len(job.costly) == job.costly_count,
+        "count": job.costly_count,
+        "kept": len(job.costly),
+        "page": page_number,
+        "pages": pages,
+        "first": (page_number - 1) * COSTLY_PAGE + 1,
+        "rows": [costly_json(truth, row, job.id) for row in shown],
+        "links": _pager(job, "costly", page_number, pages, params),
+    }
+    if job.results is not None and job.blunders is not None:
+        games_page = number(params.get("games"), "games page", 1) or 1
+        results, pages = page_of(job.results, games_page, GAMES_PAGE)
+        page_number = min(games_page, pages)
+        first = (page_number - 1) * GAMES_PAGE
+        data["games"] = {
+            "table": results_table(job.results),
+            "count": len(job.results),
+            "page": page_number,
+            "pages": pages,
+            "rows": game_rows(
+                rules, results, job.blunders[first : first + len(results)], job.id, first + 1
+            ),
+            "links": _pager(job, "games", page_number, pages, params),
+        }
+    return data
+
+
+def _elapsed(job: AuditJob) -> float:
+    return time.monotonic() - job.started
+
+
+def _pager(
+    job: AuditJob, name: str, page_: int, pages: int, params: Mapping[str, str]
+) -> dict[str, Any]:
+    """The links to the other pages of one of an audit's lists (the other list's page kept)."""
+    other = "games" if name == "costly" else "costly"
+    keep = {other: params.get(other)} if params.get(other) else {}
+
+    def url(number_: int) -> str:
+        return f"/audits/{job.id}" + links.query(**keep, **{name: str(number_)}) + f"#{name}"
+
+    return {
+        "previous": url(page_ - 1) if page_ > 1 else None,
+        "next": url(page_ + 1) if page_ < pages else None,
+    }
+
+
+# -- play --------------------------------------------------------------------------------------
+
+
+class Game(NamedTuple):
+    """A game against an agent as its URL states it: the agent, the visitor's side, the seed
+    of the agent's moves (``None``: not chosen yet) and how the page shows the game."""
+
+    agent: str
+    side: str  # "x" or "o": the visitor's
+    seed: int | None
+    show_values: bool
+    hint: bool
+
+
+async def play_view(explorer: Explorer, asked: Asked, game: Game) -> Page | str:
+    """The page of a game against an agent, or the URL to go to instead: the same game with
+    a seed chosen, or with the agent's reply played when it is the agent's turn."""
+    rules, position = asked.rules, asked.position
+    agent, side = game.agent, game.side
+    if asked.base is not None:
+        raise ValueError("a game is played from the empty board: give moves, not a position")
+    options = {"values": "1" if game.show_values else None}
+    seed = game.seed
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+        return links.play_url(rules, agent, side, seed, asked.move_names, **options)
+    if not position.is_terminal and position.to_move != side:
+        reply = await run_in_threadpool(explorer.agent_move, agent, seed, position)
+        names = (*asked.move_names, rules.cell_name(reply))
+        return links.play_url(rules, agent, side, seed, names, **options)
+    show_values, hint = game.show_values, game.hint
+    analysis = None
+    if (show_values or hint) and not position.is_terminal:
+        analysis = await answer(explorer, position)
+    review = None
+    if position.is_terminal:
+        review = await run_in_threadpool(
+            review_game, Truth(explorer.book, rules, preload_limit=0), rules, asked.cells, side
+        )
+
+    def play(names: tuple[str, ...], **extra: object) -> str:
+        return links.play_url(rules, agent, side, seed, names, **{**options, **extra})
+
+    mine = [i for i in range(len(asked.cells)) if (i % 2 == 0) == (side == "x")]
+    undo = asked.move_names[: mine[-1]] if mine else None
+    data = {
+        "game": game_json(asked.info),
+        "agent": agent,
+        "side": side,
+        "seed": seed,
+        "moves": list(asked.move_names),
+        "numbered": numbered_moves(asked.move_names),
+        "position": str(position),
+        "to_move": None if position.is_terminal else position.to_move,
+        "winner": position.winner,
+        "result": _result(position, side, agent),
+        "show_values": show_values,
+        "hint": ([rules.cell_name(c) for c in analysis.best_moves] if hint and analysis else None),
+        "hint_every_move": bool(
+            hint and analysis and len(analysis.best_moves) == len(analysis.moves)
+        ),
+        "answer": analysis_json(analysis) if analysis is not None and show_values else None,
+        "graded": (
+            {
+                "moves": review_rows(
+                    review,
+                    lambda r: links.position_url(
+                        rules, None, asked.move_names, ply=str(r.ply), mark=rules.cell_name(r.cell)
+                    ),
+                ),
+                "summary": summary_json(review.summary),
+            }
+            if review is not None
+            else None
+        ),
+        "links": {
+            "undo": play(undo) if undo is not None else None,
+            "hint": play(asked.move_names, hint="1") if not position.is_terminal else None,
+            "values_toggle": links.play_url(
+                rules,
+                agent,
+                side,
+                seed,
+                asked.move_names,
+                values=None if show_values else "1",
+            ),
+            "new_game": links.play_url(
+                rules, agent, side, random.SystemRandom().randrange(2**32), values=options["values"]
+            ),
+            "explore": links.position_url(rules, None, asked.move_names),
+        },
+    }
+
+    def move_url(cell: int) -> str:
+        return play((*asked.move_names, rules.cell_name(cell)))
+
+    last = asked.cells[-1] if asked.cells else None
+    return Page(data, partial(pictures.play, position, analysis, show_values, hint, last, move_url))
+
+
+def _result(position: Position, side: str, agent: str) -> str | None:
+    if not position.is_terminal:
+        return None
+    if position.winner is None:
+        return "Draw: the board is full."
+    return "You win." if position.winner == side else f"{agent} wins."
