@@ -3,27 +3,32 @@
 * a **policy** (``kind="policy"``, the default) is handed each position on the board it was
   written for (``board=``: any of :data:`ttt_solve.agents.adapters.BOARDS`; ``"planes"`` is
   the environments' observation) and answers a move as the audit reads answers (a cell, a
-  ``(row, col)`` pair, a name, PettingZoo's action on ``planes``). Each move is graded by the
+  ``(row, col)`` pair, a name, PettingZoo's action on ``planes``). It is asked through the
+  grading pipeline (:func:`ttt_solve.agents.grading.pose`), as ``ttt audit`` asks an agent,
+  one position of the set at a time, in this process. Each move is graded by the
   project's grading (:func:`ttt_solve.solver.value.grade`) against the set's labels: *best*
   (keeps the score: fastest win, slowest loss), *sound* (keeps the outcome) or a *blunder*.
   An answer that is no legal move (a crash, an illegal or unreadable answer) is a failure and
   counts as a blunder: the score never flatters.
 * a **value function** (``kind="value"``) answers a number for the side to move; above
   ``threshold`` it says win, below ``-threshold`` loss, else draw; its value-sign accuracy is
-  the share of positions where that is the set's value.
+  the share of positions where that is the set's value. A value is no move, which the
+  pipeline cannot pose: it is read here, and an answer that is no finite number (or an error
+  raised) is a failure and counts as a wrong sign.
 """
 
 from __future__ import annotations
 
-import random
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ttt_solve.agents.adapters import Adapter, CallableAgent
-from ttt_solve.agents.engine import EngineFailure
+from ttt_solve.agents.adapters import Adapter
+from ttt_solve.agents.grading import pose
 from ttt_solve.rl.evalset import EvalSet, load
+from ttt_solve.session import agent_maker
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.value import Grade, Outcome, Value, grade
 
@@ -117,35 +122,25 @@ def evaluate(
 ) -> EvalReport:
     """Score ``function`` on ``evalset`` (a set or the path of its file), or on one ``split``
     of it; ``seed`` seeds the random generators the function may draw from (``random`` and
-    ``numpy.random``, seeded for each position from ``seed`` and the position's key)."""
+    ``numpy.random``, seeded for each position from ``seed`` and the position's key, as the
+    audit seeds them)."""
     if kind not in KINDS:
         raise ValueError(f"kind {kind!r} is not one of {', '.join(KINDS)}")
     scored = evalset if isinstance(evalset, EvalSet) else load(evalset)
     if split is not None:
         scored = scored.split(split)
-    adapter = Adapter.make(board)
     records = scored.records
     if kind == "value":
-        right = 0
-        for record in records:
-            position = Position.from_key(scored.rules, record["key"])
-            estimate = float(function(adapter.encode(position)))
-            said = "win" if estimate > threshold else "loss" if estimate < -threshold else "draw"
-            right += said == record["value"]
-        return EvalReport(kind, scored.checksum, len(records), sign_right=right)
-    agent = CallableAgent(random.Random(seed), function, adapter)
+        return _score_values(function, scored, Adapter.make(board), threshold)
+    maker = agent_maker(function, db=None, board=board)
+    answers = pose(
+        maker, None, scored.rules, [(record["key"], 1) for record in records], seed=seed, jobs=1
+    )
     tally: dict[int, list[int]] = {}
     failures = 0
-    for record in records:
-        position = Position.from_key(scored.rules, record["key"])
-        # reseeded per position, as the audit does: a function that draws from random or
-        # numpy.random draws the same for a position whatever else the set holds
-        agent.rng.seed(f"{seed}:{record['key']}")
-        try:
-            cell: int | None = agent.select_move(position)
-        except EngineFailure:
-            cell, failures = None, failures + 1
-        verdict = grade_answer(record, cell)
+    for record, answer in zip(records, answers):
+        failures += answer.failure is not None
+        verdict = grade_answer(record, answer.cell)
         counts = tally.setdefault(record["ply"], [0, 0, 0])
         counts[0] += 1
         counts[1] += verdict is Grade.BEST
@@ -155,4 +150,28 @@ def evaluate(
     lost = sum(one.lost for one in by_ply)
     return EvalReport(
         kind, scored.checksum, len(records), best, len(records) - lost, failures, by_ply=by_ply
+    )
+
+
+def _score_values(
+    function: Callable[..., Any], scored: EvalSet, adapter: Adapter, threshold: float
+) -> EvalReport:
+    """A value function's sign right or wrong in each position. The grading pipeline poses
+    positions for moves; a value is no move, so it is read here, against the set's label. An
+    answer that is no finite number (or an error raised) is a failure and counts as a wrong
+    sign."""
+    right = failures = 0
+    for record in scored.records:
+        position = Position.from_key(scored.rules, record["key"])
+        try:
+            estimate = float(function(adapter.encode(position)))
+        except Exception:  # noqa: BLE001 - the function's own error: a failure, as a policy's
+            estimate = math.nan
+        if not math.isfinite(estimate):
+            failures += 1
+            continue
+        said = "win" if estimate > threshold else "loss" if estimate < -threshold else "draw"
+        right += said == record["value"]
+    return EvalReport(
+        "value", scored.checksum, len(scored.records), failures=failures, sign_right=right
     )
