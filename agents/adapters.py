@@ -426,6 +426,8 @@ class CallableAgent(Agent):
             if self.process is None:
                 raise
             raise self.failure(position, "crash", "raised KeyboardInterrupt") from None
+        except SystemExit:
+            raise  # plugin_code lets it through only in a process the agent forked: it ends
         except BaseException as error:  # noqa: BLE001 - the agent's own code ran: say what
             raise self.failure(position, "crash", _raised(error)) from None
 

@@ -161,7 +161,10 @@ def test_custom_symbols_and_the_side_to_move(book_3x3):
             cell = min(book.find(position).best_moves)
         board[cell // 3][cell % 3] = me
 
-    report = ttt.audit(writer, T3, db=book_3x3, board="grid", symbols=(1, 2, 0), side="symbol")
+    # no time limit: the agent runs in this process, where seen_sides can watch it
+    report = ttt.audit(
+        writer, T3, db=book_3x3, board="grid", symbols=(1, 2, 0), side="symbol", timeout=None
+    )
     assert report.accuracy == 1.0 and not report.failures
     assert seen_sides == {1, 2}
 
