@@ -243,7 +243,24 @@ def plugin_code(what: str, call: Callable[[], Any]) -> Any:
     _RUNNING.depth = getattr(_RUNNING, "depth", 0) + 1
     _RUNNING.pid = os.getpid()
     try:
-        answer = call()
+        answer = _contained(what, call, ctrl_c)
+    except BaseException as error:
+        if ctrl_c.stopped and not isinstance(error, KeyboardInterrupt):
+            raise KeyboardInterrupt from None  # the user's, which the plug-in caught
+        raise
+    finally:
+        _RUNNING.depth -= 1
+        ctrl_c.close()
+        _go_back_to(folder)
+    if ctrl_c.stopped:
+        raise KeyboardInterrupt  # the user's, which the plug-in caught and answered on
+    return answer
+
+
+def _contained(what: str, call: Callable[[], Any], ctrl_c: _CtrlC) -> Any:
+    """``call()``, its ways of ending the process raised as :class:`PluginFailedError`."""
+    try:
+        return call()
     except SystemExit as stop:
         if not _inside_plugin():
             raise  # a process the plug-in forked, ending as it asks
@@ -258,13 +275,6 @@ def plugin_code(what: str, call: Callable[[], Any]) -> Any:
         if ctrl_c.came or not _inside_plugin():
             raise  # the user's Ctrl-C
         raise PluginFailedError(what, "raised KeyboardInterrupt, though no Ctrl-C came") from None
-    finally:
-        _RUNNING.depth -= 1
-        ctrl_c.close()
-        _go_back_to(folder)
-    if ctrl_c.stopped:
-        raise KeyboardInterrupt  # the user's Ctrl-C, which the plug-in caught and answered on
-    return answer
 
 
 class _CtrlC:

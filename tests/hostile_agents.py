@@ -111,3 +111,14 @@ def swallows_ctrl_c(board):  # noqa: ANN001, ANN201
     except KeyboardInterrupt:
         pass
     return board.index(" ")
+
+
+def swallows_ctrl_c_then_raises(board):  # noqa: ANN001, ANN201
+    """Sends its own process SIGINT, catches the ``KeyboardInterrupt`` and raises another
+    exception."""
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(SLOW_SECONDS)
+    except KeyboardInterrupt:
+        raise ValueError("not a Ctrl-C") from None
+    return board.index(" ")

@@ -169,7 +169,11 @@ def test_a_plugins_keyboard_interrupt_is_its_crash_and_the_audit_goes_on(book_3x
         assert "raised KeyboardInterrupt, though no Ctrl-C came" in failure["detail"], failure
 
 
-@pytest.mark.parametrize("name", ["presses_ctrl_c", "swallows_ctrl_c"])
+CTRL_C = ["presses_ctrl_c", "swallows_ctrl_c", "swallows_ctrl_c_then_raises"]
+"""Agents during whose move a SIGINT comes, as the user's Ctrl-C does."""
+
+
+@pytest.mark.parametrize("name", CTRL_C)
 def test_a_real_ctrl_c_during_a_plugins_move_still_stops_the_run(book_3x3, name):
     result = plugin_audit(book_3x3, name)
     assert result.returncode == 130, (result.returncode, result.stdout[-2000:], result.stderr)
@@ -190,7 +194,7 @@ except KeyboardInterrupt:
 """``ttt.audit`` of an agent with no time limit, exit status 7 where Ctrl-C reached it."""
 
 
-@pytest.mark.parametrize("name", ["presses_ctrl_c", "swallows_ctrl_c"])
+@pytest.mark.parametrize("name", CTRL_C)
 def test_a_real_ctrl_c_during_a_notebook_agents_move_reaches_the_caller(book_3x3, name):
     result = python("-c", STOPPED, name, book_3x3, what=f"ttt.audit of {name}")
     assert result.returncode == 7, (result.returncode, result.stdout[-2000:], result.stderr)
