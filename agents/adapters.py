@@ -369,9 +369,10 @@ class CallableAgent(Agent):
     (:class:`~ttt_solve.agents.isolation.AgentProcess`), which is killed when its time is up:
     the limit holds whatever the agent's code does, and nothing it does (``os._exit`` from a
     thread, any exception, ``os.chdir``) reaches this process. Without one it runs in this
-    process, as trusted code: its exceptions and ``sys.exit``/``os._exit`` in its own thread
-    are failures, but nothing bounds its time, and a ``KeyboardInterrupt`` is taken for the
-    user's Ctrl-C.
+    process, as trusted code: its exceptions (``KeyboardInterrupt`` too, where no Ctrl-C came)
+    and ``sys.exit``/``os._exit`` in its own thread are failures, and its ``os.chdir`` is
+    undone after each move, but nothing bounds its time, and ``os._exit`` from a thread of its
+    own ends this process.
 
     ``move`` is called as ``move(board)``, or ``move(board, side)`` when the adapter hands the
     side to move. ``spec`` names the agent in reports (by default its qualified name).
@@ -406,7 +407,8 @@ class CallableAgent(Agent):
 
     def play(self, position: Position) -> int:
         """The move in this process: the call, its answer read back, any failure raised as
-        :class:`EngineFailure` (a ``KeyboardInterrupt`` goes on up, as the user's Ctrl-C)."""
+        :class:`EngineFailure`; the user's Ctrl-C goes on up (``plugin_code`` tells it from a
+        ``KeyboardInterrupt`` the agent raised, which is a failure)."""
         adapter = self.adapter
         from ttt_solve.agents.plugin import PluginFailedError, plugin_code
 
@@ -415,9 +417,11 @@ class CallableAgent(Agent):
             pristine = _snapshot(adapter.board, handed)
             arguments = (handed,) if adapter.side is None else (handed, adapter.side_of(position))
             with _seeded_globals(self.rng):
-                # sys.exit and os._exit in it are failures, not the end of ttt
-                answer = plugin_code(self.spec, lambda: self.move(*arguments))
-                return adapter.decode(position, handed, pristine, answer)
+                # the answer is read inside too: its __index__ and the like are the agent's code
+                return plugin_code(
+                    self.spec,
+                    lambda: adapter.decode(position, handed, pristine, self.move(*arguments)),
+                )
         except MoveFailure as failure:
             raise self.failure(position, failure.kind, failure.detail) from None
         except PluginFailedError as error:

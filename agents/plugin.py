@@ -31,6 +31,7 @@ are. A module or factory that calls ``sys.exit`` or ``os._exit`` as it is loaded
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -38,10 +39,11 @@ import math
 import os
 import random
 import re
+import signal
 import sys
 import threading
 from collections.abc import Callable
-from types import ModuleType
+from types import FrameType, ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ttt_solve.agents.adapters import Adapter, AdapterError, CallableAgent
@@ -223,14 +225,40 @@ def _exit_unless_in_plugin(status: int) -> NoReturn:
 
 
 def plugin_code(what: str, call: Callable[[], Any]) -> Any:
-    """``call()``, a plug-in's own code (its module, its factory, its move), with its ways of
-    ending the process turned into :class:`PluginFailedError` naming ``what`` it was doing:
-    ``sys.exit()`` (``SystemExit``) and ``os._exit()``. (A plug-in runs in this process: one
-    that kills it otherwise, by a signal or a crash in C, ends the command with that signal.)"""
+    """``call()``, a plug-in's own code (its module, its factory, its move), kept from ending
+    or moving the caller's process:
+
+    * ``sys.exit()`` (``SystemExit``) and ``os._exit()`` become :class:`PluginFailedError`
+      naming ``what`` it was doing;
+    * so does a ``KeyboardInterrupt`` it raises when no Ctrl-C came (:class:`_CtrlC`); the
+      user's Ctrl-C goes on up, even where the plug-in caught it and answered;
+    * the working directory and the Ctrl-C handler it changed are put back.
+
+    (A plug-in runs in this process: one that kills it otherwise, by a signal, ``os._exit``
+    from a thread of its own or a crash in C, ends the command with it.)"""
     if os._exit is not _exit_unless_in_plugin:  # once, for the whole process; only a thread
         os._exit = _exit_unless_in_plugin  # inside a plug-in call is refused the real exit
+    folder = _working_directory()
+    ctrl_c = _CtrlC()
     _RUNNING.depth = getattr(_RUNNING, "depth", 0) + 1
     _RUNNING.pid = os.getpid()
+    try:
+        answer = _contained(what, call, ctrl_c)
+    except BaseException as error:
+        if ctrl_c.stopped and not isinstance(error, KeyboardInterrupt):
+            raise KeyboardInterrupt from None  # the user's, which the plug-in caught
+        raise
+    finally:
+        _RUNNING.depth -= 1
+        ctrl_c.close()
+        _go_back_to(folder)
+    if ctrl_c.stopped:
+        raise KeyboardInterrupt  # the user's, which the plug-in caught and answered on
+    return answer
+
+
+def _contained(what: str, call: Callable[[], Any], ctrl_c: _CtrlC) -> Any:
+    """``call()``, its ways of ending the process raised as :class:`PluginFailedError`."""
     try:
         return call()
     except SystemExit as stop:
@@ -243,8 +271,61 @@ def plugin_code(what: str, call: Callable[[], Any]) -> Any:
         raise PluginFailedError(
             what, f"called os._exit({stop.status!r}), which would end ttt"
         ) from None
-    finally:
-        _RUNNING.depth -= 1
+    except KeyboardInterrupt:
+        if ctrl_c.came or not _inside_plugin():
+            raise  # the user's Ctrl-C
+        raise PluginFailedError(what, "raised KeyboardInterrupt, though no Ctrl-C came") from None
+
+
+class _CtrlC:
+    """Whether the user's Ctrl-C (a real SIGINT) came while a plug-in's code ran: its handler
+    is wrapped, from :func:`plugin_code`'s start to its :meth:`close`, which puts the handler
+    back (whatever the plug-in set meanwhile).
+
+    Python runs signal handlers in the main thread only, so only there is one wrapped;
+    elsewhere a ``KeyboardInterrupt`` is never the user's. Nor where SIGINT is ignored or
+    not handled in Python: there it raises nothing."""
+
+    def __init__(self) -> None:
+        self.came = False
+        """A SIGINT came."""
+        self.stopped = False
+        """Its handler raised ``KeyboardInterrupt`` (it may defer one that would be lost)."""
+        self.previous: Any = None
+        if threading.current_thread() is not threading.main_thread():
+            return
+        previous = signal.getsignal(signal.SIGINT)
+        if callable(previous):
+            self.previous = previous
+            signal.signal(signal.SIGINT, self.handle)
+
+    def handle(self, signum: int, frame: FrameType | None) -> None:
+        self.came = True
+        try:
+            self.previous(signum, frame)
+        except KeyboardInterrupt:
+            self.stopped = True
+            raise
+
+    def close(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            self.previous = None
+
+
+def _working_directory() -> str | None:
+    """The working directory, or None where it is gone."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def _go_back_to(folder: str | None) -> None:
+    """Back to ``folder`` where a plug-in moved elsewhere (os.chdir) and it is still there."""
+    if folder is not None and _working_directory() != folder:
+        with contextlib.suppress(OSError):
+            os.chdir(folder)
 
 
 def load_module(name: str, spec_text: str) -> ModuleType:

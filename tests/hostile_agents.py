@@ -94,3 +94,31 @@ def sleeps_in_a_pool_worker_at_the_last_cell(board):  # noqa: ANN001, ANN201
         sleeps_through_everything(board)
     time.sleep(0.002)
     return board.index(" ")
+
+
+def presses_ctrl_c(board):  # noqa: ANN001, ANN201
+    """Sends its own process SIGINT, as the user's Ctrl-C does, and waits for it."""
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(SLOW_SECONDS)
+    return board.index(" ")
+
+
+def swallows_ctrl_c(board):  # noqa: ANN001, ANN201
+    """Sends its own process SIGINT, catches the ``KeyboardInterrupt`` and answers."""
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(SLOW_SECONDS)
+    except KeyboardInterrupt:
+        pass
+    return board.index(" ")
+
+
+def swallows_ctrl_c_then_raises(board):  # noqa: ANN001, ANN201
+    """Sends its own process SIGINT, catches the ``KeyboardInterrupt`` and raises another
+    exception."""
+    try:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(SLOW_SECONDS)
+    except KeyboardInterrupt:
+        raise ValueError("not a Ctrl-C") from None
+    return board.index(" ")

@@ -51,7 +51,8 @@ import json, os, sys
 import ttt_solve as ttt
 from tests import hostile_agents
 
-name, db, limit, positions = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+name, db, positions = sys.argv[1], sys.argv[2], int(sys.argv[4])
+limit = None if sys.argv[3] == "None" else float(sys.argv[3])
 here = os.getcwd()
 report = ttt.audit(
     getattr(hostile_agents, name), "3x3k3", db=db, board="flat", positions=positions,
@@ -78,7 +79,7 @@ def python(*args: str, what: str) -> subprocess.CompletedProcess:
         pytest.fail(f"{what} still ran after {BOUND} s")
 
 
-def notebook(name: str, db: str, limit: float = LIMIT) -> dict:
+def notebook(name: str, db: str, limit: float | None = LIMIT) -> dict:
     """``ttt.audit`` of a hostile agent, in a Python of its own; what it reported."""
     what = f"ttt.audit of {name} with timeout={limit}"
     result = python("-c", NOTEBOOK, name, db, str(limit), str(POSITIONS), what=what)
@@ -126,6 +127,77 @@ def test_an_agents_chdir_stays_in_its_own_process(book_3x3):
     outcome = notebook("changes_directory", book_3x3, limit=10)
     assert outcome["cwd"] == outcome["was"] == str(ROOT), outcome
     assert outcome["failed"] == [], outcome  # and its moves are graded
+
+
+# -- agents without a time limit, in the caller's process -------------------------------------
+
+
+def test_an_agents_keyboard_interrupt_in_a_notebook_is_its_crash(book_3x3):
+    outcome = notebook("raises_keyboard_interrupt", book_3x3, limit=None)
+    assert outcome["failed"], outcome
+    for kind, detail in outcome["failed"]:
+        assert kind == "crash" and "raised KeyboardInterrupt, though no Ctrl-C came" in detail
+
+
+def test_an_agents_chdir_in_the_callers_process_is_undone_after_its_move(book_3x3):
+    outcome = notebook("changes_directory", book_3x3, limit=None)
+    assert outcome["cwd"] == outcome["was"] == str(ROOT), outcome
+    assert outcome["failed"] == [], outcome
+
+
+def console(*args: str) -> subprocess.CompletedProcess:
+    """A real ``ttt`` process started as its console script is, Ctrl-C handling included."""
+    code = "from ttt_solve.cli.entry import ttt; ttt()"
+    return python("-c", code, *args, what=f"ttt {' '.join(args)}")
+
+
+def plugin_audit(book: str, name: str) -> subprocess.CompletedProcess:
+    """``ttt audit`` of the agent ``name`` as a ``py:`` plug-in with no time limit."""
+    spec = f"py:tests.hostile_agents:{name},board=flat"
+    return console(
+        "audit", "--agent", spec, "--db", book, "--positions", f"sample:{POSITIONS}", "--json"
+    )
+
+
+def test_a_plugins_keyboard_interrupt_is_its_crash_and_the_audit_goes_on(book_3x3):
+    result = plugin_audit(book_3x3, "raises_keyboard_interrupt")
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
+    failed = json.loads(result.stdout)["failed"]
+    assert len(failed) == POSITIONS, failed
+    for failure in failed:
+        assert failure["kind"] == "crash", failure
+        assert "raised KeyboardInterrupt, though no Ctrl-C came" in failure["detail"], failure
+
+
+CTRL_C = ["presses_ctrl_c", "swallows_ctrl_c", "swallows_ctrl_c_then_raises"]
+"""Agents during whose move a SIGINT comes, as the user's Ctrl-C does."""
+
+
+@pytest.mark.parametrize("name", CTRL_C)
+def test_a_real_ctrl_c_during_a_plugins_move_still_stops_the_run(book_3x3, name):
+    result = plugin_audit(book_3x3, name)
+    assert result.returncode == 130, (result.returncode, result.stdout[-2000:], result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+
+
+STOPPED = """
+import sys
+import ttt_solve as ttt
+from tests import hostile_agents
+
+try:
+    ttt.audit(getattr(hostile_agents, sys.argv[1]), "3x3k3", db=sys.argv[2], board="flat",
+              positions=1, timeout=None)
+except KeyboardInterrupt:
+    sys.exit(7)
+"""
+"""``ttt.audit`` of an agent with no time limit, exit status 7 where Ctrl-C reached it."""
+
+
+@pytest.mark.parametrize("name", CTRL_C)
+def test_a_real_ctrl_c_during_a_notebook_agents_move_reaches_the_caller(book_3x3, name):
+    result = python("-c", STOPPED, name, book_3x3, what=f"ttt.audit of {name}")
+    assert result.returncode == 7, (result.returncode, result.stdout[-2000:], result.stderr)
 
 
 def _children(pid: int) -> list[int]:
