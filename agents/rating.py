@@ -88,6 +88,7 @@ class Fit(NamedTuple):
     degrees: int
     p_value: float
     cells: int
+    simulated: int = 0  # the p-value: 0 from the chi-square distribution, else simulations
 
     @property
     def rejected(self) -> bool:
@@ -100,6 +101,7 @@ class Fit(NamedTuple):
             "degrees_of_freedom": self.degrees,
             "p_value": self.p_value,
             "cells": self.cells,
+            "p_value_from": f"{self.simulated} simulations" if self.simulated else "chi-square",
             "rejected": self.rejected,
         }
 
@@ -291,21 +293,48 @@ def _probabilities(
     return ew / total, ed / total, el / total, top + np.log(total)
 
 
-def goodness_of_fit(games: _Games, theta: np.ndarray, fitted: int) -> Fit | None:
-    """Pearson's X² of the model at ``theta`` over the cells with games, ``fitted``
-    parameters having been fitted to them (``None`` when no degree of freedom is left)."""
-    played = games.counts.sum(axis=1)
-    cells = played > 0
-    degrees = 2 * int(cells.sum()) - fitted
-    if degrees < 1:
-        return None
+def _pearson(games: _Games, counts: np.ndarray, theta: np.ndarray) -> float:
+    """Pearson's X² of the model at ``theta`` over the cells of ``counts`` with games."""
+    played = counts.sum(axis=1)
+    expected = played[:, None] * np.stack(_expected_shares(games, theta), axis=1)
+    terms = np.where(expected > 0, (counts - expected) ** 2 / np.maximum(expected, 1e-300), 0.0)
+    return float(terms[played > 0].sum())
+
+
+def _expected_shares(games: _Games, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     z = _z_gradient(games, len(theta)) @ theta
     pw, pd, pl, _ = _probabilities(z, float(theta[-1]))
-    expected = played[:, None] * np.stack([pw, pd, pl], axis=1)
-    observed = games.counts
-    terms = np.where(expected > 0, (observed - expected) ** 2 / np.maximum(expected, 1e-300), 0.0)
-    statistic = float(terms[cells].sum())
-    return Fit(statistic, degrees, chi_square_tail(statistic, degrees), int(cells.sum()))
+    return pw, pd, pl
+
+
+def goodness_of_fit(
+    games: _Games, theta: np.ndarray, free: np.ndarray, seed: int = 0
+) -> Fit | None:
+    """Pearson's X² of the model fitted at ``theta`` (its ``free`` parameters fitted) over the
+    cells with games, and its p-value (``None`` when no degree of freedom is left).
+
+    The chi-square distribution is X²'s only when the cells are well filled (Cochran's rule:
+    every expected count at least 1, four in five at least 5); otherwise, as with a few games
+    a pair or an agent that almost never wins, the p-value is simulated: the share of
+    :data:`RESAMPLES` sets of games drawn from the fitted model (seeded), refitted, whose X²
+    is as large."""
+    played = games.counts.sum(axis=1)
+    cells = played > 0
+    degrees = 2 * int(cells.sum()) - int(free.sum())
+    if degrees < 1:
+        return None
+    statistic = _pearson(games, games.counts, theta)
+    shares = np.stack(_expected_shares(games, theta), axis=1)
+    expected = (played[:, None] * shares)[cells]
+    if expected.min() >= 1 and (expected >= 5).mean() >= 0.8:
+        return Fit(statistic, degrees, chi_square_tail(statistic, degrees), int(cells.sum()))
+    generator = np.random.default_rng(seed)
+    larger = 0
+    for _ in range(RESAMPLES):
+        counts = _draw(played, shares, generator)
+        refitted, _ = _fit(games, counts, theta, free)
+        larger += _pearson(games, counts, refitted) >= statistic
+    return Fit(statistic, degrees, (larger + 1) / (RESAMPLES + 1), int(cells.sum()), RESAMPLES)
 
 
 def _fit(
@@ -429,6 +458,11 @@ def _table(
     return tuple(rated)
 
 
+def _wider(one: Interval, other: Interval) -> Interval:
+    """The estimate of ``one``, with the interval that holds both."""
+    return Interval(one.mean, min(one.low, other.low), max(one.high, other.high))
+
+
 def _frozen(matrix: np.ndarray) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(v) for v in row) for row in matrix)
 
@@ -460,7 +494,7 @@ def rate(
     known_colours = bool(games.home.any())
     free[n] = known_colours  # no colours known: no first-move advantage to fit
     theta, hessian = _fit(games, games.counts, np.zeros(n + 2), free)
-    goodness = goodness_of_fit(games, theta, int(free.sum()))
+    goodness = goodness_of_fit(games, theta, free, seed)
     ratings = [float(value) for value in matrix @ theta[:n] + anchor_rating]
     # Anchored ratings, then h and ln nu, as a linear map of theta.
     transform = np.eye(n + 2)
@@ -478,6 +512,13 @@ def rate(
             if goodness is not None
             else "no degree of freedom left to test the model"
         )
+    covariance = transform @ _covariance(hessian, free) @ transform.T
+    intervals = [
+        normal_interval(ratings[i], math.sqrt(max(covariance[i, i], 0.0))) for i in range(n)
+    ]
+    first_move = (
+        normal_interval(float(theta[n]), math.sqrt(covariance[n, n])) if known_colours else None
+    )
     if resamples > 0:
         generator = np.random.default_rng(seed)
         samples = []
@@ -485,19 +526,22 @@ def rate(
             fitted, _ = _fit(games, _resample(games, generator), theta, free)
             samples.append(transform @ fitted + np.r_[np.full(n, anchor_rating), 0.0, 0.0])
         table = np.array(samples)
-        covariance = np.atleast_2d(np.cov(table, rowvar=False))
-        intervals = [percentile_interval(ratings[i], table[:, i].tolist()) for i in range(n)]
-        first_move = (
+        resampled = np.atleast_2d(np.cov(table, rowvar=False))
+        boot = [percentile_interval(ratings[i], table[:, i].tolist()) for i in range(n)]
+        boot_first = (
             percentile_interval(float(theta[n]), table[:, n].tolist()) if known_colours else None
         )
-    else:
-        covariance = transform @ _covariance(hessian, free) @ transform.T
-        intervals = [
-            normal_interval(ratings[i], math.sqrt(max(covariance[i, i], 0.0))) for i in range(n)
-        ]
-        first_move = (
-            normal_interval(float(theta[n]), math.sqrt(covariance[n, n])) if known_colours else None
-        )
+        if bootstrap > 0:  # asked for: the bootstrap's alone
+            covariance, intervals, first_move = resampled, boot, boot_first
+        else:
+            # A bootstrap of few games a cell can be narrower than the model's curvature (a
+            # cell of two wins resamples as two wins): a misfit never narrows an interval.
+            intervals = [_wider(one, other) for one, other in zip(intervals, boot)]
+            if first_move is not None and boot_first is not None:
+                first_move = _wider(first_move, boot_first)
+            if np.trace(resampled[:n, :n]) > np.trace(covariance[:n, :n]):
+                covariance = resampled
+            reason += "; each interval is the wider of the bootstrap's and the curvature's"
     totals = {s.entrant: (s.games, s.points) for s in standings(pairings, n)}
     return Ratings(
         _table(names, ratings, intervals, covariance, [totals[i] for i in range(n)]),
@@ -604,6 +648,11 @@ def _resample(games: _Games, generator: Any) -> np.ndarray:
     """The games resampled within each pair and colour: as many, drawn from their shares."""
     played = games.counts.sum(axis=1).astype(np.int64)
     shares = games.counts / np.maximum(played, 1)[:, None]
+    return _draw(played, shares, generator)
+
+
+def _draw(played: np.ndarray, shares: np.ndarray, generator: Any) -> np.ndarray:
+    """Games drawn for each pair and colour: ``played`` of them, with these shares."""
     return np.array(
         [generator.multinomial(k, p) for k, p in zip(played, shares)], np.float64
     ).reshape(-1, 3)

@@ -153,7 +153,7 @@ def test_agents_of_known_strength_are_ordered_apart(book_small, rules, games):
     ratings = rate(pairings, GRADED)
     # One draw parameter for every pair misfits real agents (perfect players draw each other
     # always, random hardly ever): the misfit is found, and the intervals are a bootstrap's.
-    assert ratings.goodness is not None and ratings.goodness.p_value < 1e-6
+    assert ratings.goodness is not None and ratings.goodness.rejected
     assert ratings.method == "bootstrap" and ratings.resamples == RESAMPLES
     ordered = [one.agent for one in ratings.rated]
     assert ordered == list(reversed(GRADED))
