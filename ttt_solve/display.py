@@ -643,6 +643,8 @@ def fit_text(ratings: Any) -> str:
     if fit is None:
         return f"fit: not tested ({ratings.reason}); intervals: {ratings.method}"
     p = "p < 0.001" if fit.p_value < 0.001 else f"p = {fit.p_value:.3f}"
+    if fit.simulated:
+        p += f" (from {fit.simulated} simulations: cells too sparse for the chi-square)"
     return (
         f"fit: Pearson X² {fit.statistic:,.0f} on {fit.degrees:,} degrees of freedom over "
         f"{fit.cells:,} pair-and-colour cells, {p}; intervals: {ratings.method}, because "
