@@ -644,6 +644,8 @@ def fit_text(ratings: Any) -> str:
         return f"fit: not tested ({ratings.reason}); intervals: {ratings.method}"
     p = "p < 0.001" if fit.p_value < 0.001 else f"p = {fit.p_value:.3f}"
     if fit.simulated:
+        if fit.p_value * (fit.simulated + 1) < 1.5:  # no simulation came as far: a bound
+            p = f"p <= {fit.p_value:.3f}"
         p += f" (from {fit.simulated} simulations: cells too sparse for the chi-square)"
     return (
         f"fit: Pearson X² {fit.statistic:,.0f} on {fit.degrees:,} degrees of freedom over "
