@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -16,27 +17,38 @@ from ttt_solve.book.reader import open_book
 from ttt_solve.solver.rules import Rules
 
 
+def round_robin_of(entrants: int, games: int, result: Callable[[int, int, int], int]):  # noqa: ANN201
+    """Pairings of a round robin of ``games`` per pair, colours alternating, each game's
+    result ``result(a, b, x)`` for X (0 won, 1 drew, 2 lost; ``x`` is a or b)."""
+    pairings = []
+    for a in range(entrants):
+        for b in range(a + 1, entrants):
+            total, first = [0, 0, 0], [0, 0, 0]
+            for game in range(games):
+                x = a if game % 2 == 0 else b
+                x_result = result(a, b, x)
+                for_a = x_result if x == a else 2 - x_result  # for a: won, drew, lost
+                total[for_a] += 1
+                if x == a:
+                    first[for_a] += 1
+            pairings.append(Pairing(a, b, *total, (first[0], first[1], first[2])))
+    return pairings
+
+
 def simulate(
     true: list[float], first_move: float, nu: float, games: int, rng: random.Random
 ) -> list[Pairing]:
     """A round robin of agents with these true ratings (Elo) under Davidson's model with a
     first-move advantage: ``games`` per pair, colours alternating."""
-    pairings = []
-    for a in range(len(true)):
-        for b in range(a + 1, len(true)):
-            total, first = [0, 0, 0], [0, 0, 0]
-            for game in range(games):
-                x, o = (a, b) if game % 2 == 0 else (b, a)
-                z = KAPPA * (true[x] + first_move - true[o]) / 2
-                win, loss = math.exp(z), math.exp(-z)
-                u = rng.random() * (win + nu + loss)
-                x_result = 0 if u < win else 1 if u < win + nu else 2  # X won, drew, lost
-                result = x_result if x == a else 2 - x_result  # for a: won, drew, lost
-                total[result] += 1
-                if x == a:
-                    first[result] += 1
-            pairings.append(Pairing(a, b, *total, (first[0], first[1], first[2])))
-    return pairings
+
+    def result(a: int, b: int, x: int) -> int:
+        o = b if x == a else a
+        z = KAPPA * (true[x] + first_move - true[o]) / 2
+        win, loss = math.exp(z), math.exp(-z)
+        u = rng.random() * (win + nu + loss)
+        return 0 if u < win else 1 if u < win + nu else 2
+
+    return round_robin_of(len(true), games, result)
 
 
 NAMES = ["random", "b", "c", "d", "e"]
@@ -194,22 +206,14 @@ def simulate_drawish_pairs(true: list[float], games: int, rng: random.Random) ->
     """Games from another model: among decisive games X wins with the Elo expectation of
     ``r_X + 60 - r_O``, but each pair and colour has a draw rate of its own (from 2% to 80%),
     where Davidson's model has one ``nu`` for all."""
-    pairings = []
-    for a in range(len(true)):
-        for b in range(a + 1, len(true)):
-            total, first = [0, 0, 0], [0, 0, 0]
-            for game in range(games):
-                x, o = (a, b) if game % 2 == 0 else (b, a)
-                draw = [0.02, 0.8, 0.3, 0.6][(a + 2 * b + x) % 4]
-                decisive = 1 / (1 + 10 ** (-(true[x] + 60 - true[o]) / 400))
-                u = rng.random()
-                x_result = 1 if u < draw else 0 if rng.random() < decisive else 2
-                result = x_result if x == a else 2 - x_result
-                total[result] += 1
-                if x == a:
-                    first[result] += 1
-            pairings.append(Pairing(a, b, *total, (first[0], first[1], first[2])))
-    return pairings
+
+    def result(a: int, b: int, x: int) -> int:
+        o = b if x == a else a
+        draw = [0.02, 0.8, 0.3, 0.6][(a + 2 * b + x) % 4]
+        decisive = 1 / (1 + 10 ** (-(true[x] + 60 - true[o]) / 400))
+        return 1 if rng.random() < draw else 0 if rng.random() < decisive else 2
+
+    return round_robin_of(len(true), games, result)
 
 
 def test_games_from_another_model_are_flagged_and_get_bootstrap_intervals_that_hold():
