@@ -3,7 +3,8 @@
 :class:`Interval` is an estimate with its interval; :func:`interval` the Student's t interval
 of shares measured with several seeds (clipped to 0..1); :func:`normal_interval` an estimate
 plus or minus 1.96 standard errors; :func:`percentile_interval` the middle 95% of a bootstrap's
-estimates; :func:`normal_cdf` the chance that a normal variable lies below a value.
+estimates; :func:`normal_cdf` the chance that a normal variable lies below a value;
+:func:`chi_square_tail` the chance that a chi-square variable lies above one (a p-value).
 """
 
 from __future__ import annotations
@@ -65,3 +66,41 @@ def percentile_interval(estimate: float, samples: Sequence[float]) -> Interval:
 def normal_cdf(x: float) -> float:
     """P(Z < x) for a standard normal Z."""
     return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def chi_square_tail(statistic: float, degrees: int) -> float:
+    """P(X >= ``statistic``) for X chi-square with ``degrees`` degrees of freedom: the
+    regularized upper incomplete gamma Q(degrees / 2, statistic / 2), by its series below
+    ``a + 1`` and its continued fraction above (Numerical Recipes, 6.2), so that SciPy is not
+    needed."""
+    if degrees < 1:
+        raise ValueError(f"degrees of freedom must be >= 1, got {degrees}")
+    a, x = degrees / 2, max(statistic, 0.0) / 2
+    if x == 0:
+        return 1.0
+    log_front = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1:  # the series of P(a, x)
+        term = total = 1 / a
+        n = a
+        while abs(term) > abs(total) * 1e-15:
+            n += 1
+            term *= x / n
+            total += term
+        return max(0.0, 1 - total * math.exp(log_front))
+    tiny = 1e-300  # the continued fraction of Q(a, x), by Lentz's method
+    b = x + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1) < 1e-15:
+            break
+    return min(1.0, math.exp(log_front) * h)

@@ -16,11 +16,14 @@ a rung's games against an agent are the same whichever other agents are rated in
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ttt_solve.agents.audit import Truth
+from ttt_solve.agents.eta import seconds_left
 from ttt_solve.agents.grading import evaluate
 from ttt_solve.agents.identity import identity
 from ttt_solve.agents.parallel import AgentMaker
@@ -212,6 +215,7 @@ def rate_on_ladder(
     cache: bool = True,
     jobs: int = 2,
     progress: Callable[[int, int], None] | None = None,
+    estimate: Callable[[float | None], None] | None = None,
 ) -> LadderRatings:
     """The ladder's ratings on ``rules`` and those of ``specs`` against it: games not in the
     cache are played (the ladder's first, if needed) and cached, each batch in one transaction.
@@ -221,7 +225,10 @@ def rate_on_ladder(
 
     ``audit``: also audit each agent in positions mode (every position, or ``sample`` of them,
     seeded with ``seed``). ``cache=False`` plays what the cache lacks without storing it (a
-    book that cannot be written). ``progress(done, total)`` counts the games played now.
+    book that cannot be written). ``progress(done, total)`` counts the games played now;
+    ``estimate(seconds)``, called before it, says how long the rest should take, each game
+    weighted by the cost of its pair measured so far (:mod:`agents.eta`; ``None``: not yet
+    known).
     """
     check_game(book, rules)
     makers = {}  # by the name the tables give the agent
@@ -250,18 +257,26 @@ def rate_on_ladder(
         )
     new_agents = list(dict.fromkeys(s for s in specs if s not in rungs))
     cached_agents = {row.rated for row in cached if _cacheable(makers.get(row.rated))}
-    to_play = (0 if ladder_rows else expected // 2 * games) + games * len(rungs) * sum(
-        spec not in cached_agents for spec in new_agents
+    plan = (
+        []
+        if ladder_rows
+        else [(rungs[i], rungs[j]) for i in range(len(rungs)) for j in range(i + 1, len(rungs))]
     )
+    plan += [(spec, rung) for spec in new_agents if spec not in cached_agents for rung in rungs]
+    to_play = games * len(plan)
+    clock = _Clock([pair for pair in plan for _ in range(games)])
     done = 0
 
     def counting(finished: int, _total: int) -> None:
+        if estimate is not None:
+            estimate(clock.seconds_left(done + finished))
         if progress is not None:
             progress(done + finished, to_play)
 
     def play(names: list[str], pairs: list[tuple[int, int]]) -> tuple[list[LadderRow], int]:
         """The pairs' games as cache rows, and the games the last name forfeited."""
         nonlocal done
+        clock.last = time.perf_counter()  # what came between (a fit, an audit) is no game's
         players = [makers.get(name) or AgentMaker(name, db) for name in names]
         pairings = play_pairs(
             players,
@@ -326,6 +341,29 @@ def rate_on_ladder(
         tuple(results),
         book=book.describe(),
     )
+
+
+class _Clock:
+    """The games to play now, in the order they are played (one pair of agents per game), and
+    the wall time each took, from the progress of the games: what the time left is estimated
+    from."""
+
+    def __init__(self, order: Sequence[tuple[str, str]]) -> None:
+        self.order = list(order)
+        self.finished: dict[tuple[str, str], tuple[int, float]] = {}
+        self.done = 0
+        self.last = time.perf_counter()
+
+    def seconds_left(self, done: int) -> float | None:
+        now = time.perf_counter()
+        if done > self.done:  # the time since the last report, shared by the games it finished
+            share = (now - self.last) / (done - self.done)
+            for pair in self.order[self.done : done]:
+                games, seconds = self.finished.get(pair, (0, 0.0))
+                self.finished[pair] = (games + 1, seconds + share)
+            self.done, self.last = done, now
+        remaining = Counter(self.order[done:])
+        return seconds_left(self.finished, remaining)
 
 
 def _cacheable(maker: Any) -> bool:

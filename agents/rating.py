@@ -20,10 +20,18 @@ finite when one agent won every game against another; and a wide normal prior on
 concave; Newton's method on its exact gradient and Hessian (NumPy, a few iterations for a few
 dozen agents) finds its maximum.
 
-**Intervals**, 95%: by default from the curvature of the log-posterior at its maximum (the
-normal approximation BayesElo reports; the likelihood of superiority of each agent over the
-next comes from the same covariance); or, with ``bootstrap=N``, from N refits on games
-resampled within each pair and colour (seeded), as the 2.5th and 97.5th percentiles.
+**Goodness of fit**: Pearson's X² of the fitted model over the cells of the games (each pair
+and colour: X's wins, draws and O's wins against what the model expects), on two degrees of
+freedom a cell less the parameters fitted, with its p-value (:class:`Fit`).
+
+**Intervals**, 95%: from the curvature of the log-posterior at its maximum (the normal
+approximation BayesElo reports) when the model fits the games; from :data:`RESAMPLES` refits
+on games resampled within each pair and colour (seeded), as the 2.5th and 97.5th percentiles,
+when it misfits them (p < :data:`REJECTED_P`), since the curvature then understates what the
+games allow; or from ``bootstrap=N`` such refits when asked. Either way the intervals carry the
+uncertainty of the first-move advantage and ``nu`` (refitted in each resample; in the
+curvature's covariance), and the likelihood of superiority of each agent over the next comes
+from the same covariance.
 
 **Anchor**: ratings are differences, so one number is fixed: an agent's rating (``random`` at
 0 by default, when it plays), or else the mean rating at 0. An interval is the uncertainty of
@@ -41,6 +49,7 @@ import numpy as np
 
 from ttt_solve.agents.intervals import (
     Interval,
+    chi_square_tail,
     normal_cdf,
     normal_interval,
     percentile_interval,
@@ -59,9 +68,42 @@ LOG_NU_SD = 3.0
 
 DEFAULT_ANCHOR = ("random", 0.0)
 
+REJECTED_P = 0.01
+"""Below this p-value of the goodness of fit, the model misfits the games: bootstrap intervals."""
+
+RESAMPLES = 200
+"""The bootstrap's resamples when the model misfits and no number was asked for."""
+
 
 class RatingError(TttError, ValueError):
     """Results that cannot be rated, or an anchor that names no agent."""
+
+
+class Fit(NamedTuple):
+    """Pearson's goodness of fit of the model to the games: ``statistic`` X² summed over the
+    ``cells`` (pair and colour) that had games, on ``degrees`` of freedom (two a cell less the
+    parameters fitted), and the chance ``p_value`` of an X² as large if the model were true."""
+
+    statistic: float
+    degrees: int
+    p_value: float
+    cells: int
+    simulated: int = 0  # the p-value: 0 from the chi-square distribution, else simulations
+
+    @property
+    def rejected(self) -> bool:
+        return self.p_value < REJECTED_P
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "test": "pearson",
+            "statistic": self.statistic,
+            "degrees_of_freedom": self.degrees,
+            "p_value": self.p_value,
+            "cells": self.cells,
+            "p_value_from": f"{self.simulated} simulations" if self.simulated else "chi-square",
+            "rejected": self.rejected,
+        }
 
 
 class Rated(NamedTuple):
@@ -83,7 +125,8 @@ class Rated(NamedTuple):
 
 @dataclass(frozen=True)
 class Ratings:
-    """The fit: agents best first, the first-move advantage and draw parameter, the anchor."""
+    """The fit: agents best first, the first-move advantage and draw parameter, the anchor,
+    the intervals' method and why it was chosen, and the model's goodness of fit."""
 
     rated: tuple[Rated, ...]
     first_move: Interval | None  # Elo; None when no game's colours were known
@@ -95,7 +138,10 @@ class Ratings:
     resamples: int = 0
     seed: int | None = None
     names: tuple[str, ...] = ()  # by entrant index
-    covariance: tuple[tuple[float, ...], ...] = ()  # of the anchored ratings, by entrant
+    # of the anchored ratings by entrant, then the first-move advantage and ln nu
+    covariance: tuple[tuple[float, ...], ...] = ()
+    goodness: Fit | None = None  # None: no degree of freedom left to test
+    reason: str = ""  # why these intervals
 
     @property
     def games(self) -> int:
@@ -119,6 +165,8 @@ class Ratings:
             "scale": "elo",
             "anchor": {"agent": self.anchor or None, "rating": self.anchor_rating},
             "intervals": self.method,
+            "intervals_reason": self.reason,
+            "goodness_of_fit": None if self.goodness is None else self.goodness.to_dict(),
             "resamples": self.resamples,
             "seed": self.seed,
             "prior_draws": self.prior_draws,
@@ -223,6 +271,72 @@ def _check_connected(games: _Games, entrants: int, names: Sequence[str]) -> None
         )
 
 
+def _z_gradient(games: _Games, size: int) -> np.ndarray:
+    """z = KAPPA / 2 * (r_x - r_o + h * home) as a matrix on theta: one row per pair and
+    colour."""
+    n = size - 2
+    rows = np.arange(len(games.x))
+    dz = np.zeros((len(games.x), size))
+    dz[rows, games.x] += KAPPA / 2
+    dz[rows, games.o] -= KAPPA / 2
+    dz[:, n] = KAPPA / 2 * games.home
+    return dz
+
+
+def _probabilities(
+    z: np.ndarray, c: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """X's win, the draw and O's win by row, and the log of the model's normaliser."""
+    top = np.maximum(np.abs(z), c)  # for exp without overflow
+    ew, el, ed = np.exp(z - top), np.exp(-z - top), np.exp(c - top)
+    total = ew + el + ed
+    return ew / total, ed / total, el / total, top + np.log(total)
+
+
+def _pearson(games: _Games, counts: np.ndarray, theta: np.ndarray) -> float:
+    """Pearson's X² of the model at ``theta`` over the cells of ``counts`` with games."""
+    played = counts.sum(axis=1)
+    expected = played[:, None] * np.stack(_expected_shares(games, theta), axis=1)
+    terms = np.where(expected > 0, (counts - expected) ** 2 / np.maximum(expected, 1e-300), 0.0)
+    return float(terms[played > 0].sum())
+
+
+def _expected_shares(games: _Games, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    z = _z_gradient(games, len(theta)) @ theta
+    pw, pd, pl, _ = _probabilities(z, float(theta[-1]))
+    return pw, pd, pl
+
+
+def goodness_of_fit(
+    games: _Games, theta: np.ndarray, free: np.ndarray, seed: int = 0
+) -> Fit | None:
+    """Pearson's X² of the model fitted at ``theta`` (its ``free`` parameters fitted) over the
+    cells with games, and its p-value (``None`` when no degree of freedom is left).
+
+    The chi-square distribution is X²'s only when the cells are well filled (Cochran's rule:
+    every expected count at least 1, four in five at least 5); otherwise, as with a few games
+    a pair or an agent that almost never wins, the p-value is simulated: the share of
+    :data:`RESAMPLES` sets of games drawn from the fitted model (seeded), refitted, whose X²
+    is as large."""
+    played = games.counts.sum(axis=1)
+    cells = played > 0
+    degrees = 2 * int(cells.sum()) - int(free.sum())
+    if degrees < 1:
+        return None
+    statistic = _pearson(games, games.counts, theta)
+    shares = np.stack(_expected_shares(games, theta), axis=1)
+    expected = (played[:, None] * shares)[cells]
+    if expected.min() >= 1 and (expected >= 5).mean() >= 0.8:
+        return Fit(statistic, degrees, chi_square_tail(statistic, degrees), int(cells.sum()))
+    generator = np.random.default_rng(seed)
+    larger = 0
+    for _ in range(RESAMPLES):
+        counts = _draw(played, shares, generator)
+        refitted, _ = _fit(games, counts, theta, free)
+        larger += _pearson(games, counts, refitted) >= statistic
+    return Fit(statistic, degrees, (larger + 1) / (RESAMPLES + 1), int(cells.sum()), RESAMPLES)
+
+
 def _fit(
     games: _Games, counts: np.ndarray, theta: np.ndarray, free: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -238,21 +352,12 @@ def _fit(
     data = counts + games.prior
     wins, draws, losses = data[:, 0], data[:, 1], data[:, 2]
     played = data.sum(axis=1)
-    rows = np.arange(len(data))
-    # z = KAPPA / 2 * (r_x - r_o + h * home): its gradient in theta, one row per pair and colour
-    dz = np.zeros((len(data), size))
-    dz[rows, games.x] += KAPPA / 2
-    dz[rows, games.o] -= KAPPA / 2
-    dz[:, n] = KAPPA / 2 * games.home
+    dz = _z_gradient(games, size)
 
     def evaluate(theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
         z = dz @ theta
         c = theta[n + 1]
-        top = np.maximum(np.abs(z), c)  # for exp without overflow
-        ew, el, ed = np.exp(z - top), np.exp(-z - top), np.exp(c - top)
-        total = ew + el + ed
-        log_total = top + np.log(total)
-        pw, pl, pd = ew / total, el / total, ed / total
+        pw, pd, pl, log_total = _probabilities(z, c)
         log_posterior = float(
             np.sum(wins * z - losses * z + draws * c - played * log_total)
             - c * c / (2 * LOG_NU_SD**2)
@@ -353,6 +458,11 @@ def _table(
     return tuple(rated)
 
 
+def _wider(one: Interval, other: Interval) -> Interval:
+    """The estimate of ``one``, with the interval that holds both."""
+    return Interval(one.mean, min(one.low, other.low), max(one.high, other.high))
+
+
 def _frozen(matrix: np.ndarray) -> tuple[tuple[float, ...], ...]:
     return tuple(tuple(float(v) for v in row) for row in matrix)
 
@@ -368,7 +478,9 @@ def rate(
 ) -> Ratings:
     """Ratings of the entrants ``names`` (labels, by entrant index) from the round robin's
     ``pairings``, anchored (``(agent label, rating)``, default ``random`` at 0), with 95%
-    intervals from the likelihood, or from ``bootstrap`` resamples seeded with ``seed``."""
+    intervals: from ``bootstrap`` resamples seeded with ``seed`` when asked; else from the
+    likelihood when the model fits the games, from :data:`RESAMPLES` resamples when it
+    misfits them."""
     n = len(names)
     if n < 2:
         raise RatingError("ratings need at least two agents")
@@ -382,33 +494,54 @@ def rate(
     known_colours = bool(games.home.any())
     free[n] = known_colours  # no colours known: no first-move advantage to fit
     theta, hessian = _fit(games, games.counts, np.zeros(n + 2), free)
+    goodness = goodness_of_fit(games, theta, free, seed)
     ratings = [float(value) for value in matrix @ theta[:n] + anchor_rating]
-    if bootstrap > 0:
+    # Anchored ratings, then h and ln nu, as a linear map of theta.
+    transform = np.eye(n + 2)
+    transform[:n, :n] = matrix
+    resamples, reason = bootstrap, f"asked for ({bootstrap} resamples)"
+    if bootstrap <= 0 and goodness is not None and goodness.rejected:
+        resamples = RESAMPLES
+        reason = (
+            f"the model misfits the games (p < {REJECTED_P:g}), so the likelihood's curvature "
+            f"would understate their uncertainty"
+        )
+    elif bootstrap <= 0:
+        reason = (
+            "the model fits the games"
+            if goodness is not None
+            else "no degree of freedom left to test the model"
+        )
+    covariance = transform @ _covariance(hessian, free) @ transform.T
+    intervals = [
+        normal_interval(ratings[i], math.sqrt(max(covariance[i, i], 0.0))) for i in range(n)
+    ]
+    first_move = (
+        normal_interval(float(theta[n]), math.sqrt(covariance[n, n])) if known_colours else None
+    )
+    if resamples > 0:
         generator = np.random.default_rng(seed)
-        played = games.counts.sum(axis=1).astype(np.int64)
-        shares = games.counts / np.maximum(played, 1)[:, None]
         samples = []
-        for _ in range(bootstrap):
-            counts = np.array(
-                [generator.multinomial(k, p) for k, p in zip(played, shares)], np.float64
-            ).reshape(-1, 3)
-            fitted, _ = _fit(games, counts, theta, free)
-            samples.append(np.concatenate([matrix @ fitted[:n] + anchor_rating, fitted[n:]]))
+        for _ in range(resamples):
+            fitted, _ = _fit(games, _resample(games, generator), theta, free)
+            samples.append(transform @ fitted + np.r_[np.full(n, anchor_rating), 0.0, 0.0])
         table = np.array(samples)
-        covariance = np.atleast_2d(np.cov(table[:, :n], rowvar=False))
-        intervals = [percentile_interval(ratings[i], table[:, i].tolist()) for i in range(n)]
-        first_move = (
+        resampled = np.atleast_2d(np.cov(table, rowvar=False))
+        boot = [percentile_interval(ratings[i], table[:, i].tolist()) for i in range(n)]
+        boot_first = (
             percentile_interval(float(theta[n]), table[:, n].tolist()) if known_colours else None
         )
-    else:
-        full = _covariance(hessian, free)
-        covariance = matrix @ full[:n, :n] @ matrix.T
-        intervals = [
-            normal_interval(ratings[i], math.sqrt(max(covariance[i, i], 0.0))) for i in range(n)
-        ]
-        first_move = (
-            normal_interval(float(theta[n]), math.sqrt(full[n, n])) if known_colours else None
-        )
+        if bootstrap > 0:  # asked for: the bootstrap's alone
+            covariance, intervals, first_move = resampled, boot, boot_first
+        else:
+            # A bootstrap of few games a cell can be narrower than the model's curvature (a
+            # cell of two wins resamples as two wins): a misfit never narrows an interval.
+            intervals = [_wider(one, other) for one, other in zip(intervals, boot)]
+            if first_move is not None and boot_first is not None:
+                first_move = _wider(first_move, boot_first)
+            if np.trace(resampled[:n, :n]) > np.trace(covariance[:n, :n]):
+                covariance = resampled
+            reason += "; each interval is the wider of the bootstrap's and the curvature's"
     totals = {s.entrant: (s.games, s.points) for s in standings(pairings, n)}
     return Ratings(
         _table(names, ratings, intervals, covariance, [totals[i] for i in range(n)]),
@@ -417,11 +550,13 @@ def rate(
         anchor_name,
         anchor_rating,
         prior_draws,
-        "bootstrap" if bootstrap > 0 else "likelihood",
-        bootstrap,
-        seed if bootstrap > 0 else None,
+        "bootstrap" if resamples > 0 else "likelihood",
+        resamples,
+        seed if resamples > 0 else None,
         tuple(names),
         _frozen(covariance),
+        goodness,
+        reason,
     )
 
 
@@ -431,13 +566,16 @@ def extend(ladder: Ratings, agents: Sequence[tuple[str, Sequence[Pairing]]]) -> 
     their indexes and the agent as one more), **their ratings, the first-move advantage and
     the draw parameter held** at the ladder's. So an agent's rating moves nothing else.
 
-    Its interval adds to the uncertainty of its own games that of the ladder's ratings it was
-    measured against (their covariance, carried through the fit's sensitivity to each), so
-    that it compares with the ladder's intervals, which are relative to the same anchor.
+    Its interval adds to the uncertainty of its own games (from the curvature, or from
+    resamples of its games when the ladder's intervals are a bootstrap's) that of the
+    ladder's ratings, first-move advantage and ``nu`` it was measured against (their
+    covariance, carried through the fit's sensitivity to each), so that it compares with the
+    ladder's intervals, which are relative to the same anchor.
     """
     names = list(ladder.names)
     n = len(names)
     base = np.array(ladder.covariance)
+    held = n + 2  # the ladder's ratings, h and ln nu
     ladder_ratings = [0.0] * n
     for one in ladder.rated:
         ladder_ratings[one.entrant] = one.rating.mean
@@ -445,10 +583,11 @@ def extend(ladder: Ratings, agents: Sequence[tuple[str, Sequence[Pairing]]]) -> 
     all_names = names + [label for label, _ in agents]
     size = len(all_names)
     ratings = ladder_ratings + [0.0] * len(agents)
-    gradients = np.zeros((len(agents), n))
+    gradients = np.zeros((len(agents), held))
     own = np.zeros(len(agents))
     by_entrant = sorted(ladder.rated, key=lambda one: one.entrant)
     totals = [(one.games, one.points) for one in by_entrant]
+    generator = np.random.default_rng(ladder.seed)
     for index, (_, pairings) in enumerate(agents):
         games = _games(pairings, ladder.prior_draws)
         theta = np.array([*ladder_ratings, 0.0, first_move, math.log(ladder.nu)])
@@ -457,15 +596,21 @@ def extend(ladder: Ratings, agents: Sequence[tuple[str, Sequence[Pairing]]]) -> 
         free[n] = True
         fitted, hessian = _fit(games, games.counts, theta, free)
         ratings[n + index] = float(fitted[n])
+        others = [*range(n), n + 1, n + 2]
+        gradients[index] = -hessian[n, others] / hessian[n, n]
         own[index] = 1 / -hessian[n, n]
-        gradients[index] = -hessian[n, :n] / hessian[n, n]
+        if ladder.method == "bootstrap" and ladder.resamples > 1:
+            own[index] = _resampled_variance(games, fitted, free, ladder.resamples, generator)
         standing = {s.entrant: s for s in standings(pairings, n + 1)}[n]
         totals.append((standing.games, standing.points))
-    covariance = np.zeros((size, size))
-    covariance[:n, :n] = base
-    covariance[n:, :n] = gradients @ base
-    covariance[:n, n:] = covariance[n:, :n].T
-    covariance[n:, n:] = gradients @ base @ gradients.T + np.diag(own)
+    # Every rating by entrant, then h and ln nu; the agents' rows through their gradients.
+    kept = [*range(n), size, size + 1]
+    added = list(range(n, size))
+    covariance = np.zeros((size + 2, size + 2))
+    covariance[np.ix_(kept, kept)] = base
+    covariance[np.ix_(added, kept)] = gradients @ base
+    covariance[np.ix_(kept, added)] = (gradients @ base).T
+    covariance[np.ix_(added, added)] = gradients @ base @ gradients.T + np.diag(own)
     intervals = [one.rating for one in by_entrant] + [
         normal_interval(ratings[i], math.sqrt(covariance[i, i])) for i in range(n, size)
     ]
@@ -481,4 +626,33 @@ def extend(ladder: Ratings, agents: Sequence[tuple[str, Sequence[Pairing]]]) -> 
         ladder.seed,
         tuple(all_names),
         _frozen(covariance),
+        ladder.goodness,
+        ladder.reason,
     )
+
+
+def _resampled_variance(
+    games: _Games, theta: np.ndarray, free: np.ndarray, resamples: int, generator: Any
+) -> float:
+    """The variance of the free parameter over refits on the games resampled within each
+    pair and colour (the others held): its own games' share of an interval, without the
+    model's word for it."""
+    values = []
+    for _ in range(resamples):
+        fitted, _ = _fit(games, _resample(games, generator), theta, free)
+        values.append(float(fitted[free][0]))
+    return float(np.var(values, ddof=1))
+
+
+def _resample(games: _Games, generator: Any) -> np.ndarray:
+    """The games resampled within each pair and colour: as many, drawn from their shares."""
+    played = games.counts.sum(axis=1).astype(np.int64)
+    shares = games.counts / np.maximum(played, 1)[:, None]
+    return _draw(played, shares, generator)
+
+
+def _draw(played: np.ndarray, shares: np.ndarray, generator: Any) -> np.ndarray:
+    """Games drawn for each pair and colour: ``played`` of them, with these shares."""
+    return np.array(
+        [generator.multinomial(k, p) for k, p in zip(played, shares)], np.float64
+    ).reshape(-1, 3)

@@ -47,8 +47,12 @@ def rated(db: str, *specs: str, games: int = 6, **kwargs):  # noqa: ANN201
 
 def test_the_ladder_is_played_once_and_each_agent_once(book_db, counted):
     solve_into(book_db, R3)
-    first = rated(book_db, "heuristic")
+    estimates: list[float | None] = []
+    first = rated(book_db, "heuristic", estimate=estimates.append)
     assert first.played == 3 * 6 and first.agents[0].played == 3 * 6
+    # Before perfect has played, the time left cannot be told; at the end none is left.
+    assert estimates[0] is None and estimates[-1] == 0.0
+    assert any(seconds is not None and seconds > 0 for seconds in estimates[:-1])
     assert counted == [
         [("random", "perfect:error=0.5"), ("random", "perfect"), ("perfect:error=0.5", "perfect")],
         [("heuristic", "random"), ("heuristic", "perfect:error=0.5"), ("heuristic", "perfect")],
@@ -177,3 +181,24 @@ def test_ttt_rate_errors(book_3x3, args, words):
     result = CliRunner().invoke(ttt, ["rate", "--db", book_3x3, "--games", "1", *args])
     assert result.exit_code == 2 and words in result.output, result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_time_left_weights_each_game_by_the_cost_of_its_pair():
+    from ttt_solve.agents.eta import seconds_left
+
+    # 100 cheap games took 1 s, 10 costly ones 50 s: 90 costly games left take 450 s,
+    # not the 57 s that a count of games (110 done in 51 s, 90 left) would say.
+    finished = {("random", "mcts"): (10, 50.0), ("random", "perfect"): (100, 1.0)}
+    assert seconds_left(finished, {("random", "mcts"): 90}) == pytest.approx(450.0)
+    assert seconds_left(finished, {("random", "perfect"): 50, ("random", "mcts"): 0}) == (
+        pytest.approx(0.5)
+    )
+    assert seconds_left(finished, {}) == 0.0
+    # A pair not played yet: its two agents' costs, fitted to the pairs played.
+    costs = {"a": 0.01, "b": 0.1, "c": 1.0}
+    played = {(x, y): (20, 20 * (costs[x] + costs[y])) for x, y in [("a", "b"), ("a", "c")]}
+    played[("b", "c")] = (20, 20 * (costs["b"] + costs["c"]))
+    assert seconds_left(played, {("c", "c"): 10}) == pytest.approx(10 * 2.0)
+    # An agent that has played no game: no estimate, rather than a guess.
+    assert seconds_left(played, {("a", "d"): 10}) is None
+    assert seconds_left({}, {("a", "b"): 10}) is None

@@ -6,14 +6,33 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Callable
 
 import pytest
 
 from ttt_solve.agents.parallel import AgentMaker
-from ttt_solve.agents.rating import KAPPA, RatingError, parse_anchor, rate
+from ttt_solve.agents.rating import KAPPA, RESAMPLES, RatingError, extend, parse_anchor, rate
 from ttt_solve.agents.tournament import Pairing, round_robin
 from ttt_solve.book.reader import open_book
 from ttt_solve.solver.rules import Rules
+
+
+def round_robin_of(entrants: int, games: int, result: Callable[[int, int, int], int]):  # noqa: ANN201
+    """Pairings of a round robin of ``games`` per pair, colours alternating, each game's
+    result ``result(a, b, x)`` for X (0 won, 1 drew, 2 lost; ``x`` is a or b)."""
+    pairings = []
+    for a in range(entrants):
+        for b in range(a + 1, entrants):
+            total, first = [0, 0, 0], [0, 0, 0]
+            for game in range(games):
+                x = a if game % 2 == 0 else b
+                x_result = result(a, b, x)
+                for_a = x_result if x == a else 2 - x_result  # for a: won, drew, lost
+                total[for_a] += 1
+                if x == a:
+                    first[for_a] += 1
+            pairings.append(Pairing(a, b, *total, (first[0], first[1], first[2])))
+    return pairings
 
 
 def simulate(
@@ -21,22 +40,15 @@ def simulate(
 ) -> list[Pairing]:
     """A round robin of agents with these true ratings (Elo) under Davidson's model with a
     first-move advantage: ``games`` per pair, colours alternating."""
-    pairings = []
-    for a in range(len(true)):
-        for b in range(a + 1, len(true)):
-            total, first = [0, 0, 0], [0, 0, 0]
-            for game in range(games):
-                x, o = (a, b) if game % 2 == 0 else (b, a)
-                z = KAPPA * (true[x] + first_move - true[o]) / 2
-                win, loss = math.exp(z), math.exp(-z)
-                u = rng.random() * (win + nu + loss)
-                x_result = 0 if u < win else 1 if u < win + nu else 2  # X won, drew, lost
-                result = x_result if x == a else 2 - x_result  # for a: won, drew, lost
-                total[result] += 1
-                if x == a:
-                    first[result] += 1
-            pairings.append(Pairing(a, b, *total, (first[0], first[1], first[2])))
-    return pairings
+
+    def result(a: int, b: int, x: int) -> int:
+        o = b if x == a else a
+        z = KAPPA * (true[x] + first_move - true[o]) / 2
+        win, loss = math.exp(z), math.exp(-z)
+        u = rng.random() * (win + nu + loss)
+        return 0 if u < win else 1 if u < win + nu else 2
+
+    return round_robin_of(len(true), games, result)
 
 
 NAMES = ["random", "b", "c", "d", "e"]
@@ -145,14 +157,95 @@ GRADED = ["random", "perfect:error=0.5", "perfect:error=0.1", "perfect"]
     [(Rules(3, 3, 3), 300), (Rules(4, 4, 3), 1500)],
     ids=["3x3 k=3", "4x4 k=3"],
 )
-def test_agents_of_known_strength_are_ordered_with_intervals_apart(book_small, rules, games):
+def test_agents_of_known_strength_are_ordered_apart(book_small, rules, games):
     with open_book(book_small) as book:
         pairings = round_robin(
             [AgentMaker(spec, book_small) for spec in GRADED], rules, games, book=book, jobs=2
         )
     ratings = rate(pairings, GRADED)
+    # One draw parameter for every pair misfits real agents (perfect players draw each other
+    # always, random hardly ever): the misfit is found, and the intervals are a bootstrap's.
+    assert ratings.goodness is not None and ratings.goodness.rejected
+    assert ratings.method == "bootstrap" and ratings.resamples == RESAMPLES
     ordered = [one.agent for one in ratings.rated]
     assert ordered == list(reversed(GRADED))
     for stronger, weaker in zip(ratings.rated, ratings.rated[1:]):
-        assert stronger.rating.low > weaker.rating.high, (stronger, weaker)
+        assert stronger.rating.low > weaker.rating.mean, (stronger, weaker)
         assert stronger.stronger_than_next > 0.999
+
+
+def test_chi_square_tail_matches_closed_forms():
+    from ttt_solve.agents.intervals import chi_square_tail, normal_cdf
+
+    for x in (0.1, 1.0, 3.84, 10.0, 40.0):
+        assert chi_square_tail(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-12)
+        assert chi_square_tail(x, 1) == pytest.approx(2 * normal_cdf(-math.sqrt(x)), rel=1e-9)
+        # 4 degrees of freedom: Q = exp(-x/2) (1 + x/2)
+        assert chi_square_tail(x, 4) == pytest.approx(math.exp(-x / 2) * (1 + x / 2), rel=1e-12)
+    assert chi_square_tail(0.0, 5) == 1.0
+
+
+def test_games_drawn_from_the_model_fit_it_and_keep_the_likelihood_intervals():
+    statistics, p_values = [], []
+    for seed in range(20):
+        ratings = rate(simulate(TRUE, 60.0, 0.8, 120, random.Random(100 + seed)), NAMES)
+        fit = ratings.goodness
+        assert fit is not None and fit.cells == 20 and fit.degrees == 2 * 20 - 6
+        statistics.append(fit.statistic)
+        p_values.append(fit.p_value)
+        assert ratings.method == "likelihood" or fit.rejected
+    # X² of a true model has its degrees of freedom as mean (34; sd of the mean about 1.8)
+    assert 29 < sum(statistics) / len(statistics) < 40
+    assert sum(p < 0.01 for p in p_values) <= 1
+    data = json.loads(json.dumps(ratings.to_dict()))
+    assert data["goodness_of_fit"]["degrees_of_freedom"] == 34
+    assert data["intervals"] == "likelihood" and "fits" in data["intervals_reason"]
+
+
+def simulate_drawish_pairs(true: list[float], games: int, rng: random.Random) -> list[Pairing]:
+    """Games from another model: among decisive games X wins with the Elo expectation of
+    ``r_X + 60 - r_O``, but each pair and colour has a draw rate of its own (from 2% to 80%),
+    where Davidson's model has one ``nu`` for all."""
+
+    def result(a: int, b: int, x: int) -> int:
+        o = b if x == a else a
+        draw = [0.02, 0.8, 0.3, 0.6][(a + 2 * b + x) % 4]
+        decisive = 1 / (1 + 10 ** (-(true[x] + 60 - true[o]) / 400))
+        return 1 if rng.random() < draw else 0 if rng.random() < decisive else 2
+
+    return round_robin_of(len(true), games, result)
+
+
+def test_games_from_another_model_are_flagged_and_get_bootstrap_intervals_that_hold():
+    # What the model's ratings tend to as the games grow (the pseudo-true values that any
+    # interval of this fit can aim at): the fit of a very long sample.
+    long_run = rate(simulate_drawish_pairs(TRUE, 40_000, random.Random(7)), NAMES)
+    target = {one.agent: one.rating.mean for one in long_run.rated}
+    inside = total = 0
+    for seed in range(12):
+        ratings = rate(simulate_drawish_pairs(TRUE, 200, random.Random(seed)), NAMES, seed=seed)
+        assert ratings.goodness is not None and ratings.goodness.rejected, ratings.goodness
+        assert ratings.method == "bootstrap" and ratings.resamples == RESAMPLES
+        assert "misfits" in ratings.reason
+        for one in ratings.rated:
+            if one.agent != "random":
+                inside += one.rating.low <= target[one.agent] <= one.rating.high
+                total += 1
+    assert 0.85 <= inside / total <= 1.0, inside / total
+
+
+def test_an_agent_rated_on_a_ladder_carries_the_first_move_and_nu_uncertainty():
+    import dataclasses
+
+    ladder = rate(simulate(TRUE[:4], 60.0, 0.8, 60, random.Random(3)), NAMES[:4])
+    rng = random.Random(4)
+    own = [p for p in simulate([*TRUE[:4], 400.0], 60.0, 0.8, 60, rng) if p.b == 4]
+    with_all = extend(ladder, [("new", own)]).of("new").rating
+    held = [list(row) for row in ladder.covariance]
+    for i in range(len(held)):
+        for j in (4, 5):  # h and ln nu: as if known exactly
+            held[i][j] = held[j][i] = 0.0
+    frozen = tuple(tuple(row) for row in held)
+    without = extend(dataclasses.replace(ladder, covariance=frozen), [("new", own)]).of("new")
+    assert with_all.mean == without.rating.mean
+    assert with_all.high - with_all.low > without.rating.high - without.rating.low + 1

@@ -637,6 +637,23 @@ def model_text(ratings: Any) -> str:
     return "; ".join(parts)
 
 
+def fit_text(ratings: Any) -> str:
+    """The model's goodness of fit to the games, and why the intervals shown were chosen."""
+    fit = ratings.goodness
+    if fit is None:
+        return f"fit: not tested ({ratings.reason}); intervals: {ratings.method}"
+    p = "p < 0.001" if fit.p_value < 0.001 else f"p = {fit.p_value:.3f}"
+    if fit.simulated:
+        if fit.p_value * (fit.simulated + 1) < 1.5:  # no simulation came as far: a bound
+            p = f"p <= {fit.p_value:.3f}"
+        p += f" (from {fit.simulated} simulations: cells too sparse for the chi-square)"
+    return (
+        f"fit: Pearson X² {fit.statistic:,.0f} on {fit.degrees:,} degrees of freedom over "
+        f"{fit.cells:,} pair-and-colour cells, {p}; intervals: {ratings.method}, because "
+        f"{ratings.reason}"
+    )
+
+
 def ratings_lines(ratings: Any, marked: str | None = None) -> list[str]:
     """The ratings as the commands print them: a title, the table, the model's figures."""
     return [
@@ -648,6 +665,7 @@ def ratings_lines(ratings: Any, marked: str | None = None) -> list[str]:
             disable_numparse=True,
         ),
         model_text(ratings),
+        fit_text(ratings),
     ]
 
 
@@ -828,4 +846,5 @@ def tournament_html(result: Any) -> str:
         + _heading("Ratings (Elo scale, 95% intervals)")
         + table(ratings_rows(result.ratings), HEADERS)
         + f"<div>{escape(model_text(result.ratings))}</div>"
+        + f"<div>{escape(fit_text(result.ratings))}</div>"
     )
