@@ -1,0 +1,129 @@
+"""A tablebase catalogued in a book: the same rows, figures, answers and exports as blocks.
+
+The oracle is the exhaustive solver's book in blocks, written by ``ttt-solve``'s writer; the
+table is built by the tablebase engine and catalogued with ``book.tablecatalogue``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from ttt_solve.book.errors import DamagedBookError
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.tablebuild import build_table
+from ttt_solve.book.tablecatalogue import catalogue_table
+from ttt_solve.book.tablerows import recorded_folder, table_folder
+from ttt_solve.book.writer import write_game
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+
+BOARDS = [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3), Rules(4, 4, 4)]
+
+
+def make_books(tmp_path, rules: Rules) -> tuple[str, str]:
+    """A book of ``rules`` in blocks and one with its table beside it."""
+    blocks = str(tmp_path / "blocks.sqlite")
+    tables = str(tmp_path / "tables.sqlite")
+    with open_book(blocks, create=True) as book:
+        write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+    build_table(rules, tmp_path / rules.name)
+    with open_book(tables, create=True) as book:
+        catalogue_table(book, tmp_path / rules.name)
+    return blocks, tables
+
+
+def random_positions(rules: Rules, count: int, seed: int) -> list[Position]:
+    """Positions of seeded random games, every ply."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        position = Position.start(rules)
+        while not position.is_terminal:
+            found.append(position)
+            position = position.play(rng.choice(position.legal_moves()))
+        found.append(position)
+    return found[:count]
+
+
+@pytest.mark.parametrize("rules", BOARDS[:3], ids=lambda r: r.name)
+def test_rows_figures_and_answers_are_the_blocks(tmp_path, rules):
+    blocks, tables = make_books(tmp_path, rules)
+    with open_book(blocks) as old, open_book(tables) as new:
+        old_info, new_info = old.game(rules), new.game(rules)
+        assert new_info.method == "table" and new_info.table_folder == rules.name
+        assert (new_info.value, new_info.positions, new_info.reachable) == (
+            old_info.value,
+            old_info.positions,
+            old_info.reachable,
+        )
+        assert new_info.figures.to_dict() == old_info.figures.to_dict()
+        assert list(new.rows(rules)) == list(old.rows(rules))
+        for position in random_positions(rules, 300, seed=7):
+            assert new.find_with_moves(position) == old.find_with_moves(position)
+
+
+@pytest.mark.parametrize("rules", BOARDS, ids=lambda r: r.name)
+def test_export_and_query_are_byte_identical(tmp_path, rules):
+    blocks, tables = make_books(tmp_path, rules)
+    runner = CliRunner()
+    size = f"{rules.rows}x{rules.cols}"
+    game = ["--size", size, "--win", str(rules.k)]
+    for extra in ([], ["--format", "jsonl", "--where", "ply<=6", "--where", "remoteness>=2"]):
+        old = runner.invoke(ttt, ["export", *game, "--db", blocks, "-q", *extra])
+        new = runner.invoke(ttt, ["export", *game, "--db", tables, "-q", *extra])
+        assert old.exit_code == 0, old.output
+        assert new.exit_code == 0, new.output
+        assert new.stdout_bytes == old.stdout_bytes and old.stdout_bytes
+    for position in random_positions(rules, 20, seed=3):
+        args = ["query", *game, str(position)]
+        old = runner.invoke(ttt, [*args, "--db", blocks])
+        new = runner.invoke(ttt, [*args, "--db", tables])
+        assert old.exit_code == 0, old.output
+        assert new.stdout == old.stdout.replace("blocks.sqlite", "tables.sqlite")
+
+
+def test_a_missing_or_damaged_table_is_a_one_line_error(tmp_path):
+    rules = BOARDS[0]
+    _, tables = make_books(tmp_path, rules)
+    start = Position.start(rules)
+    (tmp_path / rules.name / "ply-03.tb").write_bytes(b"TTTTABLE")  # truncated
+    with open_book(tables) as book:
+        book.find(start)  # ply 0 is sound
+        with pytest.raises(DamagedBookError, match=r"ply-03\.tb") as caught:
+            book.find(Position.parse("xo./x../...", rules))
+    assert "\n" not in str(caught.value)
+    shutil.rmtree(tmp_path / rules.name)
+    with open_book(tables) as book, pytest.raises(DamagedBookError, match="no finished table"):
+        book.find(start)
+    result = CliRunner().invoke(ttt, ["query", "--size", "3", "--win", "3", "--db", tables])
+    assert result.exit_code != 0
+    assert "no finished table" in result.output and "Traceback" not in result.output
+
+
+def test_a_relative_folder_moves_with_the_book(tmp_path):
+    book_file = str(tmp_path / "books" / "b.sqlite")
+    inside = tmp_path / "books" / "3x3k3"
+    assert recorded_folder(inside, book_file) == "3x3k3"
+    assert table_folder("3x3k3", book_file) == inside
+    outside = tmp_path / "elsewhere"
+    assert recorded_folder(outside, book_file) == str(outside)
+    assert table_folder(str(outside), book_file) == outside
+    assert os.path.isabs(recorded_folder("t", None))
+
+
+@pytest.mark.slow
+def test_4x5_export_is_byte_identical(tmp_path):
+    rules = Rules(4, 5, 4)
+    blocks, tables = make_books(tmp_path, rules)
+    game = ["--size", "4x5", "--win", "4", "-q"]
+    runner = CliRunner()
+    old = runner.invoke(ttt, ["export", *game, "--db", blocks, "--where", "ply<=9"])
+    new = runner.invoke(ttt, ["export", *game, "--db", tables, "--where", "ply<=9"])
+    assert new.exit_code == 0 and new.stdout_bytes == old.stdout_bytes
