@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import sqlite3
 
 import pytest
 from click.testing import CliRunner
@@ -127,3 +128,39 @@ def test_4x5_export_is_byte_identical(tmp_path):
     old = runner.invoke(ttt, ["export", *game, "--db", blocks, "--where", "ply<=9"])
     new = runner.invoke(ttt, ["export", *game, "--db", tables, "--where", "ply<=9"])
     assert new.exit_code == 0 and new.stdout_bytes == old.stdout_bytes
+
+
+def test_ttt_solve_builds_the_table_beside_the_book_and_resumes(tmp_path):
+    db = str(tmp_path / "b.sqlite")
+    runner = CliRunner()
+    args = ["solve", "--size", "3x4", "--win", "3", "--method", "table", "--db", db]
+    first = runner.invoke(ttt, args)
+    assert first.exit_code == 0, first.output
+    folder = tmp_path / "b.sqlite.tables" / "3x4k3"
+    assert (folder / "table.json").exists()
+    assert "needs" in first.stderr and "GB on disk" in first.stderr
+    assert "│ method" in first.stdout and "table" in first.stdout
+    # as if stopped while ply 4 was made: the table unfinished, the game not catalogued
+    (folder / "ply-04.tb").unlink()
+    (folder / "table.json").unlink()
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM games")
+    again = runner.invoke(ttt, args)
+    assert again.exit_code == 0, again.output
+    assert "12 already made" in again.stderr
+    blocks = str(tmp_path / "blocks.sqlite")
+    runner.invoke(ttt, ["solve", "--size", "3x4", "--win", "3", "--db", blocks, "-q"])
+    with open_book(db) as new, open_book(blocks) as old:
+        assert list(new.rows(Rules(3, 4, 3))) == list(old.rows(Rules(3, 4, 3)))
+
+
+def test_ttt_solve_refuses_a_table_of_more_than_25_cells(tmp_path):
+    db = str(tmp_path / "b.sqlite")
+    result = CliRunner().invoke(
+        ttt, ["solve", "--size", "5x6", "--win", "4", "--method", "table", "--db", db]
+    )
+    assert result.exit_code != 0
+    assert result.output.strip().splitlines() == [
+        "Error: 5x6 k=4 has 30 cells; a table is made for boards of at most 25 cells "
+        "(larger boards: --method alphabeta)"
+    ]
