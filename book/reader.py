@@ -25,6 +25,7 @@ import re
 import sqlite3
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ttt_solve.book.backend import Backend, Catalogue, Database, StorageDamage
@@ -439,20 +440,28 @@ class Book:
             where = RowFilter.parse(where)
         return frame(self, rules, where=where, expand=expand, cells=cells)
 
+    def table_folder(self, info: GameInfo) -> Path | None:
+        """The folder of a game stored as a tablebase (``None``: stored in blocks)."""
+        if info.table_folder is None:
+            return None
+        from ttt_solve.book.tablerows import table_folder
+
+        return table_folder(info.table_folder, sqlite_file(str(self.url)))
+
     def _backend(self, info: GameInfo) -> Backend:
         """The backend that reads this game's positions: the database's own blocks, or for a
         game stored as a tablebase its table (:mod:`book.tablerows`), opened on first use.
 
         A table folder that is missing, of another game or damaged is a
         :class:`DamagedBookError` quoting the folder or file."""
-        if info.table_folder is None:
+        folder = self.table_folder(info)
+        if folder is None:
             return self._rows
         tables = self._tables
         if info.id not in tables:
             from ttt_solve.book.tablefile import TableError
-            from ttt_solve.book.tablerows import TableRows, table_folder
+            from ttt_solve.book.tablerows import TableRows
 
-            folder = table_folder(info.table_folder, sqlite_file(str(self.url)))
             try:
                 tables[info.id] = TableRows(folder, info.rules)
             except TableError as error:

@@ -164,3 +164,34 @@ def test_ttt_solve_refuses_a_table_of_more_than_25_cells(tmp_path):
         "Error: 5x6 k=4 has 30 cells; a table is made for boards of at most 25 cells "
         "(larger boards: --method alphabeta)"
     ]
+
+
+def test_verify_checks_digests_and_samples(tmp_path):
+    from ttt_solve.book.table import Table
+    from ttt_solve.book.tablefile import HEADER_SIZE
+    from ttt_solve.book.tableverify import sample_problems
+
+    rules = Rules(3, 4, 3)
+    _, tables = make_books(tmp_path, rules)
+    runner = CliRunner()
+    args = ["verify", "--size", "3x4", "--win", "3", "--db", tables]
+    result = runner.invoke(ttt, args)
+    assert result.exit_code == 0, result.output
+    assert "OK, " in result.stdout
+    table = Table(tmp_path / rules.name, rules)
+    assert list(sample_problems(table, 200, seed=1)) == []
+    table.close()
+    path = tmp_path / rules.name / "ply-06.tb"
+    data = bytearray(path.read_bytes())
+    reps = int.from_bytes(data[48:56], "little")
+    records = HEADER_SIZE + 8 * reps
+    changed = next(i for i in range(records, len(data)) if data[i] == 1)  # a draw
+    data[changed] = 3  # now a win in 1
+    path.write_bytes(bytes(data))
+    result = runner.invoke(ttt, args)
+    assert result.exit_code == 1
+    assert "ply-06.tb" in result.stdout and "digest" in result.stdout
+    table = Table(tmp_path / rules.name, rules)
+    found = list(sample_problems(table, 5000, seed=1))
+    table.close()
+    assert found and all("the table says" in problem.message for problem in found)
