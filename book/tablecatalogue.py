@@ -27,7 +27,6 @@ from ttt_solve.book.errors import GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, open_book
 from ttt_solve.book.records import GameInfo
-from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.table import Table
 from ttt_solve.book.tablerows import STREAM_CELLS_LIMIT, TableRows, recorded_folder
 from ttt_solve.book.urls import sqlite_file
@@ -50,7 +49,7 @@ def table_figures(folder: Path, rules: Rules) -> Figures:
     if rules.cells <= STREAM_CELLS_LIMIT:
         rows = TableRows(folder, rules)
         try:
-            for columns in rows.column_chunks(rules, 0, RowFilter(), 1 << 62):
+            for columns in rows.plies(rules):
                 ply = int(columns["ply"][0])
                 scores = score_of(columns["value"], columns["remoteness"]).astype(np.int16)
                 figures.add(

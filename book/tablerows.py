@@ -115,13 +115,37 @@ class TableRows:
     def chunks(
         self, rules: Rules, game_id: int, where: RowFilter, batch: int
     ) -> Iterator[list[Row]]:
-        for columns in self.column_chunks(rules, game_id, where, batch):
-            listed = [columns[name].tolist() for name in POSITION_COLUMNS]
-            yield list(zip(*listed))
+        chunk: list[Row] = []
+        for piece in self._pieces(rules, where):
+            chunk += zip(*(piece[name].tolist() for name in POSITION_COLUMNS))
+            if len(chunk) >= batch:
+                yield chunk
+                chunk = []
+        if chunk:
+            yield chunk
 
     def column_chunks(
         self, rules: Rules, game_id: int, where: RowFilter, batch: int
     ) -> Iterator[dict[str, Any]]:
+        import numpy as np
+
+        parts: list[dict[str, Any]] = []
+        held = 0
+        for piece in self._pieces(rules, where):
+            parts.append(piece)
+            held += len(piece["key"])
+            if held >= batch:
+                yield {name: np.concatenate([part[name] for part in parts]) for name in piece}
+                parts, held = [], 0
+        if held:
+            yield {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+    def _pieces(self, rules: Rules, where: RowFilter) -> Iterator[dict[str, NDArray[Any]]]:
+        """The selected rows in pieces of the positions a block would hold
+        (:data:`~book.blocks.BLOCK_POSITIONS` of a ply), so that chunks are cut where a block
+        book's are and an export's Parquet row groups are the same."""
+        from ttt_solve.book.blocks import BLOCK_POSITIONS
+
         if rules.cells > STREAM_CELLS_LIMIT:
             raise StorageDamage(
                 f"streaming every row of {rules.name} from its table is not built for boards "
@@ -129,16 +153,20 @@ class TableRows:
                 "look positions up instead"
             )
         try:
-            for columns in self._plies(rules):
-                if where.conditions:
-                    keep = where.holds(columns)
-                    columns = {name: column[keep] for name, column in columns.items()}
-                for start in range(0, len(columns["key"]), max(1, batch)):
-                    yield {name: column[start : start + batch] for name, column in columns.items()}
+            for columns in self.plies(rules):
+                for start in range(0, len(columns["key"]), BLOCK_POSITIONS):
+                    piece = {
+                        name: c[start : start + BLOCK_POSITIONS] for name, c in columns.items()
+                    }
+                    if where.conditions:
+                        keep = where.holds(piece)
+                        piece = {name: column[keep] for name, column in piece.items()}
+                    if len(piece["key"]):
+                        yield piece
         except TableError as error:
             raise StorageDamage(str(error)) from None
 
-    def _plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
+    def plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
         """Each ply's rows as columns (the dtypes of :func:`book.blocks.block_columns`), in
         key order, from the empty board on."""
         import numpy as np

@@ -195,3 +195,58 @@ def test_verify_checks_digests_and_samples(tmp_path):
     found = list(sample_problems(table, 5000, seed=1))
     table.close()
     assert found and all("the table says" in problem.message for problem in found)
+
+
+@pytest.fixture(scope="module")
+def two_books_3x3(tmp_path_factory):
+    """3x3 k=3 in a book of blocks and in a book whose game is a table."""
+    return make_books(tmp_path_factory.mktemp("books"), BOARDS[0])
+
+
+SAME_ANSWERS = [
+    ["stats"],
+    ["export", "--format", "parquet", "--output", "OUT"],
+    ["audit", "--agent", "heuristic", "--seed", "3"],
+    ["audit", "--agent", "mcts:iterations=30", "--positions", "sample:40", "--seed", "1"],
+    ["tournament", "--agents", "perfect,random", "--games", "6", "--json", "-q", "--seed", "2"],
+    ["curve", "--agent", "mcts", "--vary", "iterations=5,20", "--positions", "sample:30"],
+    ["rate", "--agent", "mcts:iterations=10", "--games", "2", "--positions", "sample:20"],
+    ["play", "--agent", "perfect", "--as", "x", "--seed", "4"],
+]
+
+
+@pytest.mark.parametrize("command", SAME_ANSWERS, ids=lambda c: " ".join(c[:2]))
+def test_the_commands_answer_alike_from_a_table(two_books_3x3, tmp_path, command):
+    blocks, tables = two_books_3x3
+    outputs = []
+    for db in (blocks, tables):
+        args = [part.replace("OUT", str(tmp_path / f"{len(outputs)}.parquet")) for part in command]
+        moves = "b2\na1\nc3\nb1\nb3\nc1\na3\n" if command[0] == "play" else None
+        result = CliRunner().invoke(
+            ttt, [*args, "--size", "3", "--win", "3", "--db", db], input=moves
+        )
+        assert result.exit_code == 0, result.output
+        text = result.stdout.replace(db, "BOOK").replace(os.path.basename(db), "BOOK")
+        lines = [line for line in text.splitlines() if "solved 20" not in line]
+        outputs.append("\n".join(lines))
+    assert outputs[0] == outputs[1]
+    assert outputs[0].strip() or command[0] == "export"  # an export to a file prints nothing
+    if command[0] == "export":
+        first, second = (tmp_path / f"{i}.parquet" for i in (0, 1))
+        assert first.read_bytes() == second.read_bytes()
+
+
+def test_book_frame_and_the_perfect_agent_read_a_table(two_books_3x3):
+    from ttt_solve.agents.spec import make_agent
+
+    blocks, tables = two_books_3x3
+    rules = BOARDS[0]
+    with open_book(blocks) as old, open_book(tables) as new:
+        assert new.frame(rules, where="ply<=6").equals(old.frame(rules, where="ply<=6"))
+        assert new.frame(rules, expand=True).equals(old.frame(rules, expand=True))
+        position = Position.parse("x../.o./...", rules)
+        choices = set()
+        for seed in range(10):
+            agent = make_agent("perfect", random.Random(seed), book=new)
+            choices.add(agent.select_move(position))
+        assert choices <= set(new.find(position).best_moves) and choices
