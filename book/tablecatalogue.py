@@ -16,7 +16,6 @@ import argparse
 import json
 import sys
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -30,9 +29,8 @@ from ttt_solve.book.records import GameInfo
 from ttt_solve.book.table import Table
 from ttt_solve.book.tablerows import STREAM_CELLS_LIMIT, TableRows, recorded_folder
 from ttt_solve.book.urls import sqlite_file
-from ttt_solve.book.writer import game_lock
+from ttt_solve.book.writer import delete_game, game_lock, insert_game
 from ttt_solve.errors import TttError
-from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
 from ttt_solve.solver.position import Position
@@ -99,7 +97,7 @@ def catalogue_table(
     root = Table(folder, rules)
     value = root.value(Position.start(rules))
     root.close()
-    games, blocks = schema.games, schema.position_blocks
+    games = schema.games
     same_rules = sa.and_(
         games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
     )
@@ -113,27 +111,21 @@ def catalogue_table(
                 raise GameExistsError(
                     f"{rules.name} is already in {book.describe()}", book.game(rules)
                 )
-            conn.execute(sa.delete(blocks).where(blocks.c.game_id == existing))
-            conn.execute(sa.delete(games).where(games.c.id == existing))
+            delete_game(conn, existing)
         start_values, start_remoteness = split_scores(np.array([value.score]), rules.cells)
         figures.start_score = value.score
-        conn.execute(
-            sa.insert(games).values(
-                rows=rules.rows,
-                cols=rules.cols,
-                k=rules.k,
-                method=TABLE_METHOD,
-                book_depth=None,
-                solver_version=SOLVER_VERSION,
-                value=int(start_values[0]),
-                remoteness=int(start_remoteness[0]),
-                positions=figures.canonical,
-                reachable=figures.reachable,
-                figures=json.dumps(figures.to_dict()),
-                seconds=seconds,
-                solved_at=datetime.now(timezone.utc),
-                table_folder=recorded,
-            )
+        insert_game(
+            conn,
+            rules,
+            method=TABLE_METHOD,
+            book_depth=None,
+            value=int(start_values[0]),
+            remoteness=int(start_remoteness[0]),
+            positions=figures.canonical,
+            reachable=figures.reachable,
+            figures=json.dumps(figures.to_dict()),
+            seconds=seconds,
+            table_folder=recorded,
         )
     book.forget_game(rules)
     return book.game(rules)
