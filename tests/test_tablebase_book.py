@@ -250,3 +250,25 @@ def test_book_frame_and_the_perfect_agent_read_a_table(two_books_3x3):
             agent = make_agent("perfect", random.Random(seed), book=new)
             choices.add(agent.select_move(position))
         assert choices <= set(new.find(position).best_moves) and choices
+
+
+def test_serve_and_the_notebook_audit_answer_alike_from_a_table(two_books_3x3):
+    from starlette.testclient import TestClient
+
+    from ttt_solve import session
+    from ttt_solve.web.app import create_app
+
+    answers = []
+    for db in two_books_3x3:
+        with TestClient(create_app(db)) as client:
+            responses = [
+                client.get("/api/games/3x3k3/position?moves=b2,a1"),
+                client.get("/api/games/3x3k3/mainline?moves=b2"),
+                client.get("/uwapi/mnk/3x3k3/"),
+            ]
+            assert all(response.status_code == 200 for response in responses)
+            pages = [response.json() for response in responses]
+        report = session.audit("heuristic", "3x3k3", db=db, seed=1)
+        answers.append((pages, report.summary, report.records))
+    assert answers[0] == answers[1]
+    assert answers[0][0][0]["moves"]  # a position with its moves, not an empty answer
