@@ -272,3 +272,38 @@ def test_serve_and_the_notebook_audit_answer_alike_from_a_table(two_books_3x3):
         answers.append((pages, report.summary, report.records))
     assert answers[0] == answers[1]
     assert answers[0][0][0]["moves"]  # a position with its moves, not an empty answer
+
+
+def test_the_figures_from_the_files_counts_agree_with_the_rows(tmp_path):
+    """What a book records for a table too large to stream (5x5): the counts of the files'
+    headers, held here to the figures counted from the rows."""
+    from ttt_solve.book.tablecatalogue import _header_figures, table_figures
+
+    rules = Rules(3, 4, 3)
+    build_table(rules, tmp_path / "t")
+    counted = table_figures(tmp_path / "t", rules)
+    from_headers = _header_figures(tmp_path / "t", rules)
+    for field in ("by_ply", "values", "values_for_x", "terminal"):
+        assert getattr(from_headers, field) == getattr(counted, field), field
+
+
+def test_a_version_4_book_gains_the_table_folder_column(tmp_path):
+    import sqlalchemy as sa
+
+    from ttt_solve.book.migrate import prepare_schema
+    from ttt_solve.book.schema import database_url, make_engine
+
+    db = str(tmp_path / "old.sqlite")
+    with open_book(db, create=True) as book:
+        write_game(book, BOARDS[0], ExhaustiveSolver(BOARDS[0]).solve(), method="exhaustive")
+    with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE games DROP COLUMN table_folder")
+        conn.execute("UPDATE meta SET value = '4' WHERE name = 'schema_version'")
+    engine = make_engine(database_url(db))
+    assert prepare_schema(engine) == 4
+    columns = {column["name"] for column in sa.inspect(engine).get_columns("games")}
+    engine.dispose()
+    assert "table_folder" in columns
+    with open_book(db) as book:
+        assert book.game(BOARDS[0]).table_folder is None
+        assert book.find(Position.start(BOARDS[0])).value.outcome.value == "draw"
