@@ -1,10 +1,11 @@
 """Constants of the book that the read path needs without importing SQLAlchemy."""
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bump on any change to the tables; readers refuse newer books, writers upgrade older ones
 (:mod:`book.migrate`). Version 2 added the ``wide_positions`` table (boards of 32 to 64 cells);
 version 3 replaced it and ``positions`` (a row per position) by ``position_blocks``; version 4
-added ``ladder_games``, the cache of rating games."""
+added ``ladder_games``, the cache of rating games; version 5 the ``games`` column
+``table_folder``, the folder of a game stored as a tablebase."""
 
 DEFAULT_DB = "ttt.sqlite"
 """The book used when ``--db`` is not given: a SQLite file in the current directory."""

@@ -108,10 +108,19 @@ def _add_ladder(conn: Connection) -> None:
     schema.ladder_games.create(conn)
 
 
+def _add_table_folder(conn: Connection) -> None:
+    """Version 4 -> 5: the ``games`` column ``table_folder`` (NULL: every game so far is
+    stored in blocks). A book upgraded from version 2 or older has its ``games`` table from
+    before, which lacks it too; a ``games`` table that has it already is left alone."""
+    if "table_folder" not in {column["name"] for column in sa.inspect(conn).get_columns("games")}:
+        conn.execute(sa.text("ALTER TABLE games ADD COLUMN table_folder TEXT"))
+
+
 UPGRADES: dict[int, Callable[[Connection], None]] = {
     1: _nothing_to_add,
     2: _into_blocks,
     3: _add_ladder,
+    4: _add_table_folder,
 }
 """``UPGRADES[n]`` turns a book of schema version ``n`` into version ``n + 1`` on an open
 write connection (inside the caller's transaction). A table change adds its step here when

@@ -25,6 +25,7 @@ import re
 import sqlite3
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ttt_solve.book.backend import Backend, Catalogue, Database, StorageDamage
@@ -85,6 +86,7 @@ class Book:
         self.url = url
         self._games: dict[Rules, GameInfo] = {}
         self._rows: Database = rows if rows is not None else _engine_rows(self.engine)
+        self._tables: dict[int, Backend] = {}  # the backends of games stored as tables, by id
         self.memory: dict[int, MemoryTable] = {}
         """Games whose rows are held in memory, by game id (see :mod:`book.memory`): their
         :meth:`find_with_moves` reads no database."""
@@ -100,7 +102,10 @@ class Book:
         return self._engine
 
     def close(self) -> None:
-        """Release the connections (``open_book`` does it on leaving its block)."""
+        """Release the connections and tables (``open_book`` does it on leaving its block)."""
+        for table in self._tables.values():
+            table.close()
+        self._tables.clear()
         self._rows.close()
         if self._engine is not None:
             self._engine.dispose()
@@ -435,10 +440,33 @@ class Book:
             where = RowFilter.parse(where)
         return frame(self, rules, where=where, expand=expand, cells=cells)
 
+    def table_folder(self, info: GameInfo) -> Path | None:
+        """The folder of a game stored as a tablebase (``None``: stored in blocks)."""
+        if info.table_folder is None:
+            return None
+        from ttt_solve.book.tablerows import table_folder
+
+        return table_folder(info.table_folder, sqlite_file(str(self.url)))
+
     def _backend(self, info: GameInfo) -> Backend:
-        """The backend that reads this game's positions: the database's own blocks, the one
-        storage form so far (a game stored in another form is read by its own backend)."""
-        return self._rows
+        """The backend that reads this game's positions: the database's own blocks, or for a
+        game stored as a tablebase its table (:mod:`book.tablerows`), opened on first use.
+
+        A table folder that is missing, of another game or damaged is a
+        :class:`DamagedBookError` quoting the folder or file."""
+        folder = self.table_folder(info)
+        if folder is None:
+            return self._rows
+        tables = self._tables
+        if info.id not in tables:
+            from ttt_solve.book.tablefile import TableError
+            from ttt_solve.book.tablerows import TableRows
+
+            try:
+                tables[info.id] = TableRows(folder, info.rules)
+            except TableError as error:
+                raise self.damaged(f"the table of {info.rules.name}: {error}", info.rules) from None
+        return tables[info.id]
 
     # -- damage -------------------------------------------------------------------------------
 

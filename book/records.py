@@ -34,6 +34,7 @@ GAME_COLUMNS = (
     "figures",
     "seconds",
     "solved_at",
+    "table_folder",
 )
 """The fields of a ``games`` row, in the order :meth:`Catalogue.games
 <book.backend.Catalogue.games>` gives them."""
@@ -48,7 +49,7 @@ class GameInfo(NamedTuple):
 
     id: int
     rules: Rules
-    method: str  # "exhaustive" or "alphabeta"
+    method: str  # "exhaustive", "alphabeta" or "table" (a tablebase: every position)
     book_depth: int | None  # for an opening book: the last ply it holds
     solver_version: str
     value: Value  # of the empty board, for X (who moves first)
@@ -57,6 +58,10 @@ class GameInfo(NamedTuple):
     figures: Figures
     seconds: float
     solved_at: datetime
+    table_folder: str | None = None
+    """The folder of a game stored as a tablebase (method ``table``), as the book records it:
+    absolute, or relative to the folder of the book's SQLite file; ``None``: stored in
+    blocks."""
 
     @property
     def is_complete(self) -> bool:

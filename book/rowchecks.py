@@ -98,9 +98,11 @@ def game_info(row: Sequence[Any]) -> GameInfo:
             raise ValueError(f"{name} is {fields[name]!r}, not a whole number")
     rules = Rules(fields["rows"], fields["cols"], fields["k"])
     ranges = {
-        # An exhaustive solve stores every ply; an opening book (alphabeta) stops at a depth.
-        "method": fields["method"]
-        == ("exhaustive" if fields["book_depth"] is None else "alphabeta"),
+        # An exhaustive solve stores every ply; an opening book (alphabeta) stops at a depth;
+        # a tablebase (table) holds every ply in its folder.
+        "method": fields["method"] == _method(fields["book_depth"], fields["table_folder"]),
+        "table_folder": fields["table_folder"] is None
+        or (isinstance(fields["table_folder"], str) and fields["table_folder"] != ""),
         "value": -1 <= fields["value"] <= 1,
         "remoteness": 0 <= fields["remoteness"] <= rules.cells,
         "positions": fields["positions"] >= 0,
@@ -127,7 +129,15 @@ def game_info(row: Sequence[Any]) -> GameInfo:
         Figures.from_dict(json.loads(fields["figures"])),
         fields["seconds"],
         solved_at,
+        fields["table_folder"],
     )
+
+
+def _method(book_depth: object, table_folder: object) -> str:
+    """The method a games row must name, by what it stores."""
+    if table_folder is not None:
+        return "table" if book_depth is None else "(none: a table holds every ply)"
+    return "exhaustive" if book_depth is None else "alphabeta"
 
 
 def columns_problem(rules: Rules, chunk: dict[str, Any]) -> str | None:

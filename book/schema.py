@@ -46,7 +46,7 @@ games = sa.Table(
     sa.Column("rows", sa.Integer, nullable=False),
     sa.Column("cols", sa.Integer, nullable=False),
     sa.Column("k", sa.Integer, nullable=False),
-    sa.Column("method", sa.String(16), nullable=False),  # "exhaustive" or "alphabeta"
+    sa.Column("method", sa.String(16), nullable=False),  # "exhaustive", "alphabeta" or "table"
     sa.Column("book_depth", sa.Integer, nullable=True),  # last ply stored by an opening book
     sa.Column("solver_version", sa.String(32), nullable=False),
     sa.Column("value", sa.SmallInteger, nullable=False),  # for X at the start: 1, 0, -1
@@ -56,6 +56,9 @@ games = sa.Table(
     sa.Column("figures", sa.Text, nullable=False),  # JSON of solver.figures.Figures
     sa.Column("seconds", sa.Float, nullable=False),
     sa.Column("solved_at", sa.DateTime(timezone=True), nullable=False),
+    # A game stored as a tablebase (method "table"): its folder, absolute or relative to the
+    # folder of the book's SQLite file (see book.tablerows); NULL for a game stored in blocks.
+    sa.Column("table_folder", sa.Text, nullable=True),
     sa.UniqueConstraint("rows", "cols", "k", name="one_game_per_rules"),
 )
 

@@ -41,7 +41,7 @@ DEFAULT_BOOK_DEPTH = 2
 WORKDIR_POSITIONS = 2_000_000
 """Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
 
-METHODS = ("exhaustive", "alphabeta")
+METHODS = ("exhaustive", "alphabeta", "table")
 ENGINES = ("local", "dask")
 ENGINE_NAMES = {"compiled": "compiled search (Numba)", "python": "pure-Python search"}
 
@@ -73,7 +73,21 @@ def approx(n: float) -> str:
 
 
 def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
-    """The method to use and why; :class:`SolveError` if the asked one cannot run here."""
+    """The method to use and why; :class:`SolveError` if the asked one cannot run here.
+
+    A tablebase (``table``) is made only when asked for: its folder lies beside the book
+    (:func:`table_directory`), and the exhaustive solve stays the default where it fits."""
+    if method == "table":
+        from ttt_solve.solver.tablebase_index import MAX_TABLE_CELLS  # loads Numba: only here
+
+        if rules.cells > MAX_TABLE_CELLS:
+            raise SolveError(
+                rules,
+                f"{rules.name} has {rules.cells} cells; a table is made for boards of at most "
+                f"{MAX_TABLE_CELLS} cells (larger boards: --method alphabeta)",
+                "too-large-for-table",
+            )
+        return "table", "asked for with --method table"
     if not fits_book(rules):
         raise SolveError(
             rules,
@@ -107,7 +121,21 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
             f"{rules.name} is too large to enumerate on this machine ({size})",
             "needs-opening-book",
         )
-    return "alphabeta", f"too large to enumerate ({size})"
+    from ttt_solve.solver.tablebase_index import MAX_TABLE_CELLS
+
+    table = (
+        " (--method table builds every position's value in a tablebase)"
+        if rules.cells <= MAX_TABLE_CELLS
+        else ""
+    )
+    return "alphabeta", f"too large to enumerate ({size}){table}"
+
+
+def table_directory(db: str, rules: Rules) -> str:
+    """Where ``--method table`` builds a game's tablebase: beside a SQLite book's file
+    (``BOOK.tables/RxCkK``), else in ``./ttt.tables/RxCkK``; a rerun resumes what is there."""
+    base = sqlite_file(db) or os.path.abspath("ttt")
+    return f"{base}.tables/{rules.rows}x{rules.cols}k{rules.k}"
 
 
 def gibibytes(size: int) -> str:
@@ -172,7 +200,7 @@ class Solve:
         if engine not in ENGINES:
             raise SolveError(rules, f"engine {engine!r} is not one of {', '.join(ENGINES)}")
         if engine == "dask":
-            if method == "alphabeta":
+            if method in ("alphabeta", "table"):
                 raise SolveError(rules, "the dask engine runs the exhaustive method only")
             self.method, self.reason = "exhaustive", "asked for with --engine dask"
         else:
@@ -273,6 +301,8 @@ class Solve:
     def _solve(self, book: Book, existing: GameInfo | None) -> GameInfo:
         rules = self.rules
         started = time.perf_counter()
+        if self.method == "table":
+            return self._solve_table(book, started)
         dask_solver: DaskSolver | None = None
         solver: ExhaustiveSolver | OpeningBookBuilder | None = None
         builder: OpeningBookBuilder | None = None
@@ -374,6 +404,25 @@ class Solve:
         if self.workdir is not None:
             with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
                 os.rmdir(os.path.dirname(self.workdir))
+        return info
+
+    def _solve_table(self, book: Book, started: float) -> GameInfo:
+        """Build (or finish building) the game's tablebase beside the book, then catalogue
+        it: the estimate first (refused when the disk or memory cannot hold it), progress
+        after each part, and the folder kept for a rerun when interrupted."""
+        from pathlib import Path
+
+        from ttt_solve.book.tablebuild import build_table, describe_plan, plan_build
+        from ttt_solve.book.tablecatalogue import catalogue_table
+
+        rules = self.rules
+        self.workdir = table_directory(self.db, rules)
+        folder = Path(self.workdir)
+        self.note(describe_plan(plan_build(rules, folder), folder))
+        memory = int(available_memory() * 3 // 4)
+        build_table(rules, folder, memory, lambda state: self.progress(state.done, state.total))
+        info = catalogue_table(book, folder, force=True, seconds=time.perf_counter() - started)
+        self.solved = True
         return info
 
 

@@ -143,6 +143,12 @@ class Table:
             values[cell] = move_value(Value.from_score(score_of_record(record), empties))
         return values
 
+    def close(self) -> None:
+        """Unmap the files opened so far (a later look-up opens them again)."""
+        for ply_file in self._plies.values():
+            ply_file.data.close()
+        self._plies.clear()
+
     def analyse(self, position: Position) -> tuple[Value, dict[int, Value]]:
         """The position's value and every move's: what a query shows."""
         return self.value(position), self.moves(position)

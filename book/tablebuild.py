@@ -122,6 +122,17 @@ class BuildSummary:
     root_record: int = 0
 
 
+def describe_plan(plan: BuildPlan, folder: Path | None = None) -> str:
+    """The line said before a build starts: its records, the disk it needs and its time."""
+    where = "" if folder is None else f" in {folder}"
+    return (
+        f"{plan.rules.name}: {sum(plan.records):,} records in {plan.rules.cells + 1} plies"
+        f"{where}, {sum(plan.done)} already made; needs {plan.disk_needed / 1e9:.2f} GB on "
+        f"disk ({plan.disk_free / 1e9:.2f} GB free), about {_duration(plan.seconds)} at "
+        f"{ESTIMATED_RATE:.1e} weighted records/s"
+    )
+
+
 def work_of(rules: Rules, ply: int, records: int) -> int:
     """A ply's work: its numbers, each weighted by one plus the children it may have."""
     return records * (rules.cells - ply + 1)
@@ -423,14 +434,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = parse_game(args.game)
         memory = _parse_bytes(args.memory)
         folder = Path(args.folder)
-        plan = plan_build(rules, folder)
-        print(
-            f"{rules.name}: {sum(plan.records):,} records in {rules.cells + 1} plies, "
-            f"{sum(plan.done)} already made; needs {plan.disk_needed / 1e9:.2f} GB on disk "
-            f"({plan.disk_free / 1e9:.2f} GB free), about {_duration(plan.seconds)} "
-            f"at {ESTIMATED_RATE:.1e} weighted records/s",
-            flush=True,
-        )
+        print(describe_plan(plan_build(rules, folder)), flush=True)
         last = [0.0]
 
         def report(state: BuildProgress) -> None:

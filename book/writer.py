@@ -86,7 +86,7 @@ def write_game(
         )
     started = time.perf_counter() if started is None else started
     figures = Figures(rules.cells)
-    games, blocks = schema.games, schema.position_blocks
+    games = schema.games
     same_rules = sa.and_(
         games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
     )
@@ -101,27 +101,19 @@ def write_game(
                 stored = book.game(rules)
                 if not holds_more(book, stored, book_depth):
                     raise GameExistsError(f"{rules.name} is already in {book.describe()}", stored)
-            conn.execute(sa.delete(blocks).where(blocks.c.game_id == existing))
-            conn.execute(sa.delete(games).where(games.c.id == existing))
-        game_id = conn.execute(
-            sa.insert(games)
-            .values(
-                rows=rules.rows,
-                cols=rules.cols,
-                k=rules.k,
-                method=method,
-                book_depth=book_depth,
-                solver_version=SOLVER_VERSION,
-                value=0,
-                remoteness=0,
-                positions=0,
-                reachable=0,
-                figures="{}",
-                seconds=0.0,
-                solved_at=datetime.now(timezone.utc),
-            )
-            .returning(games.c.id)
-        ).scalar_one()
+            delete_game(conn, existing)
+        game_id = insert_game(
+            conn,
+            rules,
+            method=method,
+            book_depth=book_depth,
+            value=0,
+            remoteness=0,
+            positions=0,
+            reachable=0,
+            figures="{}",
+            seconds=0.0,
+        )
         with closing(solved_ahead(plies)) as ahead:  # its thread ends with the loop
             for table in ahead:
                 figures.add(table)
@@ -161,6 +153,32 @@ def write_game(
         conn.close()
     book.forget_game(rules)
     return book.game(rules)
+
+
+def delete_game(conn: Connection, game_id: int) -> None:
+    """Remove a stored game: its blocks, then its ``games`` row."""
+    blocks, games = schema.position_blocks, schema.games
+    conn.execute(sa.delete(blocks).where(blocks.c.game_id == game_id))
+    conn.execute(sa.delete(games).where(games.c.id == game_id))
+
+
+def insert_game(conn: Connection, rules: Rules, **values: object) -> int:
+    """Insert a ``games`` row for ``rules``, by this solver version, dated now, with the other
+    columns from ``values``; its id."""
+    games = schema.games
+    game_id: int = conn.execute(
+        sa.insert(games)
+        .values(
+            rows=rules.rows,
+            cols=rules.cols,
+            k=rules.k,
+            solver_version=SOLVER_VERSION,
+            solved_at=datetime.now(timezone.utc),
+            **values,
+        )
+        .returning(games.c.id)
+    ).scalar_one()
+    return game_id
 
 
 def holds_more(book: Book, stored: GameInfo, book_depth: int | None) -> bool:

@@ -76,10 +76,12 @@ def summary_table(info: GameInfo, db: str) -> str:
 @db_option
 @click.option(
     "--method",
-    type=click.Choice(["exhaustive", "alphabeta"]),
+    type=click.Choice(["exhaustive", "alphabeta", "table"]),
     default=None,
     help="exhaustive: every reachable position; alphabeta: an opening book to "
-    "--book-depth. Default: exhaustive when it fits this machine.",
+    "--book-depth; table: every position's value in a tablebase beside the book "
+    "(BOOK.tables/RxCkK, boards of at most 25 cells; a rerun resumes it). "
+    "Default: exhaustive when it fits this machine, else alphabeta.",
 )
 @click.option(
     "--book-depth",
@@ -144,6 +146,7 @@ def solve(
       ttt-solve --size 4 --win 4 --db books/4x4.sqlite
       ttt-solve --size 3x4 --win 3 --force
       ttt-solve --size 4x5 --win 4 --engine dask --workdir /data/ttt-work
+      ttt-solve --size 4x5 --win 4 --method table
       ttt-solve --size 5 --win 4 --book-depth 4
       ttt-solve --size 5 --win 4 --book-depth 5 --jobs 4
     """

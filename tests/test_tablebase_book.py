@@ -1,0 +1,309 @@
+"""A tablebase catalogued in a book: the same rows, figures, answers and exports as blocks.
+
+The oracle is the exhaustive solver's book in blocks, written by ``ttt-solve``'s writer; the
+table is built by the tablebase engine and catalogued with ``book.tablecatalogue``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import sqlite3
+
+import pytest
+from click.testing import CliRunner
+
+from ttt_solve.book.errors import DamagedBookError
+from ttt_solve.book.reader import open_book
+from ttt_solve.book.tablebuild import build_table
+from ttt_solve.book.tablecatalogue import catalogue_table
+from ttt_solve.book.tablerows import recorded_folder, table_folder
+from ttt_solve.book.writer import write_game
+from ttt_solve.cli.main import ttt
+from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+
+BOARDS = [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3), Rules(4, 4, 4)]
+
+
+def make_books(tmp_path, rules: Rules) -> tuple[str, str]:
+    """A book of ``rules`` in blocks and one with its table beside it."""
+    blocks = str(tmp_path / "blocks.sqlite")
+    tables = str(tmp_path / "tables.sqlite")
+    with open_book(blocks, create=True) as book:
+        write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+    build_table(rules, tmp_path / rules.name)
+    with open_book(tables, create=True) as book:
+        catalogue_table(book, tmp_path / rules.name)
+    return blocks, tables
+
+
+def random_positions(rules: Rules, count: int, seed: int) -> list[Position]:
+    """Positions of seeded random games, every ply."""
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        position = Position.start(rules)
+        while not position.is_terminal:
+            found.append(position)
+            position = position.play(rng.choice(position.legal_moves()))
+        found.append(position)
+    return found[:count]
+
+
+@pytest.mark.parametrize("rules", BOARDS[:3], ids=lambda r: r.name)
+def test_rows_figures_and_answers_are_the_blocks(tmp_path, rules):
+    blocks, tables = make_books(tmp_path, rules)
+    with open_book(blocks) as old, open_book(tables) as new:
+        old_info, new_info = old.game(rules), new.game(rules)
+        assert new_info.method == "table" and new_info.table_folder == rules.name
+        assert (new_info.value, new_info.positions, new_info.reachable) == (
+            old_info.value,
+            old_info.positions,
+            old_info.reachable,
+        )
+        assert new_info.figures.to_dict() == old_info.figures.to_dict()
+        assert list(new.rows(rules)) == list(old.rows(rules))
+        for position in random_positions(rules, 300, seed=7):
+            assert new.find_with_moves(position) == old.find_with_moves(position)
+
+
+@pytest.mark.parametrize("rules", BOARDS, ids=lambda r: r.name)
+def test_export_and_query_are_byte_identical(tmp_path, rules):
+    blocks, tables = make_books(tmp_path, rules)
+    runner = CliRunner()
+    size = f"{rules.rows}x{rules.cols}"
+    game = ["--size", size, "--win", str(rules.k)]
+    for extra in ([], ["--format", "jsonl", "--where", "ply<=6", "--where", "remoteness>=2"]):
+        old = runner.invoke(ttt, ["export", *game, "--db", blocks, "-q", *extra])
+        new = runner.invoke(ttt, ["export", *game, "--db", tables, "-q", *extra])
+        assert old.exit_code == 0, old.output
+        assert new.exit_code == 0, new.output
+        assert new.stdout_bytes == old.stdout_bytes and old.stdout_bytes
+    for position in random_positions(rules, 20, seed=3):
+        args = ["query", *game, str(position)]
+        old = runner.invoke(ttt, [*args, "--db", blocks])
+        new = runner.invoke(ttt, [*args, "--db", tables])
+        assert old.exit_code == 0, old.output
+        assert new.stdout == old.stdout.replace("blocks.sqlite", "tables.sqlite")
+
+
+def test_a_missing_or_damaged_table_is_a_one_line_error(tmp_path):
+    rules = BOARDS[0]
+    _, tables = make_books(tmp_path, rules)
+    start = Position.start(rules)
+    (tmp_path / rules.name / "ply-03.tb").write_bytes(b"TTTTABLE")  # truncated
+    with open_book(tables) as book:
+        book.find(start)  # ply 0 is sound
+        with pytest.raises(DamagedBookError, match=r"ply-03\.tb") as caught:
+            book.find(Position.parse("xo./x../...", rules))
+    assert "\n" not in str(caught.value)
+    shutil.rmtree(tmp_path / rules.name)
+    with open_book(tables) as book, pytest.raises(DamagedBookError, match="no finished table"):
+        book.find(start)
+    result = CliRunner().invoke(ttt, ["query", "--size", "3", "--win", "3", "--db", tables])
+    assert result.exit_code != 0
+    assert "no finished table" in result.output and "Traceback" not in result.output
+
+
+def test_a_relative_folder_moves_with_the_book(tmp_path):
+    book_file = str(tmp_path / "books" / "b.sqlite")
+    inside = tmp_path / "books" / "3x3k3"
+    assert recorded_folder(inside, book_file) == "3x3k3"
+    assert table_folder("3x3k3", book_file) == inside
+    outside = tmp_path / "elsewhere"
+    assert recorded_folder(outside, book_file) == str(outside)
+    assert table_folder(str(outside), book_file) == outside
+    assert os.path.isabs(recorded_folder("t", None))
+
+
+@pytest.mark.slow
+def test_4x5_export_is_byte_identical(tmp_path):
+    rules = Rules(4, 5, 4)
+    blocks, tables = make_books(tmp_path, rules)
+    game = ["--size", "4x5", "--win", "4", "-q"]
+    runner = CliRunner()
+    old = runner.invoke(ttt, ["export", *game, "--db", blocks, "--where", "ply<=9"])
+    new = runner.invoke(ttt, ["export", *game, "--db", tables, "--where", "ply<=9"])
+    assert new.exit_code == 0 and new.stdout_bytes == old.stdout_bytes
+
+
+def test_ttt_solve_builds_the_table_beside_the_book_and_resumes(tmp_path):
+    db = str(tmp_path / "b.sqlite")
+    runner = CliRunner()
+    args = ["solve", "--size", "3x4", "--win", "3", "--method", "table", "--db", db]
+    first = runner.invoke(ttt, args)
+    assert first.exit_code == 0, first.output
+    folder = tmp_path / "b.sqlite.tables" / "3x4k3"
+    assert (folder / "table.json").exists()
+    assert "needs" in first.stderr and "GB on disk" in first.stderr
+    assert "│ method" in first.stdout and "table" in first.stdout
+    # as if stopped while ply 4 was made: the table unfinished, the game not catalogued
+    (folder / "ply-04.tb").unlink()
+    (folder / "table.json").unlink()
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM games")
+    again = runner.invoke(ttt, args)
+    assert again.exit_code == 0, again.output
+    assert "12 already made" in again.stderr
+    blocks = str(tmp_path / "blocks.sqlite")
+    runner.invoke(ttt, ["solve", "--size", "3x4", "--win", "3", "--db", blocks, "-q"])
+    with open_book(db) as new, open_book(blocks) as old:
+        assert list(new.rows(Rules(3, 4, 3))) == list(old.rows(Rules(3, 4, 3)))
+
+
+def test_ttt_solve_refuses_a_table_of_more_than_25_cells(tmp_path):
+    db = str(tmp_path / "b.sqlite")
+    result = CliRunner().invoke(
+        ttt, ["solve", "--size", "5x6", "--win", "4", "--method", "table", "--db", db]
+    )
+    assert result.exit_code != 0
+    assert result.output.strip().splitlines() == [
+        "Error: 5x6 k=4 has 30 cells; a table is made for boards of at most 25 cells "
+        "(larger boards: --method alphabeta)"
+    ]
+
+
+def test_verify_checks_digests_and_samples(tmp_path):
+    from ttt_solve.book.table import Table
+    from ttt_solve.book.tablefile import HEADER_SIZE
+    from ttt_solve.book.tableverify import sample_problems
+
+    rules = Rules(3, 4, 3)
+    _, tables = make_books(tmp_path, rules)
+    runner = CliRunner()
+    args = ["verify", "--size", "3x4", "--win", "3", "--db", tables]
+    result = runner.invoke(ttt, args)
+    assert result.exit_code == 0, result.output
+    assert "OK, " in result.stdout
+    table = Table(tmp_path / rules.name, rules)
+    assert list(sample_problems(table, 200, seed=1)) == []
+    table.close()
+    path = tmp_path / rules.name / "ply-06.tb"
+    data = bytearray(path.read_bytes())
+    reps = int.from_bytes(data[48:56], "little")
+    records = HEADER_SIZE + 8 * reps
+    changed = next(i for i in range(records, len(data)) if data[i] == 1)  # a draw
+    data[changed] = 3  # now a win in 1
+    path.write_bytes(bytes(data))
+    result = runner.invoke(ttt, args)
+    assert result.exit_code == 1
+    assert "ply-06.tb" in result.stdout and "digest" in result.stdout
+    table = Table(tmp_path / rules.name, rules)
+    found = list(sample_problems(table, 5000, seed=1))
+    table.close()
+    assert found and all("the table says" in problem.message for problem in found)
+
+
+@pytest.fixture(scope="module")
+def two_books_3x3(tmp_path_factory):
+    """3x3 k=3 in a book of blocks and in a book whose game is a table."""
+    return make_books(tmp_path_factory.mktemp("books"), BOARDS[0])
+
+
+SAME_ANSWERS = [
+    ["stats"],
+    ["export", "--format", "parquet", "--output", "OUT"],
+    ["audit", "--agent", "heuristic", "--seed", "3"],
+    ["audit", "--agent", "mcts:iterations=30", "--positions", "sample:40", "--seed", "1"],
+    ["tournament", "--agents", "perfect,random", "--games", "6", "--json", "-q", "--seed", "2"],
+    ["curve", "--agent", "mcts", "--vary", "iterations=5,20", "--positions", "sample:30"],
+    ["rate", "--agent", "mcts:iterations=10", "--games", "2", "--positions", "sample:20"],
+    ["play", "--agent", "perfect", "--as", "x", "--seed", "4"],
+]
+
+
+@pytest.mark.parametrize("command", SAME_ANSWERS, ids=lambda c: " ".join(c[:2]))
+def test_the_commands_answer_alike_from_a_table(two_books_3x3, tmp_path, command):
+    blocks, tables = two_books_3x3
+    outputs = []
+    for db in (blocks, tables):
+        args = [part.replace("OUT", str(tmp_path / f"{len(outputs)}.parquet")) for part in command]
+        moves = "b2\na1\nc3\nb1\nb3\nc1\na3\n" if command[0] == "play" else None
+        result = CliRunner().invoke(
+            ttt, [*args, "--size", "3", "--win", "3", "--db", db], input=moves
+        )
+        assert result.exit_code == 0, result.output
+        text = result.stdout.replace(db, "BOOK").replace(os.path.basename(db), "BOOK")
+        lines = [line for line in text.splitlines() if "solved 20" not in line]
+        outputs.append("\n".join(lines))
+    assert outputs[0] == outputs[1]
+    assert outputs[0].strip() or command[0] == "export"  # an export to a file prints nothing
+    if command[0] == "export":
+        first, second = (tmp_path / f"{i}.parquet" for i in (0, 1))
+        assert first.read_bytes() == second.read_bytes()
+
+
+def test_book_frame_and_the_perfect_agent_read_a_table(two_books_3x3):
+    from ttt_solve.agents.spec import make_agent
+
+    blocks, tables = two_books_3x3
+    rules = BOARDS[0]
+    with open_book(blocks) as old, open_book(tables) as new:
+        assert new.frame(rules, where="ply<=6").equals(old.frame(rules, where="ply<=6"))
+        assert new.frame(rules, expand=True).equals(old.frame(rules, expand=True))
+        position = Position.parse("x../.o./...", rules)
+        choices = set()
+        for seed in range(10):
+            agent = make_agent("perfect", random.Random(seed), book=new)
+            choices.add(agent.select_move(position))
+        assert choices <= set(new.find(position).best_moves) and choices
+
+
+def test_serve_and_the_notebook_audit_answer_alike_from_a_table(two_books_3x3):
+    from starlette.testclient import TestClient
+
+    from ttt_solve import session
+    from ttt_solve.web.app import create_app
+
+    answers = []
+    for db in two_books_3x3:
+        with TestClient(create_app(db)) as client:
+            responses = [
+                client.get("/api/games/3x3k3/position?moves=b2,a1"),
+                client.get("/api/games/3x3k3/mainline?moves=b2"),
+                client.get("/uwapi/mnk/3x3k3/"),
+            ]
+            assert all(response.status_code == 200 for response in responses)
+            pages = [response.json() for response in responses]
+        report = session.audit("heuristic", "3x3k3", db=db, seed=1)
+        answers.append((pages, report.summary, report.records))
+    assert answers[0] == answers[1]
+    assert answers[0][0][0]["moves"]  # a position with its moves, not an empty answer
+
+
+def test_the_figures_from_the_files_counts_agree_with_the_rows(tmp_path):
+    """What a book records for a table too large to stream (5x5): the counts of the files'
+    headers, held here to the figures counted from the rows."""
+    from ttt_solve.book.tablecatalogue import _header_figures, table_figures
+
+    rules = Rules(3, 4, 3)
+    build_table(rules, tmp_path / "t")
+    counted = table_figures(tmp_path / "t", rules)
+    from_headers = _header_figures(tmp_path / "t", rules)
+    for field in ("by_ply", "values", "values_for_x", "terminal"):
+        assert getattr(from_headers, field) == getattr(counted, field), field
+
+
+def test_a_version_4_book_gains_the_table_folder_column(tmp_path):
+    import sqlalchemy as sa
+
+    from ttt_solve.book.migrate import prepare_schema
+    from ttt_solve.book.schema import database_url, make_engine
+
+    db = str(tmp_path / "old.sqlite")
+    with open_book(db, create=True) as book:
+        write_game(book, BOARDS[0], ExhaustiveSolver(BOARDS[0]).solve(), method="exhaustive")
+    with sqlite3.connect(db) as conn:
+        conn.execute("ALTER TABLE games DROP COLUMN table_folder")
+        conn.execute("UPDATE meta SET value = '4' WHERE name = 'schema_version'")
+    engine = make_engine(database_url(db))
+    assert prepare_schema(engine) == 4
+    columns = {column["name"] for column in sa.inspect(engine).get_columns("games")}
+    engine.dispose()
+    assert "table_folder" in columns
+    with open_book(db) as book:
+        assert book.game(BOARDS[0]).table_folder is None
+        assert book.find(Position.start(BOARDS[0])).value.outcome.value == "draw"
