@@ -134,7 +134,9 @@ def test_a_version_3_book_is_upgraded_by_ttt_rate(tmp_path, book_3x3):
         conn.exec_driver_sql("DROP TABLE ladder_games")
         conn.execute(sa.update(schema.meta).values(value="3"))
     engine.dispose()
-    with pytest.raises(SchemaVersionError, match="found schema version 3, expected 4"):
+    with pytest.raises(
+        SchemaVersionError, match=f"found schema version 3, expected {schema.SCHEMA_VERSION}"
+    ):
         with open_book(db):
             pass
     result = CliRunner().invoke(ttt, ["rate", "--db", db, "--games", "2", "-q", "--json"])
