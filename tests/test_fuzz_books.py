@@ -35,7 +35,7 @@ COMMANDS = (
     ("stats", "--json"),
     *(("query", text) for text in QUERIES),
     ("export", "-q", "--format", "jsonl"),
-    ("audit", "--agent", "random", "--jobs", "1", "--seed", "1"),
+    ("audit", "-q", "--agent", "random", "--jobs", "1", "--seed", "1"),
 )
 
 POSITION_COLUMNS = ("ply", "key", "value", "remoteness", "best_moves", "images")
