@@ -8,7 +8,6 @@ import sys
 
 import click
 
-from ttt_solve import charts
 from ttt_solve.agents.audit import BLUNDER_KINDS
 from ttt_solve.agents.curve import (
     Curve,
@@ -24,7 +23,8 @@ from ttt_solve.agents.ladder import open_ladder_book
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
-from ttt_solve.display import game_rows
+from ttt_solve.presentation import charts
+from ttt_solve.presentation.display import game_rows
 from ttt_solve.solver.rules import Rules
 
 MAX_SEEDS = 10_000

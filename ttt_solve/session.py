@@ -543,7 +543,7 @@ class PlayedGame:
         )
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.game_html(self)
 

@@ -1,6 +1,6 @@
-"""The explorer's charts of counts and rates, drawn by :mod:`ttt_solve.charts` as SVG and put
-inline in the pages, in the palette's colours (a value's series in that value's colour).
-Boards and value histories are drawn by :mod:`ttt_solve.svg`."""
+"""The explorer's charts of counts and rates, drawn by :mod:`ttt_solve.presentation.charts` as
+SVG and put inline in the pages, in the palette's colours (a value's series in that value's colour).
+Boards and value histories are drawn by :mod:`ttt_solve.presentation.svg`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ OUTCOMES = ("win", "draw", "loss")
 
 
 def _svg(figure: object) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     svg = charts.render(figure, "svg").decode()  # type: ignore[arg-type]
     return svg[svg.index("<svg") :]  # inline: without the XML prolog and doctype
@@ -30,7 +30,7 @@ def _counts(figure: Any) -> Any:
 
 
 def positions_by_ply(info: GameInfo) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     figures = info.figures
     plies = sorted(figures.by_ply["reachable"])
@@ -51,7 +51,7 @@ def positions_by_ply(info: GameInfo) -> str:
 
 
 def remoteness(info: GameInfo) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     table = info.figures.remoteness["reachable"]
     depths = sorted({r for outcome in OUTCOMES for r in table[outcome]})
@@ -70,7 +70,7 @@ def remoteness(info: GameInfo) -> str:
 
 
 def audit_by_ply(summary: Summary, agent: str) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     plies = [row.ply for row in summary.by_ply]
     return _svg(

@@ -25,7 +25,7 @@ routes = RouteTable()
 
 
 def ladder_chart(result: LadderRatings) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     figure = charts.interval_chart(
         [charts.Estimate(*row) for row in result.estimates()],
