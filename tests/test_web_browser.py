@@ -491,6 +491,23 @@ def test_no_page_is_wider_than_a_phone(server, browser, tmp_path):
         browser.set_window_size(*DESKTOP)
 
 
+def test_the_ratings_page_shows_the_models_fit_on_a_phone(server, browser):
+    """The goodness-of-fit line under the ladder's table, whole and in view, as wide as the
+    page allows at 400 px as at 1280."""
+    try:
+        for width in (PHONES[-1], DESKTOP[0]):
+            browser.set_window_size(width, 900)
+            browser.get(server + "/game/3x3k3/ratings")
+            (note,) = browser.find_elements(By.CSS_SELECTOR, "p.fit")
+            assert note.is_displayed() and note.text.startswith("Goodness of fit: Pearson X²")
+            inner = browser.execute_script("return window.innerWidth")
+            assert note.rect["x"] >= 0 and note.rect["x"] + note.rect["width"] <= inner
+            table = browser.find_element(By.CSS_SELECTOR, "table.ratings").rect
+            assert note.rect["y"] > table["y"] + table["height"]  # it describes the table
+    finally:
+        browser.set_window_size(*DESKTOP)
+
+
 def test_the_value_history_reads_on_a_phone(server, browser):
     """Its labels at 9.5 px or more, and each blunder named where it can be read, at 360 and
     400 px wide as at 1280."""
