@@ -108,7 +108,10 @@ def opening_book_problems(table: Table, db: str, rules: Rules) -> Iterator[str]:
                 best = min(move.sort_key for move in moves.values())
                 table_best = sum(1 << cell for cell, move in moves.items() if move.sort_key == best)
                 if table_best != row.best_moves:
-                    yield f"{position}: best moves differ ({table_best:#x} against {row.best_moves:#x})"
+                    yield (
+                        f"{position}: best moves differ "
+                        f"({table_best:#x} against {row.best_moves:#x})"
+                    )
 
 
 def main(argv: list[str] | None = None) -> int:
