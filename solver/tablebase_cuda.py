@@ -58,15 +58,19 @@ def gpu_available() -> bool:
         return False
 
 
+def gpu_chosen(device: str) -> bool:
+    """Whether ``device`` (``"cpu"``, ``"gpu"`` or ``"auto"``) runs the ply step on the GPU."""
+    if device not in ("cpu", "gpu", "auto"):
+        raise ValueError(f"device {device!r} is not cpu, gpu or auto")
+    return device == "gpu" or (device == "auto" and gpu_available())
+
+
 def back_up_range_on(
     device: str, step: PlyStep, start: int, stop: int, child_records: NDArray[np.uint8]
 ) -> tuple[NDArray[np.uint8], RecordCounts]:
     """:func:`back_up_range` on ``device``: ``"cpu"``, ``"gpu"`` (an error without one) or
     ``"auto"`` (the GPU when one is present)."""
-    if device not in ("cpu", "gpu", "auto"):
-        raise ValueError(f"device {device!r} is not cpu, gpu or auto")
-    use_gpu = device == "gpu" or (device == "auto" and gpu_available())
-    if not use_gpu:
+    if not gpu_chosen(device):
         return back_up_range(step, start, stop, child_records)
     if not gpu_available():
         raise GpuUnavailableError(

@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from ttt_solve.book.table import Table
-from ttt_solve.book.tablebuild import build_table, plan_build
+from ttt_solve.book.tablebuild import (
+    ESTIMATED_RATE,
+    GPU_ESTIMATED_RATE,
+    build_table,
+    describe_plan,
+    plan_build,
+)
 from ttt_solve.book.tablefile import (
     HEADER_SIZE,
     TableDiskFullError,
@@ -113,6 +119,17 @@ def test_5x5_k4_is_planned_within_40_gb() -> None:
     assert 1.9e10 < on_disk < 2.2e10
     assert plan.disk_needed < 40e9
     assert max(plan.records) * 2 < 8 * 2**30  # two widest plies: well within 24 GiB
+
+
+def test_the_estimate_is_at_the_rate_of_the_device_that_builds(tmp_path: Path) -> None:
+    rules = Rules(5, 5, 4)
+    on_cpu = plan_build(rules, tmp_path, "cpu")
+    on_gpu = plan_build(rules, tmp_path, "gpu")
+    assert on_cpu.seconds == pytest.approx(on_cpu.total_work / ESTIMATED_RATE)
+    assert on_gpu.seconds == pytest.approx(on_gpu.total_work / GPU_ESTIMATED_RATE)
+    assert f"{GPU_ESTIMATED_RATE:.1e} weighted records/s" in describe_plan(on_gpu)
+    with pytest.raises(ValueError, match="not cpu, gpu or auto"):
+        plan_build(rules, tmp_path, "tpu")
 
 
 KILLED_BUILD = """
