@@ -66,6 +66,10 @@ GPU_ESTIMATED_RATE = 1.0e9
 and checked included)."""
 
 
+ETA_AFTER = 0.01
+"""The share of the whole work a run makes before its rate is taken for the whole build's."""
+
+
 @dataclass(frozen=True)
 class BuildProgress:
     """Where a build stands: the ply in hand and the work done, in numbers weighted by the
@@ -82,9 +86,11 @@ class BuildProgress:
     """Since this run started."""
 
     def eta(self, made: int | None = None) -> float | None:
-        """Seconds left for the whole build at the rate of this run so far."""
+        """Seconds left for the whole build at the rate of this run so far; ``None`` until
+        this run has made :data:`ETA_AFTER` of the whole (the last plies, made first, are
+        small, and their fixed costs would promise days)."""
         made = self.done - self.resumed if made is None else made
-        if made <= 0 or self.seconds <= 0:
+        if made <= 0 or self.seconds <= 0 or made < ETA_AFTER * self.total:
             return None
         return (self.total - self.done) * self.seconds / made
 

@@ -16,6 +16,7 @@ from ttt_solve.book.table import Table
 from ttt_solve.book.tablebuild import (
     ESTIMATED_RATE,
     GPU_ESTIMATED_RATE,
+    BuildProgress,
     build_table,
     describe_plan,
     plan_build,
@@ -197,3 +198,12 @@ def test_the_build_command_refuses_in_one_line(
     assert run.returncode == 1
     assert run.stderr.count("\n") == 1 and message in run.stderr
     assert not (tmp_path / "t").exists()
+
+
+def test_the_whole_builds_eta_waits_for_a_measured_share_of_the_work() -> None:
+    early = BuildProgress(24, 10, 10, 10, 100_000, 0, 2.0)
+    assert early.eta() is None  # 0.01 % made: its rate says nothing of the wide plies
+    later = BuildProgress(20, 500, 1000, 5_000, 100_000, 0, 10.0)
+    assert later.eta() == pytest.approx(95_000 * 10.0 / 5_000)
+    resumed = BuildProgress(20, 500, 1000, 50_000, 100_000, 49_500, 10.0)
+    assert resumed.eta() is None  # what this run made is still under the share
