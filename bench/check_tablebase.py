@@ -26,7 +26,6 @@ import json
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -34,27 +33,29 @@ import numpy as np
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.table import Table
 from ttt_solve.book.tablefile import map_ply, ply_path, read_header
+from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules, parse_game
 from ttt_solve.solver.search import Prover
-from ttt_solve.solver.tablebase import NONE, score_of_record
+from ttt_solve.solver.tablebase import NONE, record_histogram, value_of_record
 from ttt_solve.solver.tablebase_index import PlyIndex
 from ttt_solve.solver.value import Outcome, Value
 
 
 def table_sample(folder: Path, rules: Rules, ply: int, size: int, seed: int) -> list[tuple]:
-    """Up to ``size`` distinct positions of the ply with their records, uniform over the
-    numbers that stand for a position."""
+    """Up to ``size`` distinct numbers of the ply that stand for a position, uniformly, each
+    as its position and record."""
     path = ply_path(folder, ply)
     header = read_header(path, rules, ply)
     reps, records = map_ply(path, header)
     index = PlyIndex(rules, ply, [int(rank) for rank in reps])
     rng = np.random.default_rng([seed, ply])
-    if len(records) <= 8 * size:
+    live = len(records) - int(record_histogram(records)[NONE])
+    if live <= 8 * size:  # few enough to list: draw among them
         numbers = np.flatnonzero(np.asarray(records) != NONE)
         if len(numbers) > size:
             numbers = np.sort(rng.choice(numbers, size=size, replace=False))
-    else:
+    else:  # draw among all numbers, keeping those that stand for a position
         chosen: set[int] = set()
         while len(chosen) < size:
             for number in rng.integers(0, len(records), size=2 * size):
@@ -80,7 +81,7 @@ def check_ply(prover: Prover, ply: int, sample: list[tuple]) -> dict:
     started = time.perf_counter()
     wrong = []
     for position, record in sample:
-        expected = Value.from_score(score_of_record(record), position.empty_count)
+        expected = value_of_record(record, position.empty_count)
         found = prover.solve(position).value
         if found != expected:
             wrong.append(f"{position}: table {expected}, prover {found}")
@@ -93,25 +94,28 @@ def check_ply(prover: Prover, ply: int, sample: list[tuple]) -> dict:
     }
 
 
-def opening_book_problems(table: Table, db: str, rules: Rules) -> Iterator[str]:
-    """Every entry of an opening book whose value, remoteness or best moves the table does
-    not give."""
+def opening_book_problems(table: Table, db: str, rules: Rules) -> tuple[int, list[str]]:
+    """How many positions an opening book holds, and each one whose value, remoteness or best
+    moves the table does not give."""
+    held, problems = 0, []
     with open_book(db) as book:
         for row in book.rows(rules):
+            held += 1
             position = Position.from_key(rules, row.key)
             value, moves = table.analyse(position)
             stored = Value(Outcome.from_sign(row.value), row.remoteness)
             if value != stored:
-                yield f"{position}: table {value}, book {stored}"
+                problems.append(f"{position}: table {value}, book {stored}")
                 continue
             if moves:
                 best = min(move.sort_key for move in moves.values())
                 table_best = sum(1 << cell for cell, move in moves.items() if move.sort_key == best)
                 if table_best != row.best_moves:
-                    yield (
+                    problems.append(
                         f"{position}: best moves differ "
                         f"({table_best:#x} against {row.best_moves:#x})"
                     )
+    return held, problems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -125,15 +129,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="one JSON line a ply (a rerun skips those)")
     parser.add_argument("--opening-book", help="an opening book of the game to compare")
     args = parser.parse_args(argv)
+    try:
+        return check(args)
+    except (TttError, OSError, ValueError, KeyError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def check(args: argparse.Namespace) -> int:
+    """The checks the arguments ask for; 1 when any position disagrees."""
     rules = parse_game(args.game)
     failed = False
     if args.opening_book:
         if args.table is None:
-            parser.error("--opening-book needs --table")
-        table = Table(args.table, rules)
-        problems = list(opening_book_problems(table, args.opening_book, rules))
-        with open_book(args.opening_book) as book:
-            held = sum(1 for _ in book.rows(rules))
+            raise ValueError("--opening-book needs --table")
+        held, problems = opening_book_problems(Table(args.table, rules), args.opening_book, rules)
         print(f"opening book: {held:,} positions, {len(problems)} disagree", flush=True)
         for problem in problems[:10]:
             print("  ", problem)

@@ -37,7 +37,7 @@ from ttt_solve.book.tablefile import (
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import RecordCounts, class_tables, ply_step
-from ttt_solve.solver.tablebase_cuda import back_up_range_on, gpu_chosen
+from ttt_solve.solver.tablebase_cuda import back_up_range_on, gpu_chosen, release_gpu
 from ttt_solve.solver.tablebase_index import (
     MAX_TABLE_CELLS,
     ClassTable,
@@ -229,24 +229,27 @@ def build_table(
     counts: list[RecordCounts] = []
     headers: list[TableHeader] = []
     child_records: NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)
-    for ply in range(rules.cells, -1, -1):
-        path = ply_path(folder, ply)
-        if path.exists():
-            header = verify(path, rules, ply)
-            for part in folder.glob(f"{path.stem}-part-*.tb"):
-                part.unlink()  # left by a run stopped after the ply's file was renamed
-            done += plan.work[ply]
-            resumed += plan.work[ply]
-        else:
-            per_part = part_records or max(1 << 16, min(MAX_PART_RECORDS, memory - fixed))
-            state = _PlyState(ply, plan.work[ply], done, resumed, total, started, progress)
-            header = _make_ply(
-                rules, folder, ply, cache, child_records, per_part, state, on_part, device
-            )
-            done, resumed = state.done, state.resumed
-        headers.append(header)
-        counts.append(RecordCounts(np.array(header.counts, dtype=np.int64).reshape(3, 2, 2)))
-        child_records = map_ply(path, header)[1]
+    try:
+        for ply in range(rules.cells, -1, -1):
+            path = ply_path(folder, ply)
+            if path.exists():
+                header = verify(path, rules, ply)
+                for part in folder.glob(f"{path.stem}-part-*.tb"):
+                    part.unlink()  # left by a run stopped after the ply's file was renamed
+                done += plan.work[ply]
+                resumed += plan.work[ply]
+            else:
+                per_part = part_records or max(1 << 16, min(MAX_PART_RECORDS, memory - fixed))
+                state = _PlyState(ply, plan.work[ply], done, resumed, total, started, progress)
+                header = _make_ply(
+                    rules, folder, ply, cache, child_records, per_part, state, on_part, device
+                )
+                done, resumed = state.done, state.resumed
+            headers.append(header)
+            counts.append(RecordCounts(np.array(header.counts, dtype=np.int64).reshape(3, 2, 2)))
+            child_records = map_ply(path, header)[1]
+    finally:
+        release_gpu()  # the last ply's copies, on a GPU build
     _write_manifest(manifest_path, rules, headers[::-1])
     summary.counts = counts[::-1]
     summary.bytes_on_disk = sum(h.file_size for h in headers) + manifest_path.stat().st_size
@@ -470,10 +473,9 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: the parts made so far are kept; rerun to resume", file=sys.stderr)
         return 130
     root = summary.root_record
-    from ttt_solve.solver.tablebase import score_of_record
-    from ttt_solve.solver.value import Value
+    from ttt_solve.solver.tablebase import value_of_record
 
-    value = Value.from_score(score_of_record(root), rules.cells)
+    value = value_of_record(root, rules.cells)
     canonical = sum(c.canonical for c in summary.counts)
     reachable = sum(c.reachable for c in summary.counts)
     print(

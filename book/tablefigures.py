@@ -23,6 +23,7 @@ from tabulate import tabulate
 from ttt_solve.book.table import Table
 from ttt_solve.book.tablefile import TableError, map_ply, ply_path, read_header
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import (
     DECIDED,
     RecordCounts,
@@ -48,6 +49,7 @@ class PlyFigures:
 class TableFigures:
     """A table's figures: the empty board's value, each first move's, and each ply's."""
 
+    rules: Rules
     root: Value
     first_moves: dict[int, Value]
     plies: list[PlyFigures]
@@ -78,10 +80,12 @@ def ply_figures(table: Table, ply: int) -> PlyFigures:
 def table_figures(folder: Path) -> TableFigures:
     """The figures of the finished table in ``folder``."""
     table = Table(folder)
-    start = Position.start(table.rules)
-    root, first_moves = table.analyse(start)
-    plies = [ply_figures(table, ply) for ply in range(table.rules.cells + 1)]
-    return TableFigures(root, first_moves, plies)
+    try:
+        root, first_moves = table.analyse(Position.start(table.rules))
+        plies = [ply_figures(table, ply) for ply in range(table.rules.cells + 1)]
+    finally:
+        table.close()
+    return TableFigures(table.rules, root, first_moves, plies)
 
 
 def _counts_row(figures: PlyFigures) -> list[object]:
@@ -94,7 +98,7 @@ def _counts_row(figures: PlyFigures) -> list[object]:
     return row
 
 
-def describe(figures: TableFigures, rules_name: str, cols: int) -> str:
+def describe(figures: TableFigures) -> str:
     """The figures as Markdown tables."""
     headers = [
         "ply",
@@ -114,6 +118,7 @@ def describe(figures: TableFigures, rules_name: str, cols: int) -> str:
         tablefmt="github",
         colalign=["right"] * len(headers),
     )
+    cols = figures.rules.cols
     cells = sorted(figures.first_moves)
     grid = [
         [_short(figures.first_moves[cell]) for cell in cells[row : row + cols]]
@@ -121,7 +126,7 @@ def describe(figures: TableFigures, rules_name: str, cols: int) -> str:
     ]
     longest = figures.longest_win
     lines = [
-        f"{rules_name}: the empty board is a {figures.root} for X.",
+        f"{figures.rules.name}: the empty board is a {figures.root} for X.",
         "",
         table,
         "",
@@ -182,11 +187,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    rules = Table(args.folder).rules
     if args.json:
         print(json.dumps(to_dict(figures)))
     else:
-        print(describe(figures, rules.name, rules.cols))
+        print(describe(figures))
         print(f"\n({time.monotonic() - started:.1f} s)")
     return 0
 

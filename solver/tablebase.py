@@ -40,7 +40,7 @@ from ttt_solve.solver.tablebase_index import (
     stone_counts,
     unrank_set,
 )
-from ttt_solve.solver.value import WIN_SCORE, move_score, remoteness_of, score_of
+from ttt_solve.solver.value import WIN_SCORE, Value, move_score, remoteness_of, score_of
 
 NONE = 0
 """The record of a number that stands for no position."""
@@ -65,6 +65,12 @@ _remoteness_of = _compile_inline(remoteness_of)
 def record_of(score: int, empty_cells: int) -> int:
     """The record of a position's score (see the module docstring)."""
     return DRAW if score == 0 else DECIDED + int(remoteness_of(score, empty_cells))
+
+
+def value_of_record(record: int, empty_cells: int) -> Value:
+    """The value for the side to move of a position's record (not :data:`NONE`), with
+    ``empty_cells`` its empty cells (a draw's remoteness)."""
+    return Value.from_score(score_of_record(record), empty_cells)
 
 
 def score_of_record(record: int) -> int:

@@ -13,10 +13,12 @@ boards. :func:`back_up_range_on` chooses: the GPU when one is present or asked f
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numba.cuda
 import numpy as np
+from numba.core.errors import NumbaPerformanceWarning
 from numpy.typing import NDArray
 
 from ttt_solve.errors import TttError
@@ -96,7 +98,11 @@ def back_up_range_gpu(
         device_counts = cuda.to_device(counts)
         device_missing = cuda.to_device(missing)
         kernel = _kernel()
-        kernel[(count + THREADS - 1) // THREADS, THREADS](
+        with warnings.catch_warnings():
+            # a small ply is a small grid: Numba's warning of low occupancy says nothing here
+            warnings.simplefilter("ignore", NumbaPerformanceWarning)
+            launch = kernel[(count + THREADS - 1) // THREADS, THREADS]
+        launch(
             step.ply,
             rules.cells,
             start,
@@ -121,7 +127,8 @@ were copied from (held, so that ``is`` cannot match a new object at a reused add
 
 def _resident(step: PlyStep, child_records: NDArray[np.uint8]) -> tuple[Any, ...]:
     """The step's tables and the children's records on the GPU: copied once a ply, since every
-    part of a ply reads the same (the children's records of a wide ply are gigabytes)."""
+    part of a ply reads the same (the children's records of a wide ply are gigabytes). The
+    records must not change between the parts of a ply (a build's are a read-only map)."""
     global _RESIDENT
     if _RESIDENT is None or _RESIDENT[0] is not step or _RESIDENT[1] is not child_records:
         _RESIDENT = None  # the last ply's arrays go before the next ply's are copied
@@ -140,6 +147,12 @@ def _resident(step: PlyStep, child_records: NDArray[np.uint8]) -> tuple[Any, ...
         )
         _RESIDENT = (step, child_records, arrays)
     return _RESIDENT[2]
+
+
+def release_gpu() -> None:
+    """Free the GPU copies of the last ply step (a build calls this when it ends)."""
+    global _RESIDENT
+    _RESIDENT = None
 
 
 _KERNEL: Any = None

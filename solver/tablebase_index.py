@@ -291,16 +291,8 @@ def unrank_of(rank: int, size: int) -> int:
     return stones
 
 
-def expand_of(positions: int, free: int) -> int:
-    """:func:`expand` for Python ints: the cells of ``free`` that ``positions`` picks."""
-    out, position = 0, 0
-    while free:
-        low = free & -free
-        if positions >> position & 1:
-            out |= low
-        free ^= low
-        position += 1
-    return out
+expand_of = expand.py_func
+""":func:`expand` for Python ints: its own source, run by Python."""
 
 
 class Ranks(Protocol):

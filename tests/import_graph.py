@@ -10,7 +10,10 @@ import ast
 import pathlib
 from typing import NamedTuple
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
+    import tomli as tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = "ttt_solve"

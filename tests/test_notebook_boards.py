@@ -16,6 +16,7 @@ from tests.lab_agents import buggy_agent
 from ttt_solve.agents.identity import identity
 from ttt_solve.agents.makers import agent_maker
 from ttt_solve.cli.main import ttt as ttt_command
+from ttt_solve.session import read_board
 
 GRID = [["X", "O", " "], [" ", "X", " "], [" ", " ", " "]]
 
@@ -164,3 +165,10 @@ def test_rate_in_a_notebook_rates_as_ttt_rate_does(book_3x3, tmp_path):
     assert rated.rating(mine.agent).rating.mean == pytest.approx(cli["rating"])
     assert mine.accuracy == pytest.approx(cli["accuracy"])
     assert "buggy_agent" in rated._repr_html_() and "forfeited" in repr(rated)
+
+
+@pytest.mark.parametrize("cells", [[], [" "] * 8])
+def test_a_flat_board_without_its_game_must_be_square(cells: list) -> None:
+    with pytest.raises(ValueError, match="give the game too") as caught:
+        read_board(cells, None, board="flat")
+    assert "\n" not in str(caught.value)

@@ -36,7 +36,7 @@ def test_the_figures_are_the_exhaustive_solvers(tmp_path: Path, game: tuple[int,
             assert found == Value(Outcome.WIN, ply.longest_win)
     assert figures.root == Table(tmp_path / "t").value(Position.start(rules))
     assert len(figures.first_moves) == rules.cells
-    text = describe(figures, rules.name, rules.cols)
+    text = describe(figures)
     assert f"{figures.longest_win.longest_win} plies" in text
 
 

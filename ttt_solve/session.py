@@ -15,6 +15,7 @@ any object with a ``select_move`` method, or any function: see :func:`audit` and
 from __future__ import annotations
 
 import logging
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -139,8 +140,8 @@ def _rows_of(handed: Any, shape: str, cols: int | None) -> list[list[Any]]:
         cells = list(handed)
     except TypeError:
         raise ValueError(f"board={shape!r}: {type(handed).__name__} is no such board") from None
-    side = cols or int(len(cells) ** 0.5)
-    if cols is None and side * side != len(cells):
+    side = cols or math.isqrt(len(cells))
+    if side == 0 or (cols is None and side * side != len(cells)):
         raise ValueError(
             f"board={shape!r}: {len(cells)} cells make no square board; give the game too"
         )
