@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any
 from tabulate import tabulate
 
 from ttt_solve import charts, picture, svg
-from ttt_solve.agents.audit import BLUNDER_KINDS, share_text
-from ttt_solve.agents.engine import FAILURE_KINDS
+from ttt_solve.agents.audit import share_text
+from ttt_solve.agents.engine import FailureKind
 from ttt_solve.palette import VALUES
-from ttt_solve.solver.value import Outcome
+from ttt_solve.solver.value import BlunderKind, Outcome
 
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport, GameResult, Summary
@@ -90,14 +90,14 @@ def summary_rows(
                 + (f" ({count(summary.failed)}{symmetry})" if weighted else ""),
             )
         )
-        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FAILURE_KINDS]
+        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FailureKind]
     rows.append(
         (
             "best / sound / blunder",
             f"{count(summary.best)} / {count(summary.sound)} / {count(summary.blunders)}",
         )
     )
-    rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in BLUNDER_KINDS]
+    rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in BlunderKind]
     if summary.failed and summary.moves:
         rows.append(
             (
@@ -475,7 +475,7 @@ def kept_sentence(one: Curve) -> str:
 
 
 def curve_headers(one: Curve, games_mode: bool) -> list[str]:
-    headers = [one.param, "accuracy", "perfection", *BLUNDER_KINDS]
+    headers = [one.param, "accuracy", "perfection", *BlunderKind]
     if curve_failed(one):
         headers.append("failed moves")
     if games_mode:
@@ -500,7 +500,7 @@ def curve_row(point: Point, games_mode: bool, failed: bool) -> list[str]:
         point.value,
         interval_text(point.accuracy),
         interval_text(point.perfection),
-        *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
+        *(f"{kinds[kind]:,.1f}" for kind in BlunderKind),
     ]
     if failed:
         row.append(f"{point.failed_moves():,.1f}")
