@@ -34,13 +34,11 @@ from ttt_solve.book.records import GameInfo
 from ttt_solve.book.stats import report
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import grade
+from ttt_solve.solver.value import Outcome, grade
 from ttt_solve.web import links, pictures
 from ttt_solve.web.audits import AuditJob, AuditRunner, job_json
 from ttt_solve.web.common import answer, game_json, shortened
 from ttt_solve.web.explorer import Asked, Explorer, game_name, symmetric_images, url_param
-
-OUTCOMES = ("win", "draw", "loss")
 
 
 class Page(NamedTuple):
@@ -164,7 +162,7 @@ def move_groups(analysis: Analysis, url: Callable[[int], str]) -> list[dict[str,
     """The moves under winning, drawing and losing, each group best first (as syzygy-tables
     and lichess list them): fastest win, then any draw, then slowest loss."""
     best = set(analysis.best_moves)
-    groups: dict[str, list[dict[str, Any]]] = {outcome: [] for outcome in OUTCOMES}
+    groups: dict[str, list[dict[str, Any]]] = {outcome: [] for outcome in Outcome}
     for move in analysis.moves:  # already best first
         groups[move.value.outcome.value].append(
             {
@@ -177,7 +175,7 @@ def move_groups(analysis: Analysis, url: Callable[[int], str]) -> list[dict[str,
         )
     return [
         {"value": outcome, "title": GROUP_TITLES[outcome], "moves": groups[outcome]}
-        for outcome in OUTCOMES
+        for outcome in Outcome
         if groups[outcome]
     ]
 
@@ -399,7 +397,7 @@ async def analysis_view(explorer: Explorer, game: str) -> Page:
             found["url"] = links.position_url(info.rules, found["example"])
     remoteness = info.figures.remoteness
     depths = sorted(
-        {r for w in ("reachable", "canonical") for o in OUTCOMES for r in remoteness[w][o]}
+        {r for w in ("reachable", "canonical") for o in Outcome for r in remoteness[w][o]}
     )
     data = {"game": game_json(info), "stats": stats, "depths": depths}
     return Page(data, partial(pictures.analysis, info))
