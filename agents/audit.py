@@ -280,10 +280,10 @@ class Summary(_Rates):
     best: int
     sound: int
     blunders: int
-    kinds: dict[str, int] = field(default_factory=dict)
+    kinds: dict[BlunderKind, int] = field(default_factory=dict)
     by_ply: tuple[PlyRow, ...] = ()
     ungraded: int = 0
-    failures: dict[str, int] = field(default_factory=dict)
+    failures: dict[FailureKind, int] = field(default_factory=dict)
     """Weighted failures by kind (every :class:`FailureKind` present, maybe 0)."""
     failed: int = 0
     """How many failure records (positions up to symmetry, or moves in games) those are."""
@@ -552,7 +552,7 @@ class AuditReport:
         return self.summary.blunders
 
     @property
-    def blunder_kinds(self) -> dict[str, int]:
+    def blunder_kinds(self) -> dict[BlunderKind, int]:
         return self.summary.kinds
 
     @property

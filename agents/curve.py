@@ -190,7 +190,7 @@ class Point:
             for kind in BlunderKind
         }
 
-    def results(self) -> dict[str, tuple[int, int, int, int]]:
+    def results(self) -> dict[Side, tuple[int, int, int, int]]:
         """Games, won, drawn and lost by the agent's side (a forfeit is a loss)."""
         out = {}
         for side in Side:

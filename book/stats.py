@@ -69,6 +69,6 @@ def report(book: Book, info: GameInfo) -> dict[str, Any]:
             }
             for w in WEIGHTS
         },
-        "longest_win": longest_of["win"],
-        "longest_loss": longest_of["loss"],
+        "longest_win": longest_of[Outcome.WIN],
+        "longest_loss": longest_of[Outcome.LOSS],
     }

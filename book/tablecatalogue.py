@@ -25,7 +25,7 @@ from ttt_solve.book import schema
 from ttt_solve.book.errors import GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, open_book
-from ttt_solve.book.records import GameInfo
+from ttt_solve.book.records import GameInfo, SolveMethod
 from ttt_solve.book.table import Table
 from ttt_solve.book.tablerows import STREAM_CELLS_LIMIT, TableRows, recorded_folder
 from ttt_solve.book.urls import sqlite_file
@@ -37,9 +37,6 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, score_of
 from ttt_solve.solver.vocabulary import Side
-
-TABLE_METHOD = "table"
-"""The ``games.method`` of a game stored as a tablebase."""
 
 
 def table_figures(folder: Path, rules: Rules) -> Figures:
@@ -117,7 +114,7 @@ def catalogue_table(
         insert_game(
             conn,
             rules,
-            method=TABLE_METHOD,
+            method=SolveMethod.TABLE,
             book_depth=None,
             value=int(start_values[0]),
             remoteness=int(start_remoteness[0]),

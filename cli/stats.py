@@ -108,7 +108,7 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
     )
 
     lines = []
-    for outcome in ("win", "loss"):
+    for outcome in (Outcome.WIN, Outcome.LOSS):
         found = data[f"longest_{outcome}"]
         if found is None:
             lines.append(f"longest {outcome}: none (no position is a {outcome} for its mover)")
