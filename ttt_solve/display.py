@@ -29,6 +29,7 @@ from ttt_solve.agents.audit import share_text
 from ttt_solve.agents.engine import FailureKind
 from ttt_solve.palette import VALUES
 from ttt_solve.solver.value import BlunderKind, Outcome
+from ttt_solve.solver.vocabulary import Side
 
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport, GameResult, Summary
@@ -144,7 +145,7 @@ def game_rows(results: Sequence[GameResult]) -> list[list[object]]:
     """Per colour: games, won, drawn, lost, and (if any game was) lost and won by forfeit."""
     lost_by, won_by = _forfeit_columns(results)
     rows = []
-    for side in ("x", "o"):
+    for side in Side:
         mine = [r for r in results if r.agent_side == side]
         tally = {o: sum(r.outcome is o for r in mine) for o in Outcome}
         rows.append(
