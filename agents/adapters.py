@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import operator
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -124,13 +125,8 @@ class Adapter(NamedTuple):
                     f"{', '.join(DEFAULT_SYMBOLS)}"
                 )
             symbols = symbols_of(symbols)
-            if len(symbols) != 3:
-                raise AdapterError(
-                    f"symbols {symbols!r}: give three, for X, O and an empty cell, "
-                    f"e.g. ('X', 'O', ' ') or (1, 2, 0)"
-                )
             if len({_symbol_key(s) for s in symbols}) != 3:
-                raise AdapterError(f"symbols {symbols!r}: X, O and empty must differ")
+                raise AdapterError(f"symbols={symbols!r}: X, O and empty must differ")
         elif board in DEFAULT_SYMBOLS:
             symbols = DEFAULT_SYMBOLS[board]
         if side == "symbol" and symbols is None:
@@ -338,11 +334,12 @@ class Adapter(NamedTuple):
         return cell
 
 
-def symbols_of(symbols: Sequence[Any] | Mapping[Any, Any]) -> tuple[Any, ...]:
-    """The symbols of X, O and an empty cell, in that order: from a sequence as it is, from a
-    mapping of the names ``x``, ``o``, ``empty`` to symbols (``{"x": 2, "o": 1, "empty": 0}``)
-    or of symbols to those names (``{2: "x", 1: "o", 0: "empty"}``), the names in any case.
-    Anything else (a set, a mapping of other keys) is refused: an order must be certain."""
+def symbols_of(symbols: Sequence[Any] | Mapping[Any, Any]) -> tuple[Any, Any, Any]:
+    """The symbols of X, O and an empty cell, in that order: from a sequence of three as it
+    is, from a mapping of the names ``x``, ``o``, ``empty`` to symbols (``{"x": 2, "o": 1,
+    "empty": 0}``) or of symbols to those names (``{2: "x", 1: "o", 0: "empty"}``), the names
+    in any case. Anything else (a set, a string, a mapping of other keys) is refused in one
+    line naming ``symbols=``: an order must be certain."""
     if isinstance(symbols, Mapping):
         names = {"x": 0, "o": 1, "empty": 2}
 
@@ -352,17 +349,27 @@ def symbols_of(symbols: Sequence[Any] | Mapping[Any, Any]) -> tuple[Any, ...]:
         for pairs in (symbols.items(), ((v, k) for k, v in symbols.items())):
             placed = {name(key): symbol for key, symbol in pairs}
             if len(symbols) == 3 and set(placed) == {0, 1, 2}:
-                return tuple(placed[i] for i in range(3))
+                return placed[0], placed[1], placed[2]
         raise AdapterError(
-            f"symbols {_short(symbols)}: a mapping names the symbols of x, o and empty, "
+            f"symbols={_short(symbols)}: a mapping names the symbols of x, o and empty, "
             f"e.g. {{'x': 1, 'o': 2, 'empty': 0}}"
         )
     if isinstance(symbols, (set, frozenset)):
         raise AdapterError(
-            f"symbols {_short(symbols)}: a set has no order; give X, O and empty in a tuple "
+            f"symbols={_short(symbols)}: a set has no order; give X, O and empty in a tuple "
             f"(e.g. ('X', 'O', ' ')) or a mapping ({{'x': 1, 'o': 2, 'empty': 0}})"
         )
-    return tuple(symbols)
+    if isinstance(symbols, (str, bytes)) or not isinstance(symbols, Sequence):
+        raise AdapterError(
+            f"symbols={_short(symbols)}: give three values for X, O and an empty cell, e.g. "
+            f"('X', 'O', ' ') or {{'x': 1, 'o': 2, 'empty': 0}}"
+        )
+    if len(symbols) != 3:
+        raise AdapterError(
+            f"symbols={_short(symbols)}: give three, for X, O and an empty cell, "
+            f"e.g. ('X', 'O', ' ') or (1, 2, 0)"
+        )
+    return symbols[0], symbols[1], symbols[2]
 
 
 class CallableAgent(Agent):
@@ -381,6 +388,9 @@ class CallableAgent(Agent):
 
     ``move`` is called as ``move(board)``, or ``move(board, side)`` when the adapter hands the
     side to move. ``spec`` names the agent in reports (by default its qualified name).
+    ``board_named``: whether the caller chose the board; a function handed the default
+    ``Position`` that reads it as a list, an array or a dict was given no ``board=``, which is
+    the caller's mistake, not the agent's: :class:`BoardNotNamedError`, not a failed move.
     """
 
     name = "callable"
@@ -394,11 +404,13 @@ class CallableAgent(Agent):
         book: Book | None = None,
         spec: str | None = None,
         timeout: float | None = None,
+        board_named: bool = True,
     ) -> None:
         super().__init__(rng, book=book, spec=spec or describe(move))
         self.move = move
         self.adapter = adapter or Adapter.make()
         self.timeout = timeout
+        self.board_named = board_named
         self.process: AgentProcess | None = None
         if timeout is not None:
             from ttt_solve.agents.isolation import AgentProcess
@@ -406,9 +418,18 @@ class CallableAgent(Agent):
             self.process = AgentProcess(self.spec, self.play, rng)
 
     def search(self, position: Position) -> int:
-        if self.process is not None:
-            return self.process.move(position, self.timeout)
-        return self.play(position)
+        try:
+            if self.process is not None:
+                return self.process.move(position, self.timeout)
+            return self.play(position)
+        except EngineFailure as failure:
+            if not self.board_named and read_another_board(failure.detail):
+                raise BoardNotNamedError(
+                    f"{failure.detail.strip()}: {self.spec} was handed the project's Position, "
+                    f"as no board= was given; give board='flat', 'grid', 'numpy' or 'planes' "
+                    f"as it reads its board"
+                ) from None
+            raise
 
     def play(self, position: Position) -> int:
         """The move in this process: the call, its answer read back, any failure raised as
@@ -450,6 +471,32 @@ class CallableAgent(Agent):
         """End the agent's child process, if it has one (a later move starts another)."""
         if self.process is not None:
             self.process.close()
+
+
+class BoardNotNamedError(AdapterError):
+    """A function given no ``board=`` read the ``Position`` it was handed as another board."""
+
+
+_OTHER_BOARD = re.compile(
+    r"raised (TypeError: 'Position' object (?:is not|does not)"
+    r"|AttributeError: 'Position' object has no attribute '(\w+)')"
+)
+
+
+def read_another_board(detail: str) -> bool:
+    """Whether a failure's ``detail`` says the agent treated a ``Position`` as a list, an
+    array or a dict: iterated it, indexed it, wrote into it, or asked it for a method of
+    theirs (an attribute of ``Position``'s own misspelt is the agent's failure)."""
+    found = _OTHER_BOARD.search(detail)
+    if found is None:
+        return False
+    attribute = found.group(2)
+    if attribute is None:
+        return True
+    import numpy as np
+
+    boards: tuple[Any, ...] = (list, dict, np.ndarray)
+    return any(hasattr(board, attribute) for board in boards)
 
 
 def describe(move: Callable[..., Any]) -> str:

@@ -596,6 +596,6 @@ class AuditReport:
         return f"<AuditReport of {self.agent} on {self.rules.name}: {headline(self.summary)}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.audit_html(self)

@@ -365,7 +365,7 @@ class CurveReport:
         return _curves_dict(self)
 
     def text(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return "\n".join(display.curve_lines(self))
 
@@ -382,12 +382,12 @@ class CurveReport:
 
     def chart(self) -> Any:
         """The curves' chart (a matplotlib figure; needs the plot extra)."""
-        from ttt_solve.charts import curve_chart
+        from ttt_solve.presentation.charts import curve_chart
 
         return curve_chart(list(self.curves), self.title)
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.curve_html(self)
 

@@ -29,7 +29,7 @@ class GameRecord(NamedTuple):
 
     def _repr_svg_(self) -> str:
         """The last position, the last move shaded, as SVG (for notebooks)."""
-        from ttt_solve import picture, svg
+        from ttt_solve.presentation import picture, svg
 
         last = self.moves[-1] if self.moves else None
         return svg.board(picture.board(self.positions()[-1], lastmove=last))

@@ -230,7 +230,7 @@ class TournamentResult:
 
     def text(self) -> str:
         """The report ``ttt tournament`` prints: the matrix, the standings, the ratings."""
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return "\n".join(display.tournament_lines(self))
 
@@ -238,6 +238,6 @@ class TournamentResult:
         return f"<TournamentResult on {self.rules.name}:\n{self.text()}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.tournament_html(self)

@@ -8,7 +8,6 @@ import sys
 
 import click
 
-from ttt_solve import charts
 from ttt_solve.agents.curve import (
     Curve,
     CurveReport,
@@ -23,7 +22,8 @@ from ttt_solve.agents.ladder import open_ladder_book
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
-from ttt_solve.display import game_rows
+from ttt_solve.presentation import charts
+from ttt_solve.presentation.display import game_rows
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import BlunderKind
 from ttt_solve.solver.vocabulary import Side

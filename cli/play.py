@@ -156,7 +156,7 @@ def _game(rules: Rules, agent, side: Side, truth: Truth | None) -> list[int]:  #
 
 def _board(position: Position, moves: list[int]) -> str:
     """The board in text, from the picture module's cell model."""
-    from ttt_solve import picture
+    from ttt_solve.presentation import picture
 
     drawn = picture.board(position, lastmove=moves[-1] if moves else None)
     return picture.text(drawn)

@@ -255,7 +255,7 @@ class Position:
 
     def _repr_svg_(self) -> str:
         """The board as SVG, for notebooks (the drawing module is imported only here)."""
-        from ttt_solve import svg
+        from ttt_solve.presentation import svg
 
         return svg.board(self)
 

@@ -356,6 +356,34 @@ def _back_up(
     return out, block_counts.sum(axis=0), int(block_missing.sum())
 
 
+@_compile
+def _histogram(records: NDArray[np.uint8], chunks: int) -> NDArray[np.int64]:
+    counts = np.zeros((chunks, 256), dtype=np.int64)
+    size = (len(records) + chunks - 1) // chunks
+    for chunk in numba.prange(chunks):
+        for i in range(chunk * size, min(len(records), (chunk + 1) * size)):
+            counts[chunk, records[i]] += 1
+    total: NDArray[np.int64] = counts.sum(axis=0)
+    return total
+
+
+def record_histogram(records: NDArray[np.uint8]) -> NDArray[np.int64]:
+    """How many numbers hold each record (256 counts): a ply's remoteness table over its
+    numbers, read over every core."""
+    if len(records) == 0:
+        return np.zeros(256, dtype=np.int64)
+    return np.asarray(_histogram(records, 256), dtype=np.int64)
+
+
+@numba.njit(nogil=True, cache=True)
+def first_number(records: NDArray[np.uint8], record: int) -> int:
+    """The first number holding ``record``, or -1."""
+    for i in range(len(records)):
+        if records[i] == record:
+            return i
+    return -1
+
+
 def class_tables(
     rules: Rules, ply: int, cache: dict[int, ClassTable]
 ) -> tuple[ClassTable, ClassTable | None]:

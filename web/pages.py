@@ -16,8 +16,8 @@ from urllib.parse import parse_qsl
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from ttt_solve import palette
-from ttt_solve.agents.rating import likelihood_text
+from ttt_solve.presentation import palette
+from ttt_solve.presentation.display import likelihood_text
 from ttt_solve.solver.vocabulary import Side
 from ttt_solve.web import links, views
 from ttt_solve.web.answers import json_response

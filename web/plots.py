@@ -1,6 +1,6 @@
-"""The explorer's charts of counts and rates, drawn by :mod:`ttt_solve.charts` as SVG and put
-inline in the pages, in the palette's colours (a value's series in that value's colour).
-Boards and value histories are drawn by :mod:`ttt_solve.svg`."""
+"""The explorer's charts of counts and rates, drawn by :mod:`ttt_solve.presentation.charts` as
+SVG and put inline in the pages, in the palette's colours (a value's series in that value's colour).
+Boards and value histories are drawn by :mod:`ttt_solve.presentation.svg`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ttt_solve.solver.value import Outcome
 
 
 def _svg(figure: object) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     svg = charts.render(figure, "svg").decode()  # type: ignore[arg-type]
     return svg[svg.index("<svg") :]  # inline: without the XML prolog and doctype
@@ -29,7 +29,7 @@ def _counts(figure: Any) -> Any:
 
 
 def positions_by_ply(info: GameInfo) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     figures = info.figures
     plies = sorted(figures.by_ply["reachable"])
@@ -50,7 +50,7 @@ def positions_by_ply(info: GameInfo) -> str:
 
 
 def remoteness(info: GameInfo) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     table = info.figures.remoteness["reachable"]
     depths = sorted({r for outcome in Outcome for r in table[outcome]})
@@ -69,7 +69,7 @@ def remoteness(info: GameInfo) -> str:
 
 
 def audit_by_ply(summary: Summary, agent: str) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     plies = [row.ply for row in summary.by_ply]
     return _svg(

@@ -25,13 +25,13 @@ from typing import Any, NamedTuple
 
 from starlette.concurrency import run_in_threadpool
 
-from ttt_solve import picture
 from ttt_solve.agents.audit import AuditMode, Graded, Truth, graded_json, summary_json
 from ttt_solve.agents.review import CostlyRow, Review, player_number, results_table, review_game
 from ttt_solve.book.oracle import Analysis
 from ttt_solve.book.query import LineMove, analysis_json
 from ttt_solve.book.records import GameInfo
 from ttt_solve.book.stats import report
+from ttt_solve.presentation import picture
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, grade
@@ -203,8 +203,8 @@ def mainline_json(
 
 
 def history_json(history: picture.History, current: int | None) -> dict[str, Any]:
-    """A value history (:func:`ttt_solve.picture.history`) as plain data; each change of
-    value with the link of the position after it."""
+    """A value history (:func:`ttt_solve.presentation.picture.history`) as plain data; each
+    change of value with the link of the position after it."""
     after = {p.ply - 1: p.link for p in history.points}
     return {
         "points": [
