@@ -14,7 +14,7 @@ board and a :class:`~ttt_solve.solver.position.Position`:
   move).
 
 Anything else is that move's failure, counted by the audit with a one-line reason naming the
-agent, as an external engine's failures are (:data:`~ttt_solve.agents.engine.FAILURE_KINDS`):
+agent, as an external engine's failures are (:class:`~ttt_solve.agents.engine.FailureKind`):
 ``crash`` (the agent raised, or called ``sys.exit`` or ``os._exit``), ``timeout``,
 ``garbage`` (an answer that is no move: a float, a dict, bytes, no change to the board, two
 changes, or a cell answered while the board was changed elsewhere) or ``illegal`` (a taken or
@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.agents.base import Agent
-from ttt_solve.agents.engine import EngineFailure
+from ttt_solve.agents.engine import EngineFailure, FailureKind
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
@@ -76,7 +76,7 @@ class MoveFailure(Exception):
     """One answer that is no legal move: ``kind`` as an engine's failures, ``detail`` says
     what the agent did."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: FailureKind, detail: str) -> None:
         super().__init__(kind, detail)
         self.kind = kind
         self.detail = detail
@@ -203,17 +203,18 @@ class Adapter(NamedTuple):
         if answer is None:
             cell = self._written(position, handed, pristine)
         elif isinstance(answer, (bool,)) or _is_numpy_bool(answer):
-            raise MoveFailure("illegal", f"returned {answer!r}, a bool, not a move")
+            raise MoveFailure(FailureKind.ILLEGAL, f"returned {answer!r}, a bool, not a move")
         elif isinstance(answer, (bytes, bytearray, memoryview)):
             raise MoveFailure(
-                "garbage", f"returned {_short(answer)}, bytes, not a move: {HOW_TO_ANSWER}"
+                FailureKind.GARBAGE,
+                f"returned {_short(answer)}, bytes, not a move: {HOW_TO_ANSWER}",
             )
         elif isinstance(answer, str):
             try:
                 cell = rules.parse_cell(answer)
             except IllegalMoveError:
                 raise MoveFailure(
-                    "illegal" if _looks_like_cell(answer) else "garbage",
+                    FailureKind.ILLEGAL if _looks_like_cell(answer) else FailureKind.GARBAGE,
                     f"returned {_short(answer)}, not a cell of the {rules.rows}x{rules.cols} board",
                 ) from None
         else:
@@ -222,7 +223,7 @@ class Adapter(NamedTuple):
             self._unwritten_but(position, handed, pristine, cell)
         if (position.occupied >> cell) & 1:
             raise MoveFailure(
-                "illegal", f"played {rules.cell_name(cell)}, which is taken in {position}"
+                FailureKind.ILLEGAL, f"played {rules.cell_name(cell)}, which is taken in {position}"
             )
         return cell
 
@@ -234,7 +235,7 @@ class Adapter(NamedTuple):
         changed = self._changes(rules, handed, pristine)
         if changed is None:
             raise MoveFailure(
-                "garbage",
+                FailureKind.GARBAGE,
                 f"returned {rules.cell_name(cell)} and changed the shape of the board it was "
                 f"handed",
             )
@@ -244,13 +245,13 @@ class Adapter(NamedTuple):
         if others:
             names = ", ".join(rules.cell_name(c) for c in others)
             raise MoveFailure(
-                "garbage",
+                FailureKind.GARBAGE,
                 f"returned {rules.cell_name(cell)} but changed {names} in the board it was "
                 f"handed: answer the move, or write it into the board, not both",
             )
         if changed and _symbol_key(changed[0][1]) != _symbol_key(mover):
             raise MoveFailure(
-                "garbage",
+                FailureKind.GARBAGE,
                 f"returned {rules.cell_name(cell)} but wrote {_short(changed[0][1])} there, "
                 f"not {position.to_move.upper()}'s {mover!r}",
             )
@@ -276,19 +277,20 @@ class Adapter(NamedTuple):
             cells = rules.cells
             if not 0 <= index < cells:
                 raise MoveFailure(
-                    "illegal", f"returned {answer!r}, off the board (cells 0..{cells - 1})"
+                    FailureKind.ILLEGAL,
+                    f"returned {answer!r}, off the board (cells 0..{cells - 1})",
                 )
             return self.cell_of(rules, index)
         pair = _pair(answer)
         if pair is None:
             raise MoveFailure(
-                "garbage",
+                FailureKind.GARBAGE,
                 f"returned {_short(answer)} ({type(answer).__name__}), not a move: {HOW_TO_ANSWER}",
             )
         row, col = pair
         if not (0 <= row < rules.rows and 0 <= col < rules.cols):
             raise MoveFailure(
-                "illegal",
+                FailureKind.ILLEGAL,
                 f"returned (row, col) {pair!r}, off the {rules.rows}x{rules.cols} board",
             )
         return row * rules.cols + col
@@ -297,34 +299,37 @@ class Adapter(NamedTuple):
         """The one cell the agent wrote its stone into."""
         rules = position.rules
         if self.board in ("position", "planes"):
-            raise MoveFailure("garbage", f"returned None, not a move: {HOW_TO_ANSWER}")
+            raise MoveFailure(FailureKind.GARBAGE, f"returned None, not a move: {HOW_TO_ANSWER}")
         assert self.symbols is not None
         changes = self._changes(rules, handed, pristine)
         if changes is None:
             raise MoveFailure(
-                "garbage", "returned None and changed the shape of the board it was handed"
+                FailureKind.GARBAGE,
+                "returned None and changed the shape of the board it was handed",
             )
         changed = [c for c, _ in changes]
         if not changed:
             raise MoveFailure(
-                "garbage", f"returned None and wrote no stone into the board: {HOW_TO_ANSWER}"
+                FailureKind.GARBAGE,
+                f"returned None and wrote no stone into the board: {HOW_TO_ANSWER}",
             )
         if len(changed) > 1:
             names = ", ".join(rules.cell_name(c) for c in changed)
             raise MoveFailure(
-                "garbage", f"returned None and changed {len(changed)} cells ({names})"
+                FailureKind.GARBAGE, f"returned None and changed {len(changed)} cells ({names})"
             )
         ((cell, written),) = changes
         mover = self.symbols[0 if position.x_to_move else 1]
         if _symbol_key(written) != _symbol_key(mover):
             raise MoveFailure(
-                "illegal",
+                FailureKind.ILLEGAL,
                 f"wrote {_short(written)} into {rules.cell_name(cell)}, but "
                 f"{position.to_move.upper()} (written {mover!r}) is to move",
             )
         if (position.occupied >> cell) & 1:
             raise MoveFailure(
-                "illegal", f"wrote over {rules.cell_name(cell)}, which is taken in {position}"
+                FailureKind.ILLEGAL,
+                f"wrote over {rules.cell_name(cell)}, which is taken in {position}",
             )
         return cell
 
@@ -446,17 +451,17 @@ class CallableAgent(Agent):
         except MoveFailure as failure:
             raise self.failure(position, failure.kind, failure.detail) from None
         except PluginFailedError as error:
-            raise self.failure(position, "crash", error.did) from None
+            raise self.failure(position, FailureKind.CRASH, error.did) from None
         except KeyboardInterrupt:
             if self.process is None:
                 raise
-            raise self.failure(position, "crash", "raised KeyboardInterrupt") from None
+            raise self.failure(position, FailureKind.CRASH, "raised KeyboardInterrupt") from None
         except SystemExit:
             raise  # plugin_code lets it through only in a process the agent forked: it ends
         except BaseException as error:  # noqa: BLE001 - the agent's own code ran: say what
-            raise self.failure(position, "crash", _raised(error)) from None
+            raise self.failure(position, FailureKind.CRASH, _raised(error)) from None
 
-    def failure(self, position: Position, kind: str, detail: str) -> EngineFailure:
+    def failure(self, position: Position, kind: FailureKind, detail: str) -> EngineFailure:
         """The failure of one move, its detail naming the agent."""
         return EngineFailure(
             kind, position.rules, position.x, position.o, f"{self.spec} {detail}", self.spec

@@ -24,11 +24,12 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from ttt_solve.agents.audit import BLUNDER_KINDS, share_text
-from ttt_solve.agents.engine import FAILURE_KINDS
+from ttt_solve.agents.audit import share_text
+from ttt_solve.agents.engine import FailureKind
 from ttt_solve.presentation import charts, picture, svg
 from ttt_solve.presentation.palette import VALUES
-from ttt_solve.solver.value import Outcome
+from ttt_solve.solver.value import BlunderKind, Outcome
+from ttt_solve.solver.vocabulary import Side
 
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport, GameResult, Summary
@@ -89,14 +90,14 @@ def summary_rows(
                 + (f" ({count(summary.failed)}{symmetry})" if weighted else ""),
             )
         )
-        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FAILURE_KINDS]
+        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FailureKind]
     rows.append(
         (
             "best / sound / blunder",
             f"{count(summary.best)} / {count(summary.sound)} / {count(summary.blunders)}",
         )
     )
-    rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in BLUNDER_KINDS]
+    rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in BlunderKind]
     if summary.failed and summary.moves:
         rows.append(
             (
@@ -143,7 +144,7 @@ def game_rows(results: Sequence[GameResult]) -> list[list[object]]:
     """Per colour: games, won, drawn, lost, and (if any game was) lost and won by forfeit."""
     lost_by, won_by = _forfeit_columns(results)
     rows = []
-    for side in ("x", "o"):
+    for side in Side:
         mine = [r for r in results if r.agent_side == side]
         tally = {o: sum(r.outcome is o for r in mine) for o in Outcome}
         rows.append(
@@ -474,7 +475,7 @@ def kept_sentence(one: Any) -> str:
 
 
 def curve_headers(one: Any, games_mode: bool) -> list[str]:
-    headers = [one.param, "accuracy", "perfection", *BLUNDER_KINDS]
+    headers = [one.param, "accuracy", "perfection", *BlunderKind]
     if curve_failed(one):
         headers.append("failed moves")
     if games_mode:
@@ -499,7 +500,7 @@ def curve_row(point: Any, games_mode: bool, failed: bool) -> list[str]:
         point.value,
         interval_text(point.accuracy),
         interval_text(point.perfection),
-        *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
+        *(f"{kinds[kind]:,.1f}" for kind in BlunderKind),
     ]
     if failed:
         row.append(f"{point.failed_moves():,.1f}")

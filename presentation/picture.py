@@ -99,7 +99,7 @@ def board(
     side = position.to_move
     for step, cell in enumerate(line, start=1):
         ghosts[cell] = (step, side)
-        side = "o" if side == "x" else "x"
+        side = side.other
     winner = position.winner
     completed = winning_lines(position) if winner else ()
     on_lines: set[int] = set()

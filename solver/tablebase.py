@@ -49,9 +49,6 @@ DRAW = 1
 DECIDED = 2
 """A won or lost position's record is this plus its remoteness."""
 
-OUTCOMES = ("win", "draw", "loss")
-"""The first axis of :class:`RecordCounts`' array, for the side to move."""
-
 BLOCK = 1 << 13
 """Numbers one thread takes at once: each block starts by unranking its first number."""
 
@@ -130,9 +127,9 @@ def _lines_held(stones: int, lines: NDArray[np.int64]) -> int:
 
 class RecordCounts(NamedTuple):
     """How many records of each kind a range holds: ``counts[outcome, terminal, kind]`` with
-    outcome 0 win, 1 draw, 2 loss (:data:`OUTCOMES`), terminal 0 open, 1 game over, and kind
-    0 canonical positions (one per class of symmetric positions), 1 reachable positions (every
-    image counted)."""
+    outcome 0 win, 1 draw, 2 loss (the order of :class:`~ttt_solve.solver.value.Outcome`),
+    terminal 0 open, 1 game over, and kind 0 canonical positions (one per class of symmetric
+    positions), 1 reachable positions (every image counted)."""
 
     counts: NDArray[np.int64]
 

@@ -8,8 +8,7 @@ from typing import Any
 
 from ttt_solve.agents.audit import Summary
 from ttt_solve.book.records import GameInfo
-
-OUTCOMES = ("win", "draw", "loss")
+from ttt_solve.solver.value import Outcome
 
 
 def _svg(figure: object) -> str:
@@ -54,12 +53,12 @@ def remoteness(info: GameInfo) -> str:
     from ttt_solve.presentation import charts
 
     table = info.figures.remoteness["reachable"]
-    depths = sorted({r for outcome in OUTCOMES for r in table[outcome]})
+    depths = sorted({r for outcome in Outcome for r in table[outcome]})
     return _svg(
         _counts(
             charts.bar_chart(
                 [str(r) for r in depths],
-                {outcome: [table[outcome].get(r, 0) for r in depths] for outcome in OUTCOMES},
+                {outcome: [table[outcome].get(r, 0) for r in depths] for outcome in Outcome},
                 title=f"{info.rules.name}: reachable positions by remoteness, for the side to move",
                 xlabel="remoteness (plies to the end under perfect play)",
                 ylabel="positions",
