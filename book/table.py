@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import mmap
 import struct
+from collections.abc import Callable
 from pathlib import Path
 
 from ttt_solve.book.tablefile import (
@@ -97,13 +98,19 @@ class Table:
         if verify:
             self.verify()
 
-    def verify(self) -> None:
-        """Check every ply's file against its digest (and the manifest's record of it)."""
-        for ply in range(self.rules.cells + 1):
-            path = ply_path(self.folder, ply)
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Check every ply's file against its digest (and the manifest's record of it);
+        returns the files checked. ``progress(done, total)`` is told the bytes read after
+        each file."""
+        paths = [ply_path(self.folder, ply) for ply in range(self.rules.cells + 1)]
+        sizes = [path.stat().st_size if path.exists() else 0 for path in paths]
+        for ply, path in enumerate(paths):
             header = verify(path, self.rules, ply)
             if header.digest.hex() != self.digests.get(ply):
                 raise TableFileError(path, "its digest is not the one the manifest holds")
+            if progress is not None:
+                progress(sum(sizes[: ply + 1]), sum(sizes))
+        return len(paths)
 
     def _ply(self, ply: int) -> _PlyFile:
         if ply not in self._plies:
