@@ -153,7 +153,12 @@ class Table:
     def close(self) -> None:
         """Unmap the files opened so far (a later look-up opens them again)."""
         for ply_file in self._plies.values():
-            ply_file.data.close()
+            try:
+                ply_file.data.close()
+            except BufferError:
+                # NumPy arrays still view the map (a stream stopped midway): it is unmapped
+                # when the last of them goes.
+                pass
         self._plies.clear()
 
     def analyse(self, position: Position) -> tuple[Value, dict[int, Value]]:

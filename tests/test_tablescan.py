@@ -109,3 +109,12 @@ def test_a_scan_reads_a_ply_in_pieces_of_bounded_size(tables, monkeypatch):
         rows.close()
     assert len(pieces) > numbers // 2000
     assert max(len(piece["key"]) for piece in pieces) <= 1000
+
+
+def test_closing_while_arrays_still_view_the_table_is_no_error(tables):
+    folder, _ = tables
+    rules = BOARDS[0]
+    rows = TableRows(folder / rules.name, rules)
+    records = rows.records(4)  # a view of the memory map, alive past the close
+    rows.close()
+    assert len(records) > 0
