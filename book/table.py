@@ -30,8 +30,7 @@ from ttt_solve.book.tablefile import (
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import NONE, score_of_record
-from ttt_solve.solver.tablebase_index import PlyIndex
+from ttt_solve.solver.tablelookup import NONE, PlyIndex, score_of_record
 from ttt_solve.solver.value import Value, move_value
 
 MANIFEST = "table.json"

@@ -38,7 +38,7 @@ from ttt_solve.book.records import POSITION_COLUMNS
 from ttt_solve.book.table import Table
 from ttt_solve.book.tablefile import TableError
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.tablebase import DECIDED, DRAW, NONE, score_of_record
+from ttt_solve.solver.tablelookup import DECIDED, DRAW, NONE, score_of_record
 from ttt_solve.solver.value import Value
 
 if TYPE_CHECKING:
