@@ -237,6 +237,24 @@ class TableRows:
             if ply < rules.cells:
                 keys = sorted_unique(arrays.canonical_children(keys[remoteness > 0], ply))
 
+    def counted_plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
+        """Each ply's canonical positions as the columns ``ply``, ``key`` (in the index's
+        orientation, not canonical), ``value``, ``remoteness`` and ``images``, a whole ply at
+        a time in the order of the index: what a game's figures count, without the forward
+        pass and the children that :meth:`plies` needs for keys in order and best moves."""
+        import numpy as np
+
+        for ply in range(rules.cells + 1):
+            parts = []
+            for start, stop in self.number_ranges(ply):
+                numbers = np.arange(start, stop, dtype=np.int64)
+                x, o, records, images = self.positions_at(rules, ply, numbers)
+                keys = x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
+                values, remoteness = decode_records(rules, ply, records)
+                parts.append(_columns(ply, keys, values, remoteness, None, images))
+            if parts and any(len(part["key"]) for part in parts):
+                yield {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
     def scanned_rows(self, rules: Rules, where: RowFilter) -> Iterator[dict[str, NDArray[Any]]]:
         """The rows ``where`` selects, ply by ply in the order of the table's index,
         :data:`SCAN_NUMBERS` numbers at a time (pieces of no row are left out)."""
@@ -263,13 +281,13 @@ class TableRows:
         in number order. Best moves are worked out for the selected rows only."""
         import numpy as np
 
-        arrays = self._key_arrays(rules)
-        x, o, records = self.positions_at(rules, ply, np.arange(start, stop, dtype=np.int64))
-        keys = arrays.canonical(
+        numbers = np.arange(start, stop, dtype=np.int64)
+        x, o, records, images = self.positions_at(rules, ply, numbers)
+        keys = self._key_arrays(rules).canonical(
             x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
         )
         values, remoteness = decode_records(rules, ply, records)
-        piece = _columns(ply, keys, values, remoteness, None, arrays.orbit_sizes(keys))
+        piece = _columns(ply, keys, values, remoteness, None, images)
         if where is not None and where.conditions:
             keep = where.holds(piece)
             piece = {name: column[keep] for name, column in piece.items()}
@@ -279,23 +297,24 @@ class TableRows:
 
     def positions_at(
         self, rules: Rules, ply: int, numbers: NDArray[np.int64]
-    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]]:
-        """``(x, o, records)`` of the canonical positions standing at their own numbers among
-        ``numbers`` of ``ply`` (X and O cell sets in the index's orientation, and each one's
-        record), in the order of ``numbers``; numbers of no position are left out."""
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8]]:
+        """``(x, o, records, images)`` of the canonical positions standing at their own
+        numbers among ``numbers`` of ``ply`` (X and O cell sets in the index's orientation,
+        each one's record, and how many positions its symmetries make), in the order of
+        ``numbers``; numbers of no position are left out."""
+        import numpy as np
+
+        from ttt_solve.book.tablefile import HEADER_SIZE
         from ttt_solve.solver.tablepositions import stand_for
 
-        reps = self._class_table(rules, ply).reps
-        header = self.table._ply(ply).header
-        if len(reps) != header.reps:
-            raise StorageDamage(
-                f"{self.table.folder}: ply {ply} of the table holds {header.reps} X-set "
-                f"classes; {rules.name} has {len(reps)}"
-            )
-        x, o, own = stand_for(rules, ply, reps, numbers)
+        ply_file = self.table._ply(ply)
+        rep_ranks = np.frombuffer(
+            ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=HEADER_SIZE
+        )
+        x, o, own, images = stand_for(rules, ply, rep_ranks.astype(np.int64), numbers)
         records = self.records(ply)[numbers]
         keep = own & (records != NONE)
-        return x[keep], o[keep], records[keep]
+        return x[keep], o[keep], records[keep], images[keep]
 
     def records(self, ply: int) -> NDArray[np.uint8]:
         """A ply's records, one byte a number, read through the file's memory map."""

@@ -123,7 +123,7 @@ def sampled_positions(
     rng = np.random.default_rng([seed, ply])
     count = len(rows.records(ply))
     if count <= max(SCAN_NUMBERS, READ_WHOLE_UP_TO * per_ply):
-        x, o, records = rows.positions_at(rules, ply, np.arange(count, dtype=np.int64))
+        x, o, records, _ = rows.positions_at(rules, ply, np.arange(count, dtype=np.int64))
         if len(records) > per_ply:
             chosen = np.sort(rng.choice(len(records), size=per_ply, replace=False))
             x, o, records = x[chosen], o[chosen], records[chosen]
@@ -140,7 +140,7 @@ def sampled_positions(
         drawn = drawn[np.sort(first)]
         drawn = drawn[~np.isin(drawn, seen)]
         seen = np.concatenate([seen, drawn])
-        x, o, records = rows.positions_at(rules, ply, drawn)
+        x, o, records, _ = rows.positions_at(rules, ply, drawn)
         share = max(0.01, len(records) / max(1, len(drawn)))
         found.append((x[: per_ply - held], o[: per_ply - held], records[: per_ply - held]))
         held += len(found[-1][2])
@@ -162,7 +162,8 @@ def whole_ply_problems(
     for ply in plies:
         check.whole[ply] = 0
         for start, stop in rows.number_ranges(ply):
-            x, o, records = rows.positions_at(rules, ply, np.arange(start, stop, dtype=np.int64))
+            numbers = np.arange(start, stop, dtype=np.int64)
+            x, o, records, _ = rows.positions_at(rules, ply, numbers)
             check.whole[ply] += len(records)
             yield from position_problems(rows, ply, x, o, records)
             done += stop - start

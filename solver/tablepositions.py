@@ -52,40 +52,47 @@ def _stand_for(
     o_count: int,
     cells: int,
     per_class: int,
-    reps: NDArray[np.int64],
+    rep_ranks: NDArray[np.int64],
     tables: NDArray[np.int64],
     binom: NDArray[np.int64],
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_], NDArray[np.uint8]]:
     full = (1 << int(cells)) - 1
     symmetries = tables.shape[0]
     x_out = np.empty(len(numbers), dtype=np.int64)
     o_out = np.empty(len(numbers), dtype=np.int64)
     own = np.empty(len(numbers), dtype=np.bool_)
+    images = np.empty(len(numbers), dtype=np.uint8)
     for i in numba.prange(len(numbers)):
-        rep = reps[numbers[i] // per_class]
+        rep = unrank_set(rep_ranks[numbers[i] // per_class], x_count, cells, binom)
         free = full & ~rep
         o = expand(unrank_set(numbers[i] % per_class, o_count, cells - x_count, binom), free)
         smallest = True
+        fixing = 1  # the symmetries that leave the position as it is, the identity first
         for s in range(1, symmetries):
+            if permute_set(rep, tables, s) != rep:
+                continue
             # An image of the O set under a symmetry fixing the X set stands at another number
             # of the same class; compressing keeps the order of sets, so compare the sets.
-            if permute_set(rep, tables, s) == rep and permute_set(o, tables, s) < o:
+            image = permute_set(o, tables, s)
+            if image < o:
                 smallest = False
-                break
+            elif image == o:
+                fixing += 1
         x_out[i] = rep
         o_out[i] = o
         own[i] = smallest
-    return x_out, o_out, own
+        images[i] = symmetries // fixing
+    return x_out, o_out, own, images
 
 
 def stand_for(
-    rules: Rules, ply: int, reps: NDArray[np.int64], numbers: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_]]:
-    """``(x, o, own)`` of each number of ``ply`` (``reps``: the ply's representatives as cell
-    sets, as :func:`~solver.tablebase_index.class_table` gives them): the X and O cell sets of
-    the position it stands for, and whether it is the position's own number (each canonical
-    position has one). A number that stands for no position of a game (as the table records)
-    is unranked all the same."""
+    rules: Rules, ply: int, rep_ranks: NDArray[np.int64], numbers: NDArray[np.int64]
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.bool_], NDArray[np.uint8]]:
+    """``(x, o, own, images)`` of each number of ``ply`` (``rep_ranks``: the ranks of the
+    ply's representatives, ascending, as a table file holds them): the X and O cell sets of
+    the position it stands for, whether it is the position's own number (each canonical
+    position has one), and how many distinct positions its symmetries make. A number that
+    stands for no position of a game (as the table records) is unranked all the same."""
     from math import comb
 
     x, o = stone_counts(ply)
@@ -95,7 +102,7 @@ def stand_for(
         o,
         rules.cells,
         comb(rules.cells - x, o),
-        np.ascontiguousarray(reps, dtype=np.int64),
+        np.ascontiguousarray(rep_ranks, dtype=np.int64),
         cell_tables(rules),
         binomials(rules.cells),
     )

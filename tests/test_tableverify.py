@@ -68,8 +68,8 @@ def alter(folder, ply: int, changes: int) -> list[int]:
     digest, and the manifest's, again. Returns the numbers altered."""
     data, start = records_of(folder, ply)
     numbers = np.arange(len(data) - start, dtype=np.int64)
-    reps = class_table(RULES, stone_counts(ply)[0]).reps
-    _, _, own = stand_for(RULES, ply, reps, numbers)
+    rep_ranks = class_table(RULES, stone_counts(ply)[0]).rep_ranks
+    _, _, own, _ = stand_for(RULES, ply, rep_ranks, numbers)
     going_on = [int(n) for n in numbers[own] if data[start + n] not in (NONE, DECIDED)]
     altered = going_on[:: len(going_on) // changes][:changes]
     assert len(altered) == changes
