@@ -1,7 +1,7 @@
 """Reading a tablebase: a position's value, remoteness and every move's value, rank -> record.
 
 A :class:`Table` is a folder built by :func:`book.tablebuild.build_table`. A look-up ranks the
-position in its ply's index (:class:`solver.tablebase_index.PlyIndex`: the class of its X set
+position in its ply's index (:class:`solver.tablelookup.PlyIndex`: the class of its X set
 by bisection over the representatives' ranks, then the rank of its O set) and reads one byte of
 the ply's file through a memory map; a move's value is its child's, looked up the same way. No
 search, and neither NumPy nor Numba is loaded.

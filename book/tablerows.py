@@ -56,9 +56,9 @@ blocks do: each ply's canonical keys are sorted in memory (4x5: 200 MB at the wi
 would need 22.6 GB). Larger boards stream in the order of the table's index."""
 
 SCAN_NUMBERS = 1 << 19
-"""Numbers of a ply read at once on a board streamed in index order: the positions they stand
-for, their children and the children's records take about 150 MB on 5x5 (measured peak in
-docs/tablebase.md)."""
+"""Numbers of a ply read at once on a board streamed in index order: with the positions they
+stand for and their rows, an export of 5x5 k=4's widest ply was measured at 300 to 430 MB of
+the process's own memory, whatever its length (docs/tablebase.md)."""
 
 
 def table_folder(recorded: str, book_file: str | None) -> Path:

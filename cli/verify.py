@@ -49,8 +49,8 @@ SHOWN = 20
     default=10_000,
     show_default=True,
     metavar="N",
-    help="A tablebase of more than 20 cells: positions checked in each ply (from seeded "
-    "random games).",
+    help="A tablebase of more than 20 cells: positions checked in each ply, drawn at "
+    "random from its canonical positions.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sample.")
 @click.option(
