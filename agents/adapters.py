@@ -14,7 +14,7 @@ board and a :class:`~ttt_solve.solver.position.Position`:
   move).
 
 Anything else is that move's failure, counted by the audit with a one-line reason naming the
-agent, as an external engine's failures are (:data:`~ttt_solve.agents.engine.FAILURE_KINDS`):
+agent, as an external engine's failures are (:class:`~ttt_solve.agents.engine.FailureKind`):
 ``crash`` (the agent raised, or called ``sys.exit`` or ``os._exit``), ``timeout``,
 ``garbage`` (an answer that is no move: a float, a dict, bytes, no change to the board, two
 changes, or a cell answered while the board was changed elsewhere) or ``illegal`` (a taken or
@@ -33,11 +33,12 @@ from __future__ import annotations
 import copy
 import operator
 import random
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.agents.base import Agent
-from ttt_solve.agents.engine import EngineFailure
+from ttt_solve.agents.engine import EngineFailure, FailureKind
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
@@ -75,7 +76,7 @@ class MoveFailure(Exception):
     """One answer that is no legal move: ``kind`` as an engine's failures, ``detail`` says
     what the agent did."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: FailureKind, detail: str) -> None:
         super().__init__(kind, detail)
         self.kind = kind
         self.detail = detail
@@ -124,13 +125,8 @@ class Adapter(NamedTuple):
                     f"{', '.join(DEFAULT_SYMBOLS)}"
                 )
             symbols = symbols_of(symbols)
-            if len(symbols) != 3:
-                raise AdapterError(
-                    f"symbols {symbols!r}: give three, for X, O and an empty cell, "
-                    f"e.g. ('X', 'O', ' ') or (1, 2, 0)"
-                )
             if len({_symbol_key(s) for s in symbols}) != 3:
-                raise AdapterError(f"symbols {symbols!r}: X, O and empty must differ")
+                raise AdapterError(f"symbols={symbols!r}: X, O and empty must differ")
         elif board in DEFAULT_SYMBOLS:
             symbols = DEFAULT_SYMBOLS[board]
         if side == "symbol" and symbols is None:
@@ -207,17 +203,18 @@ class Adapter(NamedTuple):
         if answer is None:
             cell = self._written(position, handed, pristine)
         elif isinstance(answer, (bool,)) or _is_numpy_bool(answer):
-            raise MoveFailure("illegal", f"returned {answer!r}, a bool, not a move")
+            raise MoveFailure(FailureKind.ILLEGAL, f"returned {answer!r}, a bool, not a move")
         elif isinstance(answer, (bytes, bytearray, memoryview)):
             raise MoveFailure(
-                "garbage", f"returned {_short(answer)}, bytes, not a move: {HOW_TO_ANSWER}"
+                FailureKind.GARBAGE,
+                f"returned {_short(answer)}, bytes, not a move: {HOW_TO_ANSWER}",
             )
         elif isinstance(answer, str):
             try:
                 cell = rules.parse_cell(answer)
             except IllegalMoveError:
                 raise MoveFailure(
-                    "illegal" if _looks_like_cell(answer) else "garbage",
+                    FailureKind.ILLEGAL if _looks_like_cell(answer) else FailureKind.GARBAGE,
                     f"returned {_short(answer)}, not a cell of the {rules.rows}x{rules.cols} board",
                 ) from None
         else:
@@ -226,7 +223,7 @@ class Adapter(NamedTuple):
             self._unwritten_but(position, handed, pristine, cell)
         if (position.occupied >> cell) & 1:
             raise MoveFailure(
-                "illegal", f"played {rules.cell_name(cell)}, which is taken in {position}"
+                FailureKind.ILLEGAL, f"played {rules.cell_name(cell)}, which is taken in {position}"
             )
         return cell
 
@@ -238,7 +235,7 @@ class Adapter(NamedTuple):
         changed = self._changes(rules, handed, pristine)
         if changed is None:
             raise MoveFailure(
-                "garbage",
+                FailureKind.GARBAGE,
                 f"returned {rules.cell_name(cell)} and changed the shape of the board it was "
                 f"handed",
             )
@@ -248,13 +245,13 @@ class Adapter(NamedTuple):
         if others:
             names = ", ".join(rules.cell_name(c) for c in others)
             raise MoveFailure(
-                "garbage",
+                FailureKind.GARBAGE,
                 f"returned {rules.cell_name(cell)} but changed {names} in the board it was "
                 f"handed: answer the move, or write it into the board, not both",
             )
         if changed and _symbol_key(changed[0][1]) != _symbol_key(mover):
             raise MoveFailure(
-                "garbage",
+                FailureKind.GARBAGE,
                 f"returned {rules.cell_name(cell)} but wrote {_short(changed[0][1])} there, "
                 f"not {position.to_move.upper()}'s {mover!r}",
             )
@@ -280,19 +277,20 @@ class Adapter(NamedTuple):
             cells = rules.cells
             if not 0 <= index < cells:
                 raise MoveFailure(
-                    "illegal", f"returned {answer!r}, off the board (cells 0..{cells - 1})"
+                    FailureKind.ILLEGAL,
+                    f"returned {answer!r}, off the board (cells 0..{cells - 1})",
                 )
             return self.cell_of(rules, index)
         pair = _pair(answer)
         if pair is None:
             raise MoveFailure(
-                "garbage",
+                FailureKind.GARBAGE,
                 f"returned {_short(answer)} ({type(answer).__name__}), not a move: {HOW_TO_ANSWER}",
             )
         row, col = pair
         if not (0 <= row < rules.rows and 0 <= col < rules.cols):
             raise MoveFailure(
-                "illegal",
+                FailureKind.ILLEGAL,
                 f"returned (row, col) {pair!r}, off the {rules.rows}x{rules.cols} board",
             )
         return row * rules.cols + col
@@ -301,43 +299,47 @@ class Adapter(NamedTuple):
         """The one cell the agent wrote its stone into."""
         rules = position.rules
         if self.board in ("position", "planes"):
-            raise MoveFailure("garbage", f"returned None, not a move: {HOW_TO_ANSWER}")
+            raise MoveFailure(FailureKind.GARBAGE, f"returned None, not a move: {HOW_TO_ANSWER}")
         assert self.symbols is not None
         changes = self._changes(rules, handed, pristine)
         if changes is None:
             raise MoveFailure(
-                "garbage", "returned None and changed the shape of the board it was handed"
+                FailureKind.GARBAGE,
+                "returned None and changed the shape of the board it was handed",
             )
         changed = [c for c, _ in changes]
         if not changed:
             raise MoveFailure(
-                "garbage", f"returned None and wrote no stone into the board: {HOW_TO_ANSWER}"
+                FailureKind.GARBAGE,
+                f"returned None and wrote no stone into the board: {HOW_TO_ANSWER}",
             )
         if len(changed) > 1:
             names = ", ".join(rules.cell_name(c) for c in changed)
             raise MoveFailure(
-                "garbage", f"returned None and changed {len(changed)} cells ({names})"
+                FailureKind.GARBAGE, f"returned None and changed {len(changed)} cells ({names})"
             )
         ((cell, written),) = changes
         mover = self.symbols[0 if position.x_to_move else 1]
         if _symbol_key(written) != _symbol_key(mover):
             raise MoveFailure(
-                "illegal",
+                FailureKind.ILLEGAL,
                 f"wrote {_short(written)} into {rules.cell_name(cell)}, but "
                 f"{position.to_move.upper()} (written {mover!r}) is to move",
             )
         if (position.occupied >> cell) & 1:
             raise MoveFailure(
-                "illegal", f"wrote over {rules.cell_name(cell)}, which is taken in {position}"
+                FailureKind.ILLEGAL,
+                f"wrote over {rules.cell_name(cell)}, which is taken in {position}",
             )
         return cell
 
 
-def symbols_of(symbols: Sequence[Any] | Mapping[Any, Any]) -> tuple[Any, ...]:
-    """The symbols of X, O and an empty cell, in that order: from a sequence as it is, from a
-    mapping of the names ``x``, ``o``, ``empty`` to symbols (``{"x": 2, "o": 1, "empty": 0}``)
-    or of symbols to those names (``{2: "x", 1: "o", 0: "empty"}``), the names in any case.
-    Anything else (a set, a mapping of other keys) is refused: an order must be certain."""
+def symbols_of(symbols: Sequence[Any] | Mapping[Any, Any]) -> tuple[Any, Any, Any]:
+    """The symbols of X, O and an empty cell, in that order: from a sequence of three as it
+    is, from a mapping of the names ``x``, ``o``, ``empty`` to symbols (``{"x": 2, "o": 1,
+    "empty": 0}``) or of symbols to those names (``{2: "x", 1: "o", 0: "empty"}``), the names
+    in any case. Anything else (a set, a string, a mapping of other keys) is refused in one
+    line naming ``symbols=``: an order must be certain."""
     if isinstance(symbols, Mapping):
         names = {"x": 0, "o": 1, "empty": 2}
 
@@ -347,17 +349,27 @@ def symbols_of(symbols: Sequence[Any] | Mapping[Any, Any]) -> tuple[Any, ...]:
         for pairs in (symbols.items(), ((v, k) for k, v in symbols.items())):
             placed = {name(key): symbol for key, symbol in pairs}
             if len(symbols) == 3 and set(placed) == {0, 1, 2}:
-                return tuple(placed[i] for i in range(3))
+                return placed[0], placed[1], placed[2]
         raise AdapterError(
-            f"symbols {_short(symbols)}: a mapping names the symbols of x, o and empty, "
+            f"symbols={_short(symbols)}: a mapping names the symbols of x, o and empty, "
             f"e.g. {{'x': 1, 'o': 2, 'empty': 0}}"
         )
     if isinstance(symbols, (set, frozenset)):
         raise AdapterError(
-            f"symbols {_short(symbols)}: a set has no order; give X, O and empty in a tuple "
+            f"symbols={_short(symbols)}: a set has no order; give X, O and empty in a tuple "
             f"(e.g. ('X', 'O', ' ')) or a mapping ({{'x': 1, 'o': 2, 'empty': 0}})"
         )
-    return tuple(symbols)
+    if isinstance(symbols, (str, bytes)) or not isinstance(symbols, Sequence):
+        raise AdapterError(
+            f"symbols={_short(symbols)}: give three values for X, O and an empty cell, e.g. "
+            f"('X', 'O', ' ') or {{'x': 1, 'o': 2, 'empty': 0}}"
+        )
+    if len(symbols) != 3:
+        raise AdapterError(
+            f"symbols={_short(symbols)}: give three, for X, O and an empty cell, "
+            f"e.g. ('X', 'O', ' ') or (1, 2, 0)"
+        )
+    return symbols[0], symbols[1], symbols[2]
 
 
 class CallableAgent(Agent):
@@ -376,6 +388,9 @@ class CallableAgent(Agent):
 
     ``move`` is called as ``move(board)``, or ``move(board, side)`` when the adapter hands the
     side to move. ``spec`` names the agent in reports (by default its qualified name).
+    ``board_named``: whether the caller chose the board; a function handed the default
+    ``Position`` that reads it as a list, an array or a dict was given no ``board=``, which is
+    the caller's mistake, not the agent's: :class:`BoardNotNamedError`, not a failed move.
     """
 
     name = "callable"
@@ -389,11 +404,13 @@ class CallableAgent(Agent):
         book: Book | None = None,
         spec: str | None = None,
         timeout: float | None = None,
+        board_named: bool = True,
     ) -> None:
         super().__init__(rng, book=book, spec=spec or describe(move))
         self.move = move
         self.adapter = adapter or Adapter.make()
         self.timeout = timeout
+        self.board_named = board_named
         self.process: AgentProcess | None = None
         if timeout is not None:
             from ttt_solve.agents.isolation import AgentProcess
@@ -401,9 +418,18 @@ class CallableAgent(Agent):
             self.process = AgentProcess(self.spec, self.play, rng)
 
     def search(self, position: Position) -> int:
-        if self.process is not None:
-            return self.process.move(position, self.timeout)
-        return self.play(position)
+        try:
+            if self.process is not None:
+                return self.process.move(position, self.timeout)
+            return self.play(position)
+        except EngineFailure as failure:
+            if not self.board_named and read_another_board(failure.detail):
+                raise BoardNotNamedError(
+                    f"{failure.detail.strip()}: {self.spec} was handed the project's Position, "
+                    f"as no board= was given; give board='flat', 'grid', 'numpy' or 'planes' "
+                    f"as it reads its board"
+                ) from None
+            raise
 
     def play(self, position: Position) -> int:
         """The move in this process: the call, its answer read back, any failure raised as
@@ -425,17 +451,17 @@ class CallableAgent(Agent):
         except MoveFailure as failure:
             raise self.failure(position, failure.kind, failure.detail) from None
         except PluginFailedError as error:
-            raise self.failure(position, "crash", error.did) from None
+            raise self.failure(position, FailureKind.CRASH, error.did) from None
         except KeyboardInterrupt:
             if self.process is None:
                 raise
-            raise self.failure(position, "crash", "raised KeyboardInterrupt") from None
+            raise self.failure(position, FailureKind.CRASH, "raised KeyboardInterrupt") from None
         except SystemExit:
             raise  # plugin_code lets it through only in a process the agent forked: it ends
         except BaseException as error:  # noqa: BLE001 - the agent's own code ran: say what
-            raise self.failure(position, "crash", _raised(error)) from None
+            raise self.failure(position, FailureKind.CRASH, _raised(error)) from None
 
-    def failure(self, position: Position, kind: str, detail: str) -> EngineFailure:
+    def failure(self, position: Position, kind: FailureKind, detail: str) -> EngineFailure:
         """The failure of one move, its detail naming the agent."""
         return EngineFailure(
             kind, position.rules, position.x, position.o, f"{self.spec} {detail}", self.spec
@@ -445,6 +471,32 @@ class CallableAgent(Agent):
         """End the agent's child process, if it has one (a later move starts another)."""
         if self.process is not None:
             self.process.close()
+
+
+class BoardNotNamedError(AdapterError):
+    """A function given no ``board=`` read the ``Position`` it was handed as another board."""
+
+
+_OTHER_BOARD = re.compile(
+    r"raised (TypeError: 'Position' object (?:is not|does not)"
+    r"|AttributeError: 'Position' object has no attribute '(\w+)')"
+)
+
+
+def read_another_board(detail: str) -> bool:
+    """Whether a failure's ``detail`` says the agent treated a ``Position`` as a list, an
+    array or a dict: iterated it, indexed it, wrote into it, or asked it for a method of
+    theirs (an attribute of ``Position``'s own misspelt is the agent's failure)."""
+    found = _OTHER_BOARD.search(detail)
+    if found is None:
+        return False
+    attribute = found.group(2)
+    if attribute is None:
+        return True
+    import numpy as np
+
+    boards: tuple[Any, ...] = (list, dict, np.ndarray)
+    return any(hasattr(board, attribute) for board in boards)
 
 
 def describe(move: Callable[..., Any]) -> str:

@@ -30,15 +30,31 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ttt_solve.agents.engine import FAILURE_KINDS, EngineFailure
+from ttt_solve.agents.engine import EngineFailure, FailureKind
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import WIN_SCORE, Grade, Outcome, Value, grade, move_score
+from ttt_solve.solver.value import (
+    WIN_SCORE,
+    BlunderKind,
+    Grade,
+    Outcome,
+    Value,
+    grade,
+    move_score,
+)
+from ttt_solve.solver.vocabulary import Side, Word
 
-BLUNDER_KINDS = ("win->draw", "win->loss", "draw->loss")
 PRELOAD_LIMIT = 3_000_000
 """Games with at most this many stored positions are read into memory for grading."""
+
+
+class AuditMode(Word):
+    """What an audit asks: every position (or a sample), or the moves of games against an
+    opponent."""
+
+    POSITIONS = "positions"
+    GAMES = "games"
 
 
 class Truth:
@@ -126,7 +142,7 @@ class Graded(NamedTuple):
     value: Value
     move_value: Value
     grade: Grade
-    kind: str | None  # the blunder kind, else None
+    kind: BlunderKind | None  # None: not a blunder
 
     @property
     def ply(self) -> int:
@@ -165,7 +181,7 @@ class Failure(NamedTuple):
     """
 
     position: Position
-    kind: str  # one of agents.engine.FAILURE_KINDS
+    kind: FailureKind
     detail: str
     spec: str
     weight: int = 1
@@ -264,11 +280,11 @@ class Summary(_Rates):
     best: int
     sound: int
     blunders: int
-    kinds: dict[str, int] = field(default_factory=dict)
+    kinds: dict[BlunderKind, int] = field(default_factory=dict)
     by_ply: tuple[PlyRow, ...] = ()
     ungraded: int = 0
-    failures: dict[str, int] = field(default_factory=dict)
-    """Weighted failures by kind (every kind of FAILURE_KINDS present, maybe 0)."""
+    failures: dict[FailureKind, int] = field(default_factory=dict)
+    """Weighted failures by kind (every :class:`FailureKind` present, maybe 0)."""
     failed: int = 0
     """How many failure records (positions up to symmetry, or moves in games) those are."""
     failures_total: int = 0
@@ -287,7 +303,7 @@ def summarize(
     """Totals, blunders by kind and the by-ply table of the moves asked: the graded moves and
     the failed ones (which count against accuracy and perfection, and keep their ply's row)."""
     counts = {Grade.BEST: 0, Grade.SOUND: 0, Grade.BLUNDER: 0}
-    kinds = dict.fromkeys(BLUNDER_KINDS, 0)
+    kinds = dict.fromkeys(BlunderKind, 0)
     plies: dict[int, list[int]] = {}
     for r in records:
         counts[r.grade] += r.weight
@@ -296,7 +312,7 @@ def summarize(
         row = plies.setdefault(r.ply, [0, 0, 0, 0, 0])
         row[0] += r.weight
         row[1 + (Grade.BEST, Grade.SOUND, Grade.BLUNDER).index(r.grade)] += r.weight
-    failed = dict.fromkeys(FAILURE_KINDS, 0)
+    failed = dict.fromkeys(FailureKind, 0)
     for f in failures:
         failed[f.kind] += f.weight
         plies.setdefault(f.ply, [0, 0, 0, 0, 0])[4] += f.weight
@@ -411,14 +427,14 @@ class GameResult(NamedTuple):
     """One audit game: which side the agent played, the moves, and the winner.
 
     ``failure`` is the kind of failure that ended the game early, and ``failed_side`` the side
-    (``"x"`` or ``"o"``) that failed: that side forfeited the game, so ``winner`` is the other.
+    that failed: that side forfeited the game, so ``winner`` is the other.
     """
 
-    agent_side: str  # "x" or "o"
+    agent_side: Side
     moves: tuple[int, ...]
-    winner: str | None
-    failure: str | None = None
-    failed_side: str | None = None
+    winner: Side | None
+    failure: FailureKind | None = None
+    failed_side: Side | None = None
 
     @property
     def outcome(self) -> Outcome:
@@ -439,9 +455,9 @@ def grade_game(
     truth: Truth,
     rules: Rules,
     moves: Sequence[int],
-    side: str,
+    side: Side,
 ) -> tuple[list[Graded], int]:
-    """The grades of one side's moves in a game (``side`` ``"x"`` or ``"o"``), and how many
+    """The grades of one side's moves in a game, and how many
     of them could not be graded (positions the book does not hold)."""
     records, ungraded = [], 0
     position = Position.start(rules)
@@ -484,7 +500,7 @@ class AuditReport:
     rules: Rules
     book: str
     seed: int
-    mode: str  # "positions" or "games"
+    mode: AuditMode
     description: str
     summary: Summary
     records: tuple[Graded, ...]
@@ -536,7 +552,7 @@ class AuditReport:
         return self.summary.blunders
 
     @property
-    def blunder_kinds(self) -> dict[str, int]:
+    def blunder_kinds(self) -> dict[BlunderKind, int]:
         return self.summary.kinds
 
     @property
@@ -552,7 +568,7 @@ class AuditReport:
     def weighted(self) -> bool:
         """Whether each graded move stands for several reachable positions (one board per
         symmetry class)."""
-        return self.mode == "positions" and self.per_class
+        return self.mode == AuditMode.POSITIONS and self.per_class
 
     def to_dict(self) -> dict[str, object]:
         """The report as plain data: the figures of ``ttt audit --json``."""
@@ -580,6 +596,6 @@ class AuditReport:
         return f"<AuditReport of {self.agent} on {self.rules.name}: {headline(self.summary)}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.audit_html(self)

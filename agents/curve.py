@@ -17,14 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ttt_solve.agents.audit import BLUNDER_KINDS, GameResult, Summary, Truth
+from ttt_solve.agents.audit import GameResult, Summary, Truth
 from ttt_solve.agents.grading import evaluate, select_positions
 from ttt_solve.agents.intervals import Interval, interval
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AGENTS, parse_spec
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Outcome
+from ttt_solve.solver.value import BlunderKind, Outcome
+from ttt_solve.solver.vocabulary import Side
 
 
 class CurveError(TttError, ValueError):
@@ -186,13 +187,13 @@ class Point:
         """Blunders by kind, mean over seeds (weighted like the audit's)."""
         return {
             kind: sum(run.summary.kinds[kind] for run in self.runs) / len(self.runs)
-            for kind in BLUNDER_KINDS
+            for kind in BlunderKind
         }
 
-    def results(self) -> dict[str, tuple[int, int, int, int]]:
+    def results(self) -> dict[Side, tuple[int, int, int, int]]:
         """Games, won, drawn and lost by the agent's side (a forfeit is a loss)."""
         out = {}
-        for side in ("x", "o"):
+        for side in Side:
             mine = [game for game in self.games() if game.agent_side == side]
             won, drawn, lost = (sum(g.outcome is o for g in mine) for o in Outcome)
             out[side] = (len(mine), won, drawn, lost)
@@ -364,7 +365,7 @@ class CurveReport:
         return _curves_dict(self)
 
     def text(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return "\n".join(display.curve_lines(self))
 
@@ -381,12 +382,12 @@ class CurveReport:
 
     def chart(self) -> Any:
         """The curves' chart (a matplotlib figure; needs the plot extra)."""
-        from ttt_solve.charts import curve_chart
+        from ttt_solve.presentation.charts import curve_chart
 
         return curve_chart(list(self.curves), self.title)
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.curve_html(self)
 

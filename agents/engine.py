@@ -6,7 +6,7 @@ input and output: a handshake (``ttt 1`` -> ``id name``, ``id version``, ``ready
 (``rules R C k`` -> ``ok``), then for every move ``position BOARD`` and
 ``go movetime MS seed N`` -> ``move CELL``; ``quit`` at the end.
 
-Every request the engine fails raises :class:`EngineFailure` with its kind (:data:`FAILURE_KINDS`:
+Every request the engine fails raises :class:`EngineFailure` with its kind (:class:`FailureKind`:
 ``illegal``, ``timeout``, ``garbage``, ``crash``) and the position, so the audit can count it
 and go on. After a timeout, garbage or a crash the process group is killed and the engine
 started afresh at the next request; an illegal move leaves it in step and running. What makes
@@ -43,12 +43,24 @@ from ttt_solve.errors import TttError
 from ttt_solve.processes import die_with_parent
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.vocabulary import Word
 
 if TYPE_CHECKING:  # pragma: no cover
     from ttt_solve.book.reader import Book
 
 PROTOCOL_VERSION = 1
-FAILURE_KINDS = ("illegal", "timeout", "garbage", "crash")
+
+
+class FailureKind(Word):
+    """Why an agent gave no move: an illegal move, no answer in time, an answer that is no move,
+    or a crash (also what the audit counts failures by)."""
+
+    ILLEGAL = "illegal"
+    TIMEOUT = "timeout"
+    GARBAGE = "garbage"
+    CRASH = "crash"
+
+
 DEFAULT_TIMEOUT = 5.0
 """Seconds per move, unless the spec says ``timeout=``."""
 GRACE_SECONDS = 0.5
@@ -78,13 +90,15 @@ class EngineError(TttError, ValueError):
 
 
 class EngineFailure(TttError, ValueError):
-    """One request the engine failed: ``kind`` (one of :data:`FAILURE_KINDS`), the position
+    """One request the engine failed: ``kind`` (a :class:`FailureKind`), the position
     (``rules``, ``x``, ``o``), what happened (``detail``) and the engine's spec.
 
     Built from plain values so that it pickles (it may cross from a worker process).
     """
 
-    def __init__(self, kind: str, rules: Rules, x: int, o: int, detail: str, spec: str) -> None:
+    def __init__(
+        self, kind: FailureKind, rules: Rules, x: int, o: int, detail: str, spec: str
+    ) -> None:
         super().__init__(kind, rules, x, o, detail, spec)
         self.kind = kind
         self.rules = rules
@@ -144,7 +158,7 @@ def parse(text: str, rest: str) -> Spec:
     if not argv:
         raise AgentSpecError(f"{text!r} names no command: write cmd:COMMAND (e.g. {EXAMPLE})")
     params = parse_params(text, "cmd", options, PARAMS)
-    timeout = params["timeout"]
+    timeout = params[FailureKind.TIMEOUT]
     if not (math.isfinite(timeout) and 0 < timeout <= 86_400):
         raise AgentSpecError(
             f"cmd parameter timeout={timeout!r} in {text!r}: expected seconds "
@@ -155,7 +169,11 @@ def parse(text: str, rest: str) -> Spec:
 
 def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
     return EngineAgent(
-        rng, argv=spec.params["argv"], timeout=spec.params["timeout"], book=book, spec=spec.text
+        rng,
+        argv=spec.params["argv"],
+        timeout=spec.params[FailureKind.TIMEOUT],
+        book=book,
+        spec=spec.text,
     )
 
 
@@ -171,7 +189,7 @@ def printable(text: str) -> str:
 class _Broken(Exception):
     """The engine failed a request: ``kind`` and a description (internal to this module)."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: FailureKind, detail: str) -> None:
         super().__init__(kind, detail)
         self.kind = kind
         self.detail = detail
@@ -305,7 +323,7 @@ class EngineProcess:
         try:
             self._stdin.write(line.encode() + b"\n")
         except (BrokenPipeError, ConnectionResetError, ValueError):
-            raise _Broken("crash", self.exit_story("its input was closed")) from None
+            raise _Broken(FailureKind.CRASH, self.exit_story("its input was closed")) from None
 
     def unasked_line(self) -> str | None:
         """A line the engine wrote without being asked (not blank, not ``info``) that is
@@ -314,7 +332,7 @@ class EngineProcess:
         try:
             return self.read_line(time.monotonic())
         except _Broken as broken:
-            if broken.kind == "timeout":
+            if broken.kind == FailureKind.TIMEOUT:
                 return None  # nothing more has come
             raise
 
@@ -330,22 +348,25 @@ class EngineProcess:
             end = self._buffer.find(b"\n")
             if end > MAX_LINE or (end < 0 and len(self._buffer) > MAX_LINE):
                 raise _Broken(
-                    "garbage", f"a line longer than {MAX_LINE} bytes ({self._buffer[:40]!r}...)"
+                    FailureKind.GARBAGE,
+                    f"a line longer than {MAX_LINE} bytes ({self._buffer[:40]!r}...)",
                 )
             if end >= 0:
                 raw, self._buffer = self._buffer[:end], self._buffer[end + 1 :]
                 try:
                     return raw.decode("utf-8").rstrip("\r")
                 except UnicodeDecodeError:
-                    raise _Broken("garbage", f"a line that is not UTF-8: {raw[:60]!r}") from None
+                    raise _Broken(
+                        FailureKind.GARBAGE, f"a line that is not UTF-8: {raw[:60]!r}"
+                    ) from None
             remaining = deadline - time.monotonic()
             if not self._selector.select(max(remaining, 0)):
                 if remaining <= 0:
-                    raise _Broken("timeout", "no answer in time")
+                    raise _Broken(FailureKind.TIMEOUT, "no answer in time")
                 continue
             chunk = os.read(self._stdout.fileno(), 65536)
             if not chunk:
-                raise _Broken("crash", self.exit_story("it closed its output"))
+                raise _Broken(FailureKind.CRASH, self.exit_story("it closed its output"))
             self._buffer += chunk
 
     def exit_story(self, what: str) -> str:
@@ -388,11 +409,11 @@ class EngineProcess:
                 )
             else:
                 raise _Broken(
-                    "garbage",
+                    FailureKind.GARBAGE,
                     f"{line[:80]!r} in the handshake (expected id name, id version, ready)",
                 )
         if not self.name or not self.version:
-            raise _Broken("garbage", "the handshake ended without id name and id version")
+            raise _Broken(FailureKind.GARBAGE, "the handshake ended without id name and id version")
         self.set_rules(rules, deadline)
 
     def set_rules(self, rules: Rules, deadline: float) -> None:
@@ -404,7 +425,7 @@ class EngineProcess:
             raise EngineError(
                 f"{self.label} cannot play {rules.name}: {printable(line[5:].strip())}"
             )
-        raise _Broken("garbage", f"{line[:80]!r} after rules (expected ok or error)")
+        raise _Broken(FailureKind.GARBAGE, f"{line[:80]!r} after rules (expected ok or error)")
 
     def close(self) -> None:
         """``quit``, a moment to exit, then the process group is killed whatever happened."""
@@ -472,21 +493,25 @@ class EngineAgent(Agent):
         try:
             unasked = process.unasked_line()
             if unasked is not None:
-                raise _Broken("garbage", f"wrote {unasked[:80]!r} unasked, after its last answer")
+                raise _Broken(
+                    FailureKind.GARBAGE, f"wrote {unasked[:80]!r} unasked, after its last answer"
+                )
             process.send(f"position {position}")
             process.send(f"go movetime {round(self.timeout * 1000)} seed {seed}")
             line = process.read_line(time.monotonic() + self.timeout + GRACE_SECONDS)
         except _Broken as broken:
             self._discard()
             detail = broken.detail
-            if broken.kind == "timeout":
+            if broken.kind == FailureKind.TIMEOUT:
                 detail = f"no move within {self.timeout:g} s"
             raise self._failure(broken.kind, position, detail) from None
         word, _, rest = line.partition(" ")
         token = rest.strip().lower()
         if word != "move" or not _CELL.fullmatch(token):
             self._discard()
-            raise self._failure("garbage", position, f"answered {line[:80]!r} (expected move CELL)")
+            raise self._failure(
+                FailureKind.GARBAGE, position, f"answered {line[:80]!r} (expected move CELL)"
+            )
         rules = position.rules
         if token.isdigit():
             cell = int(token)
@@ -497,15 +522,17 @@ class EngineAgent(Agent):
             on_board = column < rules.cols and 0 <= row < rules.rows
         if not on_board:
             raise self._failure(
-                "illegal", position, f"played {token}, off the {rules.rows}x{rules.cols} board"
+                FailureKind.ILLEGAL,
+                position,
+                f"played {token}, off the {rules.rows}x{rules.cols} board",
             )
         if position.occupied >> cell & 1:
             raise self._failure(
-                "illegal", position, f"played {rules.cell_name(cell)}, which is taken"
+                FailureKind.ILLEGAL, position, f"played {rules.cell_name(cell)}, which is taken"
             )
         return cell
 
-    def _failure(self, kind: str, position: Position, detail: str) -> EngineFailure:
+    def _failure(self, kind: FailureKind, position: Position, detail: str) -> EngineFailure:
         return EngineFailure(kind, position.rules, position.x, position.o, detail, self.spec)
 
     def _ready(self, position: Position) -> None:
@@ -516,7 +543,7 @@ class EngineAgent(Agent):
             # meets a dead engine, the audit's figures do not depend on how fast it died.
             story = self.process.exit_story("")
             self._discard()
-            raise self._failure("crash", position, f"it had stopped: {story}")
+            raise self._failure(FailureKind.CRASH, position, f"it had stopped: {story}")
         starting = self.process is None
         if starting:
             self.process = EngineProcess(self.argv, self.label)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.audit import (
+    AuditMode,
     AuditReport,
     CostlyMove,
     Failure,
@@ -44,6 +45,7 @@ from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.vocabulary import Side
 
 POSITION_CHUNK = 16
 GAME_CHUNK = 4
@@ -169,11 +171,11 @@ class Played(NamedTuple):
     that ended it early, if any (its position says which side failed)."""
 
     moves: tuple[int, ...]
-    winner: str | None
+    winner: Side | None
     failure: EngineFailure | None
 
     @property
-    def failed_side(self) -> str | None:
+    def failed_side(self) -> Side | None:
         return None if self.failure is None else self.failure.position.to_move
 
 
@@ -278,7 +280,7 @@ def audit_games(
     )
     records, ungraded, results, failures = [], 0, [], []
     for index, game in enumerate(played):
-        side = "x" if index % 2 == 0 else "o"
+        side = Side.X if index % 2 == 0 else Side.O
         if game.failure is not None and game.failed_side == side:
             failures.append(Failure.of(game.failure))
         results.append(
@@ -399,7 +401,7 @@ def evaluate(
         rules=truth.rules,
         book=book if book is not None else truth.book.display_url,
         seed=seed,
-        mode="positions" if games is None else "games",
+        mode=AuditMode.POSITIONS if games is None else AuditMode.GAMES,
         description=description,
         summary=summary,
         records=tuple(records),

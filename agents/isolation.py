@@ -52,7 +52,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from ttt_solve.agents.engine import EngineFailure
+from ttt_solve.agents.engine import EngineFailure, FailureKind
 from ttt_solve.processes import die_with_parent, exit_when_orphaned
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -135,7 +135,7 @@ class AgentProcess:
         self._stop = None
         self._pid = None
 
-    def _failure(self, position: Position, kind: str, detail: str) -> EngineFailure:
+    def _failure(self, position: Position, kind: FailureKind, detail: str) -> EngineFailure:
         return EngineFailure(
             kind, position.rules, position.x, position.o, f"{self.spec} {detail}", self.spec
         )
@@ -203,13 +203,13 @@ class AgentProcess:
         data = _HEADER.pack(len(payload)) + payload
         while data:
             if not select.select([], [self._requests], [], _left(deadline))[1]:
-                raise _Failed("timeout", "did not take the position in time")
+                raise _Failed(FailureKind.TIMEOUT, "did not take the position in time")
             try:
                 data = data[os.write(self._requests, data) :]
             except BlockingIOError:
                 continue
             except OSError:
-                raise _Failed("crash", self._exit_story()) from None
+                raise _Failed(FailureKind.CRASH, self._exit_story()) from None
 
     def _receive(self, deadline: float | None, seconds: float | None) -> bytes:
         """One answer line, read until ``deadline`` (``seconds`` from the request)."""
@@ -217,19 +217,21 @@ class AgentProcess:
         buffer = b""
         while b"\n" not in buffer:
             if len(buffer) > MAX_ANSWER:
-                raise _Failed("garbage", f"answered more than {MAX_ANSWER} bytes in one line")
+                raise _Failed(
+                    FailureKind.GARBAGE, f"answered more than {MAX_ANSWER} bytes in one line"
+                )
             ready = select.select(watched, [], [], _left(deadline))[0]
             if not ready:
-                raise _Failed("timeout", f"no move within {seconds:g} s")
+                raise _Failed(FailureKind.TIMEOUT, f"no move within {seconds:g} s")
             if self._answers not in ready:  # the child is gone, and nothing left to read
-                raise _Failed("crash", self._exit_story())
+                raise _Failed(FailureKind.CRASH, self._exit_story())
             chunk = os.read(self._answers, 65536)
             if not chunk:
-                raise _Failed("crash", self._exit_story())
+                raise _Failed(FailureKind.CRASH, self._exit_story())
             buffer += chunk
         line, _, rest = buffer.partition(b"\n")
         if rest:
-            raise _Failed("garbage", "answered twice")
+            raise _Failed(FailureKind.GARBAGE, "answered twice")
         return line
 
     def _read(self, position: Position, line: bytes) -> int:
@@ -237,27 +239,30 @@ class AgentProcess:
         try:
             answer = json.loads(line)
         except ValueError:
-            raise _Failed("garbage", "answered a line that is not the child's") from None
+            raise _Failed(FailureKind.GARBAGE, "answered a line that is not the child's") from None
         if not isinstance(answer, dict) or answer.get("serial") != self._serial:
-            raise _Failed("garbage", "answered a line that is not the child's")
+            raise _Failed(FailureKind.GARBAGE, "answered a line that is not the child's")
         if "rng" in answer:
             _set_state(self._rng, answer["rng"])
             self._synced = self._rng.getstate()
         if "failure" in answer:
             kind, detail = answer["failure"]
-            if kind not in ("illegal", "timeout", "garbage", "crash") or not isinstance(
-                detail, str
-            ):
-                raise _Failed("garbage", "answered a failure of no known kind")
+            if kind not in list(FailureKind) or not isinstance(detail, str):
+                raise _Failed(FailureKind.GARBAGE, "answered a failure of no known kind")
             raise EngineFailure(
-                kind, position.rules, position.x, position.o, detail[:MAX_DETAIL], self.spec
+                FailureKind(kind),
+                position.rules,
+                position.x,
+                position.o,
+                detail[:MAX_DETAIL],
+                self.spec,
             )
         cell = answer.get("cell")
         if type(cell) is not int or not 0 <= cell < position.rules.cells:
-            raise _Failed("garbage", f"answered {str(cell)[:40]}, no cell")
+            raise _Failed(FailureKind.GARBAGE, f"answered {str(cell)[:40]}, no cell")
         if position.occupied >> cell & 1:
             rules = position.rules
-            raise _Failed("illegal", f"played {rules.cell_name(cell)}, which is taken")
+            raise _Failed(FailureKind.ILLEGAL, f"played {rules.cell_name(cell)}, which is taken")
         return cell
 
     def _exit_story(self) -> str:
@@ -309,7 +314,7 @@ class AgentProcess:
 class _Failed(Exception):
     """A move the child failed, seen from the caller: ``kind`` and what happened."""
 
-    def __init__(self, kind: str, detail: str) -> None:
+    def __init__(self, kind: FailureKind, detail: str) -> None:
         super().__init__(kind, detail)
         self.kind = kind
         self.detail = detail
@@ -376,4 +381,4 @@ def _set_state(rng: random.Random, raw: Any) -> None:
         state = (version, _WORDS.unpack(bytes.fromhex(words)), gauss)
         rng.setstate(state)
     except (TypeError, ValueError, OverflowError, struct.error):
-        raise _Failed("garbage", "answered a generator state that is none") from None
+        raise _Failed(FailureKind.GARBAGE, "answered a generator state that is none") from None

@@ -85,7 +85,7 @@ class LadderRatings:
 
     def text(self) -> str:
         """The report ``ttt rate`` prints."""
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return "\n".join(display.ladder_lines(self, self.book or "the book"))
 
@@ -93,7 +93,7 @@ class LadderRatings:
         return f"<LadderRatings of {self.rules.name}, ladder {self.ladder.name}:\n{self.text()}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.ladder_html(self)
 

@@ -7,10 +7,11 @@ import operator
 from typing import NamedTuple
 
 from ttt_solve.agents.base import Agent
-from ttt_solve.agents.engine import EngineFailure
+from ttt_solve.agents.engine import EngineFailure, FailureKind
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.vocabulary import Side
 
 
 class GameRecord(NamedTuple):
@@ -22,13 +23,13 @@ class GameRecord(NamedTuple):
 
     rules: Rules
     moves: tuple[int, ...]
-    winner: str | None  # "x", "o", or None for a draw
+    winner: Side | None  # None: a draw
     failure: EngineFailure | None = None
     start: Position | None = None  # where the game started (None: the empty board)
 
     def _repr_svg_(self) -> str:
         """The last position, the last move shaded, as SVG (for notebooks)."""
-        from ttt_solve import picture, svg
+        from ttt_solve.presentation import picture, svg
 
         last = self.moves[-1] if self.moves else None
         return svg.board(picture.board(self.positions()[-1], lastmove=last))
@@ -79,14 +80,16 @@ def play_game(
 
 def illegal(spec: str, position: Position, error: IllegalMoveError) -> EngineFailure:
     """An in-process agent's illegal answer, as the ``illegal`` failure an engine's would be."""
-    return EngineFailure("illegal", position.rules, position.x, position.o, str(error), spec)
+    return EngineFailure(
+        FailureKind.ILLEGAL, position.rules, position.x, position.o, str(error), spec
+    )
 
 
 def forfeited(
     rules: Rules, moves: list[int], failure: EngineFailure, start: Position | None
 ) -> GameRecord:
     """A game the side to move forfeited by failing ``failure``: the other side wins."""
-    winner = "o" if failure.position.to_move == "x" else "x"
+    winner = failure.position.to_move.other
     return GameRecord(rules, tuple(moves), winner, failure, start)
 
 

@@ -26,6 +26,7 @@ from ttt_solve.agents.spec import make_agent, parse_spec
 from ttt_solve.processes import end_with_parent, interrupts_deferred
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.vocabulary import Side
 
 PROBE_SECONDS = 0.5
 """Serial work done before deciding that a pool pays for its start-up (about 0.1 s)."""
@@ -83,7 +84,7 @@ class Worker:
 
     def games(
         self, tasks: Sequence[tuple[int, int, int, int]]
-    ) -> list[tuple[tuple[int, ...], str | None]]:
+    ) -> list[tuple[tuple[int, ...], Side | None]]:
         """``(x agent index, o agent index, x seed, o seed)`` -> (moves, winner) per game; an
         agent's failed request (:class:`EngineFailure`) is raised."""
         out = []
@@ -95,7 +96,7 @@ class Worker:
 
     def games_to_failure(
         self, tasks: Sequence[tuple[int, int, int, int]]
-    ) -> list[tuple[tuple[int, ...], str | None, EngineFailure | None]]:
+    ) -> list[tuple[tuple[int, ...], Side | None, EngineFailure | None]]:
         """As :meth:`games`, but a game in which an agent fails a request stops there:
         ``(moves so far, winner, the failure or None)`` per game."""
         out = []

@@ -188,18 +188,6 @@ class Ratings:
         }
 
 
-def likelihood_text(share: float | None) -> str:
-    """A likelihood of superiority as people read it: a percentage, never rounded up (or
-    down) to a certainty."""
-    if share is None:
-        return ""
-    if share > 0.999:
-        return ">99.9%"
-    if share < 0.001:
-        return "<0.1%"
-    return f"{100 * share:.1f}%"
-
-
 def parse_anchor(text: str) -> tuple[str, float]:
     """``SPEC=RATING`` (the last ``=`` splits: ``perfect:error=0.1=400``) -> (spec, rating)."""
     spec, equals, number = str(text).strip().rpartition("=")

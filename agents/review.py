@@ -23,7 +23,8 @@ from ttt_solve.agents.audit import (
     summarize,
 )
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Grade
+from ttt_solve.solver.value import Grade, Outcome
+from ttt_solve.solver.vocabulary import Side
 
 
 class ReviewedMove(NamedTuple):
@@ -37,7 +38,7 @@ class ReviewedMove(NamedTuple):
 class Review(NamedTuple):
     """A player's moves in one game, graded, and their figures."""
 
-    side: str  # "x" or "o"
+    side: Side
     moves: tuple[ReviewedMove, ...]
     summary: Summary
     ungraded: int  # moves in positions the book does not hold
@@ -49,8 +50,8 @@ def player_number(ply: int) -> int:
     return ply // 2 + 1
 
 
-def review_game(truth: Truth, rules: Rules, moves: Sequence[int], side: str) -> Review:
-    """The moves ``side`` (``"x"`` or ``"o"``) made in the game ``moves``, graded as
+def review_game(truth: Truth, rules: Rules, moves: Sequence[int], side: Side) -> Review:
+    """The moves ``side`` made in the game ``moves``, graded as
     ``ttt play`` and the audit grade them."""
     records, ungraded = grade_game(truth, rules, moves, side)
     reviewed = tuple(
@@ -96,11 +97,11 @@ def costly_rows(
 def results_table(results: Iterable[GameResult]) -> dict[str, dict[str, int]]:
     """The agent's games won, drawn and lost, and lost by forfeit (a failed move; among the
     lost), as X, as O and in all."""
-    table = {side: {"win": 0, "draw": 0, "loss": 0, "forfeited": 0} for side in ("x", "o", "all")}
+    table = {side: {**dict.fromkeys(Outcome, 0), "forfeited": 0} for side in (*Side, "all")}
     for result in results:
         forfeited = int(result.forfeited_by == "agent")
         for side in (result.agent_side, "all"):
-            table[side][result.outcome.value] += 1
+            table[side][result.outcome] += 1
             table[side]["forfeited"] += forfeited
     return table
 

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from ttt_solve.agents.grading import play
 from ttt_solve.agents.match import derive_seed
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.vocabulary import Side
 
 
 class Pairing(NamedTuple):
@@ -141,7 +142,7 @@ def play_pairs(
     for (x, o, _, _), one in zip(tasks, played):
         pair = (x, o) if (x, o) in tally else (o, x)
         winner = one.winner
-        result = 1 if winner is None else 0 if (x if winner == "x" else o) == pair[0] else 2
+        result = 1 if winner is None else 0 if (x if winner == Side.X else o) == pair[0] else 2
         tally[pair][result] += 1
         if one.failure is not None:
             tally[pair][3 if result == 2 else 4] += 1
@@ -229,7 +230,7 @@ class TournamentResult:
 
     def text(self) -> str:
         """The report ``ttt tournament`` prints: the matrix, the standings, the ratings."""
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return "\n".join(display.tournament_lines(self))
 
@@ -237,6 +238,6 @@ class TournamentResult:
         return f"<TournamentResult on {self.rules.name}:\n{self.text()}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.tournament_html(self)

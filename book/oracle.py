@@ -71,7 +71,7 @@ class Analysis(NamedTuple):
         )
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.analysis_html(self)
 

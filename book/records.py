@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Value
+from ttt_solve.solver.vocabulary import Word
 
 if TYPE_CHECKING:
     from ttt_solve.solver.figures import Figures
@@ -44,12 +45,22 @@ POSITION_COLUMNS = ("ply", "key", "value", "remoteness", "best_moves", "images")
 gives them (a :class:`StoredRow`)."""
 
 
+class SolveMethod(Word):
+    """How a game was solved: every reachable position enumerated (``exhaustive``), an opening
+    book proved by search to a depth (``alphabeta``), or every position's value in a tablebase
+    beside the book (``table``)."""
+
+    EXHAUSTIVE = "exhaustive"
+    ALPHABETA = "alphabeta"
+    TABLE = "table"
+
+
 class GameInfo(NamedTuple):
     """A solved game as the ``games`` table describes it."""
 
     id: int
     rules: Rules
-    method: str  # "exhaustive", "alphabeta" or "table" (a tablebase: every position)
+    method: SolveMethod
     book_depth: int | None  # for an opening book: the last ply it holds
     solver_version: str
     value: Value  # of the empty board, for X (who moves first)

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from ttt_solve.book.records import GAME_COLUMNS, POSITION_COLUMNS, GameInfo
+from ttt_solve.book.records import GAME_COLUMNS, POSITION_COLUMNS, GameInfo, SolveMethod
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value
 
@@ -120,7 +120,7 @@ def game_info(row: Sequence[Any]) -> GameInfo:
     return GameInfo(
         fields["id"],
         rules,
-        fields["method"],
+        SolveMethod(fields["method"]),
         fields["book_depth"],
         fields["solver_version"],
         value,
@@ -136,8 +136,8 @@ def game_info(row: Sequence[Any]) -> GameInfo:
 def _method(book_depth: object, table_folder: object) -> str:
     """The method a games row must name, by what it stores."""
     if table_folder is not None:
-        return "table" if book_depth is None else "(none: a table holds every ply)"
-    return "exhaustive" if book_depth is None else "alphabeta"
+        return SolveMethod.TABLE if book_depth is None else "(none: a table holds every ply)"
+    return SolveMethod.EXHAUSTIVE if book_depth is None else SolveMethod.ALPHABETA
 
 
 def columns_problem(rules: Rules, chunk: dict[str, Any]) -> str | None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.reader import Book, open_book
-from ttt_solve.book.records import GameInfo
+from ttt_solve.book.records import GameInfo, SolveMethod
 from ttt_solve.book.urls import sqlite_file, unwritable_reason
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.book.writer import holds_more, write_game
@@ -31,6 +31,7 @@ from ttt_solve.errors import TttError
 from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
 from ttt_solve.solver.exhaustive import ExhaustiveSolver
 from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
+from ttt_solve.solver.vocabulary import UnknownWordError
 
 if TYPE_CHECKING:
     from ttt_solve.solver.distributed import DaskSolver
@@ -41,7 +42,6 @@ DEFAULT_BOOK_DEPTH = 2
 WORKDIR_POSITIONS = 2_000_000
 """Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
 
-METHODS = ("exhaustive", "alphabeta", "table")
 ENGINES = ("local", "dask")
 ENGINE_NAMES = {"compiled": "compiled search (Numba)", "python": "pure-Python search"}
 
@@ -72,12 +72,12 @@ def approx(n: float) -> str:
     return f"{n:.1e}"
 
 
-def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
+def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod, str]:
     """The method to use and why; :class:`SolveError` if the asked one cannot run here.
 
     A tablebase (``table``) is made only when asked for: its folder lies beside the book
     (:func:`table_directory`), and the exhaustive solve stays the default where it fits."""
-    if method == "table":
+    if method == SolveMethod.TABLE:
         from ttt_solve.solver.tablebase_index import MAX_TABLE_CELLS  # loads Numba: only here
 
         if rules.cells > MAX_TABLE_CELLS:
@@ -87,7 +87,7 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
                 f"{MAX_TABLE_CELLS} cells (larger boards: --method alphabeta)",
                 "too-large-for-table",
             )
-        return "table", "asked for with --method table"
+        return SolveMethod.TABLE, "asked for with --method table"
     if not fits_book(rules):
         raise SolveError(
             rules,
@@ -101,21 +101,21 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
         f"{gibibytes(estimate.memory)} at peak; {available / 2**30:.0f} GiB available"
     )
     if not rules.fits_key:  # keys past 64 bits: no array solver, an opening book only
-        if method == "exhaustive":
+        if method == SolveMethod.EXHAUSTIVE:
             raise SolveError(
                 rules,
                 f"{rules.name} is too large to enumerate ({size}), and it has {rules.cells} "
                 f"cells: an exhaustive solve holds boards of at most {KEY_CELLS_LIMIT}",
                 "needs-opening-book",
             )
-        return "alphabeta", f"too large to enumerate ({size}; {rules.cells} cells)"
-    if method == "alphabeta":
-        return "alphabeta", "asked for with --method alphabeta"
+        return SolveMethod.ALPHABETA, f"too large to enumerate ({size}; {rules.cells} cells)"
+    if method == SolveMethod.ALPHABETA:
+        return SolveMethod.ALPHABETA, "asked for with --method alphabeta"
     if estimate.fits(available):
-        return "exhaustive", (
+        return SolveMethod.EXHAUSTIVE, (
             "asked for" if method else "the estimate fits this machine"
         ) + f" ({size})"
-    if method == "exhaustive":
+    if method == SolveMethod.EXHAUSTIVE:
         raise SolveError(
             rules,
             f"{rules.name} is too large to enumerate on this machine ({size})",
@@ -128,7 +128,7 @@ def choose_method(rules: Rules, method: str | None) -> tuple[str, str]:
         if rules.cells <= MAX_TABLE_CELLS
         else ""
     )
-    return "alphabeta", f"too large to enumerate ({size}){table}"
+    return SolveMethod.ALPHABETA, f"too large to enumerate ({size}){table}"
 
 
 def table_directory(db: str, rules: Rules) -> str:
@@ -171,7 +171,7 @@ def _quiet(_done: int, _total: int) -> None:
 class Solve:
     """One solve of ``rules`` into the book ``db``, checked when made, run by :meth:`run`.
 
-    ``method``: ``"exhaustive"``, ``"alphabeta"`` or ``None`` (exhaustive when it fits);
+    ``method``: a :class:`SolveMethod` (or its name), or ``None`` (exhaustive when it fits);
     ``book_depth``: the last ply of an opening book; ``jobs``: processes proving an opening
     book; ``engine``: ``"local"`` or ``"dask"`` (with ``scheduler``, a Dask address);
     ``workdir``: where finished work is kept for a rerun; ``force``: solve again a game that
@@ -183,7 +183,7 @@ class Solve:
         rules: Rules,
         db: str,
         *,
-        method: str | None = None,
+        method: SolveMethod | str | None = None,
         book_depth: int | None = None,
         jobs: int = 2,
         engine: str = "local",
@@ -195,14 +195,16 @@ class Solve:
         progress: Counter | None = None,
         writing: Counter | None = None,
     ) -> None:
-        if method not in (None, *METHODS):
-            raise SolveError(rules, f"method {method!r} is not one of {', '.join(METHODS)}")
+        try:
+            method = None if method is None else SolveMethod.parse(method, "method")
+        except UnknownWordError as error:
+            raise SolveError(rules, str(error)) from None
         if engine not in ENGINES:
             raise SolveError(rules, f"engine {engine!r} is not one of {', '.join(ENGINES)}")
         if engine == "dask":
-            if method in ("alphabeta", "table"):
+            if method in (SolveMethod.ALPHABETA, SolveMethod.TABLE):
                 raise SolveError(rules, "the dask engine runs the exhaustive method only")
-            self.method, self.reason = "exhaustive", "asked for with --engine dask"
+            self.method, self.reason = SolveMethod.EXHAUSTIVE, "asked for with --engine dask"
         else:
             self.method, self.reason = choose_method(rules, method)
         if book_depth is not None and book_depth > rules.cells:
@@ -214,7 +216,7 @@ class Solve:
             )
         self.depth = None
         """The last ply to store: ``None`` for every position (an exhaustive solve)."""
-        if self.method == "alphabeta":
+        if self.method == SolveMethod.ALPHABETA:
             self.depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
         unwritable = unwritable_reason(db)
         if unwritable is not None:  # found now, not after a solve of hours
@@ -231,7 +233,9 @@ class Solve:
         self.force = force
         self.note = note or (lambda _text: None)
         self.warn = warn or self.note
-        if book_depth is not None and self.method == "exhaustive":  # never silently ignored
+        if (
+            book_depth is not None and self.method == SolveMethod.EXHAUSTIVE
+        ):  # never silently ignored
             self.note(
                 f"note: --book-depth {book_depth} is not used: {rules.name} is solved "
                 f"exhaustively (every position, past any depth); add --method alphabeta for "
@@ -301,7 +305,7 @@ class Solve:
     def _solve(self, book: Book, existing: GameInfo | None) -> GameInfo:
         rules = self.rules
         started = time.perf_counter()
-        if self.method == "table":
+        if self.method == SolveMethod.TABLE:
             return self._solve_table(book, started)
         dask_solver: DaskSolver | None = None
         solver: ExhaustiveSolver | OpeningBookBuilder | None = None
@@ -314,7 +318,7 @@ class Solve:
             dask_solver = DaskSolver(
                 rules, self.workdir, scheduler=self.scheduler, progress=self.progress
             )
-        elif self.method == "exhaustive":
+        elif self.method == SolveMethod.EXHAUSTIVE:
             from ttt_solve.solver.keyarrays import uses_kernels
 
             if uses_kernels(rules):

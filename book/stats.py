@@ -10,22 +10,23 @@ from ttt_solve.book.reader import Book
 from ttt_solve.book.records import GameInfo
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.value import Outcome
 
-OUTCOMES = ("win", "draw", "loss")
 WEIGHTS = ("reachable", "canonical")
 
 
-def longest(info: GameInfo, outcome: str) -> int | None:
+def longest(info: GameInfo, outcome: Outcome) -> int | None:
     """The largest remoteness of any position with this outcome for the side to move."""
     table = info.figures.remoteness["reachable"][outcome]
     found = [r for r, n in table.items() if n]
     return max(found) if found else None
 
 
-def example(book: Book, info: GameInfo, outcome: str, remoteness: int) -> Position | None:
+def example(book: Book, info: GameInfo, outcome: Outcome, remoteness: int) -> Position | None:
     """One stored position (canonical orientation, lowest ply and key) with this value."""
-    sign = {"win": 1, "draw": 0, "loss": -1}[outcome]
-    rows = book.rows(info.rules, where=RowFilter.of(value=sign, remoteness=remoteness), batch=1)
+    rows = book.rows(
+        info.rules, where=RowFilter.of(value=outcome.sign, remoteness=remoteness), batch=1
+    )
     try:
         row = next(rows, None)
     finally:
@@ -37,7 +38,7 @@ def report(book: Book, info: GameInfo) -> dict[str, Any]:
     """Everything ``stats`` prints, as plain data (the ``--json`` output)."""
     figures = info.figures
     longest_of = {}
-    for outcome in ("win", "loss"):
+    for outcome in (Outcome.WIN, Outcome.LOSS):
         r = longest(info, outcome)
         position = example(book, info, outcome, r) if r is not None else None
         longest_of[outcome] = (
@@ -64,11 +65,10 @@ def report(book: Book, info: GameInfo) -> dict[str, Any]:
         "terminal": figures.terminal,
         "remoteness_table": {
             w: {
-                o: {str(r): n for r, n in sorted(figures.remoteness[w][o].items())}
-                for o in OUTCOMES
+                o: {str(r): n for r, n in sorted(figures.remoteness[w][o].items())} for o in Outcome
             }
             for w in WEIGHTS
         },
-        "longest_win": longest_of["win"],
-        "longest_loss": longest_of["loss"],
+        "longest_win": longest_of[Outcome.WIN],
+        "longest_loss": longest_of[Outcome.LOSS],
     }

@@ -37,7 +37,7 @@ from ttt_solve.book.tablefile import (
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import RecordCounts, class_tables, ply_step
-from ttt_solve.solver.tablebase_cuda import back_up_range_on
+from ttt_solve.solver.tablebase_cuda import back_up_range_on, gpu_chosen, release_gpu
 from ttt_solve.solver.tablebase_index import (
     MAX_TABLE_CELLS,
     ClassTable,
@@ -61,6 +61,14 @@ ESTIMATED_RATE = 1.5e7
 busy cores (load average 12): 1.7e7 over a whole 4x5 k=4 build, 1.5e7 by
 ``bench/bench_tablebase.py --probe-5x5``. The estimate given before a build starts."""
 
+GPU_ESTIMATED_RATE = 1.0e9
+"""The same on a GPU: 1.06e9 over a whole 5x5 k=4 build on one H200 (182 s, files written
+and checked included)."""
+
+
+ETA_AFTER = 0.01
+"""The share of the whole work a run makes before its rate is taken for the whole build's."""
+
 
 @dataclass(frozen=True)
 class BuildProgress:
@@ -78,9 +86,11 @@ class BuildProgress:
     """Since this run started."""
 
     def eta(self, made: int | None = None) -> float | None:
-        """Seconds left for the whole build at the rate of this run so far."""
+        """Seconds left for the whole build at the rate of this run so far; ``None`` until
+        this run has made :data:`ETA_AFTER` of the whole (the last plies, made first, are
+        small, and their fixed costs would promise days)."""
         made = self.done - self.resumed if made is None else made
-        if made <= 0 or self.seconds <= 0:
+        if made <= 0 or self.seconds <= 0 or made < ETA_AFTER * self.total:
             return None
         return (self.total - self.done) * self.seconds / made
 
@@ -104,6 +114,7 @@ class BuildPlan:
     disk_needed: int
     disk_free: int
     seconds: float
+    rate: float
 
     @property
     def total_work(self) -> int:
@@ -129,7 +140,7 @@ def describe_plan(plan: BuildPlan, folder: Path | None = None) -> str:
         f"{plan.rules.name}: {sum(plan.records):,} records in {plan.rules.cells + 1} plies"
         f"{where}, {sum(plan.done)} already made; needs {plan.disk_needed / 1e9:.2f} GB on "
         f"disk ({plan.disk_free / 1e9:.2f} GB free), about {_duration(plan.seconds)} at "
-        f"{ESTIMATED_RATE:.1e} weighted records/s"
+        f"{plan.rate:.1e} weighted records/s"
     )
 
 
@@ -143,9 +154,10 @@ def file_size(rules: Rules, ply: int) -> int:
     return HEADER_SIZE + 8 * classes + classes * per_class
 
 
-def plan_build(rules: Rules, folder: Path) -> BuildPlan:
+def plan_build(rules: Rules, folder: Path, device: str = "auto") -> BuildPlan:
     """The plies to make, the disk they need (the files missing, plus the parts of the largest
-    ply, held beside its file while they are joined) and the time they should take."""
+    ply, held beside its file while they are joined) and the time they should take on
+    ``device`` (as :func:`build_table` takes it)."""
     if rules.cells > MAX_TABLE_CELLS:
         raise TableError(
             f"{rules.name}: {rules.cells} cells; a table is made for boards of at most "
@@ -161,7 +173,8 @@ def plan_build(rules: Rules, folder: Path) -> BuildPlan:
         existing = existing.parent
     free = shutil.disk_usage(existing).free
     left = sum(w for w, d in zip(work, done, strict=True) if not d)
-    return BuildPlan(rules, records, work, done, needed, free, left / ESTIMATED_RATE)
+    rate = GPU_ESTIMATED_RATE if gpu_chosen(device) else ESTIMATED_RATE
+    return BuildPlan(rules, records, work, done, needed, free, left / rate, rate)
 
 
 def build_table(
@@ -192,7 +205,7 @@ def build_table(
         raise GpuUnavailableError(
             "a GPU was asked for, but Numba finds no CUDA device; build with --device cpu"
         )
-    plan = plan_build(rules, folder)
+    plan = plan_build(rules, folder, device)
     if plan.disk_needed > plan.disk_free:
         raise TableDiskFullError(
             f"{rules.name}: the table needs {plan.disk_needed / 1e9:.2f} GB more on disk and "
@@ -216,24 +229,27 @@ def build_table(
     counts: list[RecordCounts] = []
     headers: list[TableHeader] = []
     child_records: NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)
-    for ply in range(rules.cells, -1, -1):
-        path = ply_path(folder, ply)
-        if path.exists():
-            header = verify(path, rules, ply)
-            for part in folder.glob(f"{path.stem}-part-*.tb"):
-                part.unlink()  # left by a run stopped after the ply's file was renamed
-            done += plan.work[ply]
-            resumed += plan.work[ply]
-        else:
-            per_part = part_records or max(1 << 16, min(MAX_PART_RECORDS, memory - fixed))
-            state = _PlyState(ply, plan.work[ply], done, resumed, total, started, progress)
-            header = _make_ply(
-                rules, folder, ply, cache, child_records, per_part, state, on_part, device
-            )
-            done, resumed = state.done, state.resumed
-        headers.append(header)
-        counts.append(RecordCounts(np.array(header.counts, dtype=np.int64).reshape(3, 2, 2)))
-        child_records = map_ply(path, header)[1]
+    try:
+        for ply in range(rules.cells, -1, -1):
+            path = ply_path(folder, ply)
+            if path.exists():
+                header = verify(path, rules, ply)
+                for part in folder.glob(f"{path.stem}-part-*.tb"):
+                    part.unlink()  # left by a run stopped after the ply's file was renamed
+                done += plan.work[ply]
+                resumed += plan.work[ply]
+            else:
+                per_part = part_records or max(1 << 16, min(MAX_PART_RECORDS, memory - fixed))
+                state = _PlyState(ply, plan.work[ply], done, resumed, total, started, progress)
+                header = _make_ply(
+                    rules, folder, ply, cache, child_records, per_part, state, on_part, device
+                )
+                done, resumed = state.done, state.resumed
+            headers.append(header)
+            counts.append(RecordCounts(np.array(header.counts, dtype=np.int64).reshape(3, 2, 2)))
+            child_records = map_ply(path, header)[1]
+    finally:
+        release_gpu()  # the last ply's copies, on a GPU build
     _write_manifest(manifest_path, rules, headers[::-1])
     summary.counts = counts[::-1]
     summary.bytes_on_disk = sum(h.file_size for h in headers) + manifest_path.stat().st_size
@@ -434,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = parse_game(args.game)
         memory = _parse_bytes(args.memory)
         folder = Path(args.folder)
-        print(describe_plan(plan_build(rules, folder)), flush=True)
+        print(describe_plan(plan_build(rules, folder, args.device)), flush=True)
         last = [0.0]
 
         def report(state: BuildProgress) -> None:
@@ -457,10 +473,9 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: the parts made so far are kept; rerun to resume", file=sys.stderr)
         return 130
     root = summary.root_record
-    from ttt_solve.solver.tablebase import score_of_record
-    from ttt_solve.solver.value import Value
+    from ttt_solve.solver.tablebase import value_of_record
 
-    value = Value.from_score(score_of_record(root), rules.cells)
+    value = value_of_record(root, rules.cells)
     canonical = sum(c.canonical for c in summary.counts)
     reachable = sum(c.reachable for c in summary.counts)
     print(

@@ -25,7 +25,7 @@ from ttt_solve.book import schema
 from ttt_solve.book.errors import GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, open_book
-from ttt_solve.book.records import GameInfo
+from ttt_solve.book.records import GameInfo, SolveMethod
 from ttt_solve.book.table import Table
 from ttt_solve.book.tablerows import STREAM_CELLS_LIMIT, TableRows, recorded_folder
 from ttt_solve.book.urls import sqlite_file
@@ -35,10 +35,8 @@ from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import score_of
-
-TABLE_METHOD = "table"
-"""The ``games.method`` of a game stored as a tablebase."""
+from ttt_solve.solver.value import Outcome, score_of
+from ttt_solve.solver.vocabulary import Side
 
 
 def table_figures(folder: Path, rules: Rules) -> Figures:
@@ -63,19 +61,18 @@ def _header_figures(folder: Path, rules: Rules) -> Figures:
     (outcome win, draw, loss for the side to move); no remoteness table."""
     manifest = json.loads((folder / "table.json").read_text())
     figures = Figures(rules.cells)
-    outcomes = ("win", "draw", "loss")
     for entry in manifest["plies"]:
         ply = entry["ply"]
         counts = np.array(entry["counts"], dtype=np.int64).reshape(3, 2, 2)
         x_to_move = ply % 2 == 0
         for kind, name in enumerate(("canonical", "reachable")):
             figures.by_ply[name][ply] = int(counts[..., kind].sum())
-            for index, outcome in enumerate(outcomes):
+            for index, outcome in enumerate(Outcome):
                 count = int(counts[index, :, kind].sum())
                 figures.values[name][outcome] += count
-                for_x = outcome if x_to_move else outcomes[2 - index]
+                for_x = outcome if x_to_move else Outcome.from_sign(-outcome.sign)
                 figures.values_for_x[name][for_x] += count
-            figures.terminal[name]["o" if x_to_move else "x"] += int(counts[2, 1, kind])
+            figures.terminal[name][Side.O if x_to_move else Side.X] += int(counts[2, 1, kind])
             figures.terminal[name]["draw"] += int(counts[1, 1, kind])
     return figures
 
@@ -116,7 +113,7 @@ def catalogue_table(
         insert_game(
             conn,
             rules,
-            method=TABLE_METHOD,
+            method=SolveMethod.TABLE,
             book_depth=None,
             value=int(start_values[0]),
             remoteness=int(start_remoteness[0]),

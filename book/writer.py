@@ -38,7 +38,7 @@ from ttt_solve.book.blockwrites import insert_blocks
 from ttt_solve.book.errors import BookError, GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book
-from ttt_solve.book.records import GameInfo
+from ttt_solve.book.records import GameInfo, SolveMethod
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.processes import interrupts_deferred
@@ -65,7 +65,7 @@ def write_game(
     rules: Rules,
     plies: Iterable[PlyTable],
     *,
-    method: str,
+    method: SolveMethod,
     book_depth: int | None = None,
     force: bool = False,
     on_rows: Callable[[int], None] | None = None,

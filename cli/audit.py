@@ -10,7 +10,6 @@ from collections.abc import Sequence
 import click
 from tabulate import tabulate
 
-from ttt_solve import charts
 from ttt_solve.agents import audit as grading
 from ttt_solve.agents.audit import (
     CostlyMove,
@@ -40,7 +39,8 @@ from ttt_solve.cli.options import (
     report_options,
     seed_option,
 )
-from ttt_solve.display import (
+from ttt_solve.presentation import charts
+from ttt_solve.presentation.display import (
     ACCURACY_COUNTS,
     PLY_HEADERS,
     forfeit_sentence,
@@ -61,7 +61,7 @@ def cells(rules: Rules, cells_: list[int] | tuple[int, ...]) -> str:
 def describe_worst(costly: CostlyMove, index: int, weighted: bool) -> str:
     """One of the costliest moves: what was played, what was best, and the board with the
     agent's move (``*``) and the best moves (``+``) marked."""
-    from ttt_solve import picture
+    from ttt_solve.presentation import picture
 
     record, best = costly.graded, costly.best_moves
     position = record.position

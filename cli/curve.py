@@ -8,8 +8,6 @@ import sys
 
 import click
 
-from ttt_solve import charts
-from ttt_solve.agents.audit import BLUNDER_KINDS
 from ttt_solve.agents.curve import (
     Curve,
     CurveReport,
@@ -24,8 +22,11 @@ from ttt_solve.agents.ladder import open_ladder_book
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
-from ttt_solve.display import game_rows
+from ttt_solve.presentation import charts
+from ttt_solve.presentation.display import game_rows
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import BlunderKind
+from ttt_solve.solver.vocabulary import Side
 
 MAX_SEEDS = 10_000
 """More audits per point than anyone waits for; a bound that --seeds states."""
@@ -215,9 +216,9 @@ def _print_csv(curves: list[Curve], games_mode: bool) -> None:
     fields = ["agent", "param", "value", "spec", "seeds"]
     for share_name in ("accuracy", "perfection"):
         fields += [share_name, f"{share_name}_low", f"{share_name}_high"]
-    fields += list(BLUNDER_KINDS)
+    fields += list(BlunderKind)
     if games_mode:
-        fields += [f"{side}_{result}" for side in "xo" for result in ("won", "drawn", "lost")]
+        fields += [f"{side}_{result}" for side in Side for result in ("won", "drawn", "lost")]
     rated = curves[0].points[0].rating is not None
     if rated:
         fields += ["rating", "rating_low", "rating_high"]
@@ -229,7 +230,7 @@ def _print_csv(curves: list[Curve], games_mode: bool) -> None:
             row: list[object] = [one.agent, one.param, point.value, point.spec, len(point.runs)]
             for share_value in (point.accuracy, point.perfection):
                 row += list(share_value) if share_value is not None else ["", "", ""]
-            row += [kinds[kind] for kind in BLUNDER_KINDS]
+            row += [kinds[kind] for kind in BlunderKind]
             if games_mode:
                 for _label, _n, won, drawn, lost, *_ in game_rows(point.games()):
                     row += [won, drawn, lost]

@@ -199,8 +199,8 @@ def grading_sample(
 ) -> int | None:
     """Checks the options of :func:`grading_mode_options` and :func:`report_options` together,
     before any work: the positions to sample (None: all, or games mode)."""
-    from ttt_solve import charts
     from ttt_solve.agents.spec import parse_spec
+    from ttt_solve.presentation import charts
 
     if as_json and as_csv:
         raise CliError("--json and --csv are alternatives: choose one")

@@ -19,6 +19,7 @@ from ttt_solve.fixes import explained, solve_command
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.vocabulary import Side
 
 EXAMPLES = """
 \b
@@ -68,7 +69,7 @@ def _open_truth(stack: ExitStack, db: str, rules: Rules, needs_book: bool):  # n
 )
 @click.option(
     "--as",
-    "side",
+    "side_name",
     type=click.Choice(["x", "o"], case_sensitive=False),
     default="x",
     show_default=True,
@@ -78,12 +79,12 @@ def _open_truth(stack: ExitStack, db: str, rules: Rules, needs_book: bool):  # n
 @db_option
 @seed_option("Seed of the agent's random choices (default: a fresh one each game).", None)
 @friendly_errors
-def play(agent_spec: str, side: str, rules: Rules, db: str, seed: int | None) -> None:
+def play(agent_spec: str, side_name: str, rules: Rules, db: str, seed: int | None) -> None:
     """Play an agent on the terminal. At the end your own moves are graded against the book:
     best, sound, or a blunder (win->draw, win->loss, draw->loss).
     """
     parsed = parse_spec(agent_spec)
-    side = side.lower()
+    side = Side.parse(side_name)
     with ExitStack() as stack:
         book, truth = _open_truth(stack, db, rules, parsed.needs_book)
         seed = random.SystemRandom().randrange(2**32) if seed is None else seed
@@ -109,7 +110,7 @@ def play(agent_spec: str, side: str, rules: Rules, db: str, seed: int | None) ->
         _report(rules, truth, moves, side)
 
 
-def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # noqa: ANN001
+def _game(rules: Rules, agent, side: Side, truth: Truth | None) -> list[int]:  # noqa: ANN001
     """The interactive loop; returns the moves played (undone ones removed)."""
     moves: list[int] = []
     while True:
@@ -132,7 +133,7 @@ def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # 
         if text in ("quit", "q", "exit"):
             return moves
         if text in ("undo", "u"):
-            mine = [i for i in range(len(moves)) if (i % 2 == 0) == (side == "x")]
+            mine = [i for i in range(len(moves)) if (i % 2 == 0) == (side == Side.X)]
             if not mine:
                 click.echo("nothing to undo")
             else:
@@ -155,7 +156,7 @@ def _game(rules: Rules, agent, side: str, truth: Truth | None) -> list[int]:  # 
 
 def _board(position: Position, moves: list[int]) -> str:
     """The board in text, from the picture module's cell model."""
-    from ttt_solve import picture
+    from ttt_solve.presentation import picture
 
     drawn = picture.board(position, lastmove=moves[-1] if moves else None)
     return picture.text(drawn)
@@ -176,7 +177,7 @@ def _hint(truth: Truth | None, position: Position) -> str:
     )
 
 
-def _report(rules: Rules, truth: Truth | None, moves: list[int], side: str) -> None:
+def _report(rules: Rules, truth: Truth | None, moves: list[int], side: Side) -> None:
     """Grade the person's moves and print a table."""
     if truth is None:
         return

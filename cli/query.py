@@ -29,7 +29,7 @@ _SOURCES = {
 
 def board_drawing(analysis: Analysis, colour: bool) -> str:
     """The board with each legal move's outcome and remoteness written in its cell (``D7``)."""
-    from ttt_solve import picture
+    from ttt_solve.presentation import picture
 
     return picture.text(picture.of_analysis(analysis), colour)
 

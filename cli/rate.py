@@ -25,8 +25,8 @@ from ttt_solve.cli.options import (
     quiet_option,
     seed_option,
 )
-from ttt_solve.display import ladder_lines, ratings_chart
 from ttt_solve.errors import TttError
+from ttt_solve.presentation.display import ladder_lines, ratings_chart
 from ttt_solve.solver.rules import Rules
 
 anchor_option: Decorator = click.option(
@@ -149,13 +149,13 @@ def rate_command(
     each agent placed on it (rating, 95% interval, the likelihood of being stronger than the
     next), and each agent's accuracy and perfection against the book.
     """
-    from ttt_solve import charts
     from ttt_solve.agents.ladder import open_ladder_book, rate_on_ladder
     from ttt_solve.agents.rating import parse_anchor
     from ttt_solve.agents.rungs import GAMES
     from ttt_solve.agents.spec import parse_spec
     from ttt_solve.book.urls import unwritable_reason
     from ttt_solve.cli.options import parse_positions
+    from ttt_solve.presentation import charts
 
     for spec in agent_specs:
         parse_spec(spec)

@@ -7,7 +7,7 @@ import sys
 import click
 from tabulate import tabulate
 
-from ttt_solve.book.records import GameInfo
+from ttt_solve.book.records import GameInfo, SolveMethod
 from ttt_solve.book.solving import DEFAULT_BOOK_DEPTH, Solve
 from ttt_solve.cli.common import (
     BOOK_TABLE_BYTES,
@@ -76,7 +76,7 @@ def summary_table(info: GameInfo, db: str) -> str:
 @db_option
 @click.option(
     "--method",
-    type=click.Choice(["exhaustive", "alphabeta", "table"]),
+    type=click.Choice([method.value for method in SolveMethod]),
     default=None,
     help="exhaustive: every reachable position; alphabeta: an opening book to "
     "--book-depth; table: every position's value in a tablebase beside the book "

@@ -9,10 +9,11 @@ from tabulate import tabulate
 
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.records import GameInfo
-from ttt_solve.book.stats import OUTCOMES, WEIGHTS, report
+from ttt_solve.book.stats import WEIGHTS, report
 from ttt_solve.cli.common import count, db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Outcome
 
 
 def text_report(info: GameInfo, data: dict, db: str) -> str:
@@ -53,7 +54,7 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
 
     rows = []
     for label, source in (("side to move", figures.values), ("X", figures.values_for_x)):
-        for outcome in OUTCOMES:
+        for outcome in Outcome:
             rows.append(
                 (
                     f"{outcome} for {label}",
@@ -92,7 +93,7 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
     )
 
     table = figures.remoteness
-    depths = sorted({r for w in WEIGHTS for o in OUTCOMES for r in table[w][o]})
+    depths = sorted({r for w in WEIGHTS for o in Outcome for r in table[w][o]})
     rows = [
         (r, *(count(table[w][o].get(r, 0)) for w in WEIGHTS for o in ("win", "loss", "draw")))
         for r in depths
@@ -107,7 +108,7 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
     )
 
     lines = []
-    for outcome in ("win", "loss"):
+    for outcome in (Outcome.WIN, Outcome.LOSS):
         found = data[f"longest_{outcome}"]
         if found is None:
             lines.append(f"longest {outcome}: none (no position is a {outcome} for its mover)")

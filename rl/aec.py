@@ -273,7 +273,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called, but no render_mode was given")
             return None
-        from ttt_solve import picture
+        from ttt_solve.presentation import picture
 
         position = self.position
         if self.render_mode == "rgb_array":
@@ -296,7 +296,7 @@ def rasterise(position: Position, width: int = RENDER_SIZE) -> np.ndarray:
     import io
     import os
 
-    from ttt_solve import svg
+    from ttt_solve.presentation import svg
 
     os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
     try:

@@ -27,8 +27,8 @@ from typing import Any
 
 from ttt_solve.agents.adapters import Adapter
 from ttt_solve.agents.grading import pose
+from ttt_solve.agents.makers import agent_maker
 from ttt_solve.rl.evalset import EvalSet, load
-from ttt_solve.session import agent_maker
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.value import Grade, Outcome, Value, grade
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ttt_solve.solver.value import Outcome
+from ttt_solve.solver.vocabulary import Side
+
 if TYPE_CHECKING:
     from ttt_solve.solver.plytable import PlyTable
-
-OUTCOMES = ("win", "draw", "loss")
 
 
 @dataclass
@@ -25,17 +26,19 @@ class Figures:
         default_factory=lambda: {"reachable": {}, "canonical": {}}
     )
     terminal: dict[str, dict[str, int]] = field(
-        default_factory=lambda: {w: {"x": 0, "o": 0, "draw": 0} for w in ("reachable", "canonical")}
+        default_factory=lambda: {
+            w: {**dict.fromkeys(Side, 0), "draw": 0} for w in ("reachable", "canonical")
+        }
     )
     values: dict[str, dict[str, int]] = field(
-        default_factory=lambda: {w: dict.fromkeys(OUTCOMES, 0) for w in ("reachable", "canonical")}
+        default_factory=lambda: {w: dict.fromkeys(Outcome, 0) for w in ("reachable", "canonical")}
     )
     values_for_x: dict[str, dict[str, int]] = field(
-        default_factory=lambda: {w: dict.fromkeys(OUTCOMES, 0) for w in ("reachable", "canonical")}
+        default_factory=lambda: {w: dict.fromkeys(Outcome, 0) for w in ("reachable", "canonical")}
     )
     # remoteness[weight][outcome][r] = count
     remoteness: dict[str, dict[str, dict[int, int]]] = field(
-        default_factory=lambda: {w: {o: {} for o in OUTCOMES} for w in ("reachable", "canonical")}
+        default_factory=lambda: {w: {o: {} for o in Outcome} for w in ("reachable", "canonical")}
     )
     start_score: int | None = None
 
@@ -52,7 +55,11 @@ class Figures:
             "reachable": table.images.astype(np.int64),
             "canonical": np.ones(len(scores), dtype=np.int64),
         }
-        outcome_masks = {"win": scores > 0, "draw": scores == 0, "loss": scores < 0}
+        outcome_masks = {
+            Outcome.WIN: scores > 0,
+            Outcome.DRAW: scores == 0,
+            Outcome.LOSS: scores < 0,
+        }
         _, remoteness = split_scores(scores, self.cells - ply)
         terminal = remoteness == 0
         x_to_move = ply % 2 == 0
@@ -61,9 +68,7 @@ class Figures:
             for outcome, mask in outcome_masks.items():
                 count = int(weight[mask].sum())
                 self.values[name][outcome] += count
-                for_x = (
-                    outcome if x_to_move else {"win": "loss", "loss": "win"}.get(outcome, "draw")
-                )
+                for_x = outcome if x_to_move else Outcome.from_sign(-outcome.sign)
                 self.values_for_x[name][for_x] += count
                 if count:
                     r_counts = np.bincount(remoteness[mask], weights=weight[mask])
@@ -73,7 +78,7 @@ class Figures:
             lost = terminal & (scores < 0)
             drawn = terminal & (scores == 0)
             # A terminal loss for the side to move was won by the other side.
-            self.terminal[name]["o" if x_to_move else "x"] += int(weight[lost].sum())
+            self.terminal[name][Side.O if x_to_move else Side.X] += int(weight[lost].sum())
             self.terminal[name]["draw"] += int(weight[drawn].sum())
         if ply == 0:
             self.start_score = int(scores[0])

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from ttt_solve.solver.errors import IllegalMoveError, InvalidPositionError
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.vocabulary import Side
 
 _EMPTY_CHARS = ".-_"
 _CELL_CHARS = "xo" + _EMPTY_CHARS
@@ -129,17 +130,17 @@ class Position:
         return self.x.bit_count() == self.o.bit_count()
 
     @property
-    def to_move(self) -> str:
-        """``"x"`` or ``"o"``."""
-        return "x" if self.x_to_move else "o"
+    def to_move(self) -> Side:
+        """``Side.X`` or ``Side.O``."""
+        return Side.X if self.x_to_move else Side.O
 
     @property
-    def winner(self) -> str | None:
-        """``"x"`` or ``"o"`` if that side has a line, else ``None``."""
+    def winner(self) -> Side | None:
+        """The side that has a line, else ``None``."""
         if self.rules.has_line(self.x):
-            return "x"
+            return Side.X
         if self.rules.has_line(self.o):
-            return "o"
+            return Side.O
         return None
 
     @property
@@ -254,7 +255,7 @@ class Position:
 
     def _repr_svg_(self) -> str:
         """The board as SVG, for notebooks (the drawing module is imported only here)."""
-        from ttt_solve import svg
+        from ttt_solve.presentation import svg
 
         return svg.board(self)
 

@@ -40,7 +40,7 @@ from ttt_solve.solver.tablebase_index import (
     stone_counts,
     unrank_set,
 )
-from ttt_solve.solver.value import WIN_SCORE, move_score, remoteness_of, score_of
+from ttt_solve.solver.value import WIN_SCORE, Value, move_score, remoteness_of, score_of
 
 NONE = 0
 """The record of a number that stands for no position."""
@@ -48,9 +48,6 @@ DRAW = 1
 """The record of a draw."""
 DECIDED = 2
 """A won or lost position's record is this plus its remoteness."""
-
-OUTCOMES = ("win", "draw", "loss")
-"""The first axis of :class:`RecordCounts`' array, for the side to move."""
 
 BLOCK = 1 << 13
 """Numbers one thread takes at once: each block starts by unranking its first number."""
@@ -65,6 +62,12 @@ _remoteness_of = _compile_inline(remoteness_of)
 def record_of(score: int, empty_cells: int) -> int:
     """The record of a position's score (see the module docstring)."""
     return DRAW if score == 0 else DECIDED + int(remoteness_of(score, empty_cells))
+
+
+def value_of_record(record: int, empty_cells: int) -> Value:
+    """The value for the side to move of a position's record (not :data:`NONE`), with
+    ``empty_cells`` its empty cells (a draw's remoteness)."""
+    return Value.from_score(score_of_record(record), empty_cells)
 
 
 def score_of_record(record: int) -> int:
@@ -124,9 +127,9 @@ def _lines_held(stones: int, lines: NDArray[np.int64]) -> int:
 
 class RecordCounts(NamedTuple):
     """How many records of each kind a range holds: ``counts[outcome, terminal, kind]`` with
-    outcome 0 win, 1 draw, 2 loss (:data:`OUTCOMES`), terminal 0 open, 1 game over, and kind
-    0 canonical positions (one per class of symmetric positions), 1 reachable positions (every
-    image counted)."""
+    outcome 0 win, 1 draw, 2 loss (the order of :class:`~ttt_solve.solver.value.Outcome`),
+    terminal 0 open, 1 game over, and kind 0 canonical positions (one per class of symmetric
+    positions), 1 reachable positions (every image counted)."""
 
     counts: NDArray[np.int64]
 
@@ -357,6 +360,34 @@ def _back_up(
             counts[outcome, terminal, 0] += canonical
             counts[outcome, terminal, 1] += weight
     return out, block_counts.sum(axis=0), int(block_missing.sum())
+
+
+@_compile
+def _histogram(records: NDArray[np.uint8], chunks: int) -> NDArray[np.int64]:
+    counts = np.zeros((chunks, 256), dtype=np.int64)
+    size = (len(records) + chunks - 1) // chunks
+    for chunk in numba.prange(chunks):
+        for i in range(chunk * size, min(len(records), (chunk + 1) * size)):
+            counts[chunk, records[i]] += 1
+    total: NDArray[np.int64] = counts.sum(axis=0)
+    return total
+
+
+def record_histogram(records: NDArray[np.uint8]) -> NDArray[np.int64]:
+    """How many numbers hold each record (256 counts): a ply's remoteness table over its
+    numbers, read over every core."""
+    if len(records) == 0:
+        return np.zeros(256, dtype=np.int64)
+    return np.asarray(_histogram(records, 256), dtype=np.int64)
+
+
+@numba.njit(nogil=True, cache=True)
+def first_number(records: NDArray[np.uint8], record: int) -> int:
+    """The first number holding ``record``, or -1."""
+    for i in range(len(records)):
+        if records[i] == record:
+            return i
+    return -1
 
 
 def class_tables(

@@ -13,10 +13,12 @@ boards. :func:`back_up_range_on` chooses: the GPU when one is present or asked f
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numba.cuda
 import numpy as np
+from numba.core.errors import NumbaPerformanceWarning
 from numpy.typing import NDArray
 
 from ttt_solve.errors import TttError
@@ -58,15 +60,19 @@ def gpu_available() -> bool:
         return False
 
 
+def gpu_chosen(device: str) -> bool:
+    """Whether ``device`` (``"cpu"``, ``"gpu"`` or ``"auto"``) runs the ply step on the GPU."""
+    if device not in ("cpu", "gpu", "auto"):
+        raise ValueError(f"device {device!r} is not cpu, gpu or auto")
+    return device == "gpu" or (device == "auto" and gpu_available())
+
+
 def back_up_range_on(
     device: str, step: PlyStep, start: int, stop: int, child_records: NDArray[np.uint8]
 ) -> tuple[NDArray[np.uint8], RecordCounts]:
     """:func:`back_up_range` on ``device``: ``"cpu"``, ``"gpu"`` (an error without one) or
     ``"auto"`` (the GPU when one is present)."""
-    if device not in ("cpu", "gpu", "auto"):
-        raise ValueError(f"device {device!r} is not cpu, gpu or auto")
-    use_gpu = device == "gpu" or (device == "auto" and gpu_available())
-    if not use_gpu:
+    if not gpu_chosen(device):
         return back_up_range(step, start, stop, child_records)
     if not gpu_available():
         raise GpuUnavailableError(
@@ -92,21 +98,16 @@ def back_up_range_gpu(
         device_counts = cuda.to_device(counts)
         device_missing = cuda.to_device(missing)
         kernel = _kernel()
-        kernel[(count + THREADS - 1) // THREADS, THREADS](
+        with warnings.catch_warnings():
+            # a small ply is a small grid: Numba's warning of low occupancy says nothing here
+            warnings.simplefilter("ignore", NumbaPerformanceWarning)
+            launch = kernel[(count + THREADS - 1) // THREADS, THREADS]
+        launch(
             step.ply,
             rules.cells,
             start,
             count,
-            cuda.to_device(step.reps),
-            step.per_class,
-            step.child_per_class,
-            cuda.to_device(step.child_classes),
-            cuda.to_device(step.child_symmetries),
-            cuda.to_device(step.child_reps),
-            cuda.to_device(cell_tables(rules)),
-            cuda.to_device(np.array(rules.lines, dtype=np.int64)),
-            cuda.to_device(binomials(rules.cells)),
-            cuda.to_device(np.ascontiguousarray(child_records, dtype=np.uint8)),
+            *_resident(step, child_records),
             device_out,
             device_counts,
             device_missing,
@@ -117,6 +118,41 @@ def back_up_range_gpu(
     if missing[0]:
         raise AssertionError(f"ply {step.ply}: {missing[0]} children stand at no position")
     return out, RecordCounts(counts)
+
+
+_RESIDENT: tuple[PlyStep, NDArray[np.uint8], tuple[Any, ...]] | None = None
+"""The arrays of the last ply step on the GPU, with the step and the children's records they
+were copied from (held, so that ``is`` cannot match a new object at a reused address)."""
+
+
+def _resident(step: PlyStep, child_records: NDArray[np.uint8]) -> tuple[Any, ...]:
+    """The step's tables and the children's records on the GPU: copied once a ply, since every
+    part of a ply reads the same (the children's records of a wide ply are gigabytes). The
+    records must not change between the parts of a ply (a build's are a read-only map)."""
+    global _RESIDENT
+    if _RESIDENT is None or _RESIDENT[0] is not step or _RESIDENT[1] is not child_records:
+        _RESIDENT = None  # the last ply's arrays go before the next ply's are copied
+        rules = step.rules
+        arrays = (
+            cuda.to_device(step.reps),
+            step.per_class,
+            step.child_per_class,
+            cuda.to_device(step.child_classes),
+            cuda.to_device(step.child_symmetries),
+            cuda.to_device(step.child_reps),
+            cuda.to_device(cell_tables(rules)),
+            cuda.to_device(np.array(rules.lines, dtype=np.int64)),
+            cuda.to_device(binomials(rules.cells)),
+            cuda.to_device(np.ascontiguousarray(child_records, dtype=np.uint8)),
+        )
+        _RESIDENT = (step, child_records, arrays)
+    return _RESIDENT[2]
+
+
+def release_gpu() -> None:
+    """Free the GPU copies of the last ply step (a build calls this when it ends)."""
+    global _RESIDENT
+    _RESIDENT = None
 
 
 _KERNEL: Any = None

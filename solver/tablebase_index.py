@@ -279,6 +279,22 @@ def compress_of(stones: int, free: int) -> int:
     return out
 
 
+def unrank_of(rank: int, size: int) -> int:
+    """:func:`unrank_set` for Python ints: the ``size``-set of cells of this rank."""
+    stones = 0
+    for m in range(size, 0, -1):
+        cell = m - 1
+        while comb(cell + 1, m) <= rank:
+            cell += 1
+        stones |= 1 << cell
+        rank -= comb(cell, m)
+    return stones
+
+
+expand_of = expand.py_func
+""":func:`expand` for Python ints: its own source, run by Python."""
+
+
 class Ranks(Protocol):
     """The representatives' ranks of a ply, ascending: a list, or a file's bytes read as
     one."""
@@ -316,6 +332,15 @@ class PlyIndex:
         if number == len(self.rep_ranks) or self.rep_ranks[number] != best_rank:
             raise ValueError(f"no class of ply {self.ply} has representative rank {best_rank}")
         return number, best_symmetry, best_image
+
+    def stones(self, number: int) -> tuple[int, int]:
+        """``(x, o)``: the X and O cell sets of the position at ``number`` (:meth:`index`'s
+        inverse for the image it ranks)."""
+        if not 0 <= number < len(self):
+            raise ValueError(f"number {number} is not within ply {self.ply}")
+        x = unrank_of(self.rep_ranks[number // self.per_class], self.x)
+        o = expand_of(unrank_of(number % self.per_class, self.o), self.rules.full & ~x)
+        return x, o
 
     def index(self, x: int, o: int) -> int:
         """The number of the position with these stones (of this ply's stone counts)."""

@@ -14,8 +14,9 @@ the number of empty cells.
 
 from __future__ import annotations
 
-from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, overload
+
+from ttt_solve.solver.vocabulary import Word
 
 if TYPE_CHECKING:  # NumPy is not imported at run time: reading a stored value must not pay for it
     import numpy as np
@@ -28,7 +29,7 @@ WIN_SCORE = 1024
 """Larger than any remoteness (boards have at most 26*26 cells)."""
 
 
-class Outcome(str, Enum):
+class Outcome(Word):
     """Result for the side to move (or, for a move, for the player who makes it)."""
 
     WIN = "win"
@@ -43,9 +44,6 @@ class Outcome(str, Enum):
     @classmethod
     def from_sign(cls, sign: int) -> Outcome:
         return cls.WIN if sign > 0 else cls.LOSS if sign < 0 else cls.DRAW
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class Value(NamedTuple):
@@ -132,7 +130,7 @@ def move_value(child_value: Value) -> Value:
     return Value.from_score(move_score(child_value.score), child_value.remoteness + 1)
 
 
-class Grade(str, Enum):
+class Grade(Word):
     """How a move compares with perfect play (a best move keeps the position's score, a sound
     one its outcome, a blunder changes the outcome)."""
 
@@ -140,11 +138,22 @@ class Grade(str, Enum):
     SOUND = "sound"
     BLUNDER = "blunder"
 
-    def __str__(self) -> str:
-        return self.value
+
+class BlunderKind(Word):
+    """The outcome a blunder threw away and the one it reached (a loss can be thrown away by no
+    move, and a blunder always makes the outcome worse)."""
+
+    WIN_DRAW = "win->draw"
+    WIN_LOSS = "win->loss"
+    DRAW_LOSS = "draw->loss"
+
+    @classmethod
+    def of(cls, before: Outcome, after: Outcome) -> BlunderKind:
+        """The kind of a move from a position worth ``before`` to a move worth ``after``."""
+        return cls(f"{before.value}->{after.value}")
 
 
-def grade(position_value: Value, move: Value) -> tuple[Grade, str | None]:
+def grade(position_value: Value, move: Value) -> tuple[Grade, BlunderKind | None]:
     """Grade a move's value against its position's value.
 
     Returns the grade and, for a blunder, its kind: ``"win->draw"``, ``"win->loss"`` or
@@ -154,7 +163,7 @@ def grade(position_value: Value, move: Value) -> tuple[Grade, str | None]:
     (<Grade.SOUND: 'sound'>, None)
     """
     if move.outcome is not position_value.outcome:
-        return Grade.BLUNDER, f"{position_value.outcome.value}->{move.outcome.value}"
+        return Grade.BLUNDER, BlunderKind.of(position_value.outcome, move.outcome)
     if move.score == position_value.score:
         return Grade.BEST, None
     return Grade.SOUND, None

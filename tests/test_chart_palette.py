@@ -9,8 +9,8 @@ pytest.importorskip("matplotlib")
 
 from matplotlib.colors import to_hex  # noqa: E402
 
-from ttt_solve import charts  # noqa: E402
-from ttt_solve.palette import SERIES, VALUES, value_colours  # noqa: E402
+from ttt_solve.presentation import charts  # noqa: E402
+from ttt_solve.presentation.palette import SERIES, VALUES, value_colours  # noqa: E402
 from ttt_solve.solver.value import Outcome  # noqa: E402
 
 

@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ttt_solve import charts
 from ttt_solve.errors import TttError
+from ttt_solve.presentation import charts
 
 SVG = "{http://www.w3.org/2000/svg}"
 XLINK = "{http://www.w3.org/1999/xlink}"
@@ -39,7 +39,7 @@ def curve() -> charts.Figure:
 
 
 def test_importing_the_module_does_not_import_matplotlib():
-    code = "import sys, ttt_solve.charts; print('matplotlib' in sys.modules)"
+    code = "import sys, ttt_solve.presentation.charts; print('matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

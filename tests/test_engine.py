@@ -152,7 +152,7 @@ def test_the_reference_engine_is_perfect_on_every_3x3_position(truth):
     records, ungraded, failures = audit_positions(AgentMaker(reference()), truth, per_class=True)
     summary = summarize(records, ungraded, failures)
     assert (summary.graded, summary.moves, summary.perfection) == (627, 4520, 1.0)
-    assert failures == [] and summary.failures == dict.fromkeys(engine_module.FAILURE_KINDS, 0)
+    assert failures == [] and summary.failures == dict.fromkeys(engine_module.FailureKind, 0)
 
 
 def test_seeds_make_engine_audits_reproducible(truth):

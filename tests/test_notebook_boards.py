@@ -14,7 +14,9 @@ from click.testing import CliRunner
 import ttt_solve as ttt
 from tests.lab_agents import buggy_agent
 from ttt_solve.agents.identity import identity
+from ttt_solve.agents.makers import agent_maker
 from ttt_solve.cli.main import ttt as ttt_command
+from ttt_solve.session import read_board
 
 GRID = [["X", "O", " "], [" ", "X", " "], [" ", " ", " "]]
 
@@ -42,7 +44,7 @@ def test_analyse_reads_a_board_as_audit_hands_it(book_3x3):
         (lambda db: ttt.analyse([["X", "?", " "]] * 3, "3x3k3", db=db), ["'?'", "symbols="]),
         (
             lambda db: ttt.audit(buggy_agent, "3x3k3", db=db, board="grid", symbols={"x": 1}),
-            ["symbols=", "'x', 'o' and 'empty'"],
+            ["symbols=", "a mapping names the symbols of x, o and empty"],
         ),
         (lambda db: ttt.analyse(GRID, "3x3k3", symbols="XO ", db=db), ["symbols='XO '"]),
     ],
@@ -67,15 +69,56 @@ def test_symbols_as_a_mapping_are_understood(book_3x3):
     assert named.failed_moves == 0 and named.to_dict()["accuracy"] == listed.to_dict()["accuracy"]
 
 
-def test_play_game_says_which_board_a_function_was_handed(book_3x3):
-    def grid_agent(board):
-        return next((r, c) for r, row in enumerate(board) for c, v in enumerate(row) if v == " ")
+def grid_agent(board):
+    return next((r, c) for r, row in enumerate(board) for c, v in enumerate(row) if v == " ")
 
-    game = ttt.play_game(grid_agent, "perfect", "3x3k3", db=book_3x3)
-    assert game.record.failure is not None and game.winner == "o"  # X forfeited its move 1
-    assert "X forfeits at move 1" in game.result and "board='grid'" in game.result
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda db: ttt.play_game(grid_agent, "perfect", "3x3k3", db=db),
+        lambda db: ttt.play_game("random", grid_agent, "3x3k3", db=db),
+        lambda db: ttt.audit(grid_agent, "3x3k3", db=db, positions=20),
+        lambda db: ttt.audit(grid_agent, "3x3k3", db=db, positions=20, timeout=None),
+        lambda db: ttt.audit(grid_agent, "3x3k3", db=db, games=2),
+    ],
+)
+def test_a_function_given_no_board_that_reads_another_is_one_line_naming_board(book_3x3, call):
+    with pytest.raises(ValueError) as caught:
+        call(book_3x3)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "grid_agent" in message and "no board= was given" in message
+    assert "board='flat', 'grid', 'numpy' or 'planes'" in message
+
+
+def test_play_game_hands_a_function_the_board_it_names(book_3x3):
     played = ttt.play_game(grid_agent, "perfect", "3x3k3", db=book_3x3, board="grid")
     assert played.record.failure is None and len(played.moves) >= 5
+    numbers = ttt.play_game(
+        grid_agent, "perfect", "3x3k3", db=book_3x3, board="grid", symbols=(1, 2, " ")
+    )
+    assert numbers.moves == played.moves  # " " stays the empty cell's symbol
+    start = [[1, 2, " "], [" ", " ", " "], [" ", " ", " "]]
+    later = ttt.play_game(
+        grid_agent,
+        "perfect",
+        "3x3k3",
+        db=book_3x3,
+        board="grid",
+        symbols=(1, 2, " "),
+        start=start,
+    )
+    assert later.record.failure is None and later.moves[0] == "c1"
+
+
+def test_a_position_agent_keeps_its_own_failures(book_3x3):
+    def misspelt(position):  # the Position's own method, misspelt: the agent's failure
+        return position.legal_move()[0]
+
+    game = ttt.play_game(misspelt, "perfect", "3x3k3", db=book_3x3)
+    assert game.record.failure is not None and game.record.failure.kind == "crash"
+    assert "X forfeits at move 1" in game.result
 
 
 def test_audit_has_a_default_time_limit_per_move():
@@ -103,7 +146,7 @@ def test_identity_is_what_an_agent_runs_not_how_it_is_spelled(tmp_path, monkeypa
     other.write_text(engine.read_text() + "\n# another engine\n")
     assert identity("cmd:python3 other.py") != identity(spellings[0])
     assert identity("py:tests.lab_agents:buggy_agent,board=grid") == identity(
-        ttt.session.agent_maker(buggy_agent, db=None, board="grid")
+        agent_maker(buggy_agent, db=None, board="grid")
     )
 
 
@@ -122,3 +165,10 @@ def test_rate_in_a_notebook_rates_as_ttt_rate_does(book_3x3, tmp_path):
     assert rated.rating(mine.agent).rating.mean == pytest.approx(cli["rating"])
     assert mine.accuracy == pytest.approx(cli["accuracy"])
     assert "buggy_agent" in rated._repr_html_() and "forfeited" in repr(rated)
+
+
+@pytest.mark.parametrize("cells", [[], [" "] * 8])
+def test_a_flat_board_without_its_game_must_be_square(cells: list) -> None:
+    with pytest.raises(ValueError, match="give the game too") as caught:
+        read_board(cells, None, board="flat")
+    assert "\n" not in str(caught.value)

@@ -9,11 +9,11 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from tests.support import random_walk
-from ttt_solve import picture, svg
 from ttt_solve.agents.audit import Truth, grade_move
 from ttt_solve.book.oracle import Oracle
 from ttt_solve.book.reader import open_book
-from ttt_solve.palette import LETTERS, STONES, VALUES
+from ttt_solve.presentation import picture, svg
+from ttt_solve.presentation.palette import LETTERS, STONES, VALUES
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 import ttt_solve as ttt
 from ttt_solve.cli.main import ttt as ttt_command
-from ttt_solve.palette import STONES, VALUES
+from ttt_solve.presentation.palette import STONES, VALUES
 from ttt_solve.solver import compiling
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.value import Outcome

@@ -162,6 +162,21 @@ def test_a_position_is_ranked_alone_as_in_bulk() -> None:
     assert alone == int(bulk[0])
 
 
+@pytest.mark.parametrize("game", [(3, 3, 3), (3, 4, 3), (4, 4, 4)])
+def test_every_number_gives_back_the_stones_it_ranks(game: tuple[int, int, int]) -> None:
+    rules = Rules(*game)
+    for ply in range(rules.cells + 1):
+        x_count, o_count = stone_counts(ply)
+        index = PlyIndex(rules, ply, class_table(rules, x_count).rep_ranks.tolist())
+        numbers = range(len(index)) if len(index) < 5000 else range(0, len(index), 37)
+        for number in numbers:
+            x, o = index.stones(number)
+            assert (x.bit_count(), o.bit_count(), x & o) == (x_count, o_count, 0)
+            assert index.index(x, o) == number, (game, ply, number)
+    with pytest.raises(ValueError, match="not within ply"):
+        index.stones(len(index))
+
+
 @pytest.mark.slow
 def test_4x5_k4_agrees_with_the_exhaustive_solver_row_for_row() -> None:
     """Minutes and about 3 GiB: every canonical position of 4 rows x 5 columns, k=4."""

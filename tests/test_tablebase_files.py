@@ -13,7 +13,14 @@ from pathlib import Path
 import pytest
 
 from ttt_solve.book.table import Table
-from ttt_solve.book.tablebuild import build_table, plan_build
+from ttt_solve.book.tablebuild import (
+    ESTIMATED_RATE,
+    GPU_ESTIMATED_RATE,
+    BuildProgress,
+    build_table,
+    describe_plan,
+    plan_build,
+)
 from ttt_solve.book.tablefile import (
     HEADER_SIZE,
     TableDiskFullError,
@@ -115,6 +122,17 @@ def test_5x5_k4_is_planned_within_40_gb() -> None:
     assert max(plan.records) * 2 < 8 * 2**30  # two widest plies: well within 24 GiB
 
 
+def test_the_estimate_is_at_the_rate_of_the_device_that_builds(tmp_path: Path) -> None:
+    rules = Rules(5, 5, 4)
+    on_cpu = plan_build(rules, tmp_path, "cpu")
+    on_gpu = plan_build(rules, tmp_path, "gpu")
+    assert on_cpu.seconds == pytest.approx(on_cpu.total_work / ESTIMATED_RATE)
+    assert on_gpu.seconds == pytest.approx(on_gpu.total_work / GPU_ESTIMATED_RATE)
+    assert f"{GPU_ESTIMATED_RATE:.1e} weighted records/s" in describe_plan(on_gpu)
+    with pytest.raises(ValueError, match="not cpu, gpu or auto"):
+        plan_build(rules, tmp_path, "tpu")
+
+
 KILLED_BUILD = """
 import sys, time
 from ttt_solve.book.tablebuild import build_table
@@ -180,3 +198,12 @@ def test_the_build_command_refuses_in_one_line(
     assert run.returncode == 1
     assert run.stderr.count("\n") == 1 and message in run.stderr
     assert not (tmp_path / "t").exists()
+
+
+def test_the_whole_builds_eta_waits_for_a_measured_share_of_the_work() -> None:
+    early = BuildProgress(24, 10, 10, 10, 100_000, 0, 2.0)
+    assert early.eta() is None  # 0.01 % made: its rate says nothing of the wide plies
+    later = BuildProgress(20, 500, 1000, 5_000, 100_000, 0, 10.0)
+    assert later.eta() == pytest.approx(95_000 * 10.0 / 5_000)
+    resumed = BuildProgress(20, 500, 1000, 50_000, 100_000, 49_500, 10.0)
+    assert resumed.eta() is None  # what this run made is still under the share

@@ -39,7 +39,7 @@ from ttt_solve.book.query import parse_query  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.book.writer import write_game  # noqa: E402
 from ttt_solve.cli.main import ttt  # noqa: E402
-from ttt_solve.palette import SERIES, VALUES  # noqa: E402
+from ttt_solve.presentation.palette import SERIES, VALUES  # noqa: E402
 from ttt_solve.solver.opening import OpeningBookBuilder  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
@@ -487,6 +487,23 @@ def test_no_page_is_wider_than_a_phone(server, browser, tmp_path):
                             figure,
                         )
                         assert right <= inner, f"{name} at {width} px: {figure} at {right}"
+    finally:
+        browser.set_window_size(*DESKTOP)
+
+
+def test_the_ratings_page_shows_the_models_fit_on_a_phone(server, browser):
+    """The goodness-of-fit line under the ladder's table, whole and in view, as wide as the
+    page allows at 400 px as at 1280."""
+    try:
+        for width in (PHONES[-1], DESKTOP[0]):
+            browser.set_window_size(width, 900)
+            browser.get(server + "/game/3x3k3/ratings")
+            (note,) = browser.find_elements(By.CSS_SELECTOR, "p.fit")
+            assert note.is_displayed() and note.text.startswith("Goodness of fit: Pearson X²")
+            inner = browser.execute_script("return window.innerWidth")
+            assert note.rect["x"] >= 0 and note.rect["x"] + note.rect["width"] <= inner
+            table = browser.find_element(By.CSS_SELECTOR, "table.ratings").rect
+            assert note.rect["y"] > table["y"] + table["height"]  # it describes the table
     finally:
         browser.set_window_size(*DESKTOP)
 

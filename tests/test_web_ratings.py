@@ -88,3 +88,30 @@ def test_the_ratings_page_is_its_template_over_its_json(rated_book):
         for url in ("/game/3x3k3/ratings", "/game/4x4k3/ratings"):
             page = client.get(url).text
             assert visible(render_from_json(client, "ratings.html", url)) == visible(page)
+
+
+def test_the_ratings_page_shows_the_models_fit_from_its_json(rated_book):
+    from html import unescape
+
+    from ttt_solve.agents.ladder import from_cache
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.presentation.display import fit_text
+    from ttt_solve.solver.rules import Rules
+
+    db, printed = rated_book
+    with open_book(db) as book:
+        (result,) = from_cache(book, Rules(3, 3, 3))
+    sentence = fit_text(result.table)  # as ttt rate prints it
+    assert sentence.startswith("fit: Pearson X²")
+    with TestClient(create_app(db)) as client:
+        (ladder,) = client.get("/api/games/3x3k3/ratings").json()["ladders"]
+        page = unescape(client.get("/game/3x3k3/ratings").text)
+    assert ladder["fit"] == sentence and sentence in printed_text(db)
+    assert f'<p class="note fit">Goodness of {sentence}</p>' in page  # below the table
+
+
+def printed_text(db: str) -> str:
+    """``ttt rate``'s text report of the cached ladder (nothing is played again)."""
+    result = CliRunner().invoke(ttt, ["rate", "--db", db, "--games", "2", "-q"])
+    assert result.exit_code == 0, result.output
+    return result.output

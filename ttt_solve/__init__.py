@@ -18,6 +18,7 @@ The package's parts, each a subpackage:
 * :mod:`ttt_solve.solver`: rules, positions and the solvers (knows nothing of storage);
 * :mod:`ttt_solve.book`: storage of solved games and the reading API;
 * :mod:`ttt_solve.agents`: agents that play, and the audit that grades them against a book;
+* :mod:`ttt_solve.presentation`: the pictures, tables and notebook HTML of every value above;
 * :mod:`ttt_solve.cli`: the ``ttt`` and ``ttt-solve`` commands.
 
 Importing this package imports none of them.

@@ -15,7 +15,7 @@ any object with a ``select_move`` method, or any function: see :func:`audit` and
 from __future__ import annotations
 
 import logging
-import random
+import math
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -29,7 +29,6 @@ from ttt_solve.solver.rules import Rules, parse_game
 
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport
-    from ttt_solve.agents.base import Agent
     from ttt_solve.agents.curve import CurveReport
     from ttt_solve.agents.ladder import LadderRatings
     from ttt_solve.agents.match import GameRecord
@@ -76,14 +75,14 @@ def read_board(
     """The position a notebook's board shows (see :func:`position_of`); a board of another
     shape than ``board=`` says, or a cell that is none of the symbols, is an error that names
     ``board=`` or ``symbols=``."""
-    from ttt_solve.agents.adapters import DEFAULT_SYMBOLS
+    from ttt_solve.agents.adapters import DEFAULT_SYMBOLS, symbols_of
 
     shape = board or _shape_of(handed)
     if shape not in DEFAULT_SYMBOLS:
         raise ValueError(
             f"board={shape!r}: a position is read from a board of {', '.join(DEFAULT_SYMBOLS)}"
         )
-    rows = _rows_of(handed, shape)
+    rows = _rows_of(handed, shape, None if game is None else rules_of(game).cols)
     if game is None:
         if not rows or len(rows) != len(rows[0]):
             raise ValueError(
@@ -97,7 +96,7 @@ def read_board(
             f"board={shape!r}: the board has {found} cells, but {rules.name} has "
             f"{rules.rows} rows of {rules.cols}"
         )
-    x_mark, o_mark, empty = symbols_of(symbols) or DEFAULT_SYMBOLS[shape]
+    x_mark, o_mark, empty = DEFAULT_SYMBOLS[shape] if symbols is None else symbols_of(symbols)
     text = []
     for row in rows:
         for cell in row:
@@ -130,8 +129,9 @@ def _shape_of(handed: Any) -> str:
     )
 
 
-def _rows_of(handed: Any, shape: str) -> list[list[Any]]:
-    """The board's cells, row by row (a flat board is one row until the game splits it)."""
+def _rows_of(handed: Any, shape: str, cols: int | None) -> list[list[Any]]:
+    """The board's cells, row by row: a flat board split into rows of the game's ``cols``
+    cells, or into a square when no game is given."""
     try:
         if shape == "numpy":
             return [list(row) for row in handed.tolist()]
@@ -140,36 +140,12 @@ def _rows_of(handed: Any, shape: str) -> list[list[Any]]:
         cells = list(handed)
     except TypeError:
         raise ValueError(f"board={shape!r}: {type(handed).__name__} is no such board") from None
-    side = int(len(cells) ** 0.5)
-    if side * side != len(cells):
+    side = cols or math.isqrt(len(cells))
+    if side == 0 or (cols is None and side * side != len(cells)):
         raise ValueError(
             f"board={shape!r}: {len(cells)} cells make no square board; give the game too"
         )
-    return [cells[r * side : (r + 1) * side] for r in range(side)]
-
-
-def symbols_of(symbols: Any) -> tuple[Any, Any, Any] | None:
-    """``symbols=`` as (X, O, empty): a sequence of three, or a mapping with the keys ``x``,
-    ``o`` and ``empty`` (any case); anything else is refused in one line."""
-    if symbols is None:
-        return None
-    if isinstance(symbols, Mapping):
-        keys = {str(key).lower(): value for key, value in symbols.items()}
-        if set(keys) != {"x", "o", "empty"}:
-            raise ValueError(
-                f"symbols={dict(symbols)!r}: a mapping needs the keys 'x', 'o' and 'empty' "
-                f"(e.g. {{'x': 1, 'o': 2, 'empty': 0}}), or give three values in that order"
-            )
-        return keys["x"], keys["o"], keys["empty"]
-    if isinstance(symbols, (str, bytes)) or not isinstance(symbols, Sequence):
-        raise ValueError(
-            f"symbols={symbols!r}: give three values for X, O and an empty cell, e.g. "
-            f"('X', 'O', ' ') or {{'x': 1, 'o': 2, 'empty': 0}}"
-        )
-    values = tuple(symbols)
-    if len(values) != 3:
-        raise ValueError(f"symbols={symbols!r}: give three values, for X, O and an empty cell")
-    return values[0], values[1], values[2]
+    return [cells[start : start + side] for start in range(0, len(cells), side)]
 
 
 # -- solving and looking up -------------------------------------------------------------------
@@ -218,58 +194,6 @@ unless ``timeout=`` says otherwise: a move past it is a ``timeout`` failure, so 
 loops for ever cannot hang the notebook."""
 
 
-class InstanceMaker:
-    """An agent made in this session, handed to the audit as a maker (it runs in this process:
-    a function of a notebook cannot be sent to another one)."""
-
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
-        self.spec = agent.spec
-
-    def build(self, _book: Any = None) -> Agent:
-        return self.agent
-
-
-def agent_maker(
-    agent: Any,
-    *,
-    db: str | None,
-    board: str | None = None,
-    symbols: Any = None,
-    side: str | None = None,
-    timeout: float | None = None,
-    name: str | None = None,
-) -> Any:
-    """What the audit builds its agent from: a spec string's :class:`AgentMaker` (which may
-    run in other processes), or one of ours, an object with ``select_move`` or a function,
-    adapted to the board it expects (:mod:`ttt_solve.agents.adapters`)."""
-    from ttt_solve.agents.adapters import Adapter, CallableAgent, describe
-    from ttt_solve.agents.base import Agent
-    from ttt_solve.agents.parallel import AgentMaker
-
-    adapted = board is not None or symbols is not None or side is not None
-    if isinstance(agent, str):
-        if adapted or timeout is not None:
-            raise ValueError(
-                "board=, symbols=, side= and timeout= are for agents written in Python; "
-                "a spec string says them itself (py:module:function,board=flat,timeout=2)"
-            )
-        return AgentMaker(agent, db)
-    if isinstance(agent, Agent) and not adapted and timeout is None:
-        return InstanceMaker(agent)
-    move = getattr(agent, "select_move", agent)
-    if not callable(move):
-        raise TypeError(
-            f"{type(agent).__name__} is no agent: give a spec string, an object with "
-            f"select_move, or a function"
-        )
-    label = name or (describe(move) if move is agent else type(agent).__name__)
-    adapter = Adapter.make(board, symbols_of(symbols), side)
-    return InstanceMaker(
-        CallableAgent(random.Random(0), move, adapter, spec=label, timeout=timeout)
-    )
-
-
 def audit(
     agent: Any,
     game: str | Rules,
@@ -308,6 +232,7 @@ def audit(
     """
     from ttt_solve.agents.audit import Truth
     from ttt_solve.agents.grading import evaluate
+    from ttt_solve.agents.makers import agent_maker
     from ttt_solve.book.reader import open_book
 
     rules = rules_of(game)
@@ -372,6 +297,7 @@ def rate(
     own games are played once and cached in the book; those of an agent made in this session
     are played each time (its code may change under the same name)."""
     from ttt_solve.agents.ladder import open_ladder_book, rate_on_ladder
+    from ttt_solve.agents.makers import agent_maker
     from ttt_solve.agents.rating import parse_anchor
     from ttt_solve.agents.rungs import GAMES
     from ttt_solve.book.urls import unwritable_reason
@@ -435,6 +361,7 @@ def curve(
         plan_curve,
         run_curves,
     )
+    from ttt_solve.agents.makers import agent_maker
     from ttt_solve.book.reader import open_book
 
     rules = rules_of(game)
@@ -523,15 +450,9 @@ class PlayedGame:
         failure = self.record.failure
         if failure is not None:
             loser = failure.position.to_move.upper()
-            hint = ""
-            if "'Position' object" in failure.detail:
-                hint = (
-                    " (a function is handed the project's Position unless board= says "
-                    "otherwise: board='grid', 'flat', 'numpy' or 'planes')"
-                )
             return (
                 f"{loser} forfeits at move {len(self.record.moves) + 1}, {failure.kind}: "
-                f"{failure.detail}{hint}; {self.record.winner.upper()} wins"  # type: ignore[union-attr]
+                f"{failure.detail}; {self.record.winner.upper()} wins"  # type: ignore[union-attr]
             )
         winner = self.record.winner
         return "a draw" if winner is None else f"{winner.upper()} wins"
@@ -543,7 +464,7 @@ class PlayedGame:
         )
 
     def _repr_html_(self) -> str:
-        from ttt_solve import display
+        from ttt_solve.presentation import display
 
         return display.game_html(self)
 
@@ -564,11 +485,12 @@ def play_game(
     ``symbols`` and ``side`` adapt those written in Python), from ``start`` or the empty
     board, each drawing from a generator seeded from ``seed``; with the value of every
     position from the book ``db`` when it holds the game."""
+    from ttt_solve.agents.makers import agent_maker
     from ttt_solve.agents.match import derive_seed
     from ttt_solve.agents.match import play_game as play
 
     rules = rules_of(game)
-    first = None if start is None else position_of(start, rules)
+    first = None if start is None else position_of(start, rules, symbols=symbols)
     options: dict[str, Any] = {"board": board, "symbols": symbols, "side": side}
     notebook_notices()
     with _book_or_none(db) as book:

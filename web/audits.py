@@ -29,6 +29,7 @@ from ttt_solve.agents.spec import AgentSpecError, make_agent, parse_spec
 from ttt_solve.book.reader import Book
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.vocabulary import Word
 from ttt_solve.web.workers import BusyError, WorkerPool, WorkTimeout
 
 KEPT_JOBS = 50
@@ -78,21 +79,28 @@ def checked_spec(text: str, what: str = "agent") -> str:
     return spec.text
 
 
+class JobStatus(Word):
+    """Where an audit job stands: running, done (its report is set) or failed (its error)."""
+
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
 @dataclass(frozen=True)
 class AuditRequest:
     """What to audit: an agent on a game, over positions (all or a sample) or in games."""
 
     rules: Rules
     agent: str
-    mode: str = "positions"  # "positions" or "games"
+    mode: audit.AuditMode = audit.AuditMode.POSITIONS
     sample: int | None = None  # positions mode: None = every position
     games: int = 100  # games mode
     opponent: str = "random"
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.mode not in ("positions", "games"):
-            raise ValueError(f"mode {self.mode!r} is not 'positions' or 'games'")
+        object.__setattr__(self, "mode", audit.AuditMode.parse(self.mode, "mode"))
         if self.sample is not None and not 1 <= self.sample <= MAX_SAMPLE:
             raise ValueError(f"sample {self.sample} is not between 1 and {MAX_SAMPLE:,}")
         if not 1 <= self.games <= MAX_GAMES:
@@ -123,7 +131,7 @@ def run_audit(
     truth: audit.Truth, request: AuditRequest, progress: Callable[[int, int], None]
 ) -> AuditDone:
     """The audit ``request`` asks for, graded against ``truth`` (in a worker)."""
-    games = request.mode == "games"
+    games = request.mode == audit.AuditMode.GAMES
     report = evaluate(
         AgentMaker(request.agent),  # built with the truth's book
         truth,
@@ -149,7 +157,7 @@ class AuditJob:
     started: float = field(default_factory=time.monotonic)
     done: int = 0
     total: int = 0
-    status: str = "running"  # "running", "done" or "failed"
+    status: JobStatus = JobStatus.RUNNING
     error: str | None = None
     report: audit.AuditReport | None = None
     costly: list[review.CostlyRow] = field(default_factory=list)
@@ -187,7 +195,7 @@ class AuditRunner:
         """A new job, running; :class:`BusyError` when ``max_running`` already run."""
         self.book.game(request.rules)  # a game not in the book fails here, at once
         with self._lock:
-            running = sum(job.status == "running" for job in self._jobs.values())
+            running = sum(job.status == JobStatus.RUNNING for job in self._jobs.values())
             if running >= self.max_running:
                 raise BusyError(
                     f"{running} audit{'s are' if running > 1 else ' is'} running, the most this "
@@ -198,7 +206,7 @@ class AuditRunner:
             self._jobs[job.id] = job
             while len(self._jobs) > KEPT_JOBS:
                 oldest = next(iter(self._jobs))
-                if self._jobs[oldest].status == "running":
+                if self._jobs[oldest].status == JobStatus.RUNNING:
                     break
                 del self._jobs[oldest]
         threading.Thread(
@@ -219,20 +227,20 @@ class AuditRunner:
         try:
             finished: AuditDone = task.result(self.seconds, grace=0, progress=job.progress)
             job.report, job.costly, job.costly_count, job.blunders = finished
-            job.status = "done"
+            job.status = JobStatus.DONE
         except WorkTimeout:
             job.error = (
                 f"the audit ran past this server's limit of {self.seconds:g} s after "
                 f"{job.done:,} of {job.total:,} tasks and was stopped; audit a sample, or run "
                 f"ttt audit"
             )
-            job.status = "failed"
+            job.status = JobStatus.FAILED
         except (TttError, ValueError) as error:
             job.error = " ".join(str(error).split())
-            job.status = "failed"
+            job.status = JobStatus.FAILED
         except Exception as error:  # noqa: BLE001 - a bug: shown on the job, not lost in a thread
             job.error = f"the audit failed unexpectedly: {type(error).__name__}: {error}"
-            job.status = "failed"
+            job.status = JobStatus.FAILED
         finally:
             job.seconds = time.monotonic() - job.started
 
@@ -249,8 +257,8 @@ def job_json(job: AuditJob, links: Any = None) -> dict[str, Any]:
         "agent": request.agent,
         "mode": request.mode,
         "sample": request.sample,
-        "games": request.games if request.mode == "games" else None,
-        "opponent": request.opponent if request.mode == "games" else None,
+        "games": request.games if request.mode == audit.AuditMode.GAMES else None,
+        "opponent": request.opponent if request.mode == audit.AuditMode.GAMES else None,
         "seed": request.seed,
         "done": job.done,
         "total": job.total,

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from starlette.requests import Request
 
+from ttt_solve.agents.audit import AuditMode
 from ttt_solve.agents.spec import make_agent, parse_spec
 from ttt_solve.book.reader import Book
 from ttt_solve.web.audits import AuditJob, AuditRequest, checked_spec
@@ -41,12 +42,12 @@ def agent_spec(text: str, what: str, book: Book) -> str:
 def audit_request(fields: dict[str, str], book: Book) -> AuditRequest:
     """An audit request from form or JSON fields (game, agent, mode, sample, games, ...), its
     agent and opponent checked against ``book`` (:func:`agent_spec`)."""
-    mode = fields.get("mode") or "positions"
+    mode = AuditMode.parse(fields.get("mode") or "positions", "mode")
     return AuditRequest(
         rules=parse_game_name(fields.get("game") or "3x3k3"),
         agent=agent_spec(fields.get("agent") or "", "agent", book),
         mode=mode,
-        sample=_int(fields.get("sample"), "sample") if mode == "positions" else None,
+        sample=_int(fields.get("sample"), "sample") if mode == AuditMode.POSITIONS else None,
         games=_int(fields.get("games"), "games", 100) or 0,  # 0 (refused) stays 0
         opponent=agent_spec(fields.get("opponent") or "random", "opponent", book),
         seed=_int(fields.get("seed"), "seed", 0) or 0,

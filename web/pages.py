@@ -16,8 +16,9 @@ from urllib.parse import parse_qsl
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from ttt_solve import palette
-from ttt_solve.agents.rating import likelihood_text
+from ttt_solve.presentation import palette
+from ttt_solve.presentation.display import likelihood_text
+from ttt_solve.solver.vocabulary import Side
 from ttt_solve.web import links, views
 from ttt_solve.web.answers import json_response
 from ttt_solve.web.common import (
@@ -164,9 +165,7 @@ async def audit_page(request: Request) -> Response:
 async def play_page(request: Request) -> Response:
     explorer = explorer_of(request)
     agent = agent_spec(param(request, "agent") or "heuristic", "agent", explorer.book)
-    side = (param(request, "side") or "x").lower()
-    if side not in ("x", "o"):
-        raise ValueError(f"side {side!r} is not x or o")
+    side = Side.parse(param(request, "side") or "x", "side")
     game = views.Game(
         agent=agent,
         side=side,

@@ -1,6 +1,6 @@
-"""The pictures of the pages: boards and value histories (:mod:`ttt_solve.svg`) and charts
-(:mod:`ttt_solve.web.plots`), drawn from the same answers as a page's data object, only for
-its HTML (the ``.json`` twin draws nothing). Each function gives the ``pictures`` its
+"""The pictures of the pages: boards and value histories (:mod:`ttt_solve.presentation.svg`)
+and charts (:mod:`ttt_solve.web.plots`), drawn from the same answers as a page's data object,
+only for its HTML (the ``.json`` twin draws nothing). Each function gives the ``pictures`` its
 template reads: inline SVG, and the width a board is drawn at; never a figure of the data."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ttt_solve import picture, svg
 from ttt_solve.agents.audit import Truth
 from ttt_solve.book.oracle import Analysis
 from ttt_solve.book.query import LineMove
 from ttt_solve.book.records import GameInfo
-from ttt_solve.charts import ChartsUnavailableError
+from ttt_solve.presentation import picture, svg
+from ttt_solve.presentation.charts import ChartsUnavailableError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.value import Value
 from ttt_solve.web import plots

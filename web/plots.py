@@ -1,6 +1,6 @@
-"""The explorer's charts of counts and rates, drawn by :mod:`ttt_solve.charts` as SVG and put
-inline in the pages, in the palette's colours (a value's series in that value's colour).
-Boards and value histories are drawn by :mod:`ttt_solve.svg`."""
+"""The explorer's charts of counts and rates, drawn by :mod:`ttt_solve.presentation.charts` as
+SVG and put inline in the pages, in the palette's colours (a value's series in that value's colour).
+Boards and value histories are drawn by :mod:`ttt_solve.presentation.svg`."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ from typing import Any
 
 from ttt_solve.agents.audit import Summary
 from ttt_solve.book.records import GameInfo
-
-OUTCOMES = ("win", "draw", "loss")
+from ttt_solve.solver.value import Outcome
 
 
 def _svg(figure: object) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     svg = charts.render(figure, "svg").decode()  # type: ignore[arg-type]
     return svg[svg.index("<svg") :]  # inline: without the XML prolog and doctype
@@ -30,7 +29,7 @@ def _counts(figure: Any) -> Any:
 
 
 def positions_by_ply(info: GameInfo) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     figures = info.figures
     plies = sorted(figures.by_ply["reachable"])
@@ -51,15 +50,15 @@ def positions_by_ply(info: GameInfo) -> str:
 
 
 def remoteness(info: GameInfo) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     table = info.figures.remoteness["reachable"]
-    depths = sorted({r for outcome in OUTCOMES for r in table[outcome]})
+    depths = sorted({r for outcome in Outcome for r in table[outcome]})
     return _svg(
         _counts(
             charts.bar_chart(
                 [str(r) for r in depths],
-                {outcome: [table[outcome].get(r, 0) for r in depths] for outcome in OUTCOMES},
+                {outcome: [table[outcome].get(r, 0) for r in depths] for outcome in Outcome},
                 title=f"{info.rules.name}: reachable positions by remoteness, for the side to move",
                 xlabel="remoteness (plies to the end under perfect play)",
                 ylabel="positions",
@@ -70,7 +69,7 @@ def remoteness(info: GameInfo) -> str:
 
 
 def audit_by_ply(summary: Summary, agent: str) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     plies = [row.ply for row in summary.by_ply]
     return _svg(

@@ -25,7 +25,7 @@ routes = RouteTable()
 
 
 def ladder_chart(result: LadderRatings) -> str:
-    from ttt_solve import charts
+    from ttt_solve.presentation import charts
 
     figure = charts.interval_chart(
         [charts.Estimate(*row) for row in result.estimates()],
@@ -43,15 +43,18 @@ def ladder_charts(ladders: list[LadderRatings]) -> dict[str, Any]:
 
 
 async def ratings_view(explorer: Explorer, game: str) -> Page:
-    """The game, its ladders cached in the book (as ``ttt rate --json`` prints each), and the
-    command that plays them, with its games per pair and its rungs."""
+    """The game, its ladders cached in the book (as ``ttt rate --json`` prints each, with the
+    model's goodness of fit to the games as ``ttt rate`` words it), and the command that plays
+    them, with its games per pair and its rungs."""
+    from ttt_solve.presentation.display import fit_text
+
     info = explorer.game(game)
     rules = info.rules
     ladders = await run_in_threadpool(from_cache, explorer.book, rules)
     data = {
         "game": game_name(rules),
         "rules": rules.as_dict(),
-        "ladders": [result.to_dict() for result in ladders],
+        "ladders": [{**result.to_dict(), "fit": fit_text(result.table)} for result in ladders],
         "rate": {
             "command": f"ttt rate --size {rules.size} --win {rules.k} "
             f"--db {explorer.book.db_argument}",

@@ -25,22 +25,21 @@ from typing import Any, NamedTuple
 
 from starlette.concurrency import run_in_threadpool
 
-from ttt_solve import picture
-from ttt_solve.agents.audit import Graded, Truth, graded_json, summary_json
+from ttt_solve.agents.audit import AuditMode, Graded, Truth, graded_json, summary_json
 from ttt_solve.agents.review import CostlyRow, Review, player_number, results_table, review_game
 from ttt_solve.book.oracle import Analysis
 from ttt_solve.book.query import LineMove, analysis_json
 from ttt_solve.book.records import GameInfo
 from ttt_solve.book.stats import report
+from ttt_solve.presentation import picture
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import grade
+from ttt_solve.solver.value import Outcome, grade
+from ttt_solve.solver.vocabulary import Side
 from ttt_solve.web import links, pictures
-from ttt_solve.web.audits import AuditJob, AuditRunner, job_json
+from ttt_solve.web.audits import AuditJob, AuditRunner, JobStatus, job_json
 from ttt_solve.web.common import answer, game_json, shortened
 from ttt_solve.web.explorer import Asked, Explorer, game_name, symmetric_images, url_param
-
-OUTCOMES = ("win", "draw", "loss")
 
 
 class Page(NamedTuple):
@@ -83,7 +82,7 @@ class State(NamedTuple):
     mark: int | None  # a cell framed: an agent's move under review
     audit: int | None  # the audit this page was opened from
     audit_game: int | None  # the number of that audit's game being replayed
-    side: str | None  # whose blunders the value history rings
+    side: Side | None  # whose blunders the value history rings
 
     @property
     def showing(self) -> dict[str, object]:
@@ -126,9 +125,8 @@ def state_of(
     for cell in cells[:ply]:
         position = position.play(cell)
     mark_text = params.get("mark")
-    side = (params.get("side") or "").lower() or None
-    if side not in (None, "x", "o"):
-        raise ValueError(f"side {side!r} is not x or o")
+    side_text = (params.get("side") or "").strip()
+    side = Side.parse(side_text, "side") if side_text else None
     return State(
         rules=rules,
         base=base,
@@ -164,7 +162,7 @@ def move_groups(analysis: Analysis, url: Callable[[int], str]) -> list[dict[str,
     """The moves under winning, drawing and losing, each group best first (as syzygy-tables
     and lichess list them): fastest win, then any draw, then slowest loss."""
     best = set(analysis.best_moves)
-    groups: dict[str, list[dict[str, Any]]] = {outcome: [] for outcome in OUTCOMES}
+    groups: dict[str, list[dict[str, Any]]] = {outcome: [] for outcome in Outcome}
     for move in analysis.moves:  # already best first
         groups[move.value.outcome.value].append(
             {
@@ -177,7 +175,7 @@ def move_groups(analysis: Analysis, url: Callable[[int], str]) -> list[dict[str,
         )
     return [
         {"value": outcome, "title": GROUP_TITLES[outcome], "moves": groups[outcome]}
-        for outcome in OUTCOMES
+        for outcome in Outcome
         if groups[outcome]
     ]
 
@@ -205,8 +203,8 @@ def mainline_json(
 
 
 def history_json(history: picture.History, current: int | None) -> dict[str, Any]:
-    """A value history (:func:`ttt_solve.picture.history`) as plain data; each change of
-    value with the link of the position after it."""
+    """A value history (:func:`ttt_solve.presentation.picture.history`) as plain data; each
+    change of value with the link of the position after it."""
     after = {p.ply - 1: p.link for p in history.points}
     return {
         "points": [
@@ -375,7 +373,7 @@ def audit_banner(audits: AuditRunner, state: State) -> dict[str, Any] | None:
     job = audits.get(state.audit)
     about: dict[str, Any] = {"url": None, "agent": None, "opponent": None, "mode": None}
     if job is not None:
-        games = job.request.mode == "games"
+        games = job.request.mode == AuditMode.GAMES
         about = {
             "url": f"/audits/{job.id}",
             "agent": job.request.agent,
@@ -399,7 +397,7 @@ async def analysis_view(explorer: Explorer, game: str) -> Page:
             found["url"] = links.position_url(info.rules, found["example"])
     remoteness = info.figures.remoteness
     depths = sorted(
-        {r for w in ("reachable", "canonical") for o in OUTCOMES for r in remoteness[w][o]}
+        {r for w in ("reachable", "canonical") for o in Outcome for r in remoteness[w][o]}
     )
     data = {"game": game_json(info), "stats": stats, "depths": depths}
     return Page(data, partial(pictures.analysis, info))
@@ -416,7 +414,7 @@ class Setup(NamedTuple):
 
     rules: Rules
     cells: str  # one character a cell, row-major
-    turn: str | None  # "x", "o", or None: as the stones say
+    turn: Side | None  # None: as the stones say
     tool: str  # "x", "o" or "." (remove)
 
     @property
@@ -456,9 +454,8 @@ def setup_of(params: Any, rules: Rules) -> tuple[Setup, str | None]:
             cells = compact
         else:
             problem = _parse_problem(text, rules)
-    turn = (params.get("turn") or "").lower() or None
-    if turn not in (None, "x", "o"):
-        raise ValueError(f"turn {turn!r} is not x or o")
+    turn_text = (params.get("turn") or "").strip()
+    turn = Side.parse(turn_text, "turn") if turn_text else None
     tool = (params.get("tool") or "x").lower()
     if tool not in STONE_TOOLS:
         raise ValueError(f"tool {tool!r} is not x, o or . (remove)")
@@ -704,7 +701,7 @@ def audit_data(job: AuditJob, truth: Truth, params: Mapping[str, str]) -> dict[s
         "costly": None,
         "games": None,
     }
-    if job.status != "done" or job.summary is None:
+    if job.status != JobStatus.DONE or job.summary is None:
         return data
     rules = job.request.rules
     costly_page = number(params.get("costly"), "costly page", 1) or 1
@@ -766,7 +763,7 @@ class Game(NamedTuple):
     of the agent's moves (``None``: not chosen yet) and how the page shows the game."""
 
     agent: str
-    side: str  # "x" or "o": the visitor's
+    side: Side  # the visitor's
     seed: int | None
     show_values: bool
     hint: bool
@@ -801,7 +798,7 @@ async def play_view(explorer: Explorer, asked: Asked, game: Game) -> Page | str:
     def play(names: tuple[str, ...], **extra: object) -> str:
         return links.play_url(rules, agent, side, seed, names, **{**options, **extra})
 
-    mine = [i for i in range(len(asked.cells)) if (i % 2 == 0) == (side == "x")]
+    mine = [i for i in range(len(asked.cells)) if (i % 2 == 0) == (side == Side.X)]
     undo = asked.move_names[: mine[-1]] if mine else None
     data = {
         "game": game_json(asked.info),

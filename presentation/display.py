@@ -2,8 +2,8 @@
 
 The command line prints an audit's summary, games and by-ply tables from the rows made here
 (:func:`summary_rows`, :func:`game_rows`, :func:`ply_rows`); a notebook shows the same rows as
-HTML, with the boards drawn by :mod:`ttt_solve.svg` from the cell model of
-:mod:`ttt_solve.picture` and the charts drawn by :mod:`ttt_solve.charts`:
+HTML, with the boards drawn by :mod:`ttt_solve.presentation.svg` from the cell model of
+:mod:`ttt_solve.presentation.picture` and the charts drawn by :mod:`ttt_solve.presentation.charts`:
 
 * :func:`analysis_html`: a position's board with every move's value, and its moves grouped
   winning / drawing / losing, each group best first;
@@ -24,15 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from ttt_solve import charts, picture, svg
-from ttt_solve.agents.audit import BLUNDER_KINDS, share_text
-from ttt_solve.agents.engine import FAILURE_KINDS
-from ttt_solve.palette import VALUES
-from ttt_solve.solver.value import Outcome
+from ttt_solve.agents.audit import share_text
+from ttt_solve.agents.engine import FailureKind
+from ttt_solve.presentation import charts, picture, svg
+from ttt_solve.presentation.palette import VALUES
+from ttt_solve.solver.value import BlunderKind, Outcome
+from ttt_solve.solver.vocabulary import Side
 
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport, GameResult, Summary
-    from ttt_solve.agents.curve import Curve, Point
     from ttt_solve.agents.intervals import Interval
     from ttt_solve.book.oracle import Analysis
 
@@ -90,14 +90,14 @@ def summary_rows(
                 + (f" ({count(summary.failed)}{symmetry})" if weighted else ""),
             )
         )
-        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FAILURE_KINDS]
+        rows += [(f"  failures {kind}", count(summary.failures[kind])) for kind in FailureKind]
     rows.append(
         (
             "best / sound / blunder",
             f"{count(summary.best)} / {count(summary.sound)} / {count(summary.blunders)}",
         )
     )
-    rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in BLUNDER_KINDS]
+    rows += [(f"  blunders {kind}", count(summary.kinds[kind])) for kind in BlunderKind]
     if summary.failed and summary.moves:
         rows.append(
             (
@@ -144,7 +144,7 @@ def game_rows(results: Sequence[GameResult]) -> list[list[object]]:
     """Per colour: games, won, drawn, lost, and (if any game was) lost and won by forfeit."""
     lost_by, won_by = _forfeit_columns(results)
     rows = []
-    for side in ("x", "o"):
+    for side in Side:
         mine = [r for r in results if r.agent_side == side]
         tally = {o: sum(r.outcome is o for r in mine) for o in Outcome}
         rows.append(
@@ -464,7 +464,7 @@ def curve_html(report: Any) -> str:
     return _frame("".join(parts))
 
 
-def kept_sentence(one: Curve) -> str:
+def kept_sentence(one: Any) -> str:
     kept = one.kept_value_from
     if kept is None:
         return f"{one.agent}: no value tried kept the value in every position asked, every seed."
@@ -474,8 +474,8 @@ def kept_sentence(one: Curve) -> str:
     )
 
 
-def curve_headers(one: Curve, games_mode: bool) -> list[str]:
-    headers = [one.param, "accuracy", "perfection", *BLUNDER_KINDS]
+def curve_headers(one: Any, games_mode: bool) -> list[str]:
+    headers = [one.param, "accuracy", "perfection", *BlunderKind]
     if curve_failed(one):
         headers.append("failed moves")
     if games_mode:
@@ -485,7 +485,7 @@ def curve_headers(one: Curve, games_mode: bool) -> list[str]:
     return [f"{one.agent}: {one.param}", *headers[1:]]
 
 
-def curve_failed(one: Curve) -> bool:
+def curve_failed(one: Any) -> bool:
     """Whether any point of a curve failed a move (its tables then count them)."""
     return any(point.failed_moves() for point in one.points)
 
@@ -494,13 +494,13 @@ def rating_text(rating: Interval) -> str:
     return f"{elo(rating.mean)} [{elo(rating.low)} to {elo(rating.high)}]"
 
 
-def curve_row(point: Point, games_mode: bool, failed: bool) -> list[str]:
+def curve_row(point: Any, games_mode: bool, failed: bool) -> list[str]:
     kinds = point.blunder_kinds()
     row = [
         point.value,
         interval_text(point.accuracy),
         interval_text(point.perfection),
-        *(f"{kinds[kind]:,.1f}" for kind in BLUNDER_KINDS),
+        *(f"{kinds[kind]:,.1f}" for kind in BlunderKind),
     ]
     if failed:
         row.append(f"{point.failed_moves():,.1f}")
@@ -592,10 +592,20 @@ def elo(value: float) -> str:
     return f"{value:.0f}" if abs(value) >= 0.5 else "0"
 
 
+def likelihood_text(share: float | None) -> str:
+    """A likelihood of superiority as people read it: a percentage, never rounded up (or
+    down) to a certainty."""
+    if share is None:
+        return ""
+    if share > 0.999:
+        return ">99.9%"
+    if share < 0.001:
+        return "<0.1%"
+    return f"{100 * share:.1f}%"
+
+
 def ratings_rows(ratings: Any, marked: str | None = None) -> list[list[str]]:
     """One row per agent, best first; ``marked`` (an agent label) gets a ``*``."""
-    from ttt_solve.agents.rating import likelihood_text
-
     rows = []
     for rank, one in enumerate(ratings.rated, 1):
         low, high = one.rating.low, one.rating.high

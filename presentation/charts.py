@@ -20,12 +20,12 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.errors import TttError
-from ttt_solve.palette import SERIES, value_colours
+from ttt_solve.presentation.palette import SERIES, value_colours
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as Figure  # re-exported for annotations elsewhere
 
-    from ttt_solve.agents.curve import Curve, Interval, Point
+    from ttt_solve.agents.intervals import Interval
 
 FORMATS = ("svg", "png")
 
@@ -375,13 +375,15 @@ LOG_SCALE_RATIO = 100
 """Values spanning this factor or more (two decades) are plotted on a log scale."""
 
 
-def curve_chart(curves: Sequence[Curve], title: str) -> Figure:
-    """Accuracy and perfection against the parameter, one line per agent, intervals drawn."""
+def curve_chart(curves: Sequence[Any], title: str) -> Figure:
+    """Accuracy and perfection against the parameter, one line per agent, intervals drawn: of
+    the :class:`~ttt_solve.agents.curve.Curve` values given (read, not imported: a curve report
+    draws itself through this function)."""
     xs = [point.x for one in curves for point in one.points]
     log_x = min(xs) > 0 and max(xs) / min(xs) >= LOG_SCALE_RATIO
     params = list(dict.fromkeys(one.param for one in curves))
 
-    def series(pick: Callable[[Point], Interval | None]) -> list[Series]:
+    def series(pick: Callable[[Any], Interval | None]) -> list[Series]:
         out = []
         for one in curves:
             values = [value for value in map(pick, one.points) if value is not None]

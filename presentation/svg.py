@@ -1,19 +1,20 @@
 """Boards and value histories as SVG: pure functions from a picture model to an SVG string.
 
-:func:`board` draws a :class:`~ttt_solve.picture.Board` (or a position, with the options of
-:func:`ttt_solve.picture.board`): equal square cells, column letters and row numbers, stones
-drawn as shapes, each empty cell's move in its value's colour with its letter and remoteness,
-the best moves starred, the last move shaded, a winner's line struck through, a marked cell
-framed, a line of moves numbered, and who is to move written under the board.
+:func:`board` draws a :class:`~ttt_solve.presentation.picture.Board` (or a position, with the
+options of :func:`ttt_solve.presentation.picture.board`): equal square cells, column letters
+and row numbers, stones drawn as shapes, each empty cell's move in its value's colour with its
+letter and remoteness, the best moves starred, the last move shaded, a winner's line struck
+through, a marked cell framed, a line of moves numbered, and who is to move written under the
+board.
 
-:func:`value_history` draws a :class:`~ttt_solve.picture.History`: one row per position from
-the top, remoteness counted from the edges toward a middle column of draws (X's wins on the
-left, O's on the right), each point in its value's colour for the side to move, moves named,
-and each move that changed its mover's value ringed and written out.
+:func:`value_history` draws a :class:`~ttt_solve.presentation.picture.History`: one row per
+position from the top, remoteness counted from the edges toward a middle column of draws (X's
+wins on the left, O's on the right), each point in its value's colour for the side to move,
+moves named, and each move that changed its mover's value ringed and written out.
 
-Built with the standard library alone; colours from :mod:`ttt_solve.palette`. Elements carry
-``data-`` attributes (cell, value, remoteness, ...) so that pages and tests can read what is
-drawn without parsing shapes. The same input gives the same bytes.
+Built with the standard library alone; colours from :mod:`ttt_solve.presentation.palette`.
+Elements carry ``data-`` attributes (cell, value, remoteness, ...) so that pages and tests can
+read what is drawn without parsing shapes. The same input gives the same bytes.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from __future__ import annotations
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
-from ttt_solve import picture as model
-from ttt_solve.palette import BOARD, LETTERS, STONES, VALUES
+from ttt_solve.presentation import picture as model
+from ttt_solve.presentation.palette import BOARD, LETTERS, STONES, VALUES
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.value import Outcome
 
@@ -169,7 +170,7 @@ def board(
     **options: Any,
 ) -> str:
     """The SVG of a board picture (or of a position drawn with ``options``, the keywords of
-    :func:`ttt_solve.picture.board`).
+    :func:`ttt_solve.presentation.picture.board`).
 
     ``size`` is the width in pixels (the natural size is 50 a cell); ``coordinates`` draws the
     column letters and row numbers, ``caption`` the side to move (or the result) under the

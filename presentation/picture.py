@@ -3,12 +3,13 @@
 :func:`board` turns a position, and what is known about it (each move's value, the best moves,
 the last move, a marked cell, a line of moves to draw as numbered stones, links), into a
 :class:`Board`: the cells in row-major order, each with everything a drawing needs. The
-drawings read only this model: :func:`text` for the terminal (here), :func:`ttt_solve.svg.board`
-for notebooks, the web explorer and the docs. Nothing here imports more than the standard
-library and the solver's value types, so the terminal pays nothing for it.
+drawings read only this model: :func:`text` for the terminal (here),
+:func:`ttt_solve.presentation.svg.board` for notebooks, the web explorer and the docs. Nothing
+here imports more than the standard library and the solver's value types, so the terminal pays
+nothing for it.
 
 :func:`history` is the model of a value history: one point per position of a game, with the
-moves between them graded, for :func:`ttt_solve.svg.value_history`.
+moves between them graded, for :func:`ttt_solve.presentation.svg.value_history`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ttt_solve.palette import VALUES, label
+from ttt_solve.presentation.palette import VALUES, label
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value
@@ -98,7 +99,7 @@ def board(
     side = position.to_move
     for step, cell in enumerate(line, start=1):
         ghosts[cell] = (step, side)
-        side = "o" if side == "x" else "x"
+        side = side.other
     winner = position.winner
     completed = winning_lines(position) if winner else ()
     on_lines: set[int] = set()

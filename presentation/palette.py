@@ -1,8 +1,8 @@
 """The project's colours and value letters, named once for every picture it draws.
 
-The boards and value histories of :mod:`ttt_solve.svg`, the web explorer's pages and charts,
-the notebook displays and the terminal's coloured boards all take their colours from here, so a
-win looks the same wherever it is shown.
+The boards and value histories of :mod:`ttt_solve.presentation.svg`, the web explorer's pages
+and charts, the notebook displays and the terminal's coloured boards all take their colours
+from here, so a win looks the same wherever it is shown.
 
 The three value colours are the bluish green, yellow and vermillion of Okabe and Ito's palette
 ("Color Universal Design", 2002), chosen so that people with the common forms of colour

@@ -1,0 +1,118 @@
+"""The package's import graph, laid out as it installs: no cycle at import time, and no cycle at
+all but those a drawing's lazy ``_repr_*`` hook explains (python-chess's ``Board._repr_svg_``
+importing ``chess.svg``), or a lazy edge listed below with why it is there."""
+
+from __future__ import annotations
+
+from tests.import_graph import (
+    PACKAGE,
+    Import,
+    circles,
+    cycle,
+    folder_modules,
+    graph,
+    imports,
+    package_modules,
+)
+
+ALLOWED = {
+    ("agents.adapters", "agents.plugin", "play"): "the plug-in module builds its agents on the "
+    "adapters; an adapter calls the plug-in guard only when it plays a move",
+    ("solver.keyarrays", "solver.kernels", "__init__"): "the compiled kernels cost Numba's load "
+    "(seconds): loaded only by the key arrays that use them; they read keyarrays' NO_MOVE",
+    ("solver.pairing", "solver.negamax", "find_pairing"): "the pairing finder is negamax's own, "
+    "so that the search runs the same code; pairing is its front end for a whole position",
+    ("solver.negamax", "solver.search", "TYPE_CHECKING"): "negamax is also compiled by search, "
+    "which it reads for its table types only",
+    ("web.workers", "web.work", "_spawn"): "a worker process runs web.work, which answers "
+    "through the pool's own types",
+    ("web.pictures", "web.views", "TYPE_CHECKING"): "the pictures read a page's Setup and State, "
+    "for their types only",
+}
+"""Lazy and type-only imports that close a cycle in the full graph, by (importer, imported,
+where: the function the import stands in, or ``TYPE_CHECKING``) under ``ttt_solve.``."""
+
+LAYERS = ("solver", "book", "agents")
+"""The subpackages of values that a picture draws: they reach the presentation only lazily."""
+
+
+def where(edge: Import) -> str:
+    return "TYPE_CHECKING" if edge.type_only and not edge.functions else edge.functions[-1]
+
+
+def explained(edge: Import, allowed: dict[tuple[str, str, str], str]) -> bool:
+    """Whether ``edge`` may close a cycle: it stands in a ``_repr_*`` hook, or is listed."""
+    if any(function.startswith("_repr_") for function in edge.functions):
+        return True
+    if edge.at_import_time:
+        return False
+    short = (edge.source.removeprefix(f"{PACKAGE}."), edge.target.removeprefix(f"{PACKAGE}."))
+    return (*short, where(edge)) in allowed
+
+
+def unexplained_cycle(modules, allowed) -> list[str] | None:
+    """A cycle of the full import graph of ``modules`` that no allowed edge explains."""
+    edges = [edge for edge in imports(modules) if not explained(edge, allowed)]
+    return cycle(graph(edges, modules))
+
+
+def test_no_module_imports_itself_back_at_import_time():
+    modules = package_modules()
+    assert {f"{PACKAGE}.presentation.svg", f"{PACKAGE}.agents.audit"} <= set(modules)
+    edges = [edge for edge in imports(modules) if edge.at_import_time]
+    assert cycle(graph(edges, modules)) is None
+
+
+def test_every_cycle_goes_through_a_repr_hook_or_an_allowed_lazy_edge():
+    modules = package_modules()
+    assert unexplained_cycle(modules, ALLOWED) is None
+    # The board's own cycle is still there, through Position._repr_svg_: lazy edges are read.
+    knots = circles(graph(imports(modules), modules))
+    drawing = {f"{PACKAGE}.{name}" for name in ("presentation.picture", "presentation.svg")}
+    assert sorted({*drawing, f"{PACKAGE}.solver.position"}) in knots
+
+
+def test_every_allowed_edge_is_still_there():
+    found = {
+        (
+            edge.source.removeprefix(f"{PACKAGE}."),
+            edge.target.removeprefix(f"{PACKAGE}."),
+            where(edge),
+        )
+        for edge in imports(package_modules())
+        if not edge.at_import_time
+    }
+    assert set(ALLOWED) - found == set()
+
+
+def test_values_reach_the_presentation_only_from_functions():
+    presentation = f"{PACKAGE}.presentation"
+    eager = [
+        edge
+        for edge in imports(package_modules())
+        if edge.source.split(".")[1] in LAYERS
+        and (edge.target + ".").startswith(presentation + ".")
+        and not edge.functions
+    ]
+    assert eager == []
+
+
+def test_a_cycle_through_any_other_function_is_found(tmp_path):
+    (tmp_path / "position.py").write_text(
+        "class Position:\n    def _repr_svg_(self):\n        from ttt_solve.draw import svg\n"
+        "        return svg.board(self)\n"
+    )
+    (tmp_path / "svg.py").write_text("from ttt_solve.draw.position import Position\n")
+    (tmp_path / "report.py").write_text(
+        "def text(report):\n    from ttt_solve.draw import svg\n    return svg.board(report)\n"
+    )
+    modules = folder_modules(tmp_path, "ttt_solve.draw")
+    assert unexplained_cycle(modules, {}) is None  # through _repr_svg_ only
+
+    (tmp_path / "svg.py").write_text(
+        "from typing import TYPE_CHECKING\nfrom ttt_solve.draw.position import Position\n"
+        "if TYPE_CHECKING:\n    from ttt_solve.draw.report import Report\n"
+    )
+    found = unexplained_cycle(modules, {})
+    assert found == ["ttt_solve.draw.report", "ttt_solve.draw.svg", "ttt_solve.draw.report"]
+    assert unexplained_cycle(modules, {("draw.report", "draw.svg", "text"): "why"}) is None

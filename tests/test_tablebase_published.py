@@ -1,0 +1,67 @@
+"""The published 5x5 tables: the manifests in data/tablebases (each ply's records, counts and
+digest, as the builds wrote them) against the index's arithmetic, and the figures printed in
+docs/tablebase.md against the manifests."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ttt_solve.book.tablebuild import plan_build
+from ttt_solve.solver.rules import Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+PUBLISHED = {"5x5k4": Rules(5, 5, 4), "5x5k5": Rules(5, 5, 5)}
+
+
+def manifest(name: str) -> dict:
+    return json.loads((ROOT / "data" / "tablebases" / f"{name}.json").read_text())
+
+
+def documented_rows(rules: Rules) -> dict[int, list[int]]:
+    """The per-ply rows of the page's table for this game, as numbers ('-' as None)."""
+    page = (ROOT / "docs" / "tablebase.md").read_text()
+    start = page.index(f"**{rules.name}:**")
+    rows = {}
+    for line in page[start:].splitlines()[2:]:
+        if not line.startswith("|"):
+            if rows:
+                break
+            continue
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if not cells[0].isdigit():
+            continue
+        rows[int(cells[0])] = [None if c == "-" else int(c.replace(",", "")) for c in cells[1:]]
+    return rows
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_the_manifest_holds_every_ply_of_the_index(name: str) -> None:
+    rules = PUBLISHED[name]
+    data = manifest(name)
+    assert data["rules"] == rules.as_dict()
+    plan = plan_build(rules, Path("/nonexistent"), "cpu")
+    assert [entry["records"] for entry in data["plies"]] == plan.records
+    for entry in data["plies"]:
+        counts = np.array(entry["counts"]).reshape(3, 2, 2)
+        assert (counts[..., 1] >= counts[..., 0]).all()  # every canonical position is reachable
+        assert counts[0, 1].sum() == 0  # a game over is never won by the side to move
+        assert re.fullmatch(r"[0-9a-f]{64}", entry["blake2b"])
+    root = np.array(data["plies"][0]["counts"]).reshape(3, 2, 2)
+    assert root[1, 0, 0] == 1 and root.sum() == 2  # the empty board: one draw
+
+
+@pytest.mark.parametrize("name", sorted(PUBLISHED))
+def test_the_documented_figures_are_the_manifests(name: str) -> None:
+    rules = PUBLISHED[name]
+    rows = documented_rows(rules)
+    assert sorted(rows) == list(range(rules.cells + 1))
+    for entry in manifest(name)["plies"]:
+        counts = np.array(entry["counts"]).reshape(3, 2, 2)
+        expected = [int(counts[outcome, :, kind].sum()) for kind in (0, 1) for outcome in range(3)]
+        expected += [int(counts[2, 1, 0]), int(counts[1, 1, 0])]
+        assert rows[entry["ply"]][:8] == expected, entry["ply"]
