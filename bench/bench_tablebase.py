@@ -11,6 +11,16 @@ positions of the game).
     python bench/bench_tablebase.py              # 4x4 k=4
     python bench/bench_tablebase.py --with-4x5   # also 4 rows x 5 columns, k=4 (minutes)
     python bench/bench_tablebase.py --probe-5x5  # the 5x5 k=4 ply step's rate, and the time
+    python bench/bench_tablebase.py --read-5x5 BOOK  # look-ups, queries, an export of 5x5 k=4
+
+Then, for each board, ``ttt-solve --method table`` as a whole process (start-up, build,
+catalogue in a new book) against the C program, ``--runs`` times each, alternating, so that
+both see the same load: the medians and their ratio.
+
+``--read-5x5 BOOK`` reads the 5x5 k=4 table that BOOK catalogues (built apart): the look-up of
+a position's value and every move's value in one process (median of 2,000), ``ttt query`` as
+a whole process on seeded random positions (``--runs`` of them; the modules byte-compiled
+first, as installed), and ``ttt export --where 'ply<=6'`` as a whole process.
 
 ``--probe-5x5`` times the ply step of 5x5 k=4 on a slice of 2**24 numbers from the middle of
 a few plies (all of a smaller ply), against a next ply of its true size (GBs) whose records all
@@ -21,13 +31,15 @@ the whole build's time.
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 
-from bench_solve import BOARD_4X5, C_PROGRAM, build_c
-from common import board_arguments, chosen_boards, load_average, measure
+from bench_solve import BOARD_4X5, C_PROGRAM, build_c, remove_book
+from common import board_arguments, chosen_boards, load_average, measure, script
 from tabulate import tabulate
 
 BOARDS = [(4, 4, 4, 1217977, 9722011)]
@@ -116,12 +128,138 @@ def probe_5x5() -> None:
     )
 
 
+def solve_against_c(boards: list[tuple[int, ...]], runs: int) -> None:
+    """``ttt-solve --method table`` as a whole process against the C program, alternating."""
+    rows_out = []
+    with tempfile.TemporaryDirectory(prefix="bench-tablebase-") as workdir:
+        for rows, cols, k, canonical, _ in boards:
+            db = os.path.join(workdir, "book.sqlite")
+            argv = [script("ttt-solve"), "--size", f"{rows}x{cols}", "--win", str(k)]
+            argv += ["--method", "table", "--db", db]
+            table_runs, c_runs = [], []
+            for _ in range(runs):
+                remove_book(db)
+                shutil.rmtree(db + ".tables", ignore_errors=True)
+                run = measure(argv)
+                if run.returncode != 0 or f"{canonical:,}" not in run.output:
+                    sys.exit(f"{rows}x{cols} k={k}: ttt-solve failed:\n{run.output}")
+                table_runs.append(run)
+                c_runs.append(measure([C_PROGRAM, str(rows), str(cols), str(k)]))
+            table_s = statistics.median(run.seconds for run in table_runs)
+            c_s = statistics.median(run.seconds for run in c_runs)
+            ratios = [t.seconds / c.seconds for t, c in zip(table_runs, c_runs, strict=True)]
+            rows_out.append(
+                [
+                    f"{rows}x{cols} k={k}",
+                    f"{table_s:.2f}",
+                    f"{c_s:.2f}",
+                    f"{table_s / c_s:.2f}",
+                    f"{min(ratios):.2f}-{max(ratios):.2f}",
+                    f"{max(run.peak_mib for run in table_runs):.0f}",
+                ]
+            )
+    headers = ["board", "ttt-solve s", "C s", "ratio", "ratio per run", "peak MiB"]
+    print(tabulate(rows_out, headers=headers))
+    print(
+        f"\n{os.cpu_count()} cores, load average {load_average()} at the end; median of "
+        f"{runs} runs each, alternating; ttt-solve = the whole process with --method table "
+        "(start-up, build, catalogue in a new book)"
+    )
+
+
+def random_positions(rules: object, count: int, seed: int) -> list[str]:
+    """Positions of seeded random games, each cut at a random ply, as text."""
+    from ttt_solve.solver.position import Position
+
+    rng = random.Random(seed)
+    found = []
+    while len(found) < count:
+        position = Position.start(rules)  # type: ignore[arg-type]
+        for _ in range(rng.randrange(12)):
+            if position.is_terminal:
+                break
+            position = position.play(rng.choice(position.legal_moves()))
+        found.append(str(position))
+    return found
+
+
+def compile_sources() -> None:
+    """Byte-compile the project's modules, as an installed package holds them: a process that
+    compiles its sources at each start (``PYTHONDONTWRITEBYTECODE``, a fresh checkout) pays
+    about 70 ms for it on this machine."""
+    import compileall
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for folder in ("ttt_solve", "solver", "book", "cli", "agents", "web", "rl"):
+        compileall.compile_dir(os.path.join(root, folder), quiet=1)
+
+
+def read_5x5(book: str, runs: int) -> None:
+    """Look-ups, whole ``ttt query`` processes and an export of the 5x5 k=4 table in ``book``."""
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.solver.rules import Rules
+
+    rules = Rules(5, 5, 4)
+    with open_book(book) as opened:
+        folder = opened.table_folder(opened.game(rules))
+    if folder is None:
+        sys.exit(f"{book}: 5x5 k=4 is not stored as a table there")
+    lookup = measure([sys.executable, "-c", LOOKUPS, str(folder)])
+    if lookup.returncode != 0:
+        sys.exit(f"the look-ups failed:\n{lookup.output}")
+    p50, p99 = (float(v) for v in lookup.output.split())
+    compile_sources()
+    ttt = script("ttt")
+    game = ["--size", "5", "--win", "4", "--db", book]
+    queries = []
+    for position in random_positions(rules, runs, seed=3):
+        run = measure([ttt, "query", *game, position])
+        if run.returncode != 0:
+            sys.exit(f"ttt query {position} failed:\n{run.output}")
+        queries.append(run)
+    with tempfile.TemporaryDirectory(prefix="bench-tablebase-") as workdir:
+        target = os.path.join(workdir, "ply6.csv")
+        export = measure([ttt, "export", *game, "--where", "ply<=6", "-o", target])
+        if export.returncode != 0:
+            sys.exit(f"ttt export failed:\n{export.output}")
+        exported = os.path.getsize(target)
+    seconds = sorted(run.seconds for run in queries)
+    print(
+        tabulate(
+            [
+                [
+                    "look-up in a process (2,000 positions)",
+                    f"p50 {p50:.3f} ms",
+                    f"p99 {p99:.3f} ms",
+                ],
+                [
+                    f"ttt query, whole process ({runs} positions)",
+                    f"median {statistics.median(seconds):.3f} s",
+                    f"max {seconds[-1]:.3f} s",
+                ],
+                [
+                    "ttt export --where 'ply<=6' (521,369 rows, CSV)",
+                    f"{export.seconds:.2f} s",
+                    f"{exported / 1e6:.1f} MB, peak {export.peak_mib:.0f} MiB",
+                ],
+            ],
+            headers=["5x5 k=4", "time", ""],
+        )
+    )
+    print(f"\n{os.cpu_count()} cores, load average {load_average()} at the end")
+
+
 def main() -> None:
     parser = board_arguments(__doc__.splitlines()[0])
     parser.add_argument("--probe-5x5", action="store_true", help="the 5x5 k=4 rate and time")
+    parser.add_argument("--read-5x5", metavar="BOOK", help="read the 5x5 k=4 table BOOK holds")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each timed process")
     args = parser.parse_args()
     if args.probe_5x5:
         probe_5x5()
+        return
+    if args.read_5x5:
+        read_5x5(args.read_5x5, args.runs)
         return
     build_c()
     rows_out = []
@@ -163,6 +301,8 @@ def main() -> None:
         f"\n{os.cpu_count()} cores, load average {load_average()} at the end; one run each; "
         "table = the whole build process; lookup = a position's value and every move's value"
     )
+    print()
+    solve_against_c(chosen_boards(args, BOARDS, BOARD_4X5), args.runs)
 
 
 if __name__ == "__main__":

@@ -81,7 +81,8 @@ class Backend(Protocol):
     def chunks(
         self, rules: Rules, game_id: int, where: RowFilter, batch: int
     ) -> Iterator[list[Row]]:
-        """Every stored row of the game that ``where`` selects, in (ply, key) order, in lists
+        """Every stored row of the game that ``where`` selects, in (ply, key) order (a
+        tablebase of more than 20 cells: in ply order, each ply in its index's order), in lists
         of about ``batch`` rows (at least one row a list). ``where`` is applied whole: its
         conditions on ``ply``, ``value``, ``remoteness`` and ``images``
         (:meth:`RowFilter.holds <book.rowfilter.RowFilter.holds>` tests a row's columns).

@@ -230,6 +230,10 @@ class MoveTexts:
     DENSE_CELLS = 22
     """Boards of at most this many cells keep a table of every mask (up to 32 MiB)."""
 
+    CACHED_MASKS = 1 << 18
+    """Texts of the masks of larger boards kept at most (tens of MB): the cache starts again
+    when full, so that memory stays bounded however many masks a stream meets."""
+
     def __init__(self, rules: Rules, form: Callable[[list[str]], Any]) -> None:
         names = [rules.cell_name(cell) for cell in range(rules.cells)]
         # the names of the cells of each byte value of each byte of a mask
@@ -262,6 +266,8 @@ class MoveTexts:
         """The texts of a column of masks."""
         if not self.dense or masks.dtype == object:
             cache = self.cache
+            if len(cache) > self.CACHED_MASKS:
+                cache.clear()  # a stream of a large board meets millions of masks
             return [
                 cache[m] if m in cache else cache.setdefault(m, self.text(m))
                 for m in masks.tolist()

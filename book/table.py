@@ -1,7 +1,7 @@
 """Reading a tablebase: a position's value, remoteness and every move's value, rank -> record.
 
 A :class:`Table` is a folder built by :func:`book.tablebuild.build_table`. A look-up ranks the
-position in its ply's index (:class:`solver.tablebase_index.PlyIndex`: the class of its X set
+position in its ply's index (:class:`solver.tablelookup.PlyIndex`: the class of its X set
 by bisection over the representatives' ranks, then the rank of its O set) and reads one byte of
 the ply's file through a memory map; a move's value is its child's, looked up the same way. No
 search, and neither NumPy nor Numba is loaded.
@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import mmap
 import struct
+from collections.abc import Callable
 from pathlib import Path
 
 from ttt_solve.book.tablefile import (
@@ -29,8 +30,7 @@ from ttt_solve.book.tablefile import (
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import NONE, score_of_record
-from ttt_solve.solver.tablebase_index import PlyIndex
+from ttt_solve.solver.tablelookup import NONE, PlyIndex, score_of_record
 from ttt_solve.solver.value import Value, move_value
 
 MANIFEST = "table.json"
@@ -97,13 +97,19 @@ class Table:
         if verify:
             self.verify()
 
-    def verify(self) -> None:
-        """Check every ply's file against its digest (and the manifest's record of it)."""
-        for ply in range(self.rules.cells + 1):
-            path = ply_path(self.folder, ply)
+    def verify(self, progress: Callable[[int, int], None] | None = None) -> int:
+        """Check every ply's file against its digest (and the manifest's record of it);
+        returns the files checked. ``progress(done, total)`` is told the bytes read after
+        each file."""
+        paths = [ply_path(self.folder, ply) for ply in range(self.rules.cells + 1)]
+        sizes = [path.stat().st_size if path.exists() else 0 for path in paths]
+        for ply, path in enumerate(paths):
             header = verify(path, self.rules, ply)
             if header.digest.hex() != self.digests.get(ply):
                 raise TableFileError(path, "its digest is not the one the manifest holds")
+            if progress is not None:
+                progress(sum(sizes[: ply + 1]), sum(sizes))
+        return len(paths)
 
     def _ply(self, ply: int) -> _PlyFile:
         if ply not in self._plies:
@@ -146,7 +152,12 @@ class Table:
     def close(self) -> None:
         """Unmap the files opened so far (a later look-up opens them again)."""
         for ply_file in self._plies.values():
-            ply_file.data.close()
+            try:
+                ply_file.data.close()
+            except BufferError:
+                # NumPy arrays still view the map (a stream stopped midway): it is unmapped
+                # when the last of them goes.
+                pass
         self._plies.clear()
 
     def analyse(self, position: Position) -> tuple[Value, dict[int, Value]]:

@@ -45,12 +45,11 @@ def table_figures(folder: Path, rules: Rules) -> Figures:
     if rules.cells <= STREAM_CELLS_LIMIT:
         rows = TableRows(folder, rules)
         try:
-            for columns in rows.plies(rules):
+            for columns in rows.counted_plies(rules):  # no best moves: figures count none
                 ply = int(columns["ply"][0])
                 scores = score_of(columns["value"], columns["remoteness"]).astype(np.int16)
-                figures.add(
-                    PlyTable(ply, columns["key"], scores, columns["best_moves"], columns["images"])
-                )
+                best = np.zeros(len(scores), dtype=np.uint64)
+                figures.add(PlyTable(ply, columns["key"], scores, best, columns["images"]))
         finally:
             rows.close()
         return figures

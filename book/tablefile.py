@@ -20,12 +20,14 @@ import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-import numpy as np
-from numpy.typing import NDArray
+from typing import TYPE_CHECKING
 
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 MAGIC = b"TTTTABLE"
 FORMAT_VERSION = 1
@@ -217,6 +219,8 @@ def payload_pieces(path: Path, skip: int = 0) -> Iterable[bytes]:
 
 def map_ply(path: Path, header: TableHeader) -> tuple[NDArray[np.uint64], NDArray[np.uint8]]:
     """A ply file's representatives' ranks and its records, memory-mapped (read-only)."""
+    import numpy as np
+
     reps = np.memmap(path, dtype="<u8", mode="r", offset=HEADER_SIZE, shape=(header.reps,))
     if header.count == 0:
         return np.asarray(reps), np.zeros(0, dtype=np.uint8)

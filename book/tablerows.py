@@ -11,14 +11,19 @@ holds besides is derived here, giving the rows the blocks would give, byte for b
   (same outcome, one ply less to the end), in the canonical orientation;
 - the images: how many distinct positions the canonical one's symmetries make.
 
-Streaming a game (:meth:`TableRows.chunks`) enumerates each ply's reachable canonical positions
-from the one before, as the exhaustive solver's forward pass does (children of the open
-positions, made canonical, sorted, distinct), and looks each up in the table with NumPy: a ply's
-canonical keys are held in memory at once, 8 bytes each (4x5 k=4: 25 million keys at the widest
-ply, 200 MB). Past that (5x5: 2.8·10^9 keys at the widest ply, 22.6 GB) a stream in (ply, key)
-order needs the keys sorted out of memory, which is not built: :meth:`chunks` refuses boards of
-more than :data:`STREAM_CELLS_LIMIT` cells in one line, and look-ups (``positions``,
-``family``) work on every board.
+Streaming a game (:meth:`TableRows.chunks`) goes ply by ply, in one of two orders:
+
+- boards of up to :data:`STREAM_CELLS_LIMIT` cells, in (ply, key) order, as blocks give them:
+  each ply's reachable canonical positions are enumerated from the one before, as the
+  exhaustive solver's forward pass does (children of the open positions, made canonical,
+  sorted, distinct), and looked up in the table with NumPy. A ply's canonical keys are held in
+  memory at once, 8 bytes each (4x5 k=4: 25 million keys at the widest ply, 200 MB);
+- larger boards (5x5: 2.8·10^9 keys at the widest ply, 22.6 GB), in (ply, number) order: the
+  order of the table's index, not of keys. Each ply's numbers are read :data:`SCAN_NUMBERS` at a
+  time (:func:`solver.tablepositions.stand_for` turns them into positions), so memory stays
+  bounded whatever the ply; a ply that ``where``'s conditions on the ply rule out is not read.
+
+Look-ups (``positions``, ``family``) work on every board.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from ttt_solve.book.records import POSITION_COLUMNS
 from ttt_solve.book.table import Table
 from ttt_solve.book.tablefile import TableError
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.tablebase import NONE, score_of_record
+from ttt_solve.solver.tablelookup import DECIDED, DRAW, NONE, score_of_record
 from ttt_solve.solver.value import Value
 
 if TYPE_CHECKING:
@@ -41,11 +46,19 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from ttt_solve.book.rowfilter import RowFilter
+    from ttt_solve.solver.keyarrays import KeyArrays
     from ttt_solve.solver.rules import Rules
+    from ttt_solve.solver.tablebase_index import ClassTable
 
 STREAM_CELLS_LIMIT = 20
-"""The largest board whose rows :meth:`TableRows.chunks` streams: each ply's canonical keys
-are sorted in memory (4x5: 200 MB at the widest ply; 5x5 would need 22.6 GB)."""
+"""The largest board whose rows :meth:`TableRows.chunks` streams in (ply, key) order, as
+blocks do: each ply's canonical keys are sorted in memory (4x5: 200 MB at the widest ply; 5x5
+would need 22.6 GB). Larger boards stream in the order of the table's index."""
+
+SCAN_NUMBERS = 1 << 19
+"""Numbers of a ply read at once on a board streamed in index order: with the positions they
+stand for and their rows, an export of 5x5 k=4's widest ply was measured at 300 to 430 MB of
+the process's own memory, whatever its length (docs/tablebase.md)."""
 
 
 def table_folder(recorded: str, book_file: str | None) -> Path:
@@ -84,6 +97,45 @@ def _row(table: Table, position: Position, key: int) -> Row | None:
     return (position.ply, key, value.outcome.sign, value.remoteness, best, images)
 
 
+def decode_records(
+    rules: Rules, ply: int, records: NDArray[np.uint8]
+) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
+    """The value (1, 0, -1 for the side to move) and remoteness of records of ``ply`` (none
+    :data:`~solver.tablebase.NONE`)."""
+    import numpy as np
+
+    draw = records == DRAW
+    steps = records.astype(np.int8) - DECIDED
+    remoteness = np.where(draw, np.int8(rules.cells - ply), steps).astype(np.int8)
+    values = np.where(draw, 0, np.where(steps % 2 == 1, 1, -1)).astype(np.int8)
+    return values, remoteness
+
+
+def _columns(
+    ply: int,
+    keys: NDArray[np.uint64],
+    values: NDArray[Any],
+    remoteness: NDArray[Any],
+    best: NDArray[Any] | None,
+    images: NDArray[Any] | None,
+) -> dict[str, NDArray[Any]]:
+    """Rows as columns, with the dtypes of :func:`book.blocks.block_columns` (best moves and
+    images left out where not given)."""
+    import numpy as np
+
+    columns = {
+        "ply": np.full(len(keys), ply, dtype=np.int64),
+        "key": keys,
+        "value": values.astype(np.int64),
+        "remoteness": remoteness.astype(np.int64),
+    }
+    if best is not None:
+        columns["best_moves"] = best.astype(np.int64)
+    if images is not None:
+        columns["images"] = images.astype(np.int64)
+    return columns
+
+
 class TableRows:
     """The positions of one game, read from its tablebase folder."""
 
@@ -93,6 +145,8 @@ class TableRows:
         """Open the table in ``folder``; raises :class:`~book.tablefile.TableError` (one line,
         quoting the folder or file) when it is missing, of another game or unreadable."""
         self.table = Table(folder, rules)
+        self._classes: dict[int, ClassTable] = {}
+        self._arrays: KeyArrays | None = None
 
     def positions(self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]) -> list[Row]:
         rows = []
@@ -141,18 +195,16 @@ class TableRows:
             yield {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
 
     def _pieces(self, rules: Rules, where: RowFilter) -> Iterator[dict[str, NDArray[Any]]]:
-        """The selected rows in pieces of the positions a block would hold
-        (:data:`~book.blocks.BLOCK_POSITIONS` of a ply), so that chunks are cut where a block
-        book's are and an export's Parquet row groups are the same."""
+        """The selected rows in pieces: of the positions a block would hold
+        (:data:`~book.blocks.BLOCK_POSITIONS` of a ply) on a board streamed in key order, so
+        that chunks are cut where a block book's are and an export's Parquet row groups are
+        the same; of :data:`SCAN_NUMBERS` numbers on a larger board."""
         from ttt_solve.book.blocks import BLOCK_POSITIONS
 
-        if rules.cells > STREAM_CELLS_LIMIT:
-            raise StorageDamage(
-                f"streaming every row of {rules.name} from its table is not built for boards "
-                f"over {STREAM_CELLS_LIMIT} cells (each ply's keys are sorted in memory); "
-                "look positions up instead"
-            )
         try:
+            if rules.cells > STREAM_CELLS_LIMIT:
+                yield from self.scanned_rows(rules, where)
+                return
             for columns in self.plies(rules):
                 for start in range(0, len(columns["key"]), BLOCK_POSITIONS):
                     piece = {
@@ -171,65 +223,178 @@ class TableRows:
         key order, from the empty board on."""
         import numpy as np
 
-        from ttt_solve.solver.keyarrays import key_arrays, sorted_unique
+        from ttt_solve.solver.keyarrays import sorted_unique
 
-        arrays = key_arrays(rules)
+        arrays = self._key_arrays(rules)
         keys = np.zeros(1, dtype=np.uint64)
         for ply in range(rules.cells + 1):
             if len(keys) == 0:
                 return
-            values, remoteness = self._values(rules, ply, keys)
-            best = np.zeros(len(keys), dtype=np.uint64)
-            open_ = remoteness > 0
-            children = np.empty(0, dtype=np.uint64)
-            if ply < rules.cells and open_.any():
-                parents = keys[open_]
-                moves, cells = arrays.children(parents, x_to_move=ply % 2 == 0)
-                child_values, child_remoteness = self._values(rules, ply + 1, moves.ravel())
-                shape = moves.shape
-                good = (child_values.reshape(shape) == -values[open_, None]) & (
-                    child_remoteness.reshape(shape) == remoteness[open_, None] - 1
-                )
-                bits = np.left_shift(np.uint64(1), cells.astype(np.uint64))
-                best[open_] = np.bitwise_or.reduce(np.where(good, bits, np.uint64(0)), axis=1)
-                children = arrays.canonical(moves.ravel())
-            yield {
-                "ply": np.full(len(keys), ply, dtype=np.int64),
-                "key": keys,
-                "value": values.astype(np.int64),
-                "remoteness": remoteness.astype(np.int64),
-                "best_moves": best.astype(np.int64),
-                "images": arrays.orbit_sizes(keys).astype(np.int64),
-            }
-            keys = sorted_unique(children)
+            records = self._records(rules, ply, keys)
+            values, remoteness = decode_records(rules, ply, records)
+            best = self.best_moves(rules, ply, keys, records)
+            yield _columns(ply, keys, values, remoteness, best, arrays.orbit_sizes(keys))
+            if ply < rules.cells:
+                keys = sorted_unique(arrays.canonical_children(keys[remoteness > 0], ply))
 
-    def _values(
-        self, rules: Rules, ply: int, keys: NDArray[np.uint64]
-    ) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
-        """The value (1, 0, -1 for the side to move) and remoteness of positions of ``ply``
-        (any orientation), looked up in the table; a position it does not hold is damage."""
+    def counted_plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
+        """Each ply's canonical positions as the columns ``ply``, ``key`` (in the index's
+        orientation, not canonical), ``value``, ``remoteness`` and ``images``, a whole ply at
+        a time in the order of the index: what a game's figures count, without the forward
+        pass and the children that :meth:`plies` needs for keys in order and best moves."""
         import numpy as np
 
-        from ttt_solve.solver.tablebase_index import class_table, indexes, stone_counts
+        for ply in range(rules.cells + 1):
+            parts = []
+            for start, stop in self.number_ranges(ply):
+                numbers = np.arange(start, stop, dtype=np.int64)
+                x, o, records, images = self.positions_at(rules, ply, numbers)
+                keys = x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
+                values, remoteness = decode_records(rules, ply, records)
+                parts.append(_columns(ply, keys, values, remoteness, None, images))
+            if parts and any(len(part["key"]) for part in parts):
+                yield {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+    def scanned_rows(self, rules: Rules, where: RowFilter) -> Iterator[dict[str, NDArray[Any]]]:
+        """The rows ``where`` selects, ply by ply in the order of the table's index,
+        :data:`SCAN_NUMBERS` numbers at a time (pieces of no row are left out)."""
+        plies = where.only("ply")
+        for ply in range(rules.cells + 1):
+            if not plies.holds({"ply": ply}):
+                continue
+            for start, stop in self.number_ranges(ply):
+                piece = self.scan(rules, ply, start, stop, where)
+                if len(piece["key"]):
+                    yield piece
+
+    def number_ranges(self, ply: int) -> Iterator[tuple[int, int]]:
+        """The ranges of a ply's numbers that :meth:`scanned_rows` reads at once."""
+        numbers = self.table._ply(ply).header.count
+        for start in range(0, numbers, SCAN_NUMBERS):
+            yield start, min(numbers, start + SCAN_NUMBERS)
+
+    def scan(
+        self, rules: Rules, ply: int, start: int, stop: int, where: RowFilter | None = None
+    ) -> dict[str, NDArray[Any]]:
+        """The rows of the canonical positions standing at the numbers ``start .. stop-1`` of
+        ``ply`` (each at its own number, :mod:`solver.tablepositions`) that ``where`` selects,
+        in number order. Best moves are worked out for the selected rows only."""
+        import numpy as np
+
+        numbers = np.arange(start, stop, dtype=np.int64)
+        x, o, records, images = self.positions_at(rules, ply, numbers)
+        keys = self._key_arrays(rules).canonical(
+            x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
+        )
+        values, remoteness = decode_records(rules, ply, records)
+        piece = _columns(ply, keys, values, remoteness, None, images)
+        if where is not None and where.conditions:
+            keep = where.holds(piece)
+            piece = {name: column[keep] for name, column in piece.items()}
+            records = records[keep]
+        piece["best_moves"] = self.best_moves(rules, ply, piece["key"], records)
+        return {name: piece[name] for name in POSITION_COLUMNS}
+
+    def positions_at(
+        self, rules: Rules, ply: int, numbers: NDArray[np.int64]
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8], NDArray[np.uint8]]:
+        """``(x, o, records, images)`` of the canonical positions standing at their own
+        numbers among ``numbers`` of ``ply`` (X and O cell sets in the index's orientation,
+        each one's record, and how many positions its symmetries make), in the order of
+        ``numbers``; numbers of no position are left out."""
+        import numpy as np
+
+        from ttt_solve.book.tablefile import HEADER_SIZE
+        from ttt_solve.solver.tablepositions import stand_for
+
+        ply_file = self.table._ply(ply)
+        rep_ranks = np.frombuffer(
+            ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=HEADER_SIZE
+        )
+        x, o, own, images = stand_for(rules, ply, rep_ranks.astype(np.int64), numbers)
+        records = self.records(ply)[numbers]
+        keep = own & (records != NONE)
+        return x[keep], o[keep], records[keep], images[keep]
+
+    def records(self, ply: int) -> NDArray[np.uint8]:
+        """A ply's records, one byte a number, read through the file's memory map."""
+        import numpy as np
+
+        ply_file = self.table._ply(ply)
+        return np.frombuffer(ply_file.data, dtype=np.uint8, offset=ply_file.records_at)
+
+    def children_records(
+        self,
+        rules: Rules,
+        ply: int,
+        x: NDArray[np.int64],
+        o: NDArray[np.int64],
+        records: NDArray[np.uint8],
+    ) -> tuple[NDArray[np.uint8], NDArray[np.int64], NDArray[np.int64]]:
+        """:func:`solver.tablepositions.children_records` from this table's next ply."""
+        from ttt_solve.solver.tablepositions import children_records
+
+        if ply == rules.cells:
+            return children_records(rules, ply, x, o, records, None, records[:0])
+        child = self._class_table(rules, ply + 1)
+        return children_records(rules, ply, x, o, records, child, self.records(ply + 1))
+
+    def best_moves(
+        self, rules: Rules, ply: int, keys: NDArray[np.uint64], records: NDArray[np.uint8]
+    ) -> NDArray[np.int64]:
+        """The best moves of positions of ``ply`` with these ``records``, as bitmasks of
+        cells in the keys' orientation: the moves whose child, looked up in the next ply, has
+        the position's value for its mover. A child the table does not hold is damage."""
+        import numpy as np
+
+        x = (keys & np.uint64(rules.full)).astype(np.int64)
+        o = (keys >> np.uint64(rules.cells)).astype(np.int64)
+        _, best, missing = self.children_records(rules, ply, x, o, records)
+        if missing.any():
+            raise StorageDamage(
+                f"{self.table.folder}: ply {ply + 1} of the table holds no record of a "
+                "position that a game reaches"
+            )
+        return best
+
+    def _records(self, rules: Rules, ply: int, keys: NDArray[np.uint64]) -> NDArray[np.uint8]:
+        """The records of positions of ``ply`` (any orientation), looked up in the table; a
+        position it does not hold is damage."""
+        import numpy as np
+
+        from ttt_solve.solver.tablebase_index import indexes
 
         cells = np.uint64(rules.cells)
         full = np.uint64(rules.full)
         x = (keys & full).astype(np.int64)
         o = ((keys >> cells) & full).astype(np.int64)
-        numbers = indexes(rules, ply, class_table(rules, stone_counts(ply)[0]), x, o)
-        ply_file = self.table._ply(ply)
-        records = np.frombuffer(ply_file.data, dtype=np.uint8, offset=ply_file.records_at)
-        found = records[numbers]
+        numbers = indexes(rules, ply, self._class_table(rules, ply), x, o)
+        found = self.records(ply)[numbers]
         if (found == NONE).any():
             raise StorageDamage(
                 f"{self.table.folder}: ply {ply} of the table holds no record of a position "
                 "that a game reaches"
             )
-        draw = found == 1
-        steps = found.astype(np.int8) - 2
-        remoteness = np.where(draw, np.int8(rules.cells - ply), steps).astype(np.int8)
-        values = np.where(draw, 0, np.where(steps % 2 == 1, 1, -1)).astype(np.int8)
-        return values, remoteness
+        return found
+
+    def _class_table(self, rules: Rules, ply: int) -> ClassTable:
+        """The class table of a ply's X sets, made once; the last two made are kept (a ply's
+        and its children's)."""
+        from ttt_solve.solver.tablebase_index import class_table, stone_counts
+
+        size = stone_counts(ply)[0]
+        if size not in self._classes:
+            if len(self._classes) >= 2:
+                del self._classes[next(iter(self._classes))]
+            self._classes[size] = class_table(rules, size)
+        return self._classes[size]
+
+    def _key_arrays(self, rules: Rules) -> KeyArrays:
+        if self._arrays is None:
+            from ttt_solve.solver.keyarrays import key_arrays
+
+            self._arrays = key_arrays(rules)
+        return self._arrays
 
     def close(self) -> None:
         self.table.close()

@@ -1,67 +1,177 @@
 """Checking a game stored as a tablebase: its files' digests, then its values against their
 children, for ``ttt verify``.
 
-On boards whose rows :mod:`book.tablerows` streams (up to 20 cells) ``ttt verify`` checks
-every position as it does blocks (:func:`book.verify.verify_game`); the digests are checked
-first here. On larger boards (5x5) a seeded sample of each ply is checked instead: the
-positions of seeded random games, each position's value the best of its children's, and a
-position that is over holding the value its end gives.
+On boards whose rows :mod:`book.tablerows` streams in key order (up to 20 cells) ``ttt verify``
+checks every position as it does blocks (:func:`book.verify.verify_game`); the digests are
+checked first here. On larger boards (5x5) it checks, after the digests:
+
+- a seeded sample of each ply: positions drawn uniformly from the ply's canonical positions
+  (seeded random numbers of the ply's index, each kept when a canonical position stands at it
+  as its own number); a ply of few numbers is read whole and sampled from;
+- on request, whole plies, :data:`~book.tablerows.SCAN_NUMBERS` numbers at a time.
+
+A position checked must hold the record its children give it: lost in 0 when the last mover
+has a line, a draw on a full board, else the best of its children's for the side to move
+(:func:`solver.tablepositions.children_records`); a child the table holds no record of is a
+problem too. :class:`TableCheck` counts what was checked, for the report.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
 
 from ttt_solve.book.table import Table
 from ttt_solve.book.tablefile import TableError
-from ttt_solve.solver.position import Position
+from ttt_solve.book.tablerows import TableRows
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Outcome, Value
+from ttt_solve.solver.tablebase import score_of_record
+from ttt_solve.solver.value import Value
 from ttt_solve.solver.verify import Problem
 
+Progress = Callable[[int, int], None]
+"""Told ``(done, total)`` as work goes on."""
 
-def digest_problems(folder: Path, rules: Rules) -> list[Problem]:
+READ_WHOLE_UP_TO = 16
+"""A ply of at most this many times the sample's size in numbers (or of at most one scan's
+numbers) is read whole and sampled from, rather than drawn at random numbers."""
+
+
+@dataclass
+class TableCheck:
+    """What a check of a table covered: files whose digest was checked, and positions checked
+    by ply, in the sample and in whole plies."""
+
+    digests: int = 0
+    sampled: dict[int, int] = field(default_factory=dict)
+    whole: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def positions(self) -> int:
+        return sum(self.sampled.values()) + sum(self.whole.values())
+
+
+def digest_problems(
+    folder: Path, rules: Rules, check: TableCheck | None = None, progress: Progress | None = None
+) -> list[Problem]:
     """The table's files checked against their digests: the first file that fails, as a
-    problem of the whole table (key -1), or none."""
+    problem of the whole table (key -1), or none. ``progress`` is told bytes read."""
     try:
-        Table(folder, rules, verify=True).close()
+        table = Table(folder, rules)
+        try:
+            files = table.verify(progress)
+        finally:
+            table.close()
     except TableError as error:
         return [Problem(-1, -1, str(error))]
+    if check is not None:
+        check.digests = files
     return []
 
 
-def sampled_positions(rules: Rules, per_ply: int, seed: int) -> dict[int, list[Position]]:
-    """About ``per_ply`` positions of each ply, from seeded random games (fewer where a ply
-    holds fewer or the games end before it)."""
-    rng = random.Random(seed)
-    found: dict[int, set[Position]] = {ply: set() for ply in range(rules.cells + 1)}
-    for _ in range(per_ply * 4):
-        position = Position.start(rules)
-        while True:
-            found[position.ply].add(position)
-            if position.is_terminal:
-                break
-            position = position.play(rng.choice(position.legal_moves()))
-    return {ply: sorted(held, key=lambda p: p.key)[:per_ply] for ply, held in found.items()}
+def position_problems(
+    rows: TableRows,
+    ply: int,
+    x: NDArray[np.int64],
+    o: NDArray[np.int64],
+    records: NDArray[np.uint8],
+) -> list[Problem]:
+    """The positions of ``ply`` (X and O cell sets, with their records) that do not hold the
+    record their children give them."""
+    rules = rows.table.rules
+    backed, _, missing = rows.children_records(rules, ply, x, o, records)
+    problems = []
+    empty = rules.cells - ply
+    for i in np.flatnonzero(backed != records).tolist():
+        key = rules.canonical(int(x[i]), int(o[i]))[0]
+        said = Value.from_score(score_of_record(int(records[i])), empty)
+        if missing[i]:
+            message = f"the table says {said}, but {missing[i]} of its children have no record"
+        else:
+            expected = Value.from_score(score_of_record(int(backed[i])), empty)
+            message = f"the table says {said}, its children say {expected}"
+        problems.append(Problem(ply, key, message))
+    return problems
 
 
-def sample_problems(table: Table, per_ply: int, seed: int) -> Iterator[Problem]:
-    """Every sampled position whose value is not the best of its children's (or, once the
-    game is over, not the value its end gives)."""
-    rules = table.rules
-    for ply, positions in sampled_positions(rules, per_ply, seed).items():
-        for position in positions:
-            value, moves = table.analyse(position)
-            if position.is_terminal:
-                outcome = Outcome.LOSS if position.winner else Outcome.DRAW
-                expected = Value(outcome, 0)
-            else:
-                expected = max(moves.values(), key=lambda move: move.score)
-            if value != expected:
-                yield Problem(
-                    ply,
-                    position.key,
-                    f"the table says {value}, its children say {expected}",
-                )
+def sample_problems(
+    rows: TableRows, per_ply: int, seed: int, check: TableCheck, progress: Progress | None = None
+) -> Iterator[Problem]:
+    """The problems of a seeded sample of about ``per_ply`` canonical positions of each ply
+    (all of a ply's where it holds fewer); ``progress`` is told plies done."""
+    rules = rows.table.rules
+    for ply in range(rules.cells + 1):
+        x, o, records = sampled_positions(rows, ply, per_ply, seed)
+        check.sampled[ply] = len(records)
+        yield from position_problems(rows, ply, x, o, records)
+        if progress is not None:
+            progress(ply + 1, rules.cells + 1)
+
+
+def sampled_positions(
+    rows: TableRows, ply: int, per_ply: int, seed: int
+) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]]:
+    """``(x, o, records)`` of up to ``per_ply`` canonical positions of ``ply``, drawn
+    uniformly with a generator seeded by ``seed`` and the ply."""
+    from ttt_solve.book.tablerows import SCAN_NUMBERS
+
+    rules = rows.table.rules
+    rng = np.random.default_rng([seed, ply])
+    count = len(rows.records(ply))
+    if count <= max(SCAN_NUMBERS, READ_WHOLE_UP_TO * per_ply):
+        x, o, records, _ = rows.positions_at(rules, ply, np.arange(count, dtype=np.int64))
+        if len(records) > per_ply:
+            chosen = np.sort(rng.choice(len(records), size=per_ply, replace=False))
+            x, o, records = x[chosen], o[chosen], records[chosen]
+        return x, o, records
+    # A large ply: random numbers, each drawn once, until enough stand for a position.
+    found: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]]] = []
+    seen = np.zeros(0, dtype=np.int64)
+    held = 0
+    share = 0.5  # of numbers that stand for a canonical position: measured as drawn
+    while held < per_ply and len(seen) < count // 2:
+        wanted = min(count, int((per_ply - held) / share * 1.25) + 64)
+        drawn = rng.integers(0, count, size=wanted, dtype=np.int64)
+        _, first = np.unique(drawn, return_index=True)
+        drawn = drawn[np.sort(first)]
+        drawn = drawn[~np.isin(drawn, seen)]
+        seen = np.concatenate([seen, drawn])
+        x, o, records, _ = rows.positions_at(rules, ply, drawn)
+        share = max(0.01, len(records) / max(1, len(drawn)))
+        found.append((x[: per_ply - held], o[: per_ply - held], records[: per_ply - held]))
+        held += len(found[-1][2])
+    return (
+        np.concatenate([part[0] for part in found]),
+        np.concatenate([part[1] for part in found]),
+        np.concatenate([part[2] for part in found]),
+    )
+
+
+def whole_ply_problems(
+    rows: TableRows, plies: list[int], check: TableCheck, progress: Progress | None = None
+) -> Iterator[Problem]:
+    """The problems of every canonical position of these plies; ``progress`` is told the
+    numbers read, of all the plies' numbers."""
+    rules = rows.table.rules
+    total = sum(len(rows.records(ply)) for ply in plies)
+    done = 0
+    for ply in plies:
+        check.whole[ply] = 0
+        for start, stop in rows.number_ranges(ply):
+            numbers = np.arange(start, stop, dtype=np.int64)
+            x, o, records, _ = rows.positions_at(rules, ply, numbers)
+            check.whole[ply] += len(records)
+            yield from position_problems(rows, ply, x, o, records)
+            done += stop - start
+            if progress is not None:
+                progress(done, total)
+
+
+def widest_ply(rows: TableRows) -> int:
+    """The ply of the most numbers in the table."""
+    plies = range(rows.table.rules.cells + 1)
+    return max(plies, key=lambda ply: len(rows.records(ply)))

@@ -429,6 +429,53 @@ class LazyProgress:
             self._bar = None
 
 
+def duration_text(seconds: float) -> str:
+    """``130`` -> ``2m10s``."""
+    whole = max(0, round(seconds))
+    hours, rest = divmod(whole, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes:02d}m"
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+class ProgressLines:
+    """Progress of long work as lines on stderr, one every ``every`` seconds (the first after
+    that long, so that short work prints none): share done, the ETA at the rate so far, and
+    the time so far. Lines, not a bar, so that a log of a long run shows them too."""
+
+    def __init__(self, label: str, unit: str, every: float = 10.0) -> None:
+        self.label = label
+        self.unit = unit
+        self.every = every
+        self.started = time.perf_counter()
+        self.shown = self.started
+        self.printed = False
+        self.last = (0, 0)
+
+    def __call__(self, done: int, total: int) -> None:
+        self.last = (done, total)
+        now = time.perf_counter()
+        if now - self.shown >= self.every:
+            self.shown = now
+            self._print(done, total, now - self.started)
+
+    def _print(self, done: int, total: int, seconds: float) -> None:
+        share = done / total if total else 1.0
+        eta = duration_text(seconds * (1 - share) / share) if share > 0 else "?"
+        click.echo(
+            f"{self.label}: {100 * share:5.1f}% of {total:,} {self.unit} (ETA {eta}), "
+            f"{duration_text(seconds)} so far",
+            err=True,
+        )
+        self.printed = True
+
+    def close(self) -> None:
+        """A last line with the time taken, where lines were printed."""
+        if self.printed:
+            self._print(*self.last, time.perf_counter() - self.started)
+
+
 def count(n: int) -> str:
     """``1217977`` -> ``1,217,977``."""
     return f"{n:,}"

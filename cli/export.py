@@ -2,7 +2,9 @@
 
 One row per canonical position, or with ``--expand`` one row per reachable position (every
 distinct symmetric image of each canonical one). Rows are read from the book and written a
-chunk at a time (:mod:`book.frame`), so memory does not grow with the game.
+chunk at a time (:mod:`book.frame`), so memory does not grow with the game: ply by ply, in key
+order, except for a tablebase of more than 20 cells, read in the order of its index
+(:mod:`book.tablerows`).
 
 ``--where`` filters with the words of :meth:`~book.rowfilter.RowFilter.parse`; the book binds
 the numbers as parameters, so user text never becomes SQL.
@@ -78,7 +80,9 @@ def export(
 
     Values are for the side to move; best moves are cell names (space-separated in CSV);
     images is how many reachable positions the canonical one stands for. Terminal positions
-    have remoteness 0.
+    have remoteness 0. Rows come ply by ply, by key within a ply; a tablebase of more than
+    20 cells (5x5) gives each ply in the order of its index, in bounded memory, and reads no
+    ply that --where's conditions on the ply rule out.
 
     \b
     Examples:
@@ -86,6 +90,7 @@ def export(
       ttt export --size 3 --win 3 --expand --format jsonl -o 3x3.jsonl
       ttt export --size 4 --win 4 --where 'ply<=4' --where value=win
       ttt export --size 4 --win 4 --format parquet -o 4x4.parquet
+      ttt export --size 5 --win 4 --where 'ply<=6' -o 5x5-ply6.csv
     """
     where = RowFilter(tuple(c for text in wheres for c in parse_where(text)))
     refuse_book_as_output(output, book_files(db))  # before the book is opened

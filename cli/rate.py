@@ -10,6 +10,7 @@ from ttt_solve.cli.common import (
     CliError,
     LazyProgress,
     db_option,
+    duration_text,
     friendly_errors,
     game_options,
     jobs_option,
@@ -68,16 +69,6 @@ class EstimatedProgress(LazyProgress):
             self._bar.show_eta = False
             self._bar.item_show_func = lambda _item: self.left
             self._bar.render_progress()
-
-
-def duration_text(seconds: float) -> str:
-    """``130`` -> ``2m10s``."""
-    whole = max(0, round(seconds))
-    hours, rest = divmod(whole, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours}h{minutes:02d}m"
-    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
 
 
 EXAMPLES = """

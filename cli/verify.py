@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,7 +15,9 @@ from ttt_solve.book.records import GameInfo
 from ttt_solve.book.verify import verify_game
 from ttt_solve.cli.common import (
     BOOK_TABLE_BYTES,
+    CliError,
     LazyProgress,
+    ProgressLines,
     db_option,
     friendly_errors,
     game_options,
@@ -25,6 +28,9 @@ from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.verify import Problem
+
+if TYPE_CHECKING:
+    from ttt_solve.book.tableverify import TableCheck
 
 SHOWN = 20
 
@@ -43,25 +49,36 @@ SHOWN = 20
     default=10_000,
     show_default=True,
     metavar="N",
-    help="A tablebase of more than 20 cells: positions checked in each ply (from seeded "
-    "random games).",
+    help="A tablebase of more than 20 cells: positions checked in each ply, drawn at "
+    "random from its canonical positions.",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sample.")
+@click.option(
+    "--whole-ply",
+    "whole_plies",
+    multiple=True,
+    metavar="PLY",
+    help="A tablebase of more than 20 cells: check every position of this ply too (a number, "
+    "'widest' or 'all'; repeat for more). Long: progress and an ETA go to stderr.",
+)
 @friendly_errors
-def verify(rules: Rules, db: str, jobs: int, sample: int, seed: int) -> None:
+def verify(
+    rules: Rules, db: str, jobs: int, sample: int, seed: int, whole_plies: tuple[str, ...]
+) -> None:
     """Check a stored game: values, best moves, terminal positions and counts.
 
     Every position's value must be the best over its children's stored values (for the last
     ply of an opening book: the alpha-beta prover's), terminal positions must hold their fixed
     values, and the counts must match the game's summary. A game stored as a tablebase has
     its files' digests checked first, and on boards of more than 20 cells a seeded sample of
-    each ply is checked instead of every position. Exits with status 1 if any check fails,
-    listing the first problems.
+    each ply is checked instead of every position (plus the plies --whole-ply names). Exits
+    with status 1 if any check fails, listing the first problems.
 
     \b
     Example:
       ttt verify --size 3 --win 3
       ttt verify --size 4x9 --win 4 --jobs 2
+      ttt verify --size 5 --win 4 --sample 10000 --whole-ply widest
     """
     with open_book(db) as book:
         rows_check = None
@@ -79,8 +96,14 @@ def verify(rules: Rules, db: str, jobs: int, sample: int, seed: int) -> None:
             err=True,
         )
         problems: Iterator[Problem]
-        if info.table_folder is not None:
-            problems = _table_problems(book, info, sample, seed)
+        table_check = None
+        if info.table_folder is not None and info.rules.cells > _stream_cells_limit():
+            from ttt_solve.book.tableverify import TableCheck
+
+            table_check = TableCheck()
+            problems = _sampled_table_problems(book, info, sample, seed, whole_plies, table_check)
+        elif info.table_folder is not None:
+            problems = _table_problems(book, info)
         else:
             info, problems = verify_game(book, rules, rows_check)
         found = 0
@@ -97,18 +120,26 @@ def verify(rules: Rules, db: str, jobs: int, sample: int, seed: int) -> None:
             more = f" (first {SHOWN} shown)" if found > SHOWN else ""
             click.echo(f"{rules.name}: {found} problem{'s' if found > 1 else ''}{more}")
             sys.exit(1)
+        if table_check is not None:
+            click.echo(f"{rules.name}: OK, {_checked(table_check)}")
+            return
         click.echo(
             f"{rules.name}: OK, {info.positions:,} positions consistent "
             f"({info.method}{'' if info.book_depth is None else f', depth {info.book_depth}'})"
         )
 
 
-def _table_problems(book: Book, info: GameInfo, sample: int, seed: int) -> Iterator[Problem]:
-    """The problems of a game stored as a tablebase: its digests, then every position
-    (boards the book streams) or a sample of each ply."""
-    from ttt_solve.book.table import Table
-    from ttt_solve.book.tablerows import STREAM_CELLS_LIMIT
-    from ttt_solve.book.tableverify import digest_problems, sample_problems
+def _stream_cells_limit() -> int:
+    """The largest board whose table is checked whole, as blocks are."""
+    from ttt_solve.book import tablerows
+
+    return tablerows.STREAM_CELLS_LIMIT
+
+
+def _table_problems(book: Book, info: GameInfo) -> Iterator[Problem]:
+    """The problems of a game stored as a tablebase on a board the book streams: its
+    digests, then every position."""
+    from ttt_solve.book.tableverify import digest_problems
 
     folder = book.table_folder(info)
     assert folder is not None  # a game stored as a tablebase
@@ -116,14 +147,88 @@ def _table_problems(book: Book, info: GameInfo, sample: int, seed: int) -> Itera
     if damaged:
         yield from damaged
         return
-    if info.rules.cells <= STREAM_CELLS_LIMIT:
-        yield from verify_game(book, info.rules)[1]
+    yield from verify_game(book, info.rules)[1]
+
+
+def _sampled_table_problems(
+    book: Book,
+    info: GameInfo,
+    sample: int,
+    seed: int,
+    whole_plies: tuple[str, ...],
+    check: TableCheck,
+) -> Iterator[Problem]:
+    """The problems of a tablebase of more than 20 cells: its digests, a seeded sample of
+    each ply, then the plies asked for whole; what was checked is counted in ``check``."""
+    from ttt_solve.book.tablerows import TableRows
+    from ttt_solve.book.tableverify import (
+        digest_problems,
+        sample_problems,
+        whole_ply_problems,
+        widest_ply,
+    )
+
+    folder = book.table_folder(info)
+    assert folder is not None  # a game stored as a tablebase
+    rules = info.rules
+    with closing(ProgressLines("digests", "bytes")) as progress:
+        damaged = digest_problems(folder, rules, check, progress)
+    if damaged:
+        yield from damaged
         return
-    table = Table(folder, info.rules)
+    rows = TableRows(folder, rules)
     try:
-        yield from sample_problems(table, sample, seed)
+        plies = _whole_plies(whole_plies, rules, lambda: widest_ply(rows))
+        with closing(ProgressLines(f"a sample of {sample:,} positions a ply", "plies")) as progress:
+            yield from sample_problems(rows, sample, seed, check, progress)
+        if plies:
+            label = f"ply {plies[0]} whole" if len(plies) == 1 else f"plies {_plies(plies)} whole"
+            with closing(ProgressLines(label, "numbers")) as progress:
+                yield from whole_ply_problems(rows, plies, check, progress)
     finally:
-        table.close()
+        rows.close()
+
+
+def _whole_plies(asked: tuple[str, ...], rules: Rules, widest: Callable[[], int]) -> list[int]:
+    """The plies ``--whole-ply`` names, in order, each once."""
+    plies: set[int] = set()
+    for text in asked:
+        word = text.strip().lower()
+        if word == "all":
+            plies.update(range(rules.cells + 1))
+        elif word == "widest":
+            plies.add(widest())
+        elif word.isdigit() and int(word) <= rules.cells:
+            plies.add(int(word))
+        else:
+            raise CliError(
+                f"--whole-ply {text!r}: give a ply from 0 to {rules.cells}, 'widest' or 'all'"
+            )
+    return sorted(plies)
+
+
+def _plies(plies: list[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``0-2, 5``."""
+    runs: list[list[int]] = []
+    for ply in plies:
+        if runs and runs[-1][-1] == ply - 1:
+            runs[-1].append(ply)
+        else:
+            runs.append([ply])
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
+
+
+def _checked(check: TableCheck) -> str:
+    """What a sampled check of a table covered, in words."""
+    sampled = sum(check.sampled.values())
+    parts = [
+        f"digests of {check.digests} files",
+        f"{sampled:,} sampled positions in {len(check.sampled)} plies",
+    ]
+    if check.whole:
+        whole = sum(check.whole.values())
+        parts.append(f"every position of ply {_plies(sorted(check.whole))} ({whole:,})")
+    return "; ".join(parts) + ": each position's value is the best of its children's (or its end's)"
 
 
 def _where(rules: Rules, ply: int, key: int) -> str:

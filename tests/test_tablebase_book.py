@@ -167,9 +167,9 @@ def test_ttt_solve_refuses_a_table_of_more_than_25_cells(tmp_path):
 
 
 def test_verify_checks_digests_and_samples(tmp_path):
-    from ttt_solve.book.table import Table
     from ttt_solve.book.tablefile import HEADER_SIZE
-    from ttt_solve.book.tableverify import sample_problems
+    from ttt_solve.book.tablerows import TableRows
+    from ttt_solve.book.tableverify import TableCheck, sample_problems
 
     rules = Rules(3, 4, 3)
     _, tables = make_books(tmp_path, rules)
@@ -178,9 +178,9 @@ def test_verify_checks_digests_and_samples(tmp_path):
     result = runner.invoke(ttt, args)
     assert result.exit_code == 0, result.output
     assert "OK, " in result.stdout
-    table = Table(tmp_path / rules.name, rules)
-    assert list(sample_problems(table, 200, seed=1)) == []
-    table.close()
+    rows = TableRows(tmp_path / rules.name, rules)
+    assert list(sample_problems(rows, 200, 1, TableCheck())) == []
+    rows.close()
     path = tmp_path / rules.name / "ply-06.tb"
     data = bytearray(path.read_bytes())
     reps = int.from_bytes(data[48:56], "little")
@@ -191,9 +191,9 @@ def test_verify_checks_digests_and_samples(tmp_path):
     result = runner.invoke(ttt, args)
     assert result.exit_code == 1
     assert "ply-06.tb" in result.stdout and "digest" in result.stdout
-    table = Table(tmp_path / rules.name, rules)
-    found = list(sample_problems(table, 5000, seed=1))
-    table.close()
+    rows = TableRows(tmp_path / rules.name, rules)
+    found = list(sample_problems(rows, 5000, 1, TableCheck()))
+    rows.close()
     assert found and all("the table says" in problem.message for problem in found)
 
 
