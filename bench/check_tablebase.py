@@ -37,8 +37,8 @@ from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules, parse_game
 from ttt_solve.solver.search import Prover
-from ttt_solve.solver.tablebase import NONE, record_histogram, value_of_record
-from ttt_solve.solver.tablebase_index import PlyIndex
+from ttt_solve.solver.tablebase import record_histogram
+from ttt_solve.solver.tablelookup import NONE, PlyIndex, value_of_record
 from ttt_solve.solver.value import Outcome, Value
 
 

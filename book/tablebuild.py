@@ -473,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: the parts made so far are kept; rerun to resume", file=sys.stderr)
         return 130
     root = summary.root_record
-    from ttt_solve.solver.tablebase import value_of_record
+    from ttt_solve.solver.tablelookup import value_of_record
 
     value = value_of_record(root, rules.cells)
     canonical = sum(c.canonical for c in summary.counts)

@@ -25,12 +25,11 @@ from ttt_solve.book.tablefile import TableError, map_ply, ply_path, read_header
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import (
-    DECIDED,
     RecordCounts,
     first_number,
     record_histogram,
 )
-from ttt_solve.solver.tablebase_index import PlyIndex
+from ttt_solve.solver.tablelookup import DECIDED, PlyIndex
 from ttt_solve.solver.value import Value
 
 

@@ -380,7 +380,8 @@ class TableRows:
     def _class_table(self, rules: Rules, ply: int) -> ClassTable:
         """The class table of a ply's X sets, made once; the last two made are kept (a ply's
         and its children's)."""
-        from ttt_solve.solver.tablebase_index import class_table, stone_counts
+        from ttt_solve.solver.tablebase_index import class_table
+        from ttt_solve.solver.tablelookup import stone_counts
 
         size = stone_counts(ply)[0]
         if size not in self._classes:

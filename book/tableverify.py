@@ -29,7 +29,7 @@ from ttt_solve.book.table import Table
 from ttt_solve.book.tablefile import TableError
 from ttt_solve.book.tablerows import TableRows
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import score_of_record
+from ttt_solve.solver.tablelookup import score_of_record
 from ttt_solve.solver.value import Value
 from ttt_solve.solver.verify import Problem
 

@@ -37,17 +37,10 @@ from ttt_solve.solver.tablebase_index import (
     permute_set,
     popcount,
     rank_set,
-    stone_counts,
     unrank_set,
 )
-from ttt_solve.solver.value import WIN_SCORE, Value, move_score, remoteness_of, score_of
-
-NONE = 0
-"""The record of a number that stands for no position."""
-DRAW = 1
-"""The record of a draw."""
-DECIDED = 2
-"""A won or lost position's record is this plus its remoteness."""
+from ttt_solve.solver.tablelookup import DECIDED, DRAW, NONE, stone_counts
+from ttt_solve.solver.value import WIN_SCORE, move_score, remoteness_of, score_of
 
 BLOCK = 1 << 13
 """Numbers one thread takes at once: each block starts by unranking its first number."""
@@ -62,20 +55,6 @@ _remoteness_of = _compile_inline(remoteness_of)
 def record_of(score: int, empty_cells: int) -> int:
     """The record of a position's score (see the module docstring)."""
     return DRAW if score == 0 else DECIDED + int(remoteness_of(score, empty_cells))
-
-
-def value_of_record(record: int, empty_cells: int) -> Value:
-    """The value for the side to move of a position's record (not :data:`NONE`), with
-    ``empty_cells`` its empty cells (a draw's remoteness)."""
-    return Value.from_score(score_of_record(record), empty_cells)
-
-
-def score_of_record(record: int) -> int:
-    """The score of a position's record (``record`` must not be :data:`NONE`)."""
-    if record == DRAW:
-        return 0
-    remoteness = record - DECIDED
-    return int(score_of(1 if remoteness % 2 else -1, remoteness))
 
 
 @_compile_inline

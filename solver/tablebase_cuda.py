@@ -23,8 +23,9 @@ from numpy.typing import NDArray
 
 from ttt_solve.errors import TttError
 from ttt_solve.solver import tablebase, tablebase_index
-from ttt_solve.solver.tablebase import NONE, PlyStep, RecordCounts, back_up_range
+from ttt_solve.solver.tablebase import PlyStep, RecordCounts, back_up_range
 from ttt_solve.solver.tablebase_index import binomials, cell_tables
+from ttt_solve.solver.tablelookup import NONE
 from ttt_solve.solver.value import WIN_SCORE
 
 cuda: Any = numba.cuda

@@ -15,23 +15,24 @@ image whose X set is the representative:
 So a ply holds ``classes * C(N - x, o)`` numbers, about an eighth (a quarter) of the dense
 ``C(N, x) * C(N - x, o)``, and a position is ranked without a search: the class of an X set
 comes from a table of ``C(N, x)`` entries (:func:`class_table`, for the build) or from the
-representatives' ranks by bisection (:class:`PlyIndex`, for one position). Every number stands
-for a position; when a representative is symmetric itself, a position may stand at several
-numbers (its images under the representative's own symmetries), each holding its record.
+representatives' ranks by bisection (:class:`solver.tablelookup.PlyIndex`, for one
+position). Every number stands for a position; when a representative is symmetric itself, a
+position may stand at several numbers (its images under the representative's own symmetries),
+each holding its record.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Sequence
 from math import comb
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK, Rules
+from ttt_solve.solver.tablelookup import stone_counts
 
 MAX_TABLE_CELLS = 25
 """Boards of more than 25 cells stay with the prover: 5x5 k=4 is the largest table made."""
@@ -39,11 +40,6 @@ MAX_TABLE_CELLS = 25
 _compile = numba.njit(parallel=True, nogil=True, cache=True)
 _compile_serial = numba.njit(nogil=True, cache=True)
 _compile_inline = numba.njit(nogil=True, cache=True, inline="always")
-
-
-def stone_counts(ply: int) -> tuple[int, int]:
-    """``(x, o)``: the X and O stones on the board at ``ply`` (X moves first)."""
-    return (ply + 1) // 2, ply // 2
 
 
 def binomials(cells: int) -> NDArray[np.int64]:
@@ -251,102 +247,6 @@ def ply_records(rules: Rules, ply: int) -> int:
     """The numbers in a ply's index."""
     classes, per_class = ply_shape(rules, ply)
     return classes * per_class
-
-
-# -- one position, in plain Python (the lookup path loads neither NumPy's kernels nor Numba) ---
-
-
-def rank_of(stones: int) -> int:
-    """:func:`rank_set` for a Python int."""
-    rank, m = 0, 1
-    while stones:
-        low = stones & -stones
-        rank += comb(low.bit_length() - 1, m)
-        stones ^= low
-        m += 1
-    return rank
-
-
-def compress_of(stones: int, free: int) -> int:
-    """:func:`compress` for Python ints."""
-    out, position = 0, 0
-    while free:
-        low = free & -free
-        if stones & low:
-            out |= 1 << position
-        free ^= low
-        position += 1
-    return out
-
-
-def unrank_of(rank: int, size: int) -> int:
-    """:func:`unrank_set` for Python ints: the ``size``-set of cells of this rank."""
-    stones = 0
-    for m in range(size, 0, -1):
-        cell = m - 1
-        while comb(cell + 1, m) <= rank:
-            cell += 1
-        stones |= 1 << cell
-        rank -= comb(cell, m)
-    return stones
-
-
-expand_of = expand.py_func
-""":func:`expand` for Python ints: its own source, run by Python."""
-
-
-class Ranks(Protocol):
-    """The representatives' ranks of a ply, ascending: a list, or a file's bytes read as
-    one."""
-
-    def __len__(self) -> int: ...
-
-    def __getitem__(self, number: int, /) -> int: ...
-
-
-class PlyIndex:
-    """The index of one ply, for positions one at a time, from its representatives' ranks
-    (ascending: any sequence of ints, such as a memory-mapped file's)."""
-
-    def __init__(self, rules: Rules, ply: int, rep_ranks: Ranks) -> None:
-        self.rules = rules
-        self.ply = ply
-        self.x, self.o = stone_counts(ply)
-        self.per_class = comb(rules.cells - self.x, self.o)
-        self.rep_ranks = rep_ranks
-
-    def __len__(self) -> int:
-        return len(self.rep_ranks) * self.per_class
-
-    def x_class(self, x: int) -> tuple[int, int, int]:
-        """``(class, symmetry, representative)`` of an X set: the symmetry maps it onto the
-        representative (the first symmetry giving the smallest rank, as the build takes it)."""
-        rules = self.rules
-        best_rank, best_symmetry, best_image = rank_of(x), 0, x
-        for symmetry in range(1, len(rules.symmetries)):
-            image = rules.permute(x, symmetry)
-            rank = rank_of(image)
-            if rank < best_rank:
-                best_rank, best_symmetry, best_image = rank, symmetry, image
-        number = bisect_left(self.rep_ranks, best_rank)
-        if number == len(self.rep_ranks) or self.rep_ranks[number] != best_rank:
-            raise ValueError(f"no class of ply {self.ply} has representative rank {best_rank}")
-        return number, best_symmetry, best_image
-
-    def stones(self, number: int) -> tuple[int, int]:
-        """``(x, o)``: the X and O cell sets of the position at ``number`` (:meth:`index`'s
-        inverse for the image it ranks)."""
-        if not 0 <= number < len(self):
-            raise ValueError(f"number {number} is not within ply {self.ply}")
-        x = unrank_of(self.rep_ranks[number // self.per_class], self.x)
-        o = expand_of(unrank_of(number % self.per_class, self.o), self.rules.full & ~x)
-        return x, o
-
-    def index(self, x: int, o: int) -> int:
-        """The number of the position with these stones (of this ply's stone counts)."""
-        number, symmetry, rep = self.x_class(x)
-        image = self.rules.permute(o, symmetry)
-        return number * self.per_class + rank_of(compress_of(image, self.rules.full & ~rep))
 
 
 @_compile

@@ -14,7 +14,7 @@ from math import comb
 from typing import Protocol
 
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import score_of
+from ttt_solve.solver.value import Value, score_of
 
 NONE = 0
 """The record of a number that stands for no position."""
@@ -30,6 +30,12 @@ def score_of_record(record: int) -> int:
         return 0
     remoteness = record - DECIDED
     return int(score_of(1 if remoteness % 2 else -1, remoteness))
+
+
+def value_of_record(record: int, empty_cells: int) -> Value:
+    """The value for the side to move of a position's record (not :data:`NONE`), with
+    ``empty_cells`` its empty cells (a draw's remoteness)."""
+    return Value.from_score(score_of_record(record), empty_cells)
 
 
 def stone_counts(ply: int) -> tuple[int, int]:
@@ -58,6 +64,30 @@ def compress_of(stones: int, free: int) -> int:
             out |= 1 << position
         free ^= low
         position += 1
+    return out
+
+
+def unrank_of(rank: int, size: int) -> int:
+    """The ``size``-set of cells of this rank (:func:`rank_of`'s inverse)."""
+    stones = 0
+    for m in range(size, 0, -1):
+        cell = m - 1
+        while comb(cell + 1, m) <= rank:
+            cell += 1
+        stones |= 1 << cell
+        rank -= comb(cell, m)
+    return stones
+
+
+def expand_of(positions: int, free: int) -> int:
+    """:func:`compress_of`'s inverse: positions among the ``free`` cells back to cells."""
+    out = 0
+    while free:
+        low = free & -free
+        if positions & 1:
+            out |= low
+        positions >>= 1
+        free ^= low
     return out
 
 
@@ -98,6 +128,15 @@ class PlyIndex:
         if number == len(self.rep_ranks) or self.rep_ranks[number] != best_rank:
             raise ValueError(f"no class of ply {self.ply} has representative rank {best_rank}")
         return number, best_symmetry, best_image
+
+    def stones(self, number: int) -> tuple[int, int]:
+        """``(x, o)``: the X and O cell sets of the position at ``number`` (:meth:`index`'s
+        inverse for the image it ranks)."""
+        if not 0 <= number < len(self):
+            raise ValueError(f"number {number} is not within ply {self.ply}")
+        x = unrank_of(self.rep_ranks[number // self.per_class], self.x)
+        o = expand_of(unrank_of(number % self.per_class, self.o), self.rules.full & ~x)
+        return x, o
 
     def index(self, x: int, o: int) -> int:
         """The number of the position with these stones (of this ply's stone counts)."""

@@ -24,7 +24,6 @@ from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import (
-    NONE,
     _end_record,
     _lines_held,
     _move_score,
@@ -39,9 +38,9 @@ from ttt_solve.solver.tablebase_index import (
     expand,
     permute_set,
     rank_set,
-    stone_counts,
     unrank_set,
 )
+from ttt_solve.solver.tablelookup import NONE, stone_counts
 from ttt_solve.solver.value import WIN_SCORE
 
 

@@ -28,7 +28,8 @@ from ttt_solve.book.tableverify import (
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import DECIDED, DRAW, NONE
-from ttt_solve.solver.tablebase_index import class_table, stone_counts
+from ttt_solve.solver.tablebase_index import class_table
+from ttt_solve.solver.tablelookup import stone_counts
 from ttt_solve.solver.tablepositions import stand_for
 
 RULES = Rules(4, 4, 3)
