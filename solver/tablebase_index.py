@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK, Rules
-from ttt_solve.solver.tablelookup import stone_counts
+from ttt_solve.solver.tablelookup import expand_of, stone_counts
 
 MAX_TABLE_CELLS = 25
 """Boards of more than 25 cells stay with the prover: 5x5 k=4 is the largest table made."""
@@ -129,17 +129,8 @@ def compress(stones: int, free: int) -> int:
     return out
 
 
-@_compile_inline
-def expand(positions: int, free: int) -> int:
-    """The inverse of :func:`compress`: positions among the ``free`` cells back to cells."""
-    out = 0
-    while free:
-        low = free & -free
-        if positions & 1:
-            out |= low
-        positions >>= 1
-        free ^= low
-    return out
+expand = _compile_inline(expand_of)
+"""The inverse of :func:`compress`, compiled: positions among the ``free`` cells back to cells."""
 
 
 # -- the classes of X sets ---------------------------------------------------------------------
