@@ -15,7 +15,7 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -149,9 +149,7 @@ def friendly_errors(command: Callable) -> Callable:
 
             raise CliError(explained(error)) from None
         except KeyboardInterrupt as interrupt:
-            word, status = stopped_by(interrupt)
-            click.echo(f"{word}: nothing was written", err=True)
-            sys.exit(status)
+            stop(interrupt)
         except OSError as error:  # the machine's, not ours: a full disk, a closed output
             silence_stdout()
             if _disk_full(error):
@@ -162,11 +160,32 @@ def friendly_errors(command: Callable) -> Callable:
         except Exception as error:
             if _disk_full(error):
                 raise CliError(_disk_full_message(error)) from None
+            interrupt = _stop_within(error)
+            if interrupt is not None:
+                stop(interrupt)
             if debug_requested():
                 raise
             raise BugError(error) from None
 
     return wrapper
+
+
+def stop(interrupt: KeyboardInterrupt) -> NoReturn:
+    """End the command stopped by ``interrupt``: a line saying so, and its exit status."""
+    word, status = stopped_by(interrupt)
+    click.echo(f"{word}: nothing was written", err=True)
+    sys.exit(status)
+
+
+def _stop_within(error: BaseException) -> KeyboardInterrupt | None:
+    """The stop a ``SystemError`` stands for: a signal's exception raised while compiled code
+    (a Numba kernel) was returning comes out as a ``SystemError`` whose context is that
+    exception."""
+    if isinstance(error, SystemError):
+        inner = error.__cause__ or error.__context__
+        if isinstance(inner, KeyboardInterrupt):
+            return inner
+    return None
 
 
 _LEAKED_SEMAPHORES = "ignore:resource_tracker:UserWarning:multiprocessing.resource_tracker"

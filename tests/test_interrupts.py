@@ -349,6 +349,31 @@ def test_sigterm_taken_in_a_finaliser_still_stops_the_command():
         assert result.stderr.strip().splitlines()[-1] == "terminated: nothing was written"
 
 
+def test_a_stop_that_compiled_code_turned_into_a_system_error_is_still_a_stop():
+    """A SIGTERM taken while a Numba kernel returns comes out as a ``SystemError`` whose
+    context is the stop ("returned a result with an exception set"): it is the stop, not a
+    bug of ours."""
+    import click
+    from click.testing import CliRunner
+
+    from ttt_solve.cli.common import Terminated, friendly_errors
+
+    @click.command()
+    @click.option("--inner", type=click.Choice(["terminated", "other"]))
+    @friendly_errors
+    def command(inner: str) -> None:
+        try:
+            raise Terminated() if inner == "terminated" else ValueError("not a stop")
+        except BaseException:
+            raise SystemError("a kernel returned a result with an exception set")  # noqa: B904
+
+    stopped = CliRunner().invoke(command, ["--inner", "terminated"])
+    assert stopped.exit_code == 143
+    assert stopped.stderr.strip() == "terminated: nothing was written"
+    bug = CliRunner().invoke(command, ["--inner", "other"])
+    assert bug.exit_code == 1 and "this is a bug in ttt-solve: SystemError" in bug.stderr
+
+
 # -- Ctrl-C amid a ladder's games --------------------------------------------------------------
 
 
