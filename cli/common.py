@@ -160,9 +160,9 @@ def friendly_errors(command: Callable) -> Callable:
         except Exception as error:
             if _disk_full(error):
                 raise CliError(_disk_full_message(error)) from None
-            interrupt = _stop_within(error)
-            if interrupt is not None:
-                stop(interrupt)
+            stopped = _stop_within(error)
+            if stopped is not None:
+                stop(stopped)
             if debug_requested():
                 raise
             raise BugError(error) from None
