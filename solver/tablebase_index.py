@@ -240,6 +240,27 @@ def ply_records(rules: Rules, ply: int) -> int:
     return classes * per_class
 
 
+@_compile_inline
+def number_of(
+    x: int,
+    o: int,
+    per_class: int,
+    classes: NDArray[np.int32],
+    symmetries: NDArray[np.uint8],
+    reps: NDArray[np.int64],
+    full: int,
+    tables: NDArray[np.int64],
+    binom: NDArray[np.int64],
+) -> int:
+    """The number of the position with these X and O cells in its ply's index, from the class
+    table of the ply's X sets: the kernels' :meth:`PlyIndex.index`."""
+    rank = rank_set(x, binom)
+    number = int(classes[rank])
+    image = permute_set(o, tables, symmetries[rank])
+    found: int = number * per_class + rank_set(compress(image, full & ~reps[number]), binom)
+    return found
+
+
 @_compile
 def _indexes(
     x: NDArray[np.int64],
@@ -254,10 +275,7 @@ def _indexes(
 ) -> NDArray[np.int64]:
     out = np.empty(len(x), dtype=np.int64)
     for i in numba.prange(len(x)):
-        rank = rank_set(x[i], binom)
-        number = int(classes[rank])
-        image = permute_set(o[i], tables, symmetries[rank])
-        out[i] = number * per_class + rank_set(compress(image, full & ~reps[number]), binom)
+        out[i] = number_of(x[i], o[i], per_class, classes, symmetries, reps, full, tables, binom)
     return out
 
 

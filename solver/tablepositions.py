@@ -34,10 +34,9 @@ from ttt_solve.solver.tablebase_index import (
     ClassTable,
     binomials,
     cell_tables,
-    compress,
     expand,
+    number_of,
     permute_set,
-    rank_set,
     unrank_set,
 )
 from ttt_solve.solver.tablelookup import NONE, stone_counts
@@ -142,11 +141,17 @@ def _children_records(
             empty ^= bit
             child_x = x[i] | bit if x_moves else x[i]
             child_o = o[i] if x_moves else o[i] | bit
-            rank = rank_set(child_x, binom)
-            number = int(child_classes[rank])
-            image = permute_set(child_o, tables, child_symmetries[rank])
-            free = full & ~child_reps[number]
-            child = number * child_per_class + rank_set(compress(image, free), binom)
+            child = number_of(
+                child_x,
+                child_o,
+                child_per_class,
+                child_classes,
+                child_symmetries,
+                child_reps,
+                full,
+                tables,
+                binom,
+            )
             child_record = child_records[child]
             if child_record == NONE:
                 missing[i] += 1
