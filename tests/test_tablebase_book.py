@@ -217,6 +217,8 @@ SAME_ANSWERS = [
 
 @pytest.mark.parametrize("command", SAME_ANSWERS, ids=lambda c: " ".join(c[:2]))
 def test_the_commands_answer_alike_from_a_table(two_books_3x3, tmp_path, command):
+    if "parquet" in command:
+        pytest.importorskip("pyarrow", reason="pip install -e '.[notebook]'")
     blocks, tables = two_books_3x3
     outputs = []
     for db in (blocks, tables):
@@ -237,6 +239,7 @@ def test_the_commands_answer_alike_from_a_table(two_books_3x3, tmp_path, command
 
 
 def test_book_frame_and_the_perfect_agent_read_a_table(two_books_3x3):
+    pytest.importorskip("pandas", reason="pip install -e '.[notebook]'")
     from ttt_solve.agents.spec import make_agent
 
     blocks, tables = two_books_3x3
@@ -253,6 +256,7 @@ def test_book_frame_and_the_perfect_agent_read_a_table(two_books_3x3):
 
 
 def test_serve_and_the_notebook_audit_answer_alike_from_a_table(two_books_3x3):
+    pytest.importorskip("starlette", reason="pip install -e '.[web]'")
     from starlette.testclient import TestClient
 
     from ttt_solve import session
