@@ -1,7 +1,7 @@
 """Benchmark of the tablebase build against the single-threaded C solver, side by side.
 
 For each board, in one run: the whole table build as a process of its own
-(``python -m ttt_solve.book.tablebuild GAME FOLDER``: start-up, every ply, the files written
+(``python -m ttt_solve.solver.tablebase.build GAME FOLDER``: start-up, every ply, the files written
 and flushed) and the C reference solver of ``bench/c/solve.c`` (built as
 ``bench/bench_solve.py`` builds it); their wall times, the ratio, each one's peak memory, the
 table's bytes on disk, and whether both found the published counts. Then the look-up of a
@@ -46,7 +46,7 @@ BOARDS = [(4, 4, 4, 1217977, 9722011)]
 
 LOOKUPS = """
 import random, statistics, sys, time
-from ttt_solve.book.table import Table
+from ttt_solve.solver.tablebase.probe import Table
 from ttt_solve.solver.position import Position
 table = Table(sys.argv[1])
 rules = table.rules
@@ -73,8 +73,8 @@ PROBE = """
 import sys, time
 import numpy as np
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import DRAW, back_up_range, class_tables, ply_step
-from ttt_solve.solver.tablebase_index import ply_records
+from ttt_solve.solver.tablebase.step import DRAW, back_up_range, class_tables, ply_step
+from ttt_solve.solver.tablebase.index import ply_records
 rules = Rules(5, 5, 4)
 ply = int(sys.argv[1])
 step = ply_step(rules, ply, *class_tables(rules, ply, {}))
@@ -96,7 +96,7 @@ PROBE_PLIES = (8, 12, 16, 20)
 def probe_5x5() -> None:
     """The ply step's rate on slices of 5x5 k=4 plies, and the whole build's time from it."""
     from ttt_solve.solver.rules import Rules
-    from ttt_solve.solver.tablebase_index import ply_records
+    from ttt_solve.solver.tablebase.index import ply_records
 
     rules = Rules(5, 5, 4)
     rates = {}
@@ -267,7 +267,7 @@ def main() -> None:
         for rows, cols, k, canonical, reachable in chosen_boards(args, BOARDS, BOARD_4X5):
             game = f"{rows}x{cols}k{k}"
             folder = os.path.join(workdir, game)
-            argv = [sys.executable, "-m", "ttt_solve.book.tablebuild", game, folder]
+            argv = [sys.executable, "-m", "ttt_solve.solver.tablebase.build", game, folder]
             table = measure([*argv, "--every", "1000000"])
             if table.returncode != 0:
                 sys.exit(f"{game}: the table build failed:\n{table.output}")

@@ -28,15 +28,15 @@ from ttt_solve.book.urls import sqlite_file, unwritable_reason
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.book.writer import holds_more, write_game
 from ttt_solve.errors import TttError
-from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.estimate import available_memory, exhaustive_estimate
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
 from ttt_solve.solver.vocabulary import UnknownWordError
 
 if TYPE_CHECKING:
-    from ttt_solve.solver.distributed import DaskSolver
-    from ttt_solve.solver.opening import OpeningBookBuilder
+    from ttt_solve.solver.exhaustive.distributed import DaskSolver
     from ttt_solve.solver.plytable import PlyTable
+    from ttt_solve.solver.prover.opening import OpeningBookBuilder
 
 DEFAULT_BOOK_DEPTH = 2
 WORKDIR_POSITIONS = 2_000_000
@@ -78,7 +78,7 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
     A tablebase (``table``) is made only when asked for: its folder lies beside the book
     (:func:`table_directory`), and the exhaustive solve stays the default where it fits."""
     if method == SolveMethod.TABLE:
-        from ttt_solve.solver.tablebase_index import MAX_TABLE_CELLS  # loads Numba: only here
+        from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS  # loads Numba: only here
 
         if rules.cells > MAX_TABLE_CELLS:
             raise SolveError(
@@ -121,7 +121,7 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
             f"{rules.name} is too large to enumerate on this machine ({size})",
             "needs-opening-book",
         )
-    from ttt_solve.solver.tablebase_index import MAX_TABLE_CELLS
+    from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS
 
     table = (
         " (--method table builds every position's value in a tablebase)"
@@ -312,14 +312,14 @@ class Solve:
         builder: OpeningBookBuilder | None = None
         depth = self.depth
         if self.engine == "dask":
-            from ttt_solve.solver.distributed import DaskSolver
+            from ttt_solve.solver.exhaustive.distributed import DaskSolver
 
             self.workdir = self.workdir or work_directory(self.db, rules) + "-dask"
             dask_solver = DaskSolver(
                 rules, self.workdir, scheduler=self.scheduler, progress=self.progress
             )
         elif self.method == SolveMethod.EXHAUSTIVE:
-            from ttt_solve.solver.keyarrays import uses_kernels
+            from ttt_solve.solver.exhaustive.keyarrays import uses_kernels
 
             if uses_kernels(rules):
                 from ttt_solve.solver.compiling import announce_kernels
@@ -330,7 +330,7 @@ class Solve:
             solver = ExhaustiveSolver(rules, progress=self._forward, workdir=self.workdir)
         else:
             from ttt_solve.solver.compiling import announce_search
-            from ttt_solve.solver.opening import OpeningBookBuilder
+            from ttt_solve.solver.prover.opening import OpeningBookBuilder
 
             announce_search()  # the builder's prover compiles (or loads) the search when made
             assert depth is not None  # an opening book's
@@ -416,8 +416,8 @@ class Solve:
         after each part, and the folder kept for a rerun when interrupted."""
         from pathlib import Path
 
-        from ttt_solve.book.tablebuild import build_table, describe_plan, plan_build
         from ttt_solve.book.tablecatalogue import catalogue_table
+        from ttt_solve.solver.tablebase.build import build_table, describe_plan, plan_build
 
         rules = self.rules
         self.workdir = table_directory(self.db, rules)

@@ -26,7 +26,6 @@ from ttt_solve.book.errors import GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book, open_book
 from ttt_solve.book.records import GameInfo, SolveMethod
-from ttt_solve.book.table import Table
 from ttt_solve.book.tablerows import STREAM_CELLS_LIMIT, TableRows, recorded_folder
 from ttt_solve.book.urls import sqlite_file
 from ttt_solve.book.writer import delete_game, game_lock, insert_game
@@ -35,6 +34,7 @@ from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.probe import Table
 from ttt_solve.solver.value import Outcome, score_of
 from ttt_solve.solver.vocabulary import Side
 
@@ -83,7 +83,7 @@ def catalogue_table(
     """Record the finished table in ``folder`` as its game's row in ``book`` (every digest
     checked first). Raises :class:`~book.errors.GameExistsError` if the book holds the game
     and ``force`` is false (with ``force`` the stored game is replaced), and
-    :class:`~book.tablefile.TableError` for a folder that holds no sound table.
+    :class:`~solver.tablebase.files.TableError` for a folder that holds no sound table.
     ``seconds``: how long the build took, recorded as the solve's time."""
     folder = Path(folder)
     table = Table(folder, verify=True)

@@ -375,7 +375,7 @@ def usable_cores() -> int:
 
 BOOK_TABLE_BYTES = 768 * 2**20
 """Memory of one process proving an opening book's positions: its transposition table (the
-compiled engine's, ``solver.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
+compiled engine's, ``solver.prover.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
 
 
 def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Callable]:
@@ -384,7 +384,7 @@ def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Call
     (More processes than cores only share them; more than memory holds would swap or die.)"""
 
     def cap(_context: click.Context, _param: click.Parameter, jobs: int) -> int:
-        from ttt_solve.solver.estimate import available_memory
+        from ttt_solve.solver.exhaustive.estimate import available_memory
 
         limits = [(usable_cores(), "the cores this process may use")]
         if memory_per_job:

@@ -148,7 +148,7 @@ def test_ctrl_c_to_curve_alone_stops_it_and_its_workers(book_3x3):
 # -- kill -9 of a solve with workers -----------------------------------------------------------
 
 SMALL_CHUNKS = (
-    "import ttt_solve.solver.opening as opening\n"
+    "import ttt_solve.solver.prover.opening as opening\n"
     "opening.ROWS_PER_CHUNK = 4  # many chunks: the workers are used on a small book\n"
     "from ttt_solve.cli.solve import main\n"
     "if __name__ == '__main__':\n"

@@ -7,12 +7,12 @@ from math import comb
 import numpy as np
 import pytest
 
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import DRAW, NONE, record_of, solve_in_memory
-from ttt_solve.solver.tablebase_index import class_count, class_table, indexes
-from ttt_solve.solver.tablelookup import PlyIndex, rank_of, score_of_record, stone_counts
+from ttt_solve.solver.tablebase.index import class_count, class_table, indexes
+from ttt_solve.solver.tablebase.lookup import PlyIndex, rank_of, score_of_record, stone_counts
+from ttt_solve.solver.tablebase.step import DRAW, NONE, record_of, solve_in_memory
 
 GAMES = [
     (3, 3, 3),

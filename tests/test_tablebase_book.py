@@ -16,14 +16,14 @@ from click.testing import CliRunner
 
 from ttt_solve.book.errors import DamagedBookError
 from ttt_solve.book.reader import open_book
-from ttt_solve.book.tablebuild import build_table
 from ttt_solve.book.tablecatalogue import catalogue_table
 from ttt_solve.book.tablerows import recorded_folder, table_folder
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.build import build_table
 
 BOARDS = [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3), Rules(4, 4, 4)]
 
@@ -167,9 +167,9 @@ def test_ttt_solve_refuses_a_table_of_more_than_25_cells(tmp_path):
 
 
 def test_verify_checks_digests_and_samples(tmp_path):
-    from ttt_solve.book.tablefile import HEADER_SIZE
     from ttt_solve.book.tablerows import TableRows
     from ttt_solve.book.tableverify import TableCheck, sample_problems
+    from ttt_solve.solver.tablebase.files import HEADER_SIZE
 
     rules = Rules(3, 4, 3)
     _, tables = make_books(tmp_path, rules)

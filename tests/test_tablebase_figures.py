@@ -1,4 +1,4 @@
-"""A table's published figures (python -m ttt_solve.book.tablefigures) against the exhaustive
+"""A table's published figures (python -m ttt_solve.solver.tablebase.figures) against the exhaustive
 solver's rows: the longest win of each ply, the first moves, the counts."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from ttt_solve.book.table import Table
-from ttt_solve.book.tablebuild import build_table
-from ttt_solve.book.tablefigures import describe, main, table_figures
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.build import build_table
+from ttt_solve.solver.tablebase.figures import describe, main, table_figures
+from ttt_solve.solver.tablebase.probe import Table
 from ttt_solve.solver.value import Outcome, Value
 
 

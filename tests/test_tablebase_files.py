@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ttt_solve.book.table import Table
-from ttt_solve.book.tablebuild import (
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.build import (
     ESTIMATED_RATE,
     GPU_ESTIMATED_RATE,
     BuildProgress,
@@ -21,7 +23,7 @@ from ttt_solve.book.tablebuild import (
     describe_plan,
     plan_build,
 )
-from ttt_solve.book.tablefile import (
+from ttt_solve.solver.tablebase.files import (
     HEADER_SIZE,
     TableDiskFullError,
     TableFileError,
@@ -30,10 +32,8 @@ from ttt_solve.book.tablefile import (
     read_header,
     write_file,
 )
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.position import Position
-from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import solve_in_memory
+from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.step import solve_in_memory
 from ttt_solve.solver.value import Value, move_value
 
 
@@ -135,7 +135,7 @@ def test_the_estimate_is_at_the_rate_of_the_device_that_builds(tmp_path: Path) -
 
 KILLED_BUILD = """
 import sys, time
-from ttt_solve.book.tablebuild import build_table
+from ttt_solve.solver.tablebase.build import build_table
 from ttt_solve.solver.rules import Rules
 
 def hook(ply, part):  # the test's hook: say each part written, and pause a little
@@ -191,7 +191,14 @@ def test_the_build_command_refuses_in_one_line(
 ) -> None:
     game, *options = arguments
     run = subprocess.run(
-        [sys.executable, "-m", "ttt_solve.book.tablebuild", game, str(tmp_path / "t"), *options],
+        [
+            sys.executable,
+            "-m",
+            "ttt_solve.solver.tablebase.build",
+            game,
+            str(tmp_path / "t"),
+            *options,
+        ],
         capture_output=True,
         text=True,
     )

@@ -1,4 +1,4 @@
-"""The plain-Python index and records of :mod:`solver.tablelookup` (the path of one query)
+"""The plain-Python index and records of :mod:`solver.tablebase.lookup` (the path of one query)
 against the kernels that build the table, and the query path's imports."""
 
 from __future__ import annotations
@@ -10,10 +10,11 @@ import sys
 import numpy as np
 import pytest
 
-from ttt_solve.solver import tablebase, tablelookup
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase_index import binomials, class_table, indexes, rank_set
+from ttt_solve.solver.tablebase import lookup as tablelookup
+from ttt_solve.solver.tablebase import step as tablebase
+from ttt_solve.solver.tablebase.index import binomials, class_table, indexes, rank_set
 
 
 @pytest.mark.parametrize("rules", [Rules(4, 4, 4), Rules(3, 5, 3), Rules(5, 5, 4)], ids=str)
@@ -53,7 +54,7 @@ def test_ranks_and_records_read_as_the_kernels_write_them():
 
 def test_the_table_read_path_does_not_import_numpy_or_numba():
     code = (
-        "import sys; import ttt_solve.book.tablerows, ttt_solve.book.table\n"
+        "import sys; import ttt_solve.book.tablerows, ttt_solve.solver.tablebase.probe\n"
         "print(sorted(m for m in ('sqlalchemy', 'numpy', 'numba') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -15,9 +15,7 @@ from click.testing import CliRunner
 
 from ttt_solve.book import tablerows
 from ttt_solve.book.reader import open_book
-from ttt_solve.book.tablebuild import build_table
 from ttt_solve.book.tablecatalogue import catalogue_table
-from ttt_solve.book.tablefile import HEADER_SIZE, TableHeader, read_header
 from ttt_solve.book.tablerows import TableRows
 from ttt_solve.book.tableverify import (
     TableCheck,
@@ -27,10 +25,12 @@ from ttt_solve.book.tableverify import (
 )
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import DECIDED, DRAW, NONE
-from ttt_solve.solver.tablebase_index import class_table
-from ttt_solve.solver.tablelookup import stone_counts
-from ttt_solve.solver.tablepositions import stand_for
+from ttt_solve.solver.tablebase.build import build_table
+from ttt_solve.solver.tablebase.files import HEADER_SIZE, TableHeader, read_header
+from ttt_solve.solver.tablebase.index import class_table
+from ttt_solve.solver.tablebase.lookup import stone_counts
+from ttt_solve.solver.tablebase.positions import stand_for
+from ttt_solve.solver.tablebase.step import DECIDED, DRAW, NONE
 
 RULES = Rules(4, 4, 3)
 GAME = ["--size", "4", "--win", "3"]

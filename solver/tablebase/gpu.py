@@ -1,10 +1,10 @@
 """The tablebase's ply step on a CUDA GPU (Numba's CUDA target): the twin of
-:func:`solver.tablebase.back_up_range`.
+:func:`solver.tablebase.step.back_up_range`.
 
 One GPU thread per number: each unranks its own O set (a thread cannot step through a run of
 numbers as a CPU block does) and ranks each child from the class tables (the CPU kernel
 tabulates where the O stones land once per class instead). The helpers are the CPU kernel's
-own compiled functions (:mod:`solver.tablebase_index`, :mod:`solver.tablebase`), called from
+own compiled functions (:mod:`solver.tablebase.index`, :mod:`solver.tablebase.step`), called from
 the device code. The two kernels must give the same bytes: the tests run this one on Numba's
 CUDA simulator (``NUMBA_ENABLE_CUDASIM=1``, no GPU needed) against the CPU kernel on small
 boards. :func:`back_up_range_on` chooses: the GPU when one is present or asked for, with
@@ -22,10 +22,11 @@ from numba.core.errors import NumbaPerformanceWarning
 from numpy.typing import NDArray
 
 from ttt_solve.errors import TttError
-from ttt_solve.solver import tablebase, tablebase_index
-from ttt_solve.solver.tablebase import PlyStep, RecordCounts, back_up_range
-from ttt_solve.solver.tablebase_index import binomials, cell_tables
-from ttt_solve.solver.tablelookup import NONE
+from ttt_solve.solver.tablebase import index as tablebase_index
+from ttt_solve.solver.tablebase import step as tablebase
+from ttt_solve.solver.tablebase.index import binomials, cell_tables
+from ttt_solve.solver.tablebase.lookup import NONE
+from ttt_solve.solver.tablebase.step import PlyStep, RecordCounts, back_up_range
 from ttt_solve.solver.value import WIN_SCORE
 
 cuda: Any = numba.cuda

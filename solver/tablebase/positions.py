@@ -1,6 +1,6 @@
 """The positions that numbers of a tablebase ply stand for: the index read backwards.
 
-:mod:`solver.tablebase_index` gives a position its number; this module gives a number its
+:mod:`solver.tablebase.index` gives a position its number; this module gives a number its
 position, for many numbers at once, so that a table can be read ply by ply in the order of its
 index (``ttt export`` and ``ttt verify`` on boards whose keys are too many to sort in memory).
 
@@ -23,14 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import (
-    _end_record,
-    _lines_held,
-    _move_score,
-    _record,
-    _score,
-)
-from ttt_solve.solver.tablebase_index import (
+from ttt_solve.solver.tablebase.index import (
     ClassTable,
     binomials,
     cell_tables,
@@ -39,7 +32,14 @@ from ttt_solve.solver.tablebase_index import (
     permute_set,
     unrank_set,
 )
-from ttt_solve.solver.tablelookup import NONE, stone_counts
+from ttt_solve.solver.tablebase.lookup import NONE, stone_counts
+from ttt_solve.solver.tablebase.step import (
+    _end_record,
+    _lines_held,
+    _move_score,
+    _record,
+    _score,
+)
 from ttt_solve.solver.value import WIN_SCORE
 
 
@@ -179,7 +179,7 @@ def children_records(
 
     * ``backed``: the record the position must hold: lost in 0 or a draw once the game is
       over, else the best of its children's for the side to move (negamax on the project's
-      scores); :data:`~solver.tablebase.NONE` where a child stands at no position;
+      scores); :data:`~solver.tablebase.step.NONE` where a child stands at no position;
     * ``best``: its best moves as a bitmask of cells, in the given orientation: the moves whose
       child's value for its mover is the position's record's (none once the game is over);
     * ``missing``: how many of its children stand at no position (a damaged table).

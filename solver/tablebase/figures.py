@@ -3,7 +3,7 @@ canonical and reachable wins, draws and losses for the side to move and how many
 over (from the files' headers), the longest win of the ply with a position that has it (a scan
 of the ply's records), and every first move's value with its remoteness.
 
-    python -m ttt_solve.book.tablefigures FOLDER [--json]
+    python -m ttt_solve.solver.tablebase.figures FOLDER [--json]
 
 The scan reads every record once (the whole table: 20 GB for 5x5), over every core.
 """
@@ -20,16 +20,16 @@ from pathlib import Path
 import numpy as np
 from tabulate import tabulate
 
-from ttt_solve.book.table import Table
-from ttt_solve.book.tablefile import TableError, map_ply, ply_path, read_header
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import (
+from ttt_solve.solver.tablebase.files import TableError, map_ply, ply_path, read_header
+from ttt_solve.solver.tablebase.lookup import DECIDED, PlyIndex
+from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.step import (
     RecordCounts,
     first_number,
     record_histogram,
 )
-from ttt_solve.solver.tablelookup import DECIDED, PlyIndex
 from ttt_solve.solver.value import Value
 
 
@@ -170,7 +170,7 @@ def to_dict(figures: TableFigures) -> dict[str, object]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m ttt_solve.book.tablefigures",
+        prog="python -m ttt_solve.solver.tablebase.figures",
         description="The per-ply figures of a built tablebase, its longest win and its first "
         "moves (reads every record once).",
     )

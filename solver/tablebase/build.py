@@ -1,8 +1,9 @@
 """Building a tablebase into a folder: ply by ply from the last, in parts, resumable.
 
-:func:`build_table` runs the ply step (:mod:`solver.tablebase`) from the full board back to the
+:func:`build_table` runs the ply step (:mod:`solver.tablebase.step`) from the full board back to the
 empty one. Each ply is made in parts of at most ``part_records`` numbers, each part a file
-written whole (:mod:`book.tablefile`), then the parts are joined into the ply's file. A rerun
+written whole (:mod:`solver.tablebase.files`), then the parts are joined into the ply's file. A
+rerun
 keeps every file already there whose checksum holds and makes only what is missing, so a kill
 loses at most the part in progress; the files made are the same, byte for byte, however often
 the build was stopped. Memory is the next ply's records (memory-mapped), the class tables of
@@ -22,7 +23,9 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.book.tablefile import (
+from ttt_solve.errors import TttError
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.files import (
     HEADER_SIZE,
     TableDiskFullError,
     TableError,
@@ -34,17 +37,15 @@ from ttt_solve.book.tablefile import (
     verify,
     write_file,
 )
-from ttt_solve.errors import TttError
-from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import RecordCounts, class_tables, ply_step
-from ttt_solve.solver.tablebase_cuda import back_up_range_on, gpu_chosen, release_gpu
-from ttt_solve.solver.tablebase_index import (
+from ttt_solve.solver.tablebase.gpu import back_up_range_on, gpu_chosen, release_gpu
+from ttt_solve.solver.tablebase.index import (
     MAX_TABLE_CELLS,
     ClassTable,
     binomials,
     class_count,
     ply_shape,
 )
+from ttt_solve.solver.tablebase.step import RecordCounts, class_tables, ply_step
 
 MANIFEST = "table.json"
 """Written last: the game, each ply's digest and counts. Its presence says the table is whole."""
@@ -194,10 +195,10 @@ def build_table(
     each part; ``on_part(ply, part)`` after each part is written (a hook for tests).
     ``part_records``: at most this many numbers a part (default: as memory allows, at most
     :data:`MAX_PART_RECORDS`). ``device``: ``"cpu"``, ``"gpu"`` or ``"auto"`` (the GPU when
-    Numba finds one; :mod:`solver.tablebase_cuda`): the files are the same either way.
+    Numba finds one; :mod:`solver.tablebase.gpu`): the files are the same either way.
     Raises :class:`TableDiskFullError` when the disk cannot hold what is missing, before
     anything is made."""
-    from ttt_solve.solver.tablebase_cuda import GpuUnavailableError, gpu_available
+    from ttt_solve.solver.tablebase.gpu import GpuUnavailableError, gpu_available
 
     folder = Path(folder)
     started = time.monotonic()
@@ -423,7 +424,7 @@ def _duration(seconds: float | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m ttt_solve.book.tablebuild GAME FOLDER``: build (or resume) a table, with
+    """``python -m ttt_solve.solver.tablebase.build GAME FOLDER``: build (or resume) a table, with
     the estimate first, progress with ETAs, and a summary at the end."""
     import argparse
     import sys
@@ -431,7 +432,7 @@ def main(argv: list[str] | None = None) -> int:
     from ttt_solve.solver.rules import parse_game
 
     parser = argparse.ArgumentParser(
-        prog="python -m ttt_solve.book.tablebuild",
+        prog="python -m ttt_solve.solver.tablebase.build",
         description="Build, or resume building, the tablebase of a game (at most 25 cells) "
         "into a folder: every position's value and remoteness, one byte each.",
     )
@@ -473,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: the parts made so far are kept; rerun to resume", file=sys.stderr)
         return 130
     root = summary.root_record
-    from ttt_solve.solver.tablelookup import value_of_record
+    from ttt_solve.solver.tablebase.lookup import value_of_record
 
     value = value_of_record(root, rules.cells)
     canonical = sum(c.canonical for c in summary.counts)

@@ -5,7 +5,7 @@ complete, so a file that has its name is whole; its header carries a BLAKE2b dig
 which :func:`verify` checks. The layout, byte by byte, is in docs/tablebase.md.
 
 * ``ply-PP.tb``: a ply's file: the header, the ranks of its X-set classes' representatives
-  (``uint64``), then one record a number (``uint8``; :mod:`solver.tablebase`).
+  (``uint64``), then one record a number (``uint8``; :mod:`solver.tablebase.step`).
 * ``ply-PP-part-NNNNNN.tb``: a part of a ply being built: the header, then the records of the
   numbers ``first .. first + count - 1``. A ply's parts are joined into its file when all are
   done, then removed.
@@ -33,9 +33,9 @@ MAGIC = b"TTTTABLE"
 FORMAT_VERSION = 1
 HEADER_SIZE = 256
 INDEX_X_CLASSES = 1
-"""Index kind 1: numbers by X-set class (:mod:`solver.tablebase_index`)."""
+"""Index kind 1: numbers by X-set class (:mod:`solver.tablebase.index`)."""
 RECORD_VALUE_REMOTENESS = 1
-"""Record kind 1: one byte of value and remoteness (:mod:`solver.tablebase`)."""
+"""Record kind 1: one byte of value and remoteness (:mod:`solver.tablebase.step`)."""
 
 _HEADER = struct.Struct("<8sH6B5Q32s12Q")
 _DIGEST_SIZE = 32

@@ -15,7 +15,7 @@ image whose X set is the representative:
 So a ply holds ``classes * C(N - x, o)`` numbers, about an eighth (a quarter) of the dense
 ``C(N, x) * C(N - x, o)``, and a position is ranked without a search: the class of an X set
 comes from a table of ``C(N, x)`` entries (:func:`class_table`, for the build) or from the
-representatives' ranks by bisection (:class:`solver.tablelookup.PlyIndex`, for one
+representatives' ranks by bisection (:class:`solver.tablebase.lookup.PlyIndex`, for one
 position). Every number stands for a position; when a representative is symmetric itself, a
 position may stand at several numbers (its images under the representative's own symmetries),
 each holding its record.
@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK, Rules
-from ttt_solve.solver.tablelookup import expand_of, stone_counts
+from ttt_solve.solver.tablebase.lookup import expand_of, stone_counts
 
 MAX_TABLE_CELLS = 25
 """Boards of more than 25 cells stay with the prover: 5x5 k=4 is the largest table made."""

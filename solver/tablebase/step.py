@@ -1,6 +1,6 @@
 """The tablebase's ply step: every record of a ply from the records of the next, over ranks.
 
-A table gives each number of a ply's index (:mod:`solver.tablebase_index`) one byte, its
+A table gives each number of a ply's index (:mod:`solver.tablebase.index`) one byte, its
 **record**:
 
 * ``0``: no position: the number's stones cannot arise in a game;
@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase_index import (
+from ttt_solve.solver.tablebase.index import (
     ClassTable,
     binomials,
     cell_tables,
@@ -39,7 +39,7 @@ from ttt_solve.solver.tablebase_index import (
     rank_set,
     unrank_set,
 )
-from ttt_solve.solver.tablelookup import DECIDED, DRAW, NONE, stone_counts
+from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, stone_counts
 from ttt_solve.solver.value import WIN_SCORE, move_score, remoteness_of, score_of
 
 BLOCK = 1 << 13
@@ -374,7 +374,7 @@ def class_tables(
 ) -> tuple[ClassTable, ClassTable | None]:
     """The class tables of ``ply``'s X sets and of its children's, made once each in
     ``cache`` (by X count), which keeps only those two."""
-    from ttt_solve.solver.tablebase_index import class_table
+    from ttt_solve.solver.tablebase.index import class_table
 
     x, _ = stone_counts(ply)
     wanted = [x] if ply == rules.cells else [x, stone_counts(ply + 1)[0]]
