@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.audit import GameResult, Summary, Truth
-from ttt_solve.agents.grading import evaluate, select_positions
+from ttt_solve.agents.grading import evaluate, positions_asked
 from ttt_solve.agents.intervals import Interval, interval
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AGENTS, parse_spec
@@ -257,7 +257,7 @@ def run_curves(
     per_audit = (
         games
         if games is not None
-        else len(select_positions(truth, sample, seeds[0], per_class=per_class))
+        else positions_asked(truth, sample, per_class)
     )
     total = audits * per_audit
     finished = 0

@@ -29,7 +29,7 @@ Look-ups (``positions``, ``family``) work on every board.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,10 +55,38 @@ STREAM_CELLS_LIMIT = 20
 blocks do: each ply's canonical keys are sorted in memory (4x5: 200 MB at the widest ply; 5x5
 would need 22.6 GB). Larger boards stream in the order of the table's index."""
 
+KEY_RUNS = 64
+"""How many runs :meth:`TableRows.sorted_keys` sorts a ply's keys in (about 400,000 keys each at
+4x5 k=4's widest ply)."""
+
 SCAN_NUMBERS = 1 << 19
 """Numbers of a ply read at once on a board streamed in index order: with the positions they
 stand for and their rows, an export of 5x5 k=4's widest ply was measured at 300 to 430 MB of
 the process's own memory, whatever its length (docs/tablebase.md)."""
+
+
+def _cut(
+    pieces: Iterable[dict[str, NDArray[Any]]], size: int
+) -> Iterator[dict[str, NDArray[Any]]]:
+    """The rows of ``pieces`` (columns of equal length) again, in pieces of ``size`` rows (the
+    last one the rest)."""
+    import numpy as np
+
+    held: list[dict[str, NDArray[Any]]] = []
+    count = 0
+    for piece in pieces:
+        held.append(piece)
+        count += len(piece["key"])
+        if count < size:
+            continue
+        joined = {name: np.concatenate([part[name] for part in held]) for name in piece}
+        whole = count - count % size
+        for start in range(0, whole, size):
+            yield {name: column[start : start + size] for name, column in joined.items()}
+        held = [{name: column[whole:] for name, column in joined.items()}]
+        count -= whole
+    if count:
+        yield {name: np.concatenate([part[name] for part in held]) for name in held[0]}
 
 
 def table_folder(recorded: str, book_file: str | None) -> Path:
@@ -199,18 +227,16 @@ class TableRows:
         """The selected rows in pieces: of the positions a block would hold
         (:data:`~book.blocks.BLOCK_POSITIONS` of a ply) on a board streamed in key order, so
         that chunks are cut where a block book's are and an export's Parquet row groups are
-        the same; of :data:`SCAN_NUMBERS` numbers on a larger board."""
+        the same; of :data:`SCAN_NUMBERS` numbers on a larger board. A ply that ``where``'s
+        conditions on the ply rule out is not read."""
         from ttt_solve.book.blocks import BLOCK_POSITIONS
 
         try:
             if rules.cells > STREAM_CELLS_LIMIT:
                 yield from self.scanned_rows(rules, where)
                 return
-            for columns in self.plies(rules):
-                for start in range(0, len(columns["key"]), BLOCK_POSITIONS):
-                    piece = {
-                        name: c[start : start + BLOCK_POSITIONS] for name, c in columns.items()
-                    }
+            for ply in self.selected_plies(rules, where):
+                for piece in _cut(self.key_ordered(rules, ply), BLOCK_POSITIONS):
                     if where.conditions:
                         keep = where.holds(piece)
                         piece = {name: column[keep] for name, column in piece.items()}
@@ -219,24 +245,69 @@ class TableRows:
         except TableError as error:
             raise StorageDamage(str(error)) from None
 
+    @staticmethod
+    def selected_plies(rules: Rules, where: RowFilter) -> list[int]:
+        """The plies whose rows ``where``'s conditions on the ply may select."""
+        plies = where.only("ply")
+        return [ply for ply in range(rules.cells + 1) if plies.holds({"ply": ply})]
+
     def plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
         """Each ply's rows as columns (the dtypes of :func:`book.blocks.block_columns`), in
         key order, from the empty board on."""
         import numpy as np
 
-        from ttt_solve.solver.exhaustive.keyarrays import sorted_unique
-
-        arrays = self._key_arrays(rules)
-        keys = np.zeros(1, dtype=np.uint64)
         for ply in range(rules.cells + 1):
-            if len(keys) == 0:
-                return
+            runs = list(self.key_ordered(rules, ply))
+            if runs:
+                yield {name: np.concatenate([run[name] for run in runs]) for name in runs[0]}
+
+    def key_ordered(self, rules: Rules, ply: int) -> Iterator[dict[str, NDArray[Any]]]:
+        """A ply's rows in key order, as columns, a run of keys at a time
+        (:meth:`sorted_keys`)."""
+        for keys in self.sorted_keys(rules, ply):
             records = self._records(rules, ply, keys)
             values, remoteness = decode_records(rules, ply, records)
             best = self.best_moves(rules, ply, keys, records)
-            yield _columns(ply, keys, values, remoteness, best, arrays.orbit_sizes(keys))
-            if ply < rules.cells:
-                keys = sorted_unique(arrays.canonical_children(keys[remoteness > 0], ply))
+            images = self._key_arrays(rules).orbit_sizes(keys)
+            yield _columns(ply, keys, values, remoteness, best, images)
+
+    def sorted_keys(self, rules: Rules, ply: int) -> Iterator[NDArray[np.uint64]]:
+        """The canonical keys of a ply's positions in ascending order, in runs: the keys are
+        made from the ply's numbers (each canonical position at its own number), parted
+        between :data:`KEY_RUNS` splitters taken from a sample of them, and each part sorted
+        on its own. So no sort holds the whole ply (4x5 k=4: 25 million keys, seconds that
+        neither Ctrl-C nor SIGTERM would interrupt), and nothing but the ply's keys is held."""
+        import numpy as np
+
+        count = len(self.records(ply))
+        if count == 0:
+            return
+        probe = np.unique(np.linspace(0, count - 1, min(count, 64 * KEY_RUNS)).astype(np.int64))
+        splitters = np.sort(self._keys_at(rules, ply, probe))[:: 64][1:]
+        parts: list[list[NDArray[np.uint64]]] = [[] for _ in range(len(splitters) + 1)]
+        for start, stop in self.number_ranges(ply):
+            keys = self._keys_at(rules, ply, np.arange(start, stop, dtype=np.int64))
+            which = np.searchsorted(splitters, keys, side="right")
+            order = np.argsort(which, kind="stable")
+            bounds = np.searchsorted(which[order], np.arange(1, len(parts)))
+            for part, piece in zip(parts, np.split(keys[order], bounds)):
+                if len(piece):
+                    part.append(piece)
+        for part in parts:
+            if part:
+                keys = np.concatenate(part)
+                part.clear()
+                keys.sort()
+                yield keys
+
+    def _keys_at(self, rules: Rules, ply: int, numbers: NDArray[np.int64]) -> NDArray[np.uint64]:
+        """The canonical keys of the positions standing at their own numbers among
+        ``numbers`` of ``ply`` (in the order of ``numbers``)."""
+        import numpy as np
+
+        x, o, _, _ = self.positions_at(rules, ply, numbers)
+        packed = x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
+        return self._key_arrays(rules).canonical(packed)
 
     def counted_plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
         """Each ply's canonical positions as the columns ``ply``, ``key`` (in the index's
@@ -259,10 +330,7 @@ class TableRows:
     def scanned_rows(self, rules: Rules, where: RowFilter) -> Iterator[dict[str, NDArray[Any]]]:
         """The rows ``where`` selects, ply by ply in the order of the table's index,
         :data:`SCAN_NUMBERS` numbers at a time (pieces of no row are left out)."""
-        plies = where.only("ply")
-        for ply in range(rules.cells + 1):
-            if not plies.holds({"ply": ply}):
-                continue
+        for ply in self.selected_plies(rules, where):
             for start, stop in self.number_ranges(ply):
                 piece = self.scan(rules, ply, start, stop, where)
                 if len(piece["key"]):
