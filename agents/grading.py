@@ -64,7 +64,7 @@ is made: 4x5 k=4 (168.7 million) and 5x5. A smaller game, or an opening book, is
 the list of its rows, read in seconds (4x4 k=4: 1.2 million). Either way the draw depends on
 the game and the seed alone, never on whether it is stored in blocks or as a table."""
 
-TIMED_POSITIONS = 32
+TIMED_POSITIONS = 64
 """Positions an agent is timed on, to say how long a refused audit would take."""
 
 EVERY_POSITION_LIMIT = 10_000_000
@@ -130,7 +130,8 @@ def select_positions(
 def too_large(truth: Truth, asked: int, per_class: bool, rate: float | None = None) -> str:
     """Why an audit of ``asked`` positions is refused, with its time at ``rate`` positions a
     second (the agent's, timed) where known."""
-    what = "symmetry classes of" if per_class else ""
+    what = ", one board per symmetry class," if per_class else ""
+    boards = "boards" if per_class else "positions"
     took = ""
     if rate is not None:
         hours = asked / rate / 3600
@@ -140,10 +141,21 @@ def too_large(truth: Truth, asked: int, per_class: bool, rate: float | None = No
             f"{TIMED_POSITIONS} of them in one process)"
         )
     return (
-        f"every reachable non-terminal position of {truth.rules.name} is {asked:,} "
-        f"{what + ' ' if what else ''}positions to pose{took}; an audit keeps every graded "
-        f"move and poses at most {EVERY_POSITION_LIMIT:,}: draw a sample of them instead"
+        f"every reachable non-terminal position of {truth.rules.name}{what} is {asked:,} "
+        f"{boards} to pose{took}; an audit keeps every graded move and poses at most "
+        f"{EVERY_POSITION_LIMIT:,}: draw a sample of them instead"
     )
+
+
+def timed_rate(maker: Any, truth: Truth, seed: int, probe_seconds: float | None) -> float:
+    """The agent's positions a second, posed in one process on :data:`TIMED_POSITIONS`
+    positions drawn at random (after a few more, which load what it needs)."""
+    drawn = drawn_positions(truth.rules, TIMED_POSITIONS + 8, seed)
+    shared: dict[str, Any] = {"seed": seed, "jobs": 1, "probe_seconds": probe_seconds}
+    pose(maker, truth.book, truth.rules, drawn[:8], **shared)
+    started = time.perf_counter()
+    pose(maker, truth.book, truth.rules, drawn[8:], **shared)
+    return TIMED_POSITIONS / max(time.perf_counter() - started, 1e-6)
 
 
 def drawn_positions(
@@ -324,10 +336,7 @@ def audit_positions(
     not grade (weighted), the failures."""
     asked = positions_asked(truth, sample, per_class)
     if asked > EVERY_POSITION_LIMIT and not drawn_by_number(truth, sample, per_class):
-        timed = drawn_positions(truth.rules, TIMED_POSITIONS, seed)
-        started = time.perf_counter()
-        pose(maker, truth.book, truth.rules, timed, seed=seed, jobs=1, probe_seconds=probe_seconds)
-        rate = TIMED_POSITIONS / max(time.perf_counter() - started, 1e-6)
+        rate = timed_rate(maker, truth, seed, probe_seconds)
         raise AuditTooLargeError(too_large(truth, asked, per_class, rate))
     answers = pose(
         maker,

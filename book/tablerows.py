@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ttt_solve.book.ahead import stop_requested
 from ttt_solve.book.backend import Row, StorageDamage
 from ttt_solve.book.records import POSITION_COLUMNS
 from ttt_solve.solver.position import Position
@@ -55,9 +56,10 @@ STREAM_CELLS_LIMIT = 20
 blocks do: each ply's canonical keys are sorted in memory (4x5: 200 MB at the widest ply; 5x5
 would need 22.6 GB). Larger boards stream in the order of the table's index."""
 
-KEY_RUNS = 64
-"""How many runs :meth:`TableRows.sorted_keys` sorts a ply's keys in (about 400,000 keys each at
-4x5 k=4's widest ply)."""
+KEY_RUNS = 256
+"""How many runs :meth:`TableRows.sorted_rows` sorts a ply's keys in (about 120,000 keys each at
+4x5 k=4's widest ply: a run's rows are made in a fraction of a second, so a stop is soon
+heard)."""
 
 SCAN_NUMBERS = 1 << 19
 """Numbers of a ply read at once on a board streamed in index order: with the positions they
@@ -263,51 +265,89 @@ class TableRows:
 
     def key_ordered(self, rules: Rules, ply: int) -> Iterator[dict[str, NDArray[Any]]]:
         """A ply's rows in key order, as columns, a run of keys at a time
-        (:meth:`sorted_keys`)."""
-        for keys in self.sorted_keys(rules, ply):
-            records = self._records(rules, ply, keys)
+        (:meth:`sorted_rows`)."""
+        import numpy as np
+
+        for packed in self.sorted_rows(rules, ply):
+            if stop_requested():
+                return
+            keys = packed >> np.uint64(16)
+            images = ((packed >> np.uint64(8)) & np.uint64(0xFF)).astype(np.uint8)
+            records = (packed & np.uint64(0xFF)).astype(np.uint8)
             values, remoteness = decode_records(rules, ply, records)
             best = self.best_moves(rules, ply, keys, records)
-            images = self._key_arrays(rules).orbit_sizes(keys)
             yield _columns(ply, keys, values, remoteness, best, images)
 
-    def sorted_keys(self, rules: Rules, ply: int) -> Iterator[NDArray[np.uint64]]:
-        """The canonical keys of a ply's positions in ascending order, in runs: the keys are
-        made from the ply's numbers (each canonical position at its own number), parted
-        between :data:`KEY_RUNS` splitters taken from a sample of them, and each part sorted
-        on its own. So no sort holds the whole ply (4x5 k=4: 25 million keys, seconds that
-        neither Ctrl-C nor SIGTERM would interrupt), and nothing but the ply's keys is held."""
+    def sorted_rows(self, rules: Rules, ply: int) -> Iterator[NDArray[np.uint64]]:
+        """A ply's positions in ascending order of their canonical keys, in runs, each packed
+        as ``key << 16 | images << 8 | record`` (keys of at most 20 cells take 40 bits).
+
+        They are made from the ply's numbers (each canonical position at its own number),
+        parted between :data:`KEY_RUNS` splitters taken from a sample of them, and each part
+        sorted on its own: no sort holds the whole ply (4x5 k=4: 25 million keys, seconds
+        that neither Ctrl-C nor SIGTERM would interrupt), and nothing but the ply's packed
+        keys is held."""
         import numpy as np
 
         count = len(self.records(ply))
         if count == 0:
             return
         probe = np.unique(np.linspace(0, count - 1, min(count, 64 * KEY_RUNS)).astype(np.int64))
-        splitters = np.sort(self._keys_at(rules, ply, probe))[:: 64][1:]
+        splitters = np.sort(self._packed_at(rules, ply, probe))[::64][1:]
         parts: list[list[NDArray[np.uint64]]] = [[] for _ in range(len(splitters) + 1)]
         for start, stop in self.number_ranges(ply):
-            keys = self._keys_at(rules, ply, np.arange(start, stop, dtype=np.int64))
-            which = np.searchsorted(splitters, keys, side="right")
+            if stop_requested():
+                return
+            packed = self._packed_at(rules, ply, np.arange(start, stop, dtype=np.int64))
+            which = np.searchsorted(splitters, packed, side="right")
             order = np.argsort(which, kind="stable")
             bounds = np.searchsorted(which[order], np.arange(1, len(parts)))
-            for part, piece in zip(parts, np.split(keys[order], bounds)):
+            for part, piece in zip(parts, np.split(packed[order], bounds)):
                 if len(piece):
                     part.append(piece)
         for part in parts:
             if part:
-                keys = np.concatenate(part)
+                packed = np.concatenate(part)
                 part.clear()
-                keys.sort()
-                yield keys
+                packed.sort()
+                yield packed
 
-    def _keys_at(self, rules: Rules, ply: int, numbers: NDArray[np.int64]) -> NDArray[np.uint64]:
-        """The canonical keys of the positions standing at their own numbers among
-        ``numbers`` of ``ply`` (in the order of ``numbers``)."""
+    def _packed_at(
+        self, rules: Rules, ply: int, numbers: NDArray[np.int64]
+    ) -> NDArray[np.uint64]:
+        """The positions standing at their own numbers among ``numbers`` of ``ply``, packed
+        as :meth:`sorted_rows` gives them (in the order of ``numbers``)."""
         import numpy as np
 
-        x, o, _, _ = self.positions_at(rules, ply, numbers)
-        packed = x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
-        return self._key_arrays(rules).canonical(packed)
+        x, o, records, images = self.positions_at(rules, ply, numbers)
+        stones = x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
+        keys = self._key_arrays(rules).canonical(stones)
+        return (
+            (keys << np.uint64(16))
+            | (images.astype(np.uint64) << np.uint64(8))
+            | records.astype(np.uint64)
+        )
+
+    def first_key(self, rules: Rules, value: Value) -> int | None:
+        """The canonical key of the first position in (ply, key) order whose value for the
+        side to move is ``value`` (a win or a loss), or ``None``: the lowest ply's records are
+        searched for its byte (a search in the memory map, no NumPy), and the smallest key of
+        the positions holding it taken. Rows are not streamed."""
+        record = next(
+            r for r in range(DRAW, DECIDED + rules.cells + 1) if score_of_record(r) == value.score
+        )
+        for ply in range(rules.cells + 1):
+            ply_file = self.table._ply(ply)
+            data, start = ply_file.data, ply_file.records_at
+            keys = []
+            found = data.find(bytes([record]), start)
+            while found >= 0:
+                x, o = ply_file.index.stones(found - start)
+                keys.append(rules.canonical(x, o)[0])
+                found = data.find(bytes([record]), found + 1)
+            if keys:
+                return min(keys)
+        return None
 
     def counted_plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
         """Each ply's canonical positions as the columns ``ply``, ``key`` (in the index's
@@ -425,26 +465,6 @@ class TableRows:
                 "position that a game reaches"
             )
         return best
-
-    def _records(self, rules: Rules, ply: int, keys: NDArray[np.uint64]) -> NDArray[np.uint8]:
-        """The records of positions of ``ply`` (any orientation), looked up in the table; a
-        position it does not hold is damage."""
-        import numpy as np
-
-        from ttt_solve.solver.tablebase.index import indexes
-
-        cells = np.uint64(rules.cells)
-        full = np.uint64(rules.full)
-        x = (keys & full).astype(np.int64)
-        o = ((keys >> cells) & full).astype(np.int64)
-        numbers = indexes(rules, ply, self._class_table(rules, ply), x, o)
-        found = self.records(ply)[numbers]
-        if (found == NONE).any():
-            raise StorageDamage(
-                f"{self.table.folder}: ply {ply} of the table holds no record of a position "
-                "that a game reaches"
-            )
-        return found
 
     def _class_table(self, rules: Rules, ply: int) -> ClassTable:
         """The class table of a ply's X sets, made once; the last two made are kept (a ply's
