@@ -44,6 +44,7 @@ from ttt_solve.agents.audit import (
 from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import checked_move, derive_seed, illegal
 from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
+from ttt_solve.book.records import GameInfo
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
@@ -87,14 +88,18 @@ def open_count(truth: Truth, per_class: bool) -> int:
     return total - sum(figures.terminal["canonical" if per_class else "reachable"].values())
 
 
-def drawn_by_number(truth: Truth, sample: int | None, per_class: bool) -> bool:
-    """Whether :func:`select_positions` draws a sample from the game's index
+def drawn_from_index(info: GameInfo) -> bool:
+    """Whether positions of this game are drawn by number from its index
     (:data:`DRAWN_ABOVE`), rather than from the list of the book's rows."""
-    info = truth.info
+    return info.is_complete and info.positions > DRAWN_ABOVE
+
+
+def drawn_by_number(truth: Truth, sample: int | None, per_class: bool) -> bool:
+    """Whether :func:`select_positions` draws this sample from the game's index (a sample
+    of every position lists them)."""
     return (
         sample is not None
-        and info.is_complete
-        and info.positions > DRAWN_ABOVE
+        and drawn_from_index(truth.info)
         and sample < open_count(truth, per_class)
     )
 

@@ -90,6 +90,56 @@ def test_export_and_query_are_byte_identical(tmp_path, rules):
         assert new.stdout == old.stdout.replace("blocks.sqlite", "tables.sqlite")
 
 
+def test_an_export_reads_no_ply_that_where_rules_out(tmp_path):
+    """Asked for the early plies of 4x4 k=4, an export of the table reads their files and
+    the next ply's (the children, for the best moves) alone: with the files of plies 6 and on
+    gone it gives the blocks' rows, byte for byte (it used to enumerate every ply, reading
+    each ply's records, whatever --where said)."""
+    rules = BOARDS[3]
+    blocks, tables = make_books(tmp_path, rules)
+    for ply in range(6, rules.cells + 1):
+        (tmp_path / rules.name / f"ply-{ply:02d}.tb").unlink()
+    runner = CliRunner()
+    game = ["--size", "4", "--win", "4", "-q"]
+    for where in ("ply<=4", "ply=3", "ply>=2 and ply<4"):
+        old = runner.invoke(ttt, ["export", *game, "--db", blocks, "--where", where])
+        new = runner.invoke(ttt, ["export", *game, "--db", tables, "--where", where])
+        assert new.exit_code == 0, new.output
+        assert new.stdout_bytes == old.stdout_bytes and old.stdout_bytes
+    broken = runner.invoke(ttt, ["export", *game, "--db", tables, "--where", "ply<=5"])
+    assert broken.exit_code == 2 and "ply-06.tb" in broken.output
+
+
+@pytest.mark.parametrize("rules", BOARDS, ids=lambda r: r.name)
+def test_stats_finds_its_examples_in_the_table_records(tmp_path, rules):
+    """The longest win's and loss's example, found by its record in the table's files, is the
+    blocks' first row of that value in (ply, key) order."""
+    from ttt_solve.book.stats import report
+
+    blocks, tables = make_books(tmp_path, rules)
+    with open_book(blocks) as old, open_book(tables) as new:
+        expected = report(old, old.game(rules))
+        found = report(new, new.game(rules))
+    for name in ("longest_win", "longest_loss"):
+        assert found[name] == expected[name], name
+    assert expected["longest_win"]["example"]
+
+
+def test_verify_tells_its_progress_as_it_reads(tmp_path):
+    """``verify_game`` tells a ``progress`` the rows read of the rows stored, as ``ttt
+    verify`` prints lines with an ETA on every board (a table of 4x5 k=4 read for minutes with
+    one line and then nothing)."""
+    from ttt_solve.book.verify import PROGRESS_ROWS, verify_game
+
+    rules = BOARDS[2]
+    _, tables = make_books(tmp_path, rules)
+    told: list[tuple[int, int]] = []
+    with open_book(tables) as book:
+        info, problems = verify_game(book, rules, progress=lambda *at: told.append(at))
+        assert list(problems) == []
+    assert told == [(n, info.positions) for n in range(PROGRESS_ROWS, info.positions, PROGRESS_ROWS)]
+
+
 def test_a_missing_or_damaged_table_is_a_one_line_error(tmp_path):
     rules = BOARDS[0]
     _, tables = make_books(tmp_path, rules)
