@@ -254,11 +254,7 @@ def run_curves(
     if games is not None and opponent is None:
         raise CurveError("games mode needs an opponent")
     audits = sum(len(plan.points) for plan in plans) * len(seeds)
-    per_audit = (
-        games
-        if games is not None
-        else positions_asked(truth, sample, per_class)
-    )
+    per_audit = games if games is not None else positions_asked(truth, sample, per_class)
     total = audits * per_audit
     finished = 0
 

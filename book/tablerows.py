@@ -67,9 +67,7 @@ stand for and their rows, an export of 5x5 k=4's widest ply was measured at 300 
 the process's own memory, whatever its length (docs/tablebase.md)."""
 
 
-def _cut(
-    pieces: Iterable[dict[str, NDArray[Any]]], size: int
-) -> Iterator[dict[str, NDArray[Any]]]:
+def _cut(pieces: Iterable[dict[str, NDArray[Any]]], size: int) -> Iterator[dict[str, NDArray[Any]]]:
     """The rows of ``pieces`` (columns of equal length) again, in pieces of ``size`` rows (the
     last one the rest)."""
     import numpy as np
@@ -312,9 +310,7 @@ class TableRows:
                 packed.sort()
                 yield packed
 
-    def _packed_at(
-        self, rules: Rules, ply: int, numbers: NDArray[np.int64]
-    ) -> NDArray[np.uint64]:
+    def _packed_at(self, rules: Rules, ply: int, numbers: NDArray[np.int64]) -> NDArray[np.uint64]:
         """The positions standing at their own numbers among ``numbers`` of ``ply``, packed
         as :meth:`sorted_rows` gives them (in the order of ``numbers``)."""
         import numpy as np

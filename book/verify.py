@@ -25,7 +25,6 @@ from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Value
 from ttt_solve.solver.verify import Problem, RowsCheck, check_plies, prover_problems
 
-
 PROGRESS_ROWS = 1 << 16
 """Rows read between two calls of a check's ``progress``."""
 

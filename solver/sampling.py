@@ -12,9 +12,9 @@ shuffle done lazily (one number at a time, the displaced ones in a dict, so that
 the same whether few numbers or nearly all are taken), and keeps a number when neither side
 has a line in its position (with its stones counted by its ply, that is a position some order
 of its moves reaches, and whose game goes on): the kept positions come in a uniform random
-order of those positions. Asked for one position per symmetry class, it keeps a position only when it is its
-class's canonical image (the smallest key), so the classes come in a uniform random order.
-No table is read.
+order of those positions. Asked for one position per symmetry class, it keeps a position only
+when it is its class's canonical image (the smallest key), so the classes come in a uniform
+random order. No table is read.
 """
 
 from __future__ import annotations
