@@ -63,7 +63,8 @@ EXTRA = "compressed"
 _HEADER = struct.Struct("<8sH8B6x5Q12Q32s")
 _DIGEST_AT = _HEADER.size - 32
 _BLOCK_ENTRY = struct.Struct("<Q8s")
-_RANK = struct.Struct("<Q")
+_RANK = struct.Struct("<I")
+"""A representative's rank: 4 bytes suffice (``C(32, 16) < 2**32``)."""
 _CHUNK_BLOCKS = 256
 """Blocks compressed at once (4 Mi numbers by default)."""
 
@@ -108,7 +109,7 @@ class CompressedHeader:
     @property
     def table_at(self) -> int:
         """Where the block table starts (after the header and the representatives' ranks)."""
-        return HEADER_SIZE + 8 * self.classes
+        return HEADER_SIZE + _RANK.size * self.classes
 
     @property
     def data_at(self) -> int:
@@ -153,8 +154,6 @@ class CompressedHeader:
         rows, cols, k, ply, index_kind, record_kind, codec, known_rules = fields[2:10]
         try:
             rules = Rules(rows, cols, k)
-        except TableError:
-            raise
         except ValueError:
             raise TableFileError(path, f"no game has {rows} rows, {cols} columns, k={k}") from None
         return cls(
@@ -277,7 +276,7 @@ def compress_ply(
                 if progress is not None:
                     progress(stop, count)
             head = bytearray(header.pack())
-            head += ranks.astype("<u8").tobytes()
+            head += ranks.astype("<u4").tobytes()
             head += b"".join(entries)
             header = replace(header, digest=head_digest(bytes(head)))
             head[:HEADER_SIZE] = header.pack()
@@ -368,7 +367,7 @@ class _Ranks:
     def __getitem__(self, number: int) -> int:
         if not 0 <= number < self.count:
             raise IndexError(number)
-        value: int = _RANK.unpack_from(self.data, HEADER_SIZE + 8 * number)[0]
+        value: int = _RANK.unpack_from(self.data, HEADER_SIZE + _RANK.size * number)[0]
         return value
 
 
@@ -478,6 +477,18 @@ class CompressedPly:
         known = known_record(x, o, self.ply, rules.cells, rules.lines, rules.k)
         return DRAW if known == UNKNOWN else known
 
+    def record_at(self, x: int, o: int) -> int:
+        """The record of the position with these stones (of this ply's counts): ranked, read,
+        and computed from the stones where the byte read is a draw."""
+        stored = self.stored(self.index.index(x, o))
+        if stored != DRAW:
+            return stored
+        from ttt_solve.solver.tablebase.known import UNKNOWN, known_record
+
+        rules = self.rules
+        known = known_record(x, o, self.ply, rules.cells, rules.lines, rules.k)
+        return DRAW if known == UNKNOWN else known
+
     def records(self, numbers: Sequence[int] | NDArray[np.int64]) -> NDArray[np.uint8]:
         """The records of many numbers (an array of them), each block decoded once."""
         import numpy as np
@@ -504,7 +515,7 @@ class CompressedPly:
         import numpy as np
 
         return np.frombuffer(
-            self.data, dtype="<u8", count=self.header.classes, offset=HEADER_SIZE
+            self.data, dtype="<u4", count=self.header.classes, offset=HEADER_SIZE
         ).astype(np.int64)
 
     def verify(self) -> None:
@@ -522,3 +533,135 @@ class CompressedPly:
             self.data.close()
         except BufferError:
             pass  # an array still views the map; it is unmapped when the last of them goes
+
+
+# -- a whole table ---------------------------------------------------------------------------
+
+MANIFEST = "table.json"
+MANIFEST_FORMAT = "ttt-solve compressed tablebase"
+
+
+def file_digests(path: Path) -> tuple[str, str]:
+    """``(sha256, blake2b)`` of a whole file, hex (BLAKE2b-512, as ``b2sum`` prints it)."""
+    sha, blake = hashlib.sha256(), hashlib.blake2b()
+    with open(path, "rb") as handle:
+        while piece := handle.read(1 << 24):
+            sha.update(piece)
+            blake.update(piece)
+    return sha.hexdigest(), blake.hexdigest()
+
+
+def compress_table(
+    folder: Path | str,
+    out: Path | str,
+    level: int = LEVEL,
+    block_records: int = BLOCK_RECORDS,
+    progress: Callable[[CompressProgress], None] | None = None,
+) -> dict[str, object]:
+    """Compress the finished raw table in ``folder`` into ``out``, ply by ply, and write its
+    manifest (``table.json``, last). Resumable: a ply whose compressed file is already there,
+    whole and of this table, is kept; a stop loses at most the ply in hand. Returns the
+    manifest."""
+    import json
+
+    from ttt_solve.solver.tablebase.files import ply_path, read_header
+
+    folder, out = Path(folder), Path(out)
+    source = _read_json(folder / MANIFEST)
+    try:
+        game = source["rules"]
+        rules = Rules(game["rows"], game["cols"], game["k"])
+    except (KeyError, TypeError, ValueError):
+        raise TableFileError(folder / MANIFEST, "not a table manifest") from None
+    headers = [read_header(ply_path(folder, ply), rules, ply) for ply in range(rules.cells + 1)]
+    total = sum(header.count for header in headers)
+    out.mkdir(parents=True, exist_ok=True)
+    for leftover in out.glob("*.tmp"):
+        leftover.unlink()  # a file whose write was cut short: never taken as done
+    (out / MANIFEST).unlink(missing_ok=True)
+    done = 0
+    for ply, source_header in enumerate(headers):
+        path = compressed_path(out, ply)
+        if not _made(path, rules, ply, source_header.counts):
+
+            def report(ply_done: int, ply_total: int, ply: int = ply, before: int = done) -> None:
+                if progress is not None:
+                    progress(CompressProgress(ply, ply_done, ply_total, before + ply_done, total))
+
+            compress_ply(ply_path(folder, ply), path, rules, ply, block_records, level, report)
+        done += source_header.count
+        if progress is not None:
+            progress(CompressProgress(ply, source_header.count, source_header.count, done, total))
+    manifest = table_manifest(out, rules)
+    text = json.dumps(manifest, indent=1) + "\n"
+    temporary = out / (MANIFEST + ".tmp")
+    with open(temporary, "w") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, out / MANIFEST)
+    _sync_folder(out)
+    return manifest
+
+
+def _made(path: Path, rules: Rules, ply: int, counts: tuple[int, ...]) -> bool:
+    """Whether a compressed ply is there already, whole, of this table (else it is removed)."""
+    if not path.exists():
+        return False
+    try:
+        header = read_compressed_header(path, rules, ply)
+    except TableFileError:
+        header = None
+    if header is not None and header.counts == tuple(counts):
+        return True
+    path.unlink()
+    return False
+
+
+def table_manifest(out: Path, rules: Rules) -> dict[str, object]:
+    """The manifest of the compressed plies in ``out``: the game, the format, and each file's
+    size, numbers, counts, own digest and whole-file digests."""
+    plies = []
+    for ply in range(rules.cells + 1):
+        path = compressed_path(out, ply)
+        header = read_compressed_header(path, rules, ply)
+        sha256, blake2b = file_digests(path)
+        plies.append(
+            {
+                "ply": ply,
+                "file": path.name,
+                "bytes": path.stat().st_size,
+                "records": header.count,
+                "counts": list(header.counts),
+                "digest": header.digest.hex(),
+                "sha256": sha256,
+                "blake2b": blake2b,
+            }
+        )
+    return {
+        "format": MANIFEST_FORMAT,
+        "version": FORMAT_VERSION,
+        "rules": rules.as_dict(),
+        "codec": "zstd",
+        "block_records": read_compressed_header(compressed_path(out, 0)).block_records,
+        "plies": plies,
+    }
+
+
+def _read_json(path: Path, limit: int = 1 << 24) -> dict[str, object]:
+    """A manifest, read with a bound on its size (a link to a device is refused)."""
+    import json
+
+    if not path.is_file():
+        raise TableFileError(path, "missing, or not a regular file")
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise TableFileError(path, f"over {limit:,} bytes: not a manifest")
+    try:
+        found = json.loads(data)
+    except (ValueError, RecursionError):
+        raise TableFileError(path, "not JSON") from None
+    if not isinstance(found, dict):
+        raise TableFileError(path, "not a manifest (not a JSON object)")
+    return found

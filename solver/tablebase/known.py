@@ -49,12 +49,16 @@ KNOWN_RECORDS = (NONE, DRAW, DECIDED, DECIDED + 1, DECIDED + 2, DECIDED + 3)
 """The records the rules may give (a draw only on a full board)."""
 
 
-def _count(stones: int) -> int:
+def _count_bits(stones: int) -> int:
+    """The stones' number, for Numba (which has no ``int.bit_count``)."""
     count = 0
     while stones:
         stones &= stones - 1
         count += 1
     return count
+
+
+_count = int.bit_count
 
 
 def known_record(x: int, o: int, ply: int, cells: int, lines: tuple[int, ...], k: int) -> int:
@@ -105,7 +109,9 @@ def _compiled(function: Callable[..., int], **helpers: Callable[..., int]) -> Ca
     return numba.njit(nogil=True, inline="always")(bound)  # type: ignore[no-any-return]
 
 
-_known_record = _compiled(known_record, _count=numba.njit(nogil=True, inline="always")(_count))
+_known_record = _compiled(
+    known_record, _count=numba.njit(nogil=True, inline="always")(_count_bits)
+)
 
 BLOCK = 1 << 13
 """Numbers one thread takes at once (each block unranks its first number)."""
