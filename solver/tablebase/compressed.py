@@ -417,6 +417,7 @@ class CompressedPly:
         with open(path, "rb") as handle:
             self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         self.size = len(self.data)
+        self.count = self.header.count
         self.index = PlyIndex(rules, ply, _Ranks(self.data, self.header.classes))
         self.cache = cache if cache is not None else BlockCache()
         self._decompressor = zstandard().ZstdDecompressor()
