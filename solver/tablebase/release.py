@@ -88,7 +88,7 @@ def readme(manifest: dict[str, object], root: str) -> str:
 
 Every position of {name} ({rules.rows} rows, {rules.cols} columns, {rules.k} in a row wins;
 X moves first) with its value and remoteness under perfect play: {positions:,} positions
-({canonical:,} up to symmetry) in {len(plies)} files, one a ply, {size / 1e6:.1f} MB. The empty
+({canonical:,} up to symmetry) in {len(plies)} files, one a ply, {_megabytes(size)}. The empty
 board is a {root} for X. The per-ply counts are in `figures.md` (and `figures.json`).
 
 ## Check it
@@ -122,6 +122,10 @@ from the stones, the digests and this manifest. A reader of about 170 lines of P
 Format: {manifest["format"]} version {manifest["version"]}, blocks of
 {manifest["block_records"]:,} numbers.
 """
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1e6:.1f} MB" if size >= 1e6 else f"{size / 1e3:.1f} kB"
 
 
 def _rules(manifest: dict[str, object]) -> Rules:
