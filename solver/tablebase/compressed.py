@@ -22,6 +22,7 @@ import hashlib
 import mmap
 import os
 import struct
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -418,9 +419,19 @@ class CompressedPly:
             self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         self.size = len(self.data)
         self.count = self.header.count
-        self.index = PlyIndex(rules, ply, _Ranks(self.data, self.header.classes))
+        self._view: memoryview | None = None
+        ranks: Sequence[int]
+        if sys.byteorder == "little":  # the file's order: its ranks read in place
+            at = HEADER_SIZE
+            self._view = memoryview(self.data)[at : at + _RANK.size * self.header.classes].cast("I")
+            ranks = self._view
+        else:
+            ranks = _Ranks(self.data, self.header.classes)
+        self.index = PlyIndex(rules, ply, ranks)
         self.cache = cache if cache is not None else BlockCache()
         self._decompressor = zstandard().ZstdDecompressor()
+        self._last = -1
+        self._last_block = b""
 
     def __len__(self) -> int:
         return self.header.count
@@ -461,10 +472,13 @@ class CompressedPly:
 
     def stored(self, number: int) -> int:
         """The byte stored for ``number``: its record unless its stones give the record."""
-        if not 0 <= number < self.header.count:
+        if not 0 <= number < self.count:
             raise ValueError(f"number {number} is not within ply {self.ply}")
-        per = self.header.block_records
-        return self.block(number // per)[number % per]
+        block, at = divmod(number, self.header.block_records)
+        if block != self._last:  # the block read last is kept at hand: children share one
+            self._last_block = self.block(block)
+            self._last = block
+        return self._last_block[at]
 
     def record(self, number: int) -> int:
         """The record of ``number``: stored, or computed from its stones."""
@@ -530,6 +544,8 @@ class CompressedPly:
                 )
 
     def close(self) -> None:
+        if self._view is not None:
+            self._view.release()
         try:
             self.data.close()
         except BufferError:

@@ -64,20 +64,32 @@ _count = int.bit_count
 def known_record(x: int, o: int, ply: int, cells: int, lines: tuple[int, ...], k: int) -> int:
     """The record of the position with X stones ``x`` and O stones ``o`` at ``ply`` when its
     stones alone tell it (the module's rules), else :data:`UNKNOWN`. ``lines``: the game's
-    line masks (:attr:`Rules.lines`; an array of them in compiled code)."""
+    line masks (:attr:`Rules.lines`; an array of them in compiled code). One pass over the
+    lines: each line's stones say whether it is held, a threat, or a pair of empty cells a
+    move on either of which makes a threat on the other."""
     mover, last = (x, o) if ply % 2 == 0 else (o, x)
     empty = ((1 << cells) - 1) & ~(x | o)
     held = -1  # the stones common to the last mover's lines
     mover_threats = 0
     last_threats = 0
+    partners = [0] * cells  # by cell: where a mover's move there makes threats
     for line in lines:
-        if mover & line == line:
+        mine = mover & line
+        theirs = last & line
+        if mine == line:
             return NONE
-        if last & line == line:
+        if theirs == line:
             held &= line
-        elif last & line == 0 and _count(mover & line) == k - 1:
-            mover_threats |= line & empty
-        elif mover & line == 0 and _count(last & line) == k - 1:
+        elif theirs == 0:
+            stones = _count(mine)
+            if stones == k - 1:
+                mover_threats |= line & empty
+            elif stones == k - 2:
+                pair = line & empty
+                low = pair & -pair
+                partners[_count(low - 1)] |= pair ^ low
+                partners[_count((pair ^ low) - 1)] |= low
+        elif mine == 0 and _count(theirs) == k - 1:
             last_threats |= line & empty
     if held == 0:
         return NONE
@@ -93,11 +105,7 @@ def known_record(x: int, o: int, ply: int, cells: int, lines: tuple[int, ...], k
     while moves:
         move = moves & -moves
         moves ^= move
-        made = 0
-        for line in lines:
-            if line & move and last & line == 0 and _count(mover & line) == k - 2:
-                made |= line & empty & ~move
-        if _count(made) >= 2:
+        if _count(partners[_count(move - 1)]) >= 2:
             return DECIDED + 3
     return UNKNOWN
 
