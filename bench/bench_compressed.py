@@ -59,7 +59,9 @@ def compress(folder: Path, out: Path, block_records: int) -> dict[str, float]:
     )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    subprocess.run([sys.executable, "-c", code, str(folder), str(out), str(block_records)], check=True)
+    subprocess.run(
+        [sys.executable, "-c", code, str(folder), str(out), str(block_records)], check=True
+    )
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
@@ -139,7 +141,9 @@ def main() -> int:
         out = work / f"blocks-{block_records}"
         made = compress(folder, out, block_records)
         size = sum(compressed_path(out, p).stat().st_size for p in range(rules.cells + 1))
-        compressed = {p: CompressedPly(compressed_path(out, p), rules, p) for p in range(rules.cells + 1)}
+        compressed = {
+            p: CompressedPly(compressed_path(out, p), rules, p) for p in range(rules.cells + 1)
+        }
         probe_times(raw, positions[:200])  # warm both: files mapped, pages read
         probe_times(compressed, positions[:200])
         raw_times, compressed_times = [], []
@@ -182,8 +186,10 @@ def main() -> int:
             ],
         )
     )
-    print(f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end; probe: a "
-          "position's record and every move's, 2,000 positions of seeded random games")
+    print(
+        f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end; probe: a "
+        "position's record and every move's, 2,000 positions of seeded random games"
+    )
     return 0
 
 

@@ -32,13 +32,23 @@ def lines(rows, cols, k):
 
 
 def symmetries(rows, cols):
-    maps = [lambda r, c: (r, c), lambda r, c: (r, cols - 1 - c),
-            lambda r, c: (rows - 1 - r, c), lambda r, c: (rows - 1 - r, cols - 1 - c)]
+    maps = [
+        lambda r, c: (r, c),
+        lambda r, c: (r, cols - 1 - c),
+        lambda r, c: (rows - 1 - r, c),
+        lambda r, c: (rows - 1 - r, cols - 1 - c),
+    ]
     if rows == cols:
-        maps += [lambda r, c: (c, r), lambda r, c: (cols - 1 - c, r),
-                 lambda r, c: (c, rows - 1 - r), lambda r, c: (cols - 1 - c, rows - 1 - r)]
-    return [[m(i // cols, i % cols)[0] * cols + m(i // cols, i % cols)[1]
-             for i in range(rows * cols)] for m in maps]
+        maps += [
+            lambda r, c: (c, r),
+            lambda r, c: (cols - 1 - c, r),
+            lambda r, c: (c, rows - 1 - r),
+            lambda r, c: (cols - 1 - c, rows - 1 - r),
+        ]
+    return [
+        [m(i // cols, i % cols)[0] * cols + m(i // cols, i % cols)[1] for i in range(rows * cols)]
+        for m in maps
+    ]
 
 
 def permute(stones, perm):
@@ -86,8 +96,9 @@ def known(x, o, ply, cells, game_lines, k):
         return 1
 
     def threats(side, other):
-        return [line & empty for line in game_lines
-                if other & line == 0 and count(side & line) == k - 1]
+        return [
+            line & empty for line in game_lines if other & line == 0 and count(side & line) == k - 1
+        ]
 
     if threats(mover, last):
         return 3
@@ -130,8 +141,11 @@ class CompressedPly:
         if number not in self.decoded:
             at = self.table + 16 * number
             start, digest = struct.unpack_from("<Q8s", self.data, at)
-            end = (struct.unpack_from("<Q", self.data, at + 16)[0]
-                   if number + 1 < self.blocks else len(self.data))
+            end = (
+                struct.unpack_from("<Q", self.data, at + 16)[0]
+                if number + 1 < self.blocks
+                else len(self.data)
+            )
             frame = self.data[start:end]
             assert hashlib.blake2b(frame, digest_size=8).digest() == digest, "block damaged"
             self.decoded = {number: zstandard.ZstdDecompressor().decompress(frame)}
@@ -163,8 +177,10 @@ class CompressedPly:
                 number += 1
 
     def number(self, x, o):
-        images = [(rank(permute(x, p)), permute(x, p), permute(o, p))
-                  for p in symmetries(self.rows, self.cols)]
+        images = [
+            (rank(permute(x, p)), permute(x, p), permute(o, p))
+            for p in symmetries(self.rows, self.cols)
+        ]
         best, rep, image = min(images)
         cls = bisect.bisect_left(self.reps, best)
         free = free_cells((1 << self.cells) - 1, rep)

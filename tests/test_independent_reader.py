@@ -54,7 +54,9 @@ def test_the_reader_agrees_with_the_package_on_every_record(
         capture_output=True,
         text=True,
     )
-    assert result.stdout == ("draw, remoteness 8\n" if game == (3, 3, 3) else "draw, remoteness 15\n")
+    assert result.stdout == (
+        "draw, remoteness 8\n" if game == (3, 3, 3) else "draw, remoteness 15\n"
+    )
 
 
 def test_the_reader_refuses_a_changed_byte(tmp_path: Path) -> None:

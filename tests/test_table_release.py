@@ -1,4 +1,4 @@
-"""A release folder: compressed files, manifest, sums, figures, README; checked one line a problem."""
+"""A release folder: compressed files, manifest, sums, figures, README; checked whole."""
 
 from __future__ import annotations
 

@@ -40,7 +40,7 @@ from ttt_solve.solver.tablebase.files import (
     TableFileError,
     _sync_folder,
 )
-from ttt_solve.solver.tablebase.lookup import DRAW, PlyIndex, stone_counts
+from ttt_solve.solver.tablebase.lookup import DRAW, PlyIndex, Ranks, stone_counts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -160,7 +160,11 @@ class CompressedHeader:
         return cls(
             rules,
             ply,
-            *fields[10:15],
+            classes=fields[10],
+            per_class=fields[11],
+            count=fields[12],
+            block_records=fields[13],
+            blocks=fields[14],
             counts=tuple(fields[15:27]),
             digest=fields[27],
             codec=codec,
@@ -408,9 +412,7 @@ class CompressedPly:
     :meth:`record` gives a number's record (known ones computed from its stones);
     :meth:`stored` the byte as stored, the record wherever the stones do not give it."""
 
-    def __init__(
-        self, path: Path, rules: Rules, ply: int, cache: BlockCache | None = None
-    ) -> None:
+    def __init__(self, path: Path, rules: Rules, ply: int, cache: BlockCache | None = None) -> None:
         self.path = path
         self.header = read_compressed_header(path, rules, ply)
         self.rules = rules
@@ -420,7 +422,7 @@ class CompressedPly:
         self.size = len(self.data)
         self.count = self.header.count
         self._view: memoryview | None = None
-        ranks: Sequence[int]
+        ranks: Ranks
         if sys.byteorder == "little":  # the file's order: its ranks read in place
             at = HEADER_SIZE
             self._view = memoryview(self.data)[at : at + _RANK.size * self.header.classes].cast("I")
@@ -460,13 +462,17 @@ class CompressedPly:
                 self.path,
                 f"block {block}'s checksum does not match: the file was altered or damaged",
             )
-        wanted = min(self.header.block_records, self.header.count - block * self.header.block_records)
+        wanted = min(
+            self.header.block_records, self.header.count - block * self.header.block_records
+        )
         try:
             decoded: bytes = self._decompressor.decompress(frame)
         except Exception as error:  # zstandard.ZstdError: a frame its checksum let through
             raise TableFileError(self.path, f"block {block} does not decode: {error}") from None
         if len(decoded) != wanted:
-            raise TableFileError(self.path, f"block {block} holds {len(decoded)} numbers, not {wanted}")
+            raise TableFileError(
+                self.path, f"block {block} holds {len(decoded)} numbers, not {wanted}"
+            )
         self.cache.put(key, decoded)
         return decoded
 
@@ -587,8 +593,9 @@ def compress_table(
     source = _read_json(folder / MANIFEST)
     try:
         game = source["rules"]
+        assert isinstance(game, dict)
         rules = Rules(game["rows"], game["cols"], game["k"])
-    except (KeyError, TypeError, ValueError):
+    except (AssertionError, KeyError, TypeError, ValueError):
         raise TableFileError(folder / MANIFEST, "not a table manifest") from None
     headers = [read_header(ply_path(folder, ply), rules, ply) for ply in range(rules.cells + 1)]
     total = sum(header.count for header in headers)

@@ -114,12 +114,10 @@ def _compiled(function: Callable[..., int], **helpers: Callable[..., int]) -> Ca
     """``function`` compiled by Numba, with the plain helpers it calls by name bound to their
     compiled twins (Numba calls no plain Python function)."""
     bound = types.FunctionType(function.__code__, {**function.__globals__, **helpers})
-    return numba.njit(nogil=True, inline="always")(bound)  # type: ignore[no-any-return]
+    return numba.njit(nogil=True, inline="always")(bound)
 
 
-_known_record = _compiled(
-    known_record, _count=numba.njit(nogil=True, inline="always")(_count_bits)
-)
+_known_record = _compiled(known_record, _count=numba.njit(nogil=True, inline="always")(_count_bits))
 
 BLOCK = 1 << 13
 """Numbers one thread takes at once (each block unranks its first number)."""

@@ -57,7 +57,9 @@ def manifest_counts(path: Path) -> list[list[int]]:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m ttt_solve.solver.tablebase.oeis FOLDER_OR_MANIFEST", file=sys.stderr)
+        print(
+            "usage: python -m ttt_solve.solver.tablebase.oeis FOLDER_OR_MANIFEST", file=sys.stderr
+        )
         return 2
     try:
         rows = oeis_rows(manifest_counts(Path(args[0])))

@@ -81,8 +81,8 @@ def readme(manifest: dict[str, object], root: str) -> str:
     rules = _rules(manifest)
     plies = _plies(manifest)
     size = sum(int(str(p["bytes"])) for p in plies)
-    positions = sum(sum(list(p["counts"])[1::2]) for p in plies)  # type: ignore[call-overload]
-    canonical = sum(sum(list(p["counts"])[0::2]) for p in plies)  # type: ignore[call-overload]
+    positions = sum(sum(_counts(p)[1::2]) for p in plies)
+    canonical = sum(sum(_counts(p)[0::2]) for p in plies)
     name = rules.name
     return f"""# The tablebase of {name}
 
@@ -122,6 +122,12 @@ from the stones, the digests and this manifest. A reader of about 170 lines of P
 Format: {manifest["format"]} version {manifest["version"]}, blocks of
 {manifest["block_records"]:,} numbers.
 """
+
+
+def _counts(entry: dict[str, object]) -> list[int]:
+    counts = entry["counts"]
+    assert isinstance(counts, list)
+    return [int(count) for count in counts]
 
 
 def _megabytes(size: int) -> str:
@@ -205,8 +211,11 @@ def _sums_problems(out: Path, plies: list[dict[str, object]]) -> Iterator[str]:
     for name, key in SUMS.items():
         path = out / name
         wanted = {str(p["file"]): p[key] for p in plies}
+        found: dict[str, object] = {}
         try:
-            found = dict(reversed(line.split("  ", 1)) for line in path.read_text().splitlines())
+            for line in path.read_text().splitlines():
+                digest, file = line.split("  ", 1)
+                found[file] = digest
         except (OSError, ValueError):
             yield f"{path}: missing or not a list of digests"
             continue
