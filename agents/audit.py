@@ -114,7 +114,7 @@ class Truth:
         if self.scores is not None:
             score = self.scores.get(self.rules.canonical(x, o)[0])
         elif self.table is not None:
-            from ttt_solve.solver.tablebase.lookup import NONE, score_of_record
+            from ttt_solve.solver.tablebase.record import NONE, score_of_record
 
             record = self._from_table(lambda: self.table.record(Position(self.rules, x, o)))
             score = None if record == NONE else score_of_record(record)
