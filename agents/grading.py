@@ -69,9 +69,10 @@ TIMED_POSITIONS = 64
 """Positions an agent is timed on, to say how long a refused audit would take."""
 
 EVERY_POSITION_LIMIT = 10_000_000
-"""The most positions an audit poses: it keeps every graded move (about 600 bytes each), and
-every reachable position of 4x4 k=4 is 8.3 million. Every position of 4x5 k=4 (595 million,
-hours of any agent's time) is refused with an estimate, in favour of a sample."""
+"""The most positions an audit poses: it keeps every graded move (about 400 bytes each, measured
+on 3x4 k=3), and every reachable non-terminal position of 4x4 k=4 is 9.1 million (3.6 GB).
+Every position of 4x5 k=4 (594 million, days of most agents' time) is refused with an
+estimate, in favour of a sample."""
 
 
 class AuditTooLargeError(TttError, ValueError):
