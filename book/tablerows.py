@@ -57,9 +57,10 @@ blocks do: each ply's canonical keys are sorted in memory (4x5: 200 MB at the wi
 would need 22.6 GB). Larger boards stream in the order of the table's index."""
 
 KEY_RUNS = 256
-"""How many runs :meth:`TableRows.sorted_rows` sorts a ply's keys in (about 120,000 keys each at
+"""The most runs :meth:`TableRows.sorted_rows` sorts a ply's keys in (about 120,000 keys each at
 4x5 k=4's widest ply: a run's rows are made in a fraction of a second, so a stop is soon
-heard)."""
+heard); a ply of fewer numbers is sorted in fewer, four for each :data:`SCAN_NUMBERS` (one
+when it has fewer), since each run costs a few calls of the kernels."""
 
 SCAN_NUMBERS = 1 << 19
 """Numbers of a ply read at once on a board streamed in index order: with the positions they
@@ -276,7 +277,8 @@ class TableRows:
         count = len(self.records(ply))
         if count == 0:
             return
-        probe = np.unique(np.linspace(0, count - 1, min(count, 64 * KEY_RUNS)).astype(np.int64))
+        runs = max(1, min(KEY_RUNS, count // SCAN_NUMBERS * 4))
+        probe = np.unique(np.linspace(0, count - 1, min(count, 64 * runs)).astype(np.int64))
         splitters = np.sort(self._packed_at(rules, ply, probe))[::64][1:]
         parts: list[list[NDArray[np.uint64]]] = [[] for _ in range(len(splitters) + 1)]
         for start, stop in self.number_ranges(ply):
