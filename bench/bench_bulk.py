@@ -13,7 +13,9 @@ within 60 s and the evaluation set within 2 minutes.
 ``--bin`` runs the same commands of another installed version (its ``bin`` folder) beside
 these, alternating, so that both see the same load; a command of it that runs past
 ``--timeout`` seconds or ``--memory-cap`` MiB is stopped and shown as such (the audit of 4x5 k=4
-used to list every row first: minutes and gigabytes). The build of the book is not timed.
+used to list every row first: minutes and gigabytes). The build of the book is not timed. A
+last row times what any command that calls a kernel pays before its work: Python, NumPy and
+Numba started and one cached kernel called.
 
     python bench/bench_bulk.py /tmp/t.sqlite --size 4x5 --win 4
     python bench/bench_bulk.py /tmp/t.sqlite --size 4x5 --win 4 --bin /work/old/.venv/bin
@@ -75,6 +77,16 @@ def timed(argv: list[str], timeout: float, cap_mib: float) -> Timed:
     return Timed(seconds, usage.ru_maxrss / 1024, stopped, process.returncode)
 
 
+FLOOR = """
+import numpy as np
+from ttt_solve.solver.rules import parse_game
+from ttt_solve.solver.tablebase.positions import stand_for
+stand_for(parse_game("3x3k3"), 2, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64))
+"""
+"""What every command that calls a kernel pays first: Python, NumPy and Numba started, and one
+cached kernel loaded and called (the Numba start, seconds on a loaded machine)."""
+
+
 def commands(args: argparse.Namespace, workdir: str) -> list[tuple[str, list[str]]]:
     game = ["--size", args.size, "--win", args.win, "--db", args.book]
     return [
@@ -127,6 +139,15 @@ def main() -> None:
             best = sorted(mine)[len(mine) // 2]
             then = sorted(other)[len(other) // 2] if other else None
             rows.append((name, *shown(best), *shown(then)))
+        floor = sorted(timed([sys.executable, "-c", FLOOR], 600, 1e9) for _ in range(args.runs))
+        rows.append(
+            (
+                "(a kernel's start: python -c 'stand_for(...)')",
+                *shown(floor[len(floor) // 2]),
+                "",
+                "",
+            )
+        )
     headers = ["command", "s", "peak MiB"]
     if theirs is not None:
         headers += ["--bin s", "--bin peak MiB"]
