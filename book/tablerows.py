@@ -306,11 +306,12 @@ class TableRows:
         x, o, records, images = self.positions_at(rules, ply, numbers)
         stones = x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
         keys = self._key_arrays(rules).canonical(stones)
-        return (
+        packed: NDArray[np.uint64] = (
             (keys << np.uint64(16))
             | (images.astype(np.uint64) << np.uint64(8))
             | records.astype(np.uint64)
         )
+        return packed
 
     def first_key(self, rules: Rules, value: Value) -> int | None:
         """The canonical key of the first position in (ply, key) order whose value for the
