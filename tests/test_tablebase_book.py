@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from tests.support import stop_with
 from ttt_solve.book.errors import DamagedBookError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.tablecatalogue import catalogue_table
@@ -279,19 +280,8 @@ def test_a_signal_stops_an_export_of_4x5_within_seconds(table_4x5, tmp_path, sig
             text=True,
         )
         time.sleep(rng.uniform(3, 25))
-        assert process.poll() is None, "the export ended before the signal"
-        process.send_signal(signum)
-        sent = time.monotonic()
-        try:
-            rest = process.communicate(timeout=60)[1]
-        except subprocess.TimeoutExpired:
-            process.kill()
-            raise AssertionError("the export went on a minute after the signal") from None
-        took = time.monotonic() - sent
-        assert process.returncode == status, (process.returncode, rest)
-        assert rest.strip().splitlines()[-1].startswith(f"{said}: "), rest
+        took = stop_with(process, signum, status, said, "export")
         assert not out.exists() and list(tmp_path.iterdir()) == []
-        print(f"stopped {took:.2f} s after the signal")
         assert took < 15, f"the export stopped only {took:.1f} s after the signal"
 
 
