@@ -185,9 +185,10 @@ def back_up_number(
     cells = step.cells
     free = ((1 << cells) - 1) & ~rep
     x_moves = step.ply % 2 == 0
-    mover = rep if x_moves else o
-    last_mover_common = lines_held(o, step.lines) if x_moves else x_common
-    if lines_held(mover, step.lines) != -1 or last_mover_common == 0:
+    o_common = lines_held(o, step.lines)
+    mover_common = x_common if x_moves else o_common
+    last_mover_common = o_common if x_moves else x_common
+    if mover_common != -1 or last_mover_common == 0:
         return NONE, 0, 0
     canonical = 1
     for f in range(fixing):
