@@ -315,14 +315,17 @@ class TableRows:
 
     def first_key(self, rules: Rules, value: Value) -> int | None:
         """The canonical key of the first position in (ply, key) order whose value for the
-        side to move is ``value`` (a win or a loss), or ``None``: the lowest ply's records are
-        searched for its byte (a search in the memory map, no NumPy), and the smallest key of
-        the positions holding it taken. Rows are not streamed."""
+        side to move is ``value`` (a win or a loss), or ``None``: the first ply whose header
+        counts a position at its record is searched for the record's byte (a search in the
+        memory map, no NumPy), and the smallest key of the positions holding it taken. Rows
+        are not streamed, and no other ply's records are read."""
         record = next(
             r for r in range(DRAW, DECIDED + rules.cells + 1) if score_of_record(r) == value.score
         )
         for ply in range(rules.cells + 1):
             ply_file = self.table._ply(ply)
+            if ply_file.header.record_counts.by_record[0, record] == 0:
+                continue
             data, start = ply_file.data, ply_file.records_at
             keys = []
             found = data.find(bytes([record]), start)

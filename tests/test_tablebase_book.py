@@ -31,6 +31,7 @@ from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.build import build_table
+from ttt_solve.solver.value import Outcome, Value
 
 BOARDS = [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3), Rules(4, 4, 4)]
 
@@ -138,6 +139,39 @@ def test_stats_finds_its_examples_in_the_table_records(tmp_path, rules):
     for name in ("longest_win", "longest_loss"):
         assert found[name] == expected[name], name
     assert expected["longest_win"]["example"]
+
+
+def test_stats_searches_only_a_ply_whose_header_counts_the_record(tmp_path):
+    """The longest win's example is searched for in the first ply whose header counts a
+    position at its record: the earlier plies' records are not read. Here their records are
+    all overwritten with that byte (headers left as they were), and the example is still the
+    blocks' (a search of every ply from the empty board on found a position in the first)."""
+    from ttt_solve.book.stats import report
+    from ttt_solve.solver.tablebase.files import ply_path, read_header
+    from ttt_solve.solver.tablebase.record import DECIDED, DRAW, score_of_record
+
+    rules = BOARDS[3]
+    blocks, tables = make_books(tmp_path, rules)
+    with open_book(blocks) as old:
+        expected = report(old, old.game(rules))
+    first = min(
+        Position.parse(expected[name]["example"], rules).ply
+        for name in ("longest_win", "longest_loss")
+    )
+    assert first >= 2  # plies to overwrite
+    win = Value(Outcome.WIN, expected["longest_win"]["remoteness"])
+    slots = range(DRAW, DECIDED + rules.cells + 1)
+    record = next(r for r in slots if score_of_record(r) == win.score)
+    for ply in range(first):
+        path = ply_path(tmp_path / rules.name, ply)
+        header = read_header(path, rules, ply)
+        assert header.record_counts.by_record[0, record] == 0
+        data = path.read_bytes()
+        path.write_bytes(data[: header.records_at] + bytes([record]) * header.count)
+    with open_book(tables) as new:
+        found = report(new, new.game(rules))
+    for name in ("longest_win", "longest_loss"):
+        assert found[name] == expected[name], name
 
 
 def test_verify_tells_its_progress_as_it_reads(tmp_path):
