@@ -186,7 +186,7 @@ def test_verify_tells_its_progress_as_it_reads(tmp_path):
     with open_book(tables) as book:
         info, problems = verify_game(book, rules, progress=lambda *at: told.append(at))
         assert list(problems) == []
-    assert told == [
+    assert len(told) >= 2 and told == [
         (n, info.positions) for n in range(PROGRESS_ROWS, info.positions, PROGRESS_ROWS)
     ]
 
