@@ -121,48 +121,30 @@ def test_an_export_reads_no_ply_that_where_rules_out(tmp_path):
 @pytest.mark.parametrize("rules", BOARDS, ids=lambda r: r.name)
 def test_stats_finds_its_examples_in_the_table_records(tmp_path, rules):
     """The longest win's and loss's example, found by its record in the table's files, is the
-    blocks' first row of that value in (ply, key) order; the files of the plies after the
-    examples' are not read (the stream of rows read each ply's children for its best moves)."""
-    from ttt_solve.book.stats import report
-
-    blocks, tables = make_books(tmp_path, rules)
-    with open_book(blocks) as old:
-        expected = report(old, old.game(rules))
-    last = max(
-        Position.parse(expected[name]["example"], rules).ply
-        for name in ("longest_win", "longest_loss")
-    )
-    for ply in range(last + 1, rules.cells + 1):
-        (tmp_path / rules.name / f"ply-{ply:02d}.tb").unlink()
-    with open_book(tables) as new:
-        found = report(new, new.game(rules))
-    for name in ("longest_win", "longest_loss"):
-        assert found[name] == expected[name], name
-    assert expected["longest_win"]["example"]
-
-
-def test_stats_searches_only_a_ply_whose_header_counts_the_record(tmp_path):
-    """The longest win's example is searched for in the first ply whose header counts a
-    position at its record: the earlier plies' records are not read. Here their records are
-    all overwritten with that byte (headers left as they were), and the example is still the
-    blocks' (a search of every ply from the empty board on found a position in the first)."""
+    blocks' first row of that value in (ply, key) order, and no other ply's records are read:
+    the files of the plies after the examples' are gone (the stream of rows read each ply's
+    children for its best moves), and the records of the plies before them, whose headers
+    count no position at the longest win's record, are all overwritten with that byte (a
+    search of every ply from the empty board on found a position in the first)."""
     from ttt_solve.book.stats import report
     from ttt_solve.solver.tablebase.files import ply_path, read_header
     from ttt_solve.solver.tablebase.record import DECIDED, DRAW, score_of_record
 
-    rules = BOARDS[3]
     blocks, tables = make_books(tmp_path, rules)
     with open_book(blocks) as old:
         expected = report(old, old.game(rules))
-    first = min(
+    plies = [
         Position.parse(expected[name]["example"], rules).ply
         for name in ("longest_win", "longest_loss")
-    )
-    assert first >= 2  # plies to overwrite
+    ]
+    for ply in range(max(plies) + 1, rules.cells + 1):
+        ply_path(tmp_path / rules.name, ply).unlink()
+    if rules == BOARDS[3]:
+        assert min(plies) >= 2  # plies to overwrite
     win = Value(Outcome.WIN, expected["longest_win"]["remoteness"])
     slots = range(DRAW, DECIDED + rules.cells + 1)
     record = next(r for r in slots if score_of_record(r) == win.score)
-    for ply in range(first):
+    for ply in range(min(plies)):
         path = ply_path(tmp_path / rules.name, ply)
         header = read_header(path, rules, ply)
         assert header.record_counts.by_record[0, record] == 0
@@ -172,6 +154,7 @@ def test_stats_searches_only_a_ply_whose_header_counts_the_record(tmp_path):
         found = report(new, new.game(rules))
     for name in ("longest_win", "longest_loss"):
         assert found[name] == expected[name], name
+    assert expected["longest_win"]["example"]
 
 
 def test_verify_tells_its_progress_as_it_reads(tmp_path):
