@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ttt_solve.solver.value import Outcome
+from ttt_solve.solver.value import Outcome, Value
 
 
 class ValueColours(NamedTuple):
@@ -37,7 +37,7 @@ VALUES: dict[Outcome, ValueColours] = {
 }
 """The colours of each value, for the side to move (or, for a move, for its mover)."""
 
-LETTERS: dict[Outcome, str] = {Outcome.WIN: "W", Outcome.DRAW: "D", Outcome.LOSS: "L"}
+LETTERS: dict[Outcome, str] = {outcome: outcome.letter for outcome in Outcome}
 """The letter of each value: ``W3`` is a win in 3 plies, ``D6`` a draw, ``L2`` a loss in 2."""
 
 STONES: dict[str, str] = {"x": "#1f3a93", "o": "#7b2d8e"}
@@ -71,4 +71,4 @@ def value_colours(name: str) -> ValueColours | None:
 
 def label(outcome: Outcome, remoteness: int) -> str:
     """A value written short: ``W3``, ``D6``, ``L2``."""
-    return f"{LETTERS[outcome]}{remoteness}"
+    return Value(outcome, remoteness).label

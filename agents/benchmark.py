@@ -1,0 +1,229 @@
+"""An agent's score on a benchmark set (:mod:`ttt_solve.agents.benchset`), cell by cell.
+
+The agent is asked through the grading pipeline (:func:`ttt_solve.agents.grading.pose`), as
+``ttt audit`` asks it: once in each position of the set, as the set poses it, its generator
+seeded from the run's seed and the position. Each answer is graded by the project's grading
+of moves (:func:`ttt_solve.solver.value.grade`) against the set's values of that position's
+moves, and the grades are counted by :func:`ttt_solve.agents.audit.summarize`, so an answer
+that is no legal move (an exception, a timeout, an occupied or unreadable cell) counts as a
+miss, as in every audit.
+
+Two figures in each cell of each split, each a share of the cell's positions with its 95%
+Wilson interval (the positions are drawn independently):
+
+* **value kept**: the move keeps the position's outcome (a win stays a win, a draw a draw;
+  every move of a lost position does), the rule of Pons's Connect-4 benchmark;
+* **best**: the move keeps the outcome at the best remoteness (the fastest win, the slowest
+  loss).
+
+:func:`random_expectation` gives what a uniformly random mover scores, exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from ttt_solve.agents.audit import Failure, Graded, summarize
+from ttt_solve.agents.benchset import DIFFICULTIES, SPLITS, STAGES, BenchmarkSet, Grid, Item
+from ttt_solve.agents.grading import pose
+from ttt_solve.agents.intervals import Interval, wilson_interval
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.value import Grade, grade
+
+ALL = "all"
+"""The stage and difficulty of a split's total over its cells."""
+
+Progress = Callable[[int, int], None]
+
+
+class CellScore(NamedTuple):
+    """One cell of one split: the positions asked, how many moves kept the value, how many were
+    best, how many failed (counted as misses in both)."""
+
+    split: str
+    stage: str
+    difficulty: str
+    positions: int
+    kept: int
+    best: int
+    failed: int
+
+    @property
+    def value_kept(self) -> Interval:
+        return wilson_interval(self.kept, self.positions)
+
+    @property
+    def best_share(self) -> Interval:
+        return wilson_interval(self.best, self.positions)
+
+    def to_dict(self) -> dict[str, Any]:
+        kept, best = self.value_kept, self.best_share
+        return {
+            **self._asdict(),
+            "value_kept": kept.mean if self.positions else None,
+            "value_kept_interval": [kept.low, kept.high],
+            "best_share": best.mean if self.positions else None,
+            "best_interval": [best.low, best.high],
+        }
+
+
+def _score(split: str, stage: str, difficulty: str, answers: Sequence[Any]) -> CellScore:
+    """A cell's figures from its ``(item, graded or failure)`` answers, counted as an audit
+    counts them."""
+    graded = [a for _, a in answers if isinstance(a, Graded)]
+    failed = [a for _, a in answers if isinstance(a, Failure)]
+    summary = summarize(graded, 0, failed)
+    return CellScore(
+        split,
+        stage,
+        difficulty,
+        summary.judged,
+        summary.best + summary.sound,
+        summary.best,
+        summary.failures_total,
+    )
+
+
+@dataclass(frozen=True)
+class BenchmarkReport:
+    """An agent's figures on a set: each split's nine cells and its total, the failures, the
+    time the run took; :meth:`to_dict` for JSON, :meth:`summary` in one line, and a heatmap in
+    a notebook."""
+
+    agent: str
+    rules: Rules
+    grid: Grid
+    set_checksum: str
+    seed: int
+    seconds: float
+    cells: tuple[CellScore, ...]
+    totals: tuple[CellScore, ...]
+    failures: tuple[Failure, ...]
+    positions: int
+    """The set's positions, each asked once (a position in both splits counts once)."""
+
+    def cell(self, split: str, stage: str, difficulty: str) -> CellScore:
+        return next(
+            c
+            for c in (*self.cells, *self.totals)
+            if (c.split, c.stage, c.difficulty) == (split, stage, difficulty)
+        )
+
+    def total(self, split: str) -> CellScore:
+        return self.cell(split, ALL, ALL)
+
+    def summary(self) -> str:
+        """The report in one line: each split's total with its intervals, and the time."""
+        parts = []
+        for split in SPLITS:
+            total = self.total(split)
+            parts.append(
+                f"{split}: value kept {_share(total.value_kept)}, best {_share(total.best_share)}"
+            )
+        return (
+            f"{self.agent} on {self.rules.name} (set {self.set_checksum[:12]}): "
+            + "; ".join(parts)
+            + f"; {self.positions:,} positions, {len(self.failures):,} failed, "
+            f"{self.seconds:.1f} s"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent,
+            "game": self.rules.as_dict(),
+            "set": self.set_checksum,
+            "seed": self.seed,
+            "seconds": self.seconds,
+            "grid": self.grid.to_dict(),
+            "cells": [c.to_dict() for c in self.cells],
+            "totals": [t.to_dict() for t in self.totals],
+            "positions": self.positions,
+            "failed": [f.to_dict() for f in self.failures],
+        }
+
+    def __repr__(self) -> str:
+        return f"<BenchmarkReport {self.summary()}>"
+
+    def _repr_html_(self) -> str:
+        from ttt_solve.presentation import display
+
+        return display.benchmark_html(self)
+
+
+def _share(interval: Interval) -> str:
+    return f"{100 * interval.mean:.1f}% [{100 * interval.low:.1f}-{100 * interval.high:.1f}]"
+
+
+def run_benchmark(
+    maker: Any,
+    bench_set: BenchmarkSet,
+    *,
+    book: Any = None,
+    seed: int = 0,
+    jobs: int = 2,
+    progress: Progress | None = None,
+    name: str | None = None,
+) -> BenchmarkReport:
+    """Score the agent ``maker.build(book)`` makes (a maker as :func:`grading.pose` takes) on
+    every position of ``bench_set``."""
+    rules = bench_set.rules
+    items = bench_set.items
+    started = time.perf_counter()
+    answers = pose(
+        maker,
+        book,
+        rules,
+        [(item.position.key, 1) for item in items],
+        seed=seed,
+        jobs=jobs,
+        progress=progress,
+    )
+    seconds = time.perf_counter() - started
+    graded: list[tuple[Item, Graded | Failure]] = []
+    for item, answer in zip(items, answers):
+        if answer.failure is not None:
+            graded.append((item, answer.failure))
+            continue
+        assert answer.cell is not None
+        move = item.moves[answer.cell]
+        verdict, kind = grade(item.value, move)
+        record = Graded(item.position, answer.cell, 1, item.value, move, verdict, kind)
+        graded.append((item, record))
+    cells, totals = [], []
+    for split in SPLITS:
+        in_split = [(item, a) for item, a in graded if split in item.splits]
+        for stage in STAGES:
+            for difficulty in DIFFICULTIES:
+                here = [
+                    (item, a)
+                    for item, a in in_split
+                    if (item.stage, item.difficulty) == (stage, difficulty)
+                ]
+                cells.append(_score(split, stage, difficulty, here))
+        totals.append(_score(split, ALL, ALL, in_split))
+    return BenchmarkReport(
+        name or str(getattr(maker, "spec", maker)),
+        rules,
+        bench_set.grid,
+        bench_set.checksum,
+        seed,
+        seconds,
+        tuple(cells),
+        tuple(totals),
+        tuple(a for _, a in graded if isinstance(a, Failure)),
+        len(items),
+    )
+
+
+def random_expectation(items: Sequence[Item]) -> tuple[float, float]:
+    """``(value kept, best)`` a uniformly random mover scores on ``items``, exactly: the mean
+    over the positions of the share of their moves that keep the value, and that are best."""
+    kept = best = 0.0
+    for item in items:
+        grades = [grade(item.value, move)[0] for move in item.moves.values()]
+        kept += sum(g is not Grade.BLUNDER for g in grades) / len(grades)
+        best += sum(g is Grade.BEST for g in grades) / len(grades)
+    return kept / len(items), best / len(items)
