@@ -284,6 +284,10 @@ class BenchmarkSet:
             raise BenchmarkSetError(f"split {name!r} is not one of {', '.join(SPLITS)}")
         return [item for item in self.items if name in item.splits]
 
+    def cell(self, split: str, stage: str, difficulty: str) -> list[Item]:
+        """The items of one cell of one split, in the file's order."""
+        return [i for i in self.split(split) if (i.stage, i.difficulty) == (stage, difficulty)]
+
     def write(self, folder: Path | str) -> Path:
         """Write the set as ``GAME.jsonl`` into ``folder`` and its checksum into the folder's
         ``SHA256SUMS`` (other sets' lines kept), each file whole or not at all."""
