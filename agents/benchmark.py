@@ -70,11 +70,13 @@ class CellScore(NamedTuple):
         }
 
 
-def _score(split: str, stage: str, difficulty: str, answers: Sequence[Any]) -> CellScore:
-    """A cell's figures from its ``(item, graded or failure)`` answers, counted as an audit
+def _score(
+    split: str, stage: str, difficulty: str, answers: Sequence[Graded | Failure]
+) -> CellScore:
+    """A cell's figures from its answers (graded moves and failures), counted as an audit
     counts them."""
-    graded = [a for _, a in answers if isinstance(a, Graded)]
-    failed = [a for _, a in answers if isinstance(a, Failure)]
+    graded = [a for a in answers if isinstance(a, Graded)]
+    failed = [a for a in answers if isinstance(a, Failure)]
     summary = summarize(graded, 0, failed)
     return CellScore(
         split,
@@ -84,6 +86,20 @@ def _score(split: str, stage: str, difficulty: str, answers: Sequence[Any]) -> C
         summary.best + summary.sound,
         summary.best,
         summary.failures_total,
+    )
+
+
+def _total(split: str, cells: Sequence[CellScore]) -> CellScore:
+    """A split's figures over its cells (each position is in one cell of a split)."""
+    mine = [cell for cell in cells if cell.split == split]
+    return CellScore(
+        split,
+        ALL,
+        ALL,
+        sum(cell.positions for cell in mine),
+        sum(cell.kept for cell in mine),
+        sum(cell.best for cell in mine),
+        sum(cell.failed for cell in mine),
     )
 
 
@@ -182,28 +198,27 @@ def run_benchmark(
         progress=progress,
     )
     seconds = time.perf_counter() - started
-    graded: list[tuple[Item, Graded | Failure]] = []
+    by_cell: dict[tuple[str, str, str], list[Graded | Failure]] = {}
+    failures = []
     for item, answer in zip(items, answers):
+        outcome: Graded | Failure
         if answer.failure is not None:
-            graded.append((item, answer.failure))
-            continue
-        assert answer.cell is not None
-        move = item.moves[answer.cell]
-        verdict, kind = grade(item.value, move)
-        record = Graded(item.position, answer.cell, 1, item.value, move, verdict, kind)
-        graded.append((item, record))
-    cells, totals = [], []
-    for split in SPLITS:
-        in_split = [(item, a) for item, a in graded if split in item.splits]
-        for stage in STAGES:
-            for difficulty in DIFFICULTIES:
-                here = [
-                    (item, a)
-                    for item, a in in_split
-                    if (item.stage, item.difficulty) == (stage, difficulty)
-                ]
-                cells.append(_score(split, stage, difficulty, here))
-        totals.append(_score(split, ALL, ALL, in_split))
+            outcome = answer.failure
+            failures.append(answer.failure)
+        else:
+            assert answer.cell is not None
+            move = item.moves[answer.cell]
+            outcome = Graded(
+                item.position, answer.cell, 1, item.value, move, *grade(item.value, move)
+            )
+        for split in item.splits:
+            by_cell.setdefault((split, item.stage, item.difficulty), []).append(outcome)
+    cells = [
+        _score(split, stage, difficulty, by_cell.get((split, stage, difficulty), []))
+        for split in SPLITS
+        for stage in STAGES
+        for difficulty in DIFFICULTIES
+    ]
     return BenchmarkReport(
         name or str(getattr(maker, "spec", maker)),
         rules,
@@ -212,8 +227,8 @@ def run_benchmark(
         seed,
         seconds,
         tuple(cells),
-        tuple(totals),
-        tuple(a for _, a in graded if isinstance(a, Failure)),
+        tuple(_total(split, cells) for split in SPLITS),
+        tuple(failures),
         len(items),
     )
 

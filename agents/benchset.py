@@ -43,7 +43,8 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -209,11 +210,19 @@ class Item(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, record: dict[str, Any], rules: Rules) -> Item:
+    def from_json(
+        cls, record: dict[str, Any], rules: Rules, cells: dict[str, int], labels: dict[str, Value]
+    ) -> Item:
+        """The item a line holds (``cells``: the board's cell names and their indexes;
+        ``labels``: the values read so far, by label, which it adds to)."""
         position = Position.parse(record["position"], rules)
         if position.ply != record["ply"]:
             raise ValueError(f"{record['position']} is at ply {position.ply}, not {record['ply']}")
-        moves = {rules.parse_cell(name): Value.from_label(v) for name, v in record["moves"].items()}
+        moves = {}
+        for name, label in record["moves"].items():
+            if label not in labels:
+                labels[label] = Value.from_label(label)
+            moves[cells[name]] = labels[label]
         if sorted(moves) != position.legal_moves():
             raise ValueError(f"the moves of {record['position']} are not its legal moves")
         return cls(
@@ -251,6 +260,8 @@ class BenchmarkSet:
     table: str
     """The SHA-256 of the ``table.json`` of the table it was drawn from."""
     items: tuple[Item, ...]
+    source: str | None = field(default=None, compare=False, repr=False)
+    """The text the set was read from (``None``: made here)."""
 
     @property
     def name(self) -> str:
@@ -272,9 +283,11 @@ class BenchmarkSet:
 
     def text(self) -> str:
         """The set's file: what its checksum is of."""
+        if self.source is not None:
+            return self.source
         return _line(self.header()) + "".join(_line(item.to_json()) for item in self.items)
 
-    @property
+    @cached_property
     def checksum(self) -> str:
         return hashlib.sha256(self.text().encode()).hexdigest()
 
@@ -495,7 +508,8 @@ def load_set(path: Path | str) -> BenchmarkSet:
 
 
 def parse_set(text: str, where: str = "the set") -> BenchmarkSet:
-    """A set from its lines (not checked against a checksum: :func:`load_set` does that)."""
+    """A set from its lines, which stay its text (not checked against a checksum:
+    :func:`load_set` does that)."""
     try:
         lines = [json.loads(line) for line in text.splitlines() if line]
         header = lines[0]
@@ -503,12 +517,14 @@ def parse_set(text: str, where: str = "the set") -> BenchmarkSet:
             raise ValueError(f"its format is {header.get('format')!r}, not {FORMAT!r}")
         rules = Rules(int(header["rows"]), int(header["cols"]), int(header["k"]))
         grid = Grid.from_dict(header)
-        items = tuple(Item.from_json(record, rules) for record in lines[1:])
-        made = BenchmarkSet(
-            rules, grid, int(header["seed"]), int(header["per_cell"]), header["table"], items
-        )
+        cells = {rules.cell_name(cell): cell for cell in range(rules.cells)}
+        labels: dict[str, Value] = {}
+        items = tuple(Item.from_json(record, rules, cells, labels) for record in lines[1:])
+        if len(items) != header["positions"]:
+            raise ValueError(
+                f"it holds {len(items)} positions, its header says {header['positions']}"
+            )
+        seed, per_cell = int(header["seed"]), int(header["per_cell"])
     except (ValueError, KeyError, TypeError, IndexError, TttError) as error:
         raise BenchmarkSetError(f"{where} is not a benchmark set: {error}") from None
-    if made.text() != text:
-        raise BenchmarkSetError(f"{where} is not a benchmark set as written: its lines differ")
-    return made
+    return BenchmarkSet(rules, grid, seed, per_cell, header["table"], items, text)

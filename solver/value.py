@@ -51,6 +51,9 @@ class Outcome(Word):
         return self.value[0].upper()
 
 
+_BY_LETTER = {outcome.letter: outcome for outcome in Outcome}
+
+
 class Value(NamedTuple):
     """The value of a position for the side to move, or of a move for its mover.
 
@@ -81,11 +84,10 @@ class Value(NamedTuple):
     @classmethod
     def from_label(cls, label: str) -> Value:
         """The value a :attr:`label` writes; ``ValueError`` quoting it if it writes none."""
-        outcomes = {outcome.letter: outcome for outcome in Outcome}
         digits = label[1:]
-        if label[:1] not in outcomes or not digits.isdigit() or not digits.isascii():
+        if label[:1] not in _BY_LETTER or not digits.isdigit() or not digits.isascii():
             raise ValueError(f"{label!r} is no value label (W3, D6, L2)")
-        return cls(outcomes[label[0]], int(digits))
+        return cls(_BY_LETTER[label[0]], int(digits))
 
     @property
     def sort_key(self) -> int:
