@@ -120,6 +120,9 @@ class BenchmarkReport:
     failures: tuple[Failure, ...]
     positions: int
     """The set's positions, each asked once (a position in both splits counts once)."""
+    cpu_seconds: float = 0.0
+    """The processor time the run took, in this process and the workers it started and
+    ended (:attr:`seconds` is the time on the clock)."""
 
     def cell(self, split: str, stage: str, difficulty: str) -> CellScore:
         return next(
@@ -153,6 +156,7 @@ class BenchmarkReport:
             "set": self.set_checksum,
             "seed": self.seed,
             "seconds": self.seconds,
+            "cpu_seconds": self.cpu_seconds,
             "grid": self.grid.to_dict(),
             "cells": [c.to_dict() for c in self.cells],
             "totals": [t.to_dict() for t in self.totals],
@@ -173,6 +177,36 @@ def _share(interval: Interval) -> str:
     return f"{100 * interval.mean:.1f}% [{100 * interval.low:.1f}-{100 * interval.high:.1f}]"
 
 
+def cpu_seconds() -> float:
+    """Processor time so far of this process and of its children that have ended."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: this process alone
+        return time.process_time()
+    own, children = (
+        resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+ROSTER = (
+    "random",
+    "heuristic",
+    "minimax:depth=2",
+    "alphabeta:depth=2",
+    "alphabeta:depth=4",
+    "mcts:iterations=100",
+    "mcts:iterations=1000",
+    "mcts:iterations=10000",
+    "openspiel:alphabeta:depth=3",
+    "openspiel:mcts:simulations=100",
+    "openspiel:mcts:simulations=1000",
+    "perfect",
+)
+"""The agents of the published leaderboard (``ttt benchmark leaderboard``), weakest kinds
+first, ``perfect`` last as the ceiling."""
+
+
 def run_benchmark(
     maker: Any,
     bench_set: BenchmarkSet,
@@ -187,7 +221,7 @@ def run_benchmark(
     every position of ``bench_set``."""
     rules = bench_set.rules
     items = bench_set.items
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     answers = pose(
         maker,
         book,
@@ -197,7 +231,7 @@ def run_benchmark(
         jobs=jobs,
         progress=progress,
     )
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     by_cell: dict[tuple[str, str, str], list[Graded | Failure]] = {}
     failures = []
     for item, answer in zip(items, answers):
@@ -230,6 +264,7 @@ def run_benchmark(
         tuple(_total(split, cells) for split in SPLITS),
         tuple(failures),
         len(items),
+        cpu,
     )
 
 

@@ -236,3 +236,75 @@ def make_set_command(
     path = made.write(out)
     click.echo(f"wrote {path}: {len(made.items):,} positions of {rules.name}, seed {seed}")
     click.echo(f"sha256 {made.checksum}")
+
+
+@benchmark.command("leaderboard", context_settings=HELP_SETTINGS)
+@click.option(
+    "--game",
+    "games",
+    multiple=True,
+    metavar="GAME",
+    help="A game whose published set to score on (repeat); default: every published set.",
+)
+@agent_option("An agent (repeat); default: the leaderboard's roster.", multiple=True)
+@db_option
+@seed_option("Seed of every random choice the agents make.")
+@jobs_option("Processes (results do not depend on it).")
+@quiet_option()
+@friendly_errors
+def leaderboard(
+    games: tuple[str, ...],
+    agent_specs: tuple[str, ...],
+    db: str,
+    seed: int,
+    jobs: int,
+    quiet: bool,
+) -> None:
+    """Score the leaderboard's agents on each published set and print the leaderboard of
+    docs/benchmark.md: a Markdown table a board, each agent's totals with 95% intervals and
+    the time it took. An agent that cannot run here is left out, and the table says why.
+
+    \b
+    Examples:
+      ttt benchmark leaderboard --game 4x4k4 --db books.sqlite
+      ttt benchmark leaderboard --agent heuristic --agent mcts:iterations=1000
+    """
+    from ttt_solve.agents.benchmark import ROSTER
+    from ttt_solve.presentation.display import leaderboard_markdown
+
+    specs = agent_specs or ROSTER
+    for spec in specs:
+        parse_spec(spec)
+    paths = [set_path(parse_game(game)) for game in games] or sorted(DATA.glob("*.jsonl"))
+    for number, path in enumerate(paths):
+        found = load_set(path)
+        reports, left_out = [], []
+        for spec in specs:
+            reason = _cannot_run(spec, found.rules, db)
+            if reason is not None:
+                left_out.append(f"`{spec}`: {reason}")
+                continue
+            reports.append(_score(spec, found, db, seed, jobs, quiet))
+        if number:
+            click.echo("")
+        click.echo("\n".join(leaderboard_markdown(found, path.name, reports, left_out)))
+
+
+def _cannot_run(spec: str, rules: Rules, db: str) -> str | None:
+    """Why an agent cannot be scored here (``None``: it can)."""
+    import importlib.util
+
+    parsed = parse_spec(spec)
+    if parsed.name == "openspiel" and importlib.util.find_spec("pyspiel") is None:
+        return "OpenSpiel is not installed (pip install 'ttt-solve[openspiel]')"
+    if parsed.needs_book:
+        from ttt_solve.book.errors import BookError
+        from ttt_solve.book.reader import open_book
+
+        try:
+            with open_book(db) as book:
+                if book.find_game(rules) is None:
+                    return f"the book {db} holds no {rules.name}"
+        except BookError as error:
+            return str(error)
+    return None

@@ -1006,3 +1006,29 @@ def leaderboard_lines(reports: Sequence[Any], source: str) -> list[str]:
             disable_numparse=True,
         ),
     ]
+
+
+def leaderboard_markdown(
+    bench_set: Any, source: str, reports: Sequence[Any], left_out: Sequence[str]
+) -> list[str]:
+    """The leaderboard of one set as Markdown: a heading, the set and its checksum, a row per
+    agent (its totals with 95% intervals, its processor and clock time), and the agents left
+    out with why."""
+    headers = [*LEADERBOARD_HEADERS[:-1], "CPU s", "wall s"]
+    rows = [
+        [f"`{row[0]}`", *row[1:-1], f"{report.cpu_seconds:.1f}", row[-1]]
+        for row, report in zip(leaderboard_rows(reports), reports)
+    ]
+    decisive, every = (len(bench_set.split(split)) for split in ("decisive", "every"))
+    lines = [
+        f"### {bench_set.rules.name}",
+        "",
+        f"Set `{source}`, sha256 `{bench_set.checksum}`: {len(bench_set.items):,} positions "
+        f"({decisive:,} decisive, {every:,} in the every-position split), seed "
+        f"{reports[0].seed if reports else 0}.",
+        "",
+        tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True),
+    ]
+    if left_out:
+        lines += ["", "Left out: " + "; ".join(left_out) + "."]
+    return lines
