@@ -24,12 +24,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.audit import Failure, Graded, summarize
-from ttt_solve.agents.benchset import DIFFICULTIES, SPLITS, STAGES, BenchmarkSet, Grid, Item
+from ttt_solve.agents.benchset import (
+    DIFFICULTIES,
+    SPLITS,
+    STAGES,
+    BenchmarkSet,
+    BenchmarkSetError,
+    Grid,
+    Item,
+)
+from ttt_solve.agents.engine import FailureKind
 from ttt_solve.agents.grading import pose
 from ttt_solve.agents.intervals import Interval, wilson_interval
+from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Grade, grade
 
@@ -164,6 +175,39 @@ class BenchmarkReport:
             "failed": [f.to_dict() for f in self.failures],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> BenchmarkReport:
+        """A report from its :meth:`to_dict`."""
+        game = data["game"]
+        rules = Rules(game["rows"], game["cols"], game["k"])
+
+        def score(cell: dict[str, Any]) -> CellScore:
+            return CellScore(*(cell[name] for name in CellScore._fields))
+
+        failures = tuple(
+            Failure(
+                Position.parse(one["position"], rules),
+                FailureKind(one["kind"]),
+                one["detail"],
+                one["engine"],
+                one["weight"],
+            )
+            for one in data["failed"]
+        )
+        return cls(
+            data["agent"],
+            rules,
+            Grid.from_dict(data["grid"]),
+            data["set"],
+            data["seed"],
+            data["seconds"],
+            tuple(score(cell) for cell in data["cells"]),
+            tuple(score(cell) for cell in data["totals"]),
+            failures,
+            data["positions"],
+            data["cpu_seconds"],
+        )
+
     def __repr__(self) -> str:
         return f"<BenchmarkReport {self.summary()}>"
 
@@ -205,6 +249,29 @@ ROSTER = (
 )
 """The agents of the published leaderboard (``ttt benchmark leaderboard``), weakest kinds
 first, ``perfect`` last as the ceiling."""
+LEADERBOARD_FORMAT = "ttt-benchmark-leaderboard-1"
+"""The format of ``ttt benchmark leaderboard --out``: ``{"format", "boards": {GAME: {"set":
+checksum, "reports": [report...], "left_out": [why...]}}}``, each report as
+:meth:`BenchmarkReport.to_dict` writes it."""
+LEADERBOARD = "leaderboard.json"
+"""The published leaderboard's file, beside the sets."""
+
+
+def published_leaderboard(folder: Path) -> dict[str, tuple[list[BenchmarkReport], list[str]]]:
+    """The reports and left-out agents of each board of the leaderboard published in
+    ``folder`` (none if it has none)."""
+    import json
+
+    path = folder / LEADERBOARD
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text())
+    if data.get("format") != LEADERBOARD_FORMAT:
+        raise BenchmarkSetError(f"{path} is not a leaderboard of format {LEADERBOARD_FORMAT}")
+    return {
+        game: ([BenchmarkReport.from_dict(r) for r in board["reports"]], board["left_out"])
+        for game, board in data["boards"].items()
+    }
 
 
 def run_benchmark(

@@ -483,6 +483,18 @@ def set_path(rules: Rules, folder: Path | str = DATA) -> Path:
     return path
 
 
+def read_header(path: Path | str) -> dict[str, Any]:
+    """The header of a set's file (its first line), without reading the rest or checking it."""
+    try:
+        with open(path, encoding="utf-8") as lines:
+            header: dict[str, Any] = json.loads(lines.readline())
+    except (OSError, ValueError) as error:
+        raise BenchmarkSetError(f"{path} is not a benchmark set: {error}") from None
+    if header.get("format") != FORMAT:
+        raise BenchmarkSetError(f"{path} is not a benchmark set of format {FORMAT}")
+    return header
+
+
 def load_set(path: Path | str) -> BenchmarkSet:
     """A set from its file, checked against the checksum ``SHA256SUMS`` beside it publishes."""
     path = Path(path)

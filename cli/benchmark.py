@@ -250,6 +250,14 @@ def make_set_command(
 @db_option
 @seed_option("Seed of every random choice the agents make.")
 @jobs_option("Processes (results do not depend on it).")
+@click.option(
+    "--out",
+    "out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write every report as JSON into this file (the web explorer's "
+    "/benchmark pages read data/benchmarks/leaderboard.json).",
+)
 @quiet_option()
 @friendly_errors
 def leaderboard(
@@ -258,6 +266,7 @@ def leaderboard(
     db: str,
     seed: int,
     jobs: int,
+    out: Path | None,
     quiet: bool,
 ) -> None:
     """Score the leaderboard's agents on each published set and print the leaderboard of
@@ -276,6 +285,7 @@ def leaderboard(
     for spec in specs:
         parse_spec(spec)
     paths = [set_path(parse_game(game)) for game in games] or sorted(DATA.glob("*.jsonl"))
+    boards: dict[str, Any] = {}
     for number, path in enumerate(paths):
         found = load_set(path)
         reports, left_out = [], []
@@ -288,6 +298,18 @@ def leaderboard(
         if number:
             click.echo("")
         click.echo("\n".join(leaderboard_markdown(found, path.name, reports, left_out)))
+        boards[found.name] = {
+            "set": found.checksum,
+            "reports": [report.to_dict() for report in reports],
+            "left_out": left_out,
+        }
+    if out is not None:
+        from ttt_solve.agents.benchmark import LEADERBOARD_FORMAT
+        from ttt_solve.cli.output import output_file
+
+        with output_file(str(out)) as stream:
+            json.dump({"format": LEADERBOARD_FORMAT, "boards": boards}, stream, indent=1)
+            stream.write("\n")
 
 
 def _cannot_run(spec: str, rules: Rules, db: str) -> str | None:

@@ -945,7 +945,9 @@ def benchmark_svgs(report: Any) -> list[str]:
             benchmark_cells(report, split, metric),
             stages,
             difficulties,
-            title=f"{name}: {BENCHMARK_SPLITS[split]}",
+            title=f"{name}, {split} positions"
+            if split == "decisive"
+            else f"{name}, every position",
             row_notes=stage_notes,
             column_notes=notes,
         )
