@@ -50,11 +50,12 @@ Examples:
 
 
 def _set_of(rules: Rules, set_file: Path | None) -> tuple[BenchmarkSet, str]:
-    path = set_file if set_file is not None else set_path(rules)
-    found = load_set(path)
-    if found.rules != rules and set_file is None:
-        raise CliError(f"{path} is a set of {found.rules.name}, not of {rules.name}")
-    return found, str(path)
+    """The set to score on, and how to name it: a published one by its place in the
+    project (``data/benchmarks/GAME.jsonl``), another by the path given."""
+    if set_file is not None:
+        return load_set(set_file), str(set_file)
+    path = set_path(rules)
+    return load_set(path), f"{DATA.parent.name}/{DATA.name}/{path.name}"
 
 
 @click.group(
