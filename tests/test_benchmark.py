@@ -250,3 +250,41 @@ def test_the_notebook_function_shows_its_heatmaps():
     assert html.count('class="heat-cell"') == 36
     assert report.summary() in html
     assert report.total("every").positions == len(load_set(PUBLISHED).split("every"))
+
+
+def test_make_set_writes_the_file_and_its_checksum_beside_the_others(table, tmp_path):
+    (tmp_path / CHECKSUMS).write_text(f"{'0' * 64}  other.jsonl\n")
+    result = CliRunner().invoke(
+        ttt,
+        ["benchmark", "make-set", "4x4k4", "--table", str(table), "--out", str(tmp_path)]
+        + ["--per-cell", "4", "--seed", "3", "-q"],
+    )
+    assert result.exit_code == 0, result.output
+    made = load_set(tmp_path / "4x4k4.jsonl")
+    assert made.per_cell == 4 and made.seed == 3
+    assert {len(made.cell(s, st, d)) for s in SPLITS for st in STAGES for d in DIFFICULTIES} == {4}
+    sums = (tmp_path / CHECKSUMS).read_text().splitlines()
+    assert sums == [f"{made.checksum}  4x4k4.jsonl", f"{'0' * 64}  other.jsonl"]
+    assert f"sha256 {made.checksum}" in result.output
+
+
+def test_the_heatmap_is_one_hue_with_readable_ink_and_its_figures_as_data():
+    from ttt_solve.presentation.palette import heat
+    from ttt_solve.presentation.svg import HeatCell, heatmap
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    for step in range(101):
+        fill, ink = heat(step / 100)
+        lighter, darker = sorted((luminance(fill), luminance(ink)), reverse=True)
+        assert (lighter + 0.05) / (darker + 0.05) >= 4.5, step
+    fills = [luminance(heat(step / 10)[0]) for step in range(11)]
+    assert fills == sorted(fills, reverse=True)  # darker as the share grows
+    cells = [[HeatCell(0.5, 0.4, 0.6, 300), HeatCell(None, 0.0, 1.0, 0)]]
+    drawn = heatmap(cells, ["end"], ["near", "far"], title="t", row_notes=["plies 1-2"])
+    assert drawn == heatmap(cells, ["end"], ["near", "far"], title="t", row_notes=["plies 1-2"])
+    assert 'data-row="end" data-column="near" data-share="0.500000"' in drawn
+    assert ">50.0%<" in drawn and ">40.0-60.0<" in drawn and ">-<" in drawn
