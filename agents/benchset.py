@@ -52,6 +52,7 @@ from ttt_solve.agents.match import derive_seed
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, value_of_record
 from ttt_solve.solver.value import Outcome, Value
 
 FORMAT = "ttt-benchmark-1"
@@ -135,8 +136,6 @@ class Grid:
     def records(self, ply: int, band: tuple[int, int], cells: int) -> list[int]:
         """The table's records (:mod:`solver.tablebase.lookup`) of the positions of ``ply`` not
         over whose remoteness lies in ``band``: a draw's is its empty cells."""
-        from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW
-
         low, high = band
         kept = [DECIDED + r for r in range(max(1, low), min(high, cells - ply) + 1)]
         return ([DRAW] if low <= cells - ply <= high else []) + kept
@@ -374,8 +373,6 @@ class _PlyStream:
             self.batch = zip(part.x.tolist(), part.o.tolist(), part.records.tolist())
 
     def _item(self, x: int, o: int, record: int) -> Item:
-        from ttt_solve.solver.tablebase.lookup import value_of_record
-
         rules = self.table.rules
         canonical = Position.from_key(rules, rules.canonical(x, o)[0])
         symmetry = derive_seed(self.seed, "orientation", canonical.key) % len(rules.symmetries)

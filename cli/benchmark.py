@@ -194,9 +194,9 @@ def make_set_command(
     check: bool,
     quiet: bool,
 ) -> None:
-    """Draw the benchmark set of GAME (e.g. 5x5k4) from its table: seeded, one file of JSON
-    lines with its SHA-256 in SHA256SUMS beside it; the same table and options give the same
-    bytes.
+    """Draw the benchmark set of a game from its table. GAME is named as 5x5k4; the set is
+    seeded, one file of JSON lines with its SHA-256 in SHA256SUMS beside it, and the same
+    table and options give the same bytes.
 
     \b
     Examples:
