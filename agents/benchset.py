@@ -52,7 +52,7 @@ from ttt_solve.agents.match import derive_seed
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, value_of_record
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, value_of_record
 from ttt_solve.solver.value import Outcome, Value
 
 FORMAT = "ttt-benchmark-1"

@@ -34,8 +34,8 @@ from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.prover.search import Prover
 from ttt_solve.solver.rules import Rules, parse_game
-from ttt_solve.solver.tablebase.lookup import value_of_record
 from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.record import value_of_record
 from ttt_solve.solver.tablebase.sample import PlySample
 from ttt_solve.solver.value import Outcome, Value
 

@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.files import map_ply, ply_path, read_header
-from ttt_solve.solver.tablebase.lookup import NONE
+from ttt_solve.solver.tablebase.record import NONE
 
 WHOLE = 1 << 20
 """A ply of at most this many numbers is read whole and permuted."""
