@@ -16,8 +16,8 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import sample
 from ttt_solve.solver.tablebase.build import build_table
-from ttt_solve.solver.tablebase.record import DECIDED, value_of_record
 from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.record import DECIDED, value_of_record
 from ttt_solve.solver.tablebase.sample import PlySample
 
 DATA = Path(__file__).parent.parent / "data"
