@@ -42,7 +42,7 @@ from ttt_solve.agents.grading import pose
 from ttt_solve.agents.intervals import Interval, wilson_interval
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Grade, grade
+from ttt_solve.solver.value import BlunderKind, Grade, Value, grade
 
 ALL = "all"
 """The stage and difficulty of a split's total over its cells."""
@@ -301,6 +301,7 @@ def run_benchmark(
     seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
     by_cell: dict[tuple[str, str, str], list[Graded | Failure]] = {}
     failures = []
+    verdicts: dict[tuple[Value, Value], tuple[Grade, BlunderKind | None]] = {}
     for item, answer in zip(items, answers):
         outcome: Graded | Failure
         if answer.failure is not None:
@@ -309,8 +310,10 @@ def run_benchmark(
         else:
             assert answer.cell is not None
             move = item.moves[answer.cell]
+            if (item.value, move) not in verdicts:  # a few hundred pairs: each graded once
+                verdicts[item.value, move] = grade(item.value, move)
             outcome = Graded(
-                item.position, answer.cell, 1, item.value, move, *grade(item.value, move)
+                item.position, answer.cell, 1, item.value, move, *verdicts[item.value, move]
             )
         for split in item.splits:
             by_cell.setdefault((split, item.stage, item.difficulty), []).append(outcome)
