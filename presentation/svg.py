@@ -427,12 +427,12 @@ def _legend(x: float, y: float) -> str:
 
 class HeatCell(NamedTuple):
     """One cell of a heatmap: a share (``None``: nothing to count) with its interval, and how
-    many it counts."""
+    many it was counted over."""
 
     share: float | None
     low: float
     high: float
-    count: int
+    counted: int
 
 
 _HEAT_LABELS = 128  # room on the left for the row labels
@@ -498,14 +498,14 @@ def _heat_cell(cell: HeatCell, x: float, y: float, row: str, column: str) -> str
         fill, ink = heat(cell.share)
         text = f"{100 * cell.share:.1f}%"
         span = f"{100 * cell.low:.1f}-{100 * cell.high:.1f}"
-        tip = f"{text} (95% interval {span}) of {cell.count:,}"
+        tip = f"{text} (95% interval {span}) of {cell.counted:,}"
     figures = _attrs(
         data_row=row,
         data_column=column,
         data_share=None if cell.share is None else f"{cell.share:.6f}",
         data_low=f"{cell.low:.6f}",
         data_high=f"{cell.high:.6f}",
-        data_count=cell.count,
+        data_count=cell.counted,
     )
     return (
         f'<g class="heat-cell"{figures}><title>{escape(f"{row}, {column}: {tip}")}</title>'
@@ -522,7 +522,8 @@ def _heat_cell(cell: HeatCell, x: float, y: float, row: str, column: str) -> str
 
 def stack(pictures: Sequence[str], gap: int = 12) -> str:
     """SVG pictures made here one above the other, ``gap`` apart, in one SVG document."""
-    parts, y, width = [], 0, 0
+    parts: list[str] = []
+    y = width = 0.0
     for picture in pictures:
         size = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', picture)
         if size is None:

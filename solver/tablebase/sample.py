@@ -63,13 +63,26 @@ class Drawn(NamedTuple):
         return len(self.records)
 
     def take(self, chosen: NDArray[np.int64] | slice) -> Drawn:
-        return Drawn(*(column[chosen] for column in self))
+        """The positions ``chosen`` picks (indexes or a slice), in its order."""
+        return Drawn(
+            self.x[chosen],
+            self.o[chosen],
+            self.records[chosen],
+            self.images[chosen],
+            self.numbers[chosen],
+        )
 
 
 def _joined(parts: list[Drawn]) -> Drawn:
     if not parts:
         return _EMPTY
-    return Drawn(*(np.concatenate(columns) for columns in zip(*parts)))
+    return Drawn(
+        np.concatenate([part.x for part in parts]),
+        np.concatenate([part.o for part in parts]),
+        np.concatenate([part.records for part in parts]),
+        np.concatenate([part.images for part in parts]),
+        np.concatenate([part.numbers for part in parts]),
+    )
 
 
 _EMPTY = Drawn(
