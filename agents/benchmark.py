@@ -4,9 +4,9 @@ The agent is asked through the grading pipeline (:func:`ttt_solve.agents.grading
 ``ttt audit`` asks it: once in each position of the set, as the set poses it, its generator
 seeded from the run's seed and the position. Each answer is graded by the project's grading
 of moves (:func:`ttt_solve.solver.value.grade`) against the set's values of that position's
-moves, and the grades are counted by :func:`ttt_solve.agents.audit.summarize`, so an answer
-that is no legal move (an exception, a timeout, an occupied or unreadable cell) counts as a
-miss, as in every audit.
+moves; an answer that is no legal move (an exception, a timeout, an occupied or unreadable
+cell) counts as a miss, as in every audit (:class:`ttt_solve.agents.audit.Summary`'s
+accuracy and perfection are these figures over the positions an audit asks).
 
 Two figures in each cell of each split, each a share of the cell's positions with its 95%
 Wilson interval (the positions are drawn independently):
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ttt_solve.agents.audit import Failure, Graded, summarize
+from ttt_solve.agents.audit import Failure
 from ttt_solve.agents.benchset import (
     DIFFICULTIES,
     SPLITS,
@@ -42,7 +42,7 @@ from ttt_solve.agents.grading import pose
 from ttt_solve.agents.intervals import Interval, wilson_interval
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import BlunderKind, Grade, Value, grade
+from ttt_solve.solver.value import Grade, Value, grade
 
 ALL = "all"
 """The stage and difficulty of a split's total over its cells."""
@@ -79,25 +79,6 @@ class CellScore(NamedTuple):
             "best_share": best.mean if self.positions else None,
             "best_interval": [best.low, best.high],
         }
-
-
-def _score(
-    split: str, stage: str, difficulty: str, answers: Sequence[Graded | Failure]
-) -> CellScore:
-    """A cell's figures from its answers (graded moves and failures), counted as an audit
-    counts them."""
-    graded = [a for a in answers if isinstance(a, Graded)]
-    failed = [a for a in answers if isinstance(a, Failure)]
-    summary = summarize(graded, 0, failed)
-    return CellScore(
-        split,
-        stage,
-        difficulty,
-        summary.judged,
-        summary.best + summary.sound,
-        summary.best,
-        summary.failures_total,
-    )
 
 
 def _total(split: str, cells: Sequence[CellScore]) -> CellScore:
@@ -299,26 +280,28 @@ def run_benchmark(
         progress=progress,
     )
     seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
-    by_cell: dict[tuple[str, str, str], list[Graded | Failure]] = {}
+    tally: dict[tuple[str, str, str], list[int]] = {}  # asked, kept, best, failed
     failures = []
-    verdicts: dict[tuple[Value, Value], tuple[Grade, BlunderKind | None]] = {}
+    verdicts: dict[tuple[Value, Value], Grade] = {}  # a few hundred pairs: each graded once
     for item, answer in zip(items, answers):
-        outcome: Graded | Failure
+        kept = best = False  # a failed move is a miss
         if answer.failure is not None:
-            outcome = answer.failure
             failures.append(answer.failure)
         else:
             assert answer.cell is not None
             move = item.moves[answer.cell]
-            if (item.value, move) not in verdicts:  # a few hundred pairs: each graded once
-                verdicts[item.value, move] = grade(item.value, move)
-            outcome = Graded(
-                item.position, answer.cell, 1, item.value, move, *verdicts[item.value, move]
-            )
+            if (item.value, move) not in verdicts:
+                verdicts[item.value, move] = grade(item.value, move)[0]
+            kept = verdicts[item.value, move] is not Grade.BLUNDER
+            best = verdicts[item.value, move] is Grade.BEST
         for split in item.splits:
-            by_cell.setdefault((split, item.stage, item.difficulty), []).append(outcome)
+            counts = tally.setdefault((split, item.stage, item.difficulty), [0, 0, 0, 0])
+            counts[0] += 1
+            counts[1] += kept
+            counts[2] += best
+            counts[3] += answer.failure is not None
     cells = [
-        _score(split, stage, difficulty, by_cell.get((split, stage, difficulty), []))
+        CellScore(split, stage, difficulty, *tally.get((split, stage, difficulty), [0, 0, 0, 0]))
         for split in SPLITS
         for stage in STAGES
         for difficulty in DIFFICULTIES

@@ -1,13 +1,12 @@
 """What ``ttt benchmark`` costs beyond the agent's own time, measured side by side in one run.
 
-For each agent, in turns ``--repeat`` times (median reported), in this process, one core:
+For each agent, ``--repeat`` runs of :func:`~ttt_solve.agents.benchmark.run_benchmark` on the
+set in this process (``jobs=1``, one core), the run with the least harness time reported:
 
-* **the agent alone**: its ``select_move`` in every position of the set, its generator seeded
-  as the grading seeds it, only the calls timed;
-* **the benchmark**: :func:`~ttt_solve.agents.benchmark.run_benchmark` on the same set
-  (``jobs=1``): the grading pipeline's posing of every position, the same moves, the grading
-  and the cells' figures;
-* **the harness**: the benchmark's time less the agent's, and its share of the agent's time
+* **the agent**: the time inside its ``select_move`` calls, timed as they happen in the run;
+* **the benchmark**: the whole run: the grading pipeline's posing of every position (the
+  agent's generator seeded for each), the agent's moves, the grading and the cells' figures;
+* **the harness**: the run's time less the agent's, and its share of the agent's time
   (target: at most 10% on a 5x5 k=4 set with a fast agent);
 * **loading**: reading and checking the set (once per command, beside it).
 
@@ -23,9 +22,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import time
+from pathlib import Path
 
 from tabulate import tabulate
 
@@ -34,48 +33,49 @@ from common import measure, script  # noqa: E402
 
 from ttt_solve.agents.benchmark import run_benchmark  # noqa: E402
 from ttt_solve.agents.benchset import load_set, set_path  # noqa: E402
-from ttt_solve.agents.match import derive_seed  # noqa: E402
+from ttt_solve.agents.makers import InstanceMaker  # noqa: E402
 from ttt_solve.agents.parallel import AgentMaker  # noqa: E402
 from ttt_solve.solver.rules import parse_game  # noqa: E402
 
 
-def agent_alone(spec: str, bench_set, seed: int) -> float:  # noqa: ANN001
-    """Seconds inside the agent's ``select_move`` over the whole set."""
+def timed_run(spec: str, bench_set, seed: int) -> tuple[float, float]:  # noqa: ANN001
+    """``(seconds inside the agent's select_move, seconds of the whole run)`` of one
+    :func:`run_benchmark` (one process), the agent's calls timed as they happen."""
     agent = AgentMaker(spec).build()
-    spent = 0.0
-    for item in bench_set.items:
-        agent.rng.seed(derive_seed(seed, "position", item.position.key))
+    choose = agent.select_move
+    spent = [0.0]
+
+    def select_move(position):  # noqa: ANN001, ANN202
         started = time.perf_counter()
-        agent.select_move(item.position)
-        spent += time.perf_counter() - started
-    return spent
+        try:
+            return choose(position)
+        finally:
+            spent[0] += time.perf_counter() - started
 
-
-def through_benchmark(spec: str, bench_set, seed: int) -> float:  # noqa: ANN001
+    agent.select_move = select_move
     started = time.perf_counter()
-    run_benchmark(AgentMaker(spec), bench_set, seed=seed, jobs=1)
-    return time.perf_counter() - started
+    run_benchmark(InstanceMaker(agent), bench_set, seed=seed, jobs=1)
+    return spent[0], time.perf_counter() - started
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", default="5x5k4")
+    parser.add_argument("--game", default="5x5k4", help="a published set's game")
+    parser.add_argument("--set", dest="set_file", help="another set file (SHA256SUMS beside it)")
     parser.add_argument("--agent", action="append", dest="agents")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     rules = parse_game(args.game)
-    path = set_path(rules)
+    path = Path(args.set_file) if args.set_file else set_path(rules)
     started = time.perf_counter()
     bench_set = load_set(path)
+    rules = bench_set.rules
     loading = time.perf_counter() - started
     agents = args.agents or ["heuristic", "mcts:iterations=100"]
     rows = []
     for spec in agents:
-        alone, whole = [], []
-        for _ in range(args.repeat):
-            alone.append(agent_alone(spec, bench_set, 0))
-            whole.append(through_benchmark(spec, bench_set, 0))
-        agent, total = statistics.median(alone), statistics.median(whole)
+        runs = [timed_run(spec, bench_set, 0) for _ in range(args.repeat)]
+        agent, total = min(runs, key=lambda run: run[1] - run[0])
         command = measure(
             [
                 script("ttt"),
@@ -104,7 +104,7 @@ def main() -> None:
         )
     print(
         f"{rules.name}: {len(bench_set.items):,} positions in {path.name}; loading and checking "
-        f"the set {loading:.2f} s; median of {args.repeat}, load average "
+        f"the set {loading:.2f} s; the least of {args.repeat} runs each, load average "
         f"{os.getloadavg()[0]:.1f}"
     )
     print(
@@ -112,7 +112,7 @@ def main() -> None:
             rows,
             headers=[
                 "agent",
-                "agent alone (s)",
+                "agent (s)",
                 "benchmark (s)",
                 "harness (s)",
                 "harness / agent",

@@ -129,6 +129,26 @@ def test_the_first_empty_cell_scores_a_brute_force_count_cell_by_cell(published)
     assert 0 < report.total("decisive").kept < report.total("every").kept
 
 
+def first_empty_or_nothing(position):
+    """Plays the first empty cell, and fails (an exception) at odd plies."""
+    if position.ply % 2:
+        raise RuntimeError("no move at odd plies")
+    return position.legal_moves()[0]
+
+
+def test_a_failed_move_is_a_miss_in_both_figures(published):
+    report = run_benchmark(agent_maker(first_empty_or_nothing, db=None), published, jobs=1)
+    assert len(report.failures) == sum(i.position.ply % 2 for i in published.items) > 0
+    for cell in report.cells:
+        here = published.cell(cell.split, cell.stage, cell.difficulty)
+        played = [grade(i.value, i.moves[min(i.moves)])[0] for i in here if i.position.ply % 2 == 0]
+        assert cell.positions == len(here)
+        assert cell.failed == len(here) - len(played)
+        assert cell.kept == sum(g is not Grade.BLUNDER for g in played)
+        assert cell.best == sum(g is Grade.BEST for g in played)
+    assert "failed" in report.summary() and f"{len(report.failures):,} failed" in report.summary()
+
+
 def test_random_lies_within_its_intervals_of_the_exact_expectation(published):
     report = run_benchmark(AgentMaker("random"), published, jobs=1)
     for cell in report.cells:
