@@ -308,3 +308,13 @@ def test_the_heatmap_is_one_hue_with_readable_ink_and_its_figures_as_data():
     assert drawn == heatmap(cells, ["end"], ["near", "far"], title="t", row_notes=["plies 1-2"])
     assert 'data-row="end" data-column="near" data-share="0.500000"' in drawn
     assert ">50.0%<" in drawn and ">40.0-60.0<" in drawn and ">-<" in drawn
+
+
+@pytest.mark.slow
+def test_the_4x5_set_is_rebuilt_byte_for_byte_from_a_table_built_here(tmp_path):
+    """Minutes: the 4x5 k=4 table (189 MB) built here, then its set drawn again."""
+    folder = tmp_path / "4x5k4"
+    build_table(Rules(4, 5, 4), folder)
+    published = DATA / "4x5k4.jsonl"
+    assert make_set(folder).text() == published.read_text()
+    assert load_set(published).checksum in (DATA / CHECKSUMS).read_text()
