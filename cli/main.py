@@ -25,6 +25,7 @@ COMMANDS = {
     "atlas": "ttt_solve.cli.atlas:atlas",
     "evalset": "ttt_solve.cli.evalset:evalset",
     "benchmark": "ttt_solve.cli.benchmark:benchmark",
+    "table": "ttt_solve.cli.table:table",
 }
 """Command name -> ``module:attribute``."""
 
