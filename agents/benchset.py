@@ -469,13 +469,19 @@ def make_set(
 
 def set_path(rules: Rules, folder: Path | str = DATA) -> Path:
     """The published set of a game in ``folder`` (``data/benchmarks`` of the checkout)."""
-    path = Path(folder) / f"{game_name(rules)}.jsonl"
+    name = game_name(rules)
+    path = Path(folder) / f"{name}.jsonl"
     if not path.exists():
-        held = sorted(p.stem for p in Path(folder).glob("*.jsonl"))
+        held = ", ".join(sorted(p.stem for p in Path(folder).glob("*.jsonl"))) or "none"
+        if name not in GRIDS:
+            raise BenchmarkSetError(
+                f"no benchmark set of {rules.name} in {folder} (sets there: {held}); the "
+                f"benchmark's boards: {', '.join(GRIDS)}"
+            )
         raise BenchmarkSetError(
-            f"no benchmark set of {rules.name} in {folder} (sets there: "
-            f"{', '.join(held) or 'none'}); make one with: ttt benchmark make-set "
-            f"{game_name(rules)} --table FOLDER"
+            f"the benchmark set of {rules.name} is not published yet (sets in {folder}: "
+            f"{held}); it is drawn from the game's table by: ttt benchmark make-set {name} "
+            "--table FOLDER"
         )
     return path
 
