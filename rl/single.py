@@ -39,6 +39,10 @@ SIDES = ("x", "o", "random")
 """The learner's side: X (moves first), O, or drawn at each reset."""
 
 
+Step = tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]
+"""What ``step`` returns: observation, reward, terminated, truncated, info."""
+
+
 class Played(NamedTuple):
     """A learner's move played: its shaping reward, and whether it kept the value and was
     best (``None`` without the truth)."""
@@ -142,13 +146,13 @@ class MnkVsOpponent(gymnasium.Env):
         game.step(action)
         return {"opponent_action": action}
 
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> Step:
         played = self.play(action)
         if not isinstance(played, Played):
             return played  # refused
         return self.finish(played, self.answer())
 
-    def play(self, action: Any) -> Played | tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def play(self, action: Any) -> Played | Step:
         """The learner's move: what :meth:`finish` needs, or the whole step where the move is
         refused. :meth:`step` is ``play``, :meth:`answer`, ``finish``; a vector environment
         runs each phase over its games and reads the truth of the batch in between."""
@@ -186,16 +190,15 @@ class MnkVsOpponent(gymnasium.Env):
             game.rewards[me] = 1
         return info
 
-    def finish(
-        self, played: Played, info: dict[str, Any]
-    ) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def finish(self, played: Played, info: dict[str, Any]) -> Step:
         """The step's result once both sides have moved."""
         game, me = self.game, self._me
         reward = played.reward
         terminated = game.terminations[me]
         if terminated:
             reward += float(game.rewards[me])
-        return game.observe(me), reward, terminated, False, {**self._truth_info(played.kept), **info}
+        info = {**self._truth_info(played.kept), **info}
+        return game.observe(me), reward, terminated, False, info
 
     @property
     def position(self) -> Position:

@@ -111,8 +111,7 @@ class Truth:
                 continue  # left to of(), which says what is missing
             value = found[position].value
             moves = {
-                cell: move_value(found[child].value)
-                for cell, child in children[position].items()
+                cell: move_value(found[child].value) for cell, child in children[position].items()
             }
             best = tuple(sorted(cell for cell, move in moves.items() if move == value))
             self._keep((position.x, position.o), Verdict(value, moves, best, BOOK))

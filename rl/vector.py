@@ -25,12 +25,13 @@ from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array  # noqa: E402
 
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS  # noqa: E402
-from ttt_solve.rl.single import MnkVsOpponent, Played  # noqa: E402
+from ttt_solve.rl.single import MnkVsOpponent, Played, Step  # noqa: E402
 from ttt_solve.rl.truth import Truth  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
-class MnkVectorEnv(VectorEnv):  # type: ignore[type-arg]
+
+class MnkVectorEnv(VectorEnv):
     """``num_envs`` games of ``ttt_solve/Mnk-v0`` sharing one :class:`Truth`.
 
     The other arguments are :class:`MnkVsOpponent`'s, the same for every game. ``reset(seed=s)``
@@ -78,7 +79,8 @@ class MnkVectorEnv(VectorEnv):  # type: ignore[type-arg]
             seeds = list(seed)
         else:
             raise ValueError(f"{len(seed)} seeds given for {self.num_envs} games")
-        observations, infos = [], {}
+        observations: list[dict[str, np.ndarray]] = []
+        infos: dict[str, Any] = {}
         for i, (env, game_seed) in enumerate(zip(self.envs, seeds, strict=True)):
             observation, info = env.reset(seed=game_seed, options=options)
             observations.append(observation)
@@ -90,7 +92,8 @@ class MnkVectorEnv(VectorEnv):  # type: ignore[type-arg]
         self, actions: Any
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         actions = np.asarray(actions)
-        envs, steps = self.envs, [None] * self.num_envs
+        envs = self.envs
+        steps: list[Step | None] = [None] * self.num_envs
         moving = [i for i in range(self.num_envs) if not self._autoreset[i]]
         self._read(envs[i].position for i in moving if envs[i].truth or envs[i].shaping)
         played: dict[int, Played] = {}
@@ -112,23 +115,26 @@ class MnkVectorEnv(VectorEnv):  # type: ignore[type-arg]
         return self._gather(steps)
 
     def _gather(
-        self, steps: list[Any]
+        self, steps: list[Step | None]
     ) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """The games' steps as one batch."""
+        assert all(step is not None for step in steps)
+        done = [step for step in steps if step is not None]
         infos: dict[str, Any] = {}
-        for i, step in enumerate(steps):
+        for i, step in enumerate(done):
             infos = self._add_info(infos, step[4], i)
-        rewards = np.array([step[1] for step in steps], dtype=np.float64)
-        terminated = np.array([step[2] for step in steps], dtype=np.bool_)
-        truncated = np.array([step[3] for step in steps], dtype=np.bool_)
+        rewards = np.array([step[1] for step in done], dtype=np.float64)
+        terminated = np.array([step[2] for step in done], dtype=np.bool_)
+        truncated = np.array([step[3] for step in done], dtype=np.bool_)
         self._autoreset = terminated | truncated
-        return self._batch([step[0] for step in steps]), rewards, terminated, truncated, infos
+        return self._batch([step[0] for step in done]), rewards, terminated, truncated, infos
 
     def _batch(self, observations: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
         space = self.single_observation_space
-        batched: dict[str, np.ndarray] = concatenate(
-            space, observations, create_empty_array(space, self.num_envs)
-        )
+        empty = create_empty_array(space, self.num_envs)
+        assert isinstance(empty, dict)  # the space is a Dict: a dict of arrays
+        batched = concatenate(space, observations, empty)
+        assert isinstance(batched, dict)
         return batched
 
     def _read(self, positions: Any) -> None:

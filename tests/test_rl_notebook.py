@@ -43,7 +43,8 @@ def test_benchmark_checkpoints_notebook(tmp_path):
     assert decisive > 50
     html = outputs(notebook, "text/html")
     assert any("<svg" in text for text in html)  # the report's heatmaps
-    (grid,) = [o["text"] for c in notebook.cells for o in c.get("outputs", []) if o.get("name") == "stdout"]
+    printed = [o for cell in notebook.cells for o in cell.get("outputs", [])]
+    (grid,) = [o["text"] for o in printed if o.get("name") == "stdout"]
     rows = [row.split() for row in grid.splitlines()]
     assert rows[0] == ["games", "opening", "middle", "end"] and len(rows) == 2 + 5
     untrained, trained = rows[2], rows[-1]
