@@ -25,10 +25,15 @@ from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.vector.utils import batch_space, concatenate, create_empty_array  # noqa: E402
 
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS  # noqa: E402
+from ttt_solve.rl.opponents import Opponent, Trembling  # noqa: E402
 from ttt_solve.rl.single import MnkVsOpponent, Played, Step  # noqa: E402
 from ttt_solve.rl.truth import Truth  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
+
+
+def _always_reads_truth(opponent: Opponent) -> bool:
+    return isinstance(opponent, Trembling) and not opponent.eps
 
 
 class MnkVectorEnv(VectorEnv):
@@ -107,7 +112,9 @@ class MnkVectorEnv(VectorEnv):
                 played[i] = result
             else:
                 steps[i] = result
-        self._read(envs[i].position for i in played if getattr(envs[i].opponent, "truth", None))
+        # only an opponent that always plays from the truth: one that trembles would have
+        # the truth read for moves it then plays at random
+        self._read(envs[i].position for i in played if _always_reads_truth(envs[i].opponent))
         answers = {i: envs[i].answer() for i in played}
         self._read(envs[i].position for i in played if envs[i].truth and not envs[i].over)
         for i, move in played.items():

@@ -72,9 +72,10 @@ def test_make_vec_makes_the_batched_environment():
     [
         {"opponent": "perfect:eps=0.3", "learner": "random", "shaping": 0.5},
         {"rows": 4, "cols": 4, "k": 3, "opponent": "perfect:eps=0.5", "learner": "o"},
+        {"rows": 3, "cols": 4, "k": 3, "opponent": "perfect", "learner": "random"},
         {"opponent": "heuristic", "truth": False},
     ],
-    ids=["3x3 eps shaped", "4x4k3 as O", "heuristic no truth"],
+    ids=["3x3 eps shaped", "4x4k3 as O", "3x4k3 perfect", "heuristic no truth"],
 )
 def test_the_batch_plays_as_gymnasiums_sync_vector_env(book_small, kwargs):
     """The same seeds and actions give the same observations, rewards, ends and infos as
