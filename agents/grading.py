@@ -249,10 +249,11 @@ def pose(
 ) -> list[Answer]:
     """The agent's answer in each ``(key, weight)`` position (``maker.build(book)`` makes it),
     its generator seeded per position from ``seed`` and the key."""
-    tasks = []
-    for key, _ in rows:
-        position = Position.from_key(rules, key)
-        tasks.append((position.x, position.o, derive_seed(seed, "position", key)))
+    positions = [Position.from_key(rules, key) for key, _ in rows]
+    tasks = [
+        (position.x, position.o, derive_seed(seed, "position", key))
+        for position, (key, _) in zip(positions, rows)
+    ]
     agent = maker.build(book)
     worker = Worker(rules, [agent])
     try:
@@ -268,8 +269,7 @@ def pose(
     finally:
         _close(agent)
     answers = []
-    for (key, weight), answer in zip(rows, moves):
-        position = Position.from_key(rules, key)
+    for position, (_, weight), answer in zip(positions, rows, moves):
         if not isinstance(answer, EngineFailure):
             try:
                 answer = checked_move(agent.spec, position, answer)

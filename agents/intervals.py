@@ -2,8 +2,10 @@
 
 :class:`Interval` is an estimate with its interval; :func:`interval` the Student's t interval
 of shares measured with several seeds (clipped to 0..1); :func:`normal_interval` an estimate
-plus or minus 1.96 standard errors; :func:`percentile_interval` the middle 95% of a bootstrap's
-estimates; :func:`normal_cdf` the chance that a normal variable lies below a value;
+plus or minus 1.96 standard errors; :func:`wilson_interval` the Wilson score interval of a
+share counted over independent trials (a benchmark cell's positions);
+:func:`percentile_interval` the middle 95% of a bootstrap's estimates; :func:`normal_cdf` the
+chance that a normal variable lies below a value;
 :func:`chi_square_tail` the chance that a chi-square variable lies above one (a p-value).
 """
 
@@ -47,6 +49,24 @@ def interval(shares: Sequence[float]) -> Interval:
 def normal_interval(estimate: float, standard_error: float) -> Interval:
     """``estimate`` plus or minus 1.96 standard errors."""
     return Interval(estimate, estimate - Z95 * standard_error, estimate + Z95 * standard_error)
+
+
+def wilson_interval(successes: int, trials: int) -> Interval:
+    """The share ``successes / trials`` and its 95% Wilson score interval (Wilson 1927): inside
+    0..1, and not of zero width at a share of 0 or 1 as the normal interval is; no trials give
+    the whole range around 0."""
+    if not 0 <= successes <= trials:
+        raise ValueError(f"successes must lie in 0..trials, got {successes} of {trials}")
+    if trials == 0:
+        return Interval(0.0, 0.0, 1.0)
+    share = successes / trials
+    z2 = Z95 * Z95
+    centre = (share + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = Z95 * math.sqrt(share * (1 - share) / trials + z2 / (4 * trials * trials))
+    half /= 1 + z2 / trials
+    low = 0.0 if successes == 0 else centre - half
+    high = 1.0 if successes == trials else centre + half
+    return Interval(share, low, high)
 
 
 def percentile_interval(estimate: float, samples: Sequence[float]) -> Interval:

@@ -1,13 +1,14 @@
 """Check a tablebase against independent answers: the prover's live search on a seeded sample of
 every ply, and every entry of an alpha-beta opening book of the same game.
 
-The sample is uniform over each ply's numbers that stand for a position (up to ``--per-ply``
-distinct ones a ply, all of a smaller ply), drawn from a generator seeded by ``--seed`` and the
-ply; each position's value and remoteness from the table must equal the prover's exact score
-(:meth:`Prover.solve`). Instead of a folder, ``--sample`` takes the positions and records a
-build elsewhere brought back (JSONL, gzipped or not: ``ply``, ``position``, ``record``), as a
-GPU machine's build of 5x5 k=5 does. ``--opening-book DB`` compares the value, remoteness and
-best moves of every position an opening book of the game holds (``ttt-solve --book-depth D``).
+The sample is uniform over each ply's canonical positions (up to ``--per-ply`` of them a ply,
+all of a smaller ply), drawn by the table's one sampler (``solver.tablebase.sample``) with a
+generator seeded by ``--seed`` and the ply; each position's value and remoteness from the
+table must equal the prover's exact score (:meth:`Prover.solve`). Instead of a folder,
+``--sample`` takes the positions and records a build elsewhere brought back (JSONL, gzipped or
+not: ``ply``, ``position``, ``record``), as a GPU machine's build of 5x5 k=5 does.
+``--opening-book DB`` compares the value, remoteness and best moves of every position an
+opening book of the game holds (``ttt-solve --book-depth D``).
 
 Each ply's result is one JSON line appended to ``--out`` as it is done; a rerun skips the plies
 already there, so an interrupted check goes on where it stopped. The exit status is 1 when any
@@ -28,42 +29,25 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import numpy as np
-
 from ttt_solve.book.reader import open_book
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.prover.search import Prover
 from ttt_solve.solver.rules import Rules, parse_game
-from ttt_solve.solver.tablebase.figures import record_histogram
-from ttt_solve.solver.tablebase.files import map_ply, ply_path, read_header
-from ttt_solve.solver.tablebase.lookup import PlyIndex
 from ttt_solve.solver.tablebase.probe import Table
-from ttt_solve.solver.tablebase.record import NONE, value_of_record
+from ttt_solve.solver.tablebase.record import value_of_record
+from ttt_solve.solver.tablebase.sample import PlySample
 from ttt_solve.solver.value import Outcome, Value
 
 
 def table_sample(folder: Path, rules: Rules, ply: int, size: int, seed: int) -> list[tuple]:
-    """Up to ``size`` distinct numbers of the ply that stand for a position, uniformly, each
-    as its position and record."""
-    path = ply_path(folder, ply)
-    header = read_header(path, rules, ply)
-    reps, records = map_ply(path, header)
-    index = PlyIndex(rules, ply, [int(rank) for rank in reps])
-    rng = np.random.default_rng([seed, ply])
-    live = len(records) - int(record_histogram(records)[NONE])
-    if live <= 8 * size:  # few enough to list: draw among them
-        numbers = np.flatnonzero(np.asarray(records) != NONE)
-        if len(numbers) > size:
-            numbers = np.sort(rng.choice(numbers, size=size, replace=False))
-    else:  # draw among all numbers, keeping those that stand for a position
-        chosen: set[int] = set()
-        while len(chosen) < size:
-            for number in rng.integers(0, len(records), size=2 * size):
-                if records[number] != NONE and len(chosen) < size:
-                    chosen.add(int(number))
-        numbers = np.array(sorted(chosen))
-    return [(Position(rules, *index.stones(int(n))), int(records[n])) for n in numbers]
+    """Up to ``size`` of the ply's canonical positions, drawn uniformly
+    (:class:`~ttt_solve.solver.tablebase.sample.PlySample`), each with its record."""
+    drawn = PlySample(folder, rules, ply).sample(size, seed)
+    return [
+        (Position(rules, int(x), int(o)), int(record))
+        for x, o, record in zip(drawn.x, drawn.o, drawn.records)
+    ]
 
 
 def file_sample(path: Path, rules: Rules) -> dict[int, list[tuple]]:

@@ -401,16 +401,14 @@ class TableRows:
         ``numbers``; numbers of no position are left out."""
         import numpy as np
 
-        from ttt_solve.solver.tablebase.positions import stand_for
+        from ttt_solve.solver.tablebase.sample import canonical_at
 
         ply_file = self.table._ply(ply)
         rep_ranks = np.frombuffer(
             ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=ply_file.header.reps_at
         )
-        x, o, own, images = stand_for(rules, ply, rep_ranks.astype(np.int64), numbers)
-        records = self.records(ply)[numbers]
-        keep = own & (records != NONE)
-        return x[keep], o[keep], records[keep], images[keep]
+        found = canonical_at(rules, ply, rep_ranks, self.records(ply), numbers)
+        return found.x, found.o, found.records, found.images
 
     def records(self, ply: int) -> NDArray[np.uint8]:
         """A ply's records, one byte a number, read through the file's memory map."""

@@ -6,8 +6,8 @@ checks every position as it does blocks (:func:`book.verify.verify_game`); the d
 checked first here. On larger boards (5x5) it checks, after the digests:
 
 - a seeded sample of each ply: positions drawn uniformly from the ply's canonical positions
-  (seeded random numbers of the ply's index, each kept when a canonical position stands at it
-  as its own number); a ply of few numbers is read whole and sampled from;
+  (:mod:`solver.tablebase.sample`: seeded random numbers of the ply's index, each kept when a
+  canonical position stands at it as its own number; a ply of few numbers is read whole);
 - on request, whole plies, :data:`~book.tablerows.SCAN_NUMBERS` numbers at a time.
 
 A position checked must hold the record its children give it: lost in 0 when the last mover
@@ -30,15 +30,12 @@ from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.files import TableError
 from ttt_solve.solver.tablebase.probe import Table
 from ttt_solve.solver.tablebase.record import score_of_record
+from ttt_solve.solver.tablebase.sample import PlySample
 from ttt_solve.solver.value import Value
 from ttt_solve.solver.verify import Problem
 
 Progress = Callable[[int, int], None]
 """Told ``(done, total)`` as work goes on."""
-
-READ_WHOLE_UP_TO = 16
-"""A ply of at most this many times the sample's size in numbers (or of at most one scan's
-numbers) is read whole and sampled from, rather than drawn at random numbers."""
 
 
 @dataclass
@@ -116,39 +113,10 @@ def sampled_positions(
     rows: TableRows, ply: int, per_ply: int, seed: int
 ) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]]:
     """``(x, o, records)`` of up to ``per_ply`` canonical positions of ``ply``, drawn
-    uniformly with a generator seeded by ``seed`` and the ply."""
-    from ttt_solve.book.tablerows import SCAN_NUMBERS
-
-    rules = rows.table.rules
-    rng = np.random.default_rng([seed, ply])
-    count = len(rows.records(ply))
-    if count <= max(SCAN_NUMBERS, READ_WHOLE_UP_TO * per_ply):
-        x, o, records, _ = rows.positions_at(rules, ply, np.arange(count, dtype=np.int64))
-        if len(records) > per_ply:
-            chosen = np.sort(rng.choice(len(records), size=per_ply, replace=False))
-            x, o, records = x[chosen], o[chosen], records[chosen]
-        return x, o, records
-    # A large ply: random numbers, each drawn once, until enough stand for a position.
-    found: list[tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.uint8]]] = []
-    seen = np.zeros(0, dtype=np.int64)
-    held = 0
-    share = 0.5  # of numbers that stand for a canonical position: measured as drawn
-    while held < per_ply and len(seen) < count // 2:
-        wanted = min(count, int((per_ply - held) / share * 1.25) + 64)
-        drawn = rng.integers(0, count, size=wanted, dtype=np.int64)
-        _, first = np.unique(drawn, return_index=True)
-        drawn = drawn[np.sort(first)]
-        drawn = drawn[~np.isin(drawn, seen)]
-        seen = np.concatenate([seen, drawn])
-        x, o, records, _ = rows.positions_at(rules, ply, drawn)
-        share = max(0.01, len(records) / max(1, len(drawn)))
-        found.append((x[: per_ply - held], o[: per_ply - held], records[: per_ply - held]))
-        held += len(found[-1][2])
-    return (
-        np.concatenate([part[0] for part in found]),
-        np.concatenate([part[1] for part in found]),
-        np.concatenate([part[2] for part in found]),
-    )
+    uniformly with a generator seeded by ``seed`` and the ply
+    (:class:`~solver.tablebase.sample.PlySample`)."""
+    drawn = PlySample(rows.table.folder, rows.table.rules, ply).sample(per_ply, seed)
+    return drawn.x, drawn.o, drawn.records
 
 
 def whole_ply_problems(

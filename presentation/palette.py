@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ttt_solve.solver.value import Outcome
+from ttt_solve.solver.value import Outcome, Value
 
 
 class ValueColours(NamedTuple):
@@ -37,7 +37,7 @@ VALUES: dict[Outcome, ValueColours] = {
 }
 """The colours of each value, for the side to move (or, for a move, for its mover)."""
 
-LETTERS: dict[Outcome, str] = {Outcome.WIN: "W", Outcome.DRAW: "D", Outcome.LOSS: "L"}
+LETTERS: dict[Outcome, str] = {outcome: outcome.letter for outcome in Outcome}
 """The letter of each value: ``W3`` is a win in 3 plies, ``D6`` a draw, ``L2`` a loss in 2."""
 
 STONES: dict[str, str] = {"x": "#1f3a93", "o": "#7b2d8e"}
@@ -60,6 +60,30 @@ audit's accuracy and perfection, one agent after another): the rest of Okabe and
 in order, blue, reddish purple, orange, sky blue and black, apart from the three value colours."""
 
 
+HEAT: tuple[str, str] = ("#f2f6fb", "#0b3c6f")
+"""The ends of a heatmap's scale, a share of 0 and of 1: one hue (blue, apart from the value
+colours), light to dark, so that the order reads without telling hues apart; the share is
+written in every cell too."""
+
+
+def _luminance(rgb: tuple[int, ...]) -> float:
+    """The relative luminance of a colour (WCAG 2)."""
+    linear = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def heat(share: float) -> tuple[str, str]:
+    """``(fill, ink)`` of a heatmap cell for a share from 0 to 1: the fill between the ends of
+    :data:`HEAT`, the ink black or white, whichever contrasts more with it (at least 4.5:1
+    everywhere on the scale)."""
+    share = min(1.0, max(0.0, share))
+    low, high = (tuple(int(end[i : i + 2], 16) for i in (1, 3, 5)) for end in HEAT)
+    rgb = tuple(round(a + (b - a) * share) for a, b in zip(low, high))
+    lightness = _luminance(rgb)
+    on_black, on_white = (lightness + 0.05) / 0.05, 1.05 / (lightness + 0.05)
+    return "#" + "".join(f"{c:02x}" for c in rgb), "#000000" if on_black >= on_white else "#ffffff"
+
+
 def value_colours(name: str) -> ValueColours | None:
     """The colours of a value named ``win``, ``draw`` or ``loss`` (``None`` for any other name):
     a chart's series of a value is drawn in that value's colours."""
@@ -71,4 +95,4 @@ def value_colours(name: str) -> ValueColours | None:
 
 def label(outcome: Outcome, remoteness: int) -> str:
     """A value written short: ``W3``, ``D6``, ``L2``."""
-    return f"{LETTERS[outcome]}{remoteness}"
+    return Value(outcome, remoteness).label

@@ -12,6 +12,10 @@ position from the top, remoteness counted from the edges toward a middle column 
 wins on the left, O's on the right), each point in its value's colour for the side to move,
 moves named, and each move that changed its mover's value ringed and written out.
 
+:func:`heatmap` draws a grid of shares (a benchmark's cells): each cell shaded on one hue by its
+share, with the share and its 95% interval written in it; :func:`stack` puts pictures one above
+the other in one document.
+
 Built with the standard library alone; colours from :mod:`ttt_solve.presentation.palette`.
 Elements carry ``data-`` attributes (cell, value, remoteness, ...) so that pages and tests can
 read what is drawn without parsing shapes. The same input gives the same bytes.
@@ -19,11 +23,13 @@ read what is drawn without parsing shapes. The same input gives the same bytes.
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
 from ttt_solve.presentation import picture as model
-from ttt_solve.presentation.palette import BOARD, LETTERS, STONES, VALUES
+from ttt_solve.presentation.palette import BOARD, LETTERS, STONES, VALUES, heat
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.value import Outcome
 
@@ -414,3 +420,120 @@ def _legend(x: float, y: float) -> str:
         f"value)</text>"
     )
     return "".join(parts)
+
+
+# -- the heatmap of shares ---------------------------------------------------------------------
+
+
+class HeatCell(NamedTuple):
+    """One cell of a heatmap: a share (``None``: nothing to count) with its interval, and how
+    many it was counted over."""
+
+    share: float | None
+    low: float
+    high: float
+    counted: int
+
+
+_HEAT_LABELS = 128  # room on the left for the row labels
+_HEAT_HEAD = 64  # room above for the title and the column labels
+_HEAT_CELL = (100, 60)  # a cell's width and height
+
+
+def heatmap(
+    cells: Sequence[Sequence[HeatCell]],
+    rows: Sequence[str],
+    columns: Sequence[str],
+    *,
+    title: str,
+    row_notes: Sequence[str] = (),
+    column_notes: Sequence[str] = (),
+) -> str:
+    """The SVG of a grid of shares: a row per ``rows`` label, a column per ``columns`` label
+    (each with its note under it, such as the plies or the remoteness it covers), each cell
+    shaded by its share on one hue (:func:`~ttt_solve.presentation.palette.heat`) with the share
+    and its interval written in it. Each cell's ``data-`` attributes carry its figures."""
+    width_, height_ = _HEAT_CELL
+    width = _HEAT_LABELS + len(columns) * width_ + 2
+    height = _HEAT_HEAD + len(rows) * height_ + 2
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img" aria-label={quoteattr(title)} '
+        f'class="heatmap" font-family="{_FONT}">',
+        f"<title>{escape(title)}</title>",
+        f'<text x="0" y="15" font-size="13" font-weight="bold" fill="{BOARD["text"]}">'
+        f"{escape(title)}</text>",
+    ]
+    for index, name in enumerate(columns):
+        x = _HEAT_LABELS + index * width_ + width_ / 2
+        note = column_notes[index] if index < len(column_notes) else ""
+        parts.append(
+            f'<text x="{_number(x)}" y="{_HEAT_HEAD - 22}" text-anchor="middle" font-size="12" '
+            f'font-weight="bold" fill="{BOARD["text"]}">{escape(name)}</text>'
+            f'<text x="{_number(x)}" y="{_HEAT_HEAD - 7}" text-anchor="middle" font-size="10" '
+            f'fill="{BOARD["coordinate"]}">{escape(note)}</text>'
+        )
+    for r, name in enumerate(rows):
+        y = _HEAT_HEAD + r * height_
+        note = row_notes[r] if r < len(row_notes) else ""
+        parts.append(
+            f'<text x="{_HEAT_LABELS - 8}" y="{_number(y + height_ / 2 - 7)}" text-anchor="end" '
+            f'dominant-baseline="central" font-size="12" font-weight="bold" '
+            f'fill="{BOARD["text"]}">{escape(name)}</text>'
+            f'<text x="{_HEAT_LABELS - 8}" y="{_number(y + height_ / 2 + 9)}" text-anchor="end" '
+            f'dominant-baseline="central" font-size="10" fill="{BOARD["coordinate"]}">'
+            f"{escape(note)}</text>"
+        )
+        for c, cell in enumerate(cells[r]):
+            parts.append(_heat_cell(cell, _HEAT_LABELS + c * width_, y, rows[r], columns[c]))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _heat_cell(cell: HeatCell, x: float, y: float, row: str, column: str) -> str:
+    width, height = _HEAT_CELL
+    if cell.share is None:
+        fill, ink, text, span, tip = BOARD["cell"], BOARD["text"], "-", "", "nothing counted"
+    else:
+        fill, ink = heat(cell.share)
+        text = f"{100 * cell.share:.1f}%"
+        span = f"{100 * cell.low:.1f}-{100 * cell.high:.1f}"
+        tip = f"{text} (95% interval {span}) of {cell.counted:,}"
+    figures = _attrs(
+        data_row=row,
+        data_column=column,
+        data_share=None if cell.share is None else f"{cell.share:.6f}",
+        data_low=f"{cell.low:.6f}",
+        data_high=f"{cell.high:.6f}",
+        data_count=cell.counted,
+    )
+    return (
+        f'<g class="heat-cell"{figures}><title>{escape(f"{row}, {column}: {tip}")}</title>'
+        f'<rect x="{_number(x)}" y="{_number(y)}" width="{width}" height="{height}" '
+        f'fill="{fill}" stroke="#ffffff" stroke-width="2"/>'
+        f'<text x="{_number(x + width / 2)}" y="{_number(y + height / 2 - 8)}" '
+        f'text-anchor="middle" dominant-baseline="central" font-size="15" font-weight="bold" '
+        f'fill="{ink}">{text}</text>'
+        f'<text x="{_number(x + width / 2)}" y="{_number(y + height / 2 + 12)}" '
+        f'text-anchor="middle" dominant-baseline="central" font-size="10" fill="{ink}">'
+        f"{escape(span)}</text></g>"
+    )
+
+
+def stack(pictures: Sequence[str], gap: int = 12) -> str:
+    """SVG pictures made here one above the other, ``gap`` apart, in one SVG document."""
+    parts: list[str] = []
+    y = width = 0.0
+    for picture in pictures:
+        size = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', picture)
+        if size is None:
+            raise ValueError("a picture to stack has no viewBox")
+        w, h = float(size.group(1)), float(size.group(2))
+        parts.append(picture.replace("<svg ", f'<svg x="0" y="{_number(y)}" ', 1))
+        y += h + gap
+        width = max(width, w)
+    height = _number(max(0, y - gap))
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_number(width)} {height}" '
+        f'width="{_number(width)}" height="{height}">' + "".join(parts) + "</svg>"
+    )

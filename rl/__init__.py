@@ -2,7 +2,8 @@
 
 * :mod:`ttt_solve.rl.aec`: ``mnk_v0``, PettingZoo's tic-tac-toe on any board;
 * :mod:`ttt_solve.rl.single`: ``ttt_solve/Mnk-v0``, a Gymnasium environment against an
-  opponent named by a spec string (:mod:`ttt_solve.rl.opponents`);
+  opponent named by a spec string (:mod:`ttt_solve.rl.opponents`), and
+  :mod:`ttt_solve.rl.vector`, its vector environment (``gymnasium.make_vec``);
 * :mod:`ttt_solve.rl.spiel`: the book as an OpenSpiel bot and minimax oracle;
 * :mod:`ttt_solve.rl.evalset`: frozen sets of decisive positions with their labels, and
   :mod:`ttt_solve.rl.evaluate`, a policy's score on one.
@@ -34,7 +35,11 @@ def _register() -> None:
         if PETTINGZOO_ID not in getattr(pettingzoo, "aec_registry", {}):
             pettingzoo.register("aec", PETTINGZOO_ID, entry_point="ttt_solve.rl.aec:env")
     if GYMNASIUM_ID not in gymnasium.registry:
-        gymnasium.register(id=GYMNASIUM_ID, entry_point="ttt_solve.rl.single:MnkVsOpponent")
+        gymnasium.register(
+            id=GYMNASIUM_ID,
+            entry_point="ttt_solve.rl.single:MnkVsOpponent",
+            vector_entry_point="ttt_solve.rl.vector:MnkVectorEnv",
+        )
 
 
 _register()

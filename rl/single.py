@@ -19,7 +19,7 @@ the return a policy is trained on; report results on the plain reward.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, NamedTuple
 
 from ttt_solve.rl.extra import require
 
@@ -32,10 +32,23 @@ from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS  # noqa: E402
 from ttt_solve.rl.aec import AGENTS, action_of, cell_of, describe, raw_env  # noqa: E402
 from ttt_solve.rl.opponents import Policy, make_opponent  # noqa: E402
 from ttt_solve.rl.truth import Truth  # noqa: E402
+from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
 SIDES = ("x", "o", "random")
 """The learner's side: X (moves first), O, or drawn at each reset."""
+
+
+Step = tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]
+"""What ``step`` returns: observation, reward, terminated, truncated, info."""
+
+
+class Played(NamedTuple):
+    """A learner's move played: its shaping reward, and whether it kept the value and was
+    best (``None`` without the truth)."""
+
+    reward: float
+    kept: tuple[bool, bool] | None
 
 
 class MnkVsOpponent(gymnasium.Env):
@@ -44,7 +57,9 @@ class MnkVsOpponent(gymnasium.Env):
     ``learner``: one of :data:`SIDES`. ``book``: a book (or its path) that holds the game,
     else live search within ``search_seconds``. ``truth``: the truth for the learner in
     ``info`` (see :meth:`_truth_info`). ``shaping``: the weight of the shaping reward
-    (module docstring). ``render_mode``: ``"ansi"`` or ``"rgb_array"``.
+    (module docstring). ``render_mode``: ``"ansi"`` or ``"rgb_array"``. ``shared_truth``: a
+    :class:`Truth` of the same game to read instead of one of its own (the games of a vector
+    environment share one; ``book`` and ``search_seconds`` are then its).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
@@ -62,13 +77,17 @@ class MnkVsOpponent(gymnasium.Env):
         shaping: float = 0.0,
         search_seconds: float = DEFAULT_SEARCH_SECONDS,
         render_mode: str | None = None,
+        shared_truth: Truth | None = None,
     ) -> None:
         if learner not in SIDES:
             raise ValueError(f"learner {learner!r} is not one of {', '.join(SIDES)}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not one of ansi, rgb_array")
         self.rules = Rules(rows, cols, k)
-        self.oracle_truth = Truth(self.rules, book, search_seconds=search_seconds)
+        self._owns_truth = shared_truth is None
+        if shared_truth is None:
+            shared_truth = Truth(self.rules, book, search_seconds=search_seconds)
+        self.oracle_truth = shared_truth
         self.game = raw_env(rows, cols, k, truth=False, render_mode=render_mode)
         self.truth = truth
         self.learner = learner
@@ -127,7 +146,16 @@ class MnkVsOpponent(gymnasium.Env):
         game.step(action)
         return {"opponent_action": action}
 
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> Step:
+        played = self.play(action)
+        if not isinstance(played, Played):
+            return played  # refused
+        return self.finish(played, self.answer())
+
+    def play(self, action: Any) -> Played | Step:
+        """The learner's move: what :meth:`finish` needs, or the whole step where the move is
+        refused. :meth:`step` is ``play``, :meth:`answer`, ``finish``; a vector environment
+        runs each phase over its games and reads the truth of the batch in between."""
         game, me = self.game, self._me
         if game.terminations[me]:
             raise RuntimeError("the game is over: call reset() before step()")
@@ -144,19 +172,47 @@ class MnkVsOpponent(gymnasium.Env):
             kept = (move.outcome is verdict.value.outcome, move.score == verdict.value.score)
             reward += self.shaping * (move.outcome.sign - verdict.value.outcome.sign)
         game.step(action)
-        info: dict[str, Any] = {}
-        if not game.terminations[me]:
-            info = self._opponent_moves()
-            if info.get("opponent_illegal"):
-                game.terminations = dict.fromkeys(game.agents, True)
-                game.rewards[me] = 1
+        return Played(reward, kept)
+
+    @property
+    def over(self) -> bool:
+        """Whether the game is over."""
+        return bool(self.game.terminations[self._me])
+
+    def answer(self) -> dict[str, Any]:
+        """The opponent's move, where the game goes on: its ``info`` entries."""
+        game, me = self.game, self._me
+        if self.over:
+            return {}
+        info = self._opponent_moves()
+        if info.get("opponent_illegal"):
+            game.terminations = dict.fromkeys(game.agents, True)
+            game.rewards[me] = 1
+        return info
+
+    def finish(self, played: Played, info: dict[str, Any]) -> Step:
+        """The step's result once both sides have moved."""
+        game, me = self.game, self._me
+        reward = played.reward
         terminated = game.terminations[me]
         if terminated:
             reward += float(game.rewards[me])
-        return game.observe(me), reward, terminated, False, {**self._truth_info(kept), **info}
+        info = {**self._truth_info(played.kept), **info}
+        return game.observe(me), reward, terminated, False, info
+
+    @property
+    def position(self) -> Position:
+        """The game's position."""
+        return self.game.position
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as booleans (all false once the game is over): the
+        method sb3-contrib's ``MaskablePPO`` asks for, the observation's ``action_mask``."""
+        return self.game.observe(self._me)["action_mask"].astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         return self.game.render()
 
     def close(self) -> None:
-        self.oracle_truth.close()
+        if self._owns_truth:
+            self.oracle_truth.close()

@@ -3,20 +3,22 @@
 :class:`Truth` asks the oracle (:class:`ttt_solve.book.oracle.Oracle`): the book where it
 holds the position, a live search past it, and :class:`TruthUnavailableError` where neither
 answers within ``search_seconds``. Answers are kept per position, so a game replayed, or a
-training run's millionth game, reads a dictionary.
+training run's millionth game, reads a dictionary. :meth:`Truth.of_many` answers a batch (the
+positions of a vector environment's games) with one batched read of the book.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.book.errors import OutOfReachError
-from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Oracle
+from ttt_solve.book.oracle import BOOK, DEFAULT_SEARCH_SECONDS, Oracle
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Value
+from ttt_solve.solver.value import Value, move_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from ttt_solve.book.reader import Book
@@ -73,10 +75,51 @@ class Truth:
                 ) from None
             moves = {move.cell: move.value for move in analysis.moves}
             verdict = Verdict(analysis.value, moves, analysis.best_moves, analysis.source)
-            if len(self._cache) >= CACHE_LIMIT:
-                self._cache.clear()
-            self._cache[key] = verdict
+            self._keep(key, verdict)
         return verdict
+
+    def of_many(self, positions: Iterable[Position]) -> list[Verdict]:
+        """The verdicts on ``positions``, in their order, as :meth:`of` gives them, read first
+        in one batch (:meth:`read`)."""
+        positions = list(positions)
+        self.read(positions)
+        return [self.of(position) for position in positions]
+
+    def read(self, positions: Iterable[Position]) -> None:
+        """Keep the verdicts on those of ``positions`` not yet answered that the book holds
+        with their moves, read in one batched read of the book (:meth:`Book.find_many`, the
+        positions and their children together). The rest (past an opening book's depth, or
+        with no book) are left to :meth:`of`, which searches them when asked."""
+        game, book = self.oracle.game, self.book
+        if game is None or book is None:
+            return
+        held = [
+            p
+            for p in dict.fromkeys(positions)
+            if (p.x, p.o) not in self._cache and game.holds_ply(p.ply + (not p.is_terminal))
+        ]
+        children = {
+            p: {} if p.is_terminal else {cell: p.play(cell) for cell in p.legal_moves()}
+            for p in held
+        }
+        everything = held + [child for moves in children.values() for child in moves.values()]
+        if not everything:
+            return
+        found = book.find_many(everything)
+        for position in held:
+            if position not in found or any(c not in found for c in children[position].values()):
+                continue  # left to of(), which says what is missing
+            value = found[position].value
+            moves = {
+                cell: move_value(found[child].value) for cell, child in children[position].items()
+            }
+            best = tuple(sorted(cell for cell, move in moves.items() if move == value))
+            self._keep((position.x, position.o), Verdict(value, moves, best, BOOK))
+
+    def _keep(self, key: tuple[int, int], verdict: Verdict) -> None:
+        if len(self._cache) >= CACHE_LIMIT:
+            self._cache.clear()
+        self._cache[key] = verdict
 
     def close(self) -> None:
         """Close the book if this object opened it."""

@@ -45,6 +45,14 @@ class Outcome(Word):
     def from_sign(cls, sign: int) -> Outcome:
         return cls.WIN if sign > 0 else cls.LOSS if sign < 0 else cls.DRAW
 
+    @property
+    def letter(self) -> str:
+        """``W``, ``D`` or ``L``: the value written short (``W3``: a win in 3 plies)."""
+        return self.value[0].upper()
+
+
+_BY_LETTER = {outcome.letter: outcome for outcome in Outcome}
+
 
 class Value(NamedTuple):
     """The value of a position for the side to move, or of a move for its mover.
@@ -67,6 +75,19 @@ class Value(NamedTuple):
 
     def __str__(self) -> str:
         return f"{self.outcome.value} in {self.remoteness}"
+
+    @property
+    def label(self) -> str:
+        """The value written short: ``W3`` a win in 3 plies, ``D6`` a draw, ``L2`` a loss in 2."""
+        return f"{self.outcome.letter}{self.remoteness}"
+
+    @classmethod
+    def from_label(cls, label: str) -> Value:
+        """The value a :attr:`label` writes; ``ValueError`` quoting it if it writes none."""
+        digits = label[1:]
+        if label[:1] not in _BY_LETTER or not digits.isdigit() or not digits.isascii():
+            raise ValueError(f"{label!r} is no value label (W3, D6, L2)")
+        return cls(_BY_LETTER[label[0]], int(digits))
 
     @property
     def sort_key(self) -> int:

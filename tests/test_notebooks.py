@@ -107,7 +107,7 @@ def test_cited_values_must_be_shown():
 
 def test_the_notebooks_are_kept_as_code_without_outputs():
     nbformat = pytest.importorskip("nbformat", reason=EXTRA)
-    assert len(NOTEBOOKS) == 5
+    assert len(NOTEBOOKS) == 6
     for path in NOTEBOOKS:
         notebook = nbformat.read(path, as_version=4)
         nbformat.validate(notebook)

@@ -29,3 +29,26 @@ def test_q_learning_notebook(tmp_path):
     means = [int(m) for m in re.findall(r"'(-?\d+) \[", ratings)]
     assert len(means) == 5 and min(means) > 400
     assert len(outputs(notebook, "image/png")) == 2
+
+
+def test_benchmark_checkpoints_notebook(tmp_path):
+    """The learner of notebook 06 sits the 4x4 k=4 benchmark untrained (it plays the first
+    legal action) and at four checkpoints, and ends far above ``random`` (24.7% of decisive
+    positions), keeping the value in nearly every decisive position near the end."""
+    (path,) = [p for p in NOTEBOOKS if p.name == "06-benchmark-checkpoints.ipynb"]
+    notebook = run(path, tmp_path)
+    texts = outputs(notebook, "text/plain")
+    (last,) = [t for t in texts if t.startswith("<BenchmarkReport policy on 4x4 k=4")]
+    decisive = float(re.search(r"decisive: value kept ([\d.]+)%", last).group(1))
+    assert decisive > 50
+    html = outputs(notebook, "text/html")
+    assert any("<svg" in text for text in html)  # the report's heatmaps
+    printed = [o for cell in notebook.cells for o in cell.get("outputs", [])]
+    (grid,) = [o["text"] for o in printed if o.get("name") == "stdout"]
+    rows = [row.split() for row in grid.splitlines()]
+    assert rows[0] == ["games", "opening", "middle", "end"] and len(rows) == 2 + 5
+    untrained, trained = rows[2], rows[-1]
+    assert untrained[0] == "0" and len(trained) == 10
+    near = [float(trained[i].rstrip("%")) for i in (1, 4, 7)]
+    assert min(near) >= 95  # it takes its wins and blocks the opponent's
+    assert len(outputs(notebook, "image/png")) == 1

@@ -25,6 +25,7 @@ from ttt_solve.book.tableverify import (
 )
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase import sample
 from ttt_solve.solver.tablebase.build import build_table
 from ttt_solve.solver.tablebase.classes import class_table
 from ttt_solve.solver.tablebase.files import HEADER_SIZE, TableHeader, read_header
@@ -149,7 +150,7 @@ def test_a_damaged_digest_and_a_bad_ply_are_one_line_errors(book):
 
 
 def test_the_sample_is_seeded_and_drawn_from_the_whole_ply(sound, monkeypatch):
-    monkeypatch.setattr(tablerows, "SCAN_NUMBERS", 100)  # a ply of 4x4 k=3 is "large"
+    monkeypatch.setattr(sample, "WHOLE", 100)  # a ply of 4x4 k=3 is "large"
     rows = TableRows(sound, RULES)
     try:
         count = len(rows.records(8))
@@ -159,7 +160,7 @@ def test_the_sample_is_seeded_and_drawn_from_the_whole_ply(sound, monkeypatch):
         everything = rows.positions_at(RULES, 8, np.arange(count, dtype=np.int64))
     finally:
         rows.close()
-    assert count > 16 * 500  # drawn at random numbers, not read whole
+    assert count > 2 * sample.BATCH  # drawn at random numbers, not read whole
     keys = first[0] | first[1] << 16
     assert len(set(keys.tolist())) == len(keys) == 500
     assert set(keys.tolist()) <= set((everything[0] | everything[1] << 16).tolist())

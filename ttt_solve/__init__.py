@@ -6,6 +6,7 @@ In a Python session or a notebook::
     ttt.solve("3x3k3")                                 # into ttt.sqlite, unless it is there
     ttt.analyse("x.o/.x./...", "3x3k3")                # a position and every move's value
     ttt.audit(my_agent, "3x3k3", board="flat")         # grade a function written for a list
+    ttt.benchmark(my_agent, "4x5k4")                   # its score on the benchmark's grid
     ttt.play_game("mcts", "heuristic", "3x3k3")        # a game and its value history
     ttt.rate(my_agent, "3x3k3", board="flat")          # its rating on the reference ladder
 
@@ -41,6 +42,7 @@ _EXPORTS = {
     "solve": "ttt_solve.session",
     "analyse": "ttt_solve.session",
     "audit": "ttt_solve.session",
+    "benchmark": "ttt_solve.session",
     "curve": "ttt_solve.session",
     "play_game": "ttt_solve.session",
     "rate": "ttt_solve.session",

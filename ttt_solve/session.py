@@ -1,5 +1,5 @@
 """The functions of a Python session: ``import ttt_solve as ttt``, then ``ttt.solve``,
-``ttt.analyse``, ``ttt.audit``, ``ttt.curve`` and ``ttt.play_game``.
+``ttt.analyse``, ``ttt.audit``, ``ttt.benchmark``, ``ttt.curve`` and ``ttt.play_game``.
 
 Each takes a game as the command line names it (``"3x3k3"``, ``"4x5k4"``, ``"3x3 k=3"``,
 ``"3"``: k defaults to the shorter side, as ``--win`` does) or as :class:`Rules`, and a book
@@ -29,6 +29,7 @@ from ttt_solve.solver.rules import Rules, parse_game
 
 if TYPE_CHECKING:
     from ttt_solve.agents.audit import AuditReport
+    from ttt_solve.agents.benchmark import BenchmarkReport
     from ttt_solve.agents.curve import CurveReport
     from ttt_solve.agents.ladder import LadderRatings
     from ttt_solve.agents.match import GameRecord
@@ -267,6 +268,39 @@ def _sample(positions: int | str | None) -> int | None:
     if isinstance(positions, bool) or not isinstance(positions, int) or positions < 1:
         raise ValueError(f"positions={positions!r}: give 'all' or a number of positions >= 1")
     return positions
+
+
+def benchmark(
+    agent: Any,
+    game: str | Rules,
+    *,
+    db: str = DEFAULT_DB,
+    board: str | None = None,
+    symbols: Any = None,
+    side: str | None = None,
+    seed: int = 0,
+    timeout: float | None = DEFAULT_MOVE_SECONDS,
+    jobs: int = 2,
+    name: str | None = None,
+    path: str | None = None,
+) -> BenchmarkReport:
+    """Score an agent on the game's benchmark set (``path``: another set file), as
+    ``ttt benchmark`` does: each cell of the grid, stage by difficulty, with 95% intervals; it
+    shows its heatmaps in a notebook. ``agent`` is given as :func:`audit` takes it; the book
+    (``db``) is read only by an agent that needs it (``perfect``)."""
+    from ttt_solve.agents.benchmark import run_benchmark
+    from ttt_solve.agents.benchset import load_set, set_path
+    from ttt_solve.agents.makers import agent_maker
+
+    rules = rules_of(game)
+    notebook_notices()
+    if isinstance(agent, str) and timeout == DEFAULT_MOVE_SECONDS:
+        timeout = None  # the spec says its own
+    maker = agent_maker(
+        agent, db=db, board=board, symbols=symbols, side=side, timeout=timeout, name=name
+    )
+    found = load_set(path if path is not None else set_path(rules))
+    return run_benchmark(maker, found, seed=seed, jobs=jobs, name=name)
 
 
 # -- ratings ----------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from ttt_solve.book.memory import MemoryLoader
 from ttt_solve.book.reader import open_book
 from ttt_solve.errors import TttError
 from ttt_solve.fixes import explained
-from ttt_solve.web import api, pages, ratings, uwapi
+from ttt_solve.web import api, benchmark, pages, ratings, uwapi
 from ttt_solve.web.audits import AuditRunner
 from ttt_solve.web.common import shortened
 from ttt_solve.web.explorer import Explorer, Limits
@@ -184,7 +184,7 @@ def page_templates() -> jinja2.Environment:
 def routes() -> list[Route | Mount]:
     """Every route, the JSON API's first (its position route is the one asked most)."""
     static = Mount("/static", StaticFiles(directory=os.path.join(HERE, "static")), name="static")
-    return [*api.routes, *uwapi.routes, *pages.routes, *ratings.routes, static]
+    return [*api.routes, *uwapi.routes, *pages.routes, *ratings.routes, *benchmark.routes, static]
 
 
 def create_app(

@@ -1,0 +1,129 @@
+"""What ``ttt benchmark`` costs beyond the agent's own time, measured side by side in one run.
+
+For each agent, ``--repeat`` runs of :func:`~ttt_solve.agents.benchmark.run_benchmark` on the
+set in this process (``jobs=1``, one core), the run with the least harness time reported:
+
+* **the agent**: the time inside its ``select_move`` calls, timed as they happen in the run;
+* **the benchmark**: the whole run: the grading pipeline's posing of every position (the
+  agent's generator seeded for each), the agent's moves, the grading and the cells' figures;
+* **the harness**: the run's time less the agent's, and its share of the agent's time
+  (target: at most 10% on a 5x5 k=4 set with a fast agent);
+* **loading**: reading and checking the set (once per command, beside it).
+
+The whole command is timed too (``ttt benchmark --agent SPEC``, start-up and imports
+included). Agents default to ``heuristic`` (the fast one the target means) and
+``mcts:iterations=100``.
+
+    python bench/bench_benchmark.py --game 5x5k4
+    python bench/bench_benchmark.py --game 4x5k4 --agent heuristic --agent random --repeat 5
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import measure, script  # noqa: E402
+
+from ttt_solve.agents.benchmark import run_benchmark  # noqa: E402
+from ttt_solve.agents.benchset import load_set, set_path  # noqa: E402
+from ttt_solve.agents.makers import InstanceMaker  # noqa: E402
+from ttt_solve.agents.parallel import AgentMaker  # noqa: E402
+from ttt_solve.solver.rules import parse_game  # noqa: E402
+
+
+def timed_run(spec: str, bench_set, seed: int) -> tuple[float, float]:  # noqa: ANN001
+    """``(seconds inside the agent's select_move, seconds of the whole run)`` of one
+    :func:`run_benchmark` (one process), the agent's calls timed as they happen."""
+    agent = AgentMaker(spec).build()
+    choose = agent.select_move
+    spent = [0.0]
+
+    def select_move(position):  # noqa: ANN001, ANN202
+        started = time.perf_counter()
+        try:
+            return choose(position)
+        finally:
+            spent[0] += time.perf_counter() - started
+
+    agent.select_move = select_move
+    started = time.perf_counter()
+    run_benchmark(InstanceMaker(agent), bench_set, seed=seed, jobs=1)
+    return spent[0], time.perf_counter() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="5x5k4", help="a published set's game")
+    parser.add_argument("--set", dest="set_file", help="another set file (SHA256SUMS beside it)")
+    parser.add_argument("--agent", action="append", dest="agents")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    rules = parse_game(args.game)
+    path = Path(args.set_file) if args.set_file else set_path(rules)
+    started = time.perf_counter()
+    bench_set = load_set(path)
+    rules = bench_set.rules
+    loading = time.perf_counter() - started
+    agents = args.agents or ["heuristic", "mcts:iterations=100"]
+    rows = []
+    for spec in agents:
+        runs = [timed_run(spec, bench_set, 0) for _ in range(args.repeat)]
+        agent, total = min(runs, key=lambda run: run[1] - run[0])
+        command = measure(
+            [
+                script("ttt"),
+                "benchmark",
+                "--agent",
+                spec,
+                "--size",
+                rules.size,
+                "--win",
+                str(rules.k),
+                "-q",
+                "--jobs",
+                "1",
+            ]  # fmt: skip
+        )
+        rows.append(
+            [
+                spec,
+                f"{agent:.2f}",
+                f"{total:.2f}",
+                f"{total - agent:.2f}",
+                f"{100 * (total - agent) / agent:.1f}%",
+                f"{command.seconds:.1f}",
+                f"{command.peak_mib:.0f}",
+            ]
+        )
+    print(
+        f"{rules.name}: {len(bench_set.items):,} positions in {path.name}; loading and checking "
+        f"the set {loading:.2f} s; the least of {args.repeat} runs each, load average "
+        f"{os.getloadavg()[0]:.1f}"
+    )
+    print(
+        tabulate(
+            rows,
+            headers=[
+                "agent",
+                "agent (s)",
+                "benchmark (s)",
+                "harness (s)",
+                "harness / agent",
+                "whole command (s)",
+                "peak (MiB)",
+            ],
+            tablefmt="github",
+            disable_numparse=True,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
