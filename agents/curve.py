@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ttt_solve.agents.audit import GameResult, Summary, Truth
+from ttt_solve.agents.audit import GameResult, Summary, Truth, scope_phrase
 from ttt_solve.agents.grading import evaluate, select_positions
 from ttt_solve.agents.intervals import Interval, interval
 from ttt_solve.agents.parallel import AgentMaker
@@ -345,15 +345,28 @@ def rate_points(
 class CurveReport:
     """Strength curves (one :class:`Curve` per agent) of one game: ``ttt curve`` prints
     :meth:`text`, its ``--json`` is :meth:`to_dict`, a notebook shows :meth:`_repr_html_`.
-    ``mode`` says what was audited ("every position", "100 games against random")."""
+    What each audit asked: every position (or ``sample`` of them; ``per_class``: one board per
+    symmetry class), or ``games`` games against ``opponent``."""
 
     rules: Rules
-    mode: str
     seeds: tuple[int, ...]
     curves: tuple[Curve, ...]
-    games_mode: bool = False
     book: str = ""  # the book's name, for JSON
     truth: str = "the book"  # the book described, for the text
+    sample: int | None = None
+    per_class: bool = False
+    games: int | None = None
+    opponent: str | None = None
+
+    @property
+    def games_mode(self) -> bool:
+        return self.games is not None
+
+    @property
+    def mode(self) -> str:
+        """What each audit asked, in a few words ("every position", "100 games against
+        random")."""
+        return scope_phrase(self.sample, self.per_class, self.games, self.opponent)
 
     @property
     def title(self) -> str:
@@ -365,9 +378,9 @@ class CurveReport:
         return _curves_dict(self)
 
     def text(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.curve import curve_lines
 
-        return "\n".join(display.curve_lines(self))
+        return "\n".join(curve_lines(self))
 
     def __repr__(self) -> str:
         lines = [f"<CurveReport {self.title}:"]
@@ -382,14 +395,14 @@ class CurveReport:
 
     def chart(self) -> Any:
         """The curves' chart (a matplotlib figure; needs the plot extra)."""
-        from ttt_solve.presentation.charts import curve_chart
+        from ttt_solve.reports.curve import curve_chart
 
         return curve_chart(list(self.curves), self.title)
 
     def _repr_html_(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.curve import curve_html
 
-        return display.curve_html(self)
+        return curve_html(self)
 
 
 def _curves_dict(report: CurveReport) -> dict[str, object]:

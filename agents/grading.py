@@ -313,29 +313,6 @@ def game_values(truth: Truth, moves: Sequence[int]) -> tuple[Any, ...] | None:
     return tuple(values)
 
 
-def positions_sentence(summary: Any, sample: int | None, per_class: bool) -> str:
-    """What a positions-mode audit asked, in words."""
-    if per_class:
-        scope = (
-            "every reachable non-terminal position, one board per symmetry class"
-            if sample is None
-            else f"a uniform random sample of {sample:,} symmetry classes of reachable "
-            f"non-terminal positions"
-        )
-        return (
-            f"{scope}, each posed once in the project's orientation: "
-            f"{summary.graded + summary.failed:,} boards standing for {summary.asked:,} "
-            f"reachable positions; figures are weighted by the positions each stands for "
-            f"(exact only for an agent that plays the same way in every orientation)"
-        )
-    scope = (
-        "every reachable non-terminal position"
-        if sample is None
-        else f"a uniform random sample of {sample:,} reachable non-terminal positions"
-    )
-    return f"{scope}, each posed once in its own orientation: {summary.asked:,} positions asked"
-
-
 def evaluate(
     maker: Any,
     truth: Truth,
@@ -382,13 +359,6 @@ def evaluate(
     summary = summarize(records, ungraded, failures)
     agent = name or str(getattr(maker, "spec", maker))
     opponent_name = None if games is None else str(getattr(opponent, "spec", opponent))
-    if games is None:
-        description = positions_sentence(summary, sample, per_class)
-    else:
-        description = (
-            f"{games} games against {opponent_name}, colours alternating (game 1: the agent "
-            f"is X); the agent's own moves are graded, and a failed move forfeits its game"
-        )
     histories: tuple[tuple[Any, ...] | None, ...] = ()
     if results is not None:
         histories = tuple(game_values(truth, game.moves) for game in results)
@@ -402,7 +372,6 @@ def evaluate(
         book=book if book is not None else truth.book.display_url,
         seed=seed,
         mode=AuditMode.POSITIONS if games is None else AuditMode.GAMES,
-        description=description,
         summary=summary,
         records=tuple(records),
         failures=tuple(failures),

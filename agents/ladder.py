@@ -85,17 +85,17 @@ class LadderRatings:
 
     def text(self) -> str:
         """The report ``ttt rate`` prints."""
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.ratings import ladder_text
 
-        return "\n".join(display.ladder_lines(self, self.book or "the book"))
+        return ladder_text(self)
 
     def __repr__(self) -> str:
         return f"<LadderRatings of {self.rules.name}, ladder {self.ladder.name}:\n{self.text()}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.ratings import ladder_html
 
-        return display.ladder_html(self)
+        return ladder_html(self)
 
     def rating(self, agent: str) -> Rated:
         return self.table.of(agent)

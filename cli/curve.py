@@ -23,7 +23,7 @@ from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
 from ttt_solve.presentation import charts
-from ttt_solve.presentation.display import game_rows
+from ttt_solve.reports.audit import game_rows
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import BlunderKind
 from ttt_solve.solver.vocabulary import Side
@@ -185,20 +185,16 @@ def curve(
                 )
             finally:
                 progress.close()
-        if games is None:
-            mode = (
-                "every position" if sample is None else f"{common.count(sample)} sampled positions"
-            ) + (", one board per symmetry class" if per_class else "")
-        else:
-            mode = f"{common.count(games)} games against {opponent_spec}"
         report = CurveReport(
             rules,
-            mode,
             tuple(seed_list),
             tuple(curves),
-            games_mode=games is not None,
             book=book.display_url,
             truth=book.describe(),
+            sample=sample,
+            per_class=per_class,
+            games=games,
+            opponent=opponent_spec if games is not None else None,
         )
         if plot_path is not None:
             charts.save(report.chart(), plot_path)

@@ -26,7 +26,7 @@ from ttt_solve.cli.options import (
     seed_option,
 )
 from ttt_solve.errors import TttError
-from ttt_solve.presentation.display import ladder_lines, ratings_chart
+from ttt_solve.reports.ratings import ladder_lines, ratings_chart
 from ttt_solve.solver.rules import Rules
 
 anchor_option: Decorator = click.option(
