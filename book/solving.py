@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from ttt_solve.book.errors import BookError, GameExistsError
+from ttt_solve.book.errors import BookError, ErrorKind, GameExistsError
 from ttt_solve.book.reader import Book, open_book
 from ttt_solve.book.records import GameInfo, SolveMethod
 from ttt_solve.book.urls import sqlite_file, unwritable_reason
@@ -49,13 +49,17 @@ Counter = Callable[[int, int], None]
 
 
 class SolveError(TttError, ValueError):
-    """A solve that cannot run as asked: ``rules`` is the game, ``kind`` the problem
-    (``"needs-opening-book"``: too large for an exhaustive solve; ``"depth-past-end"``;
-    ``"unwritable"``: ``database`` cannot be written; ...); the command line adds what to ask
-    for instead."""
+    """A solve that cannot run as asked: ``rules`` is the game, ``kind`` the problem (an
+    :class:`~ttt_solve.book.errors.ErrorKind`: ``needs-opening-book``, too large for an
+    exhaustive solve; ``depth-past-end``; ``unwritable``, ``database`` cannot be written; ...);
+    the command line adds what to ask for instead."""
 
     def __init__(
-        self, rules: Rules, reason: str, kind: str = "solve", database: str | None = None
+        self,
+        rules: Rules,
+        reason: str,
+        kind: ErrorKind = ErrorKind.SOLVE,
+        database: str | None = None,
     ) -> None:
         super().__init__(reason)
         self.rules = rules
@@ -85,7 +89,7 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
                 rules,
                 f"{rules.name} has {rules.cells} cells; a table is made for boards of at most "
                 f"{MAX_TABLE_CELLS} cells (larger boards: --method alphabeta)",
-                "too-large-for-table",
+                ErrorKind.TOO_LARGE_FOR_TABLE,
             )
         return SolveMethod.TABLE, "asked for with --method table"
     if not fits_book(rules):
@@ -106,7 +110,7 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
                 rules,
                 f"{rules.name} is too large to enumerate ({size}), and it has {rules.cells} "
                 f"cells: an exhaustive solve holds boards of at most {KEY_CELLS_LIMIT}",
-                "needs-opening-book",
+                ErrorKind.NEEDS_OPENING_BOOK,
             )
         return SolveMethod.ALPHABETA, f"too large to enumerate ({size}; {rules.cells} cells)"
     if method == SolveMethod.ALPHABETA:
@@ -119,7 +123,7 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
         raise SolveError(
             rules,
             f"{rules.name} is too large to enumerate on this machine ({size})",
-            "needs-opening-book",
+            ErrorKind.NEEDS_OPENING_BOOK,
         )
     from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS
 
@@ -212,7 +216,7 @@ class Solve:
                 rules,
                 f"book depth {book_depth} is past the end: every {rules.name} game ends by ply "
                 f"{rules.cells} (its number of cells)",
-                "depth-past-end",
+                ErrorKind.DEPTH_PAST_END,
             )
         self.depth = None
         """The last ply to store: ``None`` for every position (an exhaustive solve)."""
@@ -221,7 +225,10 @@ class Solve:
         unwritable = unwritable_reason(db)
         if unwritable is not None:  # found now, not after a solve of hours
             raise SolveError(
-                rules, f"cannot write the book {db}: {unwritable}", "unwritable", database=db
+                rules,
+                f"cannot write the book {db}: {unwritable}",
+                ErrorKind.UNWRITABLE,
+                database=db,
             )
         self.rules = rules
         self.db = db

@@ -35,7 +35,7 @@ from ttt_solve.book import schema
 from ttt_solve.book.ahead import made_ahead as solved_ahead
 from ttt_solve.book.blocks import pack_ply
 from ttt_solve.book.blockwrites import insert_blocks
-from ttt_solve.book.errors import BookError, GameExistsError
+from ttt_solve.book.errors import BookError, ErrorKind, GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book
 from ttt_solve.book.records import GameInfo, SolveMethod
@@ -131,7 +131,7 @@ def write_game(
                 f"unchanged (nothing of the game was committed)",
                 database=book.db_argument,
                 rules=rules,
-                kind="server-failed",
+                kind=ErrorKind.SERVER_FAILED,
             ) from None
         raise
     # Once the commit starts it finishes: a Ctrl-C now is acted on after it (the caller then
@@ -148,7 +148,7 @@ def write_game(
                 f"server stored it is not known",
                 database=book.db_argument,
                 rules=rules,
-                kind="server-failed-commit",
+                kind=ErrorKind.SERVER_FAILED_COMMIT,
             ) from None
         conn.close()
     book.forget_game(rules)

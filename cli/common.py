@@ -22,6 +22,7 @@ import click
 from ttt_solve.book.defaults import DEFAULT_DB
 from ttt_solve.cli import signals
 from ttt_solve.errors import TttError, quoted
+from ttt_solve.presentation.numbers import count as count  # what the commands print counts with
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
 
@@ -493,8 +494,3 @@ class ProgressLines:
         """A last line with the time taken, where lines were printed."""
         if self.printed:
             self._print(*self.last, time.perf_counter() - self.started)
-
-
-def count(n: int) -> str:
-    """``1217977`` -> ``1,217,977``."""
-    return f"{n:,}"

@@ -23,9 +23,10 @@ from ttt_solve.book.frame import FORMATS, text_chunks, write_parquet
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.book.urls import book_files
-from ttt_solve.cli.common import CliError, count, db_option, friendly_errors, game_options
+from ttt_solve.cli.common import CliError, db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command
 from ttt_solve.cli.output import output_file, refuse_book_as_output
+from ttt_solve.presentation.numbers import count
 from ttt_solve.solver.rules import Rules
 
 

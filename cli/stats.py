@@ -10,8 +10,9 @@ from tabulate import tabulate
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.records import GameInfo
 from ttt_solve.book.stats import WEIGHTS, report
-from ttt_solve.cli.common import count, db_option, friendly_errors, game_options
+from ttt_solve.cli.common import db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command
+from ttt_solve.presentation.numbers import count
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
