@@ -12,6 +12,7 @@ blunders by kind, and the seeds' summaries and games for the caller to present.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -253,20 +254,29 @@ def run_curves(
     """
     if games is not None and opponent is None:
         raise CurveError("games mode needs an opponent")
-    audits = sum(len(plan.points) for plan in plans) * len(seeds)
     per_audit = (
         games
         if games is not None
         else len(select_positions(truth, sample, seeds[0], per_class=per_class))
     )
-    total = audits * per_audit
+    total = sum(len(plan.points) for plan in plans) * len(seeds) * per_audit
     finished = 0
 
     def step(done: int, _of: int) -> None:
         if progress is not None:
             progress(finished + done, total)
 
-    rival = AgentMaker(opponent, db) if isinstance(opponent, str) else opponent
+    audit = functools.partial(
+        evaluate,
+        truth=truth,
+        sample=sample,
+        per_class=per_class,
+        games=games,
+        opponent=AgentMaker(opponent, db) if isinstance(opponent, str) else opponent,
+        jobs=jobs,
+        progress=step,
+        worst_moves=0,
+    )
     curves = []
     for plan in plans:
         points = []
@@ -274,19 +284,7 @@ def run_curves(
             runs = []
             maker = point.maker or AgentMaker(point.spec, db)
             for seed in seeds:
-                report = evaluate(
-                    maker,
-                    truth,
-                    sample=sample,
-                    per_class=per_class,
-                    games=games,
-                    opponent=rival,
-                    seed=seed,
-                    jobs=jobs,
-                    progress=step,
-                    worst_moves=0,
-                    name=point.spec,
-                )
+                report = audit(maker, seed=seed, name=point.spec)
                 results = None if report.games is None else list(report.games)
                 runs.append(SeedRun(seed, report.summary, results))
                 finished += per_audit
@@ -406,70 +404,71 @@ class CurveReport:
 
 
 def _curves_dict(report: CurveReport) -> dict[str, object]:
-    curves, rules, book = report.curves, report.rules, report.book
-    games_mode, description, seeds = report.games_mode, report.mode, list(report.seeds)
-
-    def share(value: Interval | None) -> dict[str, float] | None:
-        if value is None:
-            return None
-        return {"mean": value.mean, "low": value.low, "high": value.high}
-
     out_curves = []
-    for one in curves:
+    for one in report.curves:
         kept = one.kept_value_from
-        points = []
-        for point in one.points:
-            entry: dict[str, object] = {
-                "value": point.value,
-                "spec": point.spec,
-                "accuracy": share(point.accuracy),
-                "perfection": share(point.perfection),
-                "blunder_kinds": point.blunder_kinds(),
-                "failed_moves": point.failed_moves(),
-                "kept_value": point.kept_value,
-                "runs": [
-                    {
-                        "seed": run.seed,
-                        "asked": run.summary.asked,
-                        "moves": run.summary.moves,
-                        "failed_moves": run.summary.failures_total,
-                        "accuracy": run.summary.accuracy,
-                        "perfection": run.summary.perfection,
-                        "best": run.summary.best,
-                        "sound": run.summary.sound,
-                        "blunders": run.summary.blunders,
-                        "blunder_kinds": run.summary.kinds,
-                        "ungraded": run.summary.ungraded,
-                        "failures": run.summary.failures,
-                    }
-                    for run in point.runs
-                ],
-            }
-            if point.rating is not None:
-                entry["rating"] = {
-                    "rating": point.rating.mean,
-                    "low": point.rating.low,
-                    "high": point.rating.high,
-                }
-            if point.runs[0].games is not None:
-                entry["games"] = {
-                    side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
-                    for side, (n, won, drawn, lost) in point.results().items()
-                }
-            points.append(entry)
         out_curves.append(
             {
                 "agent": one.agent,
                 "param": one.param,
                 "kept_value_from": None if kept is None else kept.value,
-                "points": points,
+                "points": [_point_dict(point) for point in one.points],
             }
         )
     return {
-        "game": rules.as_dict(),
-        "book": book,
-        "mode": "games" if games_mode else "positions",
-        "description": description,
-        "seeds": seeds,
+        "game": report.rules.as_dict(),
+        "book": report.book,
+        "mode": "games" if report.games_mode else "positions",
+        "description": report.mode,
+        "seeds": list(report.seeds),
         "curves": out_curves,
+    }
+
+
+def _share(value: Interval | None) -> dict[str, float] | None:
+    return None if value is None else {"mean": value.mean, "low": value.low, "high": value.high}
+
+
+def _point_dict(point: Point) -> dict[str, object]:
+    """One point of a curve as plain data: its figures over the seeds, and each seed's."""
+    entry: dict[str, object] = {
+        "value": point.value,
+        "spec": point.spec,
+        "accuracy": _share(point.accuracy),
+        "perfection": _share(point.perfection),
+        "blunder_kinds": point.blunder_kinds(),
+        "failed_moves": point.failed_moves(),
+        "kept_value": point.kept_value,
+        "runs": [_run_dict(run) for run in point.runs],
+    }
+    if point.rating is not None:
+        entry["rating"] = {
+            "rating": point.rating.mean,
+            "low": point.rating.low,
+            "high": point.rating.high,
+        }
+    if point.runs[0].games is not None:
+        entry["games"] = {
+            side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
+            for side, (n, won, drawn, lost) in point.results().items()
+        }
+    return entry
+
+
+def _run_dict(run: SeedRun) -> dict[str, object]:
+    """One seed's audit of a point as plain data."""
+    summary = run.summary
+    return {
+        "seed": run.seed,
+        "asked": summary.asked,
+        "moves": summary.moves,
+        "failed_moves": summary.failures_total,
+        "accuracy": summary.accuracy,
+        "perfection": summary.perfection,
+        "best": summary.best,
+        "sound": summary.sound,
+        "blunders": summary.blunders,
+        "blunder_kinds": summary.kinds,
+        "ungraded": summary.ungraded,
+        "failures": summary.failures,
     }

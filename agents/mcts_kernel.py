@@ -26,9 +26,14 @@ a slice of one growing pool. ``value`` sums the rewards of the player who moved 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
+
+if TYPE_CHECKING:
+    from ttt_solve.solver.rules import Rules
 
 UNPROVEN = 2
 """``proven`` of a node whose result is not proven."""
@@ -40,6 +45,33 @@ MT_N, MT_M = 624, 397
 _MATRIX_A, _UPPER, _LOWER, _WORD = 0x9908B0DF, 0x80000000, 0x7FFFFFFF, 0xFFFFFFFF
 
 _compile = numba.njit(cache=True, nogil=True)
+
+
+class LineTables:
+    """The lines through each cell of a game, as the kernel reads them (CSR arrays)."""
+
+    def __init__(self, rules: Rules) -> None:
+        index = {mask: i for i, mask in enumerate(rules.lines)}
+        starts, ids = [0], []
+        for cell in range(rules.cells):
+            ids += [index[mask] for mask in rules.lines_through[cell]]
+            starts.append(len(ids))
+        self.lines = len(rules.lines)
+        self.line_start = np.array(starts, np.int32)
+        self.line_ids = np.array(ids, np.int32)
+
+    def counts(self, me: int, opp: int, rules: Rules) -> np.ndarray:
+        """Stones of the side to move (row 0) and of its opponent (row 1) in every line."""
+        counts = np.zeros(2 * self.lines, np.int32)
+        for side, stones in enumerate((me, opp)):
+            for i, mask in enumerate(rules.lines):
+                counts[side * self.lines + i] = (stones & mask).bit_count()
+        return counts
+
+
+@lru_cache(maxsize=32)
+def line_tables(rules: Rules) -> LineTables:
+    return LineTables(rules)
 
 
 # -- Python's Mersenne Twister ---------------------------------------------------------------
@@ -169,7 +201,43 @@ def search(  # noqa: ANN201
     The arrays come from the caller and only numbers go back: giving a new array to Python
     runs a Python function inside Numba's return (it unpickles the dtype), where a pending
     Ctrl-C would be raised into Numba's C code and lost."""
-    capacity = iterations + 1
+    tree = _new_tree(iterations + 1, node_cell, visits, value, proven, first_child, next_sibling)
+    board = (line_start, line_ids, lines, k)
+    empties = len(root_empty)
+    pool = np.empty(max(empties * 64, 1024), np.int32)
+    pool[:empties] = root_empty
+    tree[8][0] = empties
+    used, nodes = empties, 1
+    counts = np.empty_like(root_counts)
+    occupied = np.zeros(cells, np.bool_)
+    scratch = np.empty(empties, np.int32)  # a playout's empty cells
+    path = np.empty(empties + 1, np.int32)
+    done = 0
+    for done in range(1, iterations + 1):  # noqa: B007 - returned
+        counts[:] = root_counts
+        for cell in root_empty:
+            occupied[cell] = False
+        length, node, side = _descend(tree, board, counts, occupied, path, c * c, solver)
+        if proven[node] != UNPROVEN:
+            reward, proved = proven[node], False
+        else:
+            reward, proved, pool, used, nodes = _expand(
+                tree, board, counts, occupied, path, length, node, side, root_empty, pool, used,
+                nodes, scratch, rollout, mt,
+            )  # fmt: skip
+            length += 1
+        _back_up_rewards(path, length, reward, visits, value)
+        if solver and proved:
+            _back_up_proof(path, length, proven, first_child, next_sibling, tree[8])
+            if proven[0] != UNPROVEN:
+                break
+    return done, nodes
+
+
+@_compile
+def _new_tree(capacity, node_cell, visits, value, proven, first_child, next_sibling):  # noqa: ANN001, ANN202
+    """The tree's arrays, cleared for ``capacity`` nodes: those given, then each node's last
+    child, where its untried moves start in the pool and how many there are."""
     node_cell[:capacity] = -1
     visits[:capacity] = 0
     value[:capacity] = 0
@@ -179,108 +247,120 @@ def search(  # noqa: ANN201
     last_child = np.full(capacity, -1, np.int32)
     untried_start = np.zeros(capacity, np.int64)
     untried_count = np.zeros(capacity, np.int32)
-    empties = len(root_empty)
-    pool = np.empty(max(empties * 64, 1024), np.int32)
-    pool[:empties] = root_empty
-    used = empties
-    untried_count[0] = empties
-    nodes = 1
-    counts = np.empty_like(root_counts)
-    occupied = np.zeros(cells, np.bool_)
-    scratch = np.empty(empties, np.int32)
-    path = np.empty(empties + 1, np.int32)
-    c2 = c * c
-    done = 0
-    for done in range(1, iterations + 1):  # noqa: B007 - returned
-        counts[:] = root_counts
-        for cell in root_empty:
-            occupied[cell] = False
-        node, side, depth = 0, 0, 0  # ``side``: the side to move at ``node``
-        path[0] = 0
-        length = 1
-        proved = False
-        reward = 0
-        while True:
-            if proven[node] != UNPROVEN:
-                reward = proven[node]
-                break
-            n = untried_count[node]
-            if n > 0:
-                i = int(next_double(mt) * n)
-                start = untried_start[node]
-                cell = pool[start + i]
-                pool[start + i] = pool[start + n - 1]
-                untried_count[node] = n - 1
-                won = _place(counts, side, cell, line_start, line_ids, lines, k)
-                occupied[cell] = True
-                depth += 1
-                child = nodes
-                nodes += 1
-                node_cell[child] = cell
-                if first_child[node] < 0:
-                    first_child[node] = child
-                else:
-                    next_sibling[last_child[node]] = child
-                last_child[node] = child
-                path[length] = child
-                length += 1
-                left = empties - depth
-                if won:
-                    proven[child] = 1
-                    reward = 1
-                    proved = True
-                elif left == 0:
-                    proven[child] = 0
-                    reward = 0
-                    proved = True
-                else:
-                    if used + left > len(pool):
-                        grown = np.empty(2 * len(pool) + left, np.int32)
-                        grown[:used] = pool[:used]
-                        pool = grown
-                    m = 0
-                    for e in root_empty:
-                        if not occupied[e]:
-                            pool[used + m] = e
-                            scratch[m] = e
-                            m += 1
-                    untried_start[child] = used
-                    untried_count[child] = left
-                    used += left
-                    reward = -playout(
-                        counts, 1 - side, scratch, left, rollout, mt, line_start, line_ids,
-                        lines, k,
-                    )  # fmt: skip
-                break
-            # c * sqrt(ln N / n) == sqrt(c*c*ln N / n): one square root per child
-            explore = c2 * math.log(visits[node])
-            best = -1
-            best_score = -1e300
-            child = first_child[node]
-            while child >= 0:
-                if not (solver and proven[child] == -1):
-                    score = value[child] / visits[child] + math.sqrt(explore / visits[child])
-                    if score > best_score:
-                        best = child
-                        best_score = score
-                child = next_sibling[child]
-            node = best  # an unproven node has an unproven child
-            _place(counts, side, node_cell[node], line_start, line_ids, lines, k)
-            occupied[node_cell[node]] = True
-            depth += 1
-            side = 1 - side
-            path[length] = node
-            length += 1
-        for index in range(length - 1, -1, -1):
-            step = path[index]
-            visits[step] += 1
-            value[step] += reward
-            reward = -reward
-        if solver and proved:
-            _back_up_proof(path, length, proven, first_child, next_sibling, untried_count)
-            if proven[0] != UNPROVEN:
-                break
-    return done, nodes
+    return (
+        node_cell,
+        visits,
+        value,
+        proven,
+        first_child,
+        next_sibling,
+        last_child,
+        untried_start,
+        untried_count,
+    )
+
+
+@_compile
+def _descend(tree, board, counts, occupied, path, c2, solver):  # noqa: ANN001, ANN202
+    """Walk down from the root by UCT while the node has no untried move and no proven
+    result, playing the moves into ``counts`` and ``occupied``; the path's length, the node
+    reached and the side to move there (0: the root's)."""
+    node_cell, visits, value, proven, first_child, next_sibling, _, _, untried_count = tree
+    line_start, line_ids, lines, k = board
+    node, side, length = 0, 0, 1
+    path[0] = 0
+    while proven[node] == UNPROVEN and untried_count[node] == 0:
+        # c * sqrt(ln N / n) == sqrt(c*c*ln N / n): one square root per child
+        explore = c2 * math.log(visits[node])
+        best = -1
+        best_score = -1e300
+        child = first_child[node]
+        while child >= 0:
+            if not (solver and proven[child] == -1):
+                score = value[child] / visits[child] + math.sqrt(explore / visits[child])
+                if score > best_score:
+                    best = child
+                    best_score = score
+            child = next_sibling[child]
+        node = best  # an unproven node has an unproven child
+        _place(counts, side, node_cell[node], line_start, line_ids, lines, k)
+        occupied[node_cell[node]] = True
+        side = 1 - side
+        path[length] = node
+        length += 1
+    return length, node, side
+
+
+@_compile
+def _expand(  # noqa: ANN202
+    tree,  # noqa: ANN001
+    board,  # noqa: ANN001
+    counts,  # noqa: ANN001
+    occupied,  # noqa: ANN001
+    path,  # noqa: ANN001
+    length: int,
+    node: int,
+    side: int,
+    root_empty,  # noqa: ANN001
+    pool,  # noqa: ANN001
+    used: int,
+    nodes: int,
+    scratch,  # noqa: ANN001
+    rollout: int,
+    mt,  # noqa: ANN001
+):
+    """Add one of ``node``'s untried moves, drawn at random, as a child at the end of the
+    path, and play out from it: the reward of the player who moved into ``node``'s child,
+    whether the child's result is proven, and the pool of untried moves (grown if need be),
+    its length and the node count."""
+    node_cell, _, _, proven, first_child, next_sibling, last_child, untried_start, untried = tree
+    line_start, line_ids, lines, k = board
+    n = untried[node]
+    i = int(next_double(mt) * n)
+    start = untried_start[node]
+    cell = pool[start + i]
+    pool[start + i] = pool[start + n - 1]
+    untried[node] = n - 1
+    won = _place(counts, side, cell, line_start, line_ids, lines, k)
+    occupied[cell] = True
+    child = nodes
+    node_cell[child] = cell
+    if first_child[node] < 0:
+        first_child[node] = child
+    else:
+        next_sibling[last_child[node]] = child
+    last_child[node] = child
+    path[length] = child
+    left = len(root_empty) - length  # the path holds the root and one node a move
+    if won or left == 0:  # a win for the mover, or a draw: proven
+        reward = 1 if won else 0
+        proven[child] = reward
+        return reward, True, pool, used, nodes + 1
+    if used + left > len(pool):
+        grown = np.empty(2 * len(pool) + left, np.int32)
+        grown[:used] = pool[:used]
+        pool = grown
+    m = 0
+    for e in root_empty:
+        if not occupied[e]:
+            pool[used + m] = e
+            scratch[m] = e
+            m += 1
+    untried_start[child] = used
+    untried[child] = left
+    reward = -playout(counts, 1 - side, scratch, left, rollout, mt, line_start, line_ids, lines, k)
+    return reward, False, pool, used + left, nodes + 1
+
+
+@_compile
+def _back_up_rewards(path, length, reward, visits, value):  # noqa: ANN001, ANN202
+    """Count the simulation in every node of its path, its reward for the player who moved
+    into each (the root's for the root's own player)."""
+    for index in range(length - 1, -1, -1):
+        step = path[index]
+        visits[step] += 1
+        value[step] += reward
+        reward = -reward
 
 
 def node_arrays(capacity: int) -> tuple[np.ndarray, ...]:

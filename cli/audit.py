@@ -22,6 +22,7 @@ from ttt_solve.cli.common import (
     jobs_option,
 )
 from ttt_solve.cli.options import (
+    Grading,
     agent_option,
     command,
     grading_mode_options,
@@ -58,13 +59,9 @@ Examples:
     positions_help="Move once from every reachable non-terminal position, each in its own "
     "orientation, or from N of them drawn at random. The default mode.",
     games_help="Instead: play N games against --opponent, colours alternating.",
-)
-@click.option(
-    "--per-class",
-    is_flag=True,
-    help="Positions mode: pose one board per symmetry class (in the project's orientation) "
-    "and weight it by the positions it stands for, instead of every position in its own "
-    "orientation: exact only for an agent that plays the same way in every orientation.",
+    per_class_help="Positions mode: pose one board per symmetry class (in the project's "
+    "orientation) and weight it by the positions it stands for, instead of every position in "
+    "its own orientation: exact only for an agent that plays the same way in every orientation.",
 )
 @seed_option("Seed of every random choice (same seed, same figures).")
 @click.option(
@@ -86,10 +83,7 @@ def audit(
     agent_spec: str,
     rules: Rules,
     db: str,
-    positions: str | None,
-    games: int | None,
-    opponent_spec: str,
-    per_class: bool,
+    grading: Grading,
     seed: int,
     n_worst: int,
     jobs: int,
@@ -104,7 +98,8 @@ def audit(
     win->loss, draw->loss). Prints accuracy, perfection, blunders by kind, a by-ply table and
     the costliest moves with the best moves beside them.
     """
-    sample = grading_sample(positions, games, opponent_spec, plot_path, as_json, as_csv)
+    sample = grading_sample(grading, plot_path, as_json, as_csv)
+    games = grading.games
     engine = parse_spec(agent_spec).name == "cmd"
     with open_book(db) as book:
         truth = Truth(book, rules)
@@ -114,9 +109,9 @@ def audit(
                 AgentMaker(agent_spec, db),
                 truth,
                 sample=sample,
-                per_class=per_class,
+                per_class=grading.per_class,
                 games=games,
-                opponent=None if games is None else AgentMaker(opponent_spec, db),
+                opponent=None if games is None else AgentMaker(grading.opponent, db),
                 seed=seed,
                 jobs=jobs,
                 worst_moves=n_worst,

@@ -448,6 +448,12 @@ class LazyProgress:
             self._bar.__exit__(None, None, None)
             self._bar = None
 
+    def __enter__(self) -> LazyProgress:
+        return self
+
+    def __exit__(self, *_exception: object) -> None:
+        self.close()
+
 
 def duration_text(seconds: float) -> str:
     """``130`` -> ``2m10s``."""

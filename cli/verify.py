@@ -12,7 +12,6 @@ import click
 
 from ttt_solve.book.reader import Book, open_book
 from ttt_solve.book.records import GameInfo
-from ttt_solve.book.verify import verify_game
 from ttt_solve.cli.common import (
     BOOK_TABLE_BYTES,
     CliError,
@@ -27,10 +26,11 @@ from ttt_solve.cli.options import command
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.verify import Problem
 
 if TYPE_CHECKING:
     from ttt_solve.book.tableverify import TableCheck
+    from ttt_solve.book.verify import RowsCheck
+    from ttt_solve.solver.verify import Problem
 
 SHOWN = 20
 
@@ -95,17 +95,12 @@ def verify(
             f"verifying {rules.name} in {book.display_url} ({info.positions:,} positions)...",
             err=True,
         )
-        problems: Iterator[Problem]
         table_check = None
         if info.table_folder is not None and info.rules.cells > _stream_cells_limit():
             from ttt_solve.book.tableverify import TableCheck
 
             table_check = TableCheck()
-            problems = _sampled_table_problems(book, info, sample, seed, whole_plies, table_check)
-        elif info.table_folder is not None:
-            problems = _table_problems(book, info)
-        else:
-            info, problems = verify_game(book, rules, rows_check)
+        info, problems = _problems(book, info, rows_check, (sample, seed, whole_plies), table_check)
         found = 0
         with closing(problems):  # type: ignore[type-var]
             try:
@@ -129,6 +124,26 @@ def verify(
         )
 
 
+def _problems(
+    book: Book,
+    info: GameInfo,
+    rows_check: RowsCheck | None,
+    sampling: tuple[int, int, tuple[str, ...]],
+    table_check: TableCheck | None,
+) -> tuple[GameInfo, Iterator[Problem]]:
+    """The problems of a stored game, as it is stored: a tablebase sampled (given a
+    ``table_check``, with ``sampling``: the sample, the seed, the whole plies), a tablebase
+    read whole, or blocks (the game as read back with them)."""
+    if table_check is not None:
+        sample, seed, whole_plies = sampling
+        return info, _sampled_table_problems(book, info, sample, seed, whole_plies, table_check)
+    if info.table_folder is not None:
+        return info, _table_problems(book, info)
+    from ttt_solve.book.verify import verify_game  # NumPy: not for --help
+
+    return verify_game(book, info.rules, rows_check)
+
+
 def _stream_cells_limit() -> int:
     """The largest board whose table is checked whole, as blocks are."""
     from ttt_solve.book import tablerows
@@ -140,6 +155,7 @@ def _table_problems(book: Book, info: GameInfo) -> Iterator[Problem]:
     """The problems of a game stored as a tablebase on a board the book streams: its
     digests, then every position."""
     from ttt_solve.book.tableverify import digest_problems
+    from ttt_solve.book.verify import verify_game
 
     folder = book.table_folder(info)
     assert folder is not None  # a game stored as a tablebase
