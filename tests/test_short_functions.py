@@ -8,8 +8,6 @@ import ast
 import pathlib
 from typing import NamedTuple
 
-import pytest
-
 from tests.import_graph import package_modules
 
 LONG = 60
@@ -57,9 +55,6 @@ def test_few_functions_are_long():
     assert len(long) <= MOST_LONG, listing(long)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the tablebase's back-up of a ply (solver/tablebase/step.py) is long"
-)
 def test_no_function_is_very_long():
     very_long = [f for f in functions(package_modules()) if f.lines > LONGEST]
     assert very_long == [], listing(very_long)
