@@ -18,6 +18,21 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = "ttt_solve"
 
+FLOORS = (
+    ("", "errors", "processes"),
+    ("solver",),
+    ("presentation",),
+    ("book",),
+    ("agents",),
+    ("rl", "reports"),
+    ("cli", "web", "session", "fixes"),
+)
+"""The floors of the house, from the ground up, by the name under ``ttt_solve.`` (``""``: the
+package itself): the version and the root of the errors; the game and its solvers; the
+drawings; the book; play and grading; the environments and the reports; the fronts. A floor
+imports only the floors below it (``tests/test_import_graph.py``); docs/design.md draws them
+(``docs/layers.py``)."""
+
 
 class Import(NamedTuple):
     """One import statement of ``source`` naming the module ``target``."""

@@ -7,6 +7,7 @@ there."""
 from __future__ import annotations
 
 from tests.import_graph import (
+    FLOORS,
     PACKAGE,
     Import,
     circles,
@@ -47,19 +48,6 @@ where: the function the import stands in, or ``TYPE_CHECKING``) under ``ttt_solv
 
 LAYERS = ("solver", "book", "agents")
 """The subpackages of values that a picture draws: they reach the presentation only lazily."""
-
-FLOORS = (
-    ("", "errors", "processes"),
-    ("solver",),
-    ("presentation",),
-    ("book",),
-    ("agents",),
-    ("rl", "reports"),
-    ("cli", "web", "session", "fixes"),
-)
-"""The floors of the house, from the ground up, by the name under ``ttt_solve.`` (``""``: the
-package itself): the version and the root of the errors; the game and its solvers; the
-drawings; the book; play and grading; the environments and the reports; the fronts."""
 
 SHOWN_BY = ("__repr__", "text", "chart")
 """The methods (beside ``_repr_*``) through which a value shows itself: a report module above
@@ -210,3 +198,17 @@ def test_a_cycle_through_any_other_function_is_found(tmp_path):
     found = unexplained_cycle(modules, {})
     assert found == ["ttt_solve.draw.report", "ttt_solve.draw.svg", "ttt_solve.draw.report"]
     assert unexplained_cycle(modules, {("draw.report", "draw.svg", "text"): "why"}) is None
+
+
+def test_the_picture_of_the_floors_is_drawn_from_them():
+    """docs/img/layers.svg is what docs/layers.py draws from :data:`FLOORS` as they are."""
+    import importlib.util
+
+    from tests.import_graph import ROOT
+
+    spec = importlib.util.spec_from_file_location("layers", ROOT / "docs" / "layers.py")
+    assert spec is not None and spec.loader is not None
+    layers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layers)
+    assert (ROOT / "docs" / "img" / "layers.svg").read_text() == layers.svg()
+    assert set(layers.ROOMS) == {name for floor in FLOORS for name in floor}
