@@ -137,17 +137,14 @@ class MctsAgent(Agent):
         done, _nodes = search(
             t.counts(me, opp, rules),
             empty,
-            t.line_start,
-            t.line_ids,
-            t.lines,
-            rules.k,
+            (t.line_start, t.line_ids, t.lines, rules.k),
             rules.cells,
             self.iterations,
             float(self.c),
             ROLLOUTS.index(self.rollout),
             self.solver,
             mt,
-            *arrays,
+            arrays,
         )
         self.rng.setstate((version, tuple(mt.tolist()), gauss))
         self.simulations += done

@@ -45,6 +45,10 @@ MT_N, MT_M = 624, 397
 _MATRIX_A, _UPPER, _LOWER, _WORD = 0x9908B0DF, 0x80000000, 0x7FFFFFFF, 0xFFFFFFFF
 
 _compile = numba.njit(cache=True, nogil=True)
+_step = numba.njit(cache=True, nogil=True, inline="always")
+"""For the steps of :func:`search`, run once or more a simulation: compiled into it, so that a
+step costs no call (passing the tree's arrays to a call counts references, a tenth of the
+search's time)."""
 
 
 class LineTables:
@@ -176,68 +180,70 @@ def playout(counts, side, cells, n, rollout, mt, line_start, line_ids, lines, k)
 def search(  # noqa: ANN201
     root_counts,  # noqa: ANN001
     root_empty,  # noqa: ANN001
-    line_start,  # noqa: ANN001
-    line_ids,  # noqa: ANN001
-    lines: int,
-    k: int,
+    board,  # noqa: ANN001
     cells: int,
     iterations: int,
     c: float,
     rollout: int,
     solver: bool,
     mt,  # noqa: ANN001
-    node_cell,  # noqa: ANN001
-    visits,  # noqa: ANN001
-    value,  # noqa: ANN001
-    proven,  # noqa: ANN001
-    first_child,  # noqa: ANN001
-    next_sibling,  # noqa: ANN001
+    tree,  # noqa: ANN001
 ):
-    """Run up to ``iterations`` simulations from a root that is not over (the side to move is
-    side 0 of ``root_counts``; ``root_empty`` its empty cells, ascending) into the node arrays
-    given (``iterations + 1`` rows each, made by :func:`node_arrays`). Returns the simulations
-    run and the node count.
+    """Run up to ``iterations`` simulations from a root that is not over (side 0 of
+    ``root_counts`` to move, ``root_empty`` its empty cells ascending, ``board`` the lines through
+    each cell) into ``tree``'s node arrays (:func:`node_arrays`): the simulations, the nodes.
 
     The arrays come from the caller and only numbers go back: giving a new array to Python
     runs a Python function inside Numba's return (it unpickles the dtype), where a pending
     Ctrl-C would be raised into Numba's C code and lost."""
-    tree = _new_tree(iterations + 1, node_cell, visits, value, proven, first_child, next_sibling)
-    board = (line_start, line_ids, lines, k)
+    node_cell, visits, value, proven, first_child, next_sibling = tree
+    last_child, untried_start, untried_count = _cleared(iterations + 1, tree)
+    line_start, line_ids, lines, k = board
     empties = len(root_empty)
-    pool = np.empty(max(empties * 64, 1024), np.int32)
+    pool, used, nodes = np.empty(max(empties * 64, 1024), np.int32), empties, 1
     pool[:empties] = root_empty
-    tree[8][0] = empties
-    used, nodes = empties, 1
-    counts = np.empty_like(root_counts)
-    occupied = np.zeros(cells, np.bool_)
-    scratch = np.empty(empties, np.int32)  # a playout's empty cells
-    path = np.empty(empties + 1, np.int32)
-    done = 0
+    untried_count[0] = empties
+    counts, occupied = np.empty_like(root_counts), np.zeros(cells, np.bool_)
+    scratch, path = np.empty(empties, np.int32), np.empty(empties + 1, np.int32)
+    c2, done = c * c, 0
     for done in range(1, iterations + 1):  # noqa: B007 - returned
-        counts[:] = root_counts
-        for cell in root_empty:
-            occupied[cell] = False
-        length, node, side = _descend(tree, board, counts, occupied, path, c * c, solver)
-        if proven[node] != UNPROVEN:
-            reward, proved = proven[node], False
-        else:
-            reward, proved, pool, used, nodes = _expand(
-                tree, board, counts, occupied, path, length, node, side, root_empty, pool, used,
-                nodes, scratch, rollout, mt,
-            )  # fmt: skip
-            length += 1
+        length, node, side = _descend(
+            node_cell, visits, value, proven, first_child, next_sibling, untried_count,
+            line_start, line_ids, lines, k, root_counts, root_empty, counts, occupied, path, c2,
+            solver,
+        )  # fmt: skip
+        reward, proved = proven[node], False
+        if reward == UNPROVEN:  # expand a move drawn at random, and play out from it
+            cell = _draw_untried(node, pool, untried_start, untried_count, mt)
+            won = _place(counts, side, cell, line_start, line_ids, lines, k)
+            occupied[cell] = True
+            _add_child(node, nodes, cell, node_cell, first_child, next_sibling, last_child)
+            path[length] = nodes
+            left = empties - length  # the path holds the root and one node a move
+            length, nodes, proved = length + 1, nodes + 1, won or left == 0
+            if proved:  # a win for the mover, or a draw
+                reward = 1 if won else 0
+                proven[path[length - 1]] = reward
+            else:
+                pool = _fill_untried(path[length - 1], left, root_empty, occupied, pool, used,
+                                     scratch, untried_start, untried_count)  # fmt: skip
+                used += left
+                reward = -playout(
+                    counts, 1 - side, scratch, left, rollout, mt, line_start, line_ids, lines, k
+                )
         _back_up_rewards(path, length, reward, visits, value)
         if solver and proved:
-            _back_up_proof(path, length, proven, first_child, next_sibling, tree[8])
+            _back_up_proof(path, length, proven, first_child, next_sibling, untried_count)
             if proven[0] != UNPROVEN:
                 break
     return done, nodes
 
 
-@_compile
-def _new_tree(capacity, node_cell, visits, value, proven, first_child, next_sibling):  # noqa: ANN001, ANN202
-    """The tree's arrays, cleared for ``capacity`` nodes: those given, then each node's last
-    child, where its untried moves start in the pool and how many there are."""
+@_step
+def _cleared(capacity, tree):  # noqa: ANN001, ANN202
+    """The node arrays cleared for ``capacity`` nodes, and new ones for each node's last child,
+    where its untried moves start in the pool and how many there are."""
+    node_cell, visits, value, proven, first_child, next_sibling = tree
     node_cell[:capacity] = -1
     visits[:capacity] = 0
     value[:capacity] = 0
@@ -245,28 +251,36 @@ def _new_tree(capacity, node_cell, visits, value, proven, first_child, next_sibl
     first_child[:capacity] = -1
     next_sibling[:capacity] = -1
     last_child = np.full(capacity, -1, np.int32)
-    untried_start = np.zeros(capacity, np.int64)
-    untried_count = np.zeros(capacity, np.int32)
-    return (
-        node_cell,
-        visits,
-        value,
-        proven,
-        first_child,
-        next_sibling,
-        last_child,
-        untried_start,
-        untried_count,
-    )
+    return last_child, np.zeros(capacity, np.int64), np.zeros(capacity, np.int32)
 
 
-@_compile
-def _descend(tree, board, counts, occupied, path, c2, solver):  # noqa: ANN001, ANN202
+@_step
+def _descend(  # noqa: ANN202
+    node_cell,  # noqa: ANN001
+    visits,  # noqa: ANN001
+    value,  # noqa: ANN001
+    proven,  # noqa: ANN001
+    first_child,  # noqa: ANN001
+    next_sibling,  # noqa: ANN001
+    untried_count,  # noqa: ANN001
+    line_start,  # noqa: ANN001
+    line_ids,  # noqa: ANN001
+    lines: int,
+    k: int,
+    root_counts,  # noqa: ANN001
+    root_empty,  # noqa: ANN001
+    counts,  # noqa: ANN001
+    occupied,  # noqa: ANN001
+    path,  # noqa: ANN001
+    c2: float,
+    solver: bool,
+):
     """Walk down from the root by UCT while the node has no untried move and no proven
-    result, playing the moves into ``counts`` and ``occupied``; the path's length, the node
-    reached and the side to move there (0: the root's)."""
-    node_cell, visits, value, proven, first_child, next_sibling, _, _, untried_count = tree
-    line_start, line_ids, lines, k = board
+    result, playing the moves into ``counts`` and ``occupied`` (set back to the root's
+    first); the path's length, the node reached and the side to move there (0: the root's)."""
+    counts[:] = root_counts
+    for cell in root_empty:
+        occupied[cell] = False
     node, side, length = 0, 0, 1
     path[0] = 0
     while proven[node] == UNPROVEN and untried_count[node] == 0:
@@ -291,51 +305,43 @@ def _descend(tree, board, counts, occupied, path, c2, solver):  # noqa: ANN001, 
     return length, node, side
 
 
-@_compile
-def _expand(  # noqa: ANN202
-    tree,  # noqa: ANN001
-    board,  # noqa: ANN001
-    counts,  # noqa: ANN001
-    occupied,  # noqa: ANN001
-    path,  # noqa: ANN001
-    length: int,
-    node: int,
-    side: int,
-    root_empty,  # noqa: ANN001
-    pool,  # noqa: ANN001
-    used: int,
-    nodes: int,
-    scratch,  # noqa: ANN001
-    rollout: int,
-    mt,  # noqa: ANN001
-):
-    """Add one of ``node``'s untried moves, drawn at random, as a child at the end of the
-    path, and play out from it: the reward of the player who moved into ``node``'s child,
-    whether the child's result is proven, and the pool of untried moves (grown if need be),
-    its length and the node count."""
-    node_cell, _, _, proven, first_child, next_sibling, last_child, untried_start, untried = tree
-    line_start, line_ids, lines, k = board
-    n = untried[node]
+@_step
+def _draw_untried(node, pool, untried_start, untried_count, mt):  # noqa: ANN001, ANN202
+    """One of ``node``'s untried moves, drawn at random and taken out of its pool."""
+    n = untried_count[node]
     i = int(next_double(mt) * n)
     start = untried_start[node]
     cell = pool[start + i]
     pool[start + i] = pool[start + n - 1]
-    untried[node] = n - 1
-    won = _place(counts, side, cell, line_start, line_ids, lines, k)
-    occupied[cell] = True
-    child = nodes
+    untried_count[node] = n - 1
+    return cell
+
+
+@_step
+def _add_child(node, child, cell, node_cell, first_child, next_sibling, last_child):  # noqa: ANN001, ANN202
+    """Make ``child`` the move ``cell`` of ``node``, its last child."""
     node_cell[child] = cell
     if first_child[node] < 0:
         first_child[node] = child
     else:
         next_sibling[last_child[node]] = child
     last_child[node] = child
-    path[length] = child
-    left = len(root_empty) - length  # the path holds the root and one node a move
-    if won or left == 0:  # a win for the mover, or a draw: proven
-        reward = 1 if won else 0
-        proven[child] = reward
-        return reward, True, pool, used, nodes + 1
+
+
+@_step
+def _fill_untried(  # noqa: ANN202
+    child,  # noqa: ANN001
+    left,  # noqa: ANN001
+    root_empty,  # noqa: ANN001
+    occupied,  # noqa: ANN001
+    pool,  # noqa: ANN001
+    used,  # noqa: ANN001
+    scratch,  # noqa: ANN001
+    untried_start,  # noqa: ANN001
+    untried_count,  # noqa: ANN001
+):
+    """A new node's untried moves (the ``left`` empty cells) appended to the pool (grown if
+    need be, and returned), and copied into ``scratch`` for its playout."""
     if used + left > len(pool):
         grown = np.empty(2 * len(pool) + left, np.int32)
         grown[:used] = pool[:used]
@@ -347,12 +353,11 @@ def _expand(  # noqa: ANN202
             scratch[m] = e
             m += 1
     untried_start[child] = used
-    untried[child] = left
-    reward = -playout(counts, 1 - side, scratch, left, rollout, mt, line_start, line_ids, lines, k)
-    return reward, False, pool, used + left, nodes + 1
+    untried_count[child] = left
+    return pool
 
 
-@_compile
+@_step
 def _back_up_rewards(path, length, reward, visits, value):  # noqa: ANN001, ANN202
     """Count the simulation in every node of its path, its reward for the player who moved
     into each (the root's for the root's own player)."""

@@ -15,7 +15,7 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -415,6 +415,9 @@ def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Call
     )
 
 
+_Progress = TypeVar("_Progress", bound="LazyProgress")
+
+
 class LazyProgress:
     """A progress bar on stderr that appears only once work has run for ``delay`` seconds."""
 
@@ -448,7 +451,7 @@ class LazyProgress:
             self._bar.__exit__(None, None, None)
             self._bar = None
 
-    def __enter__(self) -> LazyProgress:
+    def __enter__(self: _Progress) -> _Progress:
         return self
 
     def __exit__(self, *_exception: object) -> None:

@@ -29,8 +29,7 @@ from ttt_solve.solver.rules import Rules
 
 if TYPE_CHECKING:
     from ttt_solve.book.tableverify import TableCheck
-    from ttt_solve.book.verify import RowsCheck
-    from ttt_solve.solver.verify import Problem
+    from ttt_solve.solver.verify import Problem, RowsCheck
 
 SHOWN = 20
 

@@ -1234,7 +1234,8 @@ def _out_of_time(s: SearchTables) -> bool:
     counters[NODES] += 1
     if counters[NODES] & (CHECK_EVERY - 1) == 0 and _now() > s.deadline[0]:
         counters[TIMED_OUT] = 1
-    return counters[TIMED_OUT] != 0
+    timed_out: bool = counters[TIMED_OUT] != 0
+    return timed_out
 
 
 @kernel
