@@ -247,6 +247,15 @@ def kernel(function: _Function) -> _Function:
     return function
 
 
+def step(function: _Function) -> _Function:
+    """:func:`kernel`, compiled into each caller (Numba's ``inline="always"``): a step of the
+    search run at every node, where a call would count references to every array of
+    ``SearchTables`` it is handed, twice."""
+    if COMPILED:
+        return cast(_Function, numba.njit(cache=True, inline="always")(function))
+    return function
+
+
 def child_window(alpha: int, beta: int) -> tuple[int, int]:
     """The child's window that answers the parent's window ``(alpha, beta)``.
 
@@ -619,7 +628,7 @@ def _find_pairing(
     return _match_units(unit_cells, owner, visit, report, units, partial)
 
 
-@kernel
+@step
 def _form_units(
     defender: int,
     empty: int,
@@ -678,7 +687,7 @@ def _form_units(
     return units
 
 
-@kernel
+@step
 def _match_units(
     unit_cells: IntTable,
     owner: IntTable,
@@ -727,7 +736,7 @@ def _pairing(s: SearchTables, defender: int, empty: int, empties: int) -> int:
     return _pairing_units(s, defender, empty, empties, False)
 
 
-@kernel
+@step
 def _pairing_units(s: SearchTables, defender: int, empty: int, empties: int, partial: bool) -> int:
     """:func:`_find_pairing` for the side holding ``defender`` on ``s``' lines."""
     return _find_pairing(
@@ -995,7 +1004,7 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
     return 0
 
 
-@kernel
+@step
 def _threat_frame(
     s: SearchTables, frame: int, mine: int, theirs: int, empty: int, plies: int
 ) -> None:
@@ -1058,7 +1067,7 @@ def _order_moves(s: SearchTables, ply: int) -> int:
     return count
 
 
-@kernel
+@step
 def _weigh_moves(s: SearchTables, ply: int) -> bool:
     """Weigh each empty cell of the position at ``ply`` into ``s.weights`` by the live lines
     through it (with vertex domination, the cells on all of them go to ``s.dominance``); False
@@ -1101,7 +1110,7 @@ def _weigh_moves(s: SearchTables, ply: int) -> bool:
     return True
 
 
-@kernel
+@step
 def _kept_moves(s: SearchTables, ply: int) -> tuple[int, int]:
     """The weighed moves into ``s.orders[ply * cells:]`` as packed keys (weight, history,
     cell), but those left out: with vertex domination the dominated ones, else every dead cell
@@ -1136,7 +1145,7 @@ def _kept_moves(s: SearchTables, ply: int) -> tuple[int, int]:
     return count, skipped
 
 
-@kernel
+@step
 def _stand_for_dominated(s: SearchTables, ply: int, skipped: int) -> None:
     """Each dominated move left out (``skipped``) gets the kept move that stands above it in
     ``s.reps``, and is counted."""
@@ -1199,7 +1208,7 @@ def _play(s: SearchTables, ply: int, cell: int) -> None:
     _push_images(s, ply, (empties & 1) * s.cells + cell)
 
 
-@kernel
+@step
 def _hand_up(
     s: SearchTables, ply: int, value: int, alpha: int, zone_low: int, zone_high: int
 ) -> int:
@@ -1212,7 +1221,7 @@ def _hand_up(
     return value
 
 
-@kernel
+@step
 def _closed(s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds) -> int:
     """The window check: the node's result when its ``bounds`` (``low, high, zone_low,
     zone_high``) close the window ``(alpha, beta)`` (a lower bound at or above beta, an upper
@@ -1225,7 +1234,7 @@ def _closed(s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds) ->
     return OPEN
 
 
-@kernel
+@step
 def _out_of_time(s: SearchTables) -> bool:
     """Count a node; past the deadline, set the ``TIMED_OUT`` counter. The clock is read even
     with no deadline: reading it runs Python for a moment, where a signal's handler gets its
@@ -1238,7 +1247,7 @@ def _out_of_time(s: SearchTables) -> bool:
     return timed_out
 
 
-@kernel
+@step
 def _window(s: SearchTables, ply: int, alpha: int, beta: int) -> tuple[int, Bounds]:
     """The node's result when the game is decided within two plies, or when the fastest win
     and loss still possible close the window; else :data:`OPEN`. With the bounds those give."""
@@ -1264,7 +1273,7 @@ def _window(s: SearchTables, ply: int, alpha: int, beta: int) -> tuple[int, Boun
     return _closed(s, ply, alpha, beta, bounds), bounds
 
 
-@kernel
+@step
 def _stored_bounds(s: SearchTables, slot: int, image: int, bounds: Bounds) -> Bounds:
     """``bounds`` tightened by the table's entry at ``slot`` (zones turned to the orientation
     of the position, whose canonical image is symmetry ``image``)."""
@@ -1284,7 +1293,7 @@ def _stored_bounds(s: SearchTables, slot: int, image: int, bounds: Bounds) -> Bo
     return low, high, zone_low, zone_high
 
 
-@kernel
+@step
 def _distance_bounds(s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds) -> Bounds:
     """``bounds`` tightened where only a fast enough win matters (a distance probe): the
     fastest win of each side is bounded by the fewest stones missing from one of its live
@@ -1307,7 +1316,7 @@ def _distance_bounds(s: SearchTables, ply: int, alpha: int, beta: int, bounds: B
     return low, high, zone_low, zone_high
 
 
-@kernel
+@step
 def _proved(s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds, place: Place) -> int:
     """The proofs without search below the node: a win by continuous threats fast enough to
     reach beta, the opponent keeping the mover from completing a line (score <= 0 <= alpha),
@@ -1338,7 +1347,7 @@ def _proved(s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds, pl
     return OPEN
 
 
-@kernel
+@step
 def _without_search(
     s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds, place: Place
 ) -> tuple[int, Bounds]:
@@ -1358,7 +1367,7 @@ def _without_search(
     return closed, bounds
 
 
-@kernel
+@step
 def _double_threat(s: SearchTables, ply: int, alpha: int, place: Place) -> int:
     """A move makes two threats, and the opponent has none to answer with: a win in 3."""
     zone_low = s.full
@@ -1372,7 +1381,7 @@ def _double_threat(s: SearchTables, ply: int, alpha: int, place: Place) -> int:
     return _hand_up(s, ply, WIN3, alpha, zone_low, s.full)
 
 
-@kernel
+@step
 def _cut_off_by(s: SearchTables, cell: int, empties: int) -> None:
     """The history heuristic: a move that failed high gains the square of the empty cells
     (halving every count past :data:`HISTORY_LIMIT`)."""
@@ -1383,7 +1392,7 @@ def _cut_off_by(s: SearchTables, cell: int, empties: int) -> None:
             history[other] >>= 1
 
 
-@kernel
+@step
 def _searched(
     s: SearchTables,
     ply: int,
