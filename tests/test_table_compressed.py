@@ -85,7 +85,7 @@ def test_the_known_records_are_the_tables_where_they_speak_and_nowhere_else(
     """Each rule is exact: where the stones give a record it is the table's, and no number
     they leave holds a record they give (draws aside: the rules give one on a full board)."""
     rules = Rules(*game)
-    from ttt_solve.solver.tablebase.index import class_table
+    from ttt_solve.solver.tablebase.classes import class_table
 
     for ply, (records, _) in enumerate(solve_in_memory(rules)):
         table = class_table(rules, (ply + 1) // 2)

@@ -39,8 +39,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.index import binomials, expand, unrank_set
-from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, stone_counts
+from ttt_solve.solver.tablebase.compiled import binomials, expand_cpu, unrank_set_cpu
+from ttt_solve.solver.tablebase.index import stone_counts
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE
 
 UNKNOWN = 255
 """What :func:`known_record` returns where the stones alone do not tell: read the table."""
@@ -152,8 +153,8 @@ def _known_range(
             if number < 0 or rank == per_class:
                 number = index // per_class
                 rank = index % per_class
-                compressed = unrank_set(rank, o_count, cells - x_count, binom)
-                rep = unrank_set(rep_ranks[number], x_count, cells, binom)
+                compressed = unrank_set_cpu(rank, o_count, cells - x_count, binom)
+                rep = unrank_set_cpu(rep_ranks[number], x_count, cells, binom)
                 free = full & ~rep
             else:
                 # Gosper's hack: the next set of as many positions, in colex order
@@ -161,7 +162,9 @@ def _known_range(
                 ripple = compressed + low
                 compressed = (((ripple ^ compressed) >> 2) // low) | ripple
             rank += 1
-            out[index - start] = _known_record(rep, expand(compressed, free), ply, cells, lines, k)
+            out[index - start] = _known_record(
+                rep, expand_cpu(compressed, free), ply, cells, lines, k
+            )
     return out
 
 
@@ -183,7 +186,7 @@ def known_range(
             np.ascontiguousarray(rep_ranks, dtype=np.int64),
             comb(rules.cells - x, o),
             np.array(rules.lines, dtype=np.int64),
-            binomials(rules.cells),
+            binomials(),
         )
     )
 
@@ -204,8 +207,10 @@ def _known_numbers(
     full = (1 << int(cells)) - 1
     out = np.empty(len(numbers), dtype=np.uint8)
     for i in numba.prange(len(numbers)):
-        rep = unrank_set(rep_ranks[numbers[i] // per_class], x_count, cells, binom)
-        o = expand(unrank_set(numbers[i] % per_class, o_count, cells - x_count, binom), full & ~rep)
+        rep = unrank_set_cpu(rep_ranks[numbers[i] // per_class], x_count, cells, binom)
+        o = expand_cpu(
+            unrank_set_cpu(numbers[i] % per_class, o_count, cells - x_count, binom), full & ~rep
+        )
         out[i] = _known_record(rep, o, ply, cells, lines, k)
     return out
 
@@ -226,6 +231,6 @@ def known_numbers(
             np.ascontiguousarray(rep_ranks, dtype=np.int64),
             comb(rules.cells - x, o),
             np.array(rules.lines, dtype=np.int64),
-            binomials(rules.cells),
+            binomials(),
         )
     )
