@@ -44,6 +44,10 @@ COMMANDS = {
     "evalset": Listed(
         "ttt_solve.cli.evalset:evalset", "Write an evaluation set of decisive positions."
     ),
+    "table": Listed(
+        "ttt_solve.cli.table:table",
+        "A tablebase's own commands: build, catalogue, figures, verify.",
+    ),
 }
 """Command name -> where it lives and its line in the group's help."""
 
