@@ -34,6 +34,7 @@ def commands(book: str) -> list[tuple[str, list[str]]]:
         ("ttt query --help", [ttt, "query", "--help"]),
         ("ttt audit --help", [ttt, "audit", "--help"]),
         ("ttt solve --help", [ttt, "solve", "--help"]),
+        ("ttt table --help", [ttt, "table", "--help"]),
         ("ttt-solve --help", [script("ttt-solve"), "--help"]),
         ("ttt query (3x3 book)", [ttt, "query", "x.o/.x./...", "--db", book]),
     ]

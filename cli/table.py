@@ -24,6 +24,7 @@ from ttt_solve.cli.common import (
     stopped_by,
 )
 from ttt_solve.cli.options import HELP_SETTINGS
+from ttt_solve.solver.vocabulary import Device
 
 if TYPE_CHECKING:
     from ttt_solve.solver.tablebase.build import BuildProgress
@@ -61,8 +62,8 @@ def table() -> None:
 )
 @click.option(
     "--device",
-    type=click.Choice(["auto", "cpu", "gpu"]),
-    default="auto",
+    type=click.Choice([str(device) for device in Device]),
+    default=str(Device.AUTO),
     show_default=True,
     help="Where the ply step runs: the GPU when Numba finds one (auto), or as said.",
 )

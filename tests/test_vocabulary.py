@@ -121,6 +121,16 @@ def test_a_solve_refuses_an_unknown_method_in_one_line(tmp_path):
     assert Solve(Rules(3, 3, 3), db, method="exhaustive").method is SolveMethod.EXHAUSTIVE
 
 
+def test_a_table_build_reads_its_device_as_a_word_and_refuses_a_misspelt_one(tmp_path):
+    from ttt_solve.solver.tablebase.build import build_table
+    from ttt_solve.solver.tablebase.gpu import gpu_chosen
+
+    assert gpu_chosen(" CPU ") is False and gpu_chosen(Device.CPU) is False
+    with pytest.raises(UnknownWordError, match="^device 'tpu' is not one of cpu, gpu, auto$"):
+        build_table(Rules(3, 3, 3), tmp_path / "t", device="tpu")
+    assert not (tmp_path / "t").exists()
+
+
 def test_every_book_error_says_its_kind_in_a_word():
     classes = [BookError, *(c for c in vars(errors).values() if isinstance(c, type))]
     for error_class in classes:
