@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from html import escape
 from pathlib import Path
+from textwrap import wrap
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tests.import_graph import FLOORS  # noqa: E402
@@ -33,66 +34,88 @@ ROOMS = {
 """What each floor's picture names: a room's folder and what it holds (empty: drawn with the
 room before it on its floor)."""
 
-WIDTH = 760
-FLOOR_HEIGHT = 58
-GAP = 14
-MARGIN = 16
-LEFT = 150  # the floor's number and name
+WIDTH = 520
+"""Narrow enough to stay legible on a phone (400 px shows it at seven tenths): the rooms of a
+floor stand one under the other, and a room's line wraps."""
+MARGIN = 12
+GAP = 10  # between floors
+PAD = 6  # inside a floor, around its rooms
+LEFT = MARGIN + 116  # the floor's number and name
+ROOM_WIDTH = WIDTH - MARGIN - PAD - LEFT
+ROOM_CHARACTERS = 50  # of what a room holds, a line (12 px, about 7 px a character)
+LINE = 15
 COLOURS = ("#e8eef5", "#d7e4f0")
 EDGE = "#4a5d73"
 TEXT = "#1f2933"
 QUIET = "#5f6b7a"
 FLOOR_NAMES = ("root", "the game", "drawings", "the book", "play", "learning, reports", "fronts")
+RULE = (
+    "Each floor imports only the floors below it. A value reaches a drawing or a report "
+    "above it only from the method that shows it (_repr_svg_, _repr_html_, __repr__, text), "
+    "when it is called."
+)
 
 
 def rooms_of(floor: tuple[str, ...]) -> list[tuple[str, str]]:
-    """The rooms a floor shows, left to right."""
+    """The rooms a floor shows, top to bottom."""
     return [ROOMS[name] for name in floor if ROOMS[name][0]]
 
 
-def room(x: float, y: float, width: float, folder: str, what: str) -> str:
+def room_height(what: str) -> int:
+    return 32 + LINE * len(wrap(what, ROOM_CHARACTERS))
+
+
+def room(y: int, folder: str, what: str) -> str:
     """One room: its folder, and what it holds under it."""
-    return (
-        f'<rect x="{x:.1f}" y="{y}" width="{width:.1f}" height="{FLOOR_HEIGHT - 12}" rx="6" '
-        f'fill="#ffffff" stroke="{EDGE}"/>'
-        f'<text x="{x + width / 2:.1f}" y="{y + 19}" text-anchor="middle" font-weight="600" '
-        f'fill="{TEXT}">{escape(folder)}</text>'
-        f'<text x="{x + width / 2:.1f}" y="{y + 36}" text-anchor="middle" font-size="11" '
-        f'fill="{QUIET}">{escape(what)}</text>'
+    middle = LEFT + ROOM_WIDTH / 2
+    lines = "".join(
+        f'<text x="{middle:.1f}" y="{y + 36 + LINE * number}" text-anchor="middle" '
+        f'font-size="12" fill="{QUIET}">{escape(line)}</text>'
+        for number, line in enumerate(wrap(what, ROOM_CHARACTERS))
     )
+    return (
+        f'<rect x="{LEFT}" y="{y}" width="{ROOM_WIDTH}" height="{room_height(what) - 4}" '
+        f'rx="6" fill="#ffffff" stroke="{EDGE}"/>'
+        f'<text x="{middle:.1f}" y="{y + 19}" text-anchor="middle" font-weight="600" '
+        f'fill="{TEXT}">{escape(folder)}</text>{lines}'
+    )
+
+
+def floor_height(floor: tuple[str, ...]) -> int:
+    return max(44, sum(room_height(what) for _, what in rooms_of(floor))) + 2 * PAD
 
 
 def svg() -> str:
     """The floors, the ground at the bottom, with the rule of their imports."""
-    height = MARGIN * 2 + len(FLOORS) * (FLOOR_HEIGHT + GAP) + 40
+    rule = wrap(RULE, 64)
+    height = MARGIN * 2 + sum(floor_height(f) + GAP for f in FLOORS) + LINE * len(rule) + 4
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-        f'viewBox="0 0 {WIDTH} {height}" font-family="system-ui, sans-serif" font-size="13">',
+        f'viewBox="0 0 {WIDTH} {height}" font-family="system-ui, sans-serif" font-size="14">',
         "<title>The floors of ttt_solve: each imports only the floors below it</title>",
         f'<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>',
     ]
-    for level, floor in enumerate(FLOORS):
-        y = MARGIN + (len(FLOORS) - 1 - level) * (FLOOR_HEIGHT + GAP)
+    y = MARGIN
+    for level in reversed(range(len(FLOORS))):
+        floor = FLOORS[level]
         parts.append(
-            f'<rect x="{MARGIN}" y="{y - 6}" width="{WIDTH - 2 * MARGIN}" '
-            f'height="{FLOOR_HEIGHT}" rx="8" fill="{COLOURS[level % 2]}"/>'
-            f'<text x="{MARGIN + 12}" y="{y + 16}" font-weight="600" fill="{TEXT}">'
+            f'<rect x="{MARGIN}" y="{y}" width="{WIDTH - 2 * MARGIN}" '
+            f'height="{floor_height(floor)}" rx="8" fill="{COLOURS[level % 2]}"/>'
+            f'<text x="{MARGIN + 10}" y="{y + PAD + 18}" font-weight="600" fill="{TEXT}">'
             f"floor {level}</text>"
-            f'<text x="{MARGIN + 12}" y="{y + 33}" font-size="11" fill="{QUIET}">'
+            f'<text x="{MARGIN + 10}" y="{y + PAD + 35}" font-size="12" fill="{QUIET}">'
             f"{escape(FLOOR_NAMES[level])}</text>"
         )
-        shown = rooms_of(floor)
-        space = WIDTH - MARGIN - 10 - LEFT
-        width = (space - 10 * (len(shown) - 1)) / len(shown)
-        for index, (folder, what) in enumerate(shown):
-            parts.append(room(LEFT + index * (width + 10), y, width, folder, what))
-    bottom = MARGIN + len(FLOORS) * (FLOOR_HEIGHT + GAP) + 4
-    parts.append(
-        f'<text x="{MARGIN}" y="{bottom}" fill="{TEXT}">Each floor imports only the floors '
-        "below it. A value reaches a drawing or a report above it</text>"
-        f'<text x="{MARGIN}" y="{bottom + 18}" fill="{TEXT}">only from the method that shows '
-        "it (_repr_svg_, _repr_html_, __repr__, text), when it is called.</text>"
-    )
+        top = y + PAD
+        for folder, what in rooms_of(floor):
+            parts.append(room(top, folder, what))
+            top += room_height(what)
+        y += floor_height(floor) + GAP
+    for number, line in enumerate(rule):
+        parts.append(
+            f'<text x="{MARGIN}" y="{y + 12 + LINE * number}" font-size="13" fill="{TEXT}">'
+            f"{escape(line)}</text>"
+        )
     parts.append("</svg>")
     return "\n".join(parts) + "\n"
 
