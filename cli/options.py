@@ -124,6 +124,18 @@ def seed_option(help: str, default: int | None = 0) -> Decorator:
     )
 
 
+def sample_option(help: str) -> Decorator:
+    """``--sample N``: how many positions of each ply a tablebase's check draws."""
+    return click.option(
+        "--sample",
+        type=click.IntRange(1),
+        default=10_000,
+        show_default=True,
+        metavar="N",
+        help=help,
+    )
+
+
 def search_seconds_option(default: float, help: str) -> Decorator:
     return click.option(
         "--search-seconds", type=float, default=default, show_default=True, metavar="S", help=help

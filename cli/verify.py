@@ -22,7 +22,7 @@ from ttt_solve.cli.common import (
     game_options,
     jobs_option,
 )
-from ttt_solve.cli.options import command
+from ttt_solve.cli.options import command, sample_option, seed_option
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -42,16 +42,11 @@ SHOWN = 20
     f"{BOOK_TABLE_BYTES >> 20} MiB table).",
     memory_per_job=BOOK_TABLE_BYTES,
 )
-@click.option(
-    "--sample",
-    type=click.IntRange(1),
-    default=10_000,
-    show_default=True,
-    metavar="N",
-    help="A tablebase of more than 20 cells: positions checked in each ply, drawn at "
-    "random from its canonical positions.",
+@sample_option(
+    "A tablebase of more than 20 cells: positions checked in each ply, drawn at random from "
+    "its canonical positions."
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sample.")
+@seed_option("Seed of that sample.")
 @click.option(
     "--whole-ply",
     "whole_plies",
