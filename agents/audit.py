@@ -1,27 +1,18 @@
-"""Grading an agent's moves against the book.
+"""Grading an agent's moves against the book, and the report of an audit.
 
 The truth is the book: :class:`Truth` gives the value of a position for the side to move and
 of each move for its mover. :func:`grade_move` grades one move as ``docs/conventions.md`` defines
 (:func:`solver.value.grade`): **best**, **sound**, or a **blunder** of kind ``win->draw``,
-``win->loss`` or ``draw->loss``. Two ways to collect moves:
+``win->loss`` or ``draw->loss``; :func:`grade_game` grades one side's moves in a game.
+:func:`summarize` turns graded moves (and the moves the agent failed, :class:`Failure`) into
+accuracy (share of the positions asked in which the value was kept), perfection (share in which
+a best move was played), blunders by kind and a by-ply table; :func:`worst` picks the moves
+that cost the most.
 
-* :func:`audit_positions`: the agent moves once from every reachable non-terminal position,
-  taken up to symmetry. The agent sees the canonical orientation of each position, and each
-  graded move is **weighted** by the number of reachable positions that canonical position
-  stands for, so the weighted figures describe the agent over all reachable positions.
-* :func:`audit_games`: whole games against an opponent, colours alternating (game 1: the
-  agent is X); every move of the agent has weight 1.
-
-:func:`summarize` turns graded moves into accuracy (share of moves that keep the value),
-perfection (share that are best), blunders by kind and a by-ply table; :func:`worst` picks the
-moves that cost the most. Every task is seeded from the run's seed and the position's key (or
-the game's number), so one core and two give the same figures.
-
-An external engine (a ``cmd:`` agent, ``external = True``) runs in this process only, and a
-request it fails (``illegal``, ``timeout``, ``garbage``, ``crash``: :mod:`agents.engine`) is not
-a graded move: given a ``failures`` list, the audit appends a :class:`Failure` with the
-position and goes on (the engine restarts itself when it must); without one, the first failure
-is raised. In games mode a failure ends that game.
+What puts an agent to work (the positions posed, the games played, in one process or several)
+is :mod:`agents.grading`, whose :func:`~agents.grading.evaluate` hands back an
+:class:`AuditReport`: the figures, the moves behind them, and what the audit asked, in words
+(:attr:`AuditReport.description`). Its text and HTML are :mod:`ttt_solve.reports.audit`'s.
 """
 
 from __future__ import annotations
@@ -355,30 +346,6 @@ def summarize(
     )
 
 
-def share_text(share: float | None) -> str:
-    """A share as a percentage, or ``-`` where there is none (nothing could be judged): the
-    same in the repr, the tables and the HTML."""
-    return "-" if share is None else f"{100 * share:.2f}%"
-
-
-def headline(summary: Summary) -> str:
-    """An audit's figures in one line: accuracy and perfection over the positions asked,
-    blunders, failed moves (weighted as the positions are)."""
-    if not summary.judged:
-        return (
-            f"nothing could be judged ({summary.asked:,} positions asked, "
-            f"{summary.ungraded:,} not in the book)"
-        )
-    failed = summary.failures_total
-    return (
-        f"accuracy {share_text(summary.accuracy)}, perfection {share_text(summary.perfection)} "
-        f"of {summary.judged:,} positions asked; {summary.blunders:,} blunders in "
-        f"{summary.moves:,} moves made"
-        + (f", {failed:,} failed move{'s' if failed != 1 else ''}" if failed else "")
-        + (f", {summary.ungraded:,} not in the book" if summary.ungraded else "")
-    )
-
-
 def worst(records: Sequence[Graded], n: int = 5) -> list[Graded]:
     """The ``n`` costliest moves: blunders first, then by score given away, then weight."""
     ranked = sorted(
@@ -524,7 +491,6 @@ class AuditReport:
     book: str
     seed: int
     mode: AuditMode
-    description: str
     summary: Summary
     records: tuple[Graded, ...]
     failures: tuple[Failure, ...]
@@ -537,6 +503,8 @@ class AuditReport:
     game_values: tuple[tuple[Value, ...] | None, ...] = ()
     """Games mode: the value of each position of each game for the side to move (``None``
     for a game the book does not hold whole), for its value history."""
+    drawn: bool = False
+    """Positions mode: the sample was drawn by number from the game's index (a large game)."""
 
     def games_lost_first(self) -> list[tuple[int, GameResult]]:
         """The games with their numbers (1 for the first), lost first (forfeits first among
@@ -615,10 +583,85 @@ class AuditReport:
             out["games"] = [game_result_json(self.rules, game) for game in self.games]
         return out
 
+    @property
+    def description(self) -> str:
+        """What the audit asked, in words, with how many: ``ttt audit``'s mode line."""
+        games = None if self.games is None else len(self.games)
+        asked = asked_sentence(
+            self.mode,
+            sample=self.sample,
+            per_class=self.per_class,
+            games=games,
+            opponent=self.opponent,
+            drawn=self.drawn,
+        )
+        summary = self.summary
+        if self.mode == AuditMode.GAMES:
+            return f"{asked}; the agent's own moves are graded, and a failed move forfeits its game"
+        if self.per_class:
+            return (
+                f"{asked}: {summary.graded + summary.failed:,} boards standing for "
+                f"{summary.asked:,} reachable positions; figures are weighted by the positions "
+                f"each stands for (exact only for an agent that plays the same way in every "
+                f"orientation)"
+            )
+        return f"{asked}: {summary.asked:,} positions asked"
+
+    @property
+    def scope(self) -> str:
+        """What the audit asked in a few words, for a title (:func:`scope_phrase`)."""
+        games = None if self.games is None else len(self.games)
+        return scope_phrase(self.sample, self.per_class, games, self.opponent)
+
     def __repr__(self) -> str:
+        from ttt_solve.reports.audit import headline
+
         return f"<AuditReport of {self.agent} on {self.rules.name}: {headline(self.summary)}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.audit import audit_html
 
-        return display.audit_html(self)
+        return audit_html(self)
+
+
+def asked_sentence(
+    mode: AuditMode,
+    *,
+    sample: int | None = None,
+    per_class: bool = False,
+    games: int | None = None,
+    opponent: str | None = None,
+    drawn: bool = False,
+) -> str:
+    """What an audit asks of the agent, in words, before any figure is known: the start of
+    :attr:`AuditReport.description`, and what the web's page of an audit says while it runs
+    (``drawn``: a sample drawn by number from the game's index)."""
+    how = ", drawn by number from the game's index" if drawn else ""
+    if mode == AuditMode.GAMES:
+        return f"{games} games against {opponent}, colours alternating (game 1: the agent is X)"
+    if per_class:
+        scope = (
+            "every reachable non-terminal position, one board per symmetry class"
+            if sample is None
+            else f"a uniform random sample of {sample:,} symmetry classes of reachable "
+            f"non-terminal positions{how}"
+        )
+        return f"{scope}, each posed once in the project's orientation"
+    scope = (
+        "every reachable non-terminal position"
+        if sample is None
+        else f"a uniform random sample of {sample:,} reachable non-terminal positions{how}"
+    )
+    return f"{scope}, each posed once in its own orientation"
+
+
+def scope_phrase(
+    sample: int | None, per_class: bool, games: int | None, opponent: str | None
+) -> str:
+    """What an audit (or each audit of a curve) asks, in a few words, for a title: ``every
+    position``, ``500 sampled positions, one board per symmetry class``, ``100 games against
+    random``."""
+    if games is not None:
+        return f"{games:,} games against {opponent}"
+    asked = "every position" if sample is None else f"{sample:,} sampled positions"
+    return asked + (", one board per symmetry class" if per_class else "")

@@ -193,9 +193,9 @@ class BenchmarkReport:
         return f"<BenchmarkReport {self.summary()}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.benchmark import benchmark_html
 
-        return display.benchmark_html(self)
+        return benchmark_html(self)
 
 
 def _share(interval: Interval) -> str:

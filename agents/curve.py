@@ -12,12 +12,13 @@ blunders by kind, and the seeds' summaries and games for the caller to present.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ttt_solve.agents.audit import GameResult, Summary, Truth
+from ttt_solve.agents.audit import GameResult, Summary, Truth, scope_phrase
 from ttt_solve.agents.grading import evaluate, positions_asked
 from ttt_solve.agents.intervals import Interval, interval
 from ttt_solve.agents.parallel import AgentMaker
@@ -262,7 +263,17 @@ def run_curves(
         if progress is not None:
             progress(finished + done, total)
 
-    rival = AgentMaker(opponent, db) if isinstance(opponent, str) else opponent
+    audit = functools.partial(
+        evaluate,
+        truth=truth,
+        sample=sample,
+        per_class=per_class,
+        games=games,
+        opponent=AgentMaker(opponent, db) if isinstance(opponent, str) else opponent,
+        jobs=jobs,
+        progress=step,
+        worst_moves=0,
+    )
     curves = []
     for plan in plans:
         points = []
@@ -270,19 +281,7 @@ def run_curves(
             runs = []
             maker = point.maker or AgentMaker(point.spec, db)
             for seed in seeds:
-                report = evaluate(
-                    maker,
-                    truth,
-                    sample=sample,
-                    per_class=per_class,
-                    games=games,
-                    opponent=rival,
-                    seed=seed,
-                    jobs=jobs,
-                    progress=step,
-                    worst_moves=0,
-                    name=point.spec,
-                )
+                report = audit(maker, seed=seed, name=point.spec)
                 results = None if report.games is None else list(report.games)
                 runs.append(SeedRun(seed, report.summary, results))
                 finished += per_audit
@@ -341,15 +340,28 @@ def rate_points(
 class CurveReport:
     """Strength curves (one :class:`Curve` per agent) of one game: ``ttt curve`` prints
     :meth:`text`, its ``--json`` is :meth:`to_dict`, a notebook shows :meth:`_repr_html_`.
-    ``mode`` says what was audited ("every position", "100 games against random")."""
+    What each audit asked: every position (or ``sample`` of them; ``per_class``: one board per
+    symmetry class), or ``games`` games against ``opponent``."""
 
     rules: Rules
-    mode: str
     seeds: tuple[int, ...]
     curves: tuple[Curve, ...]
-    games_mode: bool = False
     book: str = ""  # the book's name, for JSON
     truth: str = "the book"  # the book described, for the text
+    sample: int | None = None
+    per_class: bool = False
+    games: int | None = None
+    opponent: str | None = None
+
+    @property
+    def games_mode(self) -> bool:
+        return self.games is not None
+
+    @property
+    def mode(self) -> str:
+        """What each audit asked, in a few words ("every position", "100 games against
+        random")."""
+        return scope_phrase(self.sample, self.per_class, self.games, self.opponent)
 
     @property
     def title(self) -> str:
@@ -361,9 +373,9 @@ class CurveReport:
         return _curves_dict(self)
 
     def text(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.curve import curve_lines
 
-        return "\n".join(display.curve_lines(self))
+        return "\n".join(curve_lines(self))
 
     def __repr__(self) -> str:
         lines = [f"<CurveReport {self.title}:"]
@@ -378,81 +390,82 @@ class CurveReport:
 
     def chart(self) -> Any:
         """The curves' chart (a matplotlib figure; needs the plot extra)."""
-        from ttt_solve.presentation.charts import curve_chart
+        from ttt_solve.reports.curve import curve_chart
 
         return curve_chart(list(self.curves), self.title)
 
     def _repr_html_(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.curve import curve_html
 
-        return display.curve_html(self)
+        return curve_html(self)
 
 
 def _curves_dict(report: CurveReport) -> dict[str, object]:
-    curves, rules, book = report.curves, report.rules, report.book
-    games_mode, description, seeds = report.games_mode, report.mode, list(report.seeds)
-
-    def share(value: Interval | None) -> dict[str, float] | None:
-        if value is None:
-            return None
-        return {"mean": value.mean, "low": value.low, "high": value.high}
-
     out_curves = []
-    for one in curves:
+    for one in report.curves:
         kept = one.kept_value_from
-        points = []
-        for point in one.points:
-            entry: dict[str, object] = {
-                "value": point.value,
-                "spec": point.spec,
-                "accuracy": share(point.accuracy),
-                "perfection": share(point.perfection),
-                "blunder_kinds": point.blunder_kinds(),
-                "failed_moves": point.failed_moves(),
-                "kept_value": point.kept_value,
-                "runs": [
-                    {
-                        "seed": run.seed,
-                        "asked": run.summary.asked,
-                        "moves": run.summary.moves,
-                        "failed_moves": run.summary.failures_total,
-                        "accuracy": run.summary.accuracy,
-                        "perfection": run.summary.perfection,
-                        "best": run.summary.best,
-                        "sound": run.summary.sound,
-                        "blunders": run.summary.blunders,
-                        "blunder_kinds": run.summary.kinds,
-                        "ungraded": run.summary.ungraded,
-                        "failures": run.summary.failures,
-                    }
-                    for run in point.runs
-                ],
-            }
-            if point.rating is not None:
-                entry["rating"] = {
-                    "rating": point.rating.mean,
-                    "low": point.rating.low,
-                    "high": point.rating.high,
-                }
-            if point.runs[0].games is not None:
-                entry["games"] = {
-                    side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
-                    for side, (n, won, drawn, lost) in point.results().items()
-                }
-            points.append(entry)
         out_curves.append(
             {
                 "agent": one.agent,
                 "param": one.param,
                 "kept_value_from": None if kept is None else kept.value,
-                "points": points,
+                "points": [_point_dict(point) for point in one.points],
             }
         )
     return {
-        "game": rules.as_dict(),
-        "book": book,
-        "mode": "games" if games_mode else "positions",
-        "description": description,
-        "seeds": seeds,
+        "game": report.rules.as_dict(),
+        "book": report.book,
+        "mode": "games" if report.games_mode else "positions",
+        "description": report.mode,
+        "seeds": list(report.seeds),
         "curves": out_curves,
+    }
+
+
+def _share(value: Interval | None) -> dict[str, float] | None:
+    return None if value is None else {"mean": value.mean, "low": value.low, "high": value.high}
+
+
+def _point_dict(point: Point) -> dict[str, object]:
+    """One point of a curve as plain data: its figures over the seeds, and each seed's."""
+    entry: dict[str, object] = {
+        "value": point.value,
+        "spec": point.spec,
+        "accuracy": _share(point.accuracy),
+        "perfection": _share(point.perfection),
+        "blunder_kinds": point.blunder_kinds(),
+        "failed_moves": point.failed_moves(),
+        "kept_value": point.kept_value,
+        "runs": [_run_dict(run) for run in point.runs],
+    }
+    if point.rating is not None:
+        entry["rating"] = {
+            "rating": point.rating.mean,
+            "low": point.rating.low,
+            "high": point.rating.high,
+        }
+    if point.runs[0].games is not None:
+        entry["games"] = {
+            side: {"games": n, "won": won, "drawn": drawn, "lost": lost}
+            for side, (n, won, drawn, lost) in point.results().items()
+        }
+    return entry
+
+
+def _run_dict(run: SeedRun) -> dict[str, object]:
+    """One seed's audit of a point as plain data."""
+    summary = run.summary
+    return {
+        "seed": run.seed,
+        "asked": summary.asked,
+        "moves": summary.moves,
+        "failed_moves": summary.failures_total,
+        "accuracy": summary.accuracy,
+        "perfection": summary.perfection,
+        "best": summary.best,
+        "sound": summary.sound,
+        "blunders": summary.blunders,
+        "blunder_kinds": summary.kinds,
+        "ungraded": summary.ungraded,
+        "failures": summary.failures,
     }

@@ -44,6 +44,7 @@ from ttt_solve.agents.audit import (
 from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import checked_move, derive_seed, illegal
 from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
+from ttt_solve.book.errors import ErrorKind
 from ttt_solve.book.records import GameInfo
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
@@ -78,7 +79,7 @@ estimate, in favour of a sample."""
 class AuditTooLargeError(TttError, ValueError):
     """An audit of every position of a game that has more than :data:`EVERY_POSITION_LIMIT`."""
 
-    kind = "too-many-positions"
+    kind = ErrorKind.TOO_MANY_POSITIONS
 
 
 def open_count(truth: Truth, per_class: bool) -> int:
@@ -433,33 +434,6 @@ def game_values(truth: Truth, moves: Sequence[int]) -> tuple[Any, ...] | None:
     return tuple(values)
 
 
-def positions_sentence(
-    summary: Any, sample: int | None, per_class: bool, drawn: bool = False
-) -> str:
-    """What a positions-mode audit asked, in words (``drawn``: a sample drawn by number from
-    the game's index, :func:`drawn_by_number`)."""
-    how = ", drawn by number from the game's index" if drawn else ""
-    if per_class:
-        scope = (
-            "every reachable non-terminal position, one board per symmetry class"
-            if sample is None
-            else f"a uniform random sample of {sample:,} symmetry classes of reachable "
-            f"non-terminal positions{how}"
-        )
-        return (
-            f"{scope}, each posed once in the project's orientation: "
-            f"{summary.graded + summary.failed:,} boards standing for {summary.asked:,} "
-            f"reachable positions; figures are weighted by the positions each stands for "
-            f"(exact only for an agent that plays the same way in every orientation)"
-        )
-    scope = (
-        "every reachable non-terminal position"
-        if sample is None
-        else f"a uniform random sample of {sample:,} reachable non-terminal positions{how}"
-    )
-    return f"{scope}, each posed once in its own orientation: {summary.asked:,} positions asked"
-
-
 def evaluate(
     maker: Any,
     truth: Truth,
@@ -506,14 +480,6 @@ def evaluate(
     summary = summarize(records, ungraded, failures)
     agent = name or str(getattr(maker, "spec", maker))
     opponent_name = None if games is None else str(getattr(opponent, "spec", opponent))
-    if games is None:
-        drawn = drawn_by_number(truth, sample, per_class)
-        description = positions_sentence(summary, sample, per_class, drawn)
-    else:
-        description = (
-            f"{games} games against {opponent_name}, colours alternating (game 1: the agent "
-            f"is X); the agent's own moves are graded, and a failed move forfeits its game"
-        )
     histories: tuple[tuple[Any, ...] | None, ...] = ()
     if results is not None:
         histories = tuple(game_values(truth, game.moves) for game in results)
@@ -527,7 +493,6 @@ def evaluate(
         book=book if book is not None else truth.book.display_url,
         seed=seed,
         mode=AuditMode.POSITIONS if games is None else AuditMode.GAMES,
-        description=description,
         summary=summary,
         records=tuple(records),
         failures=tuple(failures),
@@ -537,4 +502,5 @@ def evaluate(
         opponent=opponent_name,
         per_class=per_class,
         game_values=histories,
+        drawn=games is None and drawn_by_number(truth, sample, per_class),
     )

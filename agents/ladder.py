@@ -16,6 +16,7 @@ a rung's games against an agent are the same whichever other agents are rated in
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -85,17 +86,17 @@ class LadderRatings:
 
     def text(self) -> str:
         """The report ``ttt rate`` prints."""
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.ratings import ladder_text
 
-        return "\n".join(display.ladder_lines(self, self.book or "the book"))
+        return ladder_text(self)
 
     def __repr__(self) -> str:
         return f"<LadderRatings of {self.rules.name}, ladder {self.ladder.name}:\n{self.text()}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.ratings import ladder_html
 
-        return display.ladder_html(self)
+        return ladder_html(self)
 
     def rating(self, agent: str) -> Rated:
         return self.table.of(agent)
@@ -231,116 +232,176 @@ def rate_on_ladder(
     known).
     """
     check_game(book, rules)
-    makers = {}  # by the name the tables give the agent
+    makers = _makers(specs, db)
+    rungs = list(ladder.rungs)
+    if anchor is not None and anchor[0] not in rungs:
+        known = ", ".join(rungs)
+        raise LadderError(
+            f"--anchor {anchor[0]} is no rung of the ladder {ladder.name}; rungs: {known}"
+        )
+    key = LadderKey(ladder.name, games, seed)
+    cached = read_rows(book, rules, key)
+    ladder_rows = _ladder_rows(book, rules, ladder, key, cached)
+    plan = _plan(makers, rungs, cached, not ladder_rows)
+    now = _GamesNow(book, db, rules, key, makers, plan, cache, jobs, progress, estimate)
+    played = 0
+    if not ladder_rows:
+        ladder_rows, played = now.ladder(rungs)
+    fit = rate(
+        pairings_of(ladder_rows, rungs), rungs, anchor=anchor, bootstrap=bootstrap, seed=seed
+    )
+    truth = Truth(book, rules) if audit and makers else None
+    results, games_of = [], []
+    for spec in makers:
+        rating, own = _rated_agent(now, spec, rungs, cached, truth, sample, seed, jobs)
+        results.append(rating)
+        if own is not None:
+            games_of.append((spec, pairings_of(own, [*rungs, spec])))
+    return LadderRatings(
+        rules, ladder, key, fit, extend(fit, games_of), played, tuple(results), book=book.describe()
+    )
+
+
+def _makers(specs: Sequence[Any], db: str | None) -> dict[str, Any]:
+    """What makes each agent, by the name the tables give it: a spec string's maker, or the
+    maker made in a Python session (named by its spec, never cached: its code may change)."""
+    makers = {}
     for agent in specs:
         if isinstance(agent, str):
             parse_spec(agent)
             makers[agent] = AgentMaker(agent, db)
-        else:  # made in a Python session: named by its spec, never cached (it may change)
+        else:
             makers[agent.spec] = agent
-    specs = list(makers)
-    rungs = list(ladder.rungs)
-    if anchor is not None and anchor[0] not in rungs:
-        raise LadderError(
-            f"--anchor {anchor[0]} is no rung of the ladder {ladder.name}; rungs: "
-            + ", ".join(rungs)
-        )
-    key = LadderKey(ladder.name, games, seed)
-    cached = read_rows(book, rules, key)
-    ladder_rows = [row for row in cached if row.rated == LADDER]
-    expected = len(rungs) * (len(rungs) - 1)
-    if ladder_rows and len(ladder_rows) != expected:
+    return makers
+
+
+def _plan(
+    makers: dict[str, Any], rungs: list[str], cached: Sequence[LadderRow], ladder: bool
+) -> list[tuple[str, str]]:
+    """The pairs that play now, in order: the ladder's own (when ``ladder``), then each agent
+    not a rung against each rung, unless its games are cached (and may be)."""
+    plan = list(itertools.combinations(rungs, 2)) if ladder else []
+    cached_agents = {row.rated for row in cached if _cacheable(makers.get(row.rated))}
+    new_agents = [spec for spec in makers if spec not in rungs and spec not in cached_agents]
+    return plan + [(spec, rung) for spec in new_agents for rung in rungs]
+
+
+def _ladder_rows(
+    book: Any, rules: Rules, ladder: LadderSpec, key: LadderKey, cached: Sequence[LadderRow]
+) -> list[LadderRow]:
+    """The ladder's own games among the cached rows: none, or one row per pair and colour."""
+    rows = [row for row in cached if row.rated == LADDER]
+    expected = len(ladder.rungs) * (len(ladder.rungs) - 1)
+    if rows and len(rows) != expected:
         raise book.damaged(
-            f"its cached ladder {ladder.name} of {rules.name} has {len(ladder_rows)} rows of "
-            f"{expected}",
+            f"its cached ladder {ladder.name} of {rules.name} has {len(rows)} rows of {expected}",
             rules,
         )
-    new_agents = list(dict.fromkeys(s for s in specs if s not in rungs))
-    cached_agents = {row.rated for row in cached if _cacheable(makers.get(row.rated))}
-    plan = (
-        []
-        if ladder_rows
-        else [(rungs[i], rungs[j]) for i in range(len(rungs)) for j in range(i + 1, len(rungs))]
+    return rows
+
+
+def _rated_agent(
+    now: _GamesNow,
+    spec: str,
+    rungs: list[str],
+    cached: Sequence[LadderRow],
+    truth: Truth | None,
+    sample: int | None,
+    seed: int,
+    jobs: int,
+) -> tuple[AgentRating, list[LadderRow] | None]:
+    """One agent against the rungs: its games from the cache or played now (``None`` for a
+    rung, whose games are the ladder's), and its audit when there is a ``truth``."""
+    played, forfeits, own = 0, None, None
+    if spec not in rungs:
+        cacheable = _cacheable(now.makers[spec])
+        own = [row for row in cached if row.rated == spec] if cacheable else []
+        if not own:
+            own, forfeits = now.play([*rungs, spec], [(len(rungs), k) for k in range(len(rungs))])
+            if cacheable:
+                own = now.stored(spec, own)
+            played = len(rungs) * now.key.games
+    if truth is None:
+        return AgentRating(spec, played, sample=sample, forfeits=forfeits), own
+    summary = evaluate(
+        now.makers[spec], truth, sample=sample, seed=seed, jobs=jobs, worst_moves=0
+    ).summary
+    rating = AgentRating(
+        spec,
+        played,
+        summary.accuracy,
+        summary.perfection,
+        summary.graded + summary.failed,
+        sample,
+        forfeits,
+        summary.failures_total,
     )
-    plan += [(spec, rung) for spec in new_agents if spec not in cached_agents for rung in rungs]
-    to_play = games * len(plan)
-    clock = _Clock([pair for pair in plan for _ in range(games)])
-    done = 0
+    return rating, own
 
-    def counting(finished: int, _total: int) -> None:
-        if estimate is not None:
-            estimate(clock.seconds_left(done + finished))
-        if progress is not None:
-            progress(done + finished, to_play)
 
-    def play(names: list[str], pairs: list[tuple[int, int]]) -> tuple[list[LadderRow], int]:
+class _GamesNow:
+    """The games a rating plays now (``plan``: one pair of agents per ``key.games`` games, in
+    the order played), counted for the progress and the estimate of the time left, and cached
+    a batch at a time."""
+
+    def __init__(
+        self,
+        book: Any,
+        db: str | None,
+        rules: Rules,
+        key: LadderKey,
+        makers: dict[str, Any],
+        plan: list[tuple[str, str]],
+        cache: bool,
+        jobs: int,
+        progress: Callable[[int, int], None] | None,
+        estimate: Callable[[float | None], None] | None,
+    ) -> None:
+        self.book, self.db, self.rules, self.key, self.makers = book, db, rules, key, makers
+        self.cache, self.jobs = cache, jobs
+        self.progress, self.estimate = progress, estimate
+        self.clock = _Clock([pair for pair in plan for _ in range(key.games)])
+        self.total = key.games * len(plan)
+        self.done = 0
+
+    def _counting(self, finished: int, _total: int) -> None:
+        if self.estimate is not None:
+            self.estimate(self.clock.seconds_left(self.done + finished))
+        if self.progress is not None:
+            self.progress(self.done + finished, self.total)
+
+    def play(self, names: list[str], pairs: list[tuple[int, int]]) -> tuple[list[LadderRow], int]:
         """The pairs' games as cache rows, and the games the last name forfeited."""
-        nonlocal done
-        clock.last = time.perf_counter()  # what came between (a fit, an audit) is no game's
-        players = [makers.get(name) or AgentMaker(name, db) for name in names]
+        self.clock.last = time.perf_counter()  # what came between (a fit, an audit) is no game's
+        players = [self.makers.get(name) or AgentMaker(name, self.db) for name in names]
         pairings = play_pairs(
             players,
-            rules,
+            self.rules,
             pairs,
-            games,
-            seed=seed,
+            self.key.games,
+            seed=self.key.seed,
             names=[identity(player) for player in players],
             salt=SALT,
-            book=book,
-            jobs=jobs,
-            progress=counting,
+            book=self.book,
+            jobs=self.jobs,
+            progress=self._counting,
         )
-        done += len(pairs) * games
+        self.done += len(pairs) * self.key.games
         last = len(names) - 1
         forfeits = sum(p.a_forfeits if p.a == last else p.b_forfeits for p in pairings)
         return rows_of(pairings, names), forfeits
 
-    played = 0
-    if not ladder_rows:
-        pairs = [(i, j) for i in range(len(rungs)) for j in range(i + 1, len(rungs))]
-        ladder_rows, _ = play(rungs, pairs)
-        if cache and not write_batch(book, rules, key, LADDER, ladder_rows):
-            ladder_rows = [row for row in read_rows(book, rules, key) if row.rated == LADDER]
-        played = len(pairs) * games
-    fit = rate(
-        pairings_of(ladder_rows, rungs), rungs, anchor=anchor, bootstrap=bootstrap, seed=seed
-    )
-    truth = Truth(book, rules) if audit and specs else None
-    results, games_of = [], []
-    for spec in dict.fromkeys(specs):
-        agent_played, forfeits = 0, None
-        if spec not in rungs:
-            cacheable = _cacheable(makers[spec])
-            own = [row for row in cached if row.rated == spec] if cacheable else []
-            if not own:
-                names = [*rungs, spec]
-                own, forfeits = play(names, [(len(rungs), k) for k in range(len(rungs))])
-                if cache and cacheable and not write_batch(book, rules, key, spec, own):
-                    own = [row for row in read_rows(book, rules, key) if row.rated == spec]
-                agent_played = len(rungs) * games
-            games_of.append((spec, pairings_of(own, [*rungs, spec])))
-        accuracy = perfection = failed = None
-        graded = 0
-        if truth is not None:
-            report = evaluate(
-                makers[spec], truth, sample=sample, seed=seed, jobs=jobs, worst_moves=0
-            )
-            summary = report.summary
-            accuracy, perfection = summary.accuracy, summary.perfection
-            graded, failed = summary.graded + summary.failed, summary.failures_total
-        results.append(
-            AgentRating(spec, agent_played, accuracy, perfection, graded, sample, forfeits, failed)
-        )
-    return LadderRatings(
-        rules,
-        ladder,
-        key,
-        fit,
-        extend(fit, games_of),
-        played,
-        tuple(results),
-        book=book.describe(),
-    )
+    def ladder(self, rungs: list[str]) -> tuple[list[LadderRow], int]:
+        """The ladder's own games, every pair of rungs, played and cached; and their number."""
+        pairs = list(itertools.combinations(range(len(rungs)), 2))
+        return self.stored(LADDER, self.play(rungs, pairs)[0]), len(pairs) * self.key.games
+
+    def stored(self, rated: str, rows: list[LadderRow]) -> list[LadderRow]:
+        """``rated``'s rows played now, cached (unless the book cannot be written): those of
+        another process when it cached the same games first."""
+        if self.cache and not write_batch(self.book, self.rules, self.key, rated, rows):
+            return [row for row in read_rows(self.book, self.rules, self.key) if row.rated == rated]
+        return rows
 
 
 class _Clock:

@@ -20,14 +20,10 @@ the tree's arrays.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
-
-import numpy as np
 
 from ttt_solve.agents.base import Agent
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.rules import Rules
 
 ROLLOUTS = ("random", "heuristic")
 """Playout policies, in the kernel's numbering."""
@@ -78,33 +74,6 @@ class Node:
         return out
 
 
-class LineTables:
-    """The lines through each cell of a game, as the kernel reads them (CSR arrays)."""
-
-    def __init__(self, rules: Rules) -> None:
-        index = {mask: i for i, mask in enumerate(rules.lines)}
-        starts, ids = [0], []
-        for cell in range(rules.cells):
-            ids += [index[mask] for mask in rules.lines_through[cell]]
-            starts.append(len(ids))
-        self.lines = len(rules.lines)
-        self.line_start = np.array(starts, np.int32)
-        self.line_ids = np.array(ids, np.int32)
-
-    def counts(self, me: int, opp: int, rules: Rules) -> np.ndarray:
-        """Stones of the side to move (row 0) and of its opponent (row 1) in every line."""
-        counts = np.zeros(2 * self.lines, np.int32)
-        for side, stones in enumerate((me, opp)):
-            for i, mask in enumerate(rules.lines):
-                counts[side * self.lines + i] = (stones & mask).bit_count()
-        return counts
-
-
-@lru_cache(maxsize=32)
-def line_tables(rules: Rules) -> LineTables:
-    return LineTables(rules)
-
-
 class MctsAgent(Agent):
     """UCT with ``iterations`` simulations per move."""
 
@@ -151,7 +120,11 @@ class MctsAgent(Agent):
 
     def tree(self, position: Position) -> Node:
         """Run the search from ``position`` (not over) and return the root node."""
-        from ttt_solve.agents.mcts_kernel import MT_N, node_arrays, search
+        # The compiled loop and its arrays load Numba and NumPy: on the first search, not
+        # with the agent (an agent's name in a help text costs nothing).
+        import numpy as np
+
+        from ttt_solve.agents.mcts_kernel import MT_N, line_tables, node_arrays, search
 
         rules = position.rules
         t = line_tables(rules)
@@ -164,17 +137,14 @@ class MctsAgent(Agent):
         done, _nodes = search(
             t.counts(me, opp, rules),
             empty,
-            t.line_start,
-            t.line_ids,
-            t.lines,
-            rules.k,
+            (t.line_start, t.line_ids, t.lines, rules.k),
             rules.cells,
             self.iterations,
             float(self.c),
             ROLLOUTS.index(self.rollout),
             self.solver,
             mt,
-            *arrays,
+            arrays,
         )
         self.rng.setstate((version, tuple(mt.tolist()), gauss))
         self.simulations += done

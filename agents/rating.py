@@ -470,12 +470,7 @@ def rate(
     likelihood when the model fits the games, from :data:`RESAMPLES` resamples when it
     misfits them."""
     n = len(names)
-    if n < 2:
-        raise RatingError("ratings need at least two agents")
-    if prior_draws < 0:
-        raise RatingError(f"the prior's virtual draws must be >= 0, got {prior_draws}")
-    games = _games(pairings, prior_draws)
-    _check_connected(games, n, names)
+    games = _checked_games(pairings, names, prior_draws)
     matrix, anchor_name, anchor_rating = _anchoring(names, anchor)
     free = np.ones(n + 2, bool)
     free[0] = False  # entrant 0 is the reference of the fit; the anchor is applied after
@@ -487,48 +482,19 @@ def rate(
     # Anchored ratings, then h and ln nu, as a linear map of theta.
     transform = np.eye(n + 2)
     transform[:n, :n] = matrix
-    resamples, reason = bootstrap, f"asked for ({bootstrap} resamples)"
-    if bootstrap <= 0 and goodness is not None and goodness.rejected:
-        resamples = RESAMPLES
-        reason = (
-            f"the model misfits the games (p < {REJECTED_P:g}), so the likelihood's curvature "
-            f"would understate their uncertainty"
-        )
-    elif bootstrap <= 0:
-        reason = (
-            "the model fits the games"
-            if goodness is not None
-            else "no degree of freedom left to test the model"
-        )
+    resamples, reason = _interval_method(bootstrap, goodness)
     covariance = transform @ _covariance(hessian, free) @ transform.T
-    intervals = [
-        normal_interval(ratings[i], math.sqrt(max(covariance[i, i], 0.0))) for i in range(n)
-    ]
-    first_move = (
-        normal_interval(float(theta[n]), math.sqrt(covariance[n, n])) if known_colours else None
-    )
+    _, intervals, first_move = _curvature(covariance, [*ratings, float(theta[n])], known_colours)
     if resamples > 0:
-        generator = np.random.default_rng(seed)
-        samples = []
-        for _ in range(resamples):
-            fitted, _ = _fit(games, _resample(games, generator), theta, free)
-            samples.append(transform @ fitted + np.r_[np.full(n, anchor_rating), 0.0, 0.0])
-        table = np.array(samples)
-        resampled = np.atleast_2d(np.cov(table, rowvar=False))
-        boot = [percentile_interval(ratings[i], table[:, i].tolist()) for i in range(n)]
-        boot_first = (
-            percentile_interval(float(theta[n]), table[:, n].tolist()) if known_colours else None
-        )
+        offset = np.r_[np.full(n, anchor_rating), 0.0, 0.0]
+        table = _bootstrap(games, theta, free, transform, offset, resamples, seed)
+        booted = _spread(table, [*ratings, float(theta[n])], known_colours)
         if bootstrap > 0:  # asked for: the bootstrap's alone
-            covariance, intervals, first_move = resampled, boot, boot_first
+            covariance, intervals, first_move = booted
         else:
-            # A bootstrap of few games a cell can be narrower than the model's curvature (a
-            # cell of two wins resamples as two wins): a misfit never narrows an interval.
-            intervals = [_wider(one, other) for one, other in zip(intervals, boot)]
-            if first_move is not None and boot_first is not None:
-                first_move = _wider(first_move, boot_first)
-            if np.trace(resampled[:n, :n]) > np.trace(covariance[:n, :n]):
-                covariance = resampled
+            covariance, intervals, first_move = _wider_of(
+                (covariance, intervals, first_move), booted
+            )
             reason += "; each interval is the wider of the bootstrap's and the curvature's"
     totals = {s.entrant: (s.games, s.points) for s in standings(pairings, n)}
     return Ratings(
@@ -546,6 +512,92 @@ def rate(
         goodness,
         reason,
     )
+
+
+def _checked_games(pairings: Sequence[Pairing], names: Sequence[str], prior_draws: float) -> _Games:
+    """The games of a fit, refused where no fit can be made: fewer than two agents, a prior
+    of fewer than no draws, or agents in groups that never met."""
+    if len(names) < 2:
+        raise RatingError("ratings need at least two agents")
+    if prior_draws < 0:
+        raise RatingError(f"the prior's virtual draws must be >= 0, got {prior_draws}")
+    games = _games(pairings, prior_draws)
+    _check_connected(games, len(names), names)
+    return games
+
+
+def _interval_method(bootstrap: int, goodness: Fit | None) -> tuple[int, str]:
+    """How a fit's intervals are found, and why: ``bootstrap`` resamples when asked; else
+    :data:`RESAMPLES` of them where the model misfits the games; else none (the likelihood's
+    curvature)."""
+    if bootstrap > 0:
+        return bootstrap, f"asked for ({bootstrap} resamples)"
+    if goodness is not None and goodness.rejected:
+        return RESAMPLES, (
+            f"the model misfits the games (p < {REJECTED_P:g}), so the likelihood's curvature "
+            f"would understate their uncertainty"
+        )
+    if goodness is not None:
+        return bootstrap, "the model fits the games"
+    return bootstrap, "no degree of freedom left to test the model"
+
+
+def _bootstrap(
+    games: _Games,
+    theta: np.ndarray,
+    free: np.ndarray,
+    transform: np.ndarray,
+    offset: np.ndarray,
+    resamples: int,
+    seed: int,
+) -> np.ndarray:
+    """The fit redone on ``resamples`` resamples of the games (from a generator seeded with
+    ``seed``), a row each: its parameters through ``transform``, plus ``offset``."""
+    generator = np.random.default_rng(seed)
+    samples = []
+    for _ in range(resamples):
+        fitted, _ = _fit(games, _resample(games, generator), theta, free)
+        samples.append(transform @ fitted + offset)
+    return np.array(samples)
+
+
+Spread = tuple[np.ndarray, list[Interval], Interval | None]
+"""Ratings' covariance, their intervals and the first move's."""
+
+
+def _curvature(covariance: np.ndarray, estimates: list[float], known_colours: bool) -> Spread:
+    """The normal intervals of the ``estimates`` (the ratings, then the first move's) from the
+    likelihood's curvature, their ``covariance``."""
+    n = len(estimates) - 1
+    intervals = [
+        normal_interval(estimates[i], math.sqrt(max(covariance[i, i], 0.0))) for i in range(n)
+    ]
+    first = normal_interval(estimates[n], math.sqrt(covariance[n, n])) if known_colours else None
+    return covariance, intervals, first
+
+
+def _spread(table: np.ndarray, estimates: list[float], known_colours: bool) -> Spread:
+    """The spread of the refits in ``table`` (a row each): their covariance, and the
+    percentile intervals around the ``estimates`` (the ratings, then the first move's)."""
+    n = len(estimates) - 1
+    intervals = [percentile_interval(estimates[i], table[:, i].tolist()) for i in range(n)]
+    first = percentile_interval(estimates[n], table[:, n].tolist()) if known_colours else None
+    return np.atleast_2d(np.cov(table, rowvar=False)), intervals, first
+
+
+def _wider_of(curvature: Spread, bootstrap: Spread) -> Spread:
+    """Each interval the wider of the curvature's and the bootstrap's, and the larger
+    covariance: a bootstrap of few games a cell can be narrower than the model's curvature (a
+    cell of two wins resamples as two wins), and a misfit never narrows an interval."""
+    covariance, intervals, first_move = curvature
+    resampled, boot, boot_first = bootstrap
+    n = len(intervals)
+    intervals = [_wider(one, other) for one, other in zip(intervals, boot)]
+    if first_move is not None and boot_first is not None:
+        first_move = _wider(first_move, boot_first)
+    if np.trace(resampled[:n, :n]) > np.trace(covariance[:n, :n]):
+        covariance = resampled
+    return covariance, intervals, first_move
 
 
 def extend(ladder: Ratings, agents: Sequence[tuple[str, Sequence[Pairing]]]) -> Ratings:
@@ -577,18 +629,9 @@ def extend(ladder: Ratings, agents: Sequence[tuple[str, Sequence[Pairing]]]) -> 
     totals = [(one.games, one.points) for one in by_entrant]
     generator = np.random.default_rng(ladder.seed)
     for index, (_, pairings) in enumerate(agents):
-        games = _games(pairings, ladder.prior_draws)
-        theta = np.array([*ladder_ratings, 0.0, first_move, math.log(ladder.nu)])
-        theta[n] = sum(ladder_ratings) / n  # a start inside the ladder
-        free = np.zeros(n + 3, bool)
-        free[n] = True
-        fitted, hessian = _fit(games, games.counts, theta, free)
-        ratings[n + index] = float(fitted[n])
-        others = [*range(n), n + 1, n + 2]
-        gradients[index] = -hessian[n, others] / hessian[n, n]
-        own[index] = 1 / -hessian[n, n]
-        if ladder.method == "bootstrap" and ladder.resamples > 1:
-            own[index] = _resampled_variance(games, fitted, free, ladder.resamples, generator)
+        ratings[n + index], gradients[index], own[index] = _fit_against(
+            ladder, ladder_ratings, first_move, pairings, generator
+        )
         standing = {s.entrant: s for s in standings(pairings, n + 1)}[n]
         totals.append((standing.games, standing.points))
     # Every rating by entrant, then h and ln nu; the agents' rows through their gradients.
@@ -617,6 +660,32 @@ def extend(ladder: Ratings, agents: Sequence[tuple[str, Sequence[Pairing]]]) -> 
         ladder.goodness,
         ladder.reason,
     )
+
+
+def _fit_against(
+    ladder: Ratings,
+    ladder_ratings: list[float],
+    first_move: float,
+    pairings: Sequence[Pairing],
+    generator: Any,
+) -> tuple[float, np.ndarray, float]:
+    """One agent's rating fitted to its games against the ladder, everything else held: the
+    rating, its sensitivity to each held parameter (the ladder's ratings, h, ln nu), and the
+    variance its own games give it (the curvature's, or the resamples' when the ladder's
+    intervals are a bootstrap's)."""
+    n = len(ladder_ratings)
+    games = _games(pairings, ladder.prior_draws)
+    theta = np.array([*ladder_ratings, 0.0, first_move, math.log(ladder.nu)])
+    theta[n] = sum(ladder_ratings) / n  # a start inside the ladder
+    free = np.zeros(n + 3, bool)
+    free[n] = True
+    fitted, hessian = _fit(games, games.counts, theta, free)
+    others = [*range(n), n + 1, n + 2]
+    gradient = -hessian[n, others] / hessian[n, n]
+    own = 1 / -hessian[n, n]
+    if ladder.method == "bootstrap" and ladder.resamples > 1:
+        own = _resampled_variance(games, fitted, free, ladder.resamples, generator)
+    return float(fitted[n]), gradient, own
 
 
 def _resampled_variance(

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-import numpy as np
-
 from ttt_solve.solver.rules import Rules
 
 WIN_TABLE_CELLS = 20
@@ -89,6 +87,8 @@ class Tables:
 
 def _win_table(rules: Rules) -> bytes:
     """``table[stones] == 1`` iff the stone set holds a line; built array-at-a-time."""
+    import numpy as np  # here, not with the agents: their names fill help texts
+
     stones = np.arange(1 << rules.cells, dtype=np.int64)
     table = np.zeros(1 << rules.cells, dtype=np.uint8)
     for m in rules.lines:

@@ -230,14 +230,14 @@ class TournamentResult:
 
     def text(self) -> str:
         """The report ``ttt tournament`` prints: the matrix, the standings, the ratings."""
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.tournament import tournament_lines
 
-        return "\n".join(display.tournament_lines(self))
+        return "\n".join(tournament_lines(self))
 
     def __repr__(self) -> str:
         return f"<TournamentResult on {self.rules.name}:\n{self.text()}>"
 
     def _repr_html_(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.tournament import tournament_html
 
-        return display.tournament_html(self)
+        return tournament_html(self)

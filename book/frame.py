@@ -41,7 +41,6 @@ from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
 COLUMNS = ("position", "ply", "to_move", "value", "remoteness", "best_moves", "images")
-FORMATS = ("csv", "jsonl", "parquet")
 VALUE_NAMES = tuple(Outcome.from_sign(sign).value for sign in (-1, 0, 1))
 """The values' names by stored value + 1: loss, draw, win."""
 _CHARS = (ord("."), ord("x"), ord("o"), ord("?"))  # "?": both stones, which no row holds

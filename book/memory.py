@@ -26,9 +26,6 @@ from ttt_solve.solver.rules import Rules
 if TYPE_CHECKING:
     from ttt_solve.book.reader import Book
 
-DEFAULT_MAX_ROWS = 2_000_000
-"""Rows ``ttt serve`` keeps in memory unless told otherwise: 4x4 k=4 and the smaller games,
-about 30 MiB at most."""
 
 _LOAD_BATCH = 10_000
 """Rows turned into NumPy columns at a time while loading."""

@@ -71,9 +71,9 @@ class Analysis(NamedTuple):
         )
 
     def _repr_html_(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.analysis import analysis_html
 
-        return display.analysis_html(self)
+        return analysis_html(self)
 
 
 class MoveProver(Protocol):

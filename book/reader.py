@@ -35,6 +35,7 @@ from ttt_solve.book.errors import (
     BookError,
     BookNotFoundError,
     DamagedBookError,
+    ErrorKind,
     GameNotFoundError,
     PositionNotFoundError,
     SchemaVersionError,
@@ -583,7 +584,9 @@ def _check_schema(rows: Catalogue, db: str, create: bool) -> None:
         refuse_foreign_tables(tables, db)
         if not create:
             raise BookNotFoundError(
-                f"{db} is not a ttt-solve book: it holds no tables", database=db, kind="not-a-book"
+                f"{db} is not a ttt-solve book: it holds no tables",
+                database=db,
+                kind=ErrorKind.NOT_A_BOOK,
             )
         return
     version = read_version(rows.schema_version(), db)
@@ -594,14 +597,14 @@ def _check_schema(rows: Catalogue, db: str, create: bool) -> None:
             f"expected {SCHEMA_VERSION}",
             database=db,
             rules=_first_rules(rows),
-            kind="older-schema",
+            kind=ErrorKind.OLDER_SCHEMA,
         )
     missing = [name for name in ("games", TABLE) if name not in tables]
     if missing and not create:
         raise DamagedBookError(
             f"book {db} looks damaged: it has no {' and no '.join(missing)} table",
             database=db,
-            kind="damaged-tables",
+            kind=ErrorKind.DAMAGED_TABLES,
         )
 
 
@@ -624,7 +627,7 @@ def _make_book_folder(path: str, db: str) -> None:
         raise BookNotFoundError(
             f"cannot make the folder of the book {hide_password(db)[:200]}: {problem}",
             database=db,
-            kind="unwritable-folder",
+            kind=ErrorKind.UNWRITABLE_FOLDER,
         )
 
 
@@ -643,7 +646,7 @@ def open_book(
     """
     path = sqlite_file(db)
     if path is not None and not create and not os.path.exists(path):
-        raise BookNotFoundError(f"no book at {db}", database=db, kind="no-book")
+        raise BookNotFoundError(f"no book at {db}", database=db, kind=ErrorKind.NO_BOOK)
     if path is not None and create:
         _make_book_folder(path, db)
     errors: tuple[type[BaseException], ...] = (sqlite3.Error,)

@@ -55,6 +55,15 @@ class SolveMethod(Word):
     TABLE = "table"
 
 
+class ExportFormat(Word):
+    """The forms a game's rows are exported in (:mod:`book.frame`): CSV with a header row, one
+    JSON object per line, or a Parquet file."""
+
+    CSV = "csv"
+    JSONL = "jsonl"
+    PARQUET = "parquet"
+
+
 class GameInfo(NamedTuple):
     """A solved game as the ``games`` table describes it."""
 

@@ -19,9 +19,10 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from ttt_solve.book.errors import BookError, GameExistsError
+from ttt_solve.book.defaults import DEFAULT_BOOK_DEPTH
+from ttt_solve.book.errors import BookError, ErrorKind, GameExistsError
 from ttt_solve.book.reader import Book, open_book
 from ttt_solve.book.records import GameInfo, SolveMethod
 from ttt_solve.book.urls import sqlite_file, unwritable_reason
@@ -38,7 +39,8 @@ if TYPE_CHECKING:
     from ttt_solve.solver.plytable import PlyTable
     from ttt_solve.solver.prover.opening import OpeningBookBuilder
 
-DEFAULT_BOOK_DEPTH = 2
+    Solver = DaskSolver | ExhaustiveSolver | OpeningBookBuilder
+
 WORKDIR_POSITIONS = 2_000_000
 """Solves estimated above this many canonical positions keep their plies on disk (resumable)."""
 
@@ -49,13 +51,17 @@ Counter = Callable[[int, int], None]
 
 
 class SolveError(TttError, ValueError):
-    """A solve that cannot run as asked: ``rules`` is the game, ``kind`` the problem
-    (``"needs-opening-book"``: too large for an exhaustive solve; ``"depth-past-end"``;
-    ``"unwritable"``: ``database`` cannot be written; ...); the command line adds what to ask
-    for instead."""
+    """A solve that cannot run as asked: ``rules`` is the game, ``kind`` the problem (an
+    :class:`~ttt_solve.book.errors.ErrorKind`: ``needs-opening-book``, too large for an
+    exhaustive solve; ``depth-past-end``; ``unwritable``, ``database`` cannot be written; ...);
+    the command line adds what to ask for instead."""
 
     def __init__(
-        self, rules: Rules, reason: str, kind: str = "solve", database: str | None = None
+        self,
+        rules: Rules,
+        reason: str,
+        kind: ErrorKind = ErrorKind.SOLVE,
+        database: str | None = None,
     ) -> None:
         super().__init__(reason)
         self.rules = rules
@@ -92,7 +98,7 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
                 rules,
                 f"{rules.name} has {rules.cells} cells; a table is made for boards of at most "
                 f"{MAX_TABLE_CELLS} cells (larger boards: --method alphabeta)",
-                "too-large-for-table",
+                ErrorKind.TOO_LARGE_FOR_TABLE,
             )
         return SolveMethod.TABLE, "asked for with --method table"
     if not fits_book(rules):
@@ -113,7 +119,7 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
                 rules,
                 f"{rules.name} is too large to enumerate ({size}), and it has {rules.cells} "
                 f"cells: an exhaustive solve holds boards of at most {KEY_CELLS_LIMIT}",
-                "needs-opening-book",
+                ErrorKind.NEEDS_OPENING_BOOK,
             )
         return SolveMethod.ALPHABETA, f"too large to enumerate ({size}; {rules.cells} cells)"
     if method == SolveMethod.ALPHABETA:
@@ -131,7 +137,7 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
         raise SolveError(
             rules,
             f"{rules.name} is too large to enumerate on this machine ({size})",
-            "needs-opening-book",
+            ErrorKind.NEEDS_OPENING_BOOK,
         )
     table = (
         " (--method table builds every position's value in a tablebase)"
@@ -205,33 +211,16 @@ class Solve:
         progress: Counter | None = None,
         writing: Counter | None = None,
     ) -> None:
-        try:
-            method = None if method is None else SolveMethod.parse(method, "method")
-        except UnknownWordError as error:
-            raise SolveError(rules, str(error)) from None
-        if engine not in ENGINES:
-            raise SolveError(rules, f"engine {engine!r} is not one of {', '.join(ENGINES)}")
-        if engine == "dask":
-            if method in (SolveMethod.ALPHABETA, SolveMethod.TABLE):
-                raise SolveError(rules, "the dask engine runs the exhaustive method only")
-            self.method, self.reason = SolveMethod.EXHAUSTIVE, "asked for with --engine dask"
-        else:
-            self.method, self.reason = choose_method(rules, method)
-        if book_depth is not None and book_depth > rules.cells:
-            raise SolveError(
-                rules,
-                f"book depth {book_depth} is past the end: every {rules.name} game ends by ply "
-                f"{rules.cells} (its number of cells)",
-                "depth-past-end",
-            )
-        self.depth = None
+        self.method, self.reason = _method(rules, method, engine)
+        self.depth = _last_ply(rules, self.method, book_depth)
         """The last ply to store: ``None`` for every position (an exhaustive solve)."""
-        if self.method == SolveMethod.ALPHABETA:
-            self.depth = DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
         unwritable = unwritable_reason(db)
         if unwritable is not None:  # found now, not after a solve of hours
             raise SolveError(
-                rules, f"cannot write the book {db}: {unwritable}", "unwritable", database=db
+                rules,
+                f"cannot write the book {db}: {unwritable}",
+                ErrorKind.UNWRITABLE,
+                database=db,
             )
         self.rules = rules
         self.db = db
@@ -317,18 +306,41 @@ class Solve:
         started = time.perf_counter()
         if self.method == SolveMethod.TABLE:
             return self._solve_table(book, started)
-        dask_solver: DaskSolver | None = None
-        solver: ExhaustiveSolver | OpeningBookBuilder | None = None
-        builder: OpeningBookBuilder | None = None
-        depth = self.depth
+        work = self._solver()
+        try:
+            # Solve first, write after: the book's write lock is then held only while writing.
+            # (Large solves keep their plies on disk, so this list holds memory maps.) The
+            # exhaustive solver's backward pass is the exception: it runs while the writer
+            # stores the plies it has backed up (measured faster, see docs/solving.md).
+            plies, rows = self._plies(work)
+            info = self._write(book, plies, rows, started)
+            self.solved = True
+            self._clear(work)  # stored: the work kept for a rerun is no longer needed
+        except GameExistsError as exists:  # stored meanwhile, holding at least as much
+            self.warn(
+                f"{rules.name} was solved by another run meanwhile{stored_as(exists.game)}, "
+                f"which holds every position this one would; --force solves it again."
+            )
+            info = exists.game
+            self._clear(work)
+        finally:
+            if self.engine != "dask":  # whatever happened: the work folder is free for the next run
+                cast("ExhaustiveSolver | OpeningBookBuilder", work).store.release()
+        if self.workdir is not None:
+            with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
+                os.rmdir(os.path.dirname(self.workdir))
+        return info
+
+    def _solver(self) -> Solver:
+        """What solves the game, as the method and the engine say, with its work folder: a
+        Dask cluster's solver, the exhaustive solver, or an opening book's builder."""
+        rules = self.rules
         if self.engine == "dask":
             from ttt_solve.solver.exhaustive.distributed import DaskSolver
 
             self.workdir = self.workdir or work_directory(self.db, rules) + "-dask"
-            dask_solver = DaskSolver(
-                rules, self.workdir, scheduler=self.scheduler, progress=self.progress
-            )
-        elif self.method == SolveMethod.EXHAUSTIVE:
+            return DaskSolver(rules, self.workdir, scheduler=self.scheduler, progress=self.progress)
+        if self.method == SolveMethod.EXHAUSTIVE:
             from ttt_solve.solver.exhaustive.keyarrays import uses_kernels
 
             if uses_kernels(rules):
@@ -337,88 +349,71 @@ class Solve:
                 announce_kernels()
             if self.workdir is None and exhaustive_estimate(rules).canonical > WORKDIR_POSITIONS:
                 self.workdir = work_directory(self.db, rules)
-            solver = ExhaustiveSolver(rules, progress=self._forward, workdir=self.workdir)
+            return ExhaustiveSolver(rules, progress=self._forward, workdir=self.workdir)
+        from ttt_solve.solver.compiling import announce_search
+        from ttt_solve.solver.prover.opening import OpeningBookBuilder
+
+        announce_search()  # the builder's prover compiles (or loads) the search when made
+        assert self.depth is not None  # an opening book's
+        self.workdir = work_directory(self.db, rules) + f"-book{self.depth}"
+        builder = OpeningBookBuilder(
+            rules, self.depth, progress=self.progress, workdir=self.workdir, jobs=self.jobs
+        )
+        self.note(f"prover: {ENGINE_NAMES[builder.prover.engine]}")
+        return builder
+
+    def _plies(self, work: Solver) -> tuple[Iterable[PlyTable], int]:
+        """The solved plies to write (those of an exhaustive solve as its backward pass backs
+        them up) and how many rows they hold."""
+        solving = time.perf_counter()
+        if self.engine == "dask":  # the plies stay in the work directory until written
+            dask = cast("DaskSolver", work)
+            try:
+                rows = dask.run()
+            finally:
+                dask.close()
+            return dask.plies(), rows
+        if isinstance(work, ExhaustiveSolver):
+            rows = work.positions()  # the forward pass
+            self._forward_done = True  # the writing counter shows the backward pass
+            return work.solve(), rows
+        builder = cast("OpeningBookBuilder", work)
+        plies = list(builder.solve())
+        seconds = time.perf_counter() - solving
+        nodes, processes = builder.nodes, builder.processes
+        self.note(
+            f"prover: {nodes:,} nodes in {seconds:.1f} s "
+            f"({nodes / max(seconds, 1e-9):,.0f} nodes/s, {processes} "
+            f"process{'es' if processes > 1 else ''})"
+        )
+        return plies, sum(len(table.keys) for table in plies)
+
+    def _clear(self, work: Solver) -> None:
+        """Remove the work kept for a rerun."""
+        if self.engine == "dask":
+            cast("DaskSolver", work).clear()
         else:
-            from ttt_solve.solver.compiling import announce_search
-            from ttt_solve.solver.prover.opening import OpeningBookBuilder
+            cast("ExhaustiveSolver | OpeningBookBuilder", work).store.clear()
 
-            announce_search()  # the builder's prover compiles (or loads) the search when made
-            assert depth is not None  # an opening book's
-            self.workdir = work_directory(self.db, rules) + f"-book{depth}"
-            builder = OpeningBookBuilder(
-                rules, depth, progress=self.progress, workdir=self.workdir, jobs=self.jobs
-            )
-            solver = builder
-            self.note(f"prover: {ENGINE_NAMES[builder.prover.engine]}")
+    def _write(self, book: Book, plies: Iterable[PlyTable], rows: int, started: float) -> GameInfo:
+        """The game written into the book in one transaction, its rows counted as they go."""
+        written = 0
 
-        def clear_work() -> None:
-            if dask_solver is not None:
-                dask_solver.clear()
-            elif solver is not None:
-                solver.store.clear()
+        def on_rows(count: int) -> None:
+            nonlocal written
+            written += count
+            self.writing(written, rows)
 
-        try:
-            # Solve first, write after: the book's write lock is then held only while writing.
-            # (Large solves keep their plies on disk, so this list holds memory maps.) The
-            # exhaustive solver's backward pass is the exception: it runs while the writer
-            # stores the plies it has backed up (measured faster, see docs/solving.md).
-            solving = time.perf_counter()
-            plies: Iterable[PlyTable]
-            if dask_solver is not None:  # the plies stay in the work directory until written
-                try:
-                    rows = dask_solver.run()
-                finally:
-                    dask_solver.close()
-                plies = dask_solver.plies()
-            elif builder is None:
-                assert isinstance(solver, ExhaustiveSolver)
-                rows = solver.positions()  # the forward pass
-                self._forward_done = True  # the writing counter shows the backward pass
-                plies = solver.solve()
-            else:
-                plies = list(builder.solve())
-                rows = sum(len(table.keys) for table in plies)
-                seconds = time.perf_counter() - solving
-                nodes = builder.nodes
-                processes = builder.processes
-                self.note(
-                    f"prover: {nodes:,} nodes in {seconds:.1f} s "
-                    f"({nodes / max(seconds, 1e-9):,.0f} nodes/s, {processes} "
-                    f"process{'es' if processes > 1 else ''})"
-                )
-            written = 0
-
-            def on_rows(count: int) -> None:
-                nonlocal written
-                written += count
-                self.writing(written, rows)
-
-            info = write_game(
-                book,
-                rules,
-                plies,
-                method=self.method,
-                book_depth=depth,
-                force=self.force,
-                started=started,
-                on_rows=on_rows,
-            )
-            self.solved = True
-            clear_work()  # stored: the work kept for a rerun is no longer needed
-        except GameExistsError as exists:  # stored meanwhile, holding at least as much
-            self.warn(
-                f"{rules.name} was solved by another run meanwhile{stored_as(exists.game)}, "
-                f"which holds every position this one would; --force solves it again."
-            )
-            info = exists.game
-            clear_work()
-        finally:
-            if solver is not None:  # whatever happened: the work folder is free for the next run
-                solver.store.release()
-        if self.workdir is not None:
-            with contextlib.suppress(OSError):  # the parent too, when nothing else is in it
-                os.rmdir(os.path.dirname(self.workdir))
-        return info
+        return write_game(
+            book,
+            self.rules,
+            plies,
+            method=self.method,
+            book_depth=self.depth,
+            force=self.force,
+            started=started,
+            on_rows=on_rows,
+        )
 
     def _solve_table(self, book: Book, started: float) -> GameInfo:
         """Build (or finish building) the game's tablebase beside the book, then catalogue
@@ -446,6 +441,37 @@ class Solve:
         info = catalogue_table(book, folder, force=True, seconds=seconds, checked=True)
         self.solved = True
         return info
+
+
+def _method(rules: Rules, method: SolveMethod | str | None, engine: str) -> tuple[SolveMethod, str]:
+    """The method of a solve on ``engine`` and why (:func:`choose_method`), or a
+    :class:`SolveError` for a method or an engine that does not exist or cannot run it."""
+    try:
+        method = None if method is None else SolveMethod.parse(method, "method")
+    except UnknownWordError as error:
+        raise SolveError(rules, str(error)) from None
+    if engine not in ENGINES:
+        raise SolveError(rules, f"engine {engine!r} is not one of {', '.join(ENGINES)}")
+    if engine != "dask":
+        return choose_method(rules, method)
+    if method in (SolveMethod.ALPHABETA, SolveMethod.TABLE):
+        raise SolveError(rules, "the dask engine runs the exhaustive method only")
+    return SolveMethod.EXHAUSTIVE, "asked for with --engine dask"
+
+
+def _last_ply(rules: Rules, method: SolveMethod, book_depth: int | None) -> int | None:
+    """The last ply an opening book stores, ``None`` for every position; a
+    :class:`SolveError` for a depth past the end of every game."""
+    if book_depth is not None and book_depth > rules.cells:
+        raise SolveError(
+            rules,
+            f"book depth {book_depth} is past the end: every {rules.name} game ends by ply "
+            f"{rules.cells} (its number of cells)",
+            ErrorKind.DEPTH_PAST_END,
+        )
+    if method != SolveMethod.ALPHABETA:
+        return None
+    return DEFAULT_BOOK_DEPTH if book_depth is None else book_depth
 
 
 def solve(rules: Rules, db: str, **options: Any) -> GameInfo:

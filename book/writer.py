@@ -35,7 +35,7 @@ from ttt_solve.book import schema
 from ttt_solve.book.ahead import made_ahead as solved_ahead
 from ttt_solve.book.blocks import pack_ply
 from ttt_solve.book.blockwrites import insert_blocks
-from ttt_solve.book.errors import BookError, GameExistsError
+from ttt_solve.book.errors import BookError, ErrorKind, GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book
 from ttt_solve.book.records import GameInfo, SolveMethod
@@ -86,22 +86,10 @@ def write_game(
         )
     started = time.perf_counter() if started is None else started
     figures = Figures(rules.cells)
-    games = schema.games
-    same_rules = sa.and_(
-        games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
-    )
     conn = book.engine.connect().execution_options(write=True)
     transaction = conn.begin()
     try:
-        write_lock(conn, game_lock(rules))
-        existing = conn.execute(sa.select(games.c.id).where(same_rules)).scalar()
-        if existing is not None:
-            if not force:  # (with force, a games row that does not even parse is replaced)
-                book.forget_game(rules)
-                stored = book.game(rules)
-                if not holds_more(book, stored, book_depth):
-                    raise GameExistsError(f"{rules.name} is already in {book.describe()}", stored)
-            delete_game(conn, existing)
+        _make_room(conn, book, rules, force, book_depth)
         game_id = insert_game(
             conn,
             rules,
@@ -124,35 +112,68 @@ def write_game(
     except BaseException as error:
         with interrupts_deferred():
             lost = _abandon(transaction, conn)
-        problem = _server_error(book, error, lost)
-        if problem is not None:
-            raise BookError(
-                f"{problem} while writing {rules.name} into {book.describe()}; the book is "
-                f"unchanged (nothing of the game was committed)",
-                database=book.db_argument,
-                rules=rules,
-                kind="server-failed",
-            ) from None
+        _raise_server_failure(book, rules, error, lost)
         raise
-    # Once the commit starts it finishes: a Ctrl-C now is acted on after it (the caller then
-    # finds the game stored), never in the middle of the commit or of closing the connection.
+    _commit(book, rules, transaction, conn)
+    book.forget_game(rules)
+    return book.game(rules)
+
+
+def _raise_server_failure(
+    book: Book, rules: Rules, error: BaseException, lost: bool, committing: bool = False
+) -> None:
+    """Raise a :class:`BookError` saying so when ``error``, met while writing (or
+    ``committing``), is the database server's failure (or ``lost`` its connection); else
+    return, for the caller to raise ``error`` itself."""
+    problem = _server_error(book, error, lost)
+    if problem is None:
+        return
+    if committing:
+        message = (
+            f"{problem} while committing {rules.name} into {book.describe()}: whether the "
+            f"server stored it is not known"
+        )
+    else:
+        message = (
+            f"{problem} while writing {rules.name} into {book.describe()}; the book is "
+            f"unchanged (nothing of the game was committed)"
+        )
+    kind = ErrorKind.SERVER_FAILED_COMMIT if committing else ErrorKind.SERVER_FAILED
+    raise BookError(message, database=book.db_argument, rules=rules, kind=kind) from None
+
+
+def _make_room(
+    conn: Connection, book: Book, rules: Rules, force: bool, book_depth: int | None
+) -> None:
+    """Take the game's write lock and delete the game stored before, if any: refused with a
+    :class:`GameExistsError` unless ``force`` or this solve holds more."""
+    games = schema.games
+    same_rules = sa.and_(
+        games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k
+    )
+    write_lock(conn, game_lock(rules))
+    existing = conn.execute(sa.select(games.c.id).where(same_rules)).scalar()
+    if existing is None:
+        return
+    if not force:  # (with force, a games row that does not even parse is replaced)
+        book.forget_game(rules)
+        stored = book.game(rules)
+        if not holds_more(book, stored, book_depth):
+            raise GameExistsError(f"{rules.name} is already in {book.describe()}", stored)
+    delete_game(conn, existing)
+
+
+def _commit(book: Book, rules: Rules, transaction: sa.engine.Transaction, conn: Connection) -> None:
+    """Commit the game's transaction and close its connection. Once the commit starts it
+    finishes: a Ctrl-C now is acted on after it (the caller then finds the game stored), never
+    in the middle of the commit or of closing the connection."""
     with interrupts_deferred():
         try:
             transaction.commit()
         except BaseException as error:
-            problem = _server_error(book, error, _abandon(transaction, conn))
-            if problem is None:
-                raise
-            raise BookError(
-                f"{problem} while committing {rules.name} into {book.describe()}: whether the "
-                f"server stored it is not known",
-                database=book.db_argument,
-                rules=rules,
-                kind="server-failed-commit",
-            ) from None
+            _raise_server_failure(book, rules, error, _abandon(transaction, conn), committing=True)
+            raise
         conn.close()
-    book.forget_game(rules)
-    return book.game(rules)
 
 
 def delete_game(conn: Connection, game_id: int) -> None:

@@ -117,18 +117,18 @@ def benchmark(
     found, source = _set_of(rules, set_file)
     reports = [_score(spec, found, db, seed, jobs, quiet) for spec in agent_specs]
     if svg_path is not None:
-        from ttt_solve.presentation.display import benchmark_svgs
+        from ttt_solve.reports.benchmark import benchmark_svgs
 
         _write_svg(svg_path, benchmark_svgs(reports[0]))
     if as_json:
         dicts = [report.to_dict() for report in reports]
         click.echo(json.dumps(dicts[0] if len(dicts) == 1 else dicts, indent=2))
     elif len(reports) == 1:
-        from ttt_solve.presentation.display import benchmark_lines
+        from ttt_solve.reports.benchmark import benchmark_lines
 
         click.echo("\n".join(benchmark_lines(reports[0], source)))
     else:
-        from ttt_solve.presentation.display import leaderboard_lines
+        from ttt_solve.reports.benchmark import leaderboard_lines
 
         click.echo("\n".join(leaderboard_lines(reports, source)))
 
@@ -280,7 +280,7 @@ def leaderboard(
       ttt benchmark leaderboard --agent heuristic --agent mcts:iterations=1000
     """
     from ttt_solve.agents.benchmark import ROSTER
-    from ttt_solve.presentation.display import leaderboard_markdown
+    from ttt_solve.reports.benchmark import leaderboard_markdown
 
     specs = agent_specs or ROSTER
     for spec in specs:

@@ -15,13 +15,14 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import click
 
 from ttt_solve.book.defaults import DEFAULT_DB
 from ttt_solve.cli import signals
 from ttt_solve.errors import TttError, quoted
+from ttt_solve.presentation.numbers import count as count  # what the commands print counts with
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
 
@@ -418,6 +419,9 @@ def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Call
     )
 
 
+_Progress = TypeVar("_Progress", bound="LazyProgress")
+
+
 class LazyProgress:
     """A progress bar on stderr that appears only once work has run for ``delay`` seconds."""
 
@@ -450,6 +454,12 @@ class LazyProgress:
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
             self._bar = None
+
+    def __enter__(self: _Progress) -> _Progress:
+        return self
+
+    def __exit__(self, *_exception: object) -> None:
+        self.close()
 
 
 def duration_text(seconds: float) -> str:
@@ -497,8 +507,3 @@ class ProgressLines:
         """A last line with the time taken, where lines were printed."""
         if self.printed:
             self._print(*self.last, time.perf_counter() - self.started)
-
-
-def count(n: int) -> str:
-    """``1217977`` -> ``1,217,977``."""
-    return f"{n:,}"

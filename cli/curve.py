@@ -5,11 +5,13 @@ from __future__ import annotations
 import csv
 import json
 import sys
+from typing import Any
 
 import click
 
 from ttt_solve.agents.curve import (
     Curve,
+    CurvePlan,
     CurveReport,
     ReadOnceTruth,
     check_agents,
@@ -18,12 +20,11 @@ from ttt_solve.agents.curve import (
     rate_points,
     run_curves,
 )
-from ttt_solve.agents.ladder import open_ladder_book
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
 from ttt_solve.presentation import charts
-from ttt_solve.presentation.display import game_rows
+from ttt_solve.reports.audit import game_rows
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import BlunderKind
 from ttt_solve.solver.vocabulary import Side
@@ -69,12 +70,8 @@ Examples:
     positions_help="Grade one move from every reachable non-terminal position, or from N of "
     "them drawn at random (per seed). The default mode.",
     games_help="Instead: play N games per point and seed against --opponent, colours alternating.",
-)
-@click.option(
-    "--per-class",
-    is_flag=True,
-    help="Positions mode: one board per symmetry class, weighted, as ttt audit --per-class "
-    "(exact only for an agent that plays the same way in every orientation).",
+    per_class_help="Positions mode: one board per symmetry class, weighted, as ttt audit "
+    "--per-class (exact only for an agent that plays the same way in every orientation).",
 )
 @options.count_option(
     "--seeds",
@@ -112,10 +109,7 @@ def curve(
     varies: tuple[str, ...],
     rules: Rules,
     db: str,
-    positions: str | None,
-    games: int | None,
-    opponent_spec: str,
-    per_class: bool,
+    grading: options.Grading,
     seeds: int,
     seed: int,
     plot_path: str | None,
@@ -133,83 +127,108 @@ def curve(
     --rating, rate each point against the reference ladder too (a rating with its 95%
     interval per point, on the scale of ttt rate).
     """
-    sample = options.grading_sample(positions, games, opponent_spec, plot_path, as_json, as_csv)
-    if len(varies) not in (1, len(agent_specs)):
-        raise common.CliError(
-            f"{len(varies)} --vary for {len(agent_specs)} --agent: give one --vary for every "
-            f"agent, or one per agent in the same order"
-        )
-    parsed_varies = [parse_vary(text) for text in varies]
-    plans = [
-        plan_curve(spec, parsed_varies[index if len(parsed_varies) > 1 else 0])
-        for index, spec in enumerate(agent_specs)
-    ]
-    seed_list = list(range(seed, seed + seeds))
+    sample = options.grading_sample(grading, plot_path, as_json, as_csv)
+    plans = _plans(agent_specs, varies)
+    seed_list = tuple(range(seed, seed + seeds))
     if rating_games is not None and not rating:
         raise common.CliError("--rating-games goes with --rating")
-    with open_ladder_book(db) if rating else open_book(db) as book:
-        truth = ReadOnceTruth(book, rules)
+    games = grading.games
+    with _open(db, rating) as book:
         check_agents(plans, book, db)
-        progress = common.LazyProgress("curve", enabled=not quiet)
-        try:
+        with common.LazyProgress("curve", enabled=not quiet) as progress:
+            truth = ReadOnceTruth(book, rules)  # read once for every point and seed
             curves = run_curves(
                 plans,
                 truth,
                 db=db,
                 seeds=seed_list,
                 sample=sample,
-                per_class=per_class,
+                per_class=grading.per_class,
                 games=games,
-                opponent=opponent_spec if games is not None else None,
+                opponent=grading.opponent if games is not None else None,
                 jobs=jobs,
                 progress=progress,
             )
-        finally:
-            progress.close()
         if rating:
-            from ttt_solve.agents.rungs import GAMES
-            from ttt_solve.book.urls import unwritable_reason
-
-            progress = common.LazyProgress("rating", enabled=not quiet)
-            try:
-                curves, _ = rate_points(
-                    curves,
-                    book,
-                    db,
-                    rules,
-                    games=rating_games or GAMES,
-                    seed=seed,
-                    cache=unwritable_reason(db) is None,
-                    jobs=jobs,
-                    progress=progress,
-                )
-            finally:
-                progress.close()
-        if games is None:
-            mode = (
-                "every position" if sample is None else f"{common.count(sample)} sampled positions"
-            ) + (", one board per symmetry class" if per_class else "")
-        else:
-            mode = f"{common.count(games)} games against {opponent_spec}"
+            curves = _rated(curves, book, db, rules, rating_games, seed, jobs, quiet)
         report = CurveReport(
             rules,
-            mode,
-            tuple(seed_list),
+            seed_list,
             tuple(curves),
-            games_mode=games is not None,
             book=book.display_url,
             truth=book.describe(),
+            sample=sample,
+            per_class=grading.per_class,
+            games=games,
+            opponent=grading.opponent if games is not None else None,
         )
-        if plot_path is not None:
-            charts.save(report.chart(), plot_path)
-        if as_json:
-            click.echo(json.dumps(report.to_dict()))
-        elif as_csv:
-            _print_csv(curves, games is not None)
-        else:
-            click.echo(report.text())
-        if plot_path is not None:
-            click.echo(f"plot written to {plot_path}", err=True)
+        _show(report, plot_path, as_json, as_csv)
+
+
+def _plans(agent_specs: tuple[str, ...], varies: tuple[str, ...]) -> list[CurvePlan]:
+    """Each agent's curve, checked before any work: one --vary for all, or one each."""
+    if len(varies) not in (1, len(agent_specs)):
+        raise common.CliError(
+            f"{len(varies)} --vary for {len(agent_specs)} --agent: give one --vary for every "
+            f"agent, or one per agent in the same order"
+        )
+    parsed_varies = [parse_vary(text) for text in varies]
+    return [
+        plan_curve(spec, parsed_varies[index if len(parsed_varies) > 1 else 0])
+        for index, spec in enumerate(agent_specs)
+    ]
+
+
+def _open(db: str, rating: bool) -> Any:
+    """The book: opened so that the ladder's games can be cached in it when rating."""
+    if rating:
+        from ttt_solve.agents.ladder import open_ladder_book  # SQLAlchemy: not for --help
+
+        return open_ladder_book(db)
+    return open_book(db)
+
+
+def _rated(
+    curves: list[Curve],
+    book: Any,
+    db: str,
+    rules: Rules,
+    rating_games: int | None,
+    seed: int,
+    jobs: int,
+    quiet: bool,
+) -> list[Curve]:
+    """The curves with each point's rating against the reference ladder."""
+    from ttt_solve.agents.rungs import GAMES
+    from ttt_solve.book.urls import unwritable_reason
+
+    with common.LazyProgress("rating", enabled=not quiet) as progress:
+        rated, _ = rate_points(
+            curves,
+            book,
+            db,
+            rules,
+            games=rating_games or GAMES,
+            seed=seed,
+            cache=unwritable_reason(db) is None,
+            jobs=jobs,
+            progress=progress,
+        )
+    return rated
+
+
+def _show(report: CurveReport, plot_path: str | None, as_json: bool, as_csv: bool) -> None:
+    """The report as the options ask: JSON, CSV or text, and the plot."""
+    if plot_path is not None:
+        charts.save(report.chart(), plot_path)
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+    elif as_csv:
+        _print_csv(list(report.curves), report.games_mode)
+    else:
+        click.echo(report.text())
+    if plot_path is not None:
+        click.echo(f"plot written to {plot_path}", err=True)
 
 
 def _print_csv(curves: list[Curve], games_mode: bool) -> None:

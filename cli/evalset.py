@@ -8,8 +8,8 @@ import click
 
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.common import LazyProgress, db_option, friendly_errors, game_options
-from ttt_solve.cli.common import count as with_commas
 from ttt_solve.cli.options import command, count_option, quiet_option, seed_option
+from ttt_solve.presentation.numbers import count as with_commas
 from ttt_solve.rl.evalset import DEFAULT_COUNT, TEST_SHARE, build
 from ttt_solve.solver.rules import Rules
 

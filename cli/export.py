@@ -19,13 +19,14 @@ from contextlib import closing
 import click
 
 from ttt_solve.book.errors import RowFilterError
-from ttt_solve.book.frame import FORMATS, text_chunks, write_parquet
 from ttt_solve.book.reader import open_book
+from ttt_solve.book.records import ExportFormat
 from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.book.urls import book_files
-from ttt_solve.cli.common import CliError, count, db_option, friendly_errors, game_options
+from ttt_solve.cli.common import CliError, db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command
 from ttt_solve.cli.output import output_file, refuse_book_as_output
+from ttt_solve.presentation.numbers import count
 from ttt_solve.solver.rules import Rules
 
 
@@ -44,7 +45,7 @@ def parse_where(text: str) -> list[Condition]:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(FORMATS),
+    type=click.Choice([fmt.value for fmt in ExportFormat]),
     default="csv",
     show_default=True,
     help="CSV with a header row, one JSON object per line, or a Parquet file (needs pip "
@@ -92,6 +93,8 @@ def export(
       ttt export --size 4 --win 4 --format parquet -o 4x4.parquet
       ttt export --size 5 --win 4 --where 'ply<=6' -o 5x5-ply6.csv
     """
+    from ttt_solve.book.frame import text_chunks, write_parquet  # NumPy: not for --help
+
     where = RowFilter(tuple(c for text in wheres for c in parse_where(text)))
     refuse_book_as_output(output, book_files(db))  # before the book is opened
     if fmt == "parquet" and output == "-" and sys.stdout.isatty():

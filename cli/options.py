@@ -6,9 +6,10 @@ The help texts that differ between commands are arguments.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -123,6 +124,18 @@ def seed_option(help: str, default: int | None = 0) -> Decorator:
     )
 
 
+def sample_option(help: str) -> Decorator:
+    """``--sample N``: how many positions of each ply a tablebase's check draws."""
+    return click.option(
+        "--sample",
+        type=click.IntRange(1),
+        default=10_000,
+        show_default=True,
+        metavar="N",
+        help=help,
+    )
+
+
 def search_seconds_option(default: float, help: str) -> Decorator:
     return click.option(
         "--search-seconds", type=float, default=default, show_default=True, metavar="S", help=help
@@ -146,9 +159,38 @@ def quiet_option(help: str = "No progress bar.") -> Decorator:
     return click.option("--quiet", "-q", is_flag=True, help=help)
 
 
-def grading_mode_options(positions_help: str, games_help: str) -> Decorator:
-    """``--positions``, ``--games`` and ``--opponent``: the two ways of grading an agent."""
+class Grading(NamedTuple):
+    """The options of :func:`grading_mode_options` as typed, handed to the command as one
+    ``grading``: checked by :func:`grading_sample` before any work."""
+
+    positions: str | None  # all|sample:N, None where not given
+    games: int | None
+    opponent: str  # a spec: the opponent in games mode
+    per_class: bool
+
+
+def _as_grading(command: Callable[..., Any]) -> Callable[..., Any]:
+    """The command, called with its grading options as one ``grading``."""
+
+    @functools.wraps(command)
+    def graded(
+        *args: Any,
+        positions: str | None,
+        games: int | None,
+        opponent_spec: str,
+        per_class: bool,
+        **kwargs: Any,
+    ) -> Any:
+        return command(*args, grading=Grading(positions, games, opponent_spec, per_class), **kwargs)
+
+    return graded
+
+
+def grading_mode_options(positions_help: str, games_help: str, per_class_help: str) -> Decorator:
+    """``--positions``, ``--games``, ``--opponent`` and ``--per-class``: the two ways of
+    grading an agent, handed to the command as one ``grading`` (:class:`Grading`)."""
     return stacked(
+        _as_grading,
         click.option("--positions", default=None, metavar="all|sample:N", help=positions_help),
         click.option("--games", type=GAMES, default=None, metavar="N", help=games_help),
         click.option(
@@ -159,6 +201,7 @@ def grading_mode_options(positions_help: str, games_help: str) -> Decorator:
             metavar="SPEC",
             help="The opponent in --games mode.",
         ),
+        click.option("--per-class", is_flag=True, help=per_class_help),
     )
 
 
@@ -189,28 +232,31 @@ def parse_positions(text: str) -> int | None:
     )
 
 
+def check_plot(plot_path: str | None) -> None:
+    """A ``--plot`` file that could not be written is refused before any work."""
+    if plot_path is None:
+        return
+    from ttt_solve.presentation import charts
+
+    try:
+        charts.check_target(plot_path)
+    except TttError as error:
+        raise CliError(str(error)) from None
+
+
 def grading_sample(
-    positions: str | None,
-    games: int | None,
-    opponent_spec: str,
-    plot_path: str | None,
-    as_json: bool,
-    as_csv: bool,
+    grading: Grading, plot_path: str | None, as_json: bool, as_csv: bool
 ) -> int | None:
     """Checks the options of :func:`grading_mode_options` and :func:`report_options` together,
     before any work: the positions to sample (None: all, or games mode)."""
     from ttt_solve.agents.spec import parse_spec
-    from ttt_solve.presentation import charts
 
     if as_json and as_csv:
         raise CliError("--json and --csv are alternatives: choose one")
+    positions, games = grading.positions, grading.games
     if games is not None and positions is not None:
         raise CliError("--positions and --games are two modes: choose one")
     if games is not None:
-        parse_spec(opponent_spec)
-    if plot_path is not None:
-        try:
-            charts.check_target(plot_path)
-        except TttError as error:
-            raise CliError(str(error)) from None
+        parse_spec(grading.opponent)
+    check_plot(plot_path)
     return parse_positions(positions or "all") if games is None else None

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import click
 
 from ttt_solve.cli.common import (
-    CliError,
     LazyProgress,
     db_option,
     duration_text,
@@ -25,9 +25,11 @@ from ttt_solve.cli.options import (
     quiet_option,
     seed_option,
 )
-from ttt_solve.errors import TttError
-from ttt_solve.presentation.display import ladder_lines, ratings_chart
+from ttt_solve.reports.ratings import ladder_lines, ratings_chart
 from ttt_solve.solver.rules import Rules
+
+if TYPE_CHECKING:
+    from ttt_solve.agents.ladder import LadderRatings
 
 anchor_option: Decorator = click.option(
     "--anchor",
@@ -154,29 +156,22 @@ def rate_command(
     from ttt_solve.agents.rungs import GAMES
     from ttt_solve.agents.spec import parse_spec
     from ttt_solve.book.urls import unwritable_reason
-    from ttt_solve.cli.options import parse_positions
-    from ttt_solve.presentation import charts
+    from ttt_solve.cli.options import check_plot, parse_positions
 
     for spec in agent_specs:
         parse_spec(spec)
     anchor_at = parse_anchor(anchor) if anchor is not None else None
     sample = parse_positions(positions)
-    if plot_path is not None:
-        try:
-            charts.check_target(plot_path)
-        except TttError as error:
-            raise CliError(str(error)) from None
-    games = games if games is not None else GAMES
+    check_plot(plot_path)
     with open_ladder_book(db) as book:
         book.game(rules)
-        progress = EstimatedProgress("playing", enabled=not quiet)
-        try:
+        with EstimatedProgress("playing", enabled=not quiet) as progress:
             result = rate_on_ladder(
                 book,
                 db,
                 rules,
                 list(agent_specs),
-                games=games,
+                games=games if games is not None else GAMES,
                 seed=seed,
                 anchor=anchor_at,
                 bootstrap=bootstrap,
@@ -186,10 +181,15 @@ def rate_command(
                 estimate=progress.estimate,
                 cache=unwritable_reason(db) is None,
             )
-        finally:
-            progress.close()
         where = book.describe()
+    _show(result, where, plot_path, as_json)
+
+
+def _show(result: LadderRatings, where: str, plot_path: str | None, as_json: bool) -> None:
+    """The ratings as the options ask: JSON or text, and the plot."""
     if plot_path is not None:
+        from ttt_solve.presentation import charts
+
         charts.save(ratings_chart(result), plot_path)
     if as_json:
         click.echo(json.dumps({"book": where, **result.to_dict()}, indent=2))

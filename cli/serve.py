@@ -9,7 +9,7 @@ import socket
 
 import click
 
-from ttt_solve.book.memory import DEFAULT_MAX_ROWS
+from ttt_solve.book.defaults import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.urls import hide_password

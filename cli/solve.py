@@ -7,8 +7,8 @@ import sys
 import click
 from tabulate import tabulate
 
+from ttt_solve.book.defaults import DEFAULT_BOOK_DEPTH
 from ttt_solve.book.records import GameInfo, SolveMethod
-from ttt_solve.book.solving import DEFAULT_BOOK_DEPTH, Solve
 from ttt_solve.cli.common import (
     BOOK_TABLE_BYTES,
     CliError,
@@ -156,6 +156,8 @@ def solve(
             f"--book-depth is the last ply of an opening book (--method alphabeta); "
             f"{asked} solves every position: drop one of the two"
         )
+    from ttt_solve.book.solving import Solve  # SQLAlchemy and the solvers: not for --help
+
     progress = LazyProgress(f"solving {rules.name}", enabled=not quiet)
     writing = LazyProgress("writing", enabled=not quiet, delay=0.5)
 

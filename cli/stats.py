@@ -10,8 +10,10 @@ from tabulate import tabulate
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.records import GameInfo
 from ttt_solve.book.stats import WEIGHTS, report
-from ttt_solve.cli.common import count, db_option, friendly_errors, game_options
+from ttt_solve.cli.common import db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command
+from ttt_solve.presentation.numbers import count
+from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
@@ -19,8 +21,23 @@ from ttt_solve.solver.value import Outcome
 def text_report(info: GameInfo, data: dict, db: str) -> str:
     """The report for people: a heading, then one table per figure."""
     figures = info.figures
+    return "\n\n".join(
+        [
+            *_heading(info, db),
+            "Positions by ply\n" + _plies(figures),
+            "Outcomes\n" + _outcomes(figures),
+            "Terminal positions\n" + _terminal(figures),
+            "Remoteness (plies to the end under perfect play), for the side to move\n"
+            + _remoteness(figures),
+            _longest(data),
+        ]
+    )
+
+
+def _heading(info: GameInfo, db: str) -> list[str]:
+    """The game and its value; the book, how the game was solved and when."""
     rules = info.rules
-    parts = [
+    return [
         f"{rules.name} ({rules.rows} rows x {rules.cols} columns, {rules.k} in a row): "
         f"{info.value.outcome.value} for X, remoteness {info.value.remoteness}",
         f"book {db}: {info.method}"
@@ -32,81 +49,74 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
         + f"; solved {info.solved_at:%Y-%m-%d %H:%M} UTC in {info.seconds:.2f} s",
     ]
 
-    plies = sorted(figures.by_ply["reachable"])
+
+def _plies(figures: Figures) -> str:
+    by_ply = figures.by_ply
     rows: list[tuple[object, ...]] = [
         (
             p,
             "X" if p % 2 == 0 else "O",
-            count(figures.by_ply["reachable"][p]),
-            count(figures.by_ply["canonical"].get(p, 0)),
+            count(by_ply["reachable"][p]),
+            count(by_ply["canonical"].get(p, 0)),
         )
-        for p in plies
+        for p in sorted(by_ply["reachable"])
     ]
     rows.append(("total", "", count(figures.reachable), count(figures.canonical)))
-    parts.append(
-        "Positions by ply\n"
-        + tabulate(
-            rows,
-            headers=("ply", "to move", "reachable", "canonical"),
-            colalign=("right", "center", "right", "right"),
-        )
+    return tabulate(
+        rows,
+        headers=("ply", "to move", "reachable", "canonical"),
+        colalign=("right", "center", "right", "right"),
     )
 
-    rows = []
-    for label, source in (("side to move", figures.values), ("X", figures.values_for_x)):
-        for outcome in Outcome:
-            rows.append(
-                (
-                    f"{outcome} for {label}",
-                    count(source["reachable"][outcome]),
-                    count(source["canonical"][outcome]),
-                )
-            )
-    parts.append(
-        "Outcomes\n"
-        + tabulate(
-            rows, headers=("", "reachable", "canonical"), colalign=("left", "right", "right")
+
+def _outcomes(figures: Figures) -> str:
+    rows = [
+        (
+            f"{outcome} for {label}",
+            count(source["reachable"][outcome]),
+            count(source["canonical"][outcome]),
         )
+        for label, source in (("side to move", figures.values), ("X", figures.values_for_x))
+        for outcome in Outcome
+    ]
+    return tabulate(
+        rows, headers=("", "reachable", "canonical"), colalign=("left", "right", "right")
     )
 
-    rows = []
-    for label, key in (("X wins", "x"), ("O wins", "o"), ("draws", "draw")):
-        rows.append(
-            (
-                label,
-                count(figures.terminal["reachable"][key]),
-                count(figures.terminal["canonical"][key]),
-            )
-        )
+
+def _terminal(figures: Figures) -> str:
+    terminal = figures.terminal
+    rows = [
+        (label, count(terminal["reachable"][key]), count(terminal["canonical"][key]))
+        for label, key in (("X wins", "x"), ("O wins", "o"), ("draws", "draw"))
+    ]
     rows.append(
         (
             "total",
-            count(sum(figures.terminal["reachable"].values())),
-            count(sum(figures.terminal["canonical"].values())),
+            count(sum(terminal["reachable"].values())),
+            count(sum(terminal["canonical"].values())),
         )
     )
-    parts.append(
-        "Terminal positions\n"
-        + tabulate(
-            rows, headers=("", "reachable", "canonical"), colalign=("left", "right", "right")
-        )
+    return tabulate(
+        rows, headers=("", "reachable", "canonical"), colalign=("left", "right", "right")
     )
 
+
+def _remoteness(figures: Figures) -> str:
     table = figures.remoteness
     depths = sorted({r for w in WEIGHTS for o in Outcome for r in table[w][o]})
     rows = [
         (r, *(count(table[w][o].get(r, 0)) for w in WEIGHTS for o in ("win", "loss", "draw")))
         for r in depths
     ]
-    parts.append(
-        "Remoteness (plies to the end under perfect play), for the side to move\n"
-        + tabulate(
-            rows,
-            headers=("r", "win", "loss", "draw", "win (canon.)", "loss (canon.)", "draw (canon.)"),
-            colalign=("right",) * 7,
-        )
+    return tabulate(
+        rows,
+        headers=("r", "win", "loss", "draw", "win (canon.)", "loss (canon.)", "draw (canon.)"),
+        colalign=("right",) * 7,
     )
 
+
+def _longest(data: dict) -> str:
     lines = []
     for outcome in (Outcome.WIN, Outcome.LOSS):
         found = data[f"longest_{outcome}"]
@@ -117,8 +127,7 @@ def text_report(info: GameInfo, data: dict, db: str) -> str:
                 f"longest {outcome}: remoteness {found['remoteness']} "
                 f"({count(found['positions'])} positions), e.g. {found['example']}"
             )
-    parts.append("\n".join(lines))
-    return "\n\n".join(parts)
+    return "\n".join(lines)
 
 
 @command("stats")

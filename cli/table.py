@@ -23,7 +23,8 @@ from ttt_solve.cli.common import (
     friendly_errors,
     stopped_by,
 )
-from ttt_solve.cli.options import HELP_SETTINGS
+from ttt_solve.cli.options import HELP_SETTINGS, sample_option, seed_option
+from ttt_solve.solver.vocabulary import Device
 
 if TYPE_CHECKING:
     from ttt_solve.solver.tablebase.build import BuildProgress
@@ -61,8 +62,8 @@ def table() -> None:
 )
 @click.option(
     "--device",
-    type=click.Choice(["auto", "cpu", "gpu"]),
-    default="auto",
+    type=click.Choice([str(device) for device in Device]),
+    default=str(Device.AUTO),
     show_default=True,
     help="Where the ply step runs: the GPU when Numba finds one (auto), or as said.",
 )
@@ -199,15 +200,8 @@ def figures(folder: Path, as_json: bool) -> None:
 
 @table.command("verify", context_settings=HELP_SETTINGS)
 @click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "--sample",
-    type=click.IntRange(1),
-    default=10_000,
-    show_default=True,
-    metavar="N",
-    help="Positions checked in each ply, drawn at random from its canonical positions.",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sample.")
+@sample_option("Positions checked in each ply, drawn at random from its canonical positions.")
+@seed_option("Seed of that sample.")
 @friendly_errors
 def verify(folder: Path, sample: int, seed: int) -> None:
     """Check the finished table in FOLDER: every file's digest, then a seeded sample of each

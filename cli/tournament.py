@@ -8,7 +8,6 @@ from contextlib import ExitStack
 import click
 
 from ttt_solve.agents.parallel import AgentMaker
-from ttt_solve.agents.rating import RatingError, parse_anchor, rate
 from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.agents.tournament import TournamentResult, round_robin
 from ttt_solve.book.reader import open_book
@@ -105,6 +104,8 @@ def tournament(
     modelled; random = 0 unless --anchor says otherwise). The book is opened only if an agent
     reads it (perfect, book=true).
     """
+    from ttt_solve.agents.rating import RatingError, parse_anchor, rate  # NumPy: not for --help
+
     specs = split_specs(agent_specs) + [spec.strip() for spec in whole_specs if spec.strip()]
     if len(specs) < 2:
         raise CliError(

@@ -12,7 +12,6 @@ import click
 
 from ttt_solve.book.reader import Book, open_book
 from ttt_solve.book.records import GameInfo
-from ttt_solve.book.verify import verify_game
 from ttt_solve.cli.common import (
     BOOK_TABLE_BYTES,
     CliError,
@@ -23,14 +22,14 @@ from ttt_solve.cli.common import (
     game_options,
     jobs_option,
 )
-from ttt_solve.cli.options import command
+from ttt_solve.cli.options import command, sample_option, seed_option
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.verify import Problem
 
 if TYPE_CHECKING:
     from ttt_solve.book.tableverify import TableCheck
+    from ttt_solve.solver.verify import Problem, RowsCheck
 
 SHOWN = 20
 
@@ -43,16 +42,11 @@ SHOWN = 20
     f"{BOOK_TABLE_BYTES >> 20} MiB table).",
     memory_per_job=BOOK_TABLE_BYTES,
 )
-@click.option(
-    "--sample",
-    type=click.IntRange(1),
-    default=10_000,
-    show_default=True,
-    metavar="N",
-    help="A tablebase of more than 20 cells: positions checked in each ply, drawn at "
-    "random from its canonical positions.",
+@sample_option(
+    "A tablebase of more than 20 cells: positions checked in each ply, drawn at random from "
+    "its canonical positions."
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of that sample.")
+@seed_option("Seed of that sample.")
 @click.option(
     "--whole-ply",
     "whole_plies",
@@ -95,18 +89,14 @@ def verify(
             f"verifying {rules.name} in {book.display_url} ({info.positions:,} positions)...",
             err=True,
         )
-        problems: Iterator[Problem]
         table_check = None
         reading = ProgressLines("every position", "positions")
         if info.table_folder is not None and info.rules.cells > _stream_cells_limit():
             from ttt_solve.book.tableverify import TableCheck
 
             table_check = TableCheck()
-            problems = _sampled_table_problems(book, info, sample, seed, whole_plies, table_check)
-        elif info.table_folder is not None:
-            problems = _table_problems(book, info, reading)
-        else:
-            info, problems = verify_game(book, rules, rows_check, reading)
+        sampling = (sample, seed, whole_plies)
+        info, problems = _problems(book, info, rows_check, sampling, table_check, reading)
         found = 0
         with closing(problems):  # type: ignore[type-var]
             try:
@@ -131,6 +121,28 @@ def verify(
         )
 
 
+def _problems(
+    book: Book,
+    info: GameInfo,
+    rows_check: RowsCheck | None,
+    sampling: tuple[int, int, tuple[str, ...]],
+    table_check: TableCheck | None,
+    reading: ProgressLines,
+) -> tuple[GameInfo, Iterator[Problem]]:
+    """The problems of a stored game, as it is stored: a tablebase sampled (given a
+    ``table_check``, with ``sampling``: the sample, the seed, the whole plies), a tablebase
+    read whole, or blocks (the game as read back with them); ``reading`` tells the positions
+    read of a game read whole."""
+    if table_check is not None:
+        sample, seed, whole_plies = sampling
+        return info, _sampled_table_problems(book, info, sample, seed, whole_plies, table_check)
+    if info.table_folder is not None:
+        return info, _table_problems(book, info, reading)
+    from ttt_solve.book.verify import verify_game  # NumPy: not for --help
+
+    return verify_game(book, info.rules, rows_check, reading)
+
+
 def _stream_cells_limit() -> int:
     """The largest board whose table is checked whole, as blocks are."""
     from ttt_solve.book import tablerows
@@ -142,6 +154,7 @@ def _table_problems(book: Book, info: GameInfo, reading: ProgressLines) -> Itera
     """The problems of a game stored as a tablebase on a board the book streams: its
     digests, then every position (``reading`` told the positions read)."""
     from ttt_solve.book.tableverify import digest_problems
+    from ttt_solve.book.verify import verify_game
 
     folder = book.table_folder(info)
     assert folder is not None  # a game stored as a tablebase

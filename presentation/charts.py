@@ -15,7 +15,7 @@ searched, read aloud and copied.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -24,8 +24,6 @@ from ttt_solve.presentation.palette import SERIES, value_colours
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as Figure  # re-exported for annotations elsewhere
-
-    from ttt_solve.agents.intervals import Interval
 
 FORMATS = ("svg", "png")
 
@@ -369,47 +367,3 @@ def save(figure: Figure, path: str) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
-
-
-LOG_SCALE_RATIO = 100
-"""Values spanning this factor or more (two decades) are plotted on a log scale."""
-
-
-def curve_chart(curves: Sequence[Any], title: str) -> Figure:
-    """Accuracy and perfection against the parameter, one line per agent, intervals drawn: of
-    the :class:`~ttt_solve.agents.curve.Curve` values given (read, not imported: a curve report
-    draws itself through this function)."""
-    xs = [point.x for one in curves for point in one.points]
-    log_x = min(xs) > 0 and max(xs) / min(xs) >= LOG_SCALE_RATIO
-    params = list(dict.fromkeys(one.param for one in curves))
-
-    def series(pick: Callable[[Any], Interval | None]) -> list[Series]:
-        out = []
-        for one in curves:
-            values = [value for value in map(pick, one.points) if value is not None]
-            out.append(
-                Series(
-                    one.agent,
-                    [point.x for point in one.points],
-                    [value.mean for value in values],
-                    [value.low for value in values],
-                    [value.high for value in values],
-                )
-            )
-        return out
-
-    panels = [
-        Panel("accuracy (value kept)", series(lambda point: point.accuracy)),
-        Panel("perfection", series(lambda point: point.perfection)),
-    ]
-    rated = all(point.rating is not None for one in curves for point in one.points)
-    if rated:
-        panels.append(Panel("rating (Elo, random = 0)", series(lambda point: point.rating), False))
-    return line_panels(
-        panels,
-        title=title,
-        xlabel=" / ".join(params),
-        log_x=log_x,
-        percent=True,
-        sharey=not rated,
-    )

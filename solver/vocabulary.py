@@ -6,9 +6,10 @@ to the plain string, keys a dict as the plain string does, and reads as the plai
 when a plain string becomes a word. (Python 3.10 has no ``StrEnum``; ``__str__`` is what makes
 ``str()`` and ``format()`` give the value there and in later versions alike.)
 
-Each vocabulary is defined once, on this base, in the lowest layer that uses it: outcomes, grades
-and blunder kinds in :mod:`~ttt_solve.solver.value`, failure kinds and audit modes in the agents,
-solve methods in the book, job states in the web.
+Each vocabulary is defined once, on this base, in the lowest layer that uses it: the sides and
+the devices here, outcomes, grades and blunder kinds in :mod:`~ttt_solve.solver.value`, solve
+methods and error kinds in the book, failure kinds and audit modes in the agents, job states in
+the web.
 """
 
 from __future__ import annotations
@@ -54,3 +55,12 @@ class Side(Word):
     def other(self) -> Side:
         """The opponent."""
         return Side.O if self is Side.X else Side.X
+
+
+class Device(Word):
+    """Where bulk work runs: on the CPU, on a GPU (an error without one), or on a GPU when one
+    is present (``auto``)."""
+
+    CPU = "cpu"
+    GPU = "gpu"
+    AUTO = "auto"

@@ -18,6 +18,21 @@ except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PACKAGE = "ttt_solve"
 
+FLOORS = (
+    ("", "errors", "processes"),
+    ("solver",),
+    ("presentation",),
+    ("book",),
+    ("agents",),
+    ("rl", "reports"),
+    ("cli", "web", "session", "fixes"),
+)
+"""The floors of the house, from the ground up, by the name under ``ttt_solve.`` (``""``: the
+package itself): the version and the root of the errors; the game and its solvers; the
+drawings; the book; play and grading; the environments and the reports; the fronts. A floor
+imports only the floors below it (``tests/test_import_graph.py``); docs/design.md draws them
+(``docs/layers.py``)."""
+
 
 class Import(NamedTuple):
     """One import statement of ``source`` naming the module ``target``."""
@@ -28,6 +43,8 @@ class Import(NamedTuple):
     """Under ``if TYPE_CHECKING:``: read by type checkers, never run."""
     functions: tuple[str, ...]
     """The functions it stands in, outermost first; empty at module level."""
+    in_method: bool = False
+    """Whether the innermost of those functions is a method (defined in a class's body)."""
 
     @property
     def at_import_time(self) -> bool:
@@ -70,16 +87,27 @@ class _Finder(ast.NodeVisitor):
         self.source = source
         self.modules = modules
         self.functions: list[str] = []
+        self.methods: list[bool] = []  # per function: defined in a class's body
+        self.in_class = False
         self.type_only = False
         self.found: list[Import] = []
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.functions.append(node.name)
+        self.methods.append(self.in_class)
+        outer, self.in_class = self.in_class, False
         self.generic_visit(node)
+        self.in_class = outer
+        self.methods.pop()
         self.functions.pop()
 
     visit_FunctionDef = _function
     visit_AsyncFunctionDef = _function
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        outer, self.in_class = self.in_class, True
+        self.generic_visit(node)
+        self.in_class = outer
 
     def visit_If(self, node: ast.If) -> None:
         if not _is_type_checking(node.test):
@@ -94,7 +122,10 @@ class _Finder(ast.NodeVisitor):
 
     def _add(self, target: str) -> None:
         if target in self.modules and target != self.source:
-            self.found.append(Import(self.source, target, self.type_only, tuple(self.functions)))
+            in_method = bool(self.methods) and self.methods[-1]
+            self.found.append(
+                Import(self.source, target, self.type_only, tuple(self.functions), in_method)
+            )
 
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:

@@ -18,7 +18,7 @@ import threading
 import pytest
 from click.testing import CliRunner
 
-import ttt_solve.cli.export
+import ttt_solve.book.frame
 from tests import booksurgery
 from ttt_solve.cli.main import ttt
 from ttt_solve.cli.solve import solve
@@ -69,7 +69,7 @@ def test_export_refuses_to_write_over_the_book_it_reads(book, form, monkeypatch)
 
 
 def test_an_interrupted_export_leaves_no_partial_file(book, tmp_path, monkeypatch):
-    original = ttt_solve.cli.export.text_chunks
+    original = ttt_solve.book.frame.text_chunks
 
     def interrupted(*args, **kwargs):
         chunks = original(*args, **kwargs)
@@ -79,7 +79,7 @@ def test_an_interrupted_export_leaves_no_partial_file(book, tmp_path, monkeypatc
 
     target = tmp_path / "ex.csv"
     target.write_text("the previous export\n")
-    monkeypatch.setattr(ttt_solve.cli.export, "text_chunks", interrupted)
+    monkeypatch.setattr(ttt_solve.book.frame, "text_chunks", interrupted)
     result = run("export", "--db", book, "-o", str(target))
     assert result.exit_code == 130
     assert target.read_text() == "the previous export\n"
@@ -87,7 +87,7 @@ def test_an_interrupted_export_leaves_no_partial_file(book, tmp_path, monkeypatc
     assert run("export", "--db", book, "-o", str(new)).exit_code == 130
     assert not new.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["B.sqlite", "ex.csv"]
-    monkeypatch.setattr(ttt_solve.cli.export, "text_chunks", original)
+    monkeypatch.setattr(ttt_solve.book.frame, "text_chunks", original)
     assert run("export", "--db", book, "-o", str(new)).exit_code == 0
     assert len(new.read_text().splitlines()) == 766
 

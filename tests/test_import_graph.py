@@ -1,10 +1,13 @@
-"""The package's import graph, laid out as it installs: no cycle at import time, and no cycle at
-all but those a drawing's lazy ``_repr_*`` hook explains (python-chess's ``Board._repr_svg_``
-importing ``chess.svg``), or a lazy edge listed below with why it is there."""
+"""The package's import graph, laid out as it installs: each floor imports only the floors below
+it (a value reaches the report above it only from the hook that shows it), no cycle at import
+time, and no cycle at all but those a drawing's lazy ``_repr_*`` hook explains (python-chess's
+``Board._repr_svg_`` importing ``chess.svg``), or a lazy edge listed below with why it is
+there."""
 
 from __future__ import annotations
 
 from tests.import_graph import (
+    FLOORS,
     PACKAGE,
     Import,
     circles,
@@ -46,14 +49,33 @@ where: the function the import stands in, or ``TYPE_CHECKING``) under ``ttt_solv
 LAYERS = ("solver", "book", "agents")
 """The subpackages of values that a picture draws: they reach the presentation only lazily."""
 
+SHOWN_BY = ("__repr__", "text", "chart")
+"""The methods (beside ``_repr_*``) through which a value shows itself: a report module above
+the value is imported there, when it is called."""
+
+
+def floor(module: str) -> int:
+    """The floor of a module of the package (its subpackage's, or its own at the root)."""
+    name = module.removeprefix(PACKAGE).removeprefix(".").split(".")[0]
+    return next(level for level, names in enumerate(FLOORS) if name in names)
+
+
+def shown_by_hook(edge: Import) -> bool:
+    """Whether ``edge`` is a lazy import in a method through which a value shows itself
+    (``_repr_*``, or one of :data:`SHOWN_BY`)."""
+    if not edge.functions or not edge.in_method or edge.type_only:
+        return False
+    return edge.functions[-1].startswith("_repr_") or edge.functions[-1] in SHOWN_BY
+
 
 def where(edge: Import) -> str:
     return "TYPE_CHECKING" if edge.type_only and not edge.functions else edge.functions[-1]
 
 
 def explained(edge: Import, allowed: dict[tuple[str, str, str], str]) -> bool:
-    """Whether ``edge`` may close a cycle: it stands in a ``_repr_*`` hook, or is listed."""
-    if any(function.startswith("_repr_") for function in edge.functions):
+    """Whether ``edge`` may close a cycle: it stands in a ``_repr_*`` hook or a value's method
+    that shows it (:func:`shown_by_hook`), or is listed."""
+    if any(function.startswith("_repr_") for function in edge.functions) or shown_by_hook(edge):
         return True
     if edge.at_import_time:
         return False
@@ -96,16 +118,65 @@ def test_every_allowed_edge_is_still_there():
     assert set(ALLOWED) - found == set()
 
 
-def test_values_reach_the_presentation_only_from_functions():
-    presentation = f"{PACKAGE}.presentation"
+def test_values_reach_the_drawings_and_reports_only_from_functions():
+    shown = (f"{PACKAGE}.presentation.", f"{PACKAGE}.reports.")
     eager = [
         edge
         for edge in imports(package_modules())
         if edge.source.split(".")[1] in LAYERS
-        and (edge.target + ".").startswith(presentation + ".")
+        and (edge.target + ".").startswith(shown)
         and not edge.functions
     ]
     assert eager == []
+
+
+def upward(edges: list[Import]) -> list[Import]:
+    """The imports of ``edges`` that reach a floor above their own other than from a value's
+    method that shows it (:func:`shown_by_hook`)."""
+    return [
+        edge
+        for edge in edges
+        if floor(edge.target) > floor(edge.source) and not shown_by_hook(edge)
+    ]
+
+
+def test_each_floor_imports_only_the_floors_below_it():
+    modules = package_modules()
+    assert {floor(name) for name in modules} == set(range(len(FLOORS)))
+    assert upward(imports(modules)) == []
+
+
+def test_the_drawings_import_nothing_above_the_solver():
+    """Drawings are functions of positions, values and plain figures: not even a type of the
+    book, the agents or the reports, and not even lazily (a report draws with them)."""
+    drawings = floor(f"{PACKAGE}.presentation")
+    above = [
+        (edge.source, edge.target)
+        for edge in imports(package_modules())
+        if floor(edge.source) == drawings and floor(edge.target) > drawings
+    ]
+    assert above == []
+
+
+def test_an_import_up_a_floor_is_found(tmp_path):
+    (tmp_path / "audit.py").write_text(
+        "class AuditReport:\n    def _repr_html_(self):\n"
+        "        from ttt_solve.reports.audit import html\n        return html(self)\n"
+    )
+    modules = {"ttt_solve.agents.audit": tmp_path / "audit.py"}
+    (tmp_path / "report.py").write_text("from ttt_solve.agents.audit import AuditReport\n")
+    modules["ttt_solve.reports.audit"] = tmp_path / "report.py"
+    assert upward(imports(modules)) == []  # the report imported from the value's hook
+
+    (tmp_path / "display.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from ttt_solve.agents.audit import AuditReport\n"
+    )
+    modules["ttt_solve.presentation.display"] = tmp_path / "display.py"
+    found = upward(imports(modules))
+    assert [(edge.source, edge.target) for edge in found] == [
+        ("ttt_solve.presentation.display", "ttt_solve.agents.audit")
+    ]
 
 
 def test_a_cycle_through_any_other_function_is_found(tmp_path):
@@ -127,3 +198,17 @@ def test_a_cycle_through_any_other_function_is_found(tmp_path):
     found = unexplained_cycle(modules, {})
     assert found == ["ttt_solve.draw.report", "ttt_solve.draw.svg", "ttt_solve.draw.report"]
     assert unexplained_cycle(modules, {("draw.report", "draw.svg", "text"): "why"}) is None
+
+
+def test_the_picture_of_the_floors_is_drawn_from_them():
+    """docs/img/layers.svg is what docs/layers.py draws from :data:`FLOORS` as they are."""
+    import importlib.util
+
+    from tests.import_graph import ROOT
+
+    spec = importlib.util.spec_from_file_location("layers", ROOT / "docs" / "layers.py")
+    assert spec is not None and spec.loader is not None
+    layers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(layers)
+    assert (ROOT / "docs" / "img" / "layers.svg").read_text() == layers.svg()
+    assert set(layers.ROOMS) == {name for floor in FLOORS for name in floor}

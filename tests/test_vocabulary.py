@@ -9,12 +9,15 @@ import string
 import pytest
 
 from ttt_solve.agents.audit import AuditMode
-from ttt_solve.agents.engine import FailureKind
+from ttt_solve.agents.engine import EngineFailure, FailureKind
+from ttt_solve.book import errors
+from ttt_solve.book.errors import BookError, ErrorKind
 from ttt_solve.book.records import SolveMethod
 from ttt_solve.book.solving import Solve, SolveError
+from ttt_solve.fixes import FIXES, fix
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import BlunderKind, Grade, Outcome
-from ttt_solve.solver.vocabulary import Side, UnknownWordError, Word
+from ttt_solve.solver.vocabulary import Device, Side, UnknownWordError, Word
 from ttt_solve.web.audits import AuditRequest, JobStatus
 
 VOCABULARIES = {
@@ -26,6 +29,28 @@ VOCABULARIES = {
     AuditMode: ["positions", "games"],
     SolveMethod: ["exhaustive", "alphabeta", "table"],
     JobStatus: ["running", "done", "failed"],
+    Device: ["cpu", "gpu", "auto"],
+    ErrorKind: [
+        "book",
+        "unreadable",
+        "no-book",
+        "not-a-book",
+        "schema",
+        "older-schema",
+        "missing-game",
+        "game-exists",
+        "damaged",
+        "damaged-tables",
+        "unwritable-folder",
+        "out-of-reach",
+        "server-failed",
+        "server-failed-commit",
+        "solve",
+        "needs-opening-book",
+        "depth-past-end",
+        "unwritable",
+        "too-large-for-table",
+    ],
 }
 WORDS = [(vocabulary, word) for vocabulary, words in VOCABULARIES.items() for word in words]
 
@@ -94,3 +119,32 @@ def test_a_solve_refuses_an_unknown_method_in_one_line(tmp_path):
         Solve(Rules(3, 3, 3), db, method="exhastive")
     assert str(refused.value) == ("method 'exhastive' is not one of exhaustive, alphabeta, table")
     assert Solve(Rules(3, 3, 3), db, method="exhaustive").method is SolveMethod.EXHAUSTIVE
+
+
+def test_a_table_build_reads_its_device_as_a_word_and_refuses_a_misspelt_one(tmp_path):
+    from ttt_solve.solver.tablebase.build import build_table
+    from ttt_solve.solver.tablebase.gpu import gpu_chosen
+
+    assert gpu_chosen(" CPU ") is False and gpu_chosen(Device.CPU) is False
+    with pytest.raises(UnknownWordError, match="^device 'tpu' is not one of cpu, gpu, auto$"):
+        build_table(Rules(3, 3, 3), tmp_path / "t", device="tpu")
+    assert not (tmp_path / "t").exists()
+
+
+def test_every_book_error_says_its_kind_in_a_word():
+    classes = [BookError, *(c for c in vars(errors).values() if isinstance(c, type))]
+    for error_class in classes:
+        if issubclass(error_class, BookError):
+            assert isinstance(error_class.kind, ErrorKind), error_class
+    refused = SolveError(Rules(3, 3, 3), "too big", ErrorKind.NEEDS_OPENING_BOOK)
+    assert refused.kind is ErrorKind.NEEDS_OPENING_BOOK
+    assert SolveError(Rules(3, 3, 3), "no").kind is ErrorKind.SOLVE
+
+
+def test_each_kind_of_error_has_its_fix_and_another_vocabulary_none():
+    rules = Rules(3, 3, 3)
+    missing = BookError("no 3x3 k=3", database="b.sqlite", rules=rules, kind=ErrorKind.MISSING_GAME)
+    assert fix(missing) == "; build it with: ttt-solve --size 3 --win 3 --db b.sqlite"
+    assert set(FIXES) <= set(ErrorKind)
+    failure = EngineFailure(FailureKind.CRASH, rules, 0, 0, "it exited", "cmd:./engine")
+    assert failure.kind == "crash" and fix(failure) == ""  # a failure kind: no fix

@@ -95,7 +95,7 @@ def test_the_ratings_page_shows_the_models_fit_from_its_json(rated_book):
 
     from ttt_solve.agents.ladder import from_cache
     from ttt_solve.book.reader import open_book
-    from ttt_solve.presentation.display import fit_text
+    from ttt_solve.reports.ratings import fit_text
     from ttt_solve.solver.rules import Rules
 
     db, printed = rated_book

@@ -14,13 +14,16 @@ In a Python session or a notebook::
 library's own classes and functions. Every name is imported on first use, so ``import
 ttt_solve`` costs nothing.
 
-The package's parts, each a subpackage:
+The package's parts, each a subpackage, from the ground up (docs/design.md):
 
 * :mod:`ttt_solve.solver`: rules, positions and the solvers (knows nothing of storage);
+* :mod:`ttt_solve.presentation`: the drawings: boards, charts, HTML pieces, number formats;
 * :mod:`ttt_solve.book`: storage of solved games and the reading API;
 * :mod:`ttt_solve.agents`: agents that play, and the audit that grades them against a book;
-* :mod:`ttt_solve.presentation`: the pictures, tables and notebook HTML of every value above;
-* :mod:`ttt_solve.cli`: the ``ttt`` and ``ttt-solve`` commands.
+* :mod:`ttt_solve.rl` and :mod:`ttt_solve.reports`: the learning environments, and what the
+  terminal and a notebook show of the values above;
+* :mod:`ttt_solve.cli` and :mod:`ttt_solve.web`: the ``ttt`` and ``ttt-solve`` commands, and the
+  web explorer (with :mod:`ttt_solve.session`, the functions above).
 
 Importing this package imports none of them.
 """

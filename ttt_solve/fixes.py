@@ -2,12 +2,17 @@
 
 The library's errors say what went wrong and carry what it concerns (``kind``, ``rules``,
 ``database``: :class:`~ttt_solve.book.errors.BookError`); :func:`explained` writes the message
-a user of the commands reads, with the ``ttt-solve`` or ``ttt verify`` line to run.
+a user of the commands reads, with the ``ttt-solve`` or ``ttt verify`` line to run. Each kind of
+error (:class:`~ttt_solve.book.errors.ErrorKind`) has one fix in :data:`FIXES`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 from ttt_solve.book.defaults import DEFAULT_DB
+from ttt_solve.book.errors import ErrorKind
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
 
@@ -22,57 +27,94 @@ def solve_command(rules: Rules, database: str | None = None) -> str:
     return f"ttt-solve --size {rules.size} --win {rules.k}{db_option(database)}"
 
 
+class Concern(NamedTuple):
+    """What an error is about, as far as it says: the book, the game, the book depth that would
+    hold the answer."""
+
+    database: str | None
+    rules: Rules | None
+    depth: int | None
+
+    @property
+    def db(self) -> str:
+        return db_option(self.database)
+
+    def solve(self) -> str:
+        """The ``ttt-solve`` line of the game (:func:`solve_command`); the game is known."""
+        assert self.rules is not None
+        return solve_command(self.rules, self.database)
+
+
+def _damaged(about: Concern) -> str:
+    if about.rules is None:
+        return f"; check it with: ttt verify --size N --win K{about.db}; rebuild it if it fails"
+    return (
+        f"; check it with: ttt verify --size {about.rules.size} --win {about.rules.k}{about.db}; "
+        f"solve the game again with: {about.solve()} --force"
+    )
+
+
+def _older_schema(about: Concern) -> str:
+    example = solve_command(about.rules or Rules(3, 3, 3), about.database)
+    return (
+        f"; ttt-solve upgrades it when it next writes into it (its games are kept), e.g.: {example}"
+    )
+
+
+def _out_of_reach(about: Concern) -> str:
+    if about.rules is None:
+        return ""
+    command = about.solve()
+    if about.depth is not None:
+        # --method, because ttt-solve would otherwise pick the exhaustive solve if it fits
+        command += f" --method alphabeta --book-depth {about.depth} --force"
+    return f"; build the book with: {command}"
+
+
+FIXES: dict[ErrorKind, Callable[[Concern], str]] = {
+    ErrorKind.NO_BOOK: lambda about: (
+        f": solve a game into it first (ttt-solve --size N --win K{about.db})"
+    ),
+    ErrorKind.NOT_A_BOOK: lambda about: (
+        f"; solve a game into it first (ttt-solve --db {about.database})"
+    ),
+    ErrorKind.MISSING_GAME: lambda about: (
+        f"; build it with: {about.solve()}" if about.rules is not None else ""
+    ),
+    ErrorKind.DAMAGED: _damaged,
+    ErrorKind.DAMAGED_TABLES: lambda _: (
+        "; solve its games again into a new book (ttt-solve --size N --win K --db NEW)"
+    ),
+    ErrorKind.OLDER_SCHEMA: _older_schema,
+    ErrorKind.UNWRITABLE_FOLDER: lambda _: "; give --db a path in a folder that can be written",
+    ErrorKind.NEEDS_OPENING_BOOK: lambda _: (
+        "; build an opening book instead: --method alphabeta --book-depth D"
+    ),
+    ErrorKind.DEPTH_PAST_END: lambda about: (
+        f"; give --book-depth {about.rules.cells} or less" if about.rules is not None else ""
+    ),
+    ErrorKind.UNWRITABLE: lambda _: "; make it writable or give another --db",
+    ErrorKind.SERVER_FAILED: lambda _: ": run the same command again once the server answers",
+    ErrorKind.SERVER_FAILED_COMMIT: lambda _: (
+        "; once it answers, run the same command again (it stops at once if the game is stored)"
+    ),
+    ErrorKind.OUT_OF_REACH: _out_of_reach,
+    ErrorKind.TOO_MANY_POSITIONS: lambda _: " (--positions sample:N)",
+}
+"""The fix of each kind of error that has one, from what the error is about."""
+
+
 def fix(error: TttError) -> str:
     """The fix of an error, to follow its message (``""`` when there is nothing to run)."""
     kind = getattr(error, "kind", None)
-    database = getattr(error, "database", None)
-    rules: Rules | None = getattr(error, "rules", None)
-    db = db_option(database)
-    if kind == "no-book":
-        return f": solve a game into it first (ttt-solve --size N --win K{db})"
-    if kind == "not-a-book":
-        return f"; solve a game into it first (ttt-solve --db {database})"
-    if kind == "missing-game" and rules is not None:
-        return f"; build it with: {solve_command(rules, database)}"
-    if kind == "damaged":
-        if rules is None:
-            return f"; check it with: ttt verify --size N --win K{db}; rebuild it if it fails"
-        return (
-            f"; check it with: ttt verify --size {rules.size} --win {rules.k}{db}; "
-            f"solve the game again with: {solve_command(rules, database)} --force"
-        )
-    if kind == "damaged-tables":
-        return "; solve its games again into a new book (ttt-solve --size N --win K --db NEW)"
-    if kind == "older-schema":
-        example = solve_command(rules or Rules(3, 3, 3), database)
-        return (
-            "; ttt-solve upgrades it when it next writes into it (its games are kept), "
-            f"e.g.: {example}"
-        )
-    if kind == "unwritable-folder":
-        return "; give --db a path in a folder that can be written"
-    if kind == "needs-opening-book":
-        return "; build an opening book instead: --method alphabeta --book-depth D"
-    if kind == "depth-past-end" and rules is not None:
-        return f"; give --book-depth {rules.cells} or less"
-    if kind == "unwritable":
-        return "; make it writable or give another --db"
-    if kind == "server-failed":
-        return ": run the same command again once the server answers"
-    if kind == "server-failed-commit":
-        return (
-            "; once it answers, run the same command again (it stops at once if the game is stored)"
-        )
-    if kind == "too-many-positions":
-        return " (--positions sample:N)"
-    if kind == "out-of-reach" and rules is not None:
-        depth = getattr(error, "depth", None)
-        command = solve_command(rules, database)
-        if depth is not None:
-            # --method, because ttt-solve would otherwise pick the exhaustive solve if it fits
-            command += f" --method alphabeta --book-depth {depth} --force"
-        return f"; build the book with: {command}"
-    return ""
+    if not isinstance(kind, ErrorKind) or kind not in FIXES:
+        return ""  # another vocabulary's kind (an engine's failure), or nothing to run
+    about = Concern(
+        getattr(error, "database", None),
+        getattr(error, "rules", None),
+        getattr(error, "depth", None),
+    )
+    return FIXES[kind](about)
 
 
 def explained(error: TttError) -> str:

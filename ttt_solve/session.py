@@ -442,18 +442,15 @@ def curve(
             jobs=jobs,
         )
         book_url, truth = book.display_url, book.describe()
-    if games is None:
-        mode = "every position" if sample is None else f"{sample:,} sampled positions"
-    else:
-        mode = f"{games:,} games against {getattr(rival, 'spec', opponent)}"
     return CurveReport(
         rules,
-        mode,
         seed_list,
         tuple(curves),
-        games_mode=games is not None,
         book=book_url,
         truth=truth,
+        sample=sample,
+        games=games,
+        opponent=None if games is None else getattr(rival, "spec", opponent),
     )
 
 
@@ -498,9 +495,9 @@ class PlayedGame:
         )
 
     def _repr_html_(self) -> str:
-        from ttt_solve.presentation import display
+        from ttt_solve.reports.game import game_html
 
-        return display.game_html(self)
+        return game_html(self)
 
 
 def play_game(

@@ -29,12 +29,12 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ttt_solve.agents.audit import share_text
 from ttt_solve.book.errors import BookError, BookNotFoundError, DamagedBookError, OutOfReachError
 from ttt_solve.book.memory import MemoryLoader
 from ttt_solve.book.reader import open_book
 from ttt_solve.errors import TttError
 from ttt_solve.fixes import explained
+from ttt_solve.presentation.numbers import count, percent
 from ttt_solve.web import api, benchmark, pages, ratings, uwapi
 from ttt_solve.web.audits import AuditRunner
 from ttt_solve.web.common import shortened
@@ -176,8 +176,8 @@ def page_templates() -> jinja2.Environment:
         autoescape=True,
         undefined=jinja2.StrictUndefined,
     )
-    templates.filters["count"] = lambda n: f"{n:,}"
-    templates.filters["percent"] = share_text  # "-" where nothing could be judged
+    templates.filters["count"] = count
+    templates.filters["percent"] = percent  # "-" where nothing could be judged
     return templates
 
 

@@ -110,6 +110,17 @@ class AuditRequest:
         object.__setattr__(self, "agent", checked_spec(self.agent))
         object.__setattr__(self, "opponent", checked_spec(self.opponent, "opponent"))
 
+    @property
+    def description(self) -> str:
+        """What the audit asks, in the words of ``ttt audit``'s mode line."""
+        games = self.mode == audit.AuditMode.GAMES
+        return audit.asked_sentence(
+            self.mode,
+            sample=self.sample,
+            games=self.games if games else None,
+            opponent=self.opponent if games else None,
+        )
+
 
 COSTLY_KEPT = 5_000
 """The costly moves an audit keeps for its page (250 pages of them), costliest first;
@@ -260,6 +271,7 @@ def job_json(job: AuditJob, links: Any = None) -> dict[str, Any]:
         "games": request.games if request.mode == audit.AuditMode.GAMES else None,
         "opponent": request.opponent if request.mode == audit.AuditMode.GAMES else None,
         "seed": request.seed,
+        "description": request.description,
         "done": job.done,
         "total": job.total,
         "seconds": round(job.seconds or time.monotonic() - job.started, 3),

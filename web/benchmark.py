@@ -104,7 +104,7 @@ def board_view(game: str, agent: str | None) -> Page:
 
 
 def heatmaps(report: BenchmarkReport | None) -> dict[str, Any]:
-    from ttt_solve.presentation.display import benchmark_svgs
+    from ttt_solve.reports.benchmark import benchmark_svgs
 
     return {"heatmaps": [] if report is None else benchmark_svgs(report)}
 

@@ -19,8 +19,8 @@ from typing import Any, NamedTuple
 from starlette.datastructures import QueryParams
 
 from ttt_solve.agents.seeded import plays_from_book, seeded_move
+from ttt_solve.book.defaults import DEFAULT_MAX_ROWS
 from ttt_solve.book.errors import GameNotFoundError, OutOfReachError
-from ttt_solve.book.memory import DEFAULT_MAX_ROWS
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Analysis, Oracle
 from ttt_solve.book.query import LineMove, parse_query
 from ttt_solve.book.reader import Book

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ttt_solve.presentation import palette
-from ttt_solve.presentation.display import likelihood_text
+from ttt_solve.presentation.numbers import likelihood
 from ttt_solve.solver.vocabulary import Side
 from ttt_solve.web import links, views
 from ttt_solve.web.answers import json_response
@@ -47,7 +47,7 @@ def palette_css() -> str:
 
 PALETTE_CSS = palette_css()
 
-EVERY_PAGE = {"palette_css": PALETTE_CSS, "likelihood": likelihood_text}
+EVERY_PAGE = {"palette_css": PALETTE_CSS, "likelihood": likelihood}
 """What every template may read beside its page's data: the palette, and how a likelihood of
 superiority is written."""
 

@@ -46,7 +46,7 @@ async def ratings_view(explorer: Explorer, game: str) -> Page:
     """The game, its ladders cached in the book (as ``ttt rate --json`` prints each, with the
     model's goodness of fit to the games as ``ttt rate`` words it), and the command that plays
     them, with its games per pair and its rungs."""
-    from ttt_solve.presentation.display import fit_text
+    from ttt_solve.reports.ratings import fit_text
 
     info = explorer.game(game)
     rules = info.rules

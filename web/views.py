@@ -798,8 +798,6 @@ async def play_view(explorer: Explorer, asked: Asked, game: Game) -> Page | str:
     def play(names: tuple[str, ...], **extra: object) -> str:
         return links.play_url(rules, agent, side, seed, names, **{**options, **extra})
 
-    mine = [i for i in range(len(asked.cells)) if (i % 2 == 0) == (side == Side.X)]
-    undo = asked.move_names[: mine[-1]] if mine else None
     data = {
         "game": game_json(asked.info),
         "agent": agent,
@@ -817,35 +815,8 @@ async def play_view(explorer: Explorer, asked: Asked, game: Game) -> Page | str:
             hint and analysis and len(analysis.best_moves) == len(analysis.moves)
         ),
         "answer": analysis_json(analysis) if analysis is not None and show_values else None,
-        "graded": (
-            {
-                "moves": review_rows(
-                    review,
-                    lambda r: links.position_url(
-                        rules, None, asked.move_names, ply=str(r.ply), mark=rules.cell_name(r.cell)
-                    ),
-                ),
-                "summary": summary_json(review.summary),
-            }
-            if review is not None
-            else None
-        ),
-        "links": {
-            "undo": play(undo) if undo is not None else None,
-            "hint": play(asked.move_names, hint="1") if not position.is_terminal else None,
-            "values_toggle": links.play_url(
-                rules,
-                agent,
-                side,
-                seed,
-                asked.move_names,
-                values=None if show_values else "1",
-            ),
-            "new_game": links.play_url(
-                rules, agent, side, random.SystemRandom().randrange(2**32), values=options["values"]
-            ),
-            "explore": links.position_url(rules, None, asked.move_names),
-        },
+        "graded": None if review is None else _graded_json(review, asked),
+        "links": _play_links(asked, game, seed, play),
     }
 
     def move_url(cell: int) -> str:
@@ -853,6 +824,43 @@ async def play_view(explorer: Explorer, asked: Asked, game: Game) -> Page | str:
 
     last = asked.cells[-1] if asked.cells else None
     return Page(data, partial(pictures.play, position, analysis, show_values, hint, last, move_url))
+
+
+def _graded_json(review: Any, asked: Asked) -> dict[str, Any]:
+    """A finished game's moves graded, each linked to its position in the explorer."""
+    rules = asked.rules
+
+    def link(row: Any) -> str:
+        mark = rules.cell_name(row.cell)
+        return links.position_url(rules, None, asked.move_names, ply=str(row.ply), mark=mark)
+
+    return {"moves": review_rows(review, link), "summary": summary_json(review.summary)}
+
+
+def _play_links(
+    asked: Asked, game: Game, seed: int, play: Callable[..., str]
+) -> dict[str, str | None]:
+    """Where a game's page leads: back a move, a hint, the values shown or hidden, a new
+    game, the position in the explorer."""
+    rules, position, side = asked.rules, asked.position, game.side
+    mine = [i for i in range(len(asked.cells)) if (i % 2 == 0) == (side == Side.X)]
+    undo = asked.move_names[: mine[-1]] if mine else None
+    values = None if game.show_values else "1"
+    return {
+        "undo": play(undo) if undo is not None else None,
+        "hint": play(asked.move_names, hint="1") if not position.is_terminal else None,
+        "values_toggle": links.play_url(
+            rules, game.agent, side, seed, asked.move_names, values=values
+        ),
+        "new_game": links.play_url(
+            rules,
+            game.agent,
+            side,
+            random.SystemRandom().randrange(2**32),
+            values="1" if game.show_values else None,
+        ),
+        "explore": links.position_url(rules, None, asked.move_names),
+    }
 
 
 def _result(position: Position, side: str, agent: str) -> str | None:

@@ -27,15 +27,15 @@ import multiprocessing
 import signal
 import time
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.solver.errors import SearchTimeout
-from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.prover.pairing import pairing_for
-from ttt_solve.solver.prover.search import Prover, Prunings
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Value
+
+if TYPE_CHECKING:
+    from ttt_solve.solver.prover.search import Prunings
 
 LARGEST_SIDE = 8
 """The atlas's boards: at most 8 x 8 (64 cells, the compiled prover's limit)."""
@@ -116,6 +116,12 @@ def decide(
 ) -> Entry:
     """The atlas's entry for ``(rows, cols, k)``, decided within about ``seconds`` (see the
     module docstring); ``table_bits``: the prover's table (``2 ** (bits + 1)`` slots)."""
+    # The solvers load NumPy and Numba: imported when a game is decided, not with the atlas's
+    # list of games (``ttt atlas --help``).
+    from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
+    from ttt_solve.solver.prover.pairing import pairing_for
+    from ttt_solve.solver.prover.search import Prover, Prunings
+
     started = time.perf_counter()
 
     def entry(value: str, remoteness: int | None, method: str, note: str, nodes: int) -> Entry:

@@ -47,6 +47,11 @@ from ttt_solve.solver.value import WIN_SCORE, move_score
 if TYPE_CHECKING:
     from ttt_solve.solver.prover.search import IntTable, SearchTables
 
+    Bounds = tuple[int, int, int, int]
+    """A node's bounds and their zones: ``low, high, zone_low, zone_high``."""
+    Place = tuple[int, Any, int]
+    """Where a node's table entry goes: its bucket, its key and its canonical image."""
+
 COMPILED = __name__.endswith("_compiled")
 """Whether this instance is the compiled one (see the module docstring)."""
 
@@ -88,6 +93,8 @@ WIN3 = WIN_SCORE - 3
 """The fastest win without a threat on the board."""
 LOSE4 = -(WIN_SCORE - 4)
 """The fastest loss without a threat on the board."""
+OPEN = WIN_SCORE + 1
+"""No score at all: a step of the search that leaves the node's window open."""
 
 # -- the prunings: one row each -----------------------------------------------------------------
 
@@ -237,6 +244,15 @@ def kernel(function: _Function) -> _Function:
     it is in the plain one."""
     if COMPILED:
         return cast(_Function, numba.njit(cache=True)(function))
+    return function
+
+
+def step(function: _Function) -> _Function:
+    """:func:`kernel`, compiled into each caller (Numba's ``inline="always"``): a step of the
+    search run at every node, where a call would count references to every array of
+    ``SearchTables`` it is handed, twice."""
+    if COMPILED:
+        return cast(_Function, numba.njit(cache=True, inline="always")(function))
     return function
 
 
@@ -604,6 +620,28 @@ def _find_pairing(
     Greedily, consecutive lines open to the attacker form one unit while the lines' common
     cells still hold two empty ones: one pair there blocks them all. ``visit``: one entry per
     cell and a last one counting the attempts (stamps), so that it is never cleared."""
+    units = _form_units(
+        defender, empty, empties, partial, run_lines, run_continues, unit_cells, line_unit, report
+    )
+    if units < 0:
+        return units
+    return _match_units(unit_cells, owner, visit, report, units, partial)
+
+
+@step
+def _form_units(
+    defender: int,
+    empty: int,
+    empties: int,
+    partial: bool,
+    run_lines: IntTable,
+    run_continues: IntTable,
+    unit_cells: IntTable,
+    line_unit: IntTable,
+    report: IntTable,
+) -> int:
+    """The units of :func:`_find_pairing`, formed greedily from the runs of lines: their
+    number, or (whole) the failure it returns when one cannot be paired for want of cells."""
     lines = len(run_lines)
     units = 0
     covered = 0
@@ -646,6 +684,21 @@ def _find_pairing(
         core = line
     if not partial and _popcount(covered) < 2 * units:
         return -1
+    return units
+
+
+@step
+def _match_units(
+    unit_cells: IntTable,
+    owner: IntTable,
+    visit: IntTable,
+    report: IntTable,
+    units: int,
+    partial: bool,
+) -> int:
+    """Match both slots of each unit to cells of its own, no cell twice (Kuhn's algorithm,
+    :func:`_augment`): the number of units, or -1 when one cannot be matched (whole); a unit
+    that cannot (partial) is left out and counted in ``report[1]``."""
     for cell in range(len(owner)):
         owner[cell] = -1
     last = len(visit) - 1
@@ -680,6 +733,12 @@ def _paired_cells(s: SearchTables) -> int:
 @kernel
 def _pairing(s: SearchTables, defender: int, empty: int, empties: int) -> int:
     """:func:`_find_pairing`, whole, for the side holding ``defender`` on ``s``' lines."""
+    return _pairing_units(s, defender, empty, empties, False)
+
+
+@step
+def _pairing_units(s: SearchTables, defender: int, empty: int, empties: int, partial: bool) -> int:
+    """:func:`_find_pairing` for the side holding ``defender`` on ``s``' lines."""
     return _find_pairing(
         s.run_lines,
         s.run_continues,
@@ -691,7 +750,7 @@ def _pairing(s: SearchTables, defender: int, empty: int, empties: int) -> int:
         defender,
         empty,
         empties,
-        False,
+        partial,
     )
 
 
@@ -742,19 +801,7 @@ def _partial_pairing_holds(
     and plays the Erdős-Selfridge strategy on the lines left unpaired, counted with the pair
     cells as the maker's. A whole pairing is the case of no line left. The zone (the pair
     cells and the other empty cells of the unpaired lines) goes to ``s.found_zone[0]``."""
-    units = _find_pairing(
-        s.run_lines,
-        s.run_continues,
-        s.unit_cells,
-        s.line_unit,
-        s.owner,
-        s.visit,
-        s.report,
-        breaker,
-        empty,
-        empties,
-        True,
-    )
+    units = _pairing_units(s, breaker, empty, empties, True)
     paired = _paired_cells(s)
     if s.report[1]:
         if s.k > POTENTIAL_K_LIMIT or not _potential_holds(
@@ -914,11 +961,7 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
     if limit < 3:
         return 0
     stack = s.threat_stack
-    stack[0] = me
-    stack[1] = opp
-    stack[2] = empty
-    stack[3] = _threat_cells(s, me, opp, empty)
-    stack[4] = 0
+    _threat_frame(s, 0, me, opp, empty, 0)
     depth = 0
     while depth >= 0:
         frame = 5 * depth
@@ -957,13 +1000,22 @@ def _threat_win(s: SearchTables, me: int, opp: int, empty: int, limit: int) -> i
             empty ^= counter ^ made
             plies += 2
         depth += 1
-        frame += 5
-        stack[frame] = mine
-        stack[frame + 1] = theirs
-        stack[frame + 2] = empty
-        stack[frame + 3] = _threat_cells(s, mine, theirs, empty)
-        stack[frame + 4] = plies
+        _threat_frame(s, frame + 5, mine, theirs, empty, plies)
     return 0
+
+
+@step
+def _threat_frame(
+    s: SearchTables, frame: int, mine: int, theirs: int, empty: int, plies: int
+) -> None:
+    """Push a position of the threat search at ``frame`` of ``s.threat_stack``, with every
+    threat move of the attacker (``mine``) still to try there."""
+    stack = s.threat_stack
+    stack[frame] = mine
+    stack[frame + 1] = theirs
+    stack[frame + 2] = empty
+    stack[frame + 3] = _threat_cells(s, mine, theirs, empty)
+    stack[frame + 4] = plies
 
 
 # -- the move order ------------------------------------------------------------------------------
@@ -998,21 +1050,34 @@ def _order_moves(s: SearchTables, ply: int) -> int:
     (on no live line) are all alike, so one stands for the others; with vertex domination, a
     move whose live lines all pass through another cell is left out for it (see
     docs/prover.md: the other move is at least as good for either side)."""
-    stack = s.nodes
     node = ply * NODE_FIELDS
-    me, opp = stack[node + ME], stack[node + OPP]
-    empty, threats_opp = stack[node + EMPTY], stack[node + THREATS_OPP]
-    cells = s.cells
-    order = s.orders
-    first = ply * cells
-    stack[node + SKIPPED] = 0
+    threats_opp = s.nodes[node + THREATS_OPP]
+    first = ply * s.cells
+    s.nodes[node + SKIPPED] = 0
     if threats_opp:
-        order[first] = _popcount((threats_opp & -threats_opp) - 1)
+        s.orders[first] = _popcount((threats_opp & -threats_opp) - 1)
         return 1
+    if not _weigh_moves(s, ply):
+        return -1
+    count, skipped = _kept_moves(s, ply)
+    if s.flags & USE_DOMINATION and skipped:
+        _stand_for_dominated(s, ply, skipped)
+    s.nodes[node + SKIPPED] = skipped
+    _sort_moves(s.orders, first, count)
+    return count
+
+
+@step
+def _weigh_moves(s: SearchTables, ply: int) -> bool:
+    """Weigh each empty cell of the position at ``ply`` into ``s.weights`` by the live lines
+    through it (with vertex domination, the cells on all of them go to ``s.dominance``); False
+    when a move makes two threats at once, with the move and its threat cells in
+    ``s.found_zone[0]``."""
+    node = ply * NODE_FIELDS
+    me, opp, empty = s.nodes[node + ME], s.nodes[node + OPP], s.nodes[node + EMPTY]
     dominate = s.flags & USE_DOMINATION
     almost = s.k - 2
     own_weight, block_weight = s.own_weight, s.block_weight
-    weights, dominance = s.weights, s.dominance
     rest = empty
     while rest:
         bit = rest & -rest
@@ -1036,30 +1101,40 @@ def _order_moves(s: SearchTables, ply: int) -> int:
                 common &= line
         if made & (made - 1):
             s.found_zone[0] = bit | made
-            return -1
+            return False
         if made:
             weight += s.threat_bonus
-        weights[c] = weight
+        s.weights[c] = weight
         if dominate:
-            dominance[c] = common & empty & ~bit
-    history = s.history
-    reps = s.reps
+            s.dominance[c] = common & empty & ~bit
+    return True
+
+
+@step
+def _kept_moves(s: SearchTables, ply: int) -> tuple[int, int]:
+    """The weighed moves into ``s.orders[ply * cells:]`` as packed keys (weight, history,
+    cell), but those left out: with vertex domination the dominated ones, else every dead cell
+    but the first, which stands for them in ``s.reps``. Their number, and the cells left
+    out."""
+    first = ply * s.cells
+    dominate = s.flags & USE_DOMINATION
+    weights, history, order = s.weights, s.history, s.orders
     skipped = 0
     dead = -1
     count = 0
-    rest = empty
+    rest = s.nodes[ply * NODE_FIELDS + EMPTY]
     while rest:
         bit = rest & -rest
         rest ^= bit
         c = _popcount(bit - 1)
         if dominate:
-            if _dominated(dominance, c):
+            if _dominated(s.dominance, c):
                 skipped |= bit
                 continue
         elif not weights[c]:
             if dead >= 0:
                 skipped |= bit
-                reps[first + c] = dead
+                s.reps[first + c] = dead
                 continue
             dead = c
         weight = weights[c]
@@ -1067,18 +1142,22 @@ def _order_moves(s: SearchTables, ply: int) -> int:
             weight = WEIGHT_LIMIT
         order[first + count] = (weight << 40) + (history[c] << 10) + c
         count += 1
-    if dominate and skipped:
-        s.counters[DOMINATED_MOVES] += _popcount(skipped)
-        rest = skipped
-        while rest:
-            bit = rest & -rest
-            rest ^= bit
-            c = _popcount(bit - 1)
-            kept = dominance[c] & ~skipped
-            reps[first + c] = _popcount((kept & -kept) - 1)
-    stack[node + SKIPPED] = skipped
-    _sort_moves(order, first, count)
-    return count
+    return count, skipped
+
+
+@step
+def _stand_for_dominated(s: SearchTables, ply: int, skipped: int) -> None:
+    """Each dominated move left out (``skipped``) gets the kept move that stands above it in
+    ``s.reps``, and is counted."""
+    s.counters[DOMINATED_MOVES] += _popcount(skipped)
+    first = ply * s.cells
+    rest = skipped
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        c = _popcount(bit - 1)
+        kept = s.dominance[c] & ~skipped
+        s.reps[first + c] = _popcount((kept & -kept) - 1)
 
 
 @kernel
@@ -1129,6 +1208,229 @@ def _play(s: SearchTables, ply: int, cell: int) -> None:
     _push_images(s, ply, (empties & 1) * s.cells + cell)
 
 
+@step
+def _hand_up(
+    s: SearchTables, ply: int, value: int, alpha: int, zone_low: int, zone_high: int
+) -> int:
+    """``value``, the result of the node at ``ply``, with (relevance zones on) the zone of its
+    bound written for its parent: ``zone_high`` when the value is at most ``alpha``, else
+    ``zone_low`` (:func:`_bound_zone`). Every result a node returns but a timed-out one goes
+    through here."""
+    if s.flags & USE_ZONES:
+        s.zones[ply] = _bound_zone(value, alpha, zone_low, zone_high)
+    return value
+
+
+@step
+def _closed(s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds) -> int:
+    """The window check: the node's result when its ``bounds`` (``low, high, zone_low,
+    zone_high``) close the window ``(alpha, beta)`` (a lower bound at or above beta, an upper
+    bound at or below alpha, or the two bounds equal), else :data:`OPEN`."""
+    low, high, zone_low, zone_high = bounds
+    if low >= beta or low == high:
+        return _hand_up(s, ply, low, alpha, zone_low, zone_high)
+    if high <= alpha:
+        return _hand_up(s, ply, high, alpha, zone_low, zone_high)
+    return OPEN
+
+
+@step
+def _out_of_time(s: SearchTables) -> bool:
+    """Count a node; past the deadline, set the ``TIMED_OUT`` counter. The clock is read even
+    with no deadline: reading it runs Python for a moment, where a signal's handler gets its
+    turn (Ctrl-C, SIGTERM) and may move the deadline to the past."""
+    counters = s.counters
+    counters[NODES] += 1
+    if counters[NODES] & (CHECK_EVERY - 1) == 0 and _now() > s.deadline[0]:
+        counters[TIMED_OUT] = 1
+    timed_out: bool = counters[TIMED_OUT] != 0
+    return timed_out
+
+
+@step
+def _window(s: SearchTables, ply: int, alpha: int, beta: int) -> tuple[int, Bounds]:
+    """The node's result when the game is decided within two plies, or when the fastest win
+    and loss still possible close the window; else :data:`OPEN`. With the bounds those give."""
+    stack = s.nodes
+    node = ply * NODE_FIELDS
+    me, opp, empty = stack[node + ME], stack[node + OPP], stack[node + EMPTY]
+    threats_me, threats_opp = stack[node + THREATS_ME], stack[node + THREATS_OPP]
+    zoned = s.flags & USE_ZONES != 0
+    if threats_me:  # the mover completes a line, if the opponent has not completed one
+        zone = _base_zone(s, opp, me, empty, 1, threats_me & -threats_me) if zoned else 0
+        return _hand_up(s, ply, WIN1, alpha, zone, 0), (0, 0, 0, 0)
+    if threats_opp and threats_opp & (threats_opp - 1):  # no threat, and two to block
+        zone = _base_zone(s, me, opp, empty, 2, threats_opp) if zoned else 0
+        return _hand_up(s, ply, LOSE2, alpha, 0, zone), (0, 0, 0, 0)
+    empties = stack[node + EMPTIES]
+    live_me, live_opp = stack[node + LIVE_ME], stack[node + LIVE_OPP]
+    bounds = (
+        LOSE4 if live_opp and empties >= 4 else 0,
+        WIN3 if live_me and empties >= 3 else 0,
+        s.full if live_opp else 0,  # the zone of low
+        s.full if live_me else 0,  # the zone of high
+    )
+    return _closed(s, ply, alpha, beta, bounds), bounds
+
+
+@step
+def _stored_bounds(s: SearchTables, slot: int, image: int, bounds: Bounds) -> Bounds:
+    """``bounds`` tightened by the table's entry at ``slot`` (zones turned to the orientation
+    of the position, whose canonical image is symmetry ``image``)."""
+    low, high, zone_low, zone_high = bounds
+    zoned = s.flags & USE_ZONES != 0
+    entry: int = s.table.bounds[slot]
+    stored = ((entry >> 12) & 4095) - BOUND_OFFSET
+    if stored > low:
+        low = stored
+        if zoned:
+            zone_low = _stored_zone(s, slot, 0, image)
+    stored = (entry & 4095) - BOUND_OFFSET
+    if stored < high:
+        high = stored
+        if zoned:
+            zone_high = _stored_zone(s, slot, 1, image)
+    return low, high, zone_low, zone_high
+
+
+@step
+def _distance_bounds(s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds) -> Bounds:
+    """``bounds`` tightened where only a fast enough win matters (a distance probe): the
+    fastest win of each side is bounded by the fewest stones missing from one of its live
+    lines."""
+    low, high, zone_low, zone_high = bounds
+    node = ply * NODE_FIELDS
+    me, opp, empties = s.nodes[node + ME], s.nodes[node + OPP], s.nodes[node + EMPTIES]
+    if alpha > 0 and high > 0:  # the mover's fastest win
+        plies = 2 * _fewest_missing(s, me, opp) - 1
+        if plies > empties:
+            high, zone_high = 0, s.full
+        elif WIN_SCORE - plies < high:
+            high, zone_high = WIN_SCORE - plies, s.full
+    if beta < 0 and low < 0:  # the opponent's
+        plies = 2 * _fewest_missing(s, opp, me)
+        if plies > empties:
+            low, zone_low = 0, s.full
+        elif plies - WIN_SCORE > low:
+            low, zone_low = plies - WIN_SCORE, s.full
+    return low, high, zone_low, zone_high
+
+
+@step
+def _proved(s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds, place: Place) -> int:
+    """The proofs without search below the node: a win by continuous threats fast enough to
+    reach beta, the opponent keeping the mover from completing a line (score <= 0 <= alpha),
+    or the mover keeping the opponent from it, now or after one of its moves (score >= 0 >=
+    beta). The node's result, stored at ``at`` (its bucket, key and image), or :data:`OPEN`."""
+    low, high, zone_low, zone_high = bounds
+    bucket, key, image = place
+    node = ply * NODE_FIELDS
+    me, opp, empty = s.nodes[node + ME], s.nodes[node + OPP], s.nodes[node + EMPTY]
+    empties = s.nodes[node + EMPTIES]
+    if s.flags & USE_THREATS and high > 0 and not s.nodes[node + THREATS_OPP]:
+        limit = empties if beta <= 0 else WIN_SCORE - beta
+        plies = _threat_win(s, me, opp, empty, limit if limit < empties else empties)
+        if plies:
+            s.counters[CLOSED_BY_THREATS] += 1
+            if s.flags & USE_ZONES:
+                zone_low = _threat_zone(s, me, opp, empty)
+            _save(s, bucket, key, image, empties, WIN_SCORE - plies, high, zone_low, zone_high)
+            return _hand_up(s, ply, WIN_SCORE - plies, alpha, zone_low, zone_low)
+    if alpha >= 0 and high > 0 and _breaker_holds(s, me, opp, empty, empties, True):
+        zone_high = s.found_zone[0]
+        _save(s, bucket, key, image, empties, low, 0, zone_low, zone_high)
+        return _hand_up(s, ply, 0, alpha, zone_high, zone_high)
+    if beta <= 0 and low < 0 and _holds_within_a_move(s, opp, me, empty, empties):
+        zone_low = s.found_zone[0]
+        _save(s, bucket, key, image, empties, 0, high, zone_low, zone_high)
+        return _hand_up(s, ply, 0, alpha, zone_low, zone_low)
+    return OPEN
+
+
+@step
+def _without_search(
+    s: SearchTables, ply: int, alpha: int, beta: int, bounds: Bounds, place: Place
+) -> tuple[int, Bounds]:
+    """The node's result without a search of its moves, or :data:`OPEN`: from its table entry,
+    the distance bounds, or a proof (:func:`_proved`); with the bounds found."""
+    bucket, key, image = place
+    slot = _table_find(s.table.keys, s.table.bounds, bucket, key)
+    if slot >= 0:
+        bounds = _stored_bounds(s, slot, image, bounds)
+        closed = _closed(s, ply, alpha, beta, bounds)
+        if closed != OPEN:
+            return closed, bounds
+    bounds = _distance_bounds(s, ply, alpha, beta, bounds)
+    closed = _closed(s, ply, alpha, beta, bounds)
+    if closed == OPEN:
+        closed = _proved(s, ply, alpha, beta, bounds, place)
+    return closed, bounds
+
+
+@step
+def _double_threat(s: SearchTables, ply: int, alpha: int, place: Place) -> int:
+    """A move makes two threats, and the opponent has none to answer with: a win in 3."""
+    zone_low = s.full
+    if s.flags & USE_ZONES:
+        node = ply * NODE_FIELDS
+        me, opp, empty = s.nodes[node + ME], s.nodes[node + OPP], s.nodes[node + EMPTY]
+        zone_low = _base_zone(s, opp, me, empty, 2, s.found_zone[0])
+    bucket, key, image = place
+    empties = s.nodes[ply * NODE_FIELDS + EMPTIES]
+    _save(s, bucket, key, image, empties, WIN3, WIN3, zone_low, s.full)
+    return _hand_up(s, ply, WIN3, alpha, zone_low, s.full)
+
+
+@step
+def _cut_off_by(s: SearchTables, cell: int, empties: int) -> None:
+    """The history heuristic: a move that failed high gains the square of the empty cells
+    (halving every count past :data:`HISTORY_LIMIT`)."""
+    history = s.history
+    history[cell] += empties * empties
+    if history[cell] > HISTORY_LIMIT:
+        for other in range(s.cells):
+            history[other] >>= 1
+
+
+@step
+def _searched(
+    s: SearchTables,
+    ply: int,
+    best: int,
+    alpha_in: int,
+    alpha: int,
+    beta: int,
+    bounds: Bounds,
+    union: int,
+    zone_best: int,
+    place: Place,
+) -> int:
+    """The node's result once its moves were searched in the window ``(alpha, beta)`` (its
+    parent's ``(alpha_in, ...)`` clamped by the node's ``bounds``): ``best`` is an upper bound,
+    a lower bound or the exact score; stored with the bounds it tightens, and handed up with
+    its zone: that of the moves that failed low (``union``) or of the move that failed high
+    (``zone_best``)."""
+    low, high, zone_low, zone_high = bounds
+    if best <= alpha:
+        high = best
+        if s.flags & USE_ZONES:
+            zone_high = _with_representatives(s, ply, union)
+            threats_opp = s.nodes[ply * NODE_FIELDS + THREATS_OPP]
+            if threats_opp:  # a forced block: the mover's other moves lose unless they win
+                node = ply * NODE_FIELDS
+                me, opp, empty = s.nodes[node + ME], s.nodes[node + OPP], s.nodes[node + EMPTY]
+                zone_high = _base_zone(s, me, opp, empty, 2, zone_high | threats_opp)
+    elif best >= beta:
+        low, zone_low = best, zone_best
+    else:
+        low = high = best
+        zone_low = zone_high = s.full
+    bucket, key, image = place
+    empties = s.nodes[ply * NODE_FIELDS + EMPTIES]
+    _save(s, bucket, key, image, empties, low, high, zone_low, zone_high)
+    return _hand_up(s, ply, best, alpha_in, zone_low, zone_high)
+
+
 @kernel
 def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
     """Fail-soft negamax of the position at row ``ply`` of the node stack (contract in
@@ -1136,171 +1438,44 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
     at once, all the way up.
 
     With relevance zones, ``s.zones[ply]`` is set to the zone of the bound returned (see
-    :func:`_bound_zone`): a lower bound holds with the opponent's stones on every empty cell
-    outside its zone, an upper bound with the mover's (docs/prover.md). ``zone_low`` and
-    ``zone_high`` follow ``low`` and ``high`` through the node; the whole board is the zone of
-    a bound whose proof keeps none."""
-    counters = s.counters
-    counters[NODES] += 1
-    # The clock is read even with no deadline: reading it runs Python for a moment, where a
-    # signal's handler gets its turn (Ctrl-C, SIGTERM) and may move the deadline to the past.
-    if counters[NODES] & (CHECK_EVERY - 1) == 0:
-        if _now() > s.deadline[0]:
-            counters[TIMED_OUT] = 1
-    if counters[TIMED_OUT]:
+    :func:`_hand_up`): a lower bound holds with the opponent's stones on every empty cell
+    outside its zone, an upper bound with the mover's (docs/prover.md). The bounds carry
+    their zones (``low, high, zone_low, zone_high``); the whole board is the zone of a bound
+    whose proof keeps none."""
+    if _out_of_time(s):
         return 0
-    stack = s.nodes
-    node = ply * NODE_FIELDS
-    me, opp = stack[node + ME], stack[node + OPP]
-    live_me, live_opp = stack[node + LIVE_ME], stack[node + LIVE_OPP]
-    threats_me, threats_opp = stack[node + THREATS_ME], stack[node + THREATS_OPP]
-    empty, empties = stack[node + EMPTY], stack[node + EMPTIES]
-    flags = s.flags
-    full = s.full
-    zoned = flags & USE_ZONES != 0
-    zones = s.zones
-
-    # the game decided within two plies
-    if threats_me:
-        if zoned:  # the mover completes a line, if the opponent has not completed one
-            zone = _base_zone(s, opp, me, empty, 1, threats_me & -threats_me)
-            zones[ply] = _bound_zone(WIN1, alpha, zone, 0)
-        return WIN1
-    if threats_opp and threats_opp & (threats_opp - 1):
-        if zoned:  # the mover has no threat, and cannot block both
-            zone = _base_zone(s, me, opp, empty, 2, threats_opp)
-            zones[ply] = _bound_zone(LOSE2, alpha, 0, zone)
-        return LOSE2
-
-    # the window clamped by the fastest win and loss still possible
-    high = WIN3 if live_me and empties >= 3 else 0
-    low = LOSE4 if live_opp and empties >= 4 else 0
-    zone_high = 0 if not live_me else full  # the zone of high
-    zone_low = 0 if not live_opp else full  # the zone of low
-    if low >= beta or low == high:
-        if zoned:
-            zones[ply] = _bound_zone(low, alpha, zone_low, zone_high)
-        return low
-    if high <= alpha:
-        if zoned:
-            zones[ply] = zone_high
-        return high
-
-    # the transposition table
+    closed, bounds = _window(s, ply, alpha, beta)
+    if closed != OPEN:
+        return closed
     key, image = _canonical_image(s, ply)
-    table = s.table
-    bucket = _bucket(key, table.shift, table.slots)
-    slot = _table_find(table.keys, table.bounds, bucket, key)
-    if slot >= 0:
-        entry: int = table.bounds[slot]
-        stored = ((entry >> 12) & 4095) - BOUND_OFFSET
-        if stored > low:
-            low = stored
-            if zoned:
-                zone_low = _stored_zone(s, slot, 0, image)
-        stored = (entry & 4095) - BOUND_OFFSET
-        if stored < high:
-            high = stored
-            if zoned:
-                zone_high = _stored_zone(s, slot, 1, image)
-        if low >= beta or low == high:
-            if zoned:
-                zones[ply] = _bound_zone(low, alpha, zone_low, zone_high)
-            return low
-        if high <= alpha:
-            if zoned:
-                zones[ply] = zone_high
-            return high
-    if alpha > 0 and high > 0:
-        # only a fast enough win matters (a distance probe): bound the mover's fastest win
-        # by the fewest stones missing from one of its live lines
-        plies = 2 * _fewest_missing(s, me, opp) - 1
-        if plies > empties:
-            high = 0
-            zone_high = full
-        elif WIN_SCORE - plies < high:
-            high = WIN_SCORE - plies
-            zone_high = full
-    if beta < 0 and low < 0:  # the same for the opponent's fastest win
-        plies = 2 * _fewest_missing(s, opp, me)
-        if plies > empties:
-            low = 0
-            zone_low = full
-        elif plies - WIN_SCORE > low:
-            low = plies - WIN_SCORE
-            zone_low = full
-    if low >= beta or low == high:
-        if zoned:
-            zones[ply] = _bound_zone(low, alpha, zone_low, zone_high)
-        return low
-    if high <= alpha:
-        if zoned:
-            zones[ply] = zone_high
-        return high
-
-    # proofs without search below the node
-    if flags & USE_THREATS and high > 0 and not threats_opp:
-        # a win by continuous threats fast enough to reach beta: a lower bound, score >= beta
-        limit = empties if beta <= 0 else WIN_SCORE - beta
-        plies = _threat_win(s, me, opp, empty, limit if limit < empties else empties)
-        if plies:
-            counters[CLOSED_BY_THREATS] += 1
-            if zoned:
-                zone_low = _threat_zone(s, me, opp, empty)
-                zones[ply] = zone_low
-            _save(s, bucket, key, image, empties, WIN_SCORE - plies, high, zone_low, zone_high)
-            return WIN_SCORE - plies
-    if alpha >= 0 and high > 0 and _breaker_holds(s, me, opp, empty, empties, True):
-        # the opponent keeps the mover from completing a line: score <= 0 <= alpha
-        zone_high = s.found_zone[0]
-        _save(s, bucket, key, image, empties, low, 0, zone_low, zone_high)
-        if zoned:
-            zones[ply] = zone_high
-        return 0
-    if beta <= 0 and low < 0 and _holds_within_a_move(s, opp, me, empty, empties):
-        # the mover keeps the opponent from completing a line, now or after one of its
-        # moves: score >= 0 >= beta
-        zone_low = s.found_zone[0]
-        _save(s, bucket, key, image, empties, 0, high, zone_low, zone_high)
-        if zoned:
-            zones[ply] = zone_low
-        return 0
-
-    # the search of the moves
+    place = (_bucket(key, s.table.shift, s.table.slots), key, image)
+    closed, bounds = _without_search(s, ply, alpha, beta, bounds, place)
+    if closed != OPEN:
+        return closed
+    # the search of the moves, in the window clamped by the bounds
     alpha_in = alpha  # the parent's question: the zone handed up follows it
-    if alpha < low:
-        alpha = low
-    if beta > high:
-        beta = high
+    alpha, beta = max(alpha, bounds[0]), min(beta, bounds[1])
     alpha0 = alpha
     count = _order_moves(s, ply)
-    if count < 0:  # a move makes two threats, and the opponent has none to answer with
-        zone_low = full
-        if zoned:
-            zone_low = _base_zone(s, opp, me, empty, 2, s.found_zone[0])
-            zones[ply] = _bound_zone(WIN3, alpha_in, zone_low, full)
-        _save(s, bucket, key, image, empties, WIN3, WIN3, zone_low, full)
-        return WIN3
-    first = ply * s.cells
-    order = s.orders
-    history = s.history
+    if count < 0:
+        return _double_threat(s, ply, alpha_in, place)
+    counters, zones, empties = s.counters, s.zones, s.nodes[ply * NODE_FIELDS + EMPTIES]
     child_alpha, child_beta = _child_window(alpha, beta)
     best = -WIN_SCORE - 1
-    must = full  # the moves still to search: inside the zone of every move that failed low
-    union = 0  # the zones of the moves that failed low
-    zone_best = full  # the zone of the move that failed high
-    for at in range(first, first + count):
-        c = order[at]
-        bit = 1 << c
+    # the moves still to search (inside the zone of every move that failed low), the zones of
+    # the moves that failed low, the zone of the move that failed high
+    must, union, zone_best = s.full, 0, s.full
+    for index in range(ply * s.cells, ply * s.cells + count):
+        cell = s.orders[index]
+        bit = 1 << cell
         if not bit & must:  # no better than a move that failed low (docs/prover.md)
             counters[ZONE_SKIPPED_MOVES] += 1
             continue
-        _play(s, ply, c)
-        score = _negamax(s, ply + 1, child_alpha, child_beta)
+        _play(s, ply, cell)
+        score = _move_score(_negamax(s, ply + 1, child_alpha, child_beta))
         if counters[TIMED_OUT]:
             return 0
-        score = _move_score(score)
-        if zoned:
+        if s.flags & USE_ZONES:
             if score >= beta:
                 zone_best = zones[ply + 1] | bit
             else:
@@ -1310,27 +1485,8 @@ def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
             best = score
             if score > alpha:
                 if score >= beta:
-                    history[c] += empties * empties
-                    if history[c] > HISTORY_LIMIT:
-                        for cell in range(s.cells):
-                            history[cell] >>= 1
+                    _cut_off_by(s, cell, empties)
                     break
                 alpha = score
                 child_beta = _child_window(alpha, beta)[1]
-
-    if best <= alpha0:
-        high = best
-        if zoned:
-            zone_high = _with_representatives(s, ply, union)
-            if threats_opp:  # a forced block: the mover's other moves lose unless they win
-                zone_high = _base_zone(s, me, opp, empty, 2, zone_high | threats_opp)
-    elif best >= beta:
-        low = best
-        zone_low = zone_best
-    else:
-        low = high = best
-        zone_low = zone_high = full
-    _save(s, bucket, key, image, empties, low, high, zone_low, zone_high)
-    if zoned:
-        zones[ply] = _bound_zone(best, alpha_in, zone_low, zone_high)
-    return best
+    return _searched(s, ply, best, alpha_in, alpha0, beta, bounds, union, zone_best, place)

@@ -587,10 +587,16 @@ def _zone_maps(rules: Rules) -> tuple[list[int], int]:
 def _tables(rules: Rules, table_bits: int, compiled: bool, prunings: Prunings) -> SearchTables:
     """The search tables of ``rules``: lists of Python integers, or int64 arrays if
     ``compiled`` (values of 64 bits are stored as their signed 64-bit pattern)."""
-    cells, k = rules.cells, rules.k
-    through = rules.lines_through
-    run_lines, run_continues = runs(rules.lines, k)
-    symmetries = rules.symmetries
+    move_bits = _move_bits(rules)
+    tables = _plain_tables(rules, table_bits, compiled, prunings, move_bits)
+    return _as_arrays(tables, rules, move_bits) if compiled else tables
+
+
+def _move_bits(rules: Rules) -> list[int]:
+    """The bit of each stone in each symmetric image of the position's key: row ``(side *
+    cells + cell)``, one column per symmetry; the side moving at an odd number of empty cells
+    (X on an odd board) is 0."""
+    cells, symmetries = rules.cells, rules.symmetries
     move_bits = [0] * (2 * cells * len(symmetries))
     x_parity = cells & 1
     for c in range(cells):
@@ -599,6 +605,18 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, prunings: Prunings) -
             move_bits[((1 - x_parity) * cells + c) * len(symmetries) + image] = 1 << (
                 cells + perm[c]
             )
+    return move_bits
+
+
+def _plain_tables(
+    rules: Rules, table_bits: int, compiled: bool, prunings: Prunings, move_bits: list[int]
+) -> SearchTables:
+    """The search tables as lists of Python integers (the plain instance's), with the
+    transposition table of the instance asked for."""
+    cells, k = rules.cells, rules.k
+    through = rules.lines_through
+    run_lines, run_continues = runs(rules.lines, k)
+    symmetries = rules.symmetries
     width = 2 * cells
     packed_move_bits = [
         sum(
@@ -607,7 +625,7 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, prunings: Prunings) -
         for at in range(0, len(move_bits), len(symmetries))
     ]
     zone_maps, zone_chunks = _zone_maps(rules) if prunings.zones else ([0], 1)
-    tables = SearchTables(
+    return SearchTables(
         k=k,
         cells=cells,
         full=rules.full,
@@ -645,9 +663,14 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, prunings: Prunings) -
         zone_chunks=zone_chunks,
         deadline=[math.inf],
     )
-    if not compiled:
-        return tables
+
+
+def _as_arrays(tables: SearchTables, rules: Rules, move_bits: list[int]) -> SearchTables:
+    """The search tables as int64 arrays (the compiled instance's): a key's image in two
+    words, each value of 64 bits as its signed 64-bit pattern."""
     import numpy as np
+
+    cells, symmetries, through = rules.cells, rules.symmetries, rules.lines_through
 
     def int64(values: list[int]) -> Any:
         return np.array([_int64(value) for value in values], dtype=np.int64)
@@ -681,8 +704,8 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, prunings: Prunings) -
         history=zeros(cells),
         counters=zeros(COUNTERS),
         threat_stack=zeros(5 * THREAT_DEPTH),
-        run_lines=int64(list(run_lines)),
-        run_continues=np.array(run_continues, dtype=np.int64),
+        run_lines=int64(list(tables.run_lines)),
+        run_continues=np.array(tables.run_continues, dtype=np.int64),
         unit_cells=zeros(len(rules.lines)),
         line_unit=zeros(len(rules.lines)),
         owner=zeros(cells),
@@ -690,7 +713,7 @@ def _tables(rules: Rules, table_bits: int, compiled: bool, prunings: Prunings) -
         report=zeros(2),
         found_zone=zeros(2),
         zones=zeros(cells + 1),
-        zone_maps=int64(zone_maps),
+        zone_maps=int64(tables.zone_maps),
         deadline=np.full(1, math.inf),
     )
 

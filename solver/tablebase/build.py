@@ -46,6 +46,7 @@ from ttt_solve.solver.tablebase.gpu import back_up_range_on, gpu_chosen, release
 from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS, ply_shape
 from ttt_solve.solver.tablebase.record import RecordCounts
 from ttt_solve.solver.tablebase.step import ply_step
+from ttt_solve.solver.vocabulary import Device
 
 DEFAULT_MEMORY = 4 << 30
 """The memory a build may use unless told otherwise (4 GiB)."""
@@ -159,7 +160,7 @@ def file_size(rules: Rules, ply: int) -> int:
 
 
 def plan_build(
-    rules: Rules, folder: Path, device: str = "auto", memory: int | None = None
+    rules: Rules, folder: Path, device: Device | str = Device.AUTO, memory: int | None = None
 ) -> BuildPlan:
     """The plies to make, the disk they need (the files missing, plus the parts of the largest
     ply, held beside its file while they are joined) and the time they should take on
@@ -204,7 +205,7 @@ def build_table(
     progress: Callable[[BuildProgress], None] | None = None,
     part_records: int | None = None,
     on_part: Callable[[int, int], None] | None = None,
-    device: str = "auto",
+    device: Device | str = Device.AUTO,
     note: Callable[[str], None] | None = None,
 ) -> BuildSummary:
     """Build (or finish building) the table of a game in ``folder``.
@@ -214,7 +215,7 @@ def build_table(
     build refuses to start when the two widest plies cannot fit. ``progress`` is called after
     each part; ``on_part(ply, part)`` after each part is written (a hook for tests).
     ``part_records``: at most this many numbers a part (default: as memory allows, at most
-    :data:`MAX_PART_RECORDS`). ``device``: ``"cpu"``, ``"gpu"`` or ``"auto"`` (the GPU when
+    :data:`MAX_PART_RECORDS`). ``device``: a :class:`Device` or its word (``auto``: the GPU when
     Numba finds one; :mod:`solver.tablebase.gpu`): the files are the same either way.
     ``note(text)`` is told each file found damaged (or of another format version) and made
     again. Raises :class:`TableDiskFullError` when the disk cannot hold what is missing, and
@@ -223,7 +224,8 @@ def build_table(
 
     folder = Path(folder)
     started = time.monotonic()
-    if device == "gpu" and not gpu_available():
+    device = Device.parse(device, "device")
+    if device is Device.GPU and not gpu_available():
         raise GpuUnavailableError(
             "a GPU was asked for, but Numba finds no CUDA device; build with --device cpu"
         )
@@ -285,7 +287,7 @@ class _Build:
         started: float,
         progress: Callable[[BuildProgress], None] | None,
         on_part: Callable[[int, int], None] | None,
-        device: str,
+        device: Device,
         note: Callable[[str], None] | None,
     ) -> None:
         self.rules = rules

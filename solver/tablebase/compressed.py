@@ -38,6 +38,7 @@ from ttt_solve.solver.tablebase.files import (
     TableDiskFullError,
     TableError,
     TableFileError,
+    TableHeader,
     _sync_folder,
 )
 from ttt_solve.solver.tablebase.lookup import DRAW, PlyIndex, Ranks, stone_counts
@@ -253,7 +254,7 @@ def compress_ply(
         count,
         block_records,
         -(-count // block_records),
-        counts=source.counts,
+        counts=_outcome_counts(source),
     )
     compressor = zstd.ZstdCompressor(level=level, write_content_size=True, write_checksum=False)
     temporary = out.with_name(out.name + ".tmp")
@@ -606,7 +607,7 @@ def compress_table(
     done = 0
     for ply, source_header in enumerate(headers):
         path = compressed_path(out, ply)
-        if not _made(path, rules, ply, source_header.counts):
+        if not _made(path, rules, ply, _outcome_counts(source_header)):
 
             def report(ply_done: int, ply_total: int, ply: int = ply, before: int = done) -> None:
                 if progress is not None:
@@ -626,6 +627,12 @@ def compress_table(
     os.replace(temporary, out / MANIFEST)
     _sync_folder(out)
     return manifest
+
+
+def _outcome_counts(source: TableHeader) -> tuple[int, ...]:
+    """The 12 counts a compressed header holds (``counts[outcome, terminal, kind]`` flat), from
+    a table file's header."""
+    return tuple(int(count) for count in source.record_counts.counts.ravel())
 
 
 def _made(path: Path, rules: Rules, ply: int, counts: tuple[int, ...]) -> bool:

@@ -29,6 +29,7 @@ from ttt_solve.solver.tablebase.index import twins
 from ttt_solve.solver.tablebase.record import NONE, RECORD_SLOTS, RecordCounts
 from ttt_solve.solver.tablebase.step import FORMULAS as STEP_FORMULAS
 from ttt_solve.solver.tablebase.step import PlyStep, back_up_range, in_pieces
+from ttt_solve.solver.vocabulary import Device
 
 cuda: Any = numba.cuda
 """Numba's CUDA target, untyped for mypy (under the simulator, the simulator's module)."""
@@ -60,18 +61,17 @@ def gpu_available() -> bool:
         return False
 
 
-def gpu_chosen(device: str) -> bool:
-    """Whether ``device`` (``"cpu"``, ``"gpu"`` or ``"auto"``) runs the ply step on the GPU."""
-    if device not in ("cpu", "gpu", "auto"):
-        raise ValueError(f"device {device!r} is not cpu, gpu or auto")
-    return device == "gpu" or (device == "auto" and gpu_available())
+def gpu_chosen(device: Device | str) -> bool:
+    """Whether ``device`` (a :class:`Device` or its word) runs the ply step on the GPU."""
+    chosen = Device.parse(device, "device")
+    return chosen is Device.GPU or (chosen is Device.AUTO and gpu_available())
 
 
 def back_up_range_on(
-    device: str, step: PlyStep, start: int, stop: int, child_records: NDArray[np.uint8]
+    device: Device | str, step: PlyStep, start: int, stop: int, child_records: NDArray[np.uint8]
 ) -> tuple[NDArray[np.uint8], RecordCounts]:
-    """:func:`back_up_range` on ``device``: ``"cpu"``, ``"gpu"`` (an error without one) or
-    ``"auto"`` (the GPU when one is present)."""
+    """:func:`back_up_range` on ``device``: the CPU, the GPU (an error without one) or
+    ``auto`` (the GPU when one is present)."""
     if not gpu_chosen(device):
         return back_up_range(step, start, stop, child_records)
     if not gpu_available():
