@@ -81,9 +81,12 @@ class Book:
         url: URL | str,
         *,
         rows: Database | None = None,
+        read_only: bool = False,
     ) -> None:
         self._engine = engine
         self.url = url
+        self.read_only = read_only
+        """Whether the book was opened only to read: an engine made later cannot write."""
         self._games: dict[Rules, GameInfo] = {}
         self._rows: Database = rows if rows is not None else _engine_rows(self.engine)
         self._tables: dict[int, Backend] = {}  # the backends of games stored as tables, by id
@@ -98,7 +101,7 @@ class Book:
             from ttt_solve.book import schema
 
             url = schema.database_url(self.url) if isinstance(self.url, str) else self.url
-            self._engine = schema.make_engine(url)
+            self._engine = schema.make_engine(url, read_only=self.read_only)
         return self._engine
 
     def close(self) -> None:
@@ -659,15 +662,15 @@ def open_book(
                 errors += (sa.exc.DBAPIError,)
                 url = schema.database_url(db)
                 shown = url.render_as_string(hide_password=True)
-                engine = schema.make_engine(url)
-                if read_only and engine.dialect.name == "postgresql":
-                    engine = engine.execution_options(postgresql_readonly=True)
-                book = Book(engine, url, rows=SqliteRows(path) if path else _engine_rows(engine))
+                engine = schema.make_engine(url, read_only=read_only and not create)
+                rows = SqliteRows(path) if path else _engine_rows(engine)
+                book = Book(engine, url, rows=rows, read_only=read_only and not create)
             else:
                 # Read-only only where it must be (or is asked): a read-only connection to a
                 # book in WAL mode leaves its -wal and -shm files behind when it closes.
                 read_only = read_only or not writable(path)
-                book = Book(None, db, rows=SqliteRows(path, read_only=read_only))
+                rows = SqliteRows(path, read_only=read_only)
+                book = Book(None, db, rows=rows, read_only=read_only)
             _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)

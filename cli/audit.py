@@ -161,7 +161,7 @@ def audit(
     """
     sample = grading_sample(positions, games, opponent_spec, plot_path, as_json, as_csv)
     engine = parse_spec(agent_spec).name == "cmd"
-    with open_book(db) as book:
+    with open_book(db, read_only=True) as book:
         truth = Truth(book, rules)
         progress = LazyProgress("auditing", enabled=not quiet)
         try:

@@ -147,7 +147,7 @@ def curve(
     seed_list = list(range(seed, seed + seeds))
     if rating_games is not None and not rating:
         raise common.CliError("--rating-games goes with --rating")
-    with open_ladder_book(db) if rating else open_book(db) as book:
+    with open_ladder_book(db) if rating else open_book(db, read_only=True) as book:
         truth = ReadOnceTruth(book, rules)
         check_agents(plans, book, db)
         progress = common.LazyProgress("curve", enabled=not quiet)
