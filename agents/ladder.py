@@ -33,9 +33,11 @@ from ttt_solve.agents.spec import parse_spec
 from ttt_solve.agents.tournament import Pairing, play_pairs
 from ttt_solve.book.ladder import (
     LADDER,
+    NO_AGENT,
     LadderKey,
     LadderRow,
     cached_ladders,
+    forfeits_of,
     read_rows,
     write_batch,
 )
@@ -52,8 +54,8 @@ class LadderError(TttError, ValueError):
 @dataclass(frozen=True)
 class AgentRating:
     """One agent rated on the ladder: the games played now (0: all from the cache) and how
-    many of them it forfeited by failing a move (``None`` when none was played now: the cache
-    keeps results, not why), and its audit's accuracy and perfection over the positions asked
+    many of its games it forfeited by failing a move (``None`` where a cache written before it
+    kept them does not say), and its audit's accuracy and perfection over the positions asked
     and its failed moves there (``None`` when not audited). Its rating is in
     :attr:`LadderRatings.table`."""
 
@@ -256,13 +258,21 @@ def rate_on_ladder(
             rules,
         )
     new_agents = list(dict.fromkeys(s for s in specs if s not in rungs))
-    cached_agents = {row.rated for row in cached if _cacheable(makers.get(row.rated))}
+    # A rated agent's games are cached under what it runs (an edited file is another agent),
+    # and found again however its spec is spelled.
+    stored = {spec: identity(makers[spec]) for spec in new_agents if _cacheable(makers[spec])}
+    cached_agents = {row.rated for row in cached}
     plan = (
         []
         if ladder_rows
         else [(rungs[i], rungs[j]) for i in range(len(rungs)) for j in range(i + 1, len(rungs))]
     )
-    plan += [(spec, rung) for spec in new_agents if spec not in cached_agents for rung in rungs]
+    plan += [
+        (spec, rung)
+        for spec in new_agents
+        if stored.get(spec) not in cached_agents
+        for rung in rungs
+    ]
     to_play = games * len(plan)
     clock = _Clock([pair for pair in plan for _ in range(games)])
     done = 0
@@ -310,15 +320,18 @@ def rate_on_ladder(
     for spec in dict.fromkeys(specs):
         agent_played, forfeits = 0, None
         if spec not in rungs:
-            cacheable = _cacheable(makers[spec])
-            own = [row for row in cached if row.rated == spec] if cacheable else []
+            name = stored.get(spec)
+            own = [row for row in cached if name is not None and row.rated == name]
             if not own:
                 names = [*rungs, spec]
                 own, forfeits = play(names, [(len(rungs), k) for k in range(len(rungs))])
-                if cache and cacheable and not write_batch(book, rules, key, spec, own):
-                    own = [row for row in read_rows(book, rules, key) if row.rated == spec]
+                batch = [*own, LadderRow(spec, NO_AGENT, forfeits, 0, 0)]
+                if cache and name is not None and not write_batch(book, rules, key, name, batch):
+                    own = [row for row in read_rows(book, rules, key) if row.rated == name]
                 agent_played = len(rungs) * games
-            games_of.append((spec, pairings_of(own, [*rungs, spec])))
+            if not agent_played:
+                forfeits = forfeits_of(own)
+            games_of.append((spec, pairings_of(own, [*rungs, rated_name(own, rungs)])))
         accuracy = perfection = failed = None
         graded = 0
         if truth is not None:
@@ -366,6 +379,15 @@ class _Clock:
         return seconds_left(self.finished, remaining)
 
 
+def rated_name(rows: Sequence[LadderRow], rungs: Sequence[str]) -> str:
+    """The name a rated agent's cached games give it (its spec when they were played)."""
+    for row in rows:
+        for name in (row.x_agent, row.o_agent):
+            if name not in rungs and name != NO_AGENT:
+                return name
+    return ""
+
+
 def _cacheable(maker: Any) -> bool:
     """Whether an agent's games may be cached under its name: one named by a spec (not one
     made in a Python session, whose code may change under the same name)."""
@@ -403,11 +425,14 @@ def from_cache(book: Any, rules: Rules) -> list[LadderRatings]:
                 rules,
             )
         fit = rate(pairings_of(ladder_rows, rungs), rungs, seed=key.seed)
+        batches = [[row for row in rows if row.rated == agent] for agent in agents]
+        names = [rated_name(batch, rungs) for batch in batches]
         games_of = [
-            (spec, pairings_of([row for row in rows if row.rated == spec], [*rungs, spec]))
-            for spec in agents
+            (name, pairings_of(batch, [*rungs, name])) for name, batch in zip(names, batches)
         ]
         table = extend(fit, games_of)
-        rated = tuple(AgentRating(spec, 0) for spec in agents)
+        rated = tuple(
+            AgentRating(name, 0, forfeits=forfeits_of(batch)) for name, batch in zip(names, batches)
+        )
         out.append(LadderRatings(rules, ladder, key, fit, table, 0, rated))
     return out

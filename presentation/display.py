@@ -725,8 +725,9 @@ def ladder_lines(result: Any, where: str) -> list[str]:
             f"{elo(rated.rating.high)}], {place}"
         )
         if one.forfeits:
+            games = key.games * len(ladder.rungs)
             lines.append(
-                f"{' ' * len(one.agent)}  forfeited {one.forfeits:,} of its {one.played:,} games "
+                f"{' ' * len(one.agent)}  forfeited {one.forfeits:,} of its {games:,} games "
                 f"by failing a move (each counted as lost; the rest were played)"
             )
         if one.failed_moves is not None:
@@ -735,7 +736,8 @@ def ladder_lines(result: Any, where: str) -> list[str]:
             every = one.sample is None or one.graded < one.sample
             scope = "every position" if every else f"{one.graded:,} sampled positions"
             failed = (
-                f"; {one.failed_moves:,} failed moves, counted against it"
+                f"; {one.failed_moves:,} failed move{'s' if one.failed_moves != 1 else ''}, "
+                f"counted against it"
                 if one.failed_moves
                 else ""
             )
