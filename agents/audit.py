@@ -356,6 +356,18 @@ def headline(summary: Summary) -> str:
     )
 
 
+def all_best(summary: Summary) -> str:
+    """What an audit whose graded moves were all best says where its costliest moves would
+    be: that they were, and that its failed moves, if any, were not."""
+    failed = summary.failures_total
+    if not failed:
+        return "every graded move was best."
+    return (
+        f"every move the agent made was best, but {failed:,} failed "
+        f"(listed below), counted against it."
+    )
+
+
 def worst(records: Sequence[Graded], n: int = 5) -> list[Graded]:
     """The ``n`` costliest moves: blunders first, then by score given away, then weight."""
     ranked = sorted(

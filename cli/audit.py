@@ -16,6 +16,7 @@ from ttt_solve.agents.audit import (
     Failure,
     Graded,
     Truth,
+    all_best,
 )
 from ttt_solve.agents.audit import graded_json as record_dict
 from ttt_solve.agents.grading import evaluate
@@ -226,7 +227,7 @@ def _print_report(report: grading.AuditReport, engine: bool, n_worst: int) -> No
         for index, costly in enumerate(report.worst, 1):
             click.echo(describe_worst(costly, index, report.weighted))
     elif n_worst and summary.moves:
-        click.echo("\nevery graded move was best.")
+        click.echo(f"\n{all_best(summary)}")
     if failures:
         shown = failures[: max(n_worst, 1) * 2]
         restarted = "; the engine was restarted after each timeout, garbage or crash"

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from ttt_solve.agents.audit import share_text
+from ttt_solve.agents.audit import all_best, share_text
 from ttt_solve.agents.engine import FailureKind
 from ttt_solve.presentation import charts, picture, svg
 from ttt_solve.presentation.palette import VALUES
@@ -390,7 +390,7 @@ def audit_html(report: AuditReport) -> str:
             boards.append((svg.board(drawn, size=SMALL_BOARD), caption))
         parts.append(tiles(boards))
     elif summary.moves:
-        parts.append("<div>Every graded move was best.</div>")
+        parts.append(f"<div>{escape(all_best(summary).capitalize())}</div>")
     else:
         parts.append(f"<div>{escape(nothing_graded(summary).capitalize())}</div>")
     if report.games is not None:

@@ -3,6 +3,7 @@ rating another agent plays only that agent's games. And ``ttt rate``."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sys
@@ -244,6 +245,8 @@ def test_a_python_agent_is_cached_by_its_code_not_by_how_it_is_spelled(
         f"forfeited {games} of its {games} games by failing a move" in line
         for line in ladder_lines(cached, "the book")
     )
+    one_failure = dataclasses.replace(cached, agents=(dataclasses.replace(again, failed_moves=1),))
+    assert any("; 1 failed move, counted" in line for line in ladder_lines(one_failure, "book"))
     lab.write_text("def move(board):\n    return board.index(' ')\n")
     fixed_result, fixed = rate("py:lab:move,board=flat")
     assert (fixed.played, fixed.forfeits) == (games, 0)  # new code: played again

@@ -233,3 +233,15 @@ def test_the_test_command_lists_every_skip_with_its_reason():
     readme = (ROOT / "README.md").read_text()
     assert ".venv/bin/python -m pytest\n" in readme
     assert "lists every skip with its reason" in readme
+
+
+def test_no_test_prints_among_the_dots():
+    """What a test prints stays in pytest's capture, shown only for a failure: none writes
+    past it, as a summary line among the dots would."""
+    past_the_capture = re.compile(r"capsys\.disabled\(\)|capfd\.disabled\(\)|sys\.__stdout__")
+    writers = [
+        path.name
+        for path in sorted((ROOT / "tests").glob("*.py"))
+        if path.name != Path(__file__).name and past_the_capture.search(path.read_text())
+    ]
+    assert writers == []
