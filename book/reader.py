@@ -497,7 +497,8 @@ class Book:
         except (TypeError, ValueError, KeyError, AttributeError, TttError) as error:
             name = f"{row[1]}x{row[2]} k={row[3]}" if len(row) > 3 else "a game"
             raise self.damaged(
-                f"the games row of {name} cannot be read ({type(error).__name__}: {error})"
+                f"the games row of {name} cannot be read ({type(error).__name__}: {error})",
+                _rules_of_row(row),
             ) from None
 
     def _check_rows(self, rules: Rules, rows: Sequence[Sequence[Any]]) -> None:
@@ -608,6 +609,14 @@ def _check_schema(rows: Catalogue, db: str, create: bool) -> None:
         )
 
 
+def _rules_of_row(row: Sequence[Any]) -> Rules | None:
+    """The game a damaged ``games`` row is of, where its dimensions still read as one."""
+    try:
+        return Rules(*row[1:4])
+    except (TypeError, ValueError):
+        return None
+
+
 def _full_disk_hint(path: str | None) -> str:
     """Why SQLite could not open a book whose disk is full (it reports a "disk I/O error"
     when it cannot make the ``-shm`` index file beside the book), or ``""``."""
@@ -677,9 +686,8 @@ def open_book(
         except errors as error:
             reason = " ".join(str(getattr(error, "orig", None) or error).split())
             if _DAMAGE.search(reason):
-                raise DamagedBookError(
-                    f"book {shown} looks damaged: the database says: {reason}; restore it "
-                    f"from a copy or solve its games again into a new book"
+                raise DamagedBookError(  # the fix, to restore or solve again: fixes.py
+                    f"book {shown} looks damaged: the database says: {reason}"
                 ) from None
             raise BookNotFoundError(
                 f"cannot read a book at {shown}: {reason}{_full_disk_hint(path)}"

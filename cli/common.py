@@ -8,6 +8,7 @@ import functools
 import io
 import logging
 import os
+import resource
 import signal
 import sqlite3
 import sys
@@ -240,10 +241,21 @@ def _disk_full_message(error: BaseException) -> str:
 
 def os_error_message(error: OSError) -> str:
     """One line for an input/output error: what failed and where."""
-    reason = error.strerror or str(error)
+    reason = write_failure(error)
     if error.filename is None:  # a write to standard output or error
         return f"cannot write the output: {reason}"
     return f"{reason}: {error.filename}"
+
+
+def write_failure(error: OSError) -> str:
+    """Why a write failed, in words; a file past the process's file-size limit names it."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if error.errno == errno.EFBIG and limit != resource.RLIM_INFINITY:
+        return (
+            f"the file reached this process's file-size limit of {limit:,} bytes (ulimit -f); "
+            f"raise the limit or write less"
+        )
+    return error.strerror or str(error)
 
 
 def silence_stdout() -> None:

@@ -19,9 +19,9 @@ import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, Any
 
-from ttt_solve.cli.common import CliError
+from ttt_solve.cli.common import CliError, write_failure
 
 try:
     import fcntl
@@ -89,6 +89,18 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
         raise
 
 
+def write_all(binary: Any, data: bytes) -> None:
+    """Write all of ``data`` to a binary stream, or raise. An unbuffered stream (standard
+    output under ``python -u`` or ``PYTHONUNBUFFERED``) may take part of a write, as at a
+    file-size limit; a text stream over it drops the rest without a word."""
+    view = memoryview(data)
+    while view:
+        written = binary.write(view)
+        if written is None:  # a non-blocking output that takes nothing now
+            raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+        view = view[written:]
+
+
 def _part_prefix(output: str) -> str:
     return f".{os.path.basename(output)}."
 
@@ -153,7 +165,7 @@ def _cannot_write(output: str, error: OSError) -> CliError:
             f"no space left on the disk while writing the output {output}; "
             f"free some space and run again"
         )
-    return CliError(f"cannot write {output}: {error.strerror or error}")
+    return CliError(f"cannot write {output}: {write_failure(error)}")
 
 
 def _remove(path: str) -> None:

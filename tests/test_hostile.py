@@ -405,6 +405,30 @@ def test_half_a_book_is_one_line_naming_the_damage(book, command, damage, words)
     assert_one_line_error(result, "looks damaged", *words)
 
 
+@pytest.mark.parametrize(
+    "damage", ["UPDATE games SET table_folder = ''", "UPDATE games SET value = 7"]
+)
+def test_a_damaged_games_row_names_its_game_in_the_fix_and_the_fix_works(book, damage):
+    sql(book, damage)
+    result = run("query", ".../.x./...", "--db", book)
+    assert_one_line_error(
+        result,
+        "games row of 3x3 k=3",
+        f"check it with: ttt verify --size 3 --win 3 --db {book}; solve the game again with: "
+        f"ttt-solve --size 3 --win 3 --db {book} --force",
+    )
+    assert "--size N" not in result.output
+    assert run("solve", "--size", "3", "--win", "3", "--db", book, "--force", "-q").exit_code == 0
+    assert run("query", ".../.x./...", "--db", book).exit_code == 0
+
+
+def test_a_book_damaged_past_opening_says_what_to_do_once(book):
+    overwrite(book, 3_000, 1_096)  # the end of the first page: the tables' own definitions
+    result = run("stats", "--db", book)
+    assert_one_line_error(result, "looks damaged", "restore it from a copy")
+    assert result.output.count("restore it") == 1 and "--size N" not in result.output
+
+
 # -- outputs that cannot be written ---------------------------------------------------------
 
 FULL = "/dev/full"

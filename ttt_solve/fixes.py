@@ -35,8 +35,8 @@ def fix(error: TttError) -> str:
     if kind == "missing-game" and rules is not None:
         return f"; build it with: {solve_command(rules, database)}"
     if kind == "damaged":
-        if rules is None:
-            return f"; check it with: ttt verify --size N --win K{db}; rebuild it if it fails"
+        if rules is None:  # no game to name: the book's own files are what is damaged
+            return "; restore it from a copy, or solve its games again into a new book"
         return (
             f"; check it with: ttt verify --size {rules.size} --win {rules.k}{db}; "
             f"solve the game again with: {solve_command(rules, database)} --force"
