@@ -22,7 +22,7 @@ import click
 
 from ttt_solve.book.defaults import DEFAULT_DB
 from ttt_solve.cli import signals
-from ttt_solve.errors import TttError, quoted
+from ttt_solve.errors import TttError, printable, quoted
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
 
@@ -33,7 +33,8 @@ class CliError(click.ClickException):
     exit_code = 2
 
     def format_message(self) -> str:
-        return " ".join(self.message.split())  # one line, whatever the message held
+        # one line whatever the message held, and no character that would act on a terminal
+        return printable(" ".join(self.message.split()))
 
 
 class BugError(click.ClickException):
@@ -46,7 +47,7 @@ class BugError(click.ClickException):
     exit_code = 1
 
     def __init__(self, error: Exception) -> None:
-        detail = " ".join(str(error).split())
+        detail = printable(" ".join(str(error).split()))
         super().__init__(
             f"this is a bug in ttt-solve: {type(error).__name__}"
             f"{': ' + detail if detail else ''} (run again with --debug, or with the "
@@ -287,7 +288,7 @@ def run_entry(command: click.Command, prog_name: str) -> None:
     except OSError as error:
         silence_stdout()
         try:
-            click.echo(f"Error: {os_error_message(error)}", err=True)
+            click.echo(f"Error: {printable(os_error_message(error))}", err=True)
         except OSError:
             pass  # stderr is unwritable too: the exit status is all that is left
         sys.exit(2)

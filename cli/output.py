@@ -61,6 +61,7 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
             with open(output, "w", encoding="utf-8", newline="") as stream:
                 yield stream
         except OSError as error:
+            _raise_unless_the_outputs(error, output)
             raise _cannot_write(output, error) from None
         return
     try:
@@ -83,6 +84,7 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
         os.replace(temporary, output)
     except OSError as error:
         _remove(temporary)
+        _raise_unless_the_outputs(error, output, temporary)
         raise _cannot_write(output, error) from None
     except BaseException:
         _remove(temporary)
@@ -156,6 +158,13 @@ def remove_stale_parts(output: str) -> list[str]:
             os.remove(path)
             removed.append(path)
     return removed
+
+
+def _raise_unless_the_outputs(error: OSError, *paths: str) -> None:
+    """Raise ``error`` again where it names a file other than the output's ``paths``: a file
+    read while the output was written (the book's table, say) failed, not the output."""
+    if error.filename is not None and os.fspath(error.filename) not in paths:
+        raise error
 
 
 def _cannot_write(output: str, error: OSError) -> CliError:

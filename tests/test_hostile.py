@@ -429,6 +429,29 @@ def test_a_book_damaged_past_opening_says_what_to_do_once(book):
     assert result.output.count("restore it") == 1 and "--size N" not in result.output
 
 
+def test_a_book_path_with_an_escape_is_quoted_escaped(tmp_path):
+    result = run("stats", "--db", str(tmp_path / "a\x1b[2Jb" / "x.sqlite"))
+    assert_one_line_error(result, "no book at", "a\\x1b[2Jb")
+    assert "\x1b" not in result.output
+
+
+def test_a_table_folder_with_nul_and_escape_is_quoted_escaped(tmp_path):
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.book.tablebuild import build_table
+    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.solver.rules import Rules
+
+    build_table(Rules(3, 3, 3), tmp_path / "3x3k3")
+    db = str(tmp_path / "t.sqlite")
+    with open_book(db, create=True) as book:
+        catalogue_table(book, tmp_path / "3x3k3")
+    sql(db, "UPDATE games SET table_folder = '/tmp/a' || char(27) || '[31mred' || char(0) || 'b'")
+    for command in (("query", ".../.x./..."), ("stats",), ("export", "-q", "-o", "-")):
+        result = run(*command, "--db", db)
+        assert_one_line_error(result, "/tmp/a\\x1b[31mred\\x00b")
+        assert "\x1b" not in result.output and "\x00" not in result.output
+
+
 # -- outputs that cannot be written ---------------------------------------------------------
 
 FULL = "/dev/full"
