@@ -407,7 +407,6 @@ def _become_child(parent: int, main_thread: bool, keep: set[int], memory: float 
         die_with_parent()
     if os.getppid() != parent:  # the caller ended before the line above
         _REAL_EXIT(1)
-    exit_when_orphaned(parent)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
         signal.signal(signum, signal.SIG_DFL)  # the caller's handlers act for the caller
     signal.setitimer(signal.ITIMER_REAL, 0)
@@ -417,7 +416,10 @@ def _become_child(parent: int, main_thread: bool, keep: set[int], memory: float 
     confinement.detach_descriptors(keep)
     if memory is not None:
         confinement.limit_memory(memory)
+    # The filter binds the thread that installs it and the threads it starts after: so before
+    # the child's first thread of its own.
     confinement.refuse_reaching_out()
+    exit_when_orphaned(parent)
 
 
 def _end_child(owner: int, pid: int, status: list[int], fds: tuple[int, ...]) -> None:

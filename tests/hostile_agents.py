@@ -141,14 +141,21 @@ def writes_to_every_descriptor(board):  # noqa: ANN001, ANN201
 
 
 def signals_its_grader(board):  # noqa: ANN001, ANN201
-    """Sends SIGTERM to its parent and SIGINT to its parent's process group, then answers
-    (each refused send is only noted)."""
+    """Sends SIGTERM to its parent and SIGINT to its parent's process group, from its own
+    thread and from a thread it starts, then answers (each refused send is passed over)."""
     parent = os.getppid()
-    for target, signum in ((parent, signal.SIGTERM), (-os.getpgid(parent), signal.SIGINT)):
-        try:
-            os.kill(target, signum)
-        except OSError:
-            pass
+
+    def send() -> None:
+        for target, signum in ((parent, signal.SIGTERM), (-os.getpgid(parent), signal.SIGINT)):
+            try:
+                os.kill(target, signum)
+            except OSError:
+                pass
+
+    send()
+    thread = threading.Thread(target=send)
+    thread.start()
+    thread.join()
     time.sleep(0.2)
     return board.index(" ")
 
