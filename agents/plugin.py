@@ -442,18 +442,11 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
             f"{spec.text!r}: {params['module']!r} has no callable "
             f"{name!r}; it has: {', '.join(sorted(names)) or '-'}"
         )
+    limits = {"timeout": params["timeout"], "memory": params["memory"]}
     adapter = params.get("adapter")
     if adapter is not None:  # the target is the move function itself
         move = _move_function(spec, target)
-        return PluginAgent(
-            rng,
-            move,
-            book=book,
-            spec=spec.text,
-            timeout=params["timeout"],
-            memory=params["memory"],
-            adapter=adapter,
-        )
+        return PluginAgent(rng, move, book=book, spec=spec.text, adapter=adapter, **limits)
     arguments = ", ".join(["rng", *(f"{k}={v!r}" for k, v in params["kwargs"].items())])
     call = f"{name}({arguments})"
     inner = _made(spec, call, lambda: target(rng, **params["kwargs"]))
@@ -462,14 +455,7 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
             f"{spec.text!r}: {name} returned "
             f"{type(inner).__name__}, which has no select_move(position) method"
         )
-    return PluginAgent(
-        rng,
-        inner,
-        book=book,
-        spec=spec.text,
-        timeout=params["timeout"],
-        memory=params["memory"],
-    )
+    return PluginAgent(rng, inner, book=book, spec=spec.text, **limits)
 
 
 def _move_function(spec: Spec, target: Any) -> Callable[..., Any]:
