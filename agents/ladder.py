@@ -16,6 +16,7 @@ a rung's games against an agent are the same whichever other agents are rated in
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -283,8 +284,11 @@ def rate_on_ladder(
         if progress is not None:
             progress(done + finished, to_play)
 
-    def play(names: list[str], pairs: list[tuple[int, int]]) -> tuple[list[LadderRow], int]:
-        """The pairs' games as cache rows, and the games the last name forfeited."""
+    def play(
+        names: list[str], pairs: list[tuple[int, int]], stored_as: str | None = None
+    ) -> tuple[list[LadderRow], int]:
+        """The pairs' games as cache rows, and the games the last name forfeited; in the rows,
+        the last name is ``stored_as`` where it is given."""
         nonlocal done
         clock.last = time.perf_counter()  # what came between (a fit, an audit) is no game's
         players = [makers.get(name) or AgentMaker(name, db) for name in names]
@@ -303,7 +307,7 @@ def rate_on_ladder(
         done += len(pairs) * games
         last = len(names) - 1
         forfeits = sum(p.a_forfeits if p.a == last else p.b_forfeits for p in pairings)
-        return rows_of(pairings, names), forfeits
+        return rows_of(pairings, [*names[:last], stored_as or names[last]]), forfeits
 
     played = 0
     if not ladder_rows:
@@ -323,9 +327,11 @@ def rate_on_ladder(
             name = stored.get(spec)
             own = [row for row in cached if name is not None and row.rated == name]
             if not own:
-                names = [*rungs, spec]
-                own, forfeits = play(names, [(len(rungs), k) for k in range(len(rungs))])
-                batch = [*own, LadderRow(spec, NO_AGENT, forfeits, 0, 0)]
+                row_name = spec if name is None else _row_name(spec, name)
+                own, forfeits = play(
+                    [*rungs, spec], [(len(rungs), k) for k in range(len(rungs))], row_name
+                )
+                batch = [*own, LadderRow(row_name, NO_AGENT, forfeits, 0, 0)]
                 if cache and name is not None and not write_batch(book, rules, key, name, batch):
                     own = [row for row in read_rows(book, rules, key) if row.rated == name]
                 agent_played = len(rungs) * games
@@ -386,6 +392,13 @@ def rated_name(rows: Sequence[LadderRow], rungs: Sequence[str]) -> str:
             if name not in rungs and name != NO_AGENT:
                 return name
     return ""
+
+
+def _row_name(spec: str, stored: str) -> str:
+    """The name a rated agent's cached rows give it: its spec, and the code it ran where that
+    is a file's (a spec's games before and after an edit are two agents, each its rows)."""
+    code = re.search(r"sha256:([0-9a-f]{8})", stored)
+    return spec if code is None else f"{spec} (code {code[1]})"
 
 
 def _cacheable(maker: Any) -> bool:

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from tests.pg_support import solve_into
 from ttt_solve.agents import ladder as ladder_module
+from ttt_solve.agents import plugin
 from ttt_solve.agents.ladder import LadderError, LadderSpec, rate_on_ladder
 from ttt_solve.book import schema
 from ttt_solve.book.errors import SchemaVersionError
@@ -234,6 +235,7 @@ def test_a_python_agent_is_cached_by_its_code_not_by_how_it_is_spelled(
 
     def rate(spec: str):  # noqa: ANN202 - a fresh ttt rate: its module imported anew
         monkeypatch.delitem(sys.modules, "lab", raising=False)
+        monkeypatch.setattr(plugin, "_FILE_MODULES", {})
         (agent,) = (result := rated(db, spec)).agents
         return result, agent
 
@@ -248,10 +250,18 @@ def test_a_python_agent_is_cached_by_its_code_not_by_how_it_is_spelled(
     one_failure = dataclasses.replace(cached, agents=(dataclasses.replace(again, failed_moves=1),))
     assert any("; 1 failed move, counted" in line for line in ladder_lines(one_failure, "book"))
     lab.write_text("def move(board):\n    return board.index(' ')\n")
-    fixed_result, fixed = rate("py:lab:move,board=flat")
+    fixed_result, fixed = rate("py:lab.py:move,board=flat")
     assert (fixed.played, fixed.forfeits) == (games, 0)  # new code: played again
-    assert fixed_result.rating("py:lab:move,board=flat").rating.mean > (
+    assert fixed_result.rating("py:lab.py:move,board=flat").rating.mean > (
         cached.rating("py:lab:move,board=flat").rating.mean
     )
-    _, spelt = rate("py:lab.py:move,board=flat")
+    _, spelt = rate("py:lab:move,board=flat")
     assert (spelt.played, spelt.forfeits) == (0, 0)
+    monkeypatch.setitem(ladder_module.LADDERS, SMALL.name, SMALL)
+    with open_book(db) as book:
+        (listed,) = ladder_module.from_cache(book, R3)
+    names = [one.agent for one in listed.agents]  # the file before and after its edit
+    assert len(set(names)) == 2 and all(
+        name.startswith("py:lab.py:move,board=flat (code ") for name in names
+    ), names
+    assert sorted(one.forfeits for one in listed.agents) == [0, games]
