@@ -5,9 +5,12 @@ an agent could write through the caller's descriptors (the book's database file,
 a table file), take the machine's memory, or signal the process that grades it. Before the
 child serves its first move it is given:
 
-* :func:`detach_descriptors`: every descriptor but its pipes and standard streams now reads
-  ``/dev/null`` (and refuses writes), so no stale object in the child's copy of the caller
-  can reach the caller's files, and no number it held is reused for a file the agent opens;
+* :func:`detach_descriptors`: no descriptor but its pipes and standard streams writes: a file
+  the caller opened for writing (the book) is open read-only, anything else it held (pipes,
+  sockets) reads ``/dev/null``, so no write of the agent's through a descriptor reaches the
+  caller's files or connections, and no number it held is reused for a file the agent opens.
+  (Memory the caller mapped stays mapped, as a forked process's memory does: SQLite's
+  ``-shm`` index of a book in WAL mode among it);
 * :func:`limit_memory`: an address space that may grow by at most a given amount
   (``RLIMIT_AS``): past it, an allocation fails (``MemoryError`` in Python);
 * :func:`refuse_reaching_out`: a seccomp filter (Linux on x86-64 and ARM64) under which the
@@ -25,9 +28,11 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import os
 import platform
 import resource
+import stat
 import struct
 import sys
 
@@ -96,16 +101,44 @@ _NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24  # offsets in struct seccomp_data (low w
 
 
 def detach_descriptors(keep: set[int]) -> None:
-    """Point every open descriptor above 2 that is not in ``keep`` at ``/dev/null``, opened
-    read-only: what is read there is nothing, what is written fails."""
+    """Make every open descriptor above 2 that is not in ``keep`` one that writes nothing:
+
+    * a file open for writing is opened again read-only, at the same offset, under the same
+      number: the agent reads it as the caller did (a book its code looks moves up in), and
+      every write through it fails;
+    * a file, folder or device open only for reading is left as it is;
+    * anything else (a pipe, a socket, a device open for writing: the caller's connections
+      to its pool, a notebook's kernel) now reads ``/dev/null``, opened read-only.
+
+    The number stays taken either way, so a stale object of the caller's never finds a file
+    the agent opens under its old number."""
     null = os.open(os.devnull, os.O_RDONLY)
     for fd in _open_descriptors():
         if fd > 2 and fd not in keep and fd != null:
             try:
-                os.dup2(null, fd, inheritable=False)
+                _read_only(fd, null)
             except OSError:
                 pass  # closed since it was listed
     os.close(null)
+
+
+def _read_only(fd: int, null: int) -> None:
+    """Make ``fd`` read-only as :func:`detach_descriptors` says."""
+    kind = os.fstat(fd).st_mode
+    writes = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
+    if not writes and (stat.S_ISREG(kind) or stat.S_ISDIR(kind) or stat.S_ISCHR(kind)):
+        return
+    if stat.S_ISREG(kind):
+        try:
+            again = os.open(f"/proc/self/fd/{fd}", os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            again = -1  # no /proc, or the file may not be read: nothing, then
+        if again >= 0:
+            os.lseek(again, os.lseek(fd, 0, os.SEEK_CUR), os.SEEK_SET)
+            os.dup2(again, fd, inheritable=False)
+            os.close(again)
+            return
+    os.dup2(null, fd, inheritable=False)
 
 
 def _open_descriptors() -> list[int]:

@@ -32,8 +32,9 @@ thread of its own ends it when it finds itself orphaned (:func:`exit_when_orphan
 in a process group of its own, so a terminal's Ctrl-C reaches the caller only, and the group
 is what is killed (a process the agent starts that leaves the group is not followed). Its
 standard input is ``/dev/null``; its output is the caller's. The caller's other descriptors
-(the book's files among them) read ``/dev/null`` there, its address space may grow by
-``memory`` MiB, and it may signal no process but its own group (:mod:`agents.confinement`).
+write nothing there (the book's files are open read-only, pipes and sockets read
+``/dev/null``), its address space may grow by ``memory`` MiB, and it may signal no process
+but its own group (:mod:`agents.confinement`).
 """
 
 from __future__ import annotations
