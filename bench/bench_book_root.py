@@ -2,7 +2,7 @@
 the best-move mask, one null-window probe per first move, timed one by one.
 
 These are the steps ``ttt-solve --method alphabeta --book-depth 0`` takes (the book builder's
-prover, ``solver.opening.book_prover``, and its probe of each move, ``is_best_move``)::
+prover, ``solver.prover.opening.book_prover``, and its probe of each move, ``is_best_move``)::
 
     python bench/bench_book_root.py --size 4x10 --win 4
     python bench/bench_book_root.py --size 4x10 --win 4 --exact-search deepening
@@ -28,10 +28,10 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py beside it
 from common import load_average  # noqa: E402
 
-from ttt_solve.solver.opening import book_prover, is_best_move  # noqa: E402
 from ttt_solve.solver.position import Position, iter_cells  # noqa: E402
+from ttt_solve.solver.prover.opening import book_prover, is_best_move  # noqa: E402
+from ttt_solve.solver.prover.search import EXACT_SEARCHES, Prover, Root  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
-from ttt_solve.solver.search import EXACT_SEARCHES, Prover, Root  # noqa: E402
 from ttt_solve.solver.value import remoteness_of  # noqa: E402
 
 

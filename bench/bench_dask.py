@@ -18,8 +18,8 @@ import time
 from common import board_arguments, chosen_boards, load_average
 from tabulate import tabulate
 
-from ttt_solve.solver.distributed import DaskSolver
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.distributed import DaskSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 
 BOARDS = [(Rules(4, 4, 4), 60.0)]  # rules, target seconds for the Dask solve

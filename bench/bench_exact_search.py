@@ -1,7 +1,7 @@
 """The prover's two exact searches, bisection and deepening, on the deepest ply of opening books.
 
 An opening book spends nearly all its time proving its deepest ply (each position's exact
-score, then a probe of each move for the best moves: ``solver.opening.prove_rows``). This
+score, then a probe of each move for the best moves: ``solver.prover.opening.prove_rows``). This
 script proves that ply once by each exact search, each with a fresh book prover, checks that
 the two give the same scores and best moves, and prints the nodes and seconds of each and their
 ratio. ``GAME:DEPTH`` is ``R,C,K:D``; depth 0 is the empty board alone, which a book of depth 0
@@ -23,9 +23,9 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py beside it
 from common import load_average  # noqa: E402
 
-from ttt_solve.solver.opening import OpeningBookBuilder, book_prover, prove_rows  # noqa: E402
+from ttt_solve.solver.prover.opening import OpeningBookBuilder, book_prover, prove_rows  # noqa: E402
+from ttt_solve.solver.prover.search import EXACT_SEARCHES  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
-from ttt_solve.solver.search import EXACT_SEARCHES  # noqa: E402
 
 
 def main() -> None:

@@ -53,14 +53,14 @@ from tabulate import tabulate  # noqa: E402
 
 from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
-from ttt_solve.solver.rules import Rules  # noqa: E402
-from ttt_solve.solver.search import (  # noqa: E402
+from ttt_solve.solver.prover.search import (  # noqa: E402
     Prover,
     Prunings,
     SearchEngine,
     default_engine,
     root_of,
 )
+from ttt_solve.solver.rules import Rules  # noqa: E402
 
 INFINITY = 1 << 62
 """A proof or disproof number of a solved node; sums of numbers stop just below it."""

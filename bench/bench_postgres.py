@@ -28,7 +28,7 @@ from common import measure, script  # noqa: E402
 
 from ttt_solve.book import writer  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
-from ttt_solve.solver.exhaustive import ExhaustiveSolver  # noqa: E402
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
 RULES = Rules(4, 4, 4)

@@ -37,12 +37,12 @@ from tabulate import tabulate
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from common import load_average  # noqa: E402
 
-from ttt_solve.solver import negamax  # noqa: E402
 from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
-from ttt_solve.solver.opening import OpeningBookBuilder  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
+from ttt_solve.solver.prover import negamax  # noqa: E402
+from ttt_solve.solver.prover.opening import OpeningBookBuilder  # noqa: E402
+from ttt_solve.solver.prover.search import Prover, Prunings, SearchCounters  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
-from ttt_solve.solver.search import Prover, Prunings, SearchCounters  # noqa: E402
 
 BOARDS = [  # (columns, rows, k) as published, value for X, target seconds for the weak solve
     ((5, 4, 4), "draw", None),

@@ -63,7 +63,8 @@ def query_path_modules(db: str) -> str:
         f"try: ttt(['query', '--size', '4', '--win', '4', '--db', {db!r}])\n"
         "except SystemExit: pass\n"
         "print(' '.join(p for p in ('numpy', 'sqlalchemy', 'tabulate', 'numba',"
-        " 'ttt_solve.solver.search', 'ttt_solve.solver.exhaustive') if p in sys.modules)"
+        " 'ttt_solve.solver.prover.search', 'ttt_solve.solver.exhaustive.solve')"
+        " if p in sys.modules)"
         " or 'none', file=sys.stderr)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

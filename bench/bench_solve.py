@@ -14,7 +14,7 @@ beforehand, in the same process) and SQLite's bare insert of the same positions
 schema version 2, and a block per row into ``position_blocks``. ``--block-sizes`` times the
 write and one lookup with blocks of 256, 1,024 and 4,096 positions. ``--engines`` times the
 whole process with the NumPy per-ply operations against the compiled kernels on small boards,
-alternating, to place :data:`solver.keyarrays.COMPILED_FROM_CELLS`.
+alternating, to place :data:`solver.exhaustive.keyarrays.COMPILED_FROM_CELLS`.
 
     python bench/bench_solve.py              # 4x4 k=3 and 4x4 k=4
     python bench/bench_solve.py --with-4x5   # also 4 rows x 5 columns, k=4 (minutes, GiBs)
@@ -50,7 +50,7 @@ ENGINE_BOARDS = [(3, 3, 3), (3, 4, 3), (4, 4, 3), (4, 4, 4)]
 
 SOLVE_ALONE = """
 import sys, time
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 for _ in ExhaustiveSolver(Rules(2, 2, 2), compiled=True).solve():  # load the compiled kernels
     pass
@@ -64,7 +64,7 @@ WHOLE_WITH_ENGINE = """
 import sys
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 rules = Rules(*map(int, sys.argv[1:4]))
 plies = list(ExhaustiveSolver(rules, compiled=sys.argv[5] == "compiled").solve())
@@ -76,7 +76,7 @@ SOLVE_AND_WRITE = """
 import sys, time
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 for _ in ExhaustiveSolver(Rules(2, 2, 2), compiled=True).solve():  # load the compiled kernels
     pass
@@ -97,7 +97,7 @@ WRITE_ALONE = """
 import os, sqlite3, sys, time
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import ply_blocks, write_game
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.plytable import split_scores
 from ttt_solve.solver.rules import Rules
 rules = Rules(*map(int, sys.argv[1:4]))
@@ -146,7 +146,7 @@ import os, random, sys, time
 import ttt_solve.book.blocks
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 rules = Rules(*map(int, sys.argv[1:4]))

@@ -47,8 +47,8 @@ from common import load_average  # noqa: E402
 
 from ttt_solve.solver.errors import SearchTimeout  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
+from ttt_solve.solver.prover.search import Prover  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
-from ttt_solve.solver.search import Prover  # noqa: E402
 
 PUBLISHED = {board: value for board, value, _ in BOARDS + STRETCH}
 """Published values for X by (columns, rows, k), as bench_prover.py has them."""

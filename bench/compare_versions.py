@@ -28,7 +28,7 @@ from common import measure
 PROVER_SNIPPET = """
 import json, sys, time
 try:
-    from ttt_solve.solver.search import Prover
+    from ttt_solve.solver.prover.search import Prover
     from ttt_solve.solver.rules import Rules
     from ttt_solve.solver.position import Position
 except ImportError:

@@ -1,8 +1,8 @@
 """Positions per ply of a game too large to enumerate: exact for the first plies, sampled after.
 
 * **Exact** (plies up to ``--exact-to``): the forward pass of the solver itself
-  (:func:`solver.plies.canonical_children`), counting canonical keys and, through their orbit
-  sizes, reachable positions.
+  (:func:`solver.exhaustive.plies.canonical_children`), counting canonical keys and, through
+  their orbit sizes, reachable positions.
 * **Sampled** (the other plies): a ply's placements (``C(cells, p) * C(p, ceil(p / 2))``
   boards with the right stone counts) are drawn uniformly; a drawn board is reachable when the
   player who did not move last has no line and the last mover either has none or has a stone
@@ -23,8 +23,8 @@ import numpy as np
 from numpy.typing import NDArray
 from tabulate import tabulate
 
-from ttt_solve.solver.keyarrays import KeyArrays
-from ttt_solve.solver.plies import canonical_children, won_by_last_mover
+from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
+from ttt_solve.solver.exhaustive.plies import canonical_children, won_by_last_mover
 from ttt_solve.solver.rules import Rules
 
 

@@ -191,7 +191,7 @@ def _images(rules: Rules, keys: Any, best: Any) -> tuple[Any, Any, Any]:
                 out_best.append(found[image])
             counts.append(len(found))
         return np.array(out_keys, dtype=object), np.array(out_best, dtype=object), counts
-    from ttt_solve.solver.keyarrays import KeyArrays
+    from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
 
     arrays = KeyArrays(rules)
     key_images = arrays.images(keys.astype(np.uint64))  # (symmetries, n)

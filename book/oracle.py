@@ -1,7 +1,7 @@
 """One place that answers "what is this position worth, and each of its moves?".
 
 The answer comes from the book when the book holds it, and otherwise from a live search with
-the alpha-beta :class:`~solver.search.Prover`, within a deadline:
+the alpha-beta :class:`~solver.prover.search.Prover`, within a deadline:
 
 * an exhaustive game in the book: the position and its children are stored;
 * an opening book of depth D: positions up to ply D are stored, their children at ply D+1 are
@@ -77,7 +77,7 @@ class Analysis(NamedTuple):
 
 
 class MoveProver(Protocol):
-    """What the oracle asks of a prover (see :class:`ttt_solve.solver.search.Prover`)."""
+    """What the oracle asks of a prover (see :class:`ttt_solve.solver.prover.search.Prover`)."""
 
     def move_values(
         self, position: Position, deadline: float | None = None
@@ -96,12 +96,14 @@ def terminal_value(position: Position) -> Value:
 
 
 LIVE_TABLE_BITS = 19
-"""Table size of the live-search prover (see :class:`solver.search.Prover`)."""
+"""Table size of the live-search prover (see :class:`solver.prover.search.Prover`)."""
 
 
 def _default_prover(rules: Rules) -> MoveProver:
     from ttt_solve.solver.compiling import announce_search
-    from ttt_solve.solver.search import Prover  # imported on demand: most queries never search
+    from ttt_solve.solver.prover.search import (
+        Prover,  # imported on demand: most queries never search
+    )
 
     announce_search()
 

@@ -54,7 +54,7 @@ from ttt_solve.book.urls import hide_password, sqlite_file
 from ttt_solve.book.version import read_version, refuse_foreign_tables, refuse_newer
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
-from ttt_solve.solver.plystore import make_folder
+from ttt_solve.solver.exhaustive.plystore import make_folder
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules, parse_game
 from ttt_solve.solver.value import Outcome, Value, move_value
@@ -462,8 +462,8 @@ class Book:
             return self._rows
         tables = self._tables
         if info.id not in tables:
-            from ttt_solve.book.tablefile import TableError
             from ttt_solve.book.tablerows import TableRows
+            from ttt_solve.solver.tablebase.files import TableError
 
             try:
                 tables[info.id] = TableRows(folder, info.rules)

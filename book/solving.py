@@ -28,15 +28,15 @@ from ttt_solve.book.urls import sqlite_file, unwritable_reason
 from ttt_solve.book.widekeys import BOOK_CELLS_LIMIT, fits_book
 from ttt_solve.book.writer import holds_more, write_game
 from ttt_solve.errors import TttError
-from ttt_solve.solver.estimate import available_memory, exhaustive_estimate
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.estimate import available_memory, exhaustive_estimate
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.rules import KEY_CELLS_LIMIT, Rules
 from ttt_solve.solver.vocabulary import UnknownWordError
 
 if TYPE_CHECKING:
-    from ttt_solve.solver.distributed import DaskSolver
-    from ttt_solve.solver.opening import OpeningBookBuilder
+    from ttt_solve.solver.exhaustive.distributed import DaskSolver
     from ttt_solve.solver.plytable import PlyTable
+    from ttt_solve.solver.prover.opening import OpeningBookBuilder
 
 DEFAULT_BOOK_DEPTH = 2
 WORKDIR_POSITIONS = 2_000_000
@@ -72,14 +72,21 @@ def approx(n: float) -> str:
     return f"{n:.1e}"
 
 
+TABLE_CELLS = (16, 25)
+"""The boards a tablebase is made for by default, by cells: from 16 (4x4) a table is smaller
+and faster to make than blocks (4x4 k=4: 1.5 MB against 20.3 MB; 4x5 k=4: 189 MB against
+2.8 GB, docs/benchmarks.md); 25 is the most a table holds."""
+
+
 def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod, str]:
     """The method to use and why; :class:`SolveError` if the asked one cannot run here.
 
-    A tablebase (``table``) is made only when asked for: its folder lies beside the book
-    (:func:`table_directory`), and the exhaustive solve stays the default where it fits."""
-    if method == SolveMethod.TABLE:
-        from ttt_solve.solver.tablebase_index import MAX_TABLE_CELLS  # loads Numba: only here
+    Unasked, a board of :data:`TABLE_CELLS` that an exhaustive solve would handle gets a
+    tablebase (its folder lies beside the book, :func:`table_directory`); a smaller board an
+    exhaustive solve, and a larger one an opening book."""
+    from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS
 
+    if method == SolveMethod.TABLE:
         if rules.cells > MAX_TABLE_CELLS:
             raise SolveError(
                 rules,
@@ -112,6 +119,11 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
     if method == SolveMethod.ALPHABETA:
         return SolveMethod.ALPHABETA, "asked for with --method alphabeta"
     if estimate.fits(available):
+        if method is None and TABLE_CELLS[0] <= rules.cells <= TABLE_CELLS[1]:
+            return SolveMethod.TABLE, (
+                f"on a board of {TABLE_CELLS[0]} to {TABLE_CELLS[1]} cells a tablebase is "
+                "smaller and faster to make than blocks (--method exhaustive for blocks)"
+            )
         return SolveMethod.EXHAUSTIVE, (
             "asked for" if method else "the estimate fits this machine"
         ) + f" ({size})"
@@ -121,8 +133,6 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
             f"{rules.name} is too large to enumerate on this machine ({size})",
             "needs-opening-book",
         )
-    from ttt_solve.solver.tablebase_index import MAX_TABLE_CELLS
-
     table = (
         " (--method table builds every position's value in a tablebase)"
         if rules.cells <= MAX_TABLE_CELLS
@@ -312,14 +322,14 @@ class Solve:
         builder: OpeningBookBuilder | None = None
         depth = self.depth
         if self.engine == "dask":
-            from ttt_solve.solver.distributed import DaskSolver
+            from ttt_solve.solver.exhaustive.distributed import DaskSolver
 
             self.workdir = self.workdir or work_directory(self.db, rules) + "-dask"
             dask_solver = DaskSolver(
                 rules, self.workdir, scheduler=self.scheduler, progress=self.progress
             )
         elif self.method == SolveMethod.EXHAUSTIVE:
-            from ttt_solve.solver.keyarrays import uses_kernels
+            from ttt_solve.solver.exhaustive.keyarrays import uses_kernels
 
             if uses_kernels(rules):
                 from ttt_solve.solver.compiling import announce_kernels
@@ -330,7 +340,7 @@ class Solve:
             solver = ExhaustiveSolver(rules, progress=self._forward, workdir=self.workdir)
         else:
             from ttt_solve.solver.compiling import announce_search
-            from ttt_solve.solver.opening import OpeningBookBuilder
+            from ttt_solve.solver.prover.opening import OpeningBookBuilder
 
             announce_search()  # the builder's prover compiles (or loads) the search when made
             assert depth is not None  # an opening book's
@@ -413,19 +423,27 @@ class Solve:
     def _solve_table(self, book: Book, started: float) -> GameInfo:
         """Build (or finish building) the game's tablebase beside the book, then catalogue
         it: the estimate first (refused when the disk or memory cannot hold it), progress
-        after each part, and the folder kept for a rerun when interrupted."""
+        after each part, a file found damaged made again (and said), and the folder kept for
+        a rerun when interrupted."""
         from pathlib import Path
 
-        from ttt_solve.book.tablebuild import build_table, describe_plan, plan_build
         from ttt_solve.book.tablecatalogue import catalogue_table
+        from ttt_solve.solver.tablebase.build import build_table, describe_plan, plan_build
 
         rules = self.rules
         self.workdir = table_directory(self.db, rules)
         folder = Path(self.workdir)
         self.note(describe_plan(plan_build(rules, folder), folder))
         memory = int(available_memory() * 3 // 4)
-        build_table(rules, folder, memory, lambda state: self.progress(state.done, state.total))
-        info = catalogue_table(book, folder, force=True, seconds=time.perf_counter() - started)
+        build_table(
+            rules,
+            folder,
+            memory,
+            lambda state: self.progress(state.done, state.total),
+            note=self.warn,
+        )
+        seconds = time.perf_counter() - started
+        info = catalogue_table(book, folder, force=True, seconds=seconds, checked=True)
         self.solved = True
         return info
 

@@ -1,5 +1,5 @@
 """The rows of a game stored as a tablebase: a :class:`~book.backend.Backend` over
-:class:`~book.table.Table`.
+:class:`~solver.tablebase.probe.Table`.
 
 A games row of method ``table`` names the game's folder (``table_folder``): absolute, or
 relative to the folder of the book's SQLite file (:func:`table_folder`), so that a book and its
@@ -20,7 +20,7 @@ Streaming a game (:meth:`TableRows.chunks`) goes ply by ply, in one of two order
   memory at once, 8 bytes each (4x5 k=4: 25 million keys at the widest ply, 200 MB);
 - larger boards (5x5: 2.8·10^9 keys at the widest ply, 22.6 GB), in (ply, number) order: the
   order of the table's index, not of keys. Each ply's numbers are read :data:`SCAN_NUMBERS` at a
-  time (:func:`solver.tablepositions.stand_for` turns them into positions), so memory stays
+  time (:func:`solver.tablebase.positions.stand_for` turns them into positions), so memory stays
   bounded whatever the ply; a ply that ``where``'s conditions on the ply rule out is not read.
 
 Look-ups (``positions``, ``family``) work on every board.
@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 from ttt_solve.book.backend import Row, StorageDamage
 from ttt_solve.book.records import POSITION_COLUMNS
-from ttt_solve.book.table import Table
-from ttt_solve.book.tablefile import TableError
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.tablelookup import DECIDED, DRAW, NONE, score_of_record
+from ttt_solve.solver.tablebase.files import TableError
+from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.record import NONE, decode_records, score_of_record
 from ttt_solve.solver.value import Value
 
 if TYPE_CHECKING:
@@ -46,9 +46,9 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
     from ttt_solve.book.rowfilter import RowFilter
-    from ttt_solve.solver.keyarrays import KeyArrays
+    from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
     from ttt_solve.solver.rules import Rules
-    from ttt_solve.solver.tablebase_index import ClassTable
+    from ttt_solve.solver.tablebase.classes import ClassTable
 
 STREAM_CELLS_LIMIT = 20
 """The largest board whose rows :meth:`TableRows.chunks` streams in (ply, key) order, as
@@ -97,20 +97,6 @@ def _row(table: Table, position: Position, key: int) -> Row | None:
     return (position.ply, key, value.outcome.sign, value.remoteness, best, images)
 
 
-def decode_records(
-    rules: Rules, ply: int, records: NDArray[np.uint8]
-) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
-    """The value (1, 0, -1 for the side to move) and remoteness of records of ``ply`` (none
-    :data:`~solver.tablebase.NONE`)."""
-    import numpy as np
-
-    draw = records == DRAW
-    steps = records.astype(np.int8) - DECIDED
-    remoteness = np.where(draw, np.int8(rules.cells - ply), steps).astype(np.int8)
-    values = np.where(draw, 0, np.where(steps % 2 == 1, 1, -1)).astype(np.int8)
-    return values, remoteness
-
-
 def _columns(
     ply: int,
     keys: NDArray[np.uint64],
@@ -142,7 +128,8 @@ class TableRows:
     errors: tuple[type[Exception], ...] = (OSError,)
 
     def __init__(self, folder: Path, rules: Rules) -> None:
-        """Open the table in ``folder``; raises :class:`~book.tablefile.TableError` (one line,
+        """Open the table in ``folder``; raises :class:`~solver.tablebase.files.TableError` (one
+        line,
         quoting the folder or file) when it is missing, of another game or unreadable."""
         self.table = Table(folder, rules)
         self._classes: dict[int, ClassTable] = {}
@@ -223,7 +210,7 @@ class TableRows:
         key order, from the empty board on."""
         import numpy as np
 
-        from ttt_solve.solver.keyarrays import sorted_unique
+        from ttt_solve.solver.exhaustive.keyarrays import sorted_unique
 
         arrays = self._key_arrays(rules)
         keys = np.zeros(1, dtype=np.uint64)
@@ -231,7 +218,7 @@ class TableRows:
             if len(keys) == 0:
                 return
             records = self._records(rules, ply, keys)
-            values, remoteness = decode_records(rules, ply, records)
+            values, remoteness = decode_records(records, rules.cells - ply)
             best = self.best_moves(rules, ply, keys, records)
             yield _columns(ply, keys, values, remoteness, best, arrays.orbit_sizes(keys))
             if ply < rules.cells:
@@ -250,7 +237,7 @@ class TableRows:
                 numbers = np.arange(start, stop, dtype=np.int64)
                 x, o, records, images = self.positions_at(rules, ply, numbers)
                 keys = x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
-                values, remoteness = decode_records(rules, ply, records)
+                values, remoteness = decode_records(records, rules.cells - ply)
                 parts.append(_columns(ply, keys, values, remoteness, None, images))
             if parts and any(len(part["key"]) for part in parts):
                 yield {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
@@ -277,7 +264,7 @@ class TableRows:
         self, rules: Rules, ply: int, start: int, stop: int, where: RowFilter | None = None
     ) -> dict[str, NDArray[Any]]:
         """The rows of the canonical positions standing at the numbers ``start .. stop-1`` of
-        ``ply`` (each at its own number, :mod:`solver.tablepositions`) that ``where`` selects,
+        ``ply`` (each at its own number, :mod:`solver.tablebase.positions`) that ``where`` selects,
         in number order. Best moves are worked out for the selected rows only."""
         import numpy as np
 
@@ -286,7 +273,7 @@ class TableRows:
         keys = self._key_arrays(rules).canonical(
             x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
         )
-        values, remoteness = decode_records(rules, ply, records)
+        values, remoteness = decode_records(records, rules.cells - ply)
         piece = _columns(ply, keys, values, remoteness, None, images)
         if where is not None and where.conditions:
             keep = where.holds(piece)
@@ -304,12 +291,11 @@ class TableRows:
         ``numbers``; numbers of no position are left out."""
         import numpy as np
 
-        from ttt_solve.book.tablefile import HEADER_SIZE
-        from ttt_solve.solver.tablepositions import stand_for
+        from ttt_solve.solver.tablebase.positions import stand_for
 
         ply_file = self.table._ply(ply)
         rep_ranks = np.frombuffer(
-            ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=HEADER_SIZE
+            ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=ply_file.header.reps_at
         )
         x, o, own, images = stand_for(rules, ply, rep_ranks.astype(np.int64), numbers)
         records = self.records(ply)[numbers]
@@ -331,8 +317,8 @@ class TableRows:
         o: NDArray[np.int64],
         records: NDArray[np.uint8],
     ) -> tuple[NDArray[np.uint8], NDArray[np.int64], NDArray[np.int64]]:
-        """:func:`solver.tablepositions.children_records` from this table's next ply."""
-        from ttt_solve.solver.tablepositions import children_records
+        """:func:`solver.tablebase.positions.children_records` from this table's next ply."""
+        from ttt_solve.solver.tablebase.positions import children_records
 
         if ply == rules.cells:
             return children_records(rules, ply, x, o, records, None, records[:0])
@@ -362,7 +348,7 @@ class TableRows:
         position it does not hold is damage."""
         import numpy as np
 
-        from ttt_solve.solver.tablebase_index import indexes
+        from ttt_solve.solver.tablebase.positions import indexes
 
         cells = np.uint64(rules.cells)
         full = np.uint64(rules.full)
@@ -380,8 +366,8 @@ class TableRows:
     def _class_table(self, rules: Rules, ply: int) -> ClassTable:
         """The class table of a ply's X sets, made once; the last two made are kept (a ply's
         and its children's)."""
-        from ttt_solve.solver.tablebase_index import class_table
-        from ttt_solve.solver.tablelookup import stone_counts
+        from ttt_solve.solver.tablebase.classes import class_table
+        from ttt_solve.solver.tablebase.index import stone_counts
 
         size = stone_counts(ply)[0]
         if size not in self._classes:
@@ -392,7 +378,7 @@ class TableRows:
 
     def _key_arrays(self, rules: Rules) -> KeyArrays:
         if self._arrays is None:
-            from ttt_solve.solver.keyarrays import key_arrays
+            from ttt_solve.solver.exhaustive.keyarrays import key_arrays
 
             self._arrays = key_arrays(rules)
         return self._arrays

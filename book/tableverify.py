@@ -12,7 +12,7 @@ checked first here. On larger boards (5x5) it checks, after the digests:
 
 A position checked must hold the record its children give it: lost in 0 when the last mover
 has a line, a draw on a full board, else the best of its children's for the side to move
-(:func:`solver.tablepositions.children_records`); a child the table holds no record of is a
+(:func:`solver.tablebase.positions.children_records`); a child the table holds no record of is a
 problem too. :class:`TableCheck` counts what was checked, for the report.
 """
 
@@ -25,11 +25,11 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.book.table import Table
-from ttt_solve.book.tablefile import TableError
 from ttt_solve.book.tablerows import TableRows
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablelookup import score_of_record
+from ttt_solve.solver.tablebase.files import TableError
+from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.record import score_of_record
 from ttt_solve.solver.value import Value
 from ttt_solve.solver.verify import Problem
 

@@ -18,9 +18,9 @@ from ttt_solve.book.reader import Book
 from ttt_solve.book.records import GameInfo, StoredRow
 from ttt_solve.book.rowchecks import not_a_number, out_of_range
 from ttt_solve.solver.figures import Figures
-from ttt_solve.solver.opening import back_up_position, won_by_last_mover
 from ttt_solve.solver.plytable import PlyTable, join_scores
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.prover.opening import back_up_position, won_by_last_mover
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Value
 from ttt_solve.solver.verify import Problem, RowsCheck, check_plies, prover_problems

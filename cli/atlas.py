@@ -13,7 +13,7 @@ from tabulate import tabulate
 
 from ttt_solve.cli.common import CliError, LazyProgress, friendly_errors, jobs_option
 from ttt_solve.cli.options import command
-from ttt_solve.solver.atlas import LARGEST_SIDE, Entry, atlas_games, decide_games
+from ttt_solve.solver.prover.atlas import LARGEST_SIDE, Entry, atlas_games, decide_games
 
 HEADERS = ["game", "--size --win", "value for X", "remoteness", "method", "nodes", "seconds"]
 """The table's columns (the JSON holds the same and more)."""

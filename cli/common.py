@@ -182,11 +182,15 @@ def stop(interrupt: KeyboardInterrupt) -> NoReturn:
 def _stop_within(error: BaseException) -> KeyboardInterrupt | None:
     """The stop a ``SystemError`` stands for: a signal's exception raised while compiled code
     (a Numba kernel) was returning comes out as a ``SystemError`` whose context is that
-    exception."""
-    if isinstance(error, SystemError):
+    exception, or another such ``SystemError`` (one a compiled call it was within)."""
+    seen = 0
+    while isinstance(error, SystemError) and seen < 100:
         inner = error.__cause__ or error.__context__
         if isinstance(inner, KeyboardInterrupt):
             return inner
+        if inner is None:
+            break
+        error, seen = inner, seen + 1
     return None
 
 
@@ -388,7 +392,7 @@ def usable_cores() -> int:
 
 BOOK_TABLE_BYTES = 768 * 2**20
 """Memory of one process proving an opening book's positions: its transposition table (the
-compiled engine's, ``solver.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
+compiled engine's, ``solver.prover.opening.BOOK_TABLE_BITS``), which ``--jobs`` is capped by."""
 
 
 def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Callable]:
@@ -397,7 +401,7 @@ def jobs_option(help: str, memory_per_job: int = 0) -> Callable[[Callable], Call
     (More processes than cores only share them; more than memory holds would swap or die.)"""
 
     def cap(_context: click.Context, _param: click.Parameter, jobs: int) -> int:
-        from ttt_solve.solver.estimate import available_memory
+        from ttt_solve.solver.exhaustive.estimate import available_memory
 
         limits = [(usable_cores(), "the cores this process may use")]
         if memory_per_job:

@@ -86,7 +86,7 @@ def verify(
         proving = LazyProgress("proving", enabled=False)
         if info.book_depth is not None:
             # The last ply of an opening book is proved again: minutes to hours on big boards.
-            from ttt_solve.solver.opening import check_rows
+            from ttt_solve.solver.prover.opening import check_rows
 
             proving = LazyProgress("proving the last ply")
             rows_check = functools.partial(check_rows, rules, jobs=jobs, progress=proving)

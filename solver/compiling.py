@@ -1,10 +1,10 @@
 """Whether the compiled code is about to be compiled, and the one-line notice that says so.
 
-Numba compiles the prover's search (:mod:`solver.negamax`) and the exhaustive solver's kernels
-(:mod:`solver.kernels`) on their first use on a machine and keeps the machine code on disk
-beside the source; later runs load it in a fraction of a second. The first compile takes about
-10 s on an idle machine and up to a minute on a busy one, which looks like a hang unless
-something says what is going on.
+Numba compiles the prover's search (:mod:`solver.prover.negamax`) and the exhaustive
+solver's kernels (:mod:`solver.exhaustive.kernels`) on their first use on a machine and keeps
+the machine code on disk beside the source; later runs load it in a fraction of a second. The
+first compile takes about 10 s on an idle machine and up to a minute on a busy one, which looks
+like a hang unless something says what is going on.
 
 :func:`announce_search` and :func:`announce_kernels` log that notice, at WARNING level, on the
 logger ``ttt_solve.compiling``, when the code is not in Numba's cache for this machine: Python
@@ -48,7 +48,7 @@ def announce_search() -> None:
     """Say so if making a compiled prover will compile the search."""
     if importlib.util.find_spec("numba") is None:
         return
-    from ttt_solve.solver.search import _kernel
+    from ttt_solve.solver.prover.search import _kernel
 
     if in_cache(_kernel(True)._negamax) is False:
         announce("the prover's search")
@@ -56,7 +56,7 @@ def announce_search() -> None:
 
 def announce_kernels() -> None:
     """Say so if the exhaustive solver's kernels will be compiled."""
-    from ttt_solve.solver import kernels
+    from ttt_solve.solver.exhaustive import kernels
 
     if in_cache(kernels.back_up) is False:
         announce("the exhaustive solver's kernels")

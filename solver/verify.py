@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.solver.keyarrays import KeyArrays
-from ttt_solve.solver.plies import back_up_rows, won_by_last_mover
+from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
+from ttt_solve.solver.exhaustive.plies import back_up_rows, won_by_last_mover
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 RowsCheck = Callable[[list[tuple[int, int, int]]], Iterator["str | None"]]
 """For open positions given as ``(canonical key, stored score, stored best-move mask)``: what a
 prover finds wrong with each, in order (``None``: nothing); see
-:func:`solver.opening.check_rows`."""
+:func:`solver.prover.opening.check_rows`."""
 
 
 class Problem(NamedTuple):

@@ -13,7 +13,7 @@ from tests.pg_support import book_db, postgres_db, solve_into  # noqa: E402, F40
 from ttt_solve.book import schema
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 
 # The tests of Ctrl-C send SIGINT to the commands they start. A shell starts a background job

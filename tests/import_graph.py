@@ -39,8 +39,12 @@ def package_modules(root: pathlib.Path = ROOT) -> dict[str, pathlib.Path]:
     """Every module of the installed package (``ttt_solve.agents.audit``; a subpackage's
     ``__init__.py`` under the subpackage's own name) and its source file."""
     setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = setuptools["package-dir"]
     modules = {}
-    for package, folder in setuptools["package-dir"].items():
+    for package in setuptools["packages"]:
+        # a subpackage without a mapping of its own lies in its parent's folder
+        mapped = max((p for p in folders if package == p or package.startswith(p + ".")), key=len)
+        folder = pathlib.Path(folders[mapped], *package[len(mapped) :].split(".")[1:])
         for path in sorted((root / folder).glob("*.py")):
             name = package if path.stem == "__init__" else f"{package}.{path.stem}"
             modules[name] = path

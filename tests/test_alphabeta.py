@@ -10,10 +10,9 @@ import pytest
 from tests.reference import rows
 from tests.support import random_walk
 from ttt_solve.solver.errors import SearchTimeout
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position, iter_cells
-from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import (
+from ttt_solve.solver.prover.search import (
     EXACT_SEARCHES,
     Prover,
     Prunings,
@@ -22,6 +21,7 @@ from ttt_solve.solver.search import (
     child_window,
     fits_compiled,
 )
+from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Outcome, Value, move_score
 
 

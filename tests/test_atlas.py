@@ -1,4 +1,4 @@
-"""``ttt atlas`` and solver.atlas: every small game decided, with how, against the published
+"""``ttt atlas`` and solver.prover.atlas: every small game decided, with how, against the published
 values."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from tests.reference import boards, rows
 from ttt_solve.cli.main import ttt
-from ttt_solve.solver.atlas import PUBLISHED, atlas_games, decide
+from ttt_solve.solver.prover.atlas import PUBLISHED, atlas_games, decide
 
 
 def test_the_atlas_lists_every_game_once_smallest_first() -> None:

@@ -15,7 +15,7 @@ from tests import booksurgery
 from ttt_solve.book.blocks import BLOCK_POSITIONS
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.main import ttt
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.plytable import split_scores
 from ttt_solve.solver.rules import Rules
 

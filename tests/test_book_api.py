@@ -25,7 +25,7 @@ from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
 from ttt_solve.fixes import fix
 from ttt_solve.solver.errors import IllegalMoveError, SearchTimeout
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value, move_value
@@ -235,7 +235,7 @@ def test_oracle_out_of_reach_says_what_would_hold_it(book_3x3, opening_book):
 
 def test_oracle_live_search_agrees_with_the_book(book_small):
     """The real prover, on positions the book also holds, gives the book's answers."""
-    pytest.importorskip("ttt_solve.solver.search")
+    pytest.importorskip("ttt_solve.solver.prover.search")
     rules = Rules(3, 4, 3)
     rng = random.Random(11)
     with open_book(book_small) as book:

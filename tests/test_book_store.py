@@ -15,7 +15,7 @@ from ttt_solve.book.errors import (
 )
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.writer import write_game
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome

@@ -148,7 +148,7 @@ def test_a_dask_work_folder_in_memory_is_refused_in_one_line_before_any_work(tmp
 
 def test_a_work_file_missing_for_a_worker_is_said_so():
     """fsspec's ``FileNotFoundError`` holds the path alone; the line says what it means."""
-    from ttt_solve.solver.distributed import work_problem
+    from ttt_solve.solver.exhaustive.distributed import work_problem
 
     line = work_problem("/shared/work", FileNotFoundError("/shared/work/ply-00/keys-0000.parquet"))
     assert "a file written there is missing, /shared/work/ply-00/keys-0000.parquet" in line

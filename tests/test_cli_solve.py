@@ -107,7 +107,7 @@ def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
     import os
 
     import ttt_solve.book.solving
-    import ttt_solve.solver.opening
+    import ttt_solve.solver.prover.opening
 
     db = str(tmp_path / "t.sqlite")
     seen = []
@@ -120,7 +120,7 @@ def test_an_opening_book_keeps_its_work_until_written_and_leaves_nothing_behind(
 
     monkeypatch.setattr(ttt_solve.book.solving, "write_game", write_and_look)
     monkeypatch.setattr(
-        ttt_solve.solver.opening, "ROWS_PER_CHUNK", 16
+        ttt_solve.solver.prover.opening, "ROWS_PER_CHUNK", 16
     )  # 14 chunks: worth 2 workers
     result = run(
         [

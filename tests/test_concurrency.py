@@ -22,7 +22,7 @@ from ttt_solve.book.schema import SCHEMA_VERSION, database_url, make_engine
 from ttt_solve.book.verify import verify_game
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules

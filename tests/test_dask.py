@@ -17,7 +17,7 @@ pytest.importorskip("pyarrow", reason="the dask extra is not installed")
 from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.book.writer import write_game  # noqa: E402
 from ttt_solve.cli.main import ttt  # noqa: E402
-from ttt_solve.solver.distributed import DaskSolver, owners, split_by_owner  # noqa: E402
+from ttt_solve.solver.exhaustive.distributed import DaskSolver, owners, split_by_owner  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from tests.reference import boards, rows
 from tests.support import over_boards
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.figures import Figures
-from ttt_solve.solver.keyarrays import KeyArrays
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, Outcome, Value, move_score

@@ -18,12 +18,23 @@ from tests.import_graph import (
 ALLOWED = {
     ("agents.adapters", "agents.plugin", "play"): "the plug-in module builds its agents on the "
     "adapters; an adapter calls the plug-in guard only when it plays a move",
-    ("solver.keyarrays", "solver.kernels", "__init__"): "the compiled kernels cost Numba's load "
+    (
+        "solver.exhaustive.keyarrays",
+        "solver.exhaustive.kernels",
+        "__init__",
+    ): "the compiled kernels cost Numba's load "
     "(seconds): loaded only by the key arrays that use them; they read keyarrays' NO_MOVE",
-    ("solver.pairing", "solver.negamax", "find_pairing"): "the pairing finder is negamax's own, "
+    (
+        "solver.prover.pairing",
+        "solver.prover.negamax",
+        "find_pairing",
+    ): "the pairing finder is negamax's own, "
     "so that the search runs the same code; pairing is its front end for a whole position",
-    ("solver.negamax", "solver.search", "TYPE_CHECKING"): "negamax is also compiled by search, "
-    "which it reads for its table types only",
+    (
+        "solver.prover.negamax",
+        "solver.prover.search",
+        "TYPE_CHECKING",
+    ): "negamax is also compiled by search, which it reads for its table types only",
     ("web.workers", "web.work", "_spawn"): "a worker process runs web.work, which answers "
     "through the pool's own types",
     ("web.pictures", "web.views", "TYPE_CHECKING"): "the pictures read a page's Setup and State, "

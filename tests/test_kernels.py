@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 
 from ttt_solve.book.writer import solved_ahead
-from ttt_solve.solver import kernels
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.keyarrays import (
+from ttt_solve.solver.exhaustive import kernels
+from ttt_solve.solver.exhaustive.keyarrays import (
     COMPILED_FROM_CELLS,
     NO_MOVE,
     CompiledKeyArrays,
     KeyArrays,
     key_arrays,
 )
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 
 
@@ -132,10 +132,10 @@ def test_the_compiled_kernels_are_chosen_from_a_board_size_on():
 def test_a_small_solve_does_not_load_the_kernels():
     code = (
         "import sys\n"
-        "from ttt_solve.solver.exhaustive import ExhaustiveSolver\n"
+        "from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver\n"
         "from ttt_solve.solver.rules import Rules\n"
         "list(ExhaustiveSolver(Rules(3, 3, 3)).solve())\n"
-        "print('numba' in sys.modules, 'ttt_solve.solver.kernels' in sys.modules)\n"
+        "print('numba' in sys.modules, 'ttt_solve.solver.exhaustive.kernels' in sys.modules)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr

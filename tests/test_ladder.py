@@ -127,7 +127,7 @@ def test_resolving_the_game_drops_its_cached_games(book_db):
     with open_book(book_db) as book:
         assert cached_ladders(book, R3)
         from ttt_solve.book.writer import write_game
-        from ttt_solve.solver.exhaustive import ExhaustiveSolver
+        from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 
         write_game(book, R3, ExhaustiveSolver(R3).solve(), method="exhaustive", force=True)
         assert cached_ladders(book, R3) == []

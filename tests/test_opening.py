@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from ttt_solve.solver.errors import InvalidRulesError
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.opening import OpeningBookBuilder, check_row, check_rows
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.prover.opening import OpeningBookBuilder, check_row, check_rows
+from ttt_solve.solver.prover.search import Prover
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover
 from ttt_solve.solver.value import WIN_SCORE, best_child_score, move_score
 from ttt_solve.solver.verify import prover_problems
 
@@ -80,9 +80,9 @@ class Interrupt(Exception):
 
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypatch, jobs):
-    import ttt_solve.solver.opening
+    import ttt_solve.solver.prover.opening
 
-    monkeypatch.setattr(ttt_solve.solver.opening, "ROWS_PER_CHUNK", 8)
+    monkeypatch.setattr(ttt_solve.solver.prover.opening, "ROWS_PER_CHUNK", 8)
     rules, depth = Rules(4, 4, 3), 3
     workdir = str(tmp_path / "work")
     deepest = len(OpeningBookBuilder(rules, depth).enumerate_plies()[depth][0])
@@ -118,9 +118,9 @@ def test_an_interrupted_build_resumes_from_its_work_directory(tmp_path, monkeypa
 
 
 def test_workers_prove_the_same_book(monkeypatch):
-    import ttt_solve.solver.opening
+    import ttt_solve.solver.prover.opening
 
-    monkeypatch.setattr(ttt_solve.solver.opening, "ROWS_PER_CHUNK", 16)
+    monkeypatch.setattr(ttt_solve.solver.prover.opening, "ROWS_PER_CHUNK", 16)
     rules, depth = Rules(4, 4, 4), 3
     calls = []
     builder = OpeningBookBuilder(
@@ -139,7 +139,7 @@ def test_a_book_of_one_position_races_the_two_exact_searches(monkeypatch):
     """A depth-0 book with two processes, its empty board not proved in the builder's own
     process in time, is proved by both exact searches at once in two workers; the first
     answer is kept, and it is the book one process makes."""
-    import ttt_solve.solver.opening
+    import ttt_solve.solver.prover.opening
 
     rules = Rules(4, 7, 4)  # a draw; the empty board takes tens of thousands of nodes
     alone = OpeningBookBuilder(rules, 0)
@@ -147,7 +147,7 @@ def test_a_book_of_one_position_races_the_two_exact_searches(monkeypatch):
     assert alone.processes == 1 and alone.worker_nodes == 0
     assert one_process[0].scores.tolist() == [0]
 
-    monkeypatch.setattr(ttt_solve.solver.opening, "RACE_AFTER_SECONDS", -1.0)  # out of time
+    monkeypatch.setattr(ttt_solve.solver.prover.opening, "RACE_AFTER_SECONDS", -1.0)  # out of time
     raced = OpeningBookBuilder(rules, 0, jobs=2)
     assert_same_tables(list(raced.solve()), {0: one_process[0]})
     assert raced.processes == 2 and raced.worker_nodes > 0
@@ -190,13 +190,13 @@ def test_check_row_passes_the_truth_and_nothing_else(shape, every, outcomes_seen
 
 
 def test_check_rows_in_worker_processes_answer_as_one_process(monkeypatch):
-    import ttt_solve.solver.opening
+    import ttt_solve.solver.prover.opening
 
-    monkeypatch.setattr(ttt_solve.solver.opening, "ROWS_PER_CHUNK", 2)
+    monkeypatch.setattr(ttt_solve.solver.prover.opening, "ROWS_PER_CHUNK", 2)
     pools = []
-    make_pool = ttt_solve.solver.opening._worker_pool
+    make_pool = ttt_solve.solver.prover.opening._worker_pool
     monkeypatch.setattr(
-        ttt_solve.solver.opening, "_worker_pool", lambda *a: pools.append(a) or make_pool(*a)
+        ttt_solve.solver.prover.opening, "_worker_pool", lambda *a: pools.append(a) or make_pool(*a)
     )
     rules = Rules(4, 4, 3)
     table = exhaustive_plies(rules, 3)[3]

@@ -1,4 +1,4 @@
-"""Draw proofs by pairing (ttt_solve.solver.pairing)."""
+"""Draw proofs by pairing (ttt_solve.solver.prover.pairing)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.pairing import find_pairing, pairing_for
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.prover.pairing import find_pairing, pairing_for
+from ttt_solve.solver.prover.search import Prover, Prunings
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover, Prunings
 
 
 def blocks_every_open_line(

@@ -14,8 +14,8 @@ import pytest
 from tests.support import random_walk
 from tests.test_prunings import small_games
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.prover.search import Prover, Prunings, SearchEngine, root_of
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover, Prunings, SearchEngine, root_of
 
 BENCH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "bench", "bench_pns.py")
 

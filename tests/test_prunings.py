@@ -12,17 +12,17 @@ import random
 import pytest
 
 from tests.support import random_walk
-from ttt_solve.solver import negamax
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position, iter_cells
-from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import (
+from ttt_solve.solver.prover import negamax
+from ttt_solve.solver.prover.search import (
     Prover,
     Prunings,
     SearchCounters,
     _tables,
     root_of,
 )
+from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import WIN_SCORE, move_score
 
 NEW = ("potential", "partial_pairings", "domination", "zones")
@@ -413,7 +413,7 @@ def test_the_search_skips_only_dominated_moves() -> None:
 
 def test_the_compiled_kernels_dependencies_are_pinned() -> None:
     """The compiled search bakes in ``move_score`` and ``WIN_SCORE`` from solver.value, but
-    Numba's cache only sees solver/negamax.py change: a change there must come with a new
+    Numba's cache only sees solver/prover/negamax.py change: a change there must come with a new
     ``KERNEL_DEPENDENCIES`` in negamax.py (which recompiles)."""
     source = inspect.getsource(move_score) + repr(WIN_SCORE)
     digest = hashlib.sha256(source.encode()).hexdigest()[:16]

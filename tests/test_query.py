@@ -99,7 +99,7 @@ def test_a_larger_board(book_4x4k4):
 
 
 def test_game_not_in_the_book_is_searched_live(book_3x3):
-    pytest.importorskip("ttt_solve.solver.search")
+    pytest.importorskip("ttt_solve.solver.prover.search")
     result = query("--size", "4", "--win", "3", "--db", book_3x3)
     assert result.exit_code == 0, result.output
     assert "searched live: the book holds no such game" in result.output
@@ -117,7 +117,7 @@ def test_game_out_of_reach_names_the_command(book_3x3):
 
 
 def test_past_the_opening_book_the_moves_are_searched(opening_book, book_small):
-    pytest.importorskip("ttt_solve.solver.search")
+    pytest.importorskip("ttt_solve.solver.prover.search")
     args = ["x.../.o../....", "--size", "3x4", "--win", "3"]
     result = query(*args, "--db", opening_book)
     assert result.exit_code == 0, result.output

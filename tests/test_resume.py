@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import ttt_solve.solver.exhaustive
-import ttt_solve.solver.plies
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+import ttt_solve.solver.exhaustive.plies
+import ttt_solve.solver.exhaustive.solve
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.rules import Rules
 
 RULES = Rules(3, 4, 3)
@@ -27,15 +27,15 @@ def test_interrupted_solve_resumes_without_redoing_finished_plies(tmp_path, monk
     plies.close()
 
     solved = []
-    original = ttt_solve.solver.exhaustive.back_up_ply
+    original = ttt_solve.solver.exhaustive.solve.back_up_ply
 
     def counting(arrays, ply, *args):
         solved.append(ply)
         return original(arrays, ply, *args)
 
-    monkeypatch.setattr(ttt_solve.solver.exhaustive, "back_up_ply", counting)
+    monkeypatch.setattr(ttt_solve.solver.exhaustive.solve, "back_up_ply", counting)
     monkeypatch.setattr(
-        ttt_solve.solver.plies,
+        ttt_solve.solver.exhaustive.plies,
         "won_by_last_mover",
         lambda *a: pytest.fail("the forward pass ran again"),
     )

@@ -216,8 +216,8 @@ def solved_rows(db: str) -> dict[Rules, list[tuple[int, ...]]]:
 def make_old_book(db: str, version: int) -> dict[Rules, list[tuple[int, ...]]]:
     """A book as schema version 1 or 2 wrote it, with the old tables made by their SQL, holding
     3x3 k=3 and (version 2) an opening book of 3x11 k=3; returns the rows it holds."""
-    from ttt_solve.solver.exhaustive import ExhaustiveSolver
-    from ttt_solve.solver.opening import OpeningBookBuilder
+    from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
+    from ttt_solve.solver.prover.opening import OpeningBookBuilder
 
     with open_book(db, create=True) as book:  # the games written now, then moved to old tables
         rules = OLD_GAMES[0]

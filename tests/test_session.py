@@ -206,7 +206,7 @@ def test_a_first_compile_is_noticed(tmp_path, monkeypatch, caplog):
     assert compiling.in_cache(module.twice) is True
     assert compiling.in_cache(object()) is None  # not a Numba function: nothing said
 
-    from ttt_solve.solver import search
+    from ttt_solve.solver.prover import search
 
     monkeypatch.setattr(compiling, "in_cache", lambda dispatcher: False)
     with caplog.at_level(logging.WARNING, logger=compiling.LOGGER):

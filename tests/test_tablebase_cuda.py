@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import class_tables, ply_step
-from ttt_solve.solver.tablebase_cuda import GpuUnavailableError, back_up_range_on, gpu_available
+from ttt_solve.solver.tablebase.gpu import GpuUnavailableError, back_up_range_on, gpu_available
+from ttt_solve.solver.tablebase.step import class_tables, ply_step
 
 TWINS = """
 import numpy as np
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import class_tables, ply_step, solve_in_memory
-from ttt_solve.solver.tablebase_cuda import back_up_range_on
+from ttt_solve.solver.tablebase.step import class_tables, ply_step, solve_in_memory
+from ttt_solve.solver.tablebase.gpu import back_up_range_on
 for game in [(3, 3, 3), (2, 4, 2), (3, 3, 2), (2, 3, 3)]:
     rules = Rules(*game)
     plies = solve_in_memory(rules)  # the CPU kernel

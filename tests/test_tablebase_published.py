@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ttt_solve.book.tablebuild import plan_build
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.build import plan_build
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = {"5x5k4": Rules(5, 5, 4), "5x5k5": Rules(5, 5, 5)}

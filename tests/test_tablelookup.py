@@ -1,4 +1,4 @@
-"""The plain-Python index and records of :mod:`solver.tablelookup` (the path of one query)
+"""The plain-Python index and records of :mod:`solver.tablebase.lookup` (the path of one query)
 against the kernels that build the table, and the query path's imports."""
 
 from __future__ import annotations
@@ -10,10 +10,13 @@ import sys
 import numpy as np
 import pytest
 
-from ttt_solve.solver import tablebase, tablelookup
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase_index import binomials, class_table, indexes, rank_set
+from ttt_solve.solver.tablebase import lookup as tablelookup
+from ttt_solve.solver.tablebase import record
+from ttt_solve.solver.tablebase.classes import class_table
+from ttt_solve.solver.tablebase.compiled import binomials, rank_set_cpu
+from ttt_solve.solver.tablebase.positions import indexes
 
 
 @pytest.mark.parametrize("rules", [Rules(4, 4, 4), Rules(3, 5, 3), Rules(5, 5, 4)], ids=str)
@@ -38,22 +41,21 @@ def test_a_position_ranked_alone_has_the_kernels_number(rules):
 
 
 def test_ranks_and_records_read_as_the_kernels_write_them():
-    binom = binomials(12)
+    binom = binomials()
     for stones in [0, 1, 0b1011, 0b100000000001, 0b111111000000]:
-        assert tablelookup.rank_of(stones) == rank_set(stones, binom)
+        assert tablelookup.rank_of(stones) == rank_set_cpu(stones, binom)
     assert (tablelookup.NONE, tablelookup.DRAW, tablelookup.DECIDED) == (
-        tablebase.NONE,
-        tablebase.DRAW,
-        tablebase.DECIDED,
+        record.NONE,
+        record.DRAW,
+        record.DECIDED,
     )
-    for score, empty in [(0, 5), (1024 - 3, 9), (-(1024 - 4), 9), (-1024, 0)]:
-        record = tablebase.record_of(score, empty)
-        assert tablelookup.score_of_record(record) == score
+    for score in [0, 1024 - 3, -(1024 - 4), -1024]:
+        assert tablelookup.score_of_record(record.record_of(score)) == score
 
 
 def test_the_table_read_path_does_not_import_numpy_or_numba():
     code = (
-        "import sys; import ttt_solve.book.tablerows, ttt_solve.book.table\n"
+        "import sys; import ttt_solve.book.tablerows, ttt_solve.solver.tablebase.probe\n"
         "print(sorted(m for m in ('sqlalchemy', 'numpy', 'numba') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -14,11 +14,11 @@ from click.testing import CliRunner
 from ttt_solve.book import tablerows
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.rowfilter import RowFilter
-from ttt_solve.book.tablebuild import build_table
 from ttt_solve.book.tablecatalogue import catalogue_table
 from ttt_solve.book.tablerows import TableRows
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.build import build_table
 
 BOARDS = [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3)]
 

@@ -15,9 +15,7 @@ from click.testing import CliRunner
 
 from ttt_solve.book import tablerows
 from ttt_solve.book.reader import open_book
-from ttt_solve.book.tablebuild import build_table
 from ttt_solve.book.tablecatalogue import catalogue_table
-from ttt_solve.book.tablefile import HEADER_SIZE, TableHeader, read_header
 from ttt_solve.book.tablerows import TableRows
 from ttt_solve.book.tableverify import (
     TableCheck,
@@ -27,10 +25,12 @@ from ttt_solve.book.tableverify import (
 )
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase import DECIDED, DRAW, NONE
-from ttt_solve.solver.tablebase_index import class_table
-from ttt_solve.solver.tablelookup import stone_counts
-from ttt_solve.solver.tablepositions import stand_for
+from ttt_solve.solver.tablebase.build import build_table
+from ttt_solve.solver.tablebase.classes import class_table
+from ttt_solve.solver.tablebase.files import HEADER_SIZE, TableHeader, read_header
+from ttt_solve.solver.tablebase.index import stone_counts
+from ttt_solve.solver.tablebase.positions import stand_for
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE
 
 RULES = Rules(4, 4, 3)
 GAME = ["--size", "4", "--win", "3"]
@@ -60,7 +60,7 @@ def records_of(folder, ply: int) -> tuple[bytearray, int]:
     """A ply file's bytes and where its records start."""
     data = bytearray((folder / f"ply-{ply:02d}.tb").read_bytes())
     header = TableHeader.unpack(bytes(data[:HEADER_SIZE]), "ply")
-    return data, HEADER_SIZE + 8 * header.reps
+    return data, header.records_at
 
 
 def alter(folder, ply: int, changes: int) -> list[int]:
@@ -76,8 +76,9 @@ def alter(folder, ply: int, changes: int) -> list[int]:
     assert len(altered) == changes
     for number in altered:
         data[start + number] = DECIDED + 1 if data[start + number] == DRAW else DRAW
-    digest = hashlib.blake2b(bytes(data[HEADER_SIZE:]), digest_size=32).digest()
-    data[56:88] = digest  # the header's digest field (docs/tablebase.md)
+    data[56:88] = bytes(32)  # the header's digest field (docs/tablebase.md), zeroed ...
+    digest = hashlib.blake2b(bytes(data), digest_size=32).digest()  # ... for the whole file's
+    data[56:88] = digest
     path = folder / f"ply-{ply:02d}.tb"
     path.write_bytes(bytes(data))
     assert read_header(path, RULES, ply).digest == digest

@@ -1,4 +1,4 @@
-"""Wins by continuous threats in the prover (``_threat_win`` of solver.negamax)."""
+"""Wins by continuous threats in the prover (``_threat_win`` of solver.prover.negamax)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import random
 import pytest
 
 from tests.support import random_walk
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.prover.search import Prover, Prunings, SearchCounters, root_of
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover, Prunings, SearchCounters, root_of
 from ttt_solve.solver.value import WIN_SCORE, Outcome
 
 ENGINES = ["compiled", "python"]

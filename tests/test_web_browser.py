@@ -40,8 +40,8 @@ from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.book.writer import write_game  # noqa: E402
 from ttt_solve.cli.main import ttt  # noqa: E402
 from ttt_solve.presentation.palette import SERIES, VALUES  # noqa: E402
-from ttt_solve.solver.opening import OpeningBookBuilder  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
+from ttt_solve.solver.prover.opening import OpeningBookBuilder  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"

@@ -25,12 +25,12 @@ from ttt_solve.book.verify import check_wide_plies
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
 from ttt_solve.cli.solve import solve
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.opening import OpeningBookBuilder
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.plytable import PlyTable
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.prover.opening import OpeningBookBuilder
+from ttt_solve.solver.prover.search import Prover
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover
 from ttt_solve.solver.verify import check_plies
 
 WIDE = Rules(3, 11, 3)  # 33 cells: 66-bit keys

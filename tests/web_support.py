@@ -22,7 +22,7 @@ with warnings.catch_warnings():  # recent Starlette warns that it prefers httpx2
 from tests.pg_support import solve_into  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.book.writer import write_game  # noqa: E402
-from ttt_solve.solver.exhaustive import ExhaustiveSolver  # noqa: E402
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
 DRAWN = "<svg></svg>"

@@ -56,7 +56,7 @@ class Work:
     def warm(self) -> None:
         """Load the compiled search now, not on a visitor's request (from Numba's cache on
         disk: about half a second; compiled the first time on a machine: about 10 s)."""
-        from ttt_solve.solver.search import Prover
+        from ttt_solve.solver.prover.search import Prover
 
         rules = Rules(3, 3, 3)
         Prover(rules, table_bits=10).solve(Position.start(rules))

@@ -2,11 +2,11 @@
 
 :class:`Prover` finds the exact value (outcome and remoteness) of one position by a depth-first
 negamax search with a transposition table. The search itself is :func:`_negamax` in
-:mod:`solver.negamax`, written once and run two ways (:class:`SearchEngine`): compiled by
+:mod:`solver.prover.negamax`, written once and run two ways (:class:`SearchEngine`): compiled by
 Numba on 64-bit integers for boards of at most :data:`MAX_COMPILED_CELLS` cells (the default
 there, :func:`default_engine`), and as plain Python on unbounded integers for any board. This
 module holds what both share: the per-rules tables, the exact-score driver and the public
-:class:`Prover`; the constants the compiled code bakes in live in :mod:`solver.negamax`. The
+:class:`Prover`; the constants the compiled code bakes in live in :mod:`solver.prover.negamax`. The
 search:
 
 * **Scores** are the integer scores of :mod:`solver.value`, side-to-move relative and
@@ -28,18 +28,18 @@ search:
 * **Move order:** forced block; otherwise cells by how many live lines (lines that a side can
   still complete) pass through them, then a history heuristic (cells that caused cut-offs).
   Of the *dead* cells (on no live line), which are all equivalent, only one is searched.
-* **Transposition table** (:mod:`solver.transposition`) keyed by the canonical key: the
+* **Transposition table** (:mod:`solver.prover.transposition`) keyed by the canonical key: the
   smallest packed key (``x | o << cells``) among the symmetric images. The images' keys are
   kept in a stack, one row per ply of the current line of play, and a move ORs its
   precomputed bits into the next row, so no permutation is applied per node. The table
   persists between calls, which is what makes :meth:`Prover.move_values` and opening books
   cheap.
-* **Prunings** (:class:`Prunings`, each a row of :data:`solver.negamax.PRUNINGS` that gives
+* **Prunings** (:class:`Prunings`, each a row of :data:`solver.prover.negamax.PRUNINGS` that gives
   it a switch and a counter; docs/prover.md gives each one's source and why it keeps the
   proof sound). In a window that only asks whether the mover
   can win (``alpha >= 0``, the mover is the *maker*), a proof that the opponent (the
   *breaker*) keeps it from ever completing a line closes the node at 0: a pairing
-  (:mod:`solver.pairing`), the Erdős-Selfridge potential of the maker's lines, or a partial
+  (:mod:`solver.prover.pairing`), the Erdős-Selfridge potential of the maker's lines, or a partial
   pairing with the potential of the lines it leaves; in one that only asks whether the
   opponent can win (``beta <= 0``), the same proofs with the sides exchanged, the mover's
   pairing also tried after each of its moves. Wins by continuous threats (``_threat_win``, the
@@ -77,9 +77,10 @@ from types import ModuleType
 from typing import Any, ClassVar, NamedTuple, TypeVar
 
 from ttt_solve.processes import signals_held
-from ttt_solve.solver import negamax
 from ttt_solve.solver.errors import SearchTimeout
-from ttt_solve.solver.negamax import (
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.prover import negamax
+from ttt_solve.solver.prover.negamax import (
     BLOCK_BASE,
     COUNTERS,
     FIRST_PRUNING,
@@ -92,11 +93,10 @@ from ttt_solve.solver.negamax import (
     WEIGHT_BASE,
     flag,
 )
-from ttt_solve.solver.negamax import child_window as child_window  # part of this API
-from ttt_solve.solver.pairing import pairing_for, runs
-from ttt_solve.solver.position import Position
+from ttt_solve.solver.prover.negamax import child_window as child_window  # part of this API
+from ttt_solve.solver.prover.pairing import pairing_for, runs
+from ttt_solve.solver.prover.transposition import TranspositionTable
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, Rules
-from ttt_solve.solver.transposition import TranspositionTable
 from ttt_solve.solver.value import WIN_SCORE, Value, move_score
 
 MAX_COMPILED_CELLS = 64
@@ -116,7 +116,8 @@ probes); deepening is far cheaper where the outcome search meets a long proof be
 short win (docs/prover.md)."""
 
 COMPILED_KERNEL = negamax.__name__ + "_compiled"
-"""The module name of the compiled instance of :mod:`solver.negamax` (see :func:`_kernel`)."""
+"""The module name of the compiled instance of :mod:`solver.prover.negamax` (see
+:func:`_kernel`)."""
 
 
 _Value = TypeVar("_Value", bool, int)
@@ -163,7 +164,7 @@ class _Named(tuple[_Value, ...]):
 
 
 class Prunings(_Named[bool]):
-    """Which prunings the search uses: one switch per row of :data:`solver.negamax.PRUNINGS`,
+    """Which prunings the search uses: one switch per row of :data:`solver.prover.negamax.PRUNINGS`,
     named as the row is, ``Prunings(zones=True).zones``. Each is sound on its own and with the
     others (the values, and the remoteness in exact mode, are those of the search without
     it). The defaults are the classic set (a :class:`Prover`'s unless told otherwise):
@@ -193,7 +194,7 @@ class Prunings(_Named[bool]):
 
     @property
     def flags(self) -> int:
-        """The switches as the search reads them (:func:`solver.negamax.flag`)."""
+        """The switches as the search reads them (:func:`solver.prover.negamax.flag`)."""
         return sum(flag(name) for name, on in zip(self._fields, self) if on)
 
     @property
@@ -208,7 +209,7 @@ CLASSIC_PRUNINGS = Prunings()
 
 class SearchCounters(_Named[int]):
     """What a search did: ``nodes`` searched, then one counter per row of
-    :data:`solver.negamax.PRUNINGS`, named by its ``counter`` (nodes closed by each kind of
+    :data:`solver.prover.negamax.PRUNINGS`, named by its ``counter`` (nodes closed by each kind of
     proof without search below them, moves skipped by each pruning: the row's ``counts``).
     Counters subtract field by field."""
 
@@ -245,7 +246,7 @@ class SearchResult(NamedTuple):
       potential), ``+partial-pairing`` (a partial pairing and the potential),
       ``+domination`` (dominated moves skipped), ``+zones`` (moves outside a relevance zone
       skipped), e.g. ``"search+pairing+threats"``; or ``"pairing"`` (a draw proved by a
-      pairing for each side, :mod:`solver.pairing`, with no search), or ``"threats"`` (a win
+      pairing for each side, :mod:`solver.prover.pairing`, with no search), or ``"threats"`` (a win
       proved by continuous threats from the position itself, with no search; weak mode),
     * ``pairings``: the nodes of this call closed by a pairing,
     * ``threats``: the nodes of this call closed by a win by continuous threats (1 when the
@@ -301,9 +302,9 @@ class SearchTables(NamedTuple):
     dominance: IntTable  # [cell]: scratch of the move order (the cells above each)
     table: TranspositionTable  # the transposition table
     history: IntTable  # [cell]: cut-off counts of the history heuristic
-    counters: IntTable  # [COUNTERS]: see the counters of solver.negamax
+    counters: IntTable  # [COUNTERS]: see the counters of solver.prover.negamax
     threat_stack: IntTable  # [5 * THREAT_DEPTH]: scratch of the threat search
-    run_lines: IntTable  # the lines in runs, for the pairings (solver.pairing.runs)
+    run_lines: IntTable  # the lines in runs, for the pairings (solver.prover.pairing.runs)
     run_continues: IntTable  # [i]: 1 when run_lines[i] follows run_lines[i - 1] in its run
     unit_cells: IntTable  # [unit]: scratch of the pairing finder, one entry per line
     line_unit: IntTable  # [i]: scratch of the pairing finder, the unit of run_lines[i]
@@ -348,7 +349,7 @@ def default_engine(rules: Rules) -> str:
 class SearchEngine:
     """The negamax search bound to one game's tables: what :class:`Prover` drives.
 
-    ``compiled``: run the Numba-compiled instance of :mod:`solver.negamax` on int64 arrays
+    ``compiled``: run the Numba-compiled instance of :mod:`solver.prover.negamax` on int64 arrays
     (boards that :func:`fits_compiled`), else its plain-Python instance on lists of Python
     integers. ``table_bits``: the table has ``2**table_bits`` slots. ``prunings``: which
     prunings the search uses.
@@ -540,7 +541,7 @@ def _int64(value: int) -> int:
 
 
 def _kernel(compiled: bool) -> ModuleType:
-    """The instance of :mod:`solver.negamax` to run: the module itself (plain Python), or the
+    """The instance of :mod:`solver.prover.negamax` to run: the module itself (plain Python), or the
     same file loaded a second time under :data:`COMPILED_KERNEL`, whose functions it compiles
     with Numba because of that name."""
     if not compiled:
@@ -946,5 +947,5 @@ def _terminal_score(position: Position) -> int | None:
 
 def _pairing_draw(position: Position) -> bool:
     """Whether each side has a pairing that blocks every line the other could complete
-    (:mod:`solver.pairing`): then neither can win, and the position is a draw."""
+    (:mod:`solver.prover.pairing`): then neither can win, and the position is a draw."""
     return all(pairing_for(position, defender_is_x) is not None for defender_is_x in (True, False))

@@ -1,7 +1,8 @@
 """Reading a tablebase: a position's value, remoteness and every move's value, rank -> record.
 
-A :class:`Table` is a folder built by :func:`book.tablebuild.build_table`. A look-up ranks the
-position in its ply's index (:class:`solver.tablelookup.PlyIndex`: the class of its X set
+A :class:`Table` is a folder built by :func:`solver.tablebase.build.build_table`. A look-up ranks
+the
+position in its ply's index (:class:`solver.tablebase.lookup.PlyIndex`: the class of its X set
 by bisection over the representatives' ranks, then the rank of its O set) and reads one byte of
 the ply's file through a memory map; a move's value is its child's, looked up the same way. No
 search, and neither NumPy nor Numba is loaded.
@@ -18,7 +19,10 @@ import struct
 from collections.abc import Callable
 from pathlib import Path
 
-from ttt_solve.book.tablefile import (
+from ttt_solve.solver.errors import InvalidPositionError
+from ttt_solve.solver.position import Position, iter_cells
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.files import (
     HEADER_SIZE,
     TableError,
     TableFileError,
@@ -27,10 +31,7 @@ from ttt_solve.book.tablefile import (
     read_header,
     verify,
 )
-from ttt_solve.solver.errors import InvalidPositionError
-from ttt_solve.solver.position import Position, iter_cells
-from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablelookup import NONE, PlyIndex, score_of_record
+from ttt_solve.solver.tablebase.lookup import NONE, PlyIndex, score_of_record
 from ttt_solve.solver.value import Value, move_value
 
 MANIFEST = "table.json"
@@ -117,7 +118,7 @@ class Table:
         return self._plies[ply]
 
     def record(self, position: Position) -> int:
-        """The record of a position (:mod:`solver.tablebase`)."""
+        """The record of a position (:mod:`solver.tablebase.step`)."""
         if position.rules != self.rules:
             raise InvalidPositionError(
                 f"a position of {position.rules.name} looked up in a table of {self.rules.name}"

@@ -16,7 +16,7 @@ every unit is matched, twice, to distinct empty cells among its common cells: a 
 matching found by augmenting paths (Kuhn's algorithm). It is a sufficient test: a pairing
 that groups the lines otherwise is not found.
 
-The finder itself is :func:`solver.negamax._find_pairing`, so that the search runs the same
+The finder itself is :func:`solver.prover.negamax._find_pairing`, so that the search runs the same
 code at its nodes (compiled or not); this module is its front end for a whole position.
 """
 
@@ -74,7 +74,7 @@ def find_pairing(
     defender's and the empty cells. A line the attacker has completed or holds all but one
     cell of has no pair: None.
     """
-    from ttt_solve.solver.negamax import _find_pairing  # the plain instance
+    from ttt_solve.solver.prover.negamax import _find_pairing  # the plain instance
 
     del attacker  # a line is open whatever the attacker holds in it
     if not lines:

@@ -1,20 +1,20 @@
 """The prover's negamax search, written once and run two ways.
 
-The algorithm, its scores and its fail-soft contract are described in :mod:`solver.search`,
+The algorithm, its scores and its fail-soft contract are described in :mod:`solver.prover.search`,
 which drives it; the prunings and why each keeps the proof sound in docs/prover.md. This
 module is written in the subset of Python that Numba compiles (flat 1-D tables indexed with
 explicit strides, integer arithmetic, no dictionaries), and it exists as two instances of this
 one source:
 
-* imported normally (``ttt_solve.solver.negamax``) it is plain Python, run on lists of Python
-  integers, which are unbounded: any board size;
-* loaded a second time under the name :data:`solver.search.COMPILED_KERNEL` (this module's name
-  with ``_compiled`` added), its functions are compiled by ``numba.njit(cache=True)`` and run
-  on int64 NumPy arrays: boards whose cell sets fit one 64-bit integer (a packed key is two of
-  them).
+* imported normally (``ttt_solve.solver.prover.negamax``) it is plain Python, run on lists of
+  Python integers, which are unbounded: any board size;
+* loaded a second time under the name :data:`solver.prover.search.COMPILED_KERNEL` (this
+  module's name with ``_compiled`` added), its functions are compiled by
+  ``numba.njit(cache=True)`` and run on int64 NumPy arrays: boards whose cell sets fit one
+  64-bit integer (a packed key is two of them).
 
 Only the decorator and a few primitives depend on the instance, with the layout of the
-image-key and move-bit tables (:class:`solver.search.SearchTables`): counting the bits of an
+image-key and move-bit tables (:class:`solver.prover.search.SearchTables`): counting the bits of an
 integer, reading the clock, the table's hash (a big key is folded into 64 bits), comparing,
 finding and writing a key in the table, the lines through a cell, the smallest image key, the
 next ply's image keys (plain Python packs a ply's keys into one integer: one OR per move) and
@@ -22,11 +22,11 @@ sorting the moves. The plain instance does with built-ins and slices what the co
 does in loops.
 
 The search reads as a few named checks, each a function of its own: the pairing finder
-(:func:`_find_pairing`, which :mod:`solver.pairing` also calls), the breaker's proofs that the
-maker cannot win (:func:`_breaker_holds`: a pairing, the Erdős-Selfridge potential, or a partial
-pairing with the potential of the lines it leaves), the threat search (:func:`_threat_win`),
-the move order with vertex domination (:func:`_order_moves`), relevance zones
-(:func:`_base_zone`, :func:`_map_zone`) and the transposition table (:func:`_table_find`,
+(:func:`_find_pairing`, which :mod:`solver.prover.pairing` also calls), the breaker's proofs
+that the maker cannot win (:func:`_breaker_holds`: a pairing, the Erdős-Selfridge potential, or
+a partial pairing with the potential of the lines it leaves), the threat search
+(:func:`_threat_win`), the move order with vertex domination (:func:`_order_moves`), relevance
+zones (:func:`_base_zone`, :func:`_map_zone`) and the transposition table (:func:`_table_find`,
 :func:`_table_store`).
 
 Numba's on-disk cache is keyed by this file alone, so every constant the compiled code bakes
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 from ttt_solve.solver.value import WIN_SCORE, move_score
 
 if TYPE_CHECKING:
-    from ttt_solve.solver.search import IntTable, SearchTables
+    from ttt_solve.solver.prover.search import IntTable, SearchTables
 
 COMPILED = __name__.endswith("_compiled")
 """Whether this instance is the compiled one (see the module docstring)."""
@@ -95,7 +95,8 @@ LOSE4 = -(WIN_SCORE - 4)
 class Pruning(NamedTuple):
     """One pruning of the search, a row of :data:`PRUNINGS`. Its row ``i`` gives it bit ``i``
     of ``SearchTables.flags`` for its switch (:func:`flag`) and ``SearchTables.counters[
-    FIRST_PRUNING + i]`` for its counter (:func:`counter`); :mod:`solver.search` makes from the
+    FIRST_PRUNING + i]`` for its counter (:func:`counter`); :mod:`solver.prover.search` makes from
+    the
     table the switches of ``Prunings``, the fields of ``SearchCounters`` and the words of a
     search's technique. The compiled code reads only integer constants: the ``USE_*`` and
     ``CLOSED_BY_*`` or ``*_MOVES`` constants below, each made from its row by name."""
@@ -583,7 +584,7 @@ def _find_pairing(
     partial: bool,
 ) -> int:
     """Look for a pairing by which the side holding ``defender`` keeps the other from ever
-    completing a line (:mod:`solver.pairing` tells the kind); ``empty``: the empty cells,
+    completing a line (:mod:`solver.prover.pairing` tells the kind); ``empty``: the empty cells,
     ``empties`` their number.
 
     Whole (``partial`` False): returns the number of units when one is found (unit ``u``'s
@@ -1131,7 +1132,7 @@ def _play(s: SearchTables, ply: int, cell: int) -> None:
 @kernel
 def _negamax(s: SearchTables, ply: int, alpha: int, beta: int) -> int:
     """Fail-soft negamax of the position at row ``ply`` of the node stack (contract in
-    :mod:`solver.search`). Past the deadline it sets the ``TIMED_OUT`` counter and returns 0
+    :mod:`solver.prover.search`). Past the deadline it sets the ``TIMED_OUT`` counter and returns 0
     at once, all the way up.
 
     With relevance zones, ``s.zones[ply]`` is set to the zone of the bound returned (see

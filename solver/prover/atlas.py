@@ -8,10 +8,10 @@ decides one within a time limit by the first method that does:
 * ``rule``: k > C, no line of k fits the board: a draw (the board fills);
 * ``exhaustive``: a board of at most :data:`EXHAUSTIVE_CELLS` cells, by the exhaustive
   solver: the value and remoteness of the empty board;
-* ``pairing``: each side has a pairing (:mod:`solver.pairing`) from the empty board, checked
+* ``pairing``: each side has a pairing (:mod:`solver.prover.pairing`) from the empty board, checked
   by the code: neither can complete a line, a draw with no search;
 * ``threats``: X wins by continuous threats from the empty board (:func:`Prover.threat_win`);
-* ``search``: the alpha-beta prover (:class:`~solver.search.Prover`). X can never lose an
+* ``search``: the alpha-beta prover (:class:`~solver.prover.search.Prover`). X can never lose an
   m,n,k-game (strategy stealing: an extra stone never hurts, so the first player is never
   worse off than the second; A. W. Hales and R. I. Jewett, "Regularity and positional games",
   1963), so a draw needs only the search's proof that X cannot win.
@@ -30,11 +30,11 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from ttt_solve.solver.errors import SearchTimeout
-from ttt_solve.solver.exhaustive import ExhaustiveSolver
-from ttt_solve.solver.pairing import pairing_for
+from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.prover.pairing import pairing_for
+from ttt_solve.solver.prover.search import Prover, Prunings
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import Prover, Prunings
 from ttt_solve.solver.value import Value
 
 LARGEST_SIDE = 8
@@ -165,7 +165,7 @@ def decide_games(
         for task in tasks:
             yield decide(*task)
         return
-    # a fresh server process, not a fork of this one (see solver.opening._worker_pool)
+    # a fresh server process, not a fork of this one (see solver.prover.opening._worker_pool)
     context = multiprocessing.get_context("forkserver")
     with context.Pool(min(jobs, len(tasks)), initializer=_ignore_interrupts) as pool:
         yield from pool.imap_unordered(_decide_task, tasks)

@@ -23,7 +23,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.solver.keyarrays import NO_MOVE
+from ttt_solve.solver.exhaustive.keyarrays import NO_MOVE
 from ttt_solve.solver.rules import KEY_CHUNK_BITS, KEY_CHUNK_MASK
 from ttt_solve.solver.value import move_score
 

@@ -1,20 +1,22 @@
 """Opening books of boards too big to enumerate: every canonical position up to a ply, proved.
 
 :class:`OpeningBookBuilder` lists the canonical positions of plies ``0 .. depth`` with the
-exhaustive solver's enumeration (:func:`solver.plies.enumerate_plies`), then solves them with
-one shared :class:`~ttt_solve.solver.search.Prover`, from the deepest ply back:
+exhaustive solver's enumeration (:func:`solver.exhaustive.plies.enumerate_plies`), then solves them
+with
+one shared :class:`~ttt_solve.solver.prover.search.Prover`, from the deepest ply back:
 
 * at ply ``depth`` the prover gives each position's exact score; a move is best when its
   child's score is the one that yields that score, which one null-window probe of the child
   decides (its exact score is not needed);
 * at shallower plies every child is in the next ply's table, so scores and best moves are
-  backed up from it by the exhaustive solver's :func:`solver.plies.back_up_ply`.
+  backed up from it by the exhaustive solver's :func:`solver.exhaustive.plies.back_up_ply`.
 
 The output is the exhaustive solver's: :class:`~solver.plytable.PlyTable` values with the
 same fields, dtypes and meaning, yielded from the deepest ply back to ply 0.
 
 Boards of more than 31 cells have keys past 64 bits, which the array machinery of
-:mod:`solver.keyarrays` cannot hold. Their books are listed and backed up one position at a
+:mod:`solver.exhaustive.keyarrays` cannot hold. Their books are listed and backed up one position
+at a
 time in plain Python (:func:`wide_plies`, :func:`back_up_position`), with keys as Python
 integers in ``object`` arrays; such a book is a few plies of a big board, so its positions
 are few and the prover's time is all that counts. Best moves stay ``uint64`` masks, which
@@ -27,9 +29,9 @@ do not depend on who proves them, so the book is the same). A lone position left
 (a book of depth 0: the empty board; or the last row of a resumed build) that this process
 has not proved within
 :data:`RACE_AFTER_SECONDS` is raced instead: two workers prove it by the two exact searches
-of the prover (:data:`~ttt_solve.solver.search.EXACT_SEARCHES`), and the first answer is
+of the prover (:data:`~ttt_solve.solver.prover.search.EXACT_SEARCHES`), and the first answer is
 kept. With a work directory each
-finished chunk is kept on disk (:mod:`solver.plystore`), so an interrupted build resumes
+finished chunk is kept on disk (:mod:`solver.exhaustive.plystore`), so an interrupted build resumes
 from the chunks it has.
 """
 
@@ -50,13 +52,13 @@ from numpy.typing import NDArray
 from ttt_solve.processes import end_with_parent, signals_held
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError, SearchTimeout
-from ttt_solve.solver.keyarrays import KeyArrays
-from ttt_solve.solver.plies import NO_MOVE, back_up_ply, enumerate_plies, ply_name
-from ttt_solve.solver.plystore import PlyStore
+from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
+from ttt_solve.solver.exhaustive.plies import NO_MOVE, back_up_ply, enumerate_plies, ply_name
+from ttt_solve.solver.exhaustive.plystore import PlyStore
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.position import Position, iter_cells
+from ttt_solve.solver.prover.search import EXACT_SEARCHES, Prover, Prunings, default_engine
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.search import EXACT_SEARCHES, Prover, Prunings, default_engine
 from ttt_solve.solver.value import WIN_SCORE, best_child_score, move_score
 
 MASK_CELLS_LIMIT = 64
@@ -291,7 +293,7 @@ class OpeningBookBuilder:
     ) -> tuple[int, int, NDArray[np.int16], NDArray[np.uint64]]:
         """Prove a ply of one row by each exact search at once, in two worker processes, and
         keep the first answer (the other process is stopped): which of the two is faster
-        depends on the position (solver.search's ``EXACT_SEARCHES``), and a lone row leaves
+        depends on the position (solver.prover.search's ``EXACT_SEARCHES``), and a lone row leaves
         the other processes idle anyway."""
         tasks = [
             (start, stop, keys[start:stop], won[start:stop], exact_search)
@@ -377,7 +379,7 @@ def back_up_wide_ply(
     next_scores: NDArray[np.int16],
 ) -> tuple[NDArray[np.int16], NDArray[np.uint64]]:
     """Scores and best-move masks of a whole ply of Python-int keys, as
-    :func:`solver.plies.back_up_ply` gives them, from the solved next ply."""
+    :func:`solver.exhaustive.plies.back_up_ply` gives them, from the solved next ply."""
     child_scores = dict(zip(next_keys.tolist(), next_scores.tolist()))
     scores = np.zeros(len(keys), dtype=np.int16)
     best = np.zeros(len(keys), dtype=np.uint64)

@@ -2,8 +2,8 @@
 
 The path of a one-shot ``ttt query`` on a table: it ranks one position and reads one byte per
 child, so it loads neither NumPy nor Numba (their import takes longer than the whole look-up).
-The index is the one :mod:`solver.tablebase_index` builds with its kernels, and the records
-those :mod:`solver.tablebase` writes; the definitions here are the same arithmetic for Python
+The index is the one :mod:`solver.tablebase.index` builds with its kernels, and the records
+those :mod:`solver.tablebase.step` writes; the definitions here are the same arithmetic for Python
 ints, checked against the kernels in tests/test_tablelookup.py.
 """
 

@@ -2,13 +2,14 @@
 ply cut into partitions by key hash and kept as Parquet files.
 
 * **Forward**, ply ``p`` to ``p + 1``: each partition of ply ``p`` makes the canonical children
-  of its open positions (:func:`solver.plies.canonical_children`) and cuts them by owning
+  of its open positions (:func:`solver.exhaustive.plies.canonical_children`) and cuts them by owning
   partition (the hash of the key); each partition of ply ``p + 1`` takes its share from every
   partition of ply ``p`` (the shuffle), deduplicates it and marks the won positions.
 * **Backward**, ply ``p`` from the solved ply ``p + 1``: each partition of ply ``p`` sends the
   canonical keys of its positions' children (kept by the forward pass, not made again) to
   their owning partitions, which answer with the children's scores (the join); with the
-  answers gathered, :func:`solver.plies.back_up_ply` reduces each position's children to its
+  answers gathered, :func:`solver.exhaustive.plies.back_up_ply` reduces each position's children to
+  its
   score and best moves, exactly as in one process.
 
 Every finished partition is written to the work directory (any fsspec URL; a local path on one
@@ -41,8 +42,8 @@ from numpy.typing import NDArray
 from ttt_solve.errors import TttError
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError
-from ttt_solve.solver.keyarrays import key_arrays
-from ttt_solve.solver.plies import back_up_ply, canonical_children, won_by_last_mover
+from ttt_solve.solver.exhaustive.keyarrays import key_arrays
+from ttt_solve.solver.exhaustive.plies import back_up_ply, canonical_children, won_by_last_mover
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.rules import Rules
 

@@ -5,7 +5,8 @@ multiplicative hash of the key): a slot holds a position's canonical key, its lo
 score bounds with its number of empty cells (so that the bigger subtree survives a
 collision), and, when the search keeps relevance zones, the zone of each bound. A lost entry
 costs time, never correctness (the whole key is compared). The search reads and writes it
-through :func:`solver.negamax._table_find` and :func:`solver.negamax._save`; this module makes
+through :func:`solver.prover.negamax._table_find` and :func:`solver.prover.negamax._save`; this
+module makes
 and clears it.
 """
 

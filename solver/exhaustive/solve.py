@@ -1,7 +1,7 @@
 """Exhaustive (strong) solve: value, remoteness and best moves of every reachable position.
 
 Retrograde analysis level by level, each ply an array of canonical keys (see
-:mod:`solver.plies`):
+:mod:`solver.exhaustive.plies`):
 
 1. **Forward**: enumerate the plies, from the empty board to the full one.
 2. **Backward**: from the last ply to the first, back every ply up from the solved next one.
@@ -18,9 +18,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver import SOLVER_VERSION
-from ttt_solve.solver.keyarrays import key_arrays
-from ttt_solve.solver.plies import back_up_ply, enumerate_plies, ply_name
-from ttt_solve.solver.plystore import PlyStore
+from ttt_solve.solver.exhaustive.keyarrays import key_arrays
+from ttt_solve.solver.exhaustive.plies import back_up_ply, enumerate_plies, ply_name
+from ttt_solve.solver.exhaustive.plystore import PlyStore
 from ttt_solve.solver.plytable import PlyTable, Progress
 from ttt_solve.solver.rules import Rules
 
@@ -37,9 +37,10 @@ class ExhaustiveSolver:
         compiled: bool | None = None,
     ) -> None:
         """``workdir``: keep every finished ply in this directory, so that an interrupted
-        solve resumes where it stopped (see :mod:`solver.plystore`); ``None`` keeps all in
+        solve resumes where it stopped (see :mod:`solver.exhaustive.plystore`); ``None`` keeps all
+        in
         memory. ``compiled``: solve with the compiled kernels (``None``: as
-        :func:`~solver.keyarrays.key_arrays` chooses for the game's size)."""
+        :func:`~solver.exhaustive.keyarrays.key_arrays` chooses for the game's size)."""
         self.rules = rules
         self.store = PlyStore(
             workdir, identity={"rules": [rules.rows, rules.cols, rules.k], "solver": SOLVER_VERSION}

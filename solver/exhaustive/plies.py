@@ -7,8 +7,9 @@
   every child is looked up in the sorted next ply, and a position's score is the best of its
   move scores (see :mod:`solver.value`).
 
-The work on the arrays is done by a :class:`~solver.keyarrays.KeyArrays`: NumPy for small
-games, the compiled kernels on every core for the others (:func:`solver.keyarrays.key_arrays`).
+The work on the arrays is done by a :class:`~solver.exhaustive.keyarrays.KeyArrays`: NumPy for small
+games, the compiled kernels on every core for the others
+(:func:`solver.exhaustive.keyarrays.key_arrays`).
 
 The exhaustive solver runs both over the whole game, the opening-book builder up to its depth,
 and :mod:`solver.verify` recomputes the back-up (:func:`back_up_rows`) to check a stored table.
@@ -23,9 +24,11 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.solver.keyarrays import NO_MOVE as NO_MOVE  # the back-up's "no child found"
-from ttt_solve.solver.keyarrays import KeyArrays, Keys, Scores
-from ttt_solve.solver.plystore import PlyStore
+from ttt_solve.solver.exhaustive.keyarrays import (
+    NO_MOVE as NO_MOVE,  # the back-up's "no child found"
+)
+from ttt_solve.solver.exhaustive.keyarrays import KeyArrays, Keys, Scores
+from ttt_solve.solver.exhaustive.plystore import PlyStore
 from ttt_solve.solver.value import WIN_SCORE
 
 

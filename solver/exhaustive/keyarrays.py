@@ -14,7 +14,8 @@ Two implementations of the same operations:
 
 * :class:`KeyArrays`: NumPy, one array operation at a time. Nothing to load: the small games
   are solved in less time than the compiled kernels take to load.
-* :class:`CompiledKeyArrays`: the compiled kernels of :mod:`solver.kernels` on every core,
+* :class:`CompiledKeyArrays`: the compiled kernels of :mod:`solver.exhaustive.kernels` on every
+core,
   about ten times faster per position, but loading them costs most of a second per process
   (Numba itself and the cached machine code); they are imported only when first used.
 
@@ -210,7 +211,8 @@ def sorted_unique(keys: NDArray[np.uint64]) -> NDArray[np.uint64]:
 
 
 class CompiledKeyArrays(KeyArrays):
-    """The same operations by the compiled kernels of :mod:`solver.kernels`, on every core.
+    """The same operations by the compiled kernels of :mod:`solver.exhaustive.kernels`, on every
+    core.
     Making one imports Numba and loads the kernels (most of a second the first time in a
     process)."""
 
@@ -222,7 +224,7 @@ class CompiledKeyArrays(KeyArrays):
         super().__init__(rules)
         import numba
 
-        from ttt_solve.solver import kernels
+        from ttt_solve.solver.exhaustive import kernels
 
         self._kernels = kernels
         self.tables = np.ascontiguousarray(self._tables)
