@@ -437,9 +437,9 @@ def test_a_book_path_with_an_escape_is_quoted_escaped(tmp_path):
 
 def test_a_table_folder_with_nul_and_escape_is_quoted_escaped(tmp_path):
     from ttt_solve.book.reader import open_book
-    from ttt_solve.book.tablebuild import build_table
     from ttt_solve.book.tablecatalogue import catalogue_table
     from ttt_solve.solver.rules import Rules
+    from ttt_solve.solver.tablebase.build import build_table
 
     build_table(Rules(3, 3, 3), tmp_path / "3x3k3")
     db = str(tmp_path / "t.sqlite")
