@@ -237,7 +237,8 @@ def _started_audit(book: str, limit: float) -> tuple[subprocess.Popen, list[int]
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 5  # the agent's process appears well within it
+    # the agent's process appears within seconds, but a loaded machine may take its time
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline and audit.poll() is None and not _children(audit.pid):
         time.sleep(0.05)
     time.sleep(0.3)  # into its sleep
@@ -245,10 +246,20 @@ def _started_audit(book: str, limit: float) -> tuple[subprocess.Popen, list[int]
 
 
 def _gone(pid: int, seconds: float) -> bool:
+    """Whether every thread of ``pid`` has ended within ``seconds``: its main thread is a
+    zombie while another still runs its exit, and only then may its parent reap it."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and running(pid):
+    while time.monotonic() < deadline and _threads_running(pid):
         time.sleep(0.05)
-    return not running(pid)
+    return not _threads_running(pid)
+
+
+def _threads_running(pid: int) -> bool:
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return False
+    return any(running(int(thread)) for thread in threads)
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finds processes through /proc")
