@@ -190,9 +190,9 @@ def plan_build(
                 f"{folder} has {size_text(plan.disk_free)} free"
             )
         if plan.fixed_memory > memory:
-            needed, allowed = (size_text(n, binary=True) for n in (plan.fixed_memory, memory))
+            least, allowed = (size_text(n, binary=True) for n in (plan.fixed_memory, memory))
             raise TableError(
-                f"{rules.name}: a build needs at least {needed} of memory (two plies and the "
+                f"{rules.name}: a build needs at least {least} of memory (two plies and the "
                 f"class tables); {allowed} was allowed"
             )
     return plan
