@@ -61,8 +61,10 @@ class Truth:
     """The book's values of one game (raises ``GameNotFoundError`` if it holds none).
 
     A game of at most :data:`PRELOAD_LIMIT` positions is read once into a dict
-    ``canonical key -> score``; larger ones are looked up in the book position by position.
-    Unknown positions (past an opening book) give ``None``.
+    ``canonical key -> score``; larger ones are looked up position by position: in the book,
+    or for a game stored as a table in its files, one record a position (the book's rows
+    would rebuild each position's best moves from all its children). Unknown positions (past
+    an opening book) give ``None``.
     """
 
     def __init__(self, book: Any, rules: Rules, *, preload_limit: int = PRELOAD_LIMIT) -> None:
@@ -70,7 +72,12 @@ class Truth:
         self.rules = rules
         self.info = book.game(rules)
         self.scores: dict[int, int] | None = None
-        if self.info.positions <= preload_limit:
+        self.table: Any = None
+        if self.info.positions > preload_limit and self.info.table_folder is not None:
+            from ttt_solve.solver.tablebase.probe import Table
+
+            self.table = self._from_table(lambda: Table(book.table_folder(self.info), rules))
+        elif self.info.positions <= preload_limit:
             self.scores = {key: score for _, key, score, _ in self._rows()}
             if len(self.scores) != self.info.positions:
                 raise book.damaged(
@@ -91,10 +98,26 @@ class Truth:
         """``(ply, canonical key, images)`` of every stored position that is not over."""
         return [(ply, key, images) for ply, key, _, images in self._rows(nonterminal_only=True)]
 
+    def _from_table(self, read: Any) -> Any:
+        """What ``read`` gets from the game's table; a damaged one is the book's damage."""
+        from ttt_solve.solver.tablebase.files import TableError
+
+        try:
+            return read()
+        except TableError as error:
+            raise self.book.damaged(
+                f"the table of {self.rules.name}: {error}", self.rules
+            ) from None
+
     def score(self, x: int, o: int) -> int | None:
         """The score (:mod:`solver.value`) of a position for the side to move, or ``None``."""
         if self.scores is not None:
             score = self.scores.get(self.rules.canonical(x, o)[0])
+        elif self.table is not None:
+            from ttt_solve.solver.tablebase.record import NONE, score_of_record
+
+            record = self._from_table(lambda: self.table.record(Position(self.rules, x, o)))
+            score = None if record == NONE else score_of_record(record)
         else:
             entry = self.book.get(Position(self.rules, x, o))
             score = None if entry is None else entry.value.score

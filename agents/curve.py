@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from ttt_solve.agents.audit import GameResult, Summary, Truth
-from ttt_solve.agents.grading import evaluate, select_positions
+from ttt_solve.agents.grading import evaluate, positions_asked
 from ttt_solve.agents.intervals import Interval, interval
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import AGENTS, parse_spec
@@ -254,11 +254,7 @@ def run_curves(
     if games is not None and opponent is None:
         raise CurveError("games mode needs an opponent")
     audits = sum(len(plan.points) for plan in plans) * len(seeds)
-    per_audit = (
-        games
-        if games is not None
-        else len(select_positions(truth, sample, seeds[0], per_class=per_class))
-    )
+    per_audit = games if games is not None else positions_asked(truth, sample, per_class)
     total = audits * per_audit
     finished = 0
 

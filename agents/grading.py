@@ -22,7 +22,9 @@ core and two give the same figures.
 
 from __future__ import annotations
 
+import itertools
 import random
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
@@ -42,15 +44,71 @@ from ttt_solve.agents.audit import (
 from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import checked_move, derive_seed, illegal
 from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
+from ttt_solve.book.records import GameInfo
+from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.sampling import open_positions
 from ttt_solve.solver.vocabulary import Side
 
 POSITION_CHUNK = 16
 GAME_CHUNK = 4
 
 Progress = Callable[[int, int], None]
+
+
+DRAWN_ABOVE = 3_000_000
+"""A game that the book holds whole (every reachable position) with more stored positions than
+this is sampled by number from its index (:mod:`solver.sampling`), so that no list of its rows
+is made: 4x5 k=4 (168.7 million) and 5x5. A smaller game, or an opening book, is sampled from
+the list of its rows, read in seconds (4x4 k=4: 1.2 million). Either way the draw depends on
+the game and the seed alone, never on whether it is stored in blocks or as a table."""
+
+TIMED_POSITIONS = 64
+"""Positions an agent is timed on, to say how long a refused audit would take."""
+
+EVERY_POSITION_LIMIT = 10_000_000
+"""The most positions an audit poses: it keeps every graded move (about 400 bytes each, measured
+on 3x4 k=3), and every reachable non-terminal position of 4x4 k=4 is 9.1 million (3.6 GB).
+Every position of 4x5 k=4 (594 million, days of most agents' time) is refused with an
+estimate, in favour of a sample."""
+
+
+class AuditTooLargeError(TttError, ValueError):
+    """An audit of every position of a game that has more than :data:`EVERY_POSITION_LIMIT`."""
+
+    kind = "too-many-positions"
+
+
+def open_count(truth: Truth, per_class: bool) -> int:
+    """How many positions the book holds whose game is not over, from its figures: reachable
+    ones, or symmetry classes with ``per_class``."""
+    figures = truth.info.figures
+    total = figures.canonical if per_class else figures.reachable
+    return total - sum(figures.terminal["canonical" if per_class else "reachable"].values())
+
+
+def drawn_from_index(info: GameInfo) -> bool:
+    """Whether positions of this game are drawn by number from its index
+    (:data:`DRAWN_ABOVE`), rather than from the list of the book's rows."""
+    return info.is_complete and info.positions > DRAWN_ABOVE
+
+
+def drawn_by_number(truth: Truth, sample: int | None, per_class: bool) -> bool:
+    """Whether :func:`select_positions` draws this sample from the game's index (a sample
+    of every position lists them)."""
+    return (
+        sample is not None
+        and drawn_from_index(truth.info)
+        and sample < open_count(truth, per_class)
+    )
+
+
+def positions_asked(truth: Truth, sample: int | None, per_class: bool) -> int:
+    """How many positions :func:`select_positions` gives, without selecting them."""
+    count = open_count(truth, per_class)
+    return count if sample is None else min(sample, count)
 
 
 def select_positions(
@@ -63,7 +121,65 @@ def select_positions(
     ``per_class``, one board per symmetry class instead (its canonical orientation), weighted
     by the reachable positions it stands for (or ``sample`` classes drawn uniformly): exact
     only for an agent that plays the same way in every orientation.
+
+    A sample of a large game is drawn by number (:func:`drawn_by_number`); more than
+    :data:`EVERY_POSITION_LIMIT` positions are refused (:class:`AuditTooLargeError`).
     """
+    if sample is not None and drawn_by_number(truth, sample, per_class):
+        return drawn_positions(truth.rules, sample, seed, per_class=per_class)
+    asked = positions_asked(truth, sample, per_class)
+    if asked > EVERY_POSITION_LIMIT:
+        raise AuditTooLargeError(too_large(truth, asked, per_class))
+    return listed_positions(truth, sample, seed, per_class=per_class)
+
+
+def too_large(truth: Truth, asked: int, per_class: bool, rate: float | None = None) -> str:
+    """Why an audit of ``asked`` positions is refused, with its time at ``rate`` positions a
+    second (the agent's, timed) where known."""
+    what = ", one board per symmetry class," if per_class else ""
+    boards = "boards" if per_class else "positions"
+    took = ""
+    if rate is not None:
+        hours = asked / rate / 3600
+        span = f"{hours:,.1f} hours" if hours >= 1 else f"{hours * 60:.0f} minutes"
+        took = (
+            f", about {span} at this agent's {rate:,.0f} a second (timed on "
+            f"{TIMED_POSITIONS} of them in one process)"
+        )
+    return (
+        f"every reachable non-terminal position of {truth.rules.name}{what} is {asked:,} "
+        f"{boards} to pose{took}; an audit keeps every graded move and poses at most "
+        f"{EVERY_POSITION_LIMIT:,}: draw a sample of them instead"
+    )
+
+
+def timed_rate(maker: Any, truth: Truth, seed: int, probe_seconds: float | None) -> float:
+    """The agent's positions a second, posed in one process on :data:`TIMED_POSITIONS`
+    positions drawn at random (after a few more, which load what it needs)."""
+    drawn = drawn_positions(truth.rules, TIMED_POSITIONS + 8, seed)
+    shared: dict[str, Any] = {"seed": seed, "jobs": 1, "probe_seconds": probe_seconds}
+    pose(maker, truth.book, truth.rules, drawn[:8], **shared)
+    started = time.perf_counter()
+    pose(maker, truth.book, truth.rules, drawn[8:], **shared)
+    return TIMED_POSITIONS / max(time.perf_counter() - started, 1e-6)
+
+
+def drawn_positions(
+    rules: Rules, sample: int, seed: int, *, per_class: bool = False
+) -> list[tuple[int, int]]:
+    """``sample`` positions (or classes) drawn by number from the game's index
+    (:func:`solver.sampling.open_positions`), as :func:`select_positions` gives them."""
+    drawn = itertools.islice(
+        open_positions(rules, derive_seed(seed, "sample"), per_class=per_class), sample
+    )
+    chosen = sorted((p.ply, p.canonical_key, p.key, len(set(p.image_keys()))) for p in drawn)
+    return [(key, images if per_class else 1) for _, _, key, images in chosen]
+
+
+def listed_positions(
+    truth: Truth, sample: int | None, seed: int, *, per_class: bool = False
+) -> list[tuple[int, int]]:
+    """The positions of :func:`select_positions`, drawn from the list of the book's rows."""
     rows = truth.nonterminal()
     rng = random.Random(derive_seed(seed, "sample"))
     if per_class:
@@ -224,6 +340,10 @@ def audit_positions(
     """The agent's move in every (or a sample of the) reachable non-terminal positions
     (:func:`select_positions`), graded: the graded moves, how many positions the book could
     not grade (weighted), the failures."""
+    asked = positions_asked(truth, sample, per_class)
+    if asked > EVERY_POSITION_LIMIT and not drawn_by_number(truth, sample, per_class):
+        rate = timed_rate(maker, truth, seed, probe_seconds)
+        raise AuditTooLargeError(too_large(truth, asked, per_class, rate))
     answers = pose(
         maker,
         truth.book,
@@ -313,14 +433,18 @@ def game_values(truth: Truth, moves: Sequence[int]) -> tuple[Any, ...] | None:
     return tuple(values)
 
 
-def positions_sentence(summary: Any, sample: int | None, per_class: bool) -> str:
-    """What a positions-mode audit asked, in words."""
+def positions_sentence(
+    summary: Any, sample: int | None, per_class: bool, drawn: bool = False
+) -> str:
+    """What a positions-mode audit asked, in words (``drawn``: a sample drawn by number from
+    the game's index, :func:`drawn_by_number`)."""
+    how = ", drawn by number from the game's index" if drawn else ""
     if per_class:
         scope = (
             "every reachable non-terminal position, one board per symmetry class"
             if sample is None
             else f"a uniform random sample of {sample:,} symmetry classes of reachable "
-            f"non-terminal positions"
+            f"non-terminal positions{how}"
         )
         return (
             f"{scope}, each posed once in the project's orientation: "
@@ -331,7 +455,7 @@ def positions_sentence(summary: Any, sample: int | None, per_class: bool) -> str
     scope = (
         "every reachable non-terminal position"
         if sample is None
-        else f"a uniform random sample of {sample:,} reachable non-terminal positions"
+        else f"a uniform random sample of {sample:,} reachable non-terminal positions{how}"
     )
     return f"{scope}, each posed once in its own orientation: {summary.asked:,} positions asked"
 
@@ -383,7 +507,8 @@ def evaluate(
     agent = name or str(getattr(maker, "spec", maker))
     opponent_name = None if games is None else str(getattr(opponent, "spec", opponent))
     if games is None:
-        description = positions_sentence(summary, sample, per_class)
+        drawn = drawn_by_number(truth, sample, per_class)
+        description = positions_sentence(summary, sample, per_class, drawn)
     else:
         description = (
             f"{games} games against {opponent_name}, colours alternating (game 1: the agent "

@@ -4,13 +4,14 @@ analysis page shows)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ttt_solve.book.reader import Book
 from ttt_solve.book.records import GameInfo
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.value import Outcome
+from ttt_solve.solver.value import Outcome, Value
 
 WEIGHTS = ("reachable", "canonical")
 
@@ -23,7 +24,12 @@ def longest(info: GameInfo, outcome: Outcome) -> int | None:
 
 
 def example(book: Book, info: GameInfo, outcome: Outcome, remoteness: int) -> Position | None:
-    """One stored position (canonical orientation, lowest ply and key) with this value."""
+    """One stored position (canonical orientation, lowest ply and key) with this value: for a
+    game stored as a table, found by its record in the files (:meth:`TableRows.first_key
+    <book.tablerows.TableRows.first_key>`) rather than in the stream of rows."""
+    folder = book.table_folder(info)
+    if folder is not None:
+        return _table_example(book, info, folder, Value(outcome, remoteness))
     rows = book.rows(
         info.rules, where=RowFilter.of(value=outcome.sign, remoteness=remoteness), batch=1
     )
@@ -32,6 +38,21 @@ def example(book: Book, info: GameInfo, outcome: Outcome, remoteness: int) -> Po
     finally:
         rows.close()
     return None if row is None else Position.from_key(info.rules, row.key)
+
+
+def _table_example(book: Book, info: GameInfo, folder: Path, value: Value) -> Position | None:
+    from ttt_solve.book.tablerows import TableRows
+    from ttt_solve.solver.tablebase.files import TableError
+
+    try:
+        rows = TableRows(folder, info.rules)
+        try:
+            key = rows.first_key(info.rules, value)
+        finally:
+            rows.close()
+    except TableError as error:
+        raise book.damaged(f"the table of {info.rules.name}: {error}", info.rules) from None
+    return None if key is None else Position.from_key(info.rules, key)
 
 
 def report(book: Book, info: GameInfo) -> dict[str, Any]:

@@ -29,16 +29,17 @@ Look-ups (``positions``, ``family``) work on every board.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ttt_solve.book.ahead import stop_requested
 from ttt_solve.book.backend import Row, StorageDamage
 from ttt_solve.book.records import POSITION_COLUMNS
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.tablebase.files import TableError
 from ttt_solve.solver.tablebase.probe import Table
-from ttt_solve.solver.tablebase.record import NONE, decode_records, score_of_record
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE, decode_records, score_of_record
 from ttt_solve.solver.value import Value
 
 if TYPE_CHECKING:
@@ -55,10 +56,38 @@ STREAM_CELLS_LIMIT = 20
 blocks do: each ply's canonical keys are sorted in memory (4x5: 200 MB at the widest ply; 5x5
 would need 22.6 GB). Larger boards stream in the order of the table's index."""
 
+KEY_RUNS = 256
+"""The most runs :meth:`TableRows.sorted_rows` sorts a ply's keys in (about 120,000 keys each at
+4x5 k=4's widest ply: a run's rows are made in a fraction of a second, so a stop is soon
+heard); a ply of fewer numbers is sorted in fewer, four for each :data:`SCAN_NUMBERS` (one
+when it has fewer), since each run costs a few calls of the kernels."""
+
 SCAN_NUMBERS = 1 << 19
 """Numbers of a ply read at once on a board streamed in index order: with the positions they
 stand for and their rows, an export of 5x5 k=4's widest ply was measured at 300 to 430 MB of
 the process's own memory, whatever its length (docs/tablebase.md)."""
+
+
+def _cut(pieces: Iterable[dict[str, NDArray[Any]]], size: int) -> Iterator[dict[str, NDArray[Any]]]:
+    """The rows of ``pieces`` (columns of equal length) again, in pieces of ``size`` rows (the
+    last one the rest)."""
+    import numpy as np
+
+    held: list[dict[str, NDArray[Any]]] = []
+    count = 0
+    for piece in pieces:
+        held.append(piece)
+        count += len(piece["key"])
+        if count < size:
+            continue
+        joined = {name: np.concatenate([part[name] for part in held]) for name in piece}
+        whole = count - count % size
+        for start in range(0, whole, size):
+            yield {name: column[start : start + size] for name, column in joined.items()}
+        held = [{name: column[whole:] for name, column in joined.items()}]
+        count -= whole
+    if count:
+        yield {name: np.concatenate([part[name] for part in held]) for name in held[0]}
 
 
 def table_folder(recorded: str, book_file: str | None) -> Path:
@@ -185,18 +214,16 @@ class TableRows:
         """The selected rows in pieces: of the positions a block would hold
         (:data:`~book.blocks.BLOCK_POSITIONS` of a ply) on a board streamed in key order, so
         that chunks are cut where a block book's are and an export's Parquet row groups are
-        the same; of :data:`SCAN_NUMBERS` numbers on a larger board."""
+        the same; of :data:`SCAN_NUMBERS` numbers on a larger board. A ply that ``where``'s
+        conditions on the ply rule out is not read."""
         from ttt_solve.book.blocks import BLOCK_POSITIONS
 
         try:
             if rules.cells > STREAM_CELLS_LIMIT:
                 yield from self.scanned_rows(rules, where)
                 return
-            for columns in self.plies(rules):
-                for start in range(0, len(columns["key"]), BLOCK_POSITIONS):
-                    piece = {
-                        name: c[start : start + BLOCK_POSITIONS] for name, c in columns.items()
-                    }
+            for ply in self.selected_plies(rules, where):
+                for piece in _cut(self.key_ordered(rules, ply), BLOCK_POSITIONS):
                     if where.conditions:
                         keep = where.holds(piece)
                         piece = {name: column[keep] for name, column in piece.items()}
@@ -205,24 +232,110 @@ class TableRows:
         except TableError as error:
             raise StorageDamage(str(error)) from None
 
+    @staticmethod
+    def selected_plies(rules: Rules, where: RowFilter) -> list[int]:
+        """The plies whose rows ``where``'s conditions on the ply may select."""
+        plies = where.only("ply")
+        return [ply for ply in range(rules.cells + 1) if plies.holds({"ply": ply})]
+
     def plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
         """Each ply's rows as columns (the dtypes of :func:`book.blocks.block_columns`), in
         key order, from the empty board on."""
         import numpy as np
 
-        from ttt_solve.solver.exhaustive.keyarrays import sorted_unique
-
-        arrays = self._key_arrays(rules)
-        keys = np.zeros(1, dtype=np.uint64)
         for ply in range(rules.cells + 1):
-            if len(keys) == 0:
+            runs = list(self.key_ordered(rules, ply))
+            if runs:
+                yield {name: np.concatenate([run[name] for run in runs]) for name in runs[0]}
+
+    def key_ordered(self, rules: Rules, ply: int) -> Iterator[dict[str, NDArray[Any]]]:
+        """A ply's rows in key order, as columns, a run of keys at a time
+        (:meth:`sorted_rows`)."""
+        import numpy as np
+
+        for packed in self.sorted_rows(rules, ply):
+            if stop_requested():
                 return
-            records = self._records(rules, ply, keys)
+            keys = packed >> np.uint64(16)
+            images = ((packed >> np.uint64(8)) & np.uint64(0xFF)).astype(np.uint8)
+            records = (packed & np.uint64(0xFF)).astype(np.uint8)
             values, remoteness = decode_records(records, rules.cells - ply)
             best = self.best_moves(rules, ply, keys, records)
-            yield _columns(ply, keys, values, remoteness, best, arrays.orbit_sizes(keys))
-            if ply < rules.cells:
-                keys = sorted_unique(arrays.canonical_children(keys[remoteness > 0], ply))
+            yield _columns(ply, keys, values, remoteness, best, images)
+
+    def sorted_rows(self, rules: Rules, ply: int) -> Iterator[NDArray[np.uint64]]:
+        """A ply's positions in ascending order of their canonical keys, in runs, each packed
+        as ``key << 16 | images << 8 | record`` (keys of at most 20 cells take 40 bits).
+
+        They are made from the ply's numbers (each canonical position at its own number),
+        parted between :data:`KEY_RUNS` splitters taken from a sample of them, and each part
+        sorted on its own: no sort holds the whole ply (4x5 k=4: 25 million keys, seconds
+        that neither Ctrl-C nor SIGTERM would interrupt), and nothing but the ply's packed
+        keys is held."""
+        import numpy as np
+
+        count = len(self.records(ply))
+        if count == 0:
+            return
+        runs = max(1, min(KEY_RUNS, count // SCAN_NUMBERS * 4))
+        probe = np.unique(np.linspace(0, count - 1, min(count, 64 * runs)).astype(np.int64))
+        splitters = np.sort(self._packed_at(rules, ply, probe))[::64][1:]
+        parts: list[list[NDArray[np.uint64]]] = [[] for _ in range(len(splitters) + 1)]
+        for start, stop in self.number_ranges(ply):
+            if stop_requested():
+                return
+            packed = self._packed_at(rules, ply, np.arange(start, stop, dtype=np.int64))
+            which = np.searchsorted(splitters, packed, side="right")
+            order = np.argsort(which, kind="stable")
+            bounds = np.searchsorted(which[order], np.arange(1, len(parts)))
+            for part, piece in zip(parts, np.split(packed[order], bounds)):
+                if len(piece):
+                    part.append(piece)
+        for part in parts:
+            if part:
+                packed = np.concatenate(part)
+                part.clear()
+                packed.sort()
+                yield packed
+
+    def _packed_at(self, rules: Rules, ply: int, numbers: NDArray[np.int64]) -> NDArray[np.uint64]:
+        """The positions standing at their own numbers among ``numbers`` of ``ply``, packed
+        as :meth:`sorted_rows` gives them (in the order of ``numbers``)."""
+        import numpy as np
+
+        x, o, records, images = self.positions_at(rules, ply, numbers)
+        stones = x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
+        keys = self._key_arrays(rules).canonical(stones)
+        packed: NDArray[np.uint64] = (
+            (keys << np.uint64(16))
+            | (images.astype(np.uint64) << np.uint64(8))
+            | records.astype(np.uint64)
+        )
+        return packed
+
+    def first_key(self, rules: Rules, value: Value) -> int | None:
+        """The canonical key of the first position in (ply, key) order whose value for the
+        side to move is ``value`` (a win or a loss), or ``None``: the first ply whose header
+        counts a position at its record is searched for the record's byte (a search in the
+        memory map, no NumPy), and the smallest key of the positions holding it taken. Rows
+        are not streamed, and no other ply's records are read."""
+        record = next(
+            r for r in range(DRAW, DECIDED + rules.cells + 1) if score_of_record(r) == value.score
+        )
+        for ply in range(rules.cells + 1):
+            ply_file = self.table._ply(ply)
+            if ply_file.header.record_counts.by_record[0, record] == 0:
+                continue
+            data, start = ply_file.data, ply_file.records_at
+            keys = []
+            found = data.find(bytes([record]), start)
+            while found >= 0:
+                x, o = ply_file.index.stones(found - start)
+                keys.append(rules.canonical(x, o)[0])
+                found = data.find(bytes([record]), found + 1)
+            if keys:
+                return min(keys)
+        return None
 
     def counted_plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
         """Each ply's canonical positions as the columns ``ply``, ``key`` (in the index's
@@ -245,10 +358,7 @@ class TableRows:
     def scanned_rows(self, rules: Rules, where: RowFilter) -> Iterator[dict[str, NDArray[Any]]]:
         """The rows ``where`` selects, ply by ply in the order of the table's index,
         :data:`SCAN_NUMBERS` numbers at a time (pieces of no row are left out)."""
-        plies = where.only("ply")
-        for ply in range(rules.cells + 1):
-            if not plies.holds({"ply": ply}):
-                continue
+        for ply in self.selected_plies(rules, where):
             for start, stop in self.number_ranges(ply):
                 piece = self.scan(rules, ply, start, stop, where)
                 if len(piece["key"]):
@@ -342,26 +452,6 @@ class TableRows:
                 "position that a game reaches"
             )
         return best
-
-    def _records(self, rules: Rules, ply: int, keys: NDArray[np.uint64]) -> NDArray[np.uint8]:
-        """The records of positions of ``ply`` (any orientation), looked up in the table; a
-        position it does not hold is damage."""
-        import numpy as np
-
-        from ttt_solve.solver.tablebase.positions import indexes
-
-        cells = np.uint64(rules.cells)
-        full = np.uint64(rules.full)
-        x = (keys & full).astype(np.int64)
-        o = ((keys >> cells) & full).astype(np.int64)
-        numbers = indexes(rules, ply, self._class_table(rules, ply), x, o)
-        found = self.records(ply)[numbers]
-        if (found == NONE).any():
-            raise StorageDamage(
-                f"{self.table.folder}: ply {ply} of the table holds no record of a position "
-                "that a game reaches"
-            )
-        return found
 
     def _class_table(self, rules: Rules, ply: int) -> ClassTable:
         """The class table of a ply's X sets, made once; the last two made are kept (a ply's

@@ -97,15 +97,16 @@ def verify(
         )
         problems: Iterator[Problem]
         table_check = None
+        reading = ProgressLines("every position", "positions")
         if info.table_folder is not None and info.rules.cells > _stream_cells_limit():
             from ttt_solve.book.tableverify import TableCheck
 
             table_check = TableCheck()
             problems = _sampled_table_problems(book, info, sample, seed, whole_plies, table_check)
         elif info.table_folder is not None:
-            problems = _table_problems(book, info)
+            problems = _table_problems(book, info, reading)
         else:
-            info, problems = verify_game(book, rules, rows_check)
+            info, problems = verify_game(book, rules, rows_check, reading)
         found = 0
         with closing(problems):  # type: ignore[type-var]
             try:
@@ -115,6 +116,7 @@ def verify(
                         where = _where(rules, problem.ply, problem.key)
                         click.echo(f"{where}: {problem.message}")
             finally:
+                reading.close()
                 proving.close()
         if found:
             more = f" (first {SHOWN} shown)" if found > SHOWN else ""
@@ -136,18 +138,19 @@ def _stream_cells_limit() -> int:
     return tablerows.STREAM_CELLS_LIMIT
 
 
-def _table_problems(book: Book, info: GameInfo) -> Iterator[Problem]:
+def _table_problems(book: Book, info: GameInfo, reading: ProgressLines) -> Iterator[Problem]:
     """The problems of a game stored as a tablebase on a board the book streams: its
-    digests, then every position."""
+    digests, then every position (``reading`` told the positions read)."""
     from ttt_solve.book.tableverify import digest_problems
 
     folder = book.table_folder(info)
     assert folder is not None  # a game stored as a tablebase
-    damaged = digest_problems(folder, info.rules)
+    with closing(ProgressLines("digests", "bytes")) as progress:
+        damaged = digest_problems(folder, info.rules, progress=progress)
     if damaged:
         yield from damaged
         return
-    yield from verify_game(book, info.rules)[1]
+    yield from verify_game(book, info.rules, progress=reading)[1]
 
 
 def _sampled_table_problems(

@@ -3,7 +3,8 @@
 A position is *decisive* when at least one of its legal moves loses its value (turns a win
 into a draw or a loss, or a draw into a loss): there a policy can be wrong. A set holds up to
 ``count`` of them, one per symmetry class (the canonical position), drawn without replacement
-from every decisive position the book holds in a seeded order, then sorted by ply and key.
+from every decisive position the book holds in a seeded order (:func:`drawing_order`; a large
+game is drawn by number from its index, never listed), then sorted by ply and key.
 
 Each record (:data:`FIELDS`): the position (``x.o/.x./...``, rows from the top) and its
 canonical ``key``, ``ply``, the side ``to_move``, its ``value`` for the side to move
@@ -31,11 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ttt_solve.agents.grading import drawn_from_index
 from ttt_solve.book.oracle import Oracle
+from ttt_solve.book.records import GameInfo
 from ttt_solve.book.rowfilter import RowFilter
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.sampling import open_positions
 
 FORMAT = "ttt-evalset-1"
 """The format of a set's records; a change to them is a new format."""
@@ -162,6 +166,18 @@ def candidates(book: Any, rules: Rules) -> list[int]:
     return keys
 
 
+def drawing_order(book: Any, info: GameInfo, seed: int) -> Iterator[int]:
+    """The canonical keys of the positions the book holds that are not over, in the order of
+    ``seed``: the order of :func:`order_of` over the list of them, or for a large game held
+    whole (:func:`~agents.grading.drawn_from_index`: 4x5 k=4, 5x5) the order in which they
+    are drawn by number from the game's index, with no list made
+    (:func:`solver.sampling.open_positions`, seeded by ``seed``)."""
+    if drawn_from_index(info):
+        drawn = open_positions(info.rules, _hash(f"evalset:{seed}"), per_class=True)
+        return (position.key for position in drawn)
+    return iter(sorted(candidates(book, info.rules), key=lambda key: order_of(seed, key)))
+
+
 def record_of(oracle: Oracle, position: Position) -> dict[str, Any] | None:
     """The labels of ``position``, or ``None`` if it is not decisive."""
     analysis = oracle.analyse(position)
@@ -198,11 +214,10 @@ def build(
     ``seed``; ``progress(found, count)`` after each position found."""
     if count < 1:
         raise EvalSetError(f"count must be at least 1, not {count}")
-    book.game(rules)  # a missing game says how to solve it
+    info = book.game(rules)  # a missing game says how to solve it
     oracle = Oracle(rules, book)
-    keys = sorted(candidates(book, rules), key=lambda key: order_of(seed, key))
     records = []
-    for key in keys:
+    for key in drawing_order(book, info, seed):
         record = record_of(oracle, Position.from_key(rules, key))
         if record is None:
             continue

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import time
 
 import pytest
 from click.testing import CliRunner, Result
@@ -96,3 +98,25 @@ def running(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+def stop_with(
+    process: subprocess.Popen[str], signum: int, status: int, said: str, what: str
+) -> float:
+    """Send ``signum`` to a running ``process`` (its standard error a text pipe) and wait for
+    it: it must end with ``status``, no traceback, and a last line starting ``said:``; the
+    seconds it took (a minute at most: past it, the process is killed and the test fails)."""
+    assert process.poll() is None, f"the {what} ended before the signal"
+    process.send_signal(signum)
+    sent = time.monotonic()
+    try:
+        rest = process.communicate(timeout=60)[1]
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError(f"the {what} went on a minute after the signal") from None
+    took = time.monotonic() - sent
+    assert process.returncode == status, (process.returncode, rest)
+    assert "Traceback" not in rest, rest
+    assert rest.strip().splitlines()[-1].startswith(f"{said}: "), rest
+    print(f"stopped {took:.2f} s after the signal")
+    return took

@@ -15,6 +15,7 @@ from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.perfect import move_distribution, predicted_shares, utility
 from ttt_solve.agents.spec import make_agent
 from ttt_solve.book.reader import open_book
+from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome, Value
 
@@ -116,3 +117,26 @@ def test_the_prediction_holds_on_sampled_4x4_k3_positions(book_small):
     assert abs(summary.perfection - prediction.perfection) < 4 * prediction.perfection_sd
     # The prediction is not trivially met: a perfect agent would be far outside it.
     assert abs(1.0 - prediction.perfection) > 4 * prediction.perfection_sd
+
+
+@pytest.mark.parametrize("rules", [Rules(3, 3, 3), Rules(3, 4, 3)], ids=str)
+def test_positions_drawn_by_number_are_the_books_open_positions(book_small, rules):
+    """What a large game's sample is drawn from (the game's index, by number) is what the
+    book's rows list: asked for all of them, the same positions and weights; asked for some,
+    distinct ones in (ply, class, key) order, the same for the same seed."""
+    from ttt_solve.agents.grading import drawn_positions, listed_positions, open_count
+
+    with open_book(book_small) as book:
+        truth = Truth(book, rules)
+        for per_class in (False, True):
+            every = listed_positions(truth, None, 0, per_class=per_class)
+            assert open_count(truth, per_class) == len(every)
+            drawn = drawn_positions(rules, len(every), 4, per_class=per_class)
+            assert sorted(drawn) == sorted(every)
+        some = drawn_positions(rules, 300, 4)
+        assert some == drawn_positions(rules, 300, 4) != drawn_positions(rules, 300, 5)
+        assert len(set(some)) == 300 and {weight for _, weight in some} == {1}
+        order = [
+            (p.ply, p.canonical_key, p.key) for p in (Position.from_key(rules, k) for k, _ in some)
+        ]
+        assert order == sorted(order)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import descendants, running
+from tests.support import descendants, running, stop_with
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(sys.executable).parent
@@ -220,19 +220,7 @@ def test_a_signal_amid_a_long_proof_stops_it_within_seconds(tmp_path, signum, st
         said_before.append(solve.stderr.readline())
     assert said_before[-1], said_before
     time.sleep(8)  # a compile of the search (first use) and then the search itself
-    assert solve.poll() is None, "the proof ended before the signal"
-    solve.send_signal(signum)
-    sent = time.monotonic()
-    try:
-        rest = solve.communicate(timeout=60)[1]
-    except subprocess.TimeoutExpired:
-        solve.kill()
-        raise AssertionError("the proof went on a minute after the signal") from None
-    took = time.monotonic() - sent
-    assert solve.returncode == status, (solve.returncode, rest)
-    assert "Traceback" not in rest, rest
-    assert rest.strip().splitlines()[-1].startswith(f"{said}: "), rest
-    print(f"stopped {took:.2f} s after the signal")
+    took = stop_with(solve, signum, status, said, "proof")
     assert took < 20, f"the proof stopped only {took:.1f} s after the signal"
 
 

@@ -6,14 +6,21 @@ table is built by the tablebase engine and catalogued with ``book.tablecatalogue
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from tests.support import stop_with
 from ttt_solve.book.errors import DamagedBookError
 from ttt_solve.book.reader import open_book
 from ttt_solve.book.tablecatalogue import catalogue_table
@@ -24,6 +31,7 @@ from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.build import build_table
+from ttt_solve.solver.value import Outcome, Value
 
 BOARDS = [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3), Rules(4, 4, 4)]
 
@@ -90,6 +98,82 @@ def test_export_and_query_are_byte_identical(tmp_path, rules):
         assert new.stdout == old.stdout.replace("blocks.sqlite", "tables.sqlite")
 
 
+def test_an_export_reads_no_ply_that_where_rules_out(tmp_path):
+    """Asked for the early plies of 4x4 k=4, an export of the table reads their files and
+    the next ply's (the children, for the best moves) alone: with the files of plies 6 and on
+    gone it gives the blocks' rows, byte for byte (it used to enumerate every ply, reading
+    each ply's records, whatever --where said)."""
+    rules = BOARDS[3]
+    blocks, tables = make_books(tmp_path, rules)
+    for ply in range(6, rules.cells + 1):
+        (tmp_path / rules.name / f"ply-{ply:02d}.tb").unlink()
+    runner = CliRunner()
+    game = ["--size", "4", "--win", "4", "-q"]
+    for where in ("ply<=4", "ply=3", "ply>=2 and ply<4"):
+        old = runner.invoke(ttt, ["export", *game, "--db", blocks, "--where", where])
+        new = runner.invoke(ttt, ["export", *game, "--db", tables, "--where", where])
+        assert new.exit_code == 0, new.output
+        assert new.stdout_bytes == old.stdout_bytes and old.stdout_bytes
+    broken = runner.invoke(ttt, ["export", *game, "--db", tables, "--where", "ply<=5"])
+    assert broken.exit_code == 2 and "ply-06.tb" in broken.output
+
+
+@pytest.mark.parametrize("rules", BOARDS, ids=lambda r: r.name)
+def test_stats_finds_its_examples_in_the_table_records(tmp_path, rules):
+    """The longest win's and loss's example, found by its record in the table's files, is the
+    blocks' first row of that value in (ply, key) order, and no other ply's records are read:
+    the files of the plies after the examples' are gone (the stream of rows read each ply's
+    children for its best moves), and the records of the plies before them, whose headers
+    count no position at the longest win's record, are all overwritten with that byte (a
+    search of every ply from the empty board on found a position in the first)."""
+    from ttt_solve.book.stats import report
+    from ttt_solve.solver.tablebase.files import ply_path, read_header
+    from ttt_solve.solver.tablebase.record import DECIDED, DRAW, score_of_record
+
+    blocks, tables = make_books(tmp_path, rules)
+    with open_book(blocks) as old:
+        expected = report(old, old.game(rules))
+    plies = [
+        Position.parse(expected[name]["example"], rules).ply
+        for name in ("longest_win", "longest_loss")
+    ]
+    for ply in range(max(plies) + 1, rules.cells + 1):
+        ply_path(tmp_path / rules.name, ply).unlink()
+    if rules == BOARDS[3]:
+        assert min(plies) >= 2  # plies to overwrite
+    win = Value(Outcome.WIN, expected["longest_win"]["remoteness"])
+    slots = range(DRAW, DECIDED + rules.cells + 1)
+    record = next(r for r in slots if score_of_record(r) == win.score)
+    for ply in range(min(plies)):
+        path = ply_path(tmp_path / rules.name, ply)
+        header = read_header(path, rules, ply)
+        assert header.record_counts.by_record[0, record] == 0
+        data = path.read_bytes()
+        path.write_bytes(data[: header.records_at] + bytes([record]) * header.count)
+    with open_book(tables) as new:
+        found = report(new, new.game(rules))
+    for name in ("longest_win", "longest_loss"):
+        assert found[name] == expected[name], name
+    assert expected["longest_win"]["example"]
+
+
+def test_verify_tells_its_progress_as_it_reads(tmp_path):
+    """``verify_game`` tells a ``progress`` the rows read of the rows stored, as ``ttt
+    verify`` prints lines with an ETA on every board (a table of 4x5 k=4 read for minutes with
+    one line and then nothing)."""
+    from ttt_solve.book.verify import PROGRESS_ROWS, verify_game
+
+    rules = BOARDS[2]
+    _, tables = make_books(tmp_path, rules)
+    told: list[tuple[int, int]] = []
+    with open_book(tables) as book:
+        info, problems = verify_game(book, rules, progress=lambda *at: told.append(at))
+        assert list(problems) == []
+    assert len(told) >= 2 and told == [
+        (n, info.positions) for n in range(PROGRESS_ROWS, info.positions, PROGRESS_ROWS)
+    ]
+
+
 def test_a_missing_or_damaged_table_is_a_one_line_error(tmp_path):
     rules = BOARDS[0]
     _, tables = make_books(tmp_path, rules)
@@ -119,15 +203,103 @@ def test_a_relative_folder_moves_with_the_book(tmp_path):
     assert os.path.isabs(recorded_folder("t", None))
 
 
-@pytest.mark.slow
-def test_4x5_export_is_byte_identical(tmp_path):
+@pytest.fixture(scope="module")
+def table_4x5(tmp_path_factory) -> str:
+    """A book whose 4x5 k=4 is a table (minutes to build)."""
+    folder = tmp_path_factory.mktemp("table45")
+    build_table(Rules(4, 5, 4), folder / "4x5k4")
+    tables = str(folder / "tables.sqlite")
+    with open_book(tables, create=True) as book:
+        catalogue_table(book, folder / "4x5k4")
+    return tables
+
+
+@pytest.fixture(scope="module")
+def blocks_4x5(tmp_path_factory) -> str:
+    """A book holding 4x5 k=4 in blocks (minutes and 2.8 GB)."""
+    blocks = str(tmp_path_factory.mktemp("blocks45") / "blocks.sqlite")
     rules = Rules(4, 5, 4)
-    blocks, tables = make_books(tmp_path, rules)
-    game = ["--size", "4x5", "--win", "4", "-q"]
+    with open_book(blocks, create=True) as book:
+        write_game(book, rules, ExhaustiveSolver(rules).solve(), method="exhaustive")
+    return blocks
+
+
+GAME_4X5 = ["--size", "4x5", "--win", "4"]
+
+
+@pytest.mark.slow
+def test_4x5_export_is_byte_identical(blocks_4x5, table_4x5):
     runner = CliRunner()
-    old = runner.invoke(ttt, ["export", *game, "--db", blocks, "--where", "ply<=9"])
-    new = runner.invoke(ttt, ["export", *game, "--db", tables, "--where", "ply<=9"])
-    assert new.exit_code == 0 and new.stdout_bytes == old.stdout_bytes
+    for where in ("ply<=9", "ply=12"):
+        old = runner.invoke(ttt, ["export", *GAME_4X5, "-q", "--db", blocks_4x5, "--where", where])
+        new = runner.invoke(ttt, ["export", *GAME_4X5, "-q", "--db", table_4x5, "--where", where])
+        assert new.exit_code == 0 and new.stdout_bytes == old.stdout_bytes
+
+
+@pytest.mark.slow
+def test_4x5_samples_are_drawn_alike_from_either_book(blocks_4x5, table_4x5, tmp_path):
+    """A sample of 4x5 k=4 is drawn by number from the game's index, so a seed gives the
+    same audit and the same evaluation set from blocks as from a table."""
+    runner = CliRunner()
+    outputs = []
+    for db in (blocks_4x5, table_4x5):
+        audit = ["audit", "--agent", "heuristic", "--positions", "sample:300", "--seed", "3"]
+        result = runner.invoke(ttt, [*audit, *GAME_4X5, "--db", db, "--json"])
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.stdout)
+        assert "drawn by number from the game's index" in report["description"]
+        assert report["asked"] == 300
+        out = tmp_path / os.path.basename(db)
+        evalset = ["evalset", *GAME_4X5, "--count", "40", "--format", "jsonl", "-q"]
+        made = runner.invoke(ttt, [*evalset, "--db", db, "--out", str(out)])
+        assert made.exit_code == 0, made.output
+        del report["book"]
+        outputs.append((report, made.stdout.splitlines()[-1]))
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.slow
+def test_every_position_of_4x5_is_refused_with_an_estimate(blocks_4x5, table_4x5):
+    runner = CliRunner()
+    for db in (blocks_4x5, table_4x5):
+        for extra in ([], ["--per-class"], ["--positions", "sample:600000000"]):
+            audit = ["audit", "--agent", "heuristic", *GAME_4X5, "--db", db, *extra]
+            result = runner.invoke(ttt, audit)
+            assert result.exit_code == 2, result.output
+            said = result.output.strip()
+            assert len(said.splitlines()) == 1 and "Traceback" not in said
+            per_class = extra == ["--per-class"]
+            what = ", one board per symmetry class," if per_class else ""
+            count = "148,597,165 boards" if per_class else "594,310,311 positions"
+            assert f"4x5 k=4{what} is {count} to pose" in said
+            assert "a second (timed on 64 of them" in said and "sample:N" in said
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "signum, status, said",
+    [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")],
+    ids=["SIGINT", "SIGTERM"],
+)
+def test_a_signal_stops_an_export_of_4x5_within_seconds(table_4x5, tmp_path, signum, status, said):
+    """An export of 4x5 k=4's wide plies, stopped at random moments, ends within seconds
+    with its line and no file (a SIGTERM took 100 s to act while a ply was enumerated)."""
+    ttt_script = Path(sys.executable).parent / "ttt"
+    out = tmp_path / "out.csv"
+    rng = random.Random(signum)
+    for _ in range(3):
+        export = [str(ttt_script), "export", *GAME_4X5, "--db", table_4x5, "--where", "ply>=12"]
+        process = subprocess.Popen(
+            [*export, "-o", str(out)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(rng.uniform(3, 25))
+        took = stop_with(process, signum, status, said, "export")
+        assert not out.exists() and list(tmp_path.iterdir()) == []
+        assert took < 15, f"the export stopped only {took:.1f} s after the signal"
 
 
 def test_ttt_solve_builds_the_table_beside_the_book_and_resumes(tmp_path):

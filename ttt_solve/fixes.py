@@ -63,6 +63,8 @@ def fix(error: TttError) -> str:
         return (
             "; once it answers, run the same command again (it stops at once if the game is stored)"
         )
+    if kind == "too-many-positions":
+        return " (--positions sample:N)"
     if kind == "out-of-reach" and rules is not None:
         depth = getattr(error, "depth", None)
         command = solve_command(rules, database)
