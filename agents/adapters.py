@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.engine import EngineFailure, FailureKind
+from ttt_solve.agents.isolation import DEFAULT_MEMORY_MIB, check_memory
 from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
@@ -404,6 +405,7 @@ class CallableAgent(Agent):
         book: Book | None = None,
         spec: str | None = None,
         timeout: float | None = None,
+        memory: float | None = DEFAULT_MEMORY_MIB,
         board_named: bool = True,
     ) -> None:
         super().__init__(rng, book=book, spec=spec or describe(move))
@@ -415,7 +417,7 @@ class CallableAgent(Agent):
         if timeout is not None:
             from ttt_solve.agents.isolation import AgentProcess
 
-            self.process = AgentProcess(self.spec, self.play, rng)
+            self.process = AgentProcess(self.spec, self.play, rng, check_memory(memory))
 
     def search(self, position: Position) -> int:
         try:

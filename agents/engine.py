@@ -39,7 +39,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.spec import BOOK, AgentSpecError, Param, Spec, parse_params
-from ttt_solve.errors import TttError
+from ttt_solve.errors import TttError, printable
 from ttt_solve.processes import die_with_parent
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -178,12 +178,6 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
 
 
 # -- one running engine ----------------------------------------------------------------------
-
-
-def printable(text: str) -> str:
-    """``text`` with its control and other unprintable characters escaped (``\\x1b``): what an
-    engine says is quoted to the user's terminal, where an escape sequence would act."""
-    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
 
 
 class _Broken(Exception):

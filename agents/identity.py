@@ -8,11 +8,16 @@ agent by what it runs instead:
 * a ``cmd:`` engine: each word of its command that is a file (the program, found on ``PATH``
   as the engine's start would find it, and a script it is handed) by the SHA-256 of its
   contents; the other words as written; then its options;
-* a ``py:`` plug-in from a file: the file by its contents, then the factory and parameters;
-* a ``py:`` plug-in from a module, and an agent made in a Python session (a function, an
-  object's method): its module and qualified name (and the factory's parameters), so that
-  ``ttt.rate(f)`` and ``ttt rate --agent py:module:f`` play the same games;
+* a ``py:`` plug-in, and an agent made in a Python session (a function, an object's method):
+  the file of its module by the SHA-256 of its contents, then the name of what it calls (and
+  the factory's parameters), so that ``py:lab:f``, ``py:lab.py:f`` and ``ttt.rate(f)`` (``f``
+  from ``lab.py``) are one agent and play the same games, and an edited file is another
+  agent. A module with no file (a notebook's ``__main__``) is named instead;
 * the project's agents: the spec as written.
+
+The ladder caches a rated agent's games under this name (:mod:`agents.ladder`), so a changed
+program or module is played again. (Only the file that defines the agent is read: a module it
+imports may change unseen.)
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
+from importlib.machinery import PathFinder
 from typing import Any
 
 from ttt_solve.agents.spec import parse_spec
@@ -38,13 +45,40 @@ def identity(agent: Any) -> str:
         options = sorted((k, v) for k, v in parsed.params.items() if k != "argv")
         return f"cmd:{' '.join(words)};{options}"
     if parsed.name == "py":
-        module, factory = parsed.params["module"], parsed.params["factory"]
-        kwargs = sorted(parsed.params["kwargs"].items())
-        if module.endswith(".py"):
-            return f"py:{_file_or_word(module)}:{factory},{kwargs}"
-        # As a session names the same function: ttt.rate(f) plays the games of py:module:f.
-        return f"python:{module}.{factory}" + (f",{kwargs}" if kwargs else "")
+        params = parsed.params
+        target = ".".join([params["factory"], *params["attributes"]])
+        kwargs = sorted(params["kwargs"].items())
+        # As a session names the same function: ttt.rate(f) plays the games of py:lab:f.
+        return _python(params["module"], module_file(params["module"]), target) + (
+            f",{kwargs}" if kwargs else ""
+        )
     return parsed.text.strip()
+
+
+def _python(module: str, path: str | None, name: str) -> str:
+    """A Python agent: its module's file by its contents (else the module's name), and the
+    name of what it calls there."""
+    code = _file_or_word(path) if path is not None else module
+    return f"python:{code}:{name}"
+
+
+def module_file(module: str) -> str | None:
+    """The source file of a plug-in's module (a ``.py`` path, or a dotted name found as its
+    import would find it, the current directory first), without running any of it; ``None``
+    where it has none."""
+    if module.endswith(".py"):
+        return module
+    loaded = sys.modules.get(module)
+    if loaded is not None:
+        return getattr(loaded, "__file__", None)
+    search: list[str] | None = [os.getcwd(), *sys.path]
+    found = None
+    for part in module.split("."):
+        found = PathFinder.find_spec(part, search)
+        if found is None:
+            return None
+        search = list(found.submodule_search_locations or [])
+    return found.origin if found is not None and found.has_location else None
 
 
 def _is_spec(agent: Any) -> bool:
@@ -55,13 +89,14 @@ def _is_spec(agent: Any) -> bool:
 
 
 def _made_here(agent: Any) -> str:
-    """A session's agent: the qualified name of what it calls (its function or its class)."""
+    """A session's agent: its module's file and the qualified name of what it calls (its
+    function or its class)."""
     built = agent.build() if hasattr(agent, "build") else agent
     move = getattr(built, "move", None) or getattr(built, "select_move", built)
     target = getattr(move, "__func__", move)
     module = getattr(target, "__module__", None) or type(built).__module__
     name = getattr(target, "__qualname__", None) or type(built).__qualname__
-    return f"python:{module}.{name}"
+    return _python(module, getattr(sys.modules.get(module), "__file__", None), name)
 
 
 def _file_or_word(word: str, *, program: bool = False) -> str:

@@ -31,12 +31,16 @@ that forked it ends (``PR_SET_PDEATHSIG``, asked where that thread is the main o
 thread of its own ends it when it finds itself orphaned (:func:`exit_when_orphaned`). It runs
 in a process group of its own, so a terminal's Ctrl-C reaches the caller only, and the group
 is what is killed (a process the agent starts that leaves the group is not followed). Its
-standard input is ``/dev/null``; its output is the caller's.
+standard input is ``/dev/null``; its output is the caller's. The caller's other descriptors
+write nothing there (the book's files are open read-only, pipes and sockets read
+``/dev/null``), its address space may grow by ``memory`` MiB, and it may signal no process
+but its own group (:mod:`agents.confinement`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import pickle
@@ -52,7 +56,9 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from ttt_solve.agents import confinement
 from ttt_solve.agents.engine import EngineFailure, FailureKind
+from ttt_solve.errors import TttError
 from ttt_solve.processes import die_with_parent, exit_when_orphaned
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -67,20 +73,57 @@ _WORDS = struct.Struct("!625I")
 """The words of a Mersenne Twister's state (624 and the index), as the answer carries them."""
 _REAL_EXIT = os._exit
 """The process's own exit, kept before an agent's code can replace ``os._exit``."""
+DEFAULT_MOVE_SECONDS = 10.0
+"""The time limit of a move of an agent written in Python, unless told otherwise, wherever it
+is given (``ttt.audit``, ``ttt.rate``, ``ttt.play_game``, ``ttt.evaluate``, a ``py:`` spec):
+past it the move is a ``timeout`` failure, and an agent that never answers hangs nothing."""
+DEFAULT_MEMORY_MIB = 2048
+"""How much an agent's process may grow, in MiB, beyond the caller's size it was forked at."""
+MAX_MEMORY_MIB = 2**24
+
+
+class MemoryLimitError(TttError, ValueError):
+    """A memory limit that is no number of MiB in range."""
+
+
+def check_memory(memory: Any) -> float | None:
+    """``memory`` as a number of MiB an agent's process may grow by (``None``: no limit)."""
+    if memory is None:
+        return None
+    if (
+        isinstance(memory, bool)
+        or not isinstance(memory, (int, float))
+        or not 16 <= memory <= MAX_MEMORY_MIB
+    ):
+        raise MemoryLimitError(
+            f"memory={memory!r}: give the MiB an agent's process may grow by, from 16 to "
+            f"{MAX_MEMORY_MIB} (or None for no limit)"
+        )
+    return float(memory)
 
 
 class AgentProcess:
     """The child process that runs one agent's moves (see the module's documentation).
 
     ``play(position)`` is the agent's whole move as the caller's process would run it: the
-    call, the answer read back as a cell, :class:`EngineFailure` for a failed move. ``rng`` is
-    the agent's generator (the child's copy follows it), ``spec`` names the agent in failures.
+    call, the answer read back as a cell, :class:`EngineFailure` for a failed move (or a value
+    function's whole call, its number read back: :meth:`number`). ``rng`` is the agent's
+    generator (the child's copy follows it), ``spec`` names the agent in failures, ``memory``
+    is how far its process may grow (:mod:`agents.confinement`).
     """
 
-    def __init__(self, spec: str, play: Callable[[Position], int], rng: random.Random) -> None:
+    def __init__(
+        self,
+        spec: str,
+        play: Callable[[Position], float],
+        rng: random.Random,
+        memory: float | None = DEFAULT_MEMORY_MIB,
+    ) -> None:
         self.spec = spec
         self._play = play
         self._rng = rng
+        self.memory = memory
+        """How many MiB the child's address space may grow by (``None``: no limit)."""
         self._pid: int | None = None
         self._requests = -1
         self._answers = -1
@@ -100,6 +143,19 @@ class AgentProcess:
     def move(self, position: Position, seconds: float | None) -> int:
         """The agent's cell in ``position`` within ``seconds`` (``None``: no limit); a failed
         move raises :class:`EngineFailure`."""
+        return self._ask(position, seconds, self._cell)
+
+    def number(self, position: Position, seconds: float | None) -> float:
+        """What ``play`` answers in ``position`` when it answers a number (a value function's
+        estimate), within ``seconds``; a failure raises :class:`EngineFailure`."""
+        return self._ask(position, seconds, self._number)
+
+    def _ask(
+        self,
+        position: Position,
+        seconds: float | None,
+        read: Callable[[Position, dict[str, Any]], Any],
+    ) -> Any:
         if self._pid is not None and self._ended():
             self.close()  # gone between moves (a thread of the agent's, say): start afresh
         if self._pid is None:
@@ -118,7 +174,7 @@ class AgentProcess:
         try:
             self._send(pickle.dumps(request, pickle.HIGHEST_PROTOCOL), deadline)
             line = self._receive(deadline, seconds)
-            return self._read(position, line)
+            return read(position, self._read(position, line))
         except EngineFailure:
             raise  # a failure the child reported: it goes on serving
         except _Failed as failed:
@@ -156,7 +212,7 @@ class AgentProcess:
             try:
                 os.close(requests_write)
                 os.close(answers_read)
-                _become_child(parent, main_thread)
+                _become_child(parent, main_thread, {requests_read, answers_write}, self.memory)
                 self._serve(requests_read, answers_write)
             except BaseException:  # noqa: BLE001 - whatever happened, the child ends here
                 status = 1
@@ -234,8 +290,8 @@ class AgentProcess:
             raise _Failed(FailureKind.GARBAGE, "answered twice")
         return line
 
-    def _read(self, position: Position, line: bytes) -> int:
-        """The cell of the child's answer, checked again here."""
+    def _read(self, position: Position, line: bytes) -> dict[str, Any]:
+        """The child's answer line, read: its generator's state taken, a failure raised."""
         try:
             answer = json.loads(line)
         except ValueError:
@@ -257,13 +313,23 @@ class AgentProcess:
                 detail[:MAX_DETAIL],
                 self.spec,
             )
-        cell = answer.get("cell")
+        return answer
+
+    def _cell(self, position: Position, answer: dict[str, Any]) -> int:
+        """The cell of the child's answer, checked again here."""
+        cell = answer.get("answer")
         if type(cell) is not int or not 0 <= cell < position.rules.cells:
             raise _Failed(FailureKind.GARBAGE, f"answered {str(cell)[:40]}, no cell")
         if position.occupied >> cell & 1:
             rules = position.rules
             raise _Failed(FailureKind.ILLEGAL, f"played {rules.cell_name(cell)}, which is taken")
         return cell
+
+    def _number(self, _position: Position, answer: dict[str, Any]) -> float:
+        number = answer.get("answer")
+        if not isinstance(number, (int, float)) or isinstance(number, bool):
+            raise _Failed(FailureKind.GARBAGE, f"answered {str(number)[:40]}, no number")
+        return float(number)
 
     def _exit_story(self) -> str:
         """How the child ended (it is reaped here)."""
@@ -296,10 +362,10 @@ class AgentProcess:
                     rules_of[dims] = Rules(*dims)
                 answer: dict[str, Any] = {"serial": serial}
                 try:
-                    cell = self._play(Position(rules_of[dims], x, o))
-                    answer["cell"] = int(cell) if type(cell) is int else str(cell)
+                    said = self._play(Position(rules_of[dims], x, o))
+                    answer["answer"] = said if type(said) in (int, float) else str(said)
                 except EngineFailure as failure:
-                    answer["failure"] = [failure.kind, failure.detail[:MAX_DETAIL]]
+                    answer["failure"] = [failure.kind, self._told(failure)[:MAX_DETAIL]]
                 after = self._rng.getstate()
                 if after != before:
                     answer["rng"] = [after[0], _WORDS.pack(*after[1]).hex(), after[2]]
@@ -309,6 +375,18 @@ class AgentProcess:
                 data = json.dumps(answer).encode() + b"\n"
                 while data:
                     data = data[os.write(answers, data) :]
+
+    def _told(self, failure: EngineFailure) -> str:
+        """A failure's detail, with the memory limit where the agent ran into it."""
+        cause = failure.__context__
+        out_of_memory = isinstance(cause, MemoryError) or (
+            isinstance(cause, OSError) and cause.errno == errno.ENOMEM
+        )
+        if self.memory is not None and out_of_memory:
+            return (
+                f"{failure.detail} (its process may grow by {self.memory:g} MiB; memory= sets that)"
+            )
+        return failure.detail
 
 
 class _Failed(Exception):
@@ -320,21 +398,29 @@ class _Failed(Exception):
         self.detail = detail
 
 
-def _become_child(parent: int, main_thread: bool) -> None:
+def _become_child(parent: int, main_thread: bool, keep: set[int], memory: float | None) -> None:
     """What a freshly forked child does before its first request: its own process group,
-    the caller's signal handlers and input dropped, and an end with the caller."""
+    the caller's signal handlers, input and descriptors dropped (``keep``: its pipes), an
+    end with the caller, ``memory`` MiB to grow by, and no reach into other processes
+    (:mod:`agents.confinement`)."""
     os.setpgid(0, 0)
     if die_with_parent is not None and main_thread:
         die_with_parent()
     if os.getppid() != parent:  # the caller ended before the line above
         _REAL_EXIT(1)
-    exit_when_orphaned(parent)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
         signal.signal(signum, signal.SIG_DFL)  # the caller's handlers act for the caller
     signal.setitimer(signal.ITIMER_REAL, 0)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
+    confinement.detach_descriptors(keep)
+    if memory is not None:
+        confinement.limit_memory(memory)
+    # The filter binds the thread that installs it and the threads it starts after: so before
+    # the child's first thread of its own.
+    confinement.refuse_reaching_out()
+    exit_when_orphaned(parent)
 
 
 def _end_child(owner: int, pid: int, status: list[int], fds: tuple[int, ...]) -> None:

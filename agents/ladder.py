@@ -17,6 +17,7 @@ a rung's games against an agent are the same whichever other agents are rated in
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -34,9 +35,11 @@ from ttt_solve.agents.spec import parse_spec
 from ttt_solve.agents.tournament import Pairing, play_pairs
 from ttt_solve.book.ladder import (
     LADDER,
+    NO_AGENT,
     LadderKey,
     LadderRow,
     cached_ladders,
+    forfeits_of,
     read_rows,
     write_batch,
 )
@@ -53,8 +56,8 @@ class LadderError(TttError, ValueError):
 @dataclass(frozen=True)
 class AgentRating:
     """One agent rated on the ladder: the games played now (0: all from the cache) and how
-    many of them it forfeited by failing a move (``None`` when none was played now: the cache
-    keeps results, not why), and its audit's accuracy and perfection over the positions asked
+    many of its games it forfeited by failing a move (``None`` where a cache written before it
+    kept them does not say), and its audit's accuracy and perfection over the positions asked
     and its failed moves there (``None`` when not audited). Its rating is in
     :attr:`LadderRatings.table`."""
 
@@ -256,7 +259,7 @@ def rate_on_ladder(
         rating, own = _rated_agent(now, spec, rungs, cached, truth, sample, seed, jobs)
         results.append(rating)
         if own is not None:
-            games_of.append((spec, pairings_of(own, [*rungs, spec])))
+            games_of.append((spec, pairings_of(own, [*rungs, rated_name(own, rungs)])))
     return LadderRatings(
         rules, ladder, key, fit, extend(fit, games_of), played, tuple(results), book=book.describe()
     )
@@ -281,9 +284,19 @@ def _plan(
     """The pairs that play now, in order: the ladder's own (when ``ladder``), then each agent
     not a rung against each rung, unless its games are cached (and may be)."""
     plan = list(itertools.combinations(rungs, 2)) if ladder else []
-    cached_agents = {row.rated for row in cached if _cacheable(makers.get(row.rated))}
-    new_agents = [spec for spec in makers if spec not in rungs and spec not in cached_agents]
+    cached_agents = {row.rated for row in cached}
+    new_agents = [
+        spec
+        for spec in makers
+        if spec not in rungs and _stored_as(makers[spec]) not in cached_agents
+    ]
     return plan + [(spec, rung) for spec in new_agents for rung in rungs]
+
+
+def _stored_as(maker: Any) -> str | None:
+    """The name a rated agent's games are cached under: what it runs (an edited file is
+    another agent), found again however its spec is spelled; ``None`` for one never cached."""
+    return identity(maker) if _cacheable(maker) else None
 
 
 def _ladder_rows(
@@ -314,13 +327,17 @@ def _rated_agent(
     rung, whose games are the ladder's), and its audit when there is a ``truth``."""
     played, forfeits, own = 0, None, None
     if spec not in rungs:
-        cacheable = _cacheable(now.makers[spec])
-        own = [row for row in cached if row.rated == spec] if cacheable else []
+        name = _stored_as(now.makers[spec])
+        own = [row for row in cached if name is not None and row.rated == name]
         if not own:
-            own, forfeits = now.play([*rungs, spec], [(len(rungs), k) for k in range(len(rungs))])
-            if cacheable:
-                own = now.stored(spec, own)
+            row_name = spec if name is None else _row_name(spec, name)
+            pairs = [(len(rungs), k) for k in range(len(rungs))]
+            own, forfeits = now.play([*rungs, spec], pairs, row_name)
+            if name is not None:
+                own = now.stored(name, [*own, LadderRow(row_name, NO_AGENT, forfeits, 0, 0)])
             played = len(rungs) * now.key.games
+        else:
+            forfeits = forfeits_of(own)
     if truth is None:
         return AgentRating(spec, played, sample=sample, forfeits=forfeits), own
     summary = evaluate(
@@ -370,8 +387,11 @@ class _GamesNow:
         if self.progress is not None:
             self.progress(self.done + finished, self.total)
 
-    def play(self, names: list[str], pairs: list[tuple[int, int]]) -> tuple[list[LadderRow], int]:
-        """The pairs' games as cache rows, and the games the last name forfeited."""
+    def play(
+        self, names: list[str], pairs: list[tuple[int, int]], stored_as: str | None = None
+    ) -> tuple[list[LadderRow], int]:
+        """The pairs' games as cache rows, and the games the last name forfeited; in the rows,
+        the last name is ``stored_as`` where it is given."""
         self.clock.last = time.perf_counter()  # what came between (a fit, an audit) is no game's
         players = [self.makers.get(name) or AgentMaker(name, self.db) for name in names]
         pairings = play_pairs(
@@ -389,7 +409,7 @@ class _GamesNow:
         self.done += len(pairs) * self.key.games
         last = len(names) - 1
         forfeits = sum(p.a_forfeits if p.a == last else p.b_forfeits for p in pairings)
-        return rows_of(pairings, names), forfeits
+        return rows_of(pairings, [*names[:last], stored_as or names[last]]), forfeits
 
     def ladder(self, rungs: list[str]) -> tuple[list[LadderRow], int]:
         """The ladder's own games, every pair of rungs, played and cached; and their number."""
@@ -425,6 +445,22 @@ class _Clock:
             self.done, self.last = done, now
         remaining = Counter(self.order[done:])
         return seconds_left(self.finished, remaining)
+
+
+def rated_name(rows: Sequence[LadderRow], rungs: Sequence[str]) -> str:
+    """The name a rated agent's cached games give it (its spec when they were played)."""
+    for row in rows:
+        for name in (row.x_agent, row.o_agent):
+            if name not in rungs and name != NO_AGENT:
+                return name
+    return ""
+
+
+def _row_name(spec: str, stored: str) -> str:
+    """The name a rated agent's cached rows give it: its spec, and the code it ran where that
+    is a file's (a spec's games before and after an edit are two agents, each its rows)."""
+    code = re.search(r"sha256:([0-9a-f]{8})", stored)
+    return spec if code is None else f"{spec} (code {code[1]})"
 
 
 def _cacheable(maker: Any) -> bool:
@@ -464,11 +500,14 @@ def from_cache(book: Any, rules: Rules) -> list[LadderRatings]:
                 rules,
             )
         fit = rate(pairings_of(ladder_rows, rungs), rungs, seed=key.seed)
+        batches = [[row for row in rows if row.rated == agent] for agent in agents]
+        names = [rated_name(batch, rungs) for batch in batches]
         games_of = [
-            (spec, pairings_of([row for row in rows if row.rated == spec], [*rungs, spec]))
-            for spec in agents
+            (name, pairings_of(batch, [*rungs, name])) for name, batch in zip(names, batches)
         ]
         table = extend(fit, games_of)
-        rated = tuple(AgentRating(spec, 0) for spec in agents)
+        rated = tuple(
+            AgentRating(name, 0, forfeits=forfeits_of(batch)) for name, batch in zip(names, batches)
+        )
         out.append(LadderRatings(rules, ladder, key, fit, table, 0, rated))
     return out

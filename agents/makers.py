@@ -16,6 +16,7 @@ from typing import Any
 
 from ttt_solve.agents.adapters import Adapter, CallableAgent, describe
 from ttt_solve.agents.base import Agent
+from ttt_solve.agents.isolation import DEFAULT_MEMORY_MIB
 from ttt_solve.agents.parallel import AgentMaker
 
 
@@ -39,14 +40,16 @@ def agent_maker(
     symbols: Any = None,
     side: str | None = None,
     timeout: float | None = None,
+    memory: float | None = DEFAULT_MEMORY_MIB,
     name: str | None = None,
 ) -> AgentMaker | InstanceMaker:
     """The maker of ``agent``: a spec string's :class:`AgentMaker` (which may run in other
     processes), or one of ours, an object with ``select_move`` or a function, adapted to the
     board it reads (:class:`~ttt_solve.agents.adapters.Adapter`: ``board``, ``symbols``,
     ``side``) and run with ``timeout`` seconds a move in a child process of its own where one
-    is given. A function given no ``board`` is handed the project's ``Position``; if it reads
-    it as another board, that is an error naming ``board=``, not a failed move."""
+    is given, that process growing by at most ``memory`` MiB. A function given no ``board`` is
+    handed the project's ``Position``; if it reads it as another board, that is an error
+    naming ``board=``, not a failed move."""
     adapted = board is not None or symbols is not None or side is not None
     if isinstance(agent, str):
         if adapted or timeout is not None:
@@ -71,6 +74,7 @@ def agent_maker(
             Adapter.make(board, symbols, side),
             spec=label,
             timeout=timeout,
+            memory=memory,
             board_named=board is not None,
         )
     )

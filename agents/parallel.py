@@ -54,7 +54,7 @@ def _process_book(db: str) -> Any:
     if db not in _BOOKS:
         from ttt_solve.book.reader import open_book
 
-        _BOOKS[db] = _EXIT.enter_context(open_book(db))
+        _BOOKS[db] = _EXIT.enter_context(open_book(db, read_only=True))
     return _BOOKS[db]
 
 

@@ -8,11 +8,13 @@ with the project's agent interface: ``select_move(position) -> cell`` (a
 :class:`agents.base.Agent` subclass is the natural choice, but any such object will do).
 
 Parameter values are typed the obvious way: ``true``/``false`` (any case) become booleans,
-whole numbers ``int``, other numbers ``float``, anything else stays a string. Two parameters
+whole numbers ``int``, other numbers ``float``, anything else stays a string. Three parameters
 are the project's own and are not passed to the factory: ``book=true`` (play the book's move
-where it holds the position) and ``timeout=SECONDS`` (a time limit per move, as ``cmd:``
-engines have: the agent's moves then run in a child process of its own, killed when a move
-takes longer, which is counted as a ``timeout`` failure; see :mod:`agents.isolation`).
+where it holds the position), ``timeout=SECONDS`` (a time limit per move, as ``cmd:``
+engines have, 10 s unless told: the agent's moves run in a child process of its own, killed
+when a move takes longer, which is counted as a ``timeout`` failure; see
+:mod:`agents.isolation`; ``timeout=none`` runs them in this process, unbounded) and
+``memory=MIB`` (how much that process may grow, 2048 MiB unless told; ``none``: no limit).
 
 ``py:module:function,board=SHAPE[,symbols=X/O/space][,side=name|symbol]`` names an agent
 written against a board of its own instead: ``function`` is its move function, handed the
@@ -48,6 +50,12 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ttt_solve.agents.adapters import Adapter, AdapterError, CallableAgent
 from ttt_solve.agents.base import Agent
+from ttt_solve.agents.isolation import (
+    DEFAULT_MEMORY_MIB,
+    DEFAULT_MOVE_SECONDS,
+    MAX_MEMORY_MIB,
+    check_memory,
+)
 from ttt_solve.agents.spec import BOOK, AgentSpecError, Spec, _convert
 from ttt_solve.errors import TttError
 
@@ -117,12 +125,20 @@ def parse(text: str, rest: str) -> Spec:
             params["book"] = _convert(text, "py", "book", raw, BOOK)
         elif key == "timeout":
             params["timeout"] = _seconds(text, raw)
+        elif key == "memory":
+            params["memory"] = _mebibytes(text, raw)
         elif key in _ADAPTER_PARAMS:
             params[key] = raw if key != "symbols" else _symbols(text, raw)
         else:
             params[key] = _typed(raw)
     params.setdefault("book", False)
-    params.setdefault("timeout", None)
+    params.setdefault("timeout", DEFAULT_MOVE_SECONDS)
+    if params["timeout"] is None and params.get("memory") is not None:
+        raise AgentSpecError(
+            f"{text!r}: memory= limits the agent's own process, which timeout=none does not "
+            f"give it; drop one of them"
+        )
+    params.setdefault("memory", DEFAULT_MEMORY_MIB)
     adapter = None
     if attributes or any(key in params for key in _ADAPTER_PARAMS):
         try:
@@ -141,6 +157,7 @@ def parse(text: str, rest: str) -> Spec:
             "kwargs": {k: v for k, v in params.items() if k not in _OWN_PARAMS},
             "book": params["book"],
             "timeout": params["timeout"],
+            "memory": params["memory"],
             "adapter": adapter,
         },
         text,
@@ -151,7 +168,7 @@ _ADAPTER_PARAMS = ("board", "symbols", "side")
 """With ``board=``, the target is the agent's move function itself, handed that board (see
 :mod:`agents.adapters`); ``symbols=X/O/space`` and ``side=name|symbol`` as there."""
 
-_OWN_PARAMS = ("book", "timeout", *_ADAPTER_PARAMS)
+_OWN_PARAMS = ("book", "timeout", "memory", *_ADAPTER_PARAMS)
 """Parameters of every ``py:`` agent, kept from the factory."""
 
 
@@ -171,8 +188,10 @@ def _symbols(text: str, raw: str) -> tuple[object, object, object]:
     )
 
 
-def _seconds(text: str, raw: str) -> float:
-    """The ``timeout=`` of a spec: seconds, above 0 and at most a day."""
+def _seconds(text: str, raw: str) -> float | None:
+    """The ``timeout=`` of a spec: seconds, above 0 and at most a day; ``none``: no limit."""
+    if raw.lower() == "none":
+        return None
     try:
         seconds = float(raw)
     except ValueError:
@@ -180,9 +199,22 @@ def _seconds(text: str, raw: str) -> float:
     if not (math.isfinite(seconds) and 0 < seconds <= 86_400):
         raise AgentSpecError(
             f"py parameter timeout={raw!r} in {text!r}: expected seconds between 0 and "
-            f"86400 (e.g. timeout=2)"
+            f"86400 (e.g. timeout=2), or none to run the agent in ttt's own process"
         )
     return seconds
+
+
+def _mebibytes(text: str, raw: str) -> float | None:
+    """The ``memory=`` of a spec: MiB its process may grow by; ``none``: no limit."""
+    if raw.lower() == "none":
+        return None
+    try:
+        return check_memory(float(raw))
+    except (ValueError, TypeError):
+        raise AgentSpecError(
+            f"py parameter memory={raw!r} in {text!r}: expected MiB between 16 and "
+            f"{MAX_MEMORY_MIB} (e.g. memory=4096), or none for no limit"
+        ) from None
 
 
 _OLD_PACKAGES = ("agents", "solver", "book", "cli")
@@ -389,10 +421,11 @@ class PluginAgent(CallableAgent):
         book: Book | None = None,
         spec: str | None = None,
         timeout: float | None = None,
+        memory: float | None = DEFAULT_MEMORY_MIB,
         adapter: Adapter | None = None,
     ) -> None:
         move = inner if adapter is not None else inner.select_move
-        super().__init__(rng, move, adapter, book=book, spec=spec, timeout=timeout)
+        super().__init__(rng, move, adapter, book=book, spec=spec, timeout=timeout, memory=memory)
         self.inner = inner
 
 
@@ -409,12 +442,11 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
             f"{spec.text!r}: {params['module']!r} has no callable "
             f"{name!r}; it has: {', '.join(sorted(names)) or '-'}"
         )
+    limits = {"timeout": params["timeout"], "memory": params["memory"]}
     adapter = params.get("adapter")
     if adapter is not None:  # the target is the move function itself
         move = _move_function(spec, target)
-        return PluginAgent(
-            rng, move, book=book, spec=spec.text, timeout=params["timeout"], adapter=adapter
-        )
+        return PluginAgent(rng, move, book=book, spec=spec.text, adapter=adapter, **limits)
     arguments = ", ".join(["rng", *(f"{k}={v!r}" for k, v in params["kwargs"].items())])
     call = f"{name}({arguments})"
     inner = _made(spec, call, lambda: target(rng, **params["kwargs"]))
@@ -423,7 +455,7 @@ def build(spec: Spec, rng: random.Random, book: Book | None) -> Agent:
             f"{spec.text!r}: {name} returned "
             f"{type(inner).__name__}, which has no select_move(position) method"
         )
-    return PluginAgent(rng, inner, book=book, spec=spec.text, timeout=params.get("timeout"))
+    return PluginAgent(rng, inner, book=book, spec=spec.text, **limits)
 
 
 def _move_function(spec: Spec, target: Any) -> Callable[..., Any]:
@@ -434,7 +466,7 @@ def _move_function(spec: Spec, target: Any) -> Callable[..., Any]:
     if kwargs and not params["made"]:
         raise AgentSpecError(
             f"{spec.text!r}: the target is the agent's move function, which takes no "
-            f"parameters; give only book=, timeout=, board=, symbols=, side= (or name a "
+            f"parameters; give only book=, timeout=, memory=, board=, symbols=, side= (or name a "
             f"method of an instance made with them: py:file.py:Player().move,depth=2)"
         )
     if params["made"]:

@@ -15,6 +15,7 @@ Needs the rl and notebook extras (PettingZoo's tic-tac-toe imports pygame).
 
     python bench/bench_rl.py
     python bench/bench_rl.py --games 2000 --repeat 7
+    python bench/bench_rl.py --new-positions --games 300   # 4x4 k=3: new positions
 """
 
 from __future__ import annotations
@@ -40,10 +41,12 @@ from ttt_solve.rl import aec  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
+THREE = Rules(3, 3, 3)
 
-def games_of(count: int, seed: int) -> list[list[int]]:
-    """Random games as PettingZoo's actions (3x3: action = col * 3 + row)."""
-    rules, rng = Rules(3, 3, 3), random.Random(seed)
+
+def games_of(count: int, seed: int, rules: Rules = THREE) -> list[list[int]]:
+    """Random games as PettingZoo's actions (column by column: on 3x3, col * 3 + row)."""
+    rng = random.Random(seed)
     games = []
     for _ in range(count):
         position, actions = Position.start(rules), []
@@ -71,12 +74,59 @@ def replay(env, games: list[list[int]], observe: bool) -> tuple[float, int]:
     return spent, steps
 
 
+NEW_POSITIONS = Rules(4, 4, 3)
+"""The board of ``--new-positions``: big enough that random games rarely meet a position
+twice (about 6 million reachable), small enough to solve in seconds."""
+
+
+def new_positions(count: int, seed: int) -> None:
+    """What the truth costs where nearly every position is new: one pass over ``count``
+    random games of :data:`NEW_POSITIONS`, truth off, from a book, and by live search."""
+    rules = NEW_POSITIONS
+    games = games_of(count, seed, rules)
+    dims = {"rows": rules.rows, "cols": rules.cols, "k": rules.k}
+    with tempfile.TemporaryDirectory() as folder:
+        db = os.path.join(folder, "bench.sqlite")
+        solve(rules, db)
+        with open_book(db) as book:
+            kinds = {
+                "truth off": {"truth": False},
+                "truth from the book": {"book": book},
+                "truth by live search (no book)": {},
+            }
+            rows = []
+            for name, options in kinds.items():
+                spent, steps = replay(aec.env(**dims, **options), games, observe=False)
+                rows.append((name, f"{spent / steps * 1e6:.0f}"))
+    off = float(rows[0][1])
+    print(
+        f"{count} random {rules.name} games ({steps} steps, one pass: most positions "
+        f"met once); Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        tabulate(
+            [(name, step, f"{float(step) / off:.1f}x") for name, step in rows],
+            headers=("mnk_v0", "step (us)", "vs truth off"),
+            colalign=("left", "right", "right"),
+        )
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--new-positions",
+        action="store_true",
+        help=f"measure instead what the truth costs in games of {NEW_POSITIONS.name}, where "
+        "nearly every position is new",
+    )
     args = parser.parse_args()
+    if args.new_positions:
+        new_positions(args.games, args.seed)
+        return
     games = games_of(args.games, args.seed)
     with tempfile.TemporaryDirectory() as folder:
         db = os.path.join(folder, "bench.sqlite")

@@ -4,8 +4,10 @@ A reference ladder (:mod:`agents.ladder`) is a fixed set of agents, its rungs, t
 other once per game; agents rated later play the rungs. Both kinds of games are kept here, a
 row per pair of agents and colour (``x_wins``, ``draws``, ``o_wins``), under a
 :class:`LadderKey`: the ladder's name (which stands for its rungs), the games per pair and the
-seed. ``rated`` says which batch wrote a row: ``""`` for the ladder's own games, else the spec
-of the agent rated.
+seed. ``rated`` says which batch wrote a row: ``""`` for the ladder's own games, else what the
+agent rated runs (:func:`agents.identity.identity`: a program or a Python file by its contents),
+the agents being named in ``x_agent`` and ``o_agent`` by their specs. A rated agent's batch
+also holds its forfeits, in a row of its own (:data:`NO_AGENT`).
 
 A batch is written in **one transaction** (:func:`write_batch`): the ladder is in the book
 whole or not at all, and so is each rated agent's set of games. Two runs that play the same
@@ -28,6 +30,10 @@ from ttt_solve.solver.rules import Rules
 
 LADDER = ""
 """``rated`` of the ladder's own games."""
+NO_AGENT = ""
+"""``o_agent`` of the one row of a rated agent's batch that holds no games but its forfeits:
+``x_agent`` is the agent, ``x_wins`` how many of its games it forfeited by failing a move.
+No agent has this name, so what pairs agents up passes the row by."""
 
 
 class LadderKey(NamedTuple):
@@ -104,6 +110,15 @@ def read_rows(book: Any, rules: Rules, key: LadderKey) -> list[LadderRow]:
         LadderRow(str(x), str(o), int(wins), int(draws), int(losses), str(rated))
         for x, o, wins, draws, losses, rated in found
     ]
+
+
+def forfeits_of(rows: Sequence[LadderRow]) -> int | None:
+    """How many games the rated agent of a batch forfeited (``None``: a batch cached before
+    forfeits were kept)."""
+    for row in rows:
+        if row.o_agent == NO_AGENT:
+            return row.x_wins
+    return None
 
 
 def cached_ladders(book: Any, rules: Rules) -> list[tuple[LadderKey, list[str]]]:

@@ -82,9 +82,12 @@ class Book:
         url: URL | str,
         *,
         rows: Database | None = None,
+        read_only: bool = False,
     ) -> None:
         self._engine = engine
         self.url = url
+        self.read_only = read_only
+        """Whether the book was opened only to read: an engine made later cannot write."""
         self._games: dict[Rules, GameInfo] = {}
         self._rows: Database = rows if rows is not None else _engine_rows(self.engine)
         self._tables: dict[int, Backend] = {}  # the backends of games stored as tables, by id
@@ -99,7 +102,7 @@ class Book:
             from ttt_solve.book import schema
 
             url = schema.database_url(self.url) if isinstance(self.url, str) else self.url
-            self._engine = schema.make_engine(url)
+            self._engine = schema.make_engine(url, read_only=self.read_only)
         return self._engine
 
     def close(self) -> None:
@@ -495,7 +498,8 @@ class Book:
         except (TypeError, ValueError, KeyError, AttributeError, TttError) as error:
             name = f"{row[1]}x{row[2]} k={row[3]}" if len(row) > 3 else "a game"
             raise self.damaged(
-                f"the games row of {name} cannot be read ({type(error).__name__}: {error})"
+                f"the games row of {name} cannot be read ({type(error).__name__}: {error})",
+                _rules_of_row(row),
             ) from None
 
     def _check_rows(self, rules: Rules, rows: Sequence[Sequence[Any]]) -> None:
@@ -608,6 +612,14 @@ def _check_schema(rows: Catalogue, db: str, create: bool) -> None:
         )
 
 
+def _rules_of_row(row: Sequence[Any]) -> Rules | None:
+    """The game a damaged ``games`` row is of, where its dimensions still read as one."""
+    try:
+        return Rules(*row[1:4])
+    except (TypeError, ValueError):
+        return None
+
+
 def _full_disk_hint(path: str | None) -> str:
     """Why SQLite could not open a book whose disk is full (it reports a "disk I/O error"
     when it cannot make the ``-shm`` index file beside the book), or ``""``."""
@@ -662,24 +674,23 @@ def open_book(
                 errors += (sa.exc.DBAPIError,)
                 url = schema.database_url(db)
                 shown = url.render_as_string(hide_password=True)
-                engine = schema.make_engine(url)
-                if read_only and engine.dialect.name == "postgresql":
-                    engine = engine.execution_options(postgresql_readonly=True)
-                book = Book(engine, url, rows=SqliteRows(path) if path else _engine_rows(engine))
+                engine = schema.make_engine(url, read_only=read_only and not create)
+                rows = SqliteRows(path) if path else _engine_rows(engine)
+                book = Book(engine, url, rows=rows, read_only=read_only and not create)
             else:
                 # Read-only only where it must be (or is asked): a read-only connection to a
                 # book in WAL mode leaves its -wal and -shm files behind when it closes.
                 read_only = read_only or not writable(path)
-                book = Book(None, db, rows=SqliteRows(path, read_only=read_only))
+                rows = SqliteRows(path, read_only=read_only)
+                book = Book(None, db, rows=rows, read_only=read_only)
             _check_schema(book._rows, shown, create)
             if create:
                 ensure_schema(book.engine)
         except errors as error:
             reason = " ".join(str(getattr(error, "orig", None) or error).split())
             if _DAMAGE.search(reason):
-                raise DamagedBookError(
-                    f"book {shown} looks damaged: the database says: {reason}; restore it "
-                    f"from a copy or solve its games again into a new book"
+                raise DamagedBookError(  # the fix, to restore or solve again: fixes.py
+                    f"book {shown} looks damaged: the database says: {reason}"
                 ) from None
             raise BookNotFoundError(
                 f"cannot read a book at {shown}: {reason}{_full_disk_hint(path)}"

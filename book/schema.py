@@ -139,8 +139,9 @@ def is_postgresql(url: URL) -> bool:
 _SQLITE_BUSY_SECONDS = 600  # how long a writer waits for another's lock before it fails
 
 
-def make_engine(url: URL) -> Engine:
-    """An engine with this project's SQLite settings.
+def make_engine(url: URL, read_only: bool = False) -> Engine:
+    """An engine with this project's SQLite settings; ``read_only``: one that cannot write
+    (a SQLite file opened in SQLite's read-only mode, PostgreSQL in read-only transactions).
 
     SQLite: WAL journal (readers keep reading while a game is written), a generous busy
     timeout (a second writer waits instead of failing), and transactions begun by us:
@@ -151,8 +152,15 @@ def make_engine(url: URL) -> Engine:
     Raises :class:`~book.errors.BookNotFoundError` quoting the URL when SQLAlchemy has no
     dialect or driver for it (``foo://``, or ``postgresql+psycopg`` without psycopg installed).
     """
+    path = sqlite_path(url)
+    options: dict[str, Any] = {}
+    if read_only and path is not None:
+        from ttt_solve.book.sqliterows import read_only_uri
+
+        uri = read_only_uri(path)
+        options["creator"] = lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
     try:
-        engine = sa.create_engine(url)
+        engine = sa.create_engine(url, **options)
     except (ImportError, sa.exc.ArgumentError) as error:
         shown = url.render_as_string(hide_password=True)
         hint = " (install the driver: pip install 'psycopg[binary]')" if is_postgresql(url) else ""
@@ -165,7 +173,7 @@ def make_engine(url: URL) -> Engine:
             cursor = dbapi_connection.cursor()
             cursor.execute(f"PRAGMA busy_timeout = {_SQLITE_BUSY_SECONDS * 1000}")
             cursor.execute("PRAGMA foreign_keys = ON")
-            if sqlite_path(url):
+            if path is not None and not read_only:
                 _switch_to_wal(cursor)
                 cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.close()
@@ -175,6 +183,8 @@ def make_engine(url: URL) -> Engine:
             mode = "IMMEDIATE" if connection.get_execution_options().get("write") else "DEFERRED"
             connection.exec_driver_sql(f"BEGIN {mode}")
 
+    if read_only and is_postgresql(url):
+        engine = engine.execution_options(postgresql_readonly=True)
     return engine
 
 

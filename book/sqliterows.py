@@ -31,7 +31,7 @@ class SqliteRows(BlockReads):
         # A Book may be handed between threads, as the SQLAlchemy pool allowed; this SQLite is
         # built serialized (sqlite3.threadsafety == 3), so sharing the connection is safe.
         self.connection = sqlite3.connect(
-            _read_only_uri(path) if read_only else path,
+            read_only_uri(path) if read_only else path,
             isolation_level=None,
             check_same_thread=sqlite3.threadsafety != 3,
             uri=read_only,
@@ -78,7 +78,7 @@ def writable(path: str) -> bool:
     return os.access(path, os.W_OK) and os.access(os.path.dirname(path) or ".", os.W_OK)
 
 
-def _read_only_uri(path: str) -> str:
+def read_only_uri(path: str) -> str:
     """The URI that opens a book file only to read it.
 
     ``mode=ro`` where the folder is writable: SQLite still needs to make the write-ahead log's

@@ -101,7 +101,7 @@ def audit(
     sample = grading_sample(grading, plot_path, as_json, as_csv)
     games = grading.games
     engine = parse_spec(agent_spec).name == "cmd"
-    with open_book(db) as book:
+    with open_book(db, read_only=True) as book:
         truth = Truth(book, rules)
         progress = LazyProgress("auditing", enabled=not quiet)
         try:

@@ -8,6 +8,7 @@ import functools
 import io
 import logging
 import os
+import resource
 import signal
 import sqlite3
 import sys
@@ -21,7 +22,7 @@ import click
 
 from ttt_solve.book.defaults import DEFAULT_DB
 from ttt_solve.cli import signals
-from ttt_solve.errors import TttError, quoted
+from ttt_solve.errors import TttError, printable, quoted
 from ttt_solve.presentation.numbers import count as count  # what the commands print counts with
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.rules import Rules, parse_size
@@ -33,7 +34,8 @@ class CliError(click.ClickException):
     exit_code = 2
 
     def format_message(self) -> str:
-        return " ".join(self.message.split())  # one line, whatever the message held
+        # one line whatever the message held, and no character that would act on a terminal
+        return printable(" ".join(self.message.split()))
 
 
 class BugError(click.ClickException):
@@ -46,7 +48,7 @@ class BugError(click.ClickException):
     exit_code = 1
 
     def __init__(self, error: Exception) -> None:
-        detail = " ".join(str(error).split())
+        detail = printable(" ".join(str(error).split()))
         super().__init__(
             f"this is a bug in ttt-solve: {type(error).__name__}"
             f"{': ' + detail if detail else ''} (run again with --debug, or with the "
@@ -245,10 +247,21 @@ def _disk_full_message(error: BaseException) -> str:
 
 def os_error_message(error: OSError) -> str:
     """One line for an input/output error: what failed and where."""
-    reason = error.strerror or str(error)
+    reason = write_failure(error)
     if error.filename is None:  # a write to standard output or error
         return f"cannot write the output: {reason}"
     return f"{reason}: {error.filename}"
+
+
+def write_failure(error: OSError) -> str:
+    """Why a write failed, in words; a file past the process's file-size limit names it."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if error.errno == errno.EFBIG and limit != resource.RLIM_INFINITY:
+        return (
+            f"the file reached this process's file-size limit of {limit:,} bytes (ulimit -f); "
+            f"raise the limit or write less"
+        )
+    return error.strerror or str(error)
 
 
 def silence_stdout() -> None:
@@ -280,7 +293,7 @@ def run_entry(command: click.Command, prog_name: str) -> None:
     except OSError as error:
         silence_stdout()
         try:
-            click.echo(f"Error: {os_error_message(error)}", err=True)
+            click.echo(f"Error: {printable(os_error_message(error))}", err=True)
         except OSError:
             pass  # stderr is unwritable too: the exit status is all that is left
         sys.exit(2)

@@ -185,7 +185,7 @@ def _open(db: str, rating: bool) -> Any:
         from ttt_solve.agents.ladder import open_ladder_book  # SQLAlchemy: not for --help
 
         return open_ladder_book(db)
-    return open_book(db)
+    return open_book(db, read_only=True)
 
 
 def _rated(

@@ -25,7 +25,7 @@ from ttt_solve.book.rowfilter import Condition, RowFilter
 from ttt_solve.book.urls import book_files
 from ttt_solve.cli.common import CliError, db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command
-from ttt_solve.cli.output import output_file, refuse_book_as_output
+from ttt_solve.cli.output import output_file, refuse_book_as_output, write_all
 from ttt_solve.presentation.numbers import count
 from ttt_solve.solver.rules import Rules
 
@@ -114,10 +114,12 @@ def export(
                     chunks = text_chunks(
                         book, rules, fmt, where=where, expand=expand, counts=counts
                     )
+                    stream.flush()
                     with closing(chunks):
                         for chunk in chunks:
-                            stream.write(chunk.decode("utf-8"))
+                            write_all(stream.buffer, chunk)  # type: ignore[attr-defined]
                     written, terminal = counts
+                stream.flush()  # here, where a failed write is an error: not at exit, unseen
             except BrokenPipeError:
                 # The reader stopped early (| head): not an error. Point stdout at nothing so
                 # that Python's exit flush does not fail again.

@@ -19,9 +19,9 @@ import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import IO
+from typing import IO, Any
 
-from ttt_solve.cli.common import CliError
+from ttt_solve.cli.common import CliError, write_failure
 
 try:
     import fcntl
@@ -61,6 +61,7 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
             with open(output, "w", encoding="utf-8", newline="") as stream:
                 yield stream
         except OSError as error:
+            _raise_unless_the_outputs(error, output)
             raise _cannot_write(output, error) from None
         return
     try:
@@ -83,10 +84,23 @@ def output_file(output: str, book_files: Iterable[str] = ()) -> Iterator[IO[str]
         os.replace(temporary, output)
     except OSError as error:
         _remove(temporary)
+        _raise_unless_the_outputs(error, output, temporary)
         raise _cannot_write(output, error) from None
     except BaseException:
         _remove(temporary)
         raise
+
+
+def write_all(binary: Any, data: bytes) -> None:
+    """Write all of ``data`` to a binary stream, or raise. An unbuffered stream (standard
+    output under ``python -u`` or ``PYTHONUNBUFFERED``) may take part of a write, as at a
+    file-size limit; a text stream over it drops the rest without a word."""
+    view = memoryview(data)
+    while view:
+        written = binary.write(view)
+        if written is None:  # a non-blocking output that takes nothing now
+            raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+        view = view[written:]
 
 
 def _part_prefix(output: str) -> str:
@@ -146,6 +160,13 @@ def remove_stale_parts(output: str) -> list[str]:
     return removed
 
 
+def _raise_unless_the_outputs(error: OSError, *paths: str) -> None:
+    """Raise ``error`` again where it names a file other than the output's ``paths``: a file
+    read while the output was written (the book's table, say) failed, not the output."""
+    if error.filename is not None and os.fspath(error.filename) not in paths:
+        raise error
+
+
 def _cannot_write(output: str, error: OSError) -> CliError:
     """One line for a failed write of ``output``; a full disk says how to go on."""
     if error.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -153,7 +174,7 @@ def _cannot_write(output: str, error: OSError) -> CliError:
             f"no space left on the disk while writing the output {output}; "
             f"free some space and run again"
         )
-    return CliError(f"cannot write {output}: {error.strerror or error}")
+    return CliError(f"cannot write {output}: {write_failure(error)}")
 
 
 def _remove(path: str) -> None:

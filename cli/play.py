@@ -39,7 +39,7 @@ HELP_LINE = "moves: a cell like b2 or an index like 4; undo, hint, quit"
 def _open_truth(stack: ExitStack, db: str, rules: Rules, needs_book: bool):  # noqa: ANN202
     """The book and its truth for this game, or ``(book or None, None)`` with a warning."""
     try:
-        book = stack.enter_context(open_book(db))
+        book = stack.enter_context(open_book(db, read_only=True))
     except BookError as error:
         if needs_book:
             raise

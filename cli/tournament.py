@@ -123,7 +123,7 @@ def tournament(
     with ExitStack() as stack:
         book = None
         if any(p.needs_book for p in parsed):
-            book = stack.enter_context(open_book(db))
+            book = stack.enter_context(open_book(db, read_only=True))
             book.game(rules)
         makers = [AgentMaker(spec, db) for spec in specs]
         progress = LazyProgress("playing", enabled=not quiet)

@@ -268,10 +268,18 @@ _PLOT = 300  # the width of the plotting area, both sides and the draw column
 _MARGIN = 14  # room on the right for a ring on the edge, without the notes
 
 
-def _ticks(limit: int) -> list[int]:
-    """Whole-number remoteness ticks from 0 to ``limit``, a readable number of them."""
-    step = 1 if limit <= 10 else 2 if limit <= 20 else 5 if limit <= 50 else 10
-    return list(range(0, limit + 1, step))
+_TICK_DIGIT = 0.62 * 11  # the width of a digit of a tick's label (11 px), about
+_TICK_GAP = 6  # the least room between two tick labels
+
+
+def _ticks(limit: int, step: float) -> list[int]:
+    """Whole-number remoteness ticks from 0 to ``limit``, ``step`` apart a unit: every 1, 2,
+    5, 10, 20 or 50, the first whose labels stand apart, and none so near the middle that it
+    meets the other side's innermost label."""
+    label = len(str(limit)) * _TICK_DIGIT
+    every = next((n for n in (1, 2, 5, 10, 20, 50) if n * step >= label + _TICK_GAP), 100)
+    room = _PLOT / 2 - (label + _TICK_GAP) / 2  # from an edge to the last label's centre
+    return [tick for tick in range(0, limit + 1, every) if tick * step <= room]
 
 
 def _side(point: model.Point) -> str | None:
@@ -331,7 +339,7 @@ def value_history(
         f'fill="{STONES["o"]}" font-weight="bold">O wins →</text>',
     ]
     bottom = _HEAD + max(1, len(points)) * _ROW - _ROW / 2
-    for tick in _ticks(limit):
+    for tick in _ticks(limit, step):
         for x in {_LABELS + tick * step, _LABELS + _PLOT - tick * step}:
             parts.append(
                 f'<line x1="{_number(x)}" y1="{_HEAD - 8}" x2="{_number(x)}" '

@@ -114,6 +114,18 @@ def nothing_graded(summary: Summary) -> str:
     return "no move was graded" + (f": {'; '.join(why)}" if why else "") + "."
 
 
+def all_best(summary: Summary) -> str:
+    """What an audit whose graded moves were all best says where its costliest moves would
+    be: that they were, and that its failed moves, if any, were not."""
+    failed = summary.failures_total
+    if not failed:
+        return "every graded move was best."
+    return (
+        f"every move the agent made was best, but {failed:,} failed (listed below), "
+        f"counted against it."
+    )
+
+
 PLY_HEADERS = ["ply", "asked", "best", "sound", "blunders", "failed", "accuracy", "perfection"]
 
 
@@ -281,7 +293,7 @@ def text_lines(report: AuditReport, engine: bool, worst: int) -> list[str]:
         lines.append("\ncostliest moves (* the agent's move, + best moves):")
         lines += [worst_text(c, i, report.weighted) for i, c in enumerate(report.worst, 1)]
     elif worst and summary.moves:
-        lines.append("\nevery graded move was best.")
+        lines.append(f"\n{all_best(summary)}")
     return lines + _failure_lines(report, engine, worst)
 
 
@@ -338,7 +350,7 @@ def _worst_html(report: AuditReport) -> str:
     summary = report.summary
     if not report.worst:
         if summary.moves:
-            return "<div>Every graded move was best.</div>"
+            return f"<div>{escape(all_best(summary).capitalize())}</div>"
         return f"<div>{escape(nothing_graded(summary).capitalize())}</div>"
     boards = []
     for index, costly in enumerate(report.worst, 1):

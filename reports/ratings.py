@@ -159,15 +159,19 @@ def _agent_lines(result: LadderRatings, one: AgentRating) -> list[str]:
     indent = " " * len(one.agent)
     lines = [f"{one.agent}: rating {elo_interval(*rated.rating)}, {_place(result, one.agent)}"]
     if one.forfeits:
+        games = result.key.games * len(result.ladder.rungs)
         lines.append(
-            f"{indent}  forfeited {one.forfeits:,} of its {one.played:,} games "
+            f"{indent}  forfeited {one.forfeits:,} of its {games:,} games "
             f"by failing a move (each counted as lost; the rest were played)"
         )
     if one.failed_moves is not None:
         every = one.sample is None or one.graded < one.sample
         scope = "every position" if every else f"{one.graded:,} sampled positions"
         failed = (
-            f"; {one.failed_moves:,} failed moves, counted against it" if one.failed_moves else ""
+            f"; {one.failed_moves:,} failed move{'s' if one.failed_moves != 1 else ''}, "
+            "counted against it"
+            if one.failed_moves
+            else ""
         )
         lines.append(
             f"{indent}  accuracy {percent(one.accuracy)}, perfection "

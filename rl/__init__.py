@@ -8,9 +8,10 @@
 * :mod:`ttt_solve.rl.evalset`: frozen sets of decisive positions with their labels, and
   :mod:`ttt_solve.rl.evaluate`, a policy's score on one.
 
-The environments need the ``rl`` extra (``pip install 'ttt-solve[rl]'``); with it installed,
-importing this package registers them: ``pettingzoo.make("aec", "ttt_solve/mnk-v0", rows=4,
-cols=4, k=3)`` and ``gymnasium.make("ttt_solve/Mnk-v0", opponent="perfect")``. See docs/rl.md.
+The environments need the ``rl`` extra (``pip install -e '.[rl]'`` from a checkout); with it
+installed, importing this package registers them: ``pettingzoo.make("aec", "ttt_solve/mnk-v0",
+rows=4, cols=4, k=3)`` and ``gymnasium.make("ttt_solve/Mnk-v0", opponent="perfect")``. See
+docs/rl.md.
 """
 
 from __future__ import annotations

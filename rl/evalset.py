@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ttt_solve.agents.grading import drawn_from_index
 from ttt_solve.book.oracle import Oracle
@@ -61,6 +62,16 @@ TEST_SHARE = 0.2
 """The share of positions in the ``test`` split."""
 
 DEFAULT_COUNT = 2000
+
+PUBLISHED = {
+    "3x3k3-seed0-n2000": "b1ab1c36e834ad1d41f114ca7332acf16c7265b138346ed73f07e8a22679c767",
+    "4x4k3-seed0-n2000": "3a62f726401d77978c361d74d7660019a6d3dee3f277ad4a9edf3813e0f4cf29",
+    "4x4k4-seed0-n2000": "2b8067c1f50dbab7d47ca729b1a1a68bcced1a229f6c060d6a189470fedf2bc2",
+    "4x5k4-seed0-n2000": "797938f9f009cf1924b6d22d93feb2557fa9da1a87e3fc2f49f8fccc54b4e2d7",
+}
+"""The checksums of the published sets (``data/evalsets/``, docs/rl.md), by the name
+``ttt evalset`` gives their files: a file of that name is held to its set's checksum."""
+OUTCOMES = ("win", "draw", "loss")
 
 
 class EvalSetError(TttError, ValueError):
@@ -122,7 +133,7 @@ class EvalSet:
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError:
-            raise EvalSetError("Parquet needs pyarrow: pip install 'ttt-solve[notebook]'") from None
+            raise EvalSetError("Parquet needs pyarrow: pip install -e '.[notebook]'") from None
         table = pa.Table.from_pylist(list(self.records))
         metadata = {"format": FORMAT, "seed": str(self.seed), "checksum": self.checksum}
         table = table.replace_schema_metadata(metadata)
@@ -219,25 +230,165 @@ def build(
     return EvalSet(rules, seed, tuple(records))
 
 
-def load(path: str | Path) -> EvalSet:
-    """A set from its JSON lines or Parquet file (by the name's ending)."""
+def load(path: str | Path, checksum: str | None = None) -> EvalSet:
+    """A set from its JSON lines or Parquet file (by the name's ending), every record checked
+    (:func:`checked_records`). The set's checksum must be ``checksum`` where it is given, the
+    published one (:data:`PUBLISHED`) where the file is named as a published set, and a Parquet
+    file's own (in its metadata)."""
     path = Path(path)
+    records, seed, stored = _read(path)
+    rules = checked_records(records, path)
+    made = EvalSet(rules, seed, tuple({name: r[name] for name in FIELDS} for r in records))
+    found = made.checksum
+    name = path.name.partition(".")[0]
+    for expected, what in (
+        (stored, "the checksum in its metadata"),
+        (PUBLISHED.get(name), f"that of the published set {name}"),
+        (checksum, "the checksum asked for"),
+    ):
+        if expected is not None and expected != found:
+            raise EvalSetError(
+                f"{path}: its records' sha256 is {found}, not {expected}, {what}: the file was "
+                f"changed (or drawn from another book); rebuild it with ttt evalset"
+            )
+    return made
+
+
+def _read(path: Path) -> tuple[list[Any], int, str | None]:
+    """A file's records, the seed it says it was drawn with (-1: unsaid) and the checksum it
+    says it has (``None``: unsaid)."""
     try:
         if path.suffix == ".parquet":
-            import pyarrow.parquet as pq
-
-            table = pq.read_table(path)
-            records = table.to_pylist()
-            seed = int((table.schema.metadata or {}).get(b"seed", b"0"))
-        else:
-            records = [json.loads(line) for line in path.read_text().splitlines() if line]
-            seed = -1  # a JSON lines file does not say; its checksum names the set
+            return _read_parquet(path)
+        records = [json.loads(line) for line in path.read_text().splitlines() if line]
+        return records, -1, None  # a JSON lines file does not say; its checksum names the set
     except FileNotFoundError:
         raise EvalSetError(f"no evaluation set at {path}") from None
+    except IsADirectoryError:
+        raise EvalSetError(f"{path} is a folder, not an evaluation set") from None
+    except RecursionError:
+        raise EvalSetError(f"{path} is not an evaluation set: it nests too deep") from None
     except (ValueError, OSError) as error:
-        raise EvalSetError(f"{path} is not an evaluation set: {error}") from None
-    if not records or any(set(r) != set(FIELDS) for r in records):
-        raise EvalSetError(f"{path} is not an evaluation set: its records lack {FIELDS}")
-    rows, cols, k = (int(n) for n in records[0]["game"].replace("k", "x").split("x"))
-    records = [{name: record[name] for name in FIELDS} for record in records]
-    return EvalSet(Rules(rows, cols, k), seed, tuple(records))
+        raise EvalSetError(f"{path} is not an evaluation set: {_short(error)}") from None
+
+
+def _read_parquet(path: Path) -> tuple[list[Any], int, str | None]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise EvalSetError("Parquet needs pyarrow: pip install -e '.[notebook]'") from None
+    table = pq.read_table(path)
+    metadata = table.schema.metadata or {}
+    try:
+        seed = int(metadata.get(b"seed", b"0"))
+        stored = metadata[b"checksum"].decode() if b"checksum" in metadata else None
+    except (ValueError, UnicodeDecodeError):
+        raise EvalSetError(f"{path} is not an evaluation set: its metadata is none") from None
+    return table.to_pylist(), seed, stored
+
+
+_GAME = re.compile(r"(\d{1,2})x(\d{1,2})k(\d{1,2})")
+
+
+def checked_records(records: list[Any], path: Path | str) -> Rules:
+    """The game of a set's ``records``, each checked against it: fields of the right kinds,
+    a canonical key of a legal position the other fields describe, its legal moves exactly,
+    its best moves among them. Anything else is an :class:`EvalSetError` naming the file, the
+    line and the field."""
+    if not records:
+        raise EvalSetError(f"{path} is not an evaluation set: it holds no record")
+    rules = None
+    for line, record in enumerate(records, 1):
+        where = f"{path} is not an evaluation set: record {line}"
+        if not isinstance(record, dict) or set(record) != set(FIELDS):
+            raise EvalSetError(f"{where}: a record holds exactly the fields {', '.join(FIELDS)}")
+        game = record["game"]
+        if rules is None:
+            rules = _rules_of(game, where)
+        elif game != records[0]["game"]:
+            raise EvalSetError(
+                f"{where}: game {_short(game)}, where the set is of {records[0]['game']}: "
+                f"a set holds one game"
+            )
+        _check_record(record, rules, where)
+    assert rules is not None
+    return rules
+
+
+def _rules_of(game: Any, where: str) -> Rules:
+    found = _GAME.fullmatch(game) if isinstance(game, str) else None
+    if found is None:
+        raise EvalSetError(f"{where}: game {_short(game)} is no game (e.g. 3x3k3)")
+    try:
+        return Rules(*(int(n) for n in found.groups()))
+    except ValueError as error:
+        raise EvalSetError(f"{where}: game {game}: {error}") from None
+
+
+def _check_record(record: dict[str, Any], rules: Rules, where: str) -> None:
+    def refuse(name: str, what: str) -> NoReturn:
+        raise EvalSetError(f"{where}: {name} {_short(record[name])} {what}")
+
+    key = record["key"]
+    if not _whole(key) or not 0 <= key < 1 << 2 * rules.cells:
+        refuse("key", f"is no key of {rules.name}")
+    position = Position.from_key(rules, key)
+    if position.x & position.o or position.canonical_key != key or not _legal(position):
+        refuse("key", f"is no canonical key of a position of {rules.name}")
+    if record["position"] != str(position):
+        refuse("position", f"is not the position of its key ({position})")
+    if record["ply"] != position.ply or not _whole(record["ply"]):
+        refuse("ply", f"is not its position's ({position.ply})")
+    if record["to_move"] != position.to_move:
+        refuse("to_move", f"is not its position's ({position.to_move})")
+    if record["split"] not in ("train", "test"):
+        refuse("split", "is not train or test")
+    _check_value(record, "value", "remoteness", rules, refuse)
+    cells = record["move_cells"]
+    if not isinstance(cells, list) or cells != sorted(position.legal_moves()):
+        refuse("move_cells", "are not its position's legal moves, in order")
+    for name in ("move_values", "move_remoteness"):
+        if not isinstance(record[name], list) or len(record[name]) != len(cells):
+            refuse(name, "is no list of one entry per move")
+    for value, remoteness in zip(record["move_values"], record["move_remoteness"]):
+        _check_value({"v": value, "r": remoteness}, "v", "r", rules, _refuse_move(refuse))
+    best = record["best_moves"]
+    if not isinstance(best, list) or not best or any(cell not in cells for cell in best):
+        refuse("best_moves", "are not among its legal moves")
+
+
+def _refuse_move(refuse: Callable[[str, str], NoReturn]) -> Callable[[str, str], NoReturn]:
+    """The refusal of a move's value or remoteness, named by the list it stands in."""
+    names = {"v": "move_values", "r": "move_remoteness"}
+    return lambda name, what: refuse(names[name], f"hold an entry that {what}")
+
+
+def _check_value(
+    record: dict[str, Any],
+    value: str,
+    remoteness: str,
+    rules: Rules,
+    refuse: Callable[[str, str], NoReturn],
+) -> None:
+    if record[value] not in OUTCOMES:
+        refuse(value, "is not win, draw or loss")
+    if not _whole(record[remoteness]) or not 0 <= record[remoteness] <= rules.cells:
+        refuse(remoteness, f"is no number of plies from 0 to {rules.cells}")
+
+
+def _whole(value: Any) -> bool:
+    return type(value) is int
+
+
+def _legal(position: Position) -> bool:
+    try:
+        Position.parse(str(position), position.rules)
+    except ValueError:
+        return False
+    return True
+
+
+def _short(value: Any) -> str:
+    """``repr`` of what a file held, cut to a line's worth."""
+    text = repr(value) if not isinstance(value, BaseException) else str(value)
+    return text if len(text) <= 60 else f"{text[:57]}... ({len(text):,} characters)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ttt_solve.errors import TttError
 
-INSTALL = "pip install 'ttt-solve[rl]'"
+INSTALL = "pip install -e '.[rl]' (from a checkout of ttt-solve)"
 
 
 class RlExtraMissingError(TttError, ImportError):

@@ -17,6 +17,7 @@ the book where their spec asks for it.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -131,6 +132,10 @@ def make_opponent(spec: str | Policy, truth: Truth, rng: random.Random) -> Oppon
         try:
             rating = float(rest)
         except ValueError:
-            raise AgentSpecError(f"{text!r}: give a rating, e.g. rating:1200") from None
+            rating = math.nan
+        if not math.isfinite(rating):
+            raise AgentSpecError(
+                f"{text!r}: give a rating, a finite number on the ladder's scale, e.g. rating:1200"
+            )
         return AgentOpponent(rng, rung_of_rating(truth, rating), truth.book)
     return AgentOpponent(rng, text, truth.book)

@@ -7,7 +7,15 @@ or a policy, :mod:`ttt_solve.rl.opponents`) answers within the same ``step``.
 
 Rewards, for the learner: +1 for a win, -1 for a loss, 0 for a draw and for every move before
 the end; a move to a cell that is not empty ends the game at -1 (``info["illegal"]``), and an
-opponent's policy that answers one ends it at +1 (``info["opponent_illegal"]``).
+opponent's policy that answers one ends it at +1 (``info["opponent_illegal"]``). An action that
+is no whole number (``2.7``, ``"3"``, ``True``) is refused, as the wrapped ``mnk_v0`` refuses it.
+
+An opponent that answers no legal move at ``reset`` (as X, against a learner playing O) ends
+the episode before the learner's first move: ``reset``'s ``info`` says so
+(``opponent_illegal``, the result ``win`` with no moves), and the learner's next ``step``,
+whatever its action, returns the +1 with ``terminated``, as a ``step`` that the opponent's
+illegal answer ends does. A Gymnasium ``reset`` returns no reward; this is where the reward
+comes.
 
 ``shaping=w`` (0, off, by default) adds ``w * (s_move - s_position)`` to the reward of each
 learner move, where ``s`` is the sign (+1, 0, -1) of the value for the learner before the move
@@ -32,6 +40,7 @@ from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS  # noqa: E402
 from ttt_solve.rl.aec import AGENTS, action_of, cell_of, describe, raw_env  # noqa: E402
 from ttt_solve.rl.opponents import Policy, make_opponent  # noqa: E402
 from ttt_solve.rl.truth import Truth  # noqa: E402
+from ttt_solve.solver.errors import IllegalMoveError  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
@@ -49,6 +58,19 @@ class Played(NamedTuple):
 
     reward: float
     kept: tuple[bool, bool] | None
+
+
+def _action(action: Any) -> int:
+    """An action as a whole number: a Python or NumPy integer (a 0-d array of one too);
+    anything else, a ``bool`` among them, is refused as ``Discrete`` refuses it."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+        action = action[()]
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    raise IllegalMoveError(
+        f"action {action!r} ({type(action).__name__}) is no action: give a whole number, as "
+        f"Discrete spaces hold"
+    )
 
 
 class MnkVsOpponent(gymnasium.Env):
@@ -97,6 +119,9 @@ class MnkVsOpponent(gymnasium.Env):
         self.observation_space = self.game.observation_space(AGENTS[0])
         self.action_space = self.game.action_space(AGENTS[0])
         self._me = AGENTS[0]
+        self._forfeited = False
+        """Whether the opponent's illegal first answer ended the game at ``reset``, the
+        learner's +1 still to be handed by its next ``step``."""
 
     @property
     def opponent_agent(self) -> str:
@@ -112,9 +137,11 @@ class MnkVsOpponent(gymnasium.Env):
             side = "x" if self.np_random.integers(2) == 0 else "o"
         self._me = AGENTS[0] if side == "x" else AGENTS[1]
         self.game.reset()
-        info: dict[str, Any] = {}
+        self._forfeited = False
+        info: dict[str, Any] = {"opponent_action": None}
         if self._me == AGENTS[1]:
             info = self._opponent_moves()
+            self._forfeited = self._ended_by_the_opponent(info)
         return self.game.observe(self._me), {**self._truth_info(None), **info}
 
     def _truth_info(self, kept: tuple[bool, bool] | None) -> dict[str, Any]:
@@ -137,19 +164,30 @@ class MnkVsOpponent(gymnasium.Env):
         }
 
     def _opponent_moves(self) -> dict[str, Any]:
+        """The opponent's answer, played: ``opponent_action``, or ``opponent_illegal`` (and
+        ``opponent_action`` ``None``) where it answered no legal move."""
         game = self.game
         position = game.position
         cell = self.opponent.move(position, game.observe(self.opponent_agent))
         if not (0 <= cell < self.rules.cells) or (position.occupied >> cell) & 1:
-            return {"opponent_illegal": True}
+            return {"opponent_action": None, "opponent_illegal": True}
         action = action_of(self.rules, cell)
         game.step(action)
         return {"opponent_action": action}
 
+    def _ended_by_the_opponent(self, info: dict[str, Any]) -> bool:
+        """End the game as the learner's win where the opponent's answer was illegal."""
+        if not info.get("opponent_illegal"):
+            return False
+        game = self.game
+        game.terminations = dict.fromkeys(game.agents, True)
+        game.rewards[self._me] = 1
+        return True
+
     def step(self, action: Any) -> Step:
         played = self.play(action)
         if not isinstance(played, Played):
-            return played  # refused
+            return played  # refused, or ended at reset by the opponent
         return self.finish(played, self.answer())
 
     def play(self, action: Any) -> Played | Step:
@@ -157,13 +195,25 @@ class MnkVsOpponent(gymnasium.Env):
         refused. :meth:`step` is ``play``, :meth:`answer`, ``finish``; a vector environment
         runs each phase over its games and reads the truth of the batch in between."""
         game, me = self.game, self._me
+        action = _action(action)
+        if self._forfeited:  # the opponent's illegal first answer ended it at reset
+            self._forfeited = False
+            forfeit = {"opponent_action": None, "opponent_illegal": True}
+            return game.observe(me), 1.0, True, False, {**self._truth_info(None), **forfeit}
         if game.terminations[me]:
             raise RuntimeError("the game is over: call reset() before step()")
-        action = int(action)
         mask = game.observe(me)["action_mask"]
         if not 0 <= action < self.rules.cells or not mask[action]:
             game.terminations = dict.fromkeys(game.agents, True)
-            return game.observe(me), -1.0, True, False, {"illegal": True}
+            game.rewards[me] = -1
+            illegal = {"illegal": True, "opponent_action": None}
+            return (
+                game.observe(me),
+                -1.0,
+                True,
+                False,
+                {**self._truth_info((False, False)), **illegal},
+            )
         reward = 0.0
         kept = None
         if self.shaping or self.truth:
@@ -180,14 +230,12 @@ class MnkVsOpponent(gymnasium.Env):
         return bool(self.game.terminations[self._me])
 
     def answer(self) -> dict[str, Any]:
-        """The opponent's move, where the game goes on: its ``info`` entries."""
-        game, me = self.game, self._me
+        """The opponent's move, where the game goes on: its ``info`` entries
+        (``opponent_action`` ``None`` where it made none)."""
         if self.over:
-            return {}
+            return {"opponent_action": None}
         info = self._opponent_moves()
-        if info.get("opponent_illegal"):
-            game.terminations = dict.fromkeys(game.agents, True)
-            game.rewards[me] = 1
+        self._ended_by_the_opponent(info)
         return info
 
     def finish(self, played: Played, info: dict[str, Any]) -> Step:

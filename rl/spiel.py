@@ -27,6 +27,7 @@ from ttt_solve.agents.spec import AgentSpecError
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS
 from ttt_solve.rl.opponents import make_opponent
 from ttt_solve.rl.truth import Truth
+from ttt_solve.solver.errors import IllegalMoveError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Value
@@ -138,4 +139,11 @@ class BookBot(pyspiel.Bot):
         pass
 
     def step(self, state: Any) -> int:
-        return self.opponent.move(from_state(state, self.rules), {})
+        """The bot's action in ``state``; :class:`IllegalMoveError` where the game is over."""
+        position = from_state(state, self.rules)
+        if position.is_terminal:
+            raise IllegalMoveError(
+                f"BookBot ({self.opponent.name}) was asked to move in {position}, but the game "
+                f"is over"
+            )
+        return self.opponent.move(position, {})

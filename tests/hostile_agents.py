@@ -122,3 +122,65 @@ def swallows_ctrl_c_then_raises(board):  # noqa: ANN001, ANN201
     except KeyboardInterrupt:
         raise ValueError("not a Ctrl-C") from None
     return board.index(" ")
+
+
+def writes_to_every_descriptor(board):  # noqa: ANN001, ANN201
+    """Writes 25 bytes at the start of every descriptor its process holds beyond standard
+    input, output and error (a book the caller opened among them), then answers."""
+    for name in os.listdir("/proc/self/fd"):
+        fd = int(name)
+        if fd > 2:
+            try:
+                os.pwrite(fd, b"\xde\xad" * 12 + b"!", 0)
+            except OSError:
+                try:
+                    os.write(fd, b"\xde\xad" * 12 + b"!")
+                except OSError:
+                    pass
+    return board.index(" ")
+
+
+def signals_its_grader(board):  # noqa: ANN001, ANN201
+    """Sends SIGTERM to its parent and SIGINT to its parent's process group, from its own
+    thread and from a thread it starts, then answers (each refused send is passed over)."""
+    parent = os.getppid()
+
+    def send() -> None:
+        for target, signum in ((parent, signal.SIGTERM), (-os.getpgid(parent), signal.SIGINT)):
+            try:
+                os.kill(target, signum)
+            except OSError:
+                pass
+
+    send()
+    thread = threading.Thread(target=send)
+    thread.start()
+    thread.join()
+    time.sleep(0.2)
+    return board.index(" ")
+
+
+def takes_four_gigabytes(board):  # noqa: ANN001, ANN201
+    """Maps 4 GiB of memory a move, and writes into a page of each of its MiB."""
+    import mmap
+
+    with mmap.mmap(-1, 4 * 2**30) as block:
+        for start in range(0, len(block), 2**20):
+            block[start] = 1
+    return board.index(" ")
+
+
+def writes_through_every_connection(board):  # noqa: ANN001, ANN201
+    """Finds every open SQLite connection of its process and tries to make a table through
+    it, then answers."""
+    import gc
+    import sqlite3
+
+    for found in gc.get_objects():
+        if isinstance(found, sqlite3.Connection):
+            try:
+                found.execute("CREATE TABLE written_by_an_agent (x)")
+                found.commit()
+            except sqlite3.Error:
+                pass
+    return board.index(" ")

@@ -32,3 +32,22 @@ def buggy_agent(board: list[list[str]]) -> tuple[int, int]:
 def buggy_factory(**_params: Any) -> Any:
     """The buggy agent whatever a curve varies (its figures are the same at every point)."""
     return buggy_agent
+
+
+class _BestAtEvenPlies:
+    """A full-depth search where an even number of stones is on the board; a crash elsewhere."""
+
+    def __init__(self, rng: random.Random) -> None:
+        from ttt_solve.agents.spec import make_agent
+
+        self.search = make_agent("alphabeta:depth=9", rng)
+
+    def select_move(self, position: Any) -> int:
+        if position.ply % 2:
+            raise RuntimeError("no move at odd plies")
+        return self.search.select_move(position)
+
+
+def best_at_even_plies(rng: random.Random) -> Any:
+    """A ``py:`` factory: every move it makes is best, and every other move fails."""
+    return _BestAtEvenPlies(rng)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -265,3 +266,23 @@ def test_help_has_an_example():
     result = run_audit("--help")
     assert result.exit_code == 0 and "ttt audit --agent" in result.output
     assert "mcts:" in result.output
+
+
+def test_an_audit_whose_moves_made_were_best_says_its_failures_too(book_3x3):
+    """Every move made was best, and many failed: the report does not say "every graded move
+    was best" above its failures."""
+    spec = "py:tests.lab_agents:best_at_even_plies,timeout=none"
+    result = run_audit("--agent", spec, "--db", book_3x3, "--positions", "sample:30", "-q")
+    assert result.exit_code == 0, result.output
+    failed = int(re.search(r"failed moves \(count against accuracy\) +│ (\d+)", result.output)[1])
+    assert 0 < failed < 30
+    assert "every graded move was best" not in result.output
+    assert f"every move the agent made was best, but {failed} failed (listed below)" in (
+        result.output
+    )
+    report = ttt.audit(
+        "py:tests.lab_agents:best_at_even_plies,timeout=none", "3x3k3", db=book_3x3, positions=30
+    )
+    html = report._repr_html_()
+    assert "Every graded move was best" not in html
+    assert f"Every move the agent made was best, but {failed} failed" in html

@@ -3,7 +3,9 @@ or ``os._exit`` or answers ``True``, and an engine whose child leaves its proces
 that move's failure in an audit (which goes on), reported in one line where a command cannot go
 on (or killed), never a silent end of the command.
 
-The plug-ins run in a real ``ttt`` process: ``os._exit`` would end the test run itself."""
+The plug-ins run in a real ``ttt`` process: ``os._exit`` would end the test run itself. They run
+with ``timeout=none``, in the command's own process, which is what these tests hold: a
+plug-in given a time limit runs in a process of its own (``tests/test_hostile_agents.py``)."""
 
 from __future__ import annotations
 
@@ -135,7 +137,10 @@ def assert_reported(result: subprocess.CompletedProcess, *words: str) -> None:
 )
 @pytest.mark.parametrize("in_a_worker", [False, True], ids=["in process", "in a pool"])
 def test_a_plugin_that_ends_the_process_fails_that_move(book_3x3, how, called, in_a_worker):
-    spec = f"py:tests.test_containment:ends,how={how},in_a_worker={str(in_a_worker).lower()}"
+    spec = (
+        f"py:tests.test_containment:ends,how={how},in_a_worker={str(in_a_worker).lower()},"
+        "timeout=none"
+    )
     result = ttt("audit", "--agent", spec, "--db", book_3x3, "--jobs", "2", "-q")
     assert_failed_moves(result, f"crash: {spec} called {called}, which would end ttt")
     if in_a_worker:  # the moves made in the first process are graded
@@ -146,7 +151,7 @@ def test_a_plugin_that_ends_the_process_fails_that_move(book_3x3, how, called, i
 
 
 def test_a_plugin_that_ends_the_process_in_a_game_is_reported(book_3x3):
-    spec = "py:tests.test_containment:ends,how=exits"
+    spec = "py:tests.test_containment:ends,how=exits,timeout=none"
     result = ttt("play", "--agent", spec, "--as", "o", "--db", book_3x3)
     assert_reported(result, spec, "crash", "called sys.exit(3), which would end ttt")
 
@@ -166,7 +171,7 @@ def test_a_plugin_module_that_exits_as_it_loads_is_reported(book_3x3, tmp_path):
 
 
 def test_true_is_no_cell(book_3x3):
-    spec = "py:tests.test_containment:answers_true"
+    spec = "py:tests.test_containment:answers_true,timeout=none"
     result = ttt("audit", "--agent", spec, "--positions", "sample:3", "--db", book_3x3, "-q")
     assert_failed_moves(result, f"illegal: {spec} returned True, a bool, not a move")
     result = ttt("play", "--agent", spec, "--as", "o", "--db", book_3x3)
@@ -175,7 +180,7 @@ def test_true_is_no_cell(book_3x3):
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forks")
 def test_a_plugins_own_processes_end_as_they_ask(book_3x3):
-    spec = "py:tests.test_containment:forks"
+    spec = "py:tests.test_containment:forks,timeout=none"
     result = ttt("audit", "--agent", spec, "--positions", "sample:3", "--db", book_3x3, "-q")
     assert result.returncode == 0, result.stderr
     assert "3 positions asked" in result.stdout and not result.stderr

@@ -1,7 +1,7 @@
 """The Dask engine: the same book as the in-process solver, and a resumable run.
 
 Every test here runs on one 2-worker ``LocalCluster`` started for the module. Skipped when the
-dask extra (``pip install 'ttt-solve[dask]'``) is not installed.
+dask extra (``pip install -e '.[dask]'``) is not installed.
 """
 
 from __future__ import annotations

@@ -277,3 +277,42 @@ def test_links_to_headings_resolve() -> None:
             linked = page.parent / target if target else page
             anchors = heading_anchors(linked.read_text(encoding="utf-8"))
             assert anchor in anchors, f"{page.name} links to {target}#{anchor}: no such heading"
+
+
+def test_every_command_is_in_the_readmes_table() -> None:
+    import click
+
+    from ttt_solve.cli.main import ttt
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    names = ttt.list_commands(click.Context(ttt))
+    assert "evalset" in names
+    for name in names:
+        assert f"| `ttt {name}`" in readme or f"`ttt {name}` |" in readme, name
+
+
+def test_the_rl_page_is_reached_from_the_readme_and_installed_from_a_checkout() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(docs/rl.md)" in readme and "`ttt evalset`" in readme
+    for page in ("README.md", "docs/rl.md", "docs/notebooks.md"):
+        assert "'ttt-solve[" not in (ROOT / page).read_text(encoding="utf-8"), page
+    reasons = [
+        reason
+        for test in (ROOT / "tests").glob("test_*.py")
+        for reason in re.findall(r'reason="([^"]*pip install[^"]*)"', test.read_text())
+        if "pip install httpx" not in reason
+    ]
+    assert reasons and all("pip install -e '.[" in reason for reason in reasons), reasons
+
+
+def test_the_pages_say_what_the_code_does() -> None:
+    """Sentences a reader acts on, each held to what the code does (its own tests hold the
+    code): the tournament plays on, the web poses each orientation, action 5 is b3, a py:
+    agent has a time limit unless told."""
+    agents = " ".join((ROOT / "docs" / "agents.md").read_text(encoding="utf-8").split())
+    assert "`ttt play` and `ttt tournament` stop" not in agents
+    assert "`ttt tournament` and `ttt rate` count it as that game's forfeit" in agents
+    web = " ".join((ROOT / "docs" / "web.md").read_text(encoding="utf-8").split())
+    assert "each posed once in its own orientation" in web and "(up to symmetry," not in web
+    rl = " ".join((ROOT / "docs" / "rl.md").read_text(encoding="utf-8").split())
+    assert "`5` (the edge b3" in rl and "truth=False" in rl.split("## Speed")[1]

@@ -136,3 +136,23 @@ def test_expanded_4x4k4_row_count(book_4x4k4):
     )
     assert result.exit_code == 0
     assert result.stdout.count("\n") == 9_722_011
+
+
+@pytest.mark.parametrize("to", ["file", "stdout"])
+def test_a_table_folder_that_is_no_folder_is_named_not_the_output(tmp_path, to):
+    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.solver.tablebase.build import build_table
+
+    build_table(T3, tmp_path / "3x3k3")
+    db = str(tmp_path / "t.sqlite")
+    with open_book(db, create=True) as book:
+        catalogue_table(book, tmp_path / "3x3k3")
+    with sqlite3.connect(db) as connection:
+        connection.execute("UPDATE games SET table_folder = '/dev/null'")
+    connection.close()
+    out = tmp_path / "out.csv"
+    result = export("--db", db, "-q", *(["-o", str(out)] if to == "file" else []))
+    assert result.exit_code == 2, result.output
+    assert "/dev/null" in result.stderr and "out.csv" not in result.stderr, result.stderr
+    assert "cannot write" not in result.stderr and len(result.stderr.splitlines()) == 1
+    assert not out.exists()

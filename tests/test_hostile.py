@@ -405,6 +405,53 @@ def test_half_a_book_is_one_line_naming_the_damage(book, command, damage, words)
     assert_one_line_error(result, "looks damaged", *words)
 
 
+@pytest.mark.parametrize(
+    "damage", ["UPDATE games SET table_folder = ''", "UPDATE games SET value = 7"]
+)
+def test_a_damaged_games_row_names_its_game_in_the_fix_and_the_fix_works(book, damage):
+    sql(book, damage)
+    result = run("query", ".../.x./...", "--db", book)
+    assert_one_line_error(
+        result,
+        "games row of 3x3 k=3",
+        f"check it with: ttt verify --size 3 --win 3 --db {book}; solve the game again with: "
+        f"ttt-solve --size 3 --win 3 --db {book} --force",
+    )
+    assert "--size N" not in result.output
+    assert run("solve", "--size", "3", "--win", "3", "--db", book, "--force", "-q").exit_code == 0
+    assert run("query", ".../.x./...", "--db", book).exit_code == 0
+
+
+def test_a_book_damaged_past_opening_says_what_to_do_once(book):
+    overwrite(book, 3_000, 1_096)  # the end of the first page: the tables' own definitions
+    result = run("stats", "--db", book)
+    assert_one_line_error(result, "looks damaged", "restore it from a copy")
+    assert result.output.count("restore it") == 1 and "--size N" not in result.output
+
+
+def test_a_book_path_with_an_escape_is_quoted_escaped(tmp_path):
+    result = run("stats", "--db", str(tmp_path / "a\x1b[2Jb" / "x.sqlite"))
+    assert_one_line_error(result, "no book at", "a\\x1b[2Jb")
+    assert "\x1b" not in result.output
+
+
+def test_a_table_folder_with_nul_and_escape_is_quoted_escaped(tmp_path):
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.solver.rules import Rules
+    from ttt_solve.solver.tablebase.build import build_table
+
+    build_table(Rules(3, 3, 3), tmp_path / "3x3k3")
+    db = str(tmp_path / "t.sqlite")
+    with open_book(db, create=True) as book:
+        catalogue_table(book, tmp_path / "3x3k3")
+    sql(db, "UPDATE games SET table_folder = '/tmp/a' || char(27) || '[31mred' || char(0) || 'b'")
+    for command in (("query", ".../.x./..."), ("stats",), ("export", "-q", "-o", "-")):
+        result = run(*command, "--db", db)
+        assert_one_line_error(result, "/tmp/a\\x1b[31mred\\x00b")
+        assert "\x1b" not in result.output and "\x00" not in result.output
+
+
 # -- outputs that cannot be written ---------------------------------------------------------
 
 FULL = "/dev/full"

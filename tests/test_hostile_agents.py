@@ -13,17 +13,23 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 import ttt_solve as ttt
 from tests.support import running
+from ttt_solve.agents import confinement
 from ttt_solve.agents.engine import EngineFailure
+from ttt_solve.book.reader import open_book
+from ttt_solve.solver.rules import Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 0.3
@@ -65,7 +71,9 @@ print(json.dumps({"failed": failed, "cwd": os.getcwd(), "was": here}))
 
 def python(*args: str, what: str) -> subprocess.CompletedProcess:
     """A Python of its own, run from the repository (where ``tests`` imports), bounded by
-    :data:`BOUND`: past it the test fails saying ``what`` still ran."""
+    :data:`BOUND`: past it the test fails saying ``what`` still ran. It runs in a session of
+    its own, so that an agent that signals its caller's process group reaches that Python's,
+    never the test run's."""
     try:
         return subprocess.run(
             [sys.executable, *args],
@@ -74,6 +82,7 @@ def python(*args: str, what: str) -> subprocess.CompletedProcess:
             text=True,
             timeout=BOUND,
             stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"{what} still ran after {BOUND} s")
@@ -123,6 +132,16 @@ def test_a_hostile_plugin_fails_its_moves_and_the_audit_goes_on(book_3x3, name):
         assert failure["detail"].startswith(spec), failure
 
 
+def test_a_plugin_given_no_time_limit_has_the_default_one(book_3x3):
+    spec = "py:tests.hostile_agents:sleeps_through_everything,board=flat"
+    result = command_line(
+        "audit", "--agent", spec, "--db", book_3x3, "--positions", "sample:1", "--json"
+    )
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
+    (failure,) = json.loads(result.stdout)["failed"]
+    assert failure["kind"] == "timeout" and "no move within 10 s" in failure["detail"], failure
+
+
 def test_an_agents_chdir_stays_in_its_own_process(book_3x3):
     outcome = notebook("changes_directory", book_3x3, limit=10)
     assert outcome["cwd"] == outcome["was"] == str(ROOT), outcome
@@ -153,7 +172,7 @@ def console(*args: str) -> subprocess.CompletedProcess:
 
 def plugin_audit(book: str, name: str) -> subprocess.CompletedProcess:
     """``ttt audit`` of the agent ``name`` as a ``py:`` plug-in with no time limit."""
-    spec = f"py:tests.hostile_agents:{name},board=flat"
+    spec = f"py:tests.hostile_agents:{name},board=flat,timeout=none"
     return console(
         "audit", "--agent", spec, "--db", book, "--positions", f"sample:{POSITIONS}", "--json"
     )
@@ -218,7 +237,8 @@ def _started_audit(book: str, limit: float) -> tuple[subprocess.Popen, list[int]
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 5  # the agent's process appears well within it
+    # the agent's process appears within seconds, but a loaded machine may take its time
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline and audit.poll() is None and not _children(audit.pid):
         time.sleep(0.05)
     time.sleep(0.3)  # into its sleep
@@ -226,10 +246,20 @@ def _started_audit(book: str, limit: float) -> tuple[subprocess.Popen, list[int]
 
 
 def _gone(pid: int, seconds: float) -> bool:
+    """Whether every thread of ``pid`` has ended within ``seconds``: its main thread is a
+    zombie while another still runs its exit, and only then may its parent reap it."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and running(pid):
+    while time.monotonic() < deadline and _threads_running(pid):
         time.sleep(0.05)
-    return not running(pid)
+    return not _threads_running(pid)
+
+
+def _threads_running(pid: int) -> bool:
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return False
+    return any(running(int(thread)) for thread in threads)
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="finds processes through /proc")
@@ -388,5 +418,116 @@ def test_a_long_exception_message_is_a_crash_quoted_in_part():
             agent.select_move(_empty_board())
         assert failed.value.kind == "crash" and "raised ValueError: xxx" in failed.value.detail
         assert len(failed.value.detail) <= 2000
+    finally:
+        agent.close()
+
+
+# -- what the agent's process can reach of the caller's ----------------------------------------
+
+
+def _fresh_copy(book: str, folder: Path) -> Path:
+    copy = folder / "b.sqlite"
+    shutil.copyfile(book, copy)
+    return copy
+
+
+def _intact(book: Path, before: bytes) -> None:
+    assert book.read_bytes() == before
+    with open_book(str(book)) as opened:
+        assert opened.game(Rules(3, 3, 3)).positions == 765
+
+
+def test_an_agent_writing_to_every_descriptor_leaves_a_notebooks_book_as_it_was(book_3x3, tmp_path):
+    book = _fresh_copy(book_3x3, tmp_path)
+    before = book.read_bytes()
+    notebook("writes_to_every_descriptor", str(book), limit=5)
+    _intact(book, before)
+
+
+def test_an_agent_writing_to_every_descriptor_leaves_the_commands_book_as_it_was(
+    book_3x3, tmp_path
+):
+    book = _fresh_copy(book_3x3, tmp_path)
+    before = book.read_bytes()
+    spec = spec_of("writes_to_every_descriptor", 5)
+    for jobs in ("1", "2"):
+        result = command_line(
+            "audit", "--agent", spec, "--db", str(book), "--positions", "sample:40",
+            "--jobs", jobs, "-q",
+        )  # fmt: skip
+        assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
+    _intact(book, before)
+
+
+def test_an_agent_in_the_callers_process_cannot_write_the_book_through_its_connection(
+    book_3x3, tmp_path
+):
+    """Grading only reads the book, so it opens it read-only: even an agent that runs in the
+    command's own process (no time limit) finds no connection that writes."""
+    book = _fresh_copy(book_3x3, tmp_path)
+    spec = "py:tests.hostile_agents:writes_through_every_connection,board=flat,timeout=none"
+    result = command_line(
+        "audit", "--agent", spec, "--db", str(book), "--positions", "sample:3", "--json"
+    )
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
+    with closing(sqlite3.connect(book)) as connection:
+        tables = {name for (name,) in connection.execute("SELECT name FROM sqlite_master")}
+    assert "written_by_an_agent" not in tables
+    assert json.loads(result.stdout)["failed"] == []  # it looked, and answered
+
+
+@pytest.mark.parametrize("front", ["notebook", "plug-in"])
+def test_an_agent_cannot_signal_the_process_that_grades_it(book_3x3, front):
+    """SIGTERM to its parent and SIGINT to its parent's process group are refused to the
+    agent's process: the audit ends as usual, every move graded."""
+    if front == "notebook":
+        assert notebook("signals_its_grader", book_3x3, limit=5)["failed"] == []
+        return
+    result = command_line(
+        "audit", "--agent", spec_of("signals_its_grader", 5), "--db", book_3x3,
+        "--positions", f"sample:{POSITIONS}", "--json",
+    )  # fmt: skip
+    assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
+    assert json.loads(result.stdout)["failed"] == []
+
+
+def test_an_agent_past_its_memory_limit_fails_its_move(book_3x3):
+    outcome = notebook("takes_four_gigabytes", book_3x3, limit=10)
+    assert len(outcome["failed"]) == POSITIONS, outcome
+    for kind, detail in outcome["failed"]:
+        assert kind == "crash" and "Cannot allocate memory" in detail, detail
+        assert "may grow by 2048 MiB; memory= sets that" in detail, detail
+
+
+def test_a_plugins_memory_limit_is_its_own_parameter(book_3x3):
+    for memory, failed in (("256", POSITIONS), ("8192", 0)):
+        spec = f"{spec_of('takes_four_gigabytes', 10)},memory={memory}"
+        result = command_line(
+            "audit", "--agent", spec, "--db", book_3x3, "--positions", f"sample:{POSITIONS}",
+            "--json",
+        )  # fmt: skip
+        assert result.returncode == 0, (result.returncode, result.stdout[-2000:], result.stderr)
+        assert len(json.loads(result.stdout)["failed"]) == failed, (memory, result.stdout)
+
+
+def _pushes_a_ctrl_c_into_the_terminal(board):  # noqa: ANN001, ANN202
+    """Answers 0 where the terminal refused the keystroke for want of permission, 1 where it
+    refused it for another reason (no terminal), 2 where it took it."""
+    import errno
+    import fcntl
+    import termios
+
+    try:
+        fcntl.ioctl(1, termios.TIOCSTI, b"\x03")
+    except OSError as error:
+        return 0 if error.errno == errno.EPERM else 1
+    return 2
+
+
+@pytest.mark.skipif(not confinement.AVAILABLE, reason="seccomp filters: Linux on x86-64, ARM64")
+def test_an_agent_cannot_type_into_the_terminal():
+    agent = _agent(_pushes_a_ctrl_c_into_the_terminal)
+    try:
+        assert agent.select_move(_empty_board()) == 0
     finally:
         agent.close()

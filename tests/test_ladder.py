@@ -3,8 +3,10 @@ rating another agent plays only that agent's games. And ``ttt rate``."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
+import sys
 
 import pytest
 import sqlalchemy as sa
@@ -12,10 +14,18 @@ from click.testing import CliRunner
 
 from tests.pg_support import solve_into
 from ttt_solve.agents import ladder as ladder_module
+from ttt_solve.agents import plugin
 from ttt_solve.agents.ladder import LadderError, LadderSpec, rate_on_ladder
 from ttt_solve.book import schema
 from ttt_solve.book.errors import SchemaVersionError
-from ttt_solve.book.ladder import LadderKey, LadderRow, cached_ladders, read_rows, write_batch
+from ttt_solve.book.ladder import (
+    LadderKey,
+    LadderRow,
+    cached_ladders,
+    forfeits_of,
+    read_rows,
+    write_batch,
+)
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.rules import Rules
@@ -74,7 +84,9 @@ def test_the_ladder_is_played_once_and_each_agent_once(book_db, counted):
         ((key, agents),) = cached_ladders(book, R3)
         assert key == LadderKey("test-1", 6, 0)
         assert agents == ["heuristic", "mcts:iterations=20"]
-        assert len(read_rows(book, R3, key)) == 6 + 2 * 3 * 2  # a row per pair and colour
+        rows = read_rows(book, R3, key)
+        assert len(rows) == 6 + 2 * (3 * 2 + 1)  # a row per pair and colour; and the forfeits
+        assert forfeits_of([row for row in rows if row.rated == "heuristic"]) == 0
     counted.clear()
     rated(book_db, "heuristic", games=4)  # another number of games is another ladder
     assert len(counted) == 2
@@ -204,3 +216,52 @@ def test_the_time_left_weights_each_game_by_the_cost_of_its_pair():
     # An agent that has played no game: no estimate, rather than a guess.
     assert seconds_left(played, {("a", "d"): 10}) is None
     assert seconds_left({}, {("a", "b"): 10}) is None
+
+
+def test_a_python_agent_is_cached_by_its_code_not_by_how_it_is_spelled(
+    tmp_path, book_3x3, monkeypatch
+):
+    """A student fixes the crash and rates again: the games are played again (the code
+    changed), not read from the cache under the same name; ``py:lab:move`` and
+    ``py:lab.py:move`` are one agent. Forfeits read from the cache are still said."""
+    from ttt_solve.presentation.display import ladder_lines
+
+    db = str(tmp_path / "rate.sqlite")
+    shutil.copy(book_3x3, db)
+    monkeypatch.chdir(tmp_path)
+    lab = tmp_path / "lab.py"
+    lab.write_text("def move(board):\n    raise RuntimeError('not written yet')\n")
+    games = 3 * 6
+
+    def rate(spec: str):  # noqa: ANN202 - a fresh ttt rate: its module imported anew
+        monkeypatch.delitem(sys.modules, "lab", raising=False)
+        monkeypatch.setattr(plugin, "_FILE_MODULES", {})
+        (agent,) = (result := rated(db, spec)).agents
+        return result, agent
+
+    _, crashing = rate("py:lab.py:move,board=flat")
+    assert (crashing.played, crashing.forfeits) == (games, games)
+    cached, again = rate("py:lab:move,board=flat")
+    assert (again.played, again.forfeits) == (0, games)  # the same code: from the cache
+    assert any(
+        f"forfeited {games} of its {games} games by failing a move" in line
+        for line in ladder_lines(cached, "the book")
+    )
+    one_failure = dataclasses.replace(cached, agents=(dataclasses.replace(again, failed_moves=1),))
+    assert any("; 1 failed move, counted" in line for line in ladder_lines(one_failure, "book"))
+    lab.write_text("def move(board):\n    return board.index(' ')\n")
+    fixed_result, fixed = rate("py:lab.py:move,board=flat")
+    assert (fixed.played, fixed.forfeits) == (games, 0)  # new code: played again
+    assert fixed_result.rating("py:lab.py:move,board=flat").rating.mean > (
+        cached.rating("py:lab:move,board=flat").rating.mean
+    )
+    _, spelt = rate("py:lab:move,board=flat")
+    assert (spelt.played, spelt.forfeits) == (0, 0)
+    monkeypatch.setitem(ladder_module.LADDERS, SMALL.name, SMALL)
+    with open_book(db) as book:
+        (listed,) = ladder_module.from_cache(book, R3)
+    names = [one.agent for one in listed.agents]  # the file before and after its edit
+    assert len(set(names)) == 2 and all(
+        name.startswith("py:lab.py:move,board=flat (code ") for name in names
+    ), names
+    assert sorted(one.forfeits for one in listed.agents) == [0, games]

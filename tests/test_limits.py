@@ -1,12 +1,13 @@
 """Inputs past every limit, and small promises of the command line: numbers of thousands of
 digits, boards too large to enumerate, an audit that grades nothing, the temporary files of a
-killed export, and the test command that says what it skips."""
+killed export, a file-size limit, and the test command that says what it skips."""
 
 from __future__ import annotations
 
 import glob
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from ttt_solve.cli.main import ttt
 from ttt_solve.cli.solve import solve
 
 ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
 HUGE = "9" * 23
 """Past 64 bits."""
 ENORMOUS = "7" * 5000
@@ -233,3 +235,46 @@ def test_the_test_command_lists_every_skip_with_its_reason():
     readme = (ROOT / "README.md").read_text()
     assert ".venv/bin/python -m pytest\n" in readme
     assert "lists every skip with its reason" in readme
+
+
+def test_no_test_prints_among_the_dots():
+    """What a test prints stays in pytest's capture, shown only for a failure: none writes
+    past it, as a summary line among the dots would."""
+    past_the_capture = re.compile(r"capsys\.disabled\(\)|capfd\.disabled\(\)|sys\.__stdout__")
+    writers = [
+        path.name
+        for path in sorted((ROOT / "tests").glob("*.py"))
+        if path.name != Path(__file__).name and past_the_capture.search(path.read_text())
+    ]
+    assert writers == []
+
+
+# -- a file-size limit -----------------------------------------------------------------------
+
+FILE_SIZE_LIMIT = 64 * 1024
+"""Bytes a file of the export below may reach: the book's own files are smaller."""
+
+
+def _limited() -> None:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+
+
+@pytest.mark.parametrize("to", ["stdout", "file"])
+def test_an_export_past_the_file_size_limit_says_so(book_3x3, tmp_path, to):
+    """``ulimit -f``: the export fails in one line naming the limit, never stops short of
+    its rows with exit 0 (as a write to standard output did)."""
+    out = tmp_path / "out.jsonl"
+    command = [str(BIN / "ttt"), "export", "--db", book_3x3, "--expand", "--format", "jsonl"]
+    with open(out, "w") as stdout:
+        done = subprocess.run(
+            command + (["-o", str(out)] if to == "file" else []),
+            stdout=subprocess.DEVNULL if to == "file" else stdout,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+            preexec_fn=_limited,
+        )
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: cannot write "), done.stderr
+    assert f"file-size limit of {FILE_SIZE_LIMIT:,} bytes (ulimit -f)" in lines[0], lines[0]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 import numpy as np
 import pytest
@@ -121,14 +122,29 @@ def test_a_position_agent_keeps_its_own_failures(book_3x3):
     assert "X forfeits at move 1" in game.result
 
 
-def test_audit_has_a_default_time_limit_per_move():
+def test_every_front_has_the_same_default_time_limit_per_move():
     import inspect
 
-    from ttt_solve.session import DEFAULT_MOVE_SECONDS
+    from ttt_solve.agents.isolation import DEFAULT_MOVE_SECONDS
+    from ttt_solve.agents.spec import parse_spec
 
-    for function in (ttt.audit, ttt.rate):
+    for function in (ttt.audit, ttt.rate, ttt.play_game, ttt.curve, ttt.evaluate):
         assert inspect.signature(function).parameters["timeout"].default == DEFAULT_MOVE_SECONDS
+    assert parse_spec("py:lab.py:first_empty,board=flat").params["timeout"] == DEFAULT_MOVE_SECONDS
+    assert parse_spec("py:lab:make,timeout=none").params["timeout"] is None
     assert 0 < DEFAULT_MOVE_SECONDS < 60
+
+
+def _hangs(board):  # noqa: ANN001, ANN202
+    time.sleep(10**6)
+
+
+def test_a_game_stops_an_agent_that_never_answers():
+    started = time.monotonic()
+    game = ttt.play_game(_hangs, "random", "3x3k3", db=None, board="flat", timeout=0.5)
+    assert game.record.failure is not None and game.record.failure.kind == "timeout"
+    assert "X forfeits at move 1, timeout" in game.result
+    assert time.monotonic() - started < 30
 
 
 def test_identity_is_what_an_agent_runs_not_how_it_is_spelled(tmp_path, monkeypatch):

@@ -1,7 +1,7 @@
 """The OpenSpiel adapter: boards survive the trip, OpenSpiel's values agree with the book.
 
 Skipped, with a message, where the optional extra is not installed
-(``pip install 'ttt-solve[openspiel]'``); CI installs it.
+(``pip install -e '.[openspiel]'``); CI installs it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ttt_solve.solver.rules import Rules
 
 HAVE_OPENSPIEL = importlib.util.find_spec("pyspiel") is not None
 needs_openspiel = pytest.mark.skipif(
-    not HAVE_OPENSPIEL, reason="open_spiel is not installed: pip install 'ttt-solve[openspiel]'"
+    not HAVE_OPENSPIEL, reason="open_spiel is not installed: pip install -e '.[openspiel]'"
 )
 R3 = Rules(3, 3, 3)
 

@@ -204,3 +204,25 @@ def test_value_history_marks_exactly_the_blunders(book_3x3: str) -> None:
                 )
             ticks = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "tick"]
             assert ticks and all(t is not None and t.isdigit() for t in ticks)
+
+
+@pytest.mark.parametrize("rules", [Rules(3, 3, 3), Rules(4, 5, 4), Rules(5, 5, 4), Rules(8, 8, 5)])
+@pytest.mark.parametrize("notes", [True, False], ids=["notes", "narrow"])
+def test_the_value_historys_tick_labels_stand_apart(rules, notes):
+    """Scaled to the game's cells, as the web draws it: each remoteness label clear of the
+    next, the innermost of each side clear of the other side's, 0 at both edges."""
+    position = Position.start(rules)
+    pairs = []
+    for remoteness in range(rules.cells, rules.cells - 6, -1):
+        pairs.append((position, Value(Outcome.WIN, remoteness)))
+        position = position.play(position.legal_moves()[0])
+    drawn = svg.value_history(
+        picture.history(rules, pairs), max_remoteness=rules.cells, notes=notes
+    )
+    ticks = [t for t in ET.fromstring(drawn).iter(f"{SVG}text") if t.get("class") == "tick"]
+    placed = sorted((float(t.get("x") or 0), t.text or "") for t in ticks)
+    digit = 0.62 * 11  # a digit's width at the labels' 11 px, about
+    for (x1, a), (x2, b) in zip(placed, placed[1:]):
+        assert x2 - x1 >= (len(a) + len(b)) * digit / 2 + 4, (a, b, x2 - x1)
+    assert placed[0][1] == placed[-1][1] == "0"
+    assert len(placed) >= 6

@@ -22,6 +22,7 @@ from open_spiel.python.bots.uniform_random import UniformRandomBot  # noqa: E402
 from ttt_solve.agents.openspiel import to_state  # noqa: E402
 from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.rl.spiel import BookBot, BookOracle, rules_of  # noqa: E402
+from ttt_solve.solver.errors import IllegalMoveError  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
@@ -134,3 +135,15 @@ def test_book_bot_at_a_rungs_strength(book_3x3):
             losses += pyspiel.evaluate_bots(game.new_initial_state(), bots, seed)[0] < 0
         assert losses > 5
         BookBot(game, 0, book, spec="perfect:error=0.2")  # an agent of the project
+
+
+@pytest.mark.parametrize("spec", ["perfect", "perfect:eps=0.5", "heuristic"])
+def test_book_bot_asked_to_move_in_a_finished_game_says_so(book_3x3, spec):
+    game = pyspiel.load_game("tic_tac_toe")
+    state = game.new_initial_state()
+    for action in (0, 3, 1, 4, 2):  # X takes the top row
+        state.apply_action(action)
+    bot = BookBot(game, 1, book_3x3, spec=spec)
+    with pytest.raises(IllegalMoveError, match="the game is over") as refused:
+        bot.step(state)
+    assert "\n" not in str(refused.value)

@@ -23,6 +23,7 @@ from ttt_solve.rl import GYMNASIUM_ID  # noqa: E402
 from ttt_solve.rl.aec import action_of, cell_of  # noqa: E402
 from ttt_solve.rl.opponents import nearest_rung  # noqa: E402
 from ttt_solve.rl.single import MnkVsOpponent  # noqa: E402
+from ttt_solve.solver.errors import IllegalMoveError  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 
@@ -85,7 +86,7 @@ def test_perfect_opponent_keeps_every_value(book_small):
             observation, info = env.reset(seed=game)
             position = Position.start(rules)
             while True:
-                if "opponent_action" in info:
+                if info["opponent_action"] is not None:
                     cell = cell_of(rules, info["opponent_action"])
                     assert cell in book.find(position).best_moves
                     moves += 1
@@ -111,13 +112,13 @@ def test_eps_opponents_share_of_random_moves(book_3x3):
         for game in range(1500):
             observation, info = env.reset(seed=game)
             position = Position.start(rules)
-            if "opponent_action" in info:
+            if info["opponent_action"] is not None:
                 position = position.play(cell_of(rules, info["opponent_action"]))
             while True:
                 action = random_action(observation, rng)
                 position = position.play(cell_of(rules, action))
                 observation, _, terminated, _, info = env.step(action)
-                if "opponent_action" in info:
+                if info["opponent_action"] is not None:
                     entry = book.find(position)
                     legal = len(position.legal_moves())
                     chance = (legal - len(entry.best_moves)) / legal
@@ -199,7 +200,7 @@ def test_illegal_moves_end_the_game():
     _, reward, terminated, _, info = env.step(0)
     taken = info["opponent_action"]
     _, reward, terminated, _, info = env.step(taken)
-    assert (reward, terminated, info) == (-1.0, True, {"illegal": True})
+    assert (reward, terminated, info) == (-1.0, True, {"illegal": True, "opponent_action": None})
 
     def bad_policy(observation):
         return 0  # a1, taken by the learner's first move
@@ -226,7 +227,7 @@ def test_opponent_as_a_policy_and_as_an_agent_spec():
     env = MnkVsOpponent(opponent="heuristic", truth=False)
     env.reset(seed=1)
     _, _, _, _, info = env.step(0)
-    assert "opponent_action" in info
+    assert info["opponent_action"] is not None
     with pytest.raises(AgentSpecError, match="unknown agent 'nobody'"):
         MnkVsOpponent(opponent="nobody")
     with pytest.raises(
@@ -249,11 +250,11 @@ def test_seeded_games_repeat():
         actions = []
         for game in range(20):
             observation, info = env.reset(seed=seed * 100 + game)
-            actions.append(info.get("opponent_action", -1))
+            actions.append(info["opponent_action"])
             terminated = False
             while not terminated:
                 observation, _, terminated, _, info = env.step(random_action(observation, rng))
-                actions.append(info.get("opponent_action", -1))
+                actions.append(info["opponent_action"])
         return actions
 
     assert games(1) == games(1) and games(1) != games(2)
@@ -274,3 +275,76 @@ def test_rating_opponent_is_the_nearest_rung_of_the_cached_ladder(tmp_path):
             assert env.opponent.name == nearest_rung(rungs, rating)
             env.reset(seed=0)
             env.step(4)
+
+
+def test_an_illegal_move_ends_the_game_with_its_result_in_info(book_3x3):
+    with open_book(book_3x3) as book:
+        env = MnkVsOpponent(book=book, opponent="perfect")
+        env.reset(seed=0)
+        _, _, _, _, info = env.step(4)
+        _, reward, terminated, _, info = env.step(info["opponent_action"])
+    assert (reward, terminated) == (-1.0, True)
+    assert info == {
+        "value": "loss",
+        "remoteness": 0,
+        "best_moves": (),
+        "source": "end",
+        "last_move_kept": False,
+        "last_move_best": False,
+        "illegal": True,
+        "opponent_action": None,
+    }
+
+
+def test_the_learners_last_move_says_the_opponent_did_not_answer(book_3x3):
+    """A move that ends the game leaves the opponent nothing to answer: ``opponent_action``
+    is there, ``None``."""
+    with open_book(book_3x3) as book:
+        env = MnkVsOpponent(book=book, opponent="random")
+        for game in range(20):
+            observation, info = env.reset(seed=game)
+            assert "opponent_action" in info
+            terminated = False
+            while not terminated:
+                best = info["best_moves"]
+                observation, reward, terminated, _, info = env.step(best[0])
+                assert "opponent_action" in info
+            # X, playing best moves, never loses: its own move (a win, or the last cell) ends it
+            assert reward >= 0 and info["opponent_action"] is None
+
+
+@pytest.mark.parametrize("answer", [-1, 9, 99], ids=["-1", "off the board", "far off"])
+def test_an_opponents_illegal_first_answer_ends_the_game_at_reset(book_3x3, answer):
+    """As X the opponent answers at ``reset``; an illegal answer there ends the episode as
+    one in ``step`` does: the learner's win, its +1 handed by its next ``step``."""
+    with open_book(book_3x3) as book:
+        env = MnkVsOpponent(book=book, opponent=lambda observation: answer, learner="o")
+        observation, info = env.reset(seed=0)
+        assert info["opponent_illegal"] is True and info["opponent_action"] is None
+        assert (info["value"], info["remoteness"], info["best_moves"]) == ("win", 0, ())
+        assert not observation["action_mask"].any()
+        _, reward, terminated, truncated, info = env.step(0)
+        assert (reward, terminated, truncated) == (1.0, True, False)
+        assert info["opponent_illegal"] is True and info["value"] == "win"
+        with pytest.raises(RuntimeError, match="call reset"):
+            env.step(0)
+        observation, info = env.reset(seed=1)  # a new game, as usual
+        assert info["opponent_illegal"] is True
+
+
+@pytest.mark.parametrize("action", [2.7, "3", True, np.bool_(True), 3.0, None, [3]])
+def test_an_action_that_is_no_whole_number_is_refused(action):
+    env = MnkVsOpponent(opponent="random", truth=False)
+    env.reset(seed=0)
+    with pytest.raises(IllegalMoveError, match="is no action: give a whole number") as refused:
+        env.step(action)
+    assert "\n" not in str(refused.value)
+    _, reward, terminated, _, _ = env.step(np.int64(4))  # the game goes on: numbers still do
+    assert (reward, terminated) == (0.0, False)
+
+
+@pytest.mark.parametrize("rating", ["nan", "inf", "-inf", "1e400"])
+def test_a_rating_that_is_no_finite_number_is_refused(rating):
+    with pytest.raises(AgentSpecError, match=f"rating:{rating}") as refused:
+        MnkVsOpponent(opponent=f"rating:{rating}")
+    assert "finite" in str(refused.value) and "\n" not in str(refused.value)

@@ -214,3 +214,14 @@ def test_the_whole_builds_eta_waits_for_a_measured_share_of_the_work() -> None:
     assert later.eta() == pytest.approx(95_000 * 10.0 / 5_000)
     resumed = BuildProgress(20, 500, 1000, 50_000, 100_000, 49_500, 10.0)
     assert resumed.eta() is None  # what this run made is still under the share
+
+
+def test_a_build_refused_for_memory_says_amounts_that_show(tmp_path: Path) -> None:
+    # 1 KiB allowed, a 3x3 build needing a few KiB: no "0.00 GiB" on either side.
+    run = subprocess.run(
+        [*TTT, "table", "build", "3x3k3", str(tmp_path / "t"), "--memory", "1k"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2
+    assert "0.00" not in run.stderr and "1.0 KiB was allowed" in run.stderr, run.stderr

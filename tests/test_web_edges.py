@@ -264,3 +264,36 @@ def test_the_value_history_names_its_blunders_under_the_chart(client):
     assert width and int(width[1]) <= 380  # no column of notes: it reads on a phone
     twin = client.get("/game/3x3k3.json?moves=b2,b1,a1").json()
     assert twin["history"]["changes"][0]["url"] == "/game/3x3k3?moves=b2,b1,a1&ply=2"
+
+
+def test_an_empty_host_is_told_what_to_send(book_small):
+    app = create_app(book_small, allowed_hosts=("books.example",))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        page = client.get("/", headers={"host": ""})
+        assert page.status_code == 400
+        message = error_of(page)
+        assert "empty" in message and "--allowed-host  " not in message, message
+        assert "''" not in message, message
+
+
+# -- the server's own troubles ----------------------------------------------------------------
+
+
+def test_a_damaged_table_is_a_500_naming_its_whole_file(tmp_path):
+    from ttt_solve.book.reader import open_book
+    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.solver.tablebase.build import build_table
+
+    folder = tmp_path / ("a-folder-name-long-enough-to-be-cut-on-a-page-" * 2) / "3x3k3"
+    build_table(Rules(3, 3, 3), folder)
+    db = str(tmp_path / "t.sqlite")
+    with open_book(db, create=True) as book:
+        catalogue_table(book, folder)
+    (folder / "ply-02.tb").write_bytes(b"TTTTABLE")  # truncated
+    with served(create_app(db)) as client:
+        api = client.get("/api/games/3x3k3/position?moves=b2,a1")
+        assert api.status_code == 500, api.text
+        assert str(folder / "ply-02.tb") in api.json()["error"], api.json()["error"]
+        page = client.get("/game/3x3k3?moves=b2,a1")
+        assert page.status_code == 500 and str(folder / "ply-02.tb") in error_of(page)
+        assert "\\x1b" not in page.text

@@ -16,3 +16,10 @@ def quoted(text: str, longest: int = 80) -> str:
     if len(text) <= longest:
         return repr(text)
     return f"{text[:longest]!r}... ({len(text):,} characters)"
+
+
+def printable(text: str) -> str:
+    """``text`` with its control and other unprintable characters escaped (``\\x1b``): a
+    message quotes names the user did not choose (a folder a book records, what an engine
+    says), and shown raw on a terminal an escape sequence would act, a NUL cut the line."""
+    return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)

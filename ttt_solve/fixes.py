@@ -46,8 +46,8 @@ class Concern(NamedTuple):
 
 
 def _damaged(about: Concern) -> str:
-    if about.rules is None:
-        return f"; check it with: ttt verify --size N --win K{about.db}; rebuild it if it fails"
+    if about.rules is None:  # no game to name: the book's own files are what is damaged
+        return "; restore it from a copy, or solve its games again into a new book"
     return (
         f"; check it with: ttt verify --size {about.rules.size} --win {about.rules.k}{about.db}; "
         f"solve the game again with: {about.solve()} --force"

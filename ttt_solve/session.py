@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ttt_solve.agents.isolation import DEFAULT_MEMORY_MIB, DEFAULT_MOVE_SECONDS
 from ttt_solve.book.defaults import DEFAULT_DB
 from ttt_solve.solver.compiling import LOGGER
 from ttt_solve.solver.errors import InvalidRulesError
@@ -183,16 +184,19 @@ def analyse(
     seconds = DEFAULT_SEARCH_SECONDS if search_seconds is None else search_seconds
     if db is None:
         return Oracle(asked.rules, None, search_seconds=seconds).analyse(asked)
-    with open_book(db) as book:
+    with open_book(db, read_only=True) as book:
         return Oracle(asked.rules, book, search_seconds=seconds).analyse(asked)
 
 
 # -- agents -----------------------------------------------------------------------------------
 
-DEFAULT_MOVE_SECONDS = 10.0
-"""The time a function audited in a session (``ttt.audit``, ``ttt.rate``) has for each move
-unless ``timeout=`` says otherwise: a move past it is a ``timeout`` failure, so an agent that
-loops for ever cannot hang the notebook."""
+
+def _python_agent(agent: Any, timeout: float | None, memory: float | None) -> dict[str, Any]:
+    """The limits of an agent given to a session function: a spec string says its own
+    (``py:...,timeout=2``); one written in Python gets ``timeout`` and ``memory``."""
+    if isinstance(agent, str):
+        return {}
+    return {"timeout": timeout, "memory": memory}
 
 
 def audit(
@@ -209,6 +213,7 @@ def audit(
     opponent: Any = "random",
     seed: int = 0,
     timeout: float | None = DEFAULT_MOVE_SECONDS,
+    memory: float | None = DEFAULT_MEMORY_MIB,
     worst: int = 5,
     jobs: int = 2,
     name: str | None = None,
@@ -221,9 +226,12 @@ def audit(
     ``symbols`` (X, O, empty), and the side to move too if ``side`` is ``"name"`` or
     ``"symbol"``; it answers a cell index, a ``(row, col)`` pair, a cell name, or writes its
     stone into the board. Anything else, an exception, or more than ``timeout`` seconds
-    (:data:`DEFAULT_MOVE_SECONDS` unless told; ``None``: no limit) is counted as that move's
-    failure, against the agent's accuracy, and the audit goes on. A spec string's agent keeps
-    its own limit (``cmd:...,timeout=2``).
+    (:data:`~ttt_solve.agents.isolation.DEFAULT_MOVE_SECONDS` unless told; ``None``: no
+    limit, the agent then runs in this process) is counted as that move's failure, against
+    the agent's accuracy, and the audit goes on. With a limit the agent runs in a process of
+    its own, which may grow by ``memory`` MiB (``None``: no limit). A spec string's agent
+    keeps its own limits (``py:...,timeout=2``). An ``opponent`` written in Python gets the
+    same limits.
 
     ``positions``: ``None`` or ``"all"`` for every reachable non-terminal position, each in its
     own orientation, or a number of them drawn at random (``per_class``: one board per symmetry
@@ -241,14 +249,13 @@ def audit(
     notebook_notices()
     if games is not None and positions is not None:
         raise ValueError("give positions= or games=, not both")
-    if isinstance(agent, str) and timeout == DEFAULT_MOVE_SECONDS:
-        timeout = None  # the spec says its own
-    maker = agent_maker(
-        agent, db=db, board=board, symbols=symbols, side=side, timeout=timeout, name=name
-    )
-    with open_book(db) as book:
+    limits = _python_agent(agent, timeout, memory)
+    maker = agent_maker(agent, db=db, board=board, symbols=symbols, side=side, name=name, **limits)
+    with open_book(db, read_only=True) as book:
         truth = Truth(book, rules)
-        rival = None if games is None else agent_maker(opponent, db=db)
+        rival = None
+        if games is not None:
+            rival = agent_maker(opponent, db=db, **_python_agent(opponent, timeout, memory))
         return evaluate(
             maker,
             truth,
@@ -315,6 +322,7 @@ def rate(
     symbols: Any = None,
     side: str | None = None,
     timeout: float | None = DEFAULT_MOVE_SECONDS,
+    memory: float | None = DEFAULT_MEMORY_MIB,
     games: int | None = None,
     seed: int = 0,
     anchor: str | None = None,
@@ -327,9 +335,10 @@ def rate(
     ``games`` times (100 unless told), colours alternating, and is rated on the ladder's
     scale (random = 0 unless ``anchor="SPEC=RATING"``), then audited over ``positions``
     (1,000 sampled by default, ``"all"`` or a number). ``agent`` is given as :func:`audit`
-    takes it; a failed move forfeits its game (a loss) and the rest are played. The ladder's
-    own games are played once and cached in the book; those of an agent made in this session
-    are played each time (its code may change under the same name)."""
+    takes it (``timeout`` and ``memory`` too); a failed move forfeits its game (a loss) and
+    the rest are played. The ladder's own games are played once and cached in the book; those
+    of an agent made in this session are played each time (its code may change under the same
+    name)."""
     from ttt_solve.agents.ladder import open_ladder_book, rate_on_ladder
     from ttt_solve.agents.makers import agent_maker
     from ttt_solve.agents.rating import parse_anchor
@@ -338,11 +347,8 @@ def rate(
 
     rules = rules_of(game)
     notebook_notices()
-    if isinstance(agent, str) and timeout == DEFAULT_MOVE_SECONDS:
-        timeout = None  # the spec says its own
-    maker = agent_maker(
-        agent, db=db, board=board, symbols=symbols, side=side, timeout=timeout, name=name
-    )
+    limits = _python_agent(agent, timeout, memory)
+    maker = agent_maker(agent, db=db, board=board, symbols=symbols, side=side, name=name, **limits)
     with open_ladder_book(db) as book:
         return rate_on_ladder(
             book,
@@ -376,6 +382,8 @@ def curve(
     board: str | None = None,
     symbols: Any = None,
     side: str | None = None,
+    timeout: float | None = DEFAULT_MOVE_SECONDS,
+    memory: float | None = DEFAULT_MEMORY_MIB,
     jobs: int = 2,
 ) -> CurveReport:
     """Audit agents at many values of one parameter, ``seeds`` seeds each, as ``ttt curve``.
@@ -383,8 +391,8 @@ def curve(
     ``agents``: one or a list of spec strings (``"mcts"``; the parameter is added to the
     spec) or factories: functions called with the parameter as a keyword
     (``factory(iterations=100)``) that return an agent as :func:`audit` takes it (adapted as
-    ``board``, ``symbols`` and ``side`` say). ``vary``: ``"iterations=10,100,1000"`` or
-    ``{"iterations": [10, 100, 1000]}``.
+    ``board``, ``symbols`` and ``side`` say, limited by ``timeout`` and ``memory``).
+    ``vary``: ``"iterations=10,100,1000"`` or ``{"iterations": [10, 100, 1000]}``.
     """
     from ttt_solve.agents.curve import (
         CurvePlan,
@@ -426,11 +434,15 @@ def curve(
                 symbols=symbols,
                 side=side,
                 name=spec,
+                timeout=timeout,
+                memory=memory,
             )
             points.append(PointPlan(text, number, spec, made))
         plans.append(CurvePlan(label, varied.param, tuple(points)))
-    with open_book(db) as book:
-        rival = None if games is None else agent_maker(opponent, db=db)
+    with open_book(db, read_only=True) as book:
+        rival = None
+        if games is not None:
+            rival = agent_maker(opponent, db=db, **_python_agent(opponent, timeout, memory))
         curves = run_curves(
             plans,
             ReadOnceTruth(book, rules),
@@ -511,9 +523,12 @@ def play_game(
     board: str | None = None,
     symbols: Any = None,
     side: str | None = None,
+    timeout: float | None = DEFAULT_MOVE_SECONDS,
+    memory: float | None = DEFAULT_MEMORY_MIB,
 ) -> PlayedGame:
     """One game between two agents (given as :func:`audit` takes them; ``board``,
-    ``symbols`` and ``side`` adapt those written in Python), from ``start`` or the empty
+    ``symbols`` and ``side`` adapt those written in Python, ``timeout`` and ``memory`` limit
+    them as there: a move past the limit forfeits the game), from ``start`` or the empty
     board, each drawing from a generator seeded from ``seed``; with the value of every
     position from the book ``db`` when it holds the game."""
     from ttt_solve.agents.makers import agent_maker
@@ -527,7 +542,8 @@ def play_game(
     with _book_or_none(db) as book:
         players = []
         for index, agent in enumerate((x, o)):
-            made = agent_maker(agent, db=db, **({} if isinstance(agent, str) else options))
+            own = {} if isinstance(agent, str) else options
+            made = agent_maker(agent, db=db, **own, **_python_agent(agent, timeout, memory))
             players.append(made.build(book))
             players[-1].rng.seed(derive_seed(seed, "game", 0, "xo"[index]))
         record = play(players[0], players[1], rules, first, stop_on_failure=True)
@@ -568,7 +584,7 @@ class _book_or_none:  # noqa: N801 - a context manager, named like one
             return None
         self.stack = ExitStack()
         try:
-            return self.stack.enter_context(open_book(self.db))
+            return self.stack.enter_context(open_book(self.db, read_only=True))
         except BookNotFoundError:
             return None
 

@@ -32,7 +32,7 @@ from starlette.staticfiles import StaticFiles
 from ttt_solve.book.errors import BookError, BookNotFoundError, DamagedBookError, OutOfReachError
 from ttt_solve.book.memory import MemoryLoader
 from ttt_solve.book.reader import open_book
-from ttt_solve.errors import TttError
+from ttt_solve.errors import TttError, printable
 from ttt_solve.fixes import explained
 from ttt_solve.presentation.numbers import count, percent
 from ttt_solve.web import api, benchmark, pages, ratings, uwapi
@@ -81,16 +81,17 @@ def status_of(error: Exception) -> int:
 
 
 def one_line(error: Exception) -> str:
-    """The error in one line, a visitor's long input in it quoted shortened (:func:`shortened`);
-    the server's own troubles (a damaged book) with the command that checks or fixes them, for
-    whoever runs the server."""
+    """The error in one line, its control characters escaped: a visitor's long input in it
+    quoted shortened (:func:`shortened`); the server's own troubles (a damaged book) whole,
+    file names and all, with the command that checks or fixes them, for whoever runs the
+    server."""
     if isinstance(error, HTTPException):
         text = str(error.detail)
     elif isinstance(error, TttError) and status_of(error) >= 500:
-        text = explained(error)
+        return printable(" ".join(explained(error).split()))
     else:
         text = str(error)
-    return shortened(" ".join(text.split())) or "bad request"
+    return printable(shortened(" ".join(text.split()))) or "bad request"
 
 
 async def error_response(request: Request, error: Exception) -> Response:

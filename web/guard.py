@@ -281,6 +281,11 @@ class Hosts:
             return None
         except ValueError:
             pass
+        if not name:
+            return (
+                "the request's Host is empty: send the name this server is reached by (as a "
+                "browser does)"
+            )
         shown = name[:60]
         return (
             f"this server does not answer to the name {shown!r} (the request's Host); "

@@ -191,9 +191,10 @@ def plan_build(
                 f"{folder} has {size_text(plan.disk_free)} free"
             )
         if plan.fixed_memory > memory:
+            least, allowed = (size_text(n, binary=True) for n in (plan.fixed_memory, memory))
             raise TableError(
-                f"{rules.name}: a build needs at least {plan.fixed_memory / 2**30:.2f} GiB of "
-                f"memory (two plies and the class tables); {memory / 2**30:.2f} GiB was allowed"
+                f"{rules.name}: a build needs at least {least} of memory (two plies and the "
+                f"class tables); {allowed} was allowed"
             )
     return plan
 
@@ -411,12 +412,14 @@ def parse_bytes(text: str) -> int:
         raise TableError(f"{text!r} is not an amount of memory: write e.g. 20G or 512M") from None
 
 
-def size_text(count: int) -> str:
-    """Bytes as people read them: kB below a megabyte, MB below a gigabyte, then GB."""
-    for unit, scale in (("GB", 1e9), ("MB", 1e6)):
+def size_text(count: int, binary: bool = False) -> str:
+    """Bytes as people read them: kB below a megabyte, MB below a gigabyte, then GB (powers of
+    1024 and KiB, MiB, GiB when ``binary``: memory, given as :func:`parse_bytes` reads it)."""
+    base, suffix = (1024, "iB") if binary else (1000, "B")
+    for unit, scale in (("G", base**3), ("M", base**2)):
         if count >= scale:
-            return f"{count / scale:.1f} {unit}"
-    return f"{count / 1e3:.1f} kB"
+            return f"{count / scale:.1f} {unit}{suffix}"
+    return f"{count / base:.1f} {'K' if binary else 'k'}{suffix}"
 
 
 def _duration(seconds: float | None) -> str:
