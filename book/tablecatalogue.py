@@ -34,7 +34,7 @@ from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import PlyTable, split_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.value import Outcome, score_of
 from ttt_solve.solver.vocabulary import Side
 
@@ -86,13 +86,11 @@ def catalogue_table(
     :class:`~solver.tablebase.files.TableError` for a folder that holds no sound table.
     ``seconds``: how long the build took, recorded as the solve's time."""
     folder = Path(folder)
-    table = Table(folder, verify=True)
-    rules = table.rules
-    table.close()
+    with open_tablebase(folder) as table:
+        table.verify()
+        rules = table.rules
+        value = table.probe(Position.start(rules))
     figures = table_figures(folder, rules)
-    root = Table(folder, rules)
-    value = root.value(Position.start(rules))
-    root.close()
     games = schema.games
     same_rules = sa.and_(
         games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k

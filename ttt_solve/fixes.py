@@ -41,6 +41,8 @@ def fix(error: TttError) -> str:
             f"; check it with: ttt verify --size {rules.size} --win {rules.k}{db}; "
             f"solve the game again with: {solve_command(rules, database)} --force"
         )
+    if kind == "damaged-table" and rules is not None:
+        return f"; rebuild it with: {solve_command(rules, database)} --method table --force"
     if kind == "damaged-tables":
         return "; solve its games again into a new book (ttt-solve --size N --win K --db NEW)"
     if kind == "older-schema":

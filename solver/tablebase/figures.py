@@ -24,7 +24,7 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.files import TableError, map_ply, ply_path, read_header
 from ttt_solve.solver.tablebase.lookup import DECIDED, PlyIndex
-from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.probe import Tablebase, open_tablebase
 from ttt_solve.solver.tablebase.step import (
     RecordCounts,
     first_number,
@@ -60,7 +60,7 @@ class TableFigures:
         return max(winning, key=lambda ply: (ply.longest_win, -ply.ply), default=None)
 
 
-def ply_figures(table: Table, ply: int) -> PlyFigures:
+def ply_figures(table: Tablebase, ply: int) -> PlyFigures:
     """One ply's figures: its header's counts and a scan of its records."""
     path = ply_path(table.folder, ply)
     header = read_header(path, table.rules, ply)
@@ -78,12 +78,9 @@ def ply_figures(table: Table, ply: int) -> PlyFigures:
 
 def table_figures(folder: Path) -> TableFigures:
     """The figures of the finished table in ``folder``."""
-    table = Table(folder)
-    try:
-        root, first_moves = table.analyse(Position.start(table.rules))
+    with open_tablebase(folder) as table:
+        root, first_moves = table.probe_moves(Position.start(table.rules))
         plies = [ply_figures(table, ply) for ply in range(table.rules.cells + 1)]
-    finally:
-        table.close()
     return TableFigures(table.rules, root, first_moves, plies)
 
 

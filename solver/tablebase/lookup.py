@@ -9,7 +9,9 @@ ints, checked against the kernels in tests/test_tablelookup.py.
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_left
+from collections.abc import Sequence
 from math import comb
 from typing import Protocol
 
@@ -100,9 +102,33 @@ class Ranks(Protocol):
     def __getitem__(self, number: int, /) -> int: ...
 
 
+@functools.cache
+def binomial_rows(cells: int) -> tuple[tuple[int, ...], ...]:
+    """``C(n, m)`` for ``0 <= n, m <= cells + 1``, as rows of a tuple (``[n][m]``)."""
+    return tuple(tuple(comb(n, m) for m in range(cells + 2)) for n in range(cells + 2))
+
+
+def rank_among(stones: int, free: int, binom: Sequence[Sequence[int]]) -> int:
+    """The rank of ``stones`` as a set of positions among the ``free`` cells (colex order):
+    :func:`rank_of` of :func:`compress_of`, in one pass. With ``free`` every cell it is the
+    rank of the cell set."""
+    rank, m = 0, 1
+    while stones:
+        low = stones & -stones
+        rank += binom[(free & (low - 1)).bit_count()][m]
+        stones ^= low
+        m += 1
+    return rank
+
+
 class PlyIndex:
     """The index of one ply, for positions one at a time, from its representatives' ranks
-    (ascending: any sequence of ints, such as a memory-mapped file's)."""
+    (ascending: any sequence of ints, such as a memory-mapped file's).
+
+    An X set's class is found from its images: colex order is the order of the sets'
+    bitmasks, so the smallest image (the first symmetry giving it, as the build takes it) is
+    the representative, and its rank is looked up among the representatives' by bisection.
+    """
 
     def __init__(self, rules: Rules, ply: int, rep_ranks: Ranks) -> None:
         self.rules = rules
@@ -110,24 +136,41 @@ class PlyIndex:
         self.x, self.o = stone_counts(ply)
         self.per_class = comb(rules.cells - self.x, self.o)
         self.rep_ranks = rep_ranks
+        self._binom = binomial_rows(rules.cells)
+        chunks = -(-rules.cells // 8)
+        self._tables = tuple(tables[:chunks] for tables in rules.key_tables)
+        self._bit_images = rules.bit_images[: rules.cells]  # [cell][symmetry]: X's bits
 
     def __len__(self) -> int:
         return len(self.rep_ranks) * self.per_class
 
+    def images(self, stones: int) -> list[int]:
+        """The images of a cell set under each symmetry, in order."""
+        images = []
+        for tables in self._tables:
+            image, bits = 0, stones
+            for table in tables:
+                if not bits:
+                    break
+                image |= table[bits & 0xFF]
+                bits >>= 8
+            images.append(image)
+        return images
+
+    def class_of(self, rep: int) -> int:
+        """The class whose representative is the cell set ``rep`` (a smallest image)."""
+        rank = rank_among(rep, self.rules.full, self._binom)
+        number = bisect_left(self.rep_ranks, rank)
+        if number == len(self.rep_ranks) or self.rep_ranks[number] != rank:
+            raise ValueError(f"no class of ply {self.ply} has representative rank {rank}")
+        return number
+
     def x_class(self, x: int) -> tuple[int, int, int]:
         """``(class, symmetry, representative)`` of an X set: the symmetry maps it onto the
         representative (the first symmetry giving the smallest rank, as the build takes it)."""
-        rules = self.rules
-        best_rank, best_symmetry, best_image = rank_of(x), 0, x
-        for symmetry in range(1, len(rules.symmetries)):
-            image = rules.permute(x, symmetry)
-            rank = rank_of(image)
-            if rank < best_rank:
-                best_rank, best_symmetry, best_image = rank, symmetry, image
-        number = bisect_left(self.rep_ranks, best_rank)
-        if number == len(self.rep_ranks) or self.rep_ranks[number] != best_rank:
-            raise ValueError(f"no class of ply {self.ply} has representative rank {best_rank}")
-        return number, best_symmetry, best_image
+        images = self.images(x)
+        rep = min(images)
+        return self.class_of(rep), images.index(rep), rep
 
     def stones(self, number: int) -> tuple[int, int]:
         """``(x, o)``: the X and O cell sets of the position at ``number`` (:meth:`index`'s
@@ -141,5 +184,87 @@ class PlyIndex:
     def index(self, x: int, o: int) -> int:
         """The number of the position with these stones (of this ply's stone counts)."""
         number, symmetry, rep = self.x_class(x)
-        image = self.rules.permute(o, symmetry)
-        return number * self.per_class + rank_of(compress_of(image, self.rules.full & ~rep))
+        image = self.images(o)[symmetry] if o else 0
+        free = self.rules.full & ~rep
+        return number * self.per_class + rank_among(image, free, self._binom)
+
+    def children(self, x: int, o: int, cells: Sequence[int]) -> list[int]:
+        """The numbers in this ply of the children of the position ``(x, o)`` of the ply
+        before, one for each move to a cell of ``cells``.
+
+        The parent's images are made once; a child's are theirs with the new stone's, and
+        its ranks the parent's sets' ranks with that stone put in (or its cell taken from
+        the free cells): :class:`_Insertions`, a few additions a child."""
+        full, binom, per_class = self.rules.full, self._binom, self.per_class
+        bit_images = self._bit_images
+        if self.x == self.o:  # O moved: the X set and its class stay
+            number, symmetry, rep = self.x_class(x)
+            o_ranks = _Insertions(self.images(o)[symmetry], full & ~rep, binom)
+            base = number * per_class
+            return [base + o_ranks.insert(bit_images[cell][symmetry]) for cell in cells]
+        x_images, o_images = self.images(x), self.images(o)
+        by_symmetry: dict[int, tuple[_Insertions, _Insertions]] = {}
+        numbers = []
+        for cell in cells:
+            bits = bit_images[cell]
+            images = [image | bit for image, bit in zip(x_images, bits)]
+            rep = min(images)
+            symmetry = images.index(rep)
+            ranks = by_symmetry.get(symmetry)
+            if ranks is None:
+                x_image = x_images[symmetry]
+                ranks = by_symmetry[symmetry] = (
+                    _Insertions(x_image, full, binom),
+                    _Insertions(o_images[symmetry], full & ~x_image, binom),
+                )
+            bit = bits[symmetry]
+            rank = ranks[0].insert(bit)
+            number = bisect_left(self.rep_ranks, rank)
+            if number == len(self.rep_ranks) or self.rep_ranks[number] != rank:
+                raise ValueError(f"no class of ply {self.ply} has representative rank {rank}")
+            numbers.append(number * per_class + ranks[1].remove(bit))
+        return numbers
+
+
+class _Insertions:
+    """The rank of a set of stones among free cells (:func:`rank_among`) once one more free
+    cell is a stone, or is no longer free, for any such cell: from sums over the stones made
+    once, so each costs a few additions.
+
+    With the stones at positions ``p_1 < ... < p_m`` among the free cells, the rank is the
+    sum of ``C(p_j, j)``. A stone put at position ``t`` with ``i`` stones below it adds
+    ``C(t, i + 1)`` and moves each stone above up one place in the order; a free cell taken
+    away with ``i`` stones below it moves each stone above down one position."""
+
+    def __init__(self, stones: int, free: int, binom: Sequence[Sequence[int]]) -> None:
+        self.stones = stones
+        positions = []
+        while stones:
+            low = stones & -stones
+            positions.append((free & (low - 1)).bit_count())
+            stones ^= low
+        m = len(positions)
+        below = [0] * (m + 1)  # below[i]: the first i stones' part of the rank
+        raised = [0] * (m + 1)  # raised[i]: the other stones' part, one place higher
+        lowered = [0] * (m + 1)  # lowered[i]: the other stones' part, one position lower
+        for j, p in enumerate(positions, 1):
+            below[j] = below[j - 1] + binom[p][j]
+        for j in range(m, 0, -1):
+            p = positions[j - 1]
+            raised[j - 1] = raised[j] + binom[p][j + 1]
+            # (a stone at position 0 has no free cell below it to take away)
+            lowered[j - 1] = lowered[j] + (binom[p - 1][j] if p else 0)
+        self.free = free
+        self.binom = binom
+        self.below, self.raised, self.lowered = below, raised, lowered
+
+    def insert(self, bit: int) -> int:
+        """The rank with a stone put on the free cell ``bit`` (a one-bit mask)."""
+        i = (self.stones & (bit - 1)).bit_count()
+        t = (self.free & (bit - 1)).bit_count()
+        return self.below[i] + self.binom[t][i + 1] + self.raised[i]
+
+    def remove(self, bit: int) -> int:
+        """The rank once the free cell ``bit`` (holding no stone) is no longer free."""
+        i = (self.stones & (bit - 1)).bit_count()
+        return self.below[i] + self.lowered[i]

@@ -1,14 +1,26 @@
-"""Reading a tablebase: a position's value, remoteness and every move's value, rank -> record.
+"""The probe: a tablebase read position by position, as python-chess reads Syzygy tables.
 
-A :class:`Table` is a folder built by :func:`solver.tablebase.build.build_table`. A look-up ranks
-the
-position in its ply's index (:class:`solver.tablebase.lookup.PlyIndex`: the class of its X set
-by bisection over the representatives' ranks, then the rank of its O set) and reads one byte of
-the ply's file through a memory map; a move's value is its child's, looked up the same way. No
-search, and neither NumPy nor Numba is loaded.
+>>> with open_tablebase("t.sqlite.tables/3x3k3") as tablebase:     # doctest: +SKIP
+...     tablebase.probe(position)          # one record read
+...     tablebase.probe_moves(position)    # and one read a move: what a query shows
+
+:func:`open_tablebase` opens the folder a build made (:mod:`solver.tablebase.build`) as a
+:class:`Tablebase`, which owns its open files. A position is ranked in its ply's index
+(:class:`solver.tablebase.lookup.PlyIndex`: the class of its X set by bisection over the
+representatives' ranks, then the rank of its O set) and its record read from the ply's
+:class:`PlyRecords`; a move's value is its child's record, ranked the same way. No search,
+and neither NumPy nor Numba is loaded, except by :meth:`Tablebase.probe_many`, which ranks
+arrays of positions in kernels.
+
+**Damage is never served as truth.** A record that the rules forbid (a remoteness beyond the
+empty cells, a finished game recorded as anything but its end, an open one as finished, a win
+in one with no winning move) and, in :meth:`Tablebase.probe_moves`, which reads every child
+anyway, a position whose record is not the best of its moves' or a legal position recorded as
+no position, raise :class:`TableDamagedError` naming the ply's file and the number: no more
+reads than the answer takes.
 
 Opening a ply's file checks its header and length (a truncated file is refused);
-``verify=True``, or :meth:`Table.verify`, also checks each file's digest.
+:meth:`Tablebase.verify` checks each file's digest.
 """
 
 from __future__ import annotations
@@ -16,8 +28,10 @@ from __future__ import annotations
 import json
 import mmap
 import struct
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position, iter_cells
@@ -31,15 +45,121 @@ from ttt_solve.solver.tablebase.files import (
     read_header,
     verify,
 )
-from ttt_solve.solver.tablebase.lookup import NONE, PlyIndex, score_of_record
-from ttt_solve.solver.value import Value, move_value
+from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, PlyIndex, value_of_record
+from ttt_solve.solver.value import WIN_SCORE, Value, move_value
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 MANIFEST = "table.json"
+
+NO_POSITION = -1
+"""The remoteness :meth:`Tablebase.probe_many` gives a position the table holds as no
+position (its stones cannot arise in a game)."""
+
+
+class MissingTableError(TableError, LookupError):
+    """No finished table in the folder, or a ply's file missing from it; quotes the path."""
+
+
+class TableDamagedError(TableFileError):
+    """A record no build writes: the message names the ply's file and the number, and says
+    what the record contradicts."""
+
+    def __init__(self, path: Path | str, number: int, problem: str) -> None:
+        TableError.__init__(self, f"the table is damaged: {path}, number {number:,}: {problem}")
+        self.path = str(path)
+        self.number = number
+
+    @classmethod
+    def contradicted(
+        cls, path: Path | str, number: int, position: Position, recorded: Value, backed: Value
+    ) -> TableDamagedError:
+        """The error for a position whose record is not what its moves give it (the best of
+        its moves' values) or, once the game is over, its end."""
+        return cls(
+            path,
+            number,
+            f"it records {_said(recorded)} for {position}, but its moves give {_said(backed)}",
+        )
+
+
+class Probe(NamedTuple):
+    """A position's value for the side to move and every legal move's value for its mover,
+    by cell (none once the game is over)."""
+
+    value: Value
+    moves: dict[int, Value]
+
+    @property
+    def best_moves(self) -> tuple[int, ...]:
+        """The cells of the moves that keep the value with the best remoteness, ascending."""
+        return tuple(sorted(cell for cell, value in self.moves.items() if value == self.value))
+
+
+class Probes(NamedTuple):
+    """Many positions' values for the side to move (1, 0, -1) and remoteness, as arrays in
+    the order asked; :data:`NO_POSITION` as the remoteness (and 0 as the value) of a position
+    the table holds as no position."""
+
+    values: NDArray[np.int8]
+    remoteness: NDArray[np.int8]
+
+
+class PlyRecords(Protocol):
+    """Where a ply's records are read from: one byte a number
+    (:mod:`solver.tablebase.step`). The file's bytes through a memory map
+    (:class:`MappedRecords`); another form (compressed blocks with a cache) gives the same
+    two reads."""
+
+    count: int
+    """The numbers of the ply."""
+
+    def record(self, number: int) -> int:
+        """The record of one number (``0 <= number < count``)."""
+        ...
+
+    def records(self, numbers: NDArray[np.int64]) -> NDArray[np.uint8]:
+        """The records of many numbers, in their order."""
+        ...
+
+    def close(self) -> None:
+        """Release what the source holds (a later read may open it again)."""
+        ...
+
+
+class MappedRecords:
+    """A ply's records as its file holds them, read through the file's memory map."""
+
+    def __init__(self, data: mmap.mmap, offset: int, count: int) -> None:
+        self.data = data
+        self.offset = offset
+        self.count = count
+
+    def record(self, number: int) -> int:
+        return self.data[self.offset + number]
+
+    def records(self, numbers: NDArray[np.int64]) -> NDArray[np.uint8]:
+        import numpy as np
+
+        view = np.frombuffer(self.data, dtype=np.uint8, count=self.count, offset=self.offset)
+        found: NDArray[np.uint8] = view[numbers]
+        return found
+
+    def array(self) -> NDArray[np.uint8]:
+        """Every record, as an array over the map (no copy)."""
+        import numpy as np
+
+        return np.frombuffer(self.data, dtype=np.uint8, count=self.count, offset=self.offset)
+
+    def close(self) -> None:
+        pass  # the map is the ply's, closed with it
 
 
 class _Ranks:
     """The representatives' ranks of a ply's file, read from its memory map as a sequence
-    (for bisection)."""
+    of ints (for bisection), on a machine that is not little-endian."""
 
     def __init__(self, data: mmap.mmap, count: int) -> None:
         self.data = data
@@ -56,36 +176,56 @@ class _Ranks:
         return value
 
 
-class _PlyFile:
-    """One ply's file, mapped: its index and its records."""
+class _Ply:
+    """One ply's file: its header, its index and its records, and the values its records
+    stand for (a table of each record's value for the side to move and as a move)."""
 
     def __init__(self, path: Path, rules: Rules, ply: int) -> None:
+        self.path = path
         self.header: TableHeader = read_header(path, rules, ply)
         with open(path, "rb") as handle:
             self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        self.index = PlyIndex(rules, ply, _Ranks(self.data, self.header.reps))
-        self.records_at = HEADER_SIZE + 8 * self.header.reps
+        reps = self.header.reps
+        self._view: memoryview | None = None
+        ranks: Sequence[int]
+        if sys.byteorder == "little":  # the file's order: its ranks read in place
+            self._view = memoryview(self.data)[HEADER_SIZE : HEADER_SIZE + 8 * reps].cast("Q")
+            ranks = self._view
+        else:
+            ranks = _Ranks(self.data, reps)
+        self.index = PlyIndex(rules, ply, ranks)
+        self.records_at = HEADER_SIZE + 8 * reps
+        self.source: PlyRecords = MappedRecords(self.data, self.records_at, self.header.count)
+        empty = rules.cells - ply
+        # record -> value, for every record the rules allow at this ply (None: forbidden)
+        self.values: list[Value | None] = [None] * 256
+        self.values[DRAW] = value_of_record(DRAW, empty)
+        for record in range(DECIDED, DECIDED + empty + 1):
+            self.values[record] = value_of_record(record, empty)
+        self.moves = [None if value is None else move_value(value) for value in self.values]
+        self.move_scores = [-WIN_SCORE if move is None else move.score for move in self.moves]
 
-    def record(self, x: int, o: int) -> int:
-        return self.data[self.records_at + self.index.index(x, o)]
+    def close(self) -> None:
+        self.source.close()
+        if self._view is not None:
+            self._view.release()
+        self.data.close()
 
 
-class Table:
-    """A game's tablebase in a folder: look positions up by rank."""
+class Tablebase:
+    """A game's tablebase in a folder: positions looked up by rank. Make one with
+    :func:`open_tablebase`; close it (or leave its ``with`` block) to unmap its files."""
 
-    def __init__(
-        self, folder: Path | str, rules: Rules | None = None, verify: bool = False
-    ) -> None:
-        """Open the table in ``folder`` (its manifest names the game; ``rules``, if given,
-        must match). ``verify``: check every file's digest now (reads the whole table)."""
+    def __init__(self, folder: Path | str, rules: Rules | None = None) -> None:
         self.folder = Path(folder)
         manifest_path = self.folder / MANIFEST
         try:
             manifest = json.loads(manifest_path.read_text())
             game = manifest["rules"]
             found = Rules(game["rows"], game["cols"], game["k"])
+            digests = {entry["ply"]: entry["blake2b"] for entry in manifest["plies"]}
         except FileNotFoundError:
-            raise TableError(
+            raise MissingTableError(
                 f"{self.folder}: no finished table here (no {MANIFEST}); build it first"
             ) from None
         except (ValueError, KeyError, TypeError):
@@ -93,10 +233,137 @@ class Table:
         if rules is not None and rules != found:
             raise TableError(f"{self.folder}: a table of {found.name}, not of {rules.name}")
         self.rules = found
-        self.digests = {entry["ply"]: entry["blake2b"] for entry in manifest["plies"]}
-        self._plies: dict[int, _PlyFile] = {}
-        if verify:
-            self.verify()
+        self.digests = digests
+        self.reads = 0
+        """Records read so far by :meth:`probe` and :meth:`probe_moves` (one a position)."""
+        self.class_tables: dict[int, Any] = {}
+        """The class tables of the X sets of each size that :meth:`probe_many` has ranked
+        (:func:`solver.tablebase.index.class_table`), made once."""
+        self._plies: dict[int, _Ply] = {}
+
+    def __enter__(self) -> Tablebase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Tablebase {self.rules.name} in {self.folder}>"
+
+    # -- one position -------------------------------------------------------------------------
+
+    def probe(self, position: Position) -> Value:
+        """The value of a position for the side to move, with its remoteness: one record.
+
+        Raises :class:`InvalidPositionError` for a position of another game or one no game
+        reaches, :class:`TableDamagedError` for a record the rules forbid there."""
+        ply, number, record = self._read(position)
+        return self._value(ply, number, record, position)
+
+    def probe_moves(self, position: Position) -> Probe:
+        """The position's value and every legal move's value: one record for the position
+        and one for each move. The moves must agree with the position's record: a record
+        that is not the best of its moves', or a move to no position, is
+        :class:`TableDamagedError` (so is what :meth:`probe` refuses, for the position and
+        for each move's)."""
+        ply, number, record = self._read(position)
+        value = self._value(ply, number, record, position)
+        if value.remoteness == 0:  # the game is over (checked): no moves
+            return Probe(value, {})
+        children = self._ply(position.ply + 1)
+        cells = list(iter_cells(position.empty))
+        numbers = children.index.children(position.x, position.o, cells)
+        self.reads += len(numbers)
+        source, moves_of, lines_through = children.source, children.moves, self.rules.lines_through
+        mover, opponent = (
+            (position.x, position.o) if position.x_to_move else (position.o, position.x)
+        )
+        lines = self.rules.lines
+        move_scores = children.move_scores
+        moves = {}
+        best = -WIN_SCORE
+        for cell, child in zip(cells, numbers):
+            child_record = source.record(child)
+            move = moves_of[child_record]
+            stones = mover | 1 << cell
+            won = False
+            for line in lines_through[cell]:
+                if stones & line == line:
+                    won = True
+                    break
+            if (
+                move is None
+                or (child_record == DECIDED) != won
+                or child_record == DECIDED + 1
+                and not _can_win_now(lines, opponent, stones)
+            ):
+                problem = _record_problem(children, child_record, position.play(cell))
+                raise TableDamagedError(children.path, child, problem)
+            moves[cell] = move
+            if move_scores[child_record] > best:
+                best = move_scores[child_record]
+        if best != value.score:
+            backed = max(moves.values(), key=_score)
+            raise TableDamagedError.contradicted(ply.path, number, position, value, backed)
+        return Probe(value, moves)
+
+    def record(self, position: Position) -> int:
+        """The raw record of a position (:mod:`solver.tablebase.step`), unchecked."""
+        return self._read(position)[2]
+
+    def _read(self, position: Position) -> tuple[_Ply, int, int]:
+        """The ply, number and record of a position: one read."""
+        if position.rules != self.rules:
+            raise InvalidPositionError(
+                f"a position of {position.rules.name} looked up in a table of {self.rules.name}"
+            )
+        problem = _count_problem(position)
+        if problem is not None:
+            raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
+        ply = self._ply(position.ply)
+        try:
+            number = ply.index.index(position.x, position.o)
+        except ValueError as error:  # an X set of no class: the ply's index is damaged
+            raise TableFileError(ply.path, f"its index is damaged: {error}") from None
+        self.reads += 1
+        return ply, number, ply.source.record(number)
+
+    def _value(self, ply: _Ply, number: int, record: int, position: Position) -> Value:
+        """The value of a position's record, checked against what the rules allow there:
+        lost in 0 where the last mover has a line, a draw on a full board, else a remoteness
+        of at least 1 and at most the empty cells, and a win in 1 only where a move wins."""
+        value = ply.values[record]
+        if position.winner is not None:
+            problem = position.illegality()
+            if problem is not None and record == NONE:
+                raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
+            sound = problem is None and record == DECIDED
+        elif not position.empty:
+            sound = record == DRAW
+        else:
+            sound = value is not None and record != DECIDED
+            if sound and record == DECIDED + 1:
+                mine, theirs = (
+                    (position.x, position.o) if position.x_to_move else (position.o, position.x)
+                )
+                sound = _can_win_now(self.rules.lines, mine, theirs)
+        if not sound or value is None:
+            raise TableDamagedError(ply.path, number, _record_problem(ply, record, position))
+        return value
+
+    # -- many positions -----------------------------------------------------------------------
+
+    def probe_many(self, x: Any, o: Any) -> Probes:
+        """The values and remoteness of many positions (arrays of X and O cell sets, aligned:
+        any orientation, any mix of plies), ranked in kernels over every core and read one
+        record each. Raises :class:`InvalidPositionError` for stones off the board, on one
+        cell twice or in counts no game has, and :class:`TableDamagedError` for a record
+        beyond its position's empty cells."""
+        from ttt_solve.solver.tablebase.many import probe_arrays
+
+        return probe_arrays(self, x, o)
+
+    # -- files --------------------------------------------------------------------------------
 
     def verify(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Check every ply's file against its digest (and the manifest's record of it);
@@ -112,55 +379,85 @@ class Table:
                 progress(sum(sizes[: ply + 1]), sum(sizes))
         return len(paths)
 
-    def _ply(self, ply: int) -> _PlyFile:
-        if ply not in self._plies:
-            self._plies[ply] = _PlyFile(ply_path(self.folder, ply), self.rules, ply)
-        return self._plies[ply]
+    def ply_file(self, ply: int) -> _Ply:
+        """A ply's open file (opened on first use): its header, index and records."""
+        return self._ply(ply)
 
-    def record(self, position: Position) -> int:
-        """The record of a position (:mod:`solver.tablebase.step`)."""
-        if position.rules != self.rules:
-            raise InvalidPositionError(
-                f"a position of {position.rules.name} looked up in a table of {self.rules.name}"
-            )
-        return self._ply(position.ply).record(position.x, position.o)
-
-    def value(self, position: Position) -> Value:
-        """The value of a position for the side to move, with its remoteness."""
-        record = self.record(position)
-        if record == NONE:
-            problem = position.illegality() or "the table holds no such position"
-            raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
-        return Value.from_score(score_of_record(record), position.empty_count)
-
-    def moves(self, position: Position) -> dict[int, Value]:
-        """Every legal move's value for its mover, by cell (none once the game is over)."""
-        if position.is_terminal:
-            return {}
-        ply = self._ply(position.ply + 1)
-        empties = position.empty_count - 1
-        values = {}
-        x_moves = position.x_to_move
-        for cell in iter_cells(position.empty):
-            bit = 1 << cell
-            x, o = (position.x | bit, position.o) if x_moves else (position.x, position.o | bit)
-            record = ply.record(x, o)
-            if record == NONE:
-                raise InvalidPositionError(f"{position} is not a position of a game")
-            values[cell] = move_value(Value.from_score(score_of_record(record), empties))
-        return values
+    def _ply(self, ply: int) -> _Ply:
+        found = self._plies.get(ply)
+        if found is None:
+            path = ply_path(self.folder, ply)
+            if not path.exists():
+                raise MissingTableError(f"{path}: missing from the table; build it again")
+            found = self._plies[ply] = _Ply(path, self.rules, ply)
+        return found
 
     def close(self) -> None:
         """Unmap the files opened so far (a later look-up opens them again)."""
         for ply_file in self._plies.values():
             try:
-                ply_file.data.close()
+                ply_file.close()
             except BufferError:
                 # NumPy arrays still view the map (a stream stopped midway): it is unmapped
                 # when the last of them goes.
                 pass
         self._plies.clear()
 
-    def analyse(self, position: Position) -> tuple[Value, dict[int, Value]]:
-        """The position's value and every move's: what a query shows."""
-        return self.value(position), self.moves(position)
+
+def open_tablebase(folder: Path | str, rules: Rules | None = None) -> Tablebase:
+    """Open the tablebase in ``folder`` (its manifest names the game; ``rules``, if given,
+    must be it). Files are opened as positions need them; nothing is read whole.
+
+    Raises :class:`MissingTableError` when the folder holds no finished table,
+    :class:`~solver.tablebase.files.TableError` for a table of another game or an
+    unreadable manifest."""
+    return Tablebase(folder, rules)
+
+
+def _count_problem(position: Position) -> str | None:
+    """Why a position's stones cannot be ranked in a ply (``None``: they can)."""
+    x, o = position.x, position.o
+    if x & o:
+        return "a cell holds both x and o"
+    if (x | o) & ~position.rules.full:
+        return "a stone is off the board"
+    if not 0 <= x.bit_count() - o.bit_count() <= 1:
+        return position.illegality()
+    return None
+
+
+def _can_win_now(lines: Sequence[int], mine: int, theirs: int) -> bool:
+    """Whether the side to move, with the stones ``mine`` against ``theirs``, completes one
+    of ``lines`` with one move (what a win in 1 needs)."""
+    for line in lines:
+        rest = line & ~mine
+        if rest and not rest & theirs and not rest & (rest - 1):
+            return True
+    return False
+
+
+def _record_problem(ply: _Ply, record: int, position: Position) -> str:
+    """What is wrong with the record of a position of ``ply``: the rules forbid it there."""
+    if record == NONE:
+        return f"it records no position for {position}, which a game reaches"
+    value = ply.values[record]
+    if value is None:
+        return (
+            f"its record {record} means no value at ply {position.ply} (a remoteness beyond "
+            f"the {position.empty_count} empty cells) for {position}"
+        )
+    if position.illegality() is not None:
+        return f"it records {_said(value)} for {position}, which no game reaches"
+    if position.is_terminal:
+        return f"it records {_said(value)} for {position}, where the game is over"
+    if record == DECIDED + 1:
+        return f"it records a win in 1 for {position}, where no move wins at once"
+    return f"it records {_said(value)} for {position}, where the game is not over"
+
+
+def _score(value: Value) -> int:
+    return value.score
+
+
+def _said(value: Value) -> str:
+    return f"{value.outcome.value} in {value.remoteness}"

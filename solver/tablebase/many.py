@@ -1,0 +1,122 @@
+"""Many positions probed at once, arrays in and arrays out: what
+:meth:`Tablebase.probe_many <solver.tablebase.probe.Tablebase.probe_many>` does.
+
+The positions are sorted by ply in one kernel pass, each ply's are ranked by the build's
+kernel (:func:`solver.tablebase.index.indexes`, from the class table of the ply's X sets,
+made once per X count and kept by the tablebase), their records read from the ply's
+:class:`~solver.tablebase.probe.PlyRecords` in one gather, and decoded through a table of
+the 256 records' values at that ply.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from ttt_solve.solver.errors import InvalidPositionError
+from ttt_solve.solver.tablebase.index import class_table, indexes, popcount
+from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, stone_counts
+
+if TYPE_CHECKING:
+    from ttt_solve.solver.tablebase.probe import Probes, Tablebase
+
+_FORBIDDEN = -2
+"""The remoteness the decoding table gives a record the rules forbid at its ply."""
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _plies(x: NDArray[np.int64], o: NDArray[np.int64], full: int) -> NDArray[np.int64]:
+    """Each position's ply, or -1 for stones off the board, on a cell twice, or in counts
+    no game has (X one stone ahead of O at most, never behind)."""
+    out = np.empty(len(x), dtype=np.int64)
+    for i in numba.prange(len(x)):
+        xs, os_ = x[i], o[i]
+        nx, no = popcount(xs), popcount(os_)
+        sound = not (xs & os_) and not ((xs | os_) & ~full) and 0 <= nx - no <= 1
+        out[i] = nx + no if sound and xs >= 0 and os_ >= 0 else -1
+    return out
+
+
+@numba.njit(nogil=True, cache=True)
+def _by_ply(plies: NDArray[np.int64], cells: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``(order, starts)``: the positions' indexes sorted by ply (a counting sort, stable),
+    and where each ply's begin in that order (``starts[ply] .. starts[ply + 1]``)."""
+    starts = np.zeros(cells + 2, dtype=np.int64)
+    for ply in plies:
+        starts[ply + 1] += 1
+    for ply in range(cells + 1):
+        starts[ply + 1] += starts[ply]
+    order = np.empty(len(plies), dtype=np.int64)
+    filled = starts[:-1].copy()
+    for i in range(len(plies)):
+        order[filled[plies[i]]] = i
+        filled[plies[i]] += 1
+    return order, starts
+
+
+def decoding(cells: int, ply: int) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
+    """``(values, remoteness)`` of each of the 256 records at ``ply``: the value for the side
+    to move (1, 0, -1) and the remoteness; :data:`~solver.tablebase.probe.NO_POSITION` for
+    :data:`~solver.tablebase.lookup.NONE`, and ``-2`` for a record the rules forbid there
+    (a remoteness beyond the empty cells)."""
+    empty = cells - ply
+    values = np.zeros(256, dtype=np.int8)
+    remoteness = np.full(256, _FORBIDDEN, dtype=np.int8)
+    remoteness[NONE] = -1
+    remoteness[DRAW] = empty
+    for steps in range(empty + 1):
+        values[DECIDED + steps] = 1 if steps % 2 else -1
+        remoteness[DECIDED + steps] = steps
+    return values, remoteness
+
+
+def probe_arrays(tablebase: Tablebase, x: Any, o: Any) -> Probes:
+    """:meth:`Tablebase.probe_many <solver.tablebase.probe.Tablebase.probe_many>`."""
+    from ttt_solve.solver.tablebase.probe import Probes, TableDamagedError
+
+    rules = tablebase.rules
+    xs = np.ascontiguousarray(x, dtype=np.int64).ravel()
+    os_ = np.ascontiguousarray(o, dtype=np.int64).ravel()
+    if xs.shape != os_.shape:
+        raise ValueError(f"{len(xs):,} X sets and {len(os_):,} O sets: give one of each a position")
+    plies = _plies(xs, os_, rules.full)
+    if len(plies) and plies.min() < 0:
+        first = int(np.flatnonzero(plies < 0)[0])
+        raise InvalidPositionError(
+            f"position {first} (x={int(xs[first]):#x}, o={int(os_[first]):#x}) is not a "
+            f"position of {rules.name}: stones off the board, on a cell twice, or in counts "
+            "no game has"
+        )
+    values = np.zeros(len(xs), dtype=np.int8)
+    remoteness = np.zeros(len(xs), dtype=np.int8)
+    order, starts = _by_ply(plies, rules.cells)
+    tables = tablebase.class_tables
+    for ply in range(rules.cells + 1):
+        start, stop = int(starts[ply]), int(starts[ply + 1])
+        if start == stop:
+            continue
+        chosen: Any = slice(None) if stop - start == len(xs) else order[start:stop]
+        size = stone_counts(ply)[0]
+        if size not in tables:
+            tables[size] = class_table(rules, size)
+        numbers = indexes(rules, ply, tables[size], xs[chosen], os_[chosen])
+        ply_file = tablebase.ply_file(ply)
+        records = ply_file.source.records(numbers)
+        value_of, remoteness_of = decoding(rules.cells, ply)
+        found = remoteness_of[records]
+        if (found == _FORBIDDEN).any():
+            at = int(np.flatnonzero(found == _FORBIDDEN)[0])
+            record, number = int(records[at]), int(numbers[at])
+            raise TableDamagedError(
+                ply_file.path,
+                number,
+                f"its record {record} means no value at ply {ply} (a remoteness beyond the "
+                f"{rules.cells - ply} empty cells)",
+            )
+        values[chosen] = value_of[records]
+        remoteness[chosen] = found
+    shape = np.shape(x)
+    return Probes(values.reshape(shape), remoteness.reshape(shape))
