@@ -104,8 +104,8 @@ class MemoryLoader:
         compiled = False
         for info in sorted(games, key=lambda info: info.positions):
             rules = info.rules
-            if not rules.fits_key or info.positions > left:
-                continue
+            if not rules.fits_key or info.positions > left or info.table_folder is not None:
+                continue  # a game stored as a table is probed directly, as fast
             if not compiled:  # said apart: the first time on a machine it takes seconds
                 self.report(f"lookup in memory compiled in {compile_lookup():.1f} s (Numba)")
                 compiled = True

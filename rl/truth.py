@@ -1,9 +1,14 @@
 """The truth an environment hands out: each position's value, remoteness and best moves.
 
-:class:`Truth` asks the oracle (:class:`ttt_solve.book.oracle.Oracle`): the book where it
-holds the position, a live search past it, and :class:`TruthUnavailableError` where neither
-answers within ``search_seconds``. Answers are kept per position, so a game replayed, or a
-training run's millionth game, reads a dictionary.
+:class:`Truth` reads a game stored as a table with the table's probe
+(:meth:`Tablebase.probe_moves <ttt_solve.solver.tablebase.probe.Tablebase.probe_moves>`: one
+record for the position and one a move, checked against each other); any other game it asks
+the oracle (:class:`ttt_solve.book.oracle.Oracle`): the book where it holds the position, a
+live search past it, and :class:`TruthUnavailableError` where neither answers within
+``search_seconds``. Answers are kept per position, so a game replayed, or a training run's
+millionth game, reads a dictionary. A damaged table raises
+:class:`~ttt_solve.solver.tablebase.probe.TableDamagedError`: never a value its own moves
+contradict.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ttt_solve.book.errors import OutOfReachError
-from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS, Oracle
+from ttt_solve.book.oracle import BOOK, DEFAULT_SEARCH_SECONDS, Oracle
 from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -58,6 +63,11 @@ class Truth:
             book = self._closing.enter_context(open_book(book, read_only=True))
         self.book = book
         self.oracle = Oracle(rules, book, search_seconds=search_seconds)
+        self.tablebase = (
+            book.tablebase(rules) if book is not None and self.oracle.game is not None else None
+        )
+        if self.tablebase is not None:
+            self.tablebase.compile()  # a training run probes millions of positions
         self._cache: dict[tuple[int, int], Verdict] = {}
 
     def of(self, position: Position) -> Verdict:
@@ -65,18 +75,28 @@ class Truth:
         key = (position.x, position.o)
         verdict = self._cache.get(key)
         if verdict is None:
-            try:
-                analysis = self.oracle.analyse(position)
-            except OutOfReachError as error:
-                raise TruthUnavailableError(
-                    f"{error}; pass truth=False to play without the truth"
-                ) from None
-            moves = {move.cell: move.value for move in analysis.moves}
-            verdict = Verdict(analysis.value, moves, analysis.best_moves, analysis.source)
+            verdict = self._probed(position) if self.tablebase else self._analysed(position)
             if len(self._cache) >= CACHE_LIMIT:
                 self._cache.clear()
             self._cache[key] = verdict
         return verdict
+
+    def _probed(self, position: Position) -> Verdict:
+        assert self.tablebase is not None
+        if position.rules != self.rules:
+            raise ValueError(f"position {position} is not of {self.rules.name}")
+        probe = self.tablebase.probe_moves(position)
+        return Verdict(probe.value, probe.moves, probe.best_moves, BOOK)
+
+    def _analysed(self, position: Position) -> Verdict:
+        try:
+            analysis = self.oracle.analyse(position)
+        except OutOfReachError as error:
+            raise TruthUnavailableError(
+                f"{error}; pass truth=False to play without the truth"
+            ) from None
+        moves = {move.cell: move.value for move in analysis.moves}
+        return Verdict(analysis.value, moves, analysis.best_moves, analysis.source)
 
     def close(self) -> None:
         """Close the book if this object opened it."""

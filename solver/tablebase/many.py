@@ -17,7 +17,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.errors import InvalidPositionError
-from ttt_solve.solver.tablebase.index import class_table, indexes, popcount
+from ttt_solve.solver.tablebase.files import HEADER_SIZE
+from ttt_solve.solver.tablebase.index import (
+    binomials,
+    cell_tables,
+    class_table,
+    compress,
+    indexes,
+    permute_set,
+    popcount,
+    rank_set,
+)
 from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, stone_counts
 
 if TYPE_CHECKING:
@@ -120,3 +130,122 @@ def probe_arrays(tablebase: Tablebase, x: Any, o: Any) -> Probes:
         remoteness[chosen] = found
     shape = np.shape(x)
     return Probes(values.reshape(shape), remoteness.reshape(shape))
+
+
+# -- one position and its children, compiled --------------------------------------------------
+
+
+@numba.njit(nogil=True, cache=True)
+def _number(
+    x: int,
+    o: int,
+    per_class: int,
+    rep_ranks: NDArray[np.int64],
+    full: int,
+    tables: NDArray[np.int64],
+    binom: NDArray[np.int64],
+) -> int:
+    """The number of a position in its ply's index, its X set's class found by bisection
+    over the representatives' ranks (as :meth:`PlyIndex.index
+    <solver.tablebase.lookup.PlyIndex.index>`); -1 when no class has its smallest image."""
+    rep, symmetry = x, 0
+    for s in range(1, tables.shape[0]):
+        image = permute_set(x, tables, s)
+        if image < rep:
+            rep, symmetry = image, s
+    rank = rank_set(rep, binom)
+    low, high = 0, len(rep_ranks)
+    while low < high:
+        middle = (low + high) // 2
+        if rep_ranks[middle] < rank:
+            low = middle + 1
+        else:
+            high = middle
+    if low == len(rep_ranks) or rep_ranks[low] != rank:
+        return -1
+    image = permute_set(o, tables, symmetry)
+    found: int = low * per_class + rank_set(compress(image, full & ~rep), binom)
+    return found
+
+
+@numba.njit(nogil=True, cache=True)
+def _family(
+    x: int,
+    o: int,
+    children: bool,
+    per_class: int,
+    rep_ranks: NDArray[np.int64],
+    child_per_class: int,
+    child_rep_ranks: NDArray[np.int64],
+    full: int,
+    tables: NDArray[np.int64],
+    binom: NDArray[np.int64],
+    out: NDArray[np.int64],
+) -> int:
+    """Into ``out``: the number of a position, then (with ``children``) those of its
+    children in the next ply, one for each empty cell in ascending order; returns how many
+    (an array made here would cost more to hand back than the ranking)."""
+    empty = full & ~(x | o)
+    count = popcount(empty) if children else 0
+    out[0] = _number(x, o, per_class, rep_ranks, full, tables, binom)
+    x_moves = popcount(x) == popcount(o)
+    bits = empty
+    for i in range(count):
+        bit = bits & -bits
+        bits ^= bit
+        if x_moves:
+            out[1 + i] = _number(x | bit, o, child_per_class, child_rep_ranks, full, tables, binom)
+        else:
+            out[1 + i] = _number(x, o | bit, child_per_class, child_rep_ranks, full, tables, binom)
+    return 1 + count
+
+
+class CompiledIndex:
+    """A tablebase's plies ranked by :func:`_family`: what :meth:`Tablebase.compile
+    <solver.tablebase.probe.Tablebase.compile>` switches its look-ups to."""
+
+    def __init__(self, tablebase: Tablebase) -> None:
+        rules = tablebase.rules
+        self.tablebase = tablebase
+        self.full = rules.full
+        self.tables = cell_tables(rules)
+        self.binom = binomials(rules.cells)
+        self._ranks: dict[int, tuple[int, NDArray[np.int64]]] = {}
+        self._empty = np.zeros(0, dtype=np.int64)
+        self._cells = rules.cells
+
+    def _ply(self, ply: int) -> tuple[int, NDArray[np.int64]]:
+        found = self._ranks.get(ply)
+        if found is None:
+            ply_file = self.tablebase.ply_file(ply)
+            ranks = np.frombuffer(
+                ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=HEADER_SIZE
+            ).view(np.int64)
+            found = self._ranks[ply] = (ply_file.index.per_class, ranks)
+        return found
+
+    def family(self, ply: int, x: int, o: int, children: bool) -> list[int]:
+        """The number of the position ``(x, o)`` of ``ply``, then with ``children`` its
+        children's, one for each empty cell in ascending order (-1: an X set of no class)."""
+        per_class, ranks = self._ply(ply)
+        child_per_class, child_ranks = self._ply(ply + 1) if children else (0, self._empty)
+        out = np.empty(self._cells + 1, dtype=np.int64)  # each call its own: threads share this
+        count = _family(
+            x,
+            o,
+            children,
+            per_class,
+            ranks,
+            child_per_class,
+            child_ranks,
+            self.full,
+            self.tables,
+            self.binom,
+            out,
+        )
+        numbers: list[int] = out[:count].tolist()
+        return numbers
+
+    def release(self) -> None:
+        """Drop the views of the files' maps (before they are closed)."""
+        self._ranks.clear()

@@ -52,6 +52,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from ttt_solve.solver.tablebase.many import CompiledIndex
+
 MANIFEST = "table.json"
 
 NO_POSITION = -1
@@ -240,6 +242,7 @@ class Tablebase:
         """The class tables of the X sets of each size that :meth:`probe_many` has ranked
         (:func:`solver.tablebase.index.class_table`), made once."""
         self._plies: dict[int, _Ply] = {}
+        self._compiled: CompiledIndex | None = None
 
     def __enter__(self) -> Tablebase:
         return self
@@ -257,8 +260,10 @@ class Tablebase:
 
         Raises :class:`InvalidPositionError` for a position of another game or one no game
         reaches, :class:`TableDamagedError` for a record the rules forbid there."""
-        ply, number, record = self._read(position)
-        return self._value(ply, number, record, position)
+        ply, numbers = self._numbers(position, False)
+        self.reads += 1
+        record = ply.source.record(numbers[0])
+        return self._value(ply, numbers[0], record, position, position.winner)
 
     def probe_moves(self, position: Position) -> Probe:
         """The position's value and every legal move's value: one record for the position
@@ -266,14 +271,15 @@ class Tablebase:
         that is not the best of its moves', or a move to no position, is
         :class:`TableDamagedError` (so is what :meth:`probe` refuses, for the position and
         for each move's)."""
-        ply, number, record = self._read(position)
-        value = self._value(ply, number, record, position)
-        if value.remoteness == 0:  # the game is over (checked): no moves
+        winner = position.winner
+        open_ = winner is None and position.empty != 0
+        ply, numbers = self._numbers(position, open_)
+        self.reads += len(numbers)
+        number = numbers[0]
+        value = self._value(ply, number, ply.source.record(number), position, winner)
+        if not open_:
             return Probe(value, {})
         children = self._ply(position.ply + 1)
-        cells = list(iter_cells(position.empty))
-        numbers = children.index.children(position.x, position.o, cells)
-        self.reads += len(numbers)
         source, moves_of, lines_through = children.source, children.moves, self.rules.lines_through
         mover, opponent = (
             (position.x, position.o) if position.x_to_move else (position.o, position.x)
@@ -282,7 +288,7 @@ class Tablebase:
         move_scores = children.move_scores
         moves = {}
         best = -WIN_SCORE
-        for cell, child in zip(cells, numbers):
+        for cell, child in zip(iter_cells(position.empty), numbers[1:]):
             child_record = source.record(child)
             move = moves_of[child_record]
             stones = mover | 1 << cell
@@ -309,10 +315,23 @@ class Tablebase:
 
     def record(self, position: Position) -> int:
         """The raw record of a position (:mod:`solver.tablebase.step`), unchecked."""
-        return self._read(position)[2]
+        ply, numbers = self._numbers(position, False)
+        self.reads += 1
+        return ply.source.record(numbers[0])
 
-    def _read(self, position: Position) -> tuple[_Ply, int, int]:
-        """The ply, number and record of a position: one read."""
+    def compile(self) -> None:
+        """Rank positions with compiled kernels from now on: the same numbers, several times
+        faster a position, for a process that probes many (a server, an environment's
+        truth). It loads Numba (a fraction of a second; on a machine's first use its kernels
+        are compiled, a minute at most, and kept); a one-shot look-up is faster without."""
+        if self._compiled is None:
+            from ttt_solve.solver.tablebase.many import CompiledIndex
+
+            self._compiled = CompiledIndex(self)
+
+    def _numbers(self, position: Position, children: bool) -> tuple[_Ply, list[int]]:
+        """The ply of a position and its number, then with ``children`` those of its
+        children in the next ply, one for each empty cell in ascending order."""
         if position.rules != self.rules:
             raise InvalidPositionError(
                 f"a position of {position.rules.name} looked up in a table of {self.rules.name}"
@@ -321,19 +340,31 @@ class Tablebase:
         if problem is not None:
             raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
         ply = self._ply(position.ply)
-        try:
-            number = ply.index.index(position.x, position.o)
-        except ValueError as error:  # an X set of no class: the ply's index is damaged
-            raise TableFileError(ply.path, f"its index is damaged: {error}") from None
-        self.reads += 1
-        return ply, number, ply.source.record(number)
+        if children:
+            child_ply = self._ply(position.ply + 1)
+        x, o = position.x, position.o
+        if self._compiled is not None:
+            numbers = self._compiled.family(position.ply, x, o, children)
+            if min(numbers) >= 0:
+                return ply, numbers
+        try:  # the plain index, or the compiled one's failure said in words
+            numbers = [ply.index.index(x, o)]
+            if children:
+                numbers += child_ply.index.children(x, o, list(iter_cells(position.empty)))
+        except ValueError as error:  # an X set of no class: a ply's index is damaged
+            damaged = child_ply if children and len(numbers) == 1 else ply
+            raise TableFileError(damaged.path, f"its index is damaged: {error}") from None
+        return ply, numbers
 
-    def _value(self, ply: _Ply, number: int, record: int, position: Position) -> Value:
-        """The value of a position's record, checked against what the rules allow there:
-        lost in 0 where the last mover has a line, a draw on a full board, else a remoteness
-        of at least 1 and at most the empty cells, and a win in 1 only where a move wins."""
+    def _value(
+        self, ply: _Ply, number: int, record: int, position: Position, winner: str | None
+    ) -> Value:
+        """The value of a position's record, checked against what the rules allow there
+        (``winner``: the side with a line, if one has): lost in 0 where the last mover has a
+        line, a draw on a full board, else a remoteness of at least 1 and at most the empty
+        cells, and a win in 1 only where a move wins."""
         value = ply.values[record]
-        if position.winner is not None:
+        if winner is not None:
             problem = position.illegality()
             if problem is not None and record == NONE:
                 raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
@@ -394,6 +425,8 @@ class Tablebase:
 
     def close(self) -> None:
         """Unmap the files opened so far (a later look-up opens them again)."""
+        if self._compiled is not None:
+            self._compiled.release()
         for ply_file in self._plies.values():
             try:
                 ply_file.close()
