@@ -76,14 +76,16 @@ class TableDamagedError(TableFileError):
 
     @classmethod
     def contradicted(
-        cls, path: Path | str, number: int, position: Position, recorded: Value, backed: Value
+        cls, path: Path, number: int, position: Position, recorded: Value, backed: Value
     ) -> TableDamagedError:
-        """The error for a position whose record is not what its moves give it (the best of
-        its moves' values) or, once the game is over, its end."""
+        """The error for a position whose record is not the best of its moves' values (read
+        from the next ply's file, named too: either file may be the damaged one)."""
+        moves = ply_path(path.parent, position.ply + 1).name
         return cls(
             path,
             number,
-            f"it records {_said(recorded)} for {position}, but its moves give {_said(backed)}",
+            f"it records {_said(recorded)} for {position}, but its moves (in {moves}) give "
+            f"{_said(backed)}",
         )
 
 
