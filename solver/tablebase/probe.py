@@ -329,7 +329,9 @@ class Tablebase:
         if self._compiled is None:
             from ttt_solve.solver.tablebase.many import CompiledIndex
 
-            self._compiled = CompiledIndex(self)
+            compiled = CompiledIndex(self)
+            compiled.family(0, 0, 0, True)  # the kernel loaded (or compiled) now, not mid-probe
+            self._compiled = compiled
 
     def _numbers(self, position: Position, children: bool) -> tuple[_Ply, list[int]]:
         """The ply of a position and its number, then with ``children`` those of its
