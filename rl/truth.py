@@ -83,8 +83,6 @@ class Truth:
 
     def _probed(self, position: Position) -> Verdict:
         assert self.tablebase is not None
-        if position.rules != self.rules:
-            raise ValueError(f"position {position} is not of {self.rules.name}")
         probe = self.tablebase.probe_moves(position)
         return Verdict(probe.value, probe.moves, probe.best_moves, BOOK)
 

@@ -16,7 +16,7 @@ from math import comb
 from typing import Protocol
 
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Value, score_of
+from ttt_solve.solver.value import WIN_SCORE, Value, score_of
 
 NONE = 0
 """The record of a number that stands for no position."""
@@ -38,6 +38,71 @@ def value_of_record(record: int, empty_cells: int) -> Value:
     """The value for the side to move of a position's record (not :data:`NONE`), with
     ``empty_cells`` its empty cells (a draw's remoteness)."""
     return Value.from_score(score_of_record(record), empty_cells)
+
+
+def family_problem(
+    mover: int,
+    opponent: int,
+    free: int,
+    cells: int,
+    record: int,
+    child_records: Sequence[int],
+    lines: Sequence[int],
+    lines_through: Sequence[Sequence[int]],
+) -> int:
+    """Whether the records of an open position (the side to move's stones ``mover``, the
+    other's ``opponent``, its empty cells ``free``, its own sound ``record``) and of its
+    children (``child_records``, one a move to each empty cell in ascending order) are what
+    a build writes: -1 if they are; else the index of the first child whose record the rules
+    forbid (no position, a remoteness beyond its empty cells, a finished game recorded as
+    anything but lost in 0, an open one as lost in 0, a win in 1 with no winning move), or
+    the number of children when the position's record is not the best of its moves'.
+
+    Self-contained integer arithmetic and loops, so that it runs as it is (a one-shot
+    look-up) and compiled from this same source (``lines_through`` may then be padded with
+    ``1 << cells``, a line no stones complete)."""
+    stones_on = 0  # the position's stones, counted
+    taken = mover | opponent
+    while taken:
+        taken &= taken - 1
+        stones_on += 1
+    limit = DECIDED + cells - stones_on - 1  # the largest record a child may hold
+    best = -WIN_SCORE - 1
+    child = 0
+    for cell in range(cells):
+        bit = 1 << cell
+        if not free & bit:
+            continue
+        child_record = child_records[child]
+        if child_record == NONE or child_record > limit:
+            return child
+        stones = mover | bit
+        won = False
+        for line in lines_through[cell]:
+            if stones & line == line:
+                won = True
+        if won != (child_record == DECIDED):
+            return child
+        if child_record == DECIDED + 1:  # the opponent, now to move, must win at once
+            wins = False
+            for line in lines:
+                rest = line & ~opponent
+                if rest and not rest & stones and not rest & (rest - 1):
+                    wins = True
+            if not wins:
+                return child
+        move = 0  # the move's score for the mover: the child's, negated, one ply further
+        if child_record != DRAW:
+            steps = child_record - DECIDED
+            move = steps + 1 - WIN_SCORE if steps % 2 else WIN_SCORE - steps - 1
+        if move > best:
+            best = move
+        child += 1
+    score = 0
+    if record != DRAW:
+        steps = record - DECIDED
+        score = WIN_SCORE - steps if steps % 2 else steps - WIN_SCORE
+    return child if best != score else -1
 
 
 def stone_counts(ply: int) -> tuple[int, int]:

@@ -28,7 +28,8 @@ from ttt_solve.solver.tablebase.index import (
     popcount,
     rank_set,
 )
-from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, stone_counts
+from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, family_problem, stone_counts
+from ttt_solve.solver.tablebase.probe import MappedRecords
 
 if TYPE_CHECKING:
     from ttt_solve.solver.tablebase.probe import Probes, Tablebase
@@ -187,6 +188,8 @@ def _family(
     (an array made here would cost more to hand back than the ranking)."""
     empty = full & ~(x | o)
     count = popcount(empty) if children else 0
+    if count >= len(out):
+        raise ValueError("the array for the numbers is shorter than the position's family")
     out[0] = _number(x, o, per_class, rep_ranks, full, tables, binom)
     x_moves = popcount(x) == popcount(o)
     bits = empty
@@ -200,52 +203,157 @@ def _family(
     return 1 + count
 
 
+_family_problem = numba.njit(nogil=True, cache=True)(family_problem)
+
+
+@numba.njit(nogil=True, cache=True)
+def _probe_family(
+    x: int,
+    o: int,
+    children: bool,
+    per_class: int,
+    rep_ranks: NDArray[np.int64],
+    records: NDArray[np.uint8],
+    child_per_class: int,
+    child_rep_ranks: NDArray[np.int64],
+    child_records: NDArray[np.uint8],
+    full: int,
+    tables: NDArray[np.int64],
+    binom: NDArray[np.int64],
+    lines: NDArray[np.int64],
+    lines_through: NDArray[np.int64],
+    numbers: NDArray[np.int64],
+    found: NDArray[np.int64],
+) -> int:
+    """:func:`_family`, the records of its numbers read into ``found``, and (with
+    ``children``) :func:`~solver.tablebase.lookup.family_problem` of them, in one call;
+    returns the problem (-1: none), or -2 for a number the index or the records do not
+    hold (a damaged file, said in words by the plain index)."""
+    count = _family(
+        x,
+        o,
+        children,
+        per_class,
+        rep_ranks,
+        child_per_class,
+        child_rep_ranks,
+        full,
+        tables,
+        binom,
+        numbers,
+    )
+    for i in range(count):
+        held = records if i == 0 else child_records
+        if numbers[i] < 0 or numbers[i] >= len(held):
+            return -2
+        found[i] = held[numbers[i]]
+    if not children:
+        return -1
+    x_moves = popcount(x) == popcount(o)
+    mover, opponent = (x, o) if x_moves else (o, x)
+    return _family_problem(
+        mover,
+        opponent,
+        full & ~(x | o),
+        lines_through.shape[0],
+        found[0],
+        found[1:count],
+        lines,
+        lines_through,
+    )
+
+
 class CompiledIndex:
-    """A tablebase's plies ranked by :func:`_family`: what :meth:`Tablebase.compile
-    <solver.tablebase.probe.Tablebase.compile>` switches its look-ups to."""
+    """A tablebase's look-ups of one position and its children in compiled kernels
+    (:func:`_probe_family`): what :meth:`Tablebase.compile
+    <solver.tablebase.probe.Tablebase.compile>` switches them to."""
 
     def __init__(self, tablebase: Tablebase) -> None:
         rules = tablebase.rules
         self.tablebase = tablebase
         self.full = rules.full
+        self.cells = rules.cells
         self.tables = cell_tables(rules)
         self.binom = binomials(rules.cells)
-        self._ranks: dict[int, tuple[int, NDArray[np.int64]]] = {}
-        self._empty = np.zeros(0, dtype=np.int64)
-        self._cells = rules.cells
+        self.lines = np.array(rules.lines, dtype=np.int64)
+        width = max(len(through) for through in rules.lines_through)
+        self.lines_through = np.full((rules.cells, width), 1 << rules.cells, dtype=np.int64)
+        for cell, through in enumerate(rules.lines_through):
+            self.lines_through[cell, : len(through)] = through
+        self._plies: dict[int, tuple[int, NDArray[np.int64], NDArray[np.uint8] | None]] = {}
+        self._none = (0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8))
+        self._arguments: dict[tuple[int, bool], tuple[Any, ...]] = {}
 
-    def _ply(self, ply: int) -> tuple[int, NDArray[np.int64]]:
-        found = self._ranks.get(ply)
+    def _ply(self, ply: int) -> tuple[int, NDArray[np.int64], NDArray[np.uint8] | None]:
+        """A ply's records a number, representatives' ranks and records (as an array over
+        the file's map; ``None`` for records read otherwise)."""
+        found = self._plies.get(ply)
         if found is None:
             ply_file = self.tablebase.ply_file(ply)
             ranks = np.frombuffer(
                 ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=HEADER_SIZE
             ).view(np.int64)
-            found = self._ranks[ply] = (ply_file.index.per_class, ranks)
+            source = ply_file.source
+            records = source.array() if isinstance(source, MappedRecords) else None
+            found = self._plies[ply] = (ply_file.index.per_class, ranks, records)
         return found
 
-    def family(self, ply: int, x: int, o: int, children: bool) -> list[int]:
-        """The number of the position ``(x, o)`` of ``ply``, then with ``children`` its
-        children's, one for each empty cell in ascending order (-1: an X set of no class)."""
-        per_class, ranks = self._ply(ply)
-        child_per_class, child_ranks = self._ply(ply + 1) if children else (0, self._empty)
-        out = np.empty(self._cells + 1, dtype=np.int64)  # each call its own: threads share this
+    def family(
+        self, ply: int, x: int, o: int, children: int
+    ) -> tuple[NDArray[np.int64], list[int], int]:
+        """``(numbers, records, problem)`` of the position ``(x, o)`` of ``ply``, then of its
+        ``children`` children (its empty cells, or 0), one a move to each empty cell in
+        ascending order, and :func:`~solver.tablebase.lookup.family_problem` of them (-1:
+        none, and always without children; -2: a number the index or the records do not
+        hold)."""
+        arguments = self._arguments.get((ply, children > 0))
+        if arguments is None:
+            arguments = self._arguments[(ply, children > 0)] = self._arguments_of(ply, children)
+        numbers = np.empty(1 + children, dtype=np.int64)  # each call its own: threads share
+        found = np.empty(1 + children, dtype=np.int64)
+        if arguments[2] is not None and arguments[5] is not None:
+            problem = _probe_family(x, o, children > 0, *arguments, numbers, found)
+            return numbers, found.tolist(), problem
+        per_class, ranks, _, child_per_class, child_ranks, _, *shared = arguments
         count = _family(
             x,
             o,
-            children,
+            children > 0,
             per_class,
             ranks,
             child_per_class,
             child_ranks,
-            self.full,
-            self.tables,
-            self.binom,
-            out,
+            *shared[:3],
+            numbers,
         )
-        numbers: list[int] = out[:count].tolist()
-        return numbers
+        if count and numbers.min() < 0:
+            return numbers, [], -2
+        read = [self.tablebase.ply_file(ply).source.record(int(numbers[0]))]
+        if not children:
+            return numbers, read, -1
+        read += self.tablebase.ply_file(ply + 1).source.records(numbers[1:]).tolist()
+        mover, opponent = (x, o) if bin(x).count("1") == bin(o).count("1") else (o, x)
+        problem = _family_problem(
+            mover,
+            opponent,
+            self.full & ~(x | o),
+            self.cells,
+            read[0],
+            np.array(read[1:], dtype=np.int64),
+            self.lines,
+            self.lines_through,
+        )
+        return numbers, read, problem
+
+    def _arguments_of(self, ply: int, children: int) -> tuple[Any, ...]:
+        """What :func:`_probe_family` is given for a position of ``ply`` (with or without
+        its children), but the position and the arrays it fills."""
+        per_class, ranks, records = self._ply(ply)
+        child = self._ply(ply + 1) if children else self._none
+        shared = (self.full, self.tables, self.binom, self.lines, self.lines_through)
+        return (per_class, ranks, records, *child, *shared)
 
     def release(self) -> None:
         """Drop the views of the files' maps (before they are closed)."""
-        self._ranks.clear()
+        self._plies.clear()
+        self._arguments.clear()

@@ -31,7 +31,7 @@ import struct
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol
 
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position, iter_cells
@@ -45,8 +45,15 @@ from ttt_solve.solver.tablebase.files import (
     read_header,
     verify,
 )
-from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, PlyIndex, value_of_record
-from ttt_solve.solver.value import WIN_SCORE, Value, move_value
+from ttt_solve.solver.tablebase.lookup import (
+    DECIDED,
+    DRAW,
+    NONE,
+    PlyIndex,
+    family_problem,
+    value_of_record,
+)
+from ttt_solve.solver.value import Value, move_value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -91,7 +98,7 @@ class TableDamagedError(TableFileError):
 
 class Probe(NamedTuple):
     """A position's value for the side to move and every legal move's value for its mover,
-    by cell (none once the game is over)."""
+    by cell in ascending order (none once the game is over)."""
 
     value: Value
     moves: dict[int, Value]
@@ -99,7 +106,8 @@ class Probe(NamedTuple):
     @property
     def best_moves(self) -> tuple[int, ...]:
         """The cells of the moves that keep the value with the best remoteness, ascending."""
-        return tuple(sorted(cell for cell, value in self.moves.items() if value == self.value))
+        value = self.value
+        return tuple(cell for cell, move in self.moves.items() if move == value)
 
 
 class Probes(NamedTuple):
@@ -207,7 +215,6 @@ class _Ply:
         for record in range(DECIDED, DECIDED + empty + 1):
             self.values[record] = value_of_record(record, empty)
         self.moves = [None if value is None else move_value(value) for value in self.values]
-        self.move_scores = [-WIN_SCORE if move is None else move.score for move in self.moves]
 
     def close(self) -> None:
         self.source.close()
@@ -262,10 +269,8 @@ class Tablebase:
 
         Raises :class:`InvalidPositionError` for a position of another game or one no game
         reaches, :class:`TableDamagedError` for a record the rules forbid there."""
-        ply, numbers = self._numbers(position, False)
-        self.reads += 1
-        record = ply.source.record(numbers[0])
-        return self._value(ply, numbers[0], record, position, position.winner)
+        ply, numbers, records, _ = self._family(position, False)
+        return self._value(ply, numbers[0], records[0], position, position.winner)
 
     def probe_moves(self, position: Position) -> Probe:
         """The position's value and every legal move's value: one record for the position
@@ -275,82 +280,56 @@ class Tablebase:
         for each move's)."""
         winner = position.winner
         open_ = winner is None and position.empty != 0
-        ply, numbers = self._numbers(position, open_)
-        self.reads += len(numbers)
-        number = numbers[0]
-        value = self._value(ply, number, ply.source.record(number), position, winner)
+        ply, numbers, records, problem = self._family(position, open_)
+        value = self._value(ply, numbers[0], records[0], position, winner)
         if not open_:
             return Probe(value, {})
         children = self._ply(position.ply + 1)
-        source, moves_of, lines_through = children.source, children.moves, self.rules.lines_through
-        mover, opponent = (
-            (position.x, position.o) if position.x_to_move else (position.o, position.x)
-        )
-        lines = self.rules.lines
-        move_scores = children.move_scores
-        moves = {}
-        best = -WIN_SCORE
-        for cell, child in zip(iter_cells(position.empty), numbers[1:]):
-            child_record = source.record(child)
-            move = moves_of[child_record]
-            stones = mover | 1 << cell
-            won = False
-            for line in lines_through[cell]:
-                if stones & line == line:
-                    won = True
-                    break
-            if (
-                move is None
-                or (child_record == DECIDED) != won
-                or child_record == DECIDED + 1
-                and not _can_win_now(lines, opponent, stones)
-            ):
-                problem = _record_problem(children, child_record, position.play(cell))
-                raise TableDamagedError(children.path, child, problem)
-            moves[cell] = move
-            if move_scores[child_record] > best:
-                best = move_scores[child_record]
-        if best != value.score:
-            backed = max(moves.values(), key=_score)
-            raise TableDamagedError.contradicted(ply.path, number, position, value, backed)
-        return Probe(value, moves)
+        cells = list(iter_cells(position.empty))
+        if problem >= 0:
+            self._family_damage(position, ply, children, numbers, records, problem, cells)
+        return Probe(value, dict(zip(cells, map(children.moves.__getitem__, records[1:]))))
 
     def record(self, position: Position) -> int:
         """The raw record of a position (:mod:`solver.tablebase.step`), unchecked."""
-        ply, numbers = self._numbers(position, False)
-        self.reads += 1
-        return ply.source.record(numbers[0])
+        return self._family(position, False)[2][0]
 
     def compile(self) -> None:
-        """Rank positions with compiled kernels from now on: the same numbers, several times
-        faster a position, for a process that probes many (a server, an environment's
-        truth). It loads Numba (a fraction of a second; on a machine's first use its kernels
-        are compiled, a minute at most, and kept); a one-shot look-up is faster without."""
+        """Look positions up with compiled kernels from now on: the same numbers and checks,
+        several times faster a position, for a process that probes many (a server, an
+        environment's truth). It loads Numba (a fraction of a second; on a machine's first
+        use its kernels are compiled, a minute at most, and kept); a one-shot look-up is
+        faster without."""
         if self._compiled is None:
             from ttt_solve.solver.tablebase.many import CompiledIndex
 
             compiled = CompiledIndex(self)
-            compiled.family(0, 0, 0, True)  # the kernel loaded (or compiled) now, not mid-probe
+            compiled.family(0, 0, 0, self.rules.cells)  # loaded (or compiled) now
             self._compiled = compiled
 
-    def _numbers(self, position: Position, children: bool) -> tuple[_Ply, list[int]]:
-        """The ply of a position and its number, then with ``children`` those of its
-        children in the next ply, one for each empty cell in ascending order."""
-        if position.rules != self.rules:
+    def _family(self, position: Position, children: bool) -> tuple[_Ply, list[int], list[int], int]:
+        """``(ply, numbers, records, problem)``: the ply of a position, its number and
+        record, then with ``children`` those of its children in the next ply, one for each
+        empty cell in ascending order, and their
+        :func:`~solver.tablebase.lookup.family_problem` (-1: none, and always without
+        ``children``). Counts the records read."""
+        if position.rules is not self.rules and position.rules != self.rules:  # `is`: cheap
             raise InvalidPositionError(
                 f"a position of {position.rules.name} looked up in a table of {self.rules.name}"
             )
         problem = _count_problem(position)
         if problem is not None:
             raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
-        ply = self._ply(position.ply)
+        x, o, at = position.x, position.o, position.ply
+        ply = self._plies.get(at) or self._ply(at)
         if children:
-            child_ply = self._ply(position.ply + 1)
-        x, o = position.x, position.o
+            child_ply = self._plies.get(at + 1) or self._ply(at + 1)
         if self._compiled is not None:
-            numbers = self._compiled.family(position.ply, x, o, children)
-            if min(numbers) >= 0:
-                return ply, numbers
+            count = self.rules.cells - at if children else 0
+            array, records, found = self._compiled.family(at, x, o, count)
+            if found != -2:
+                self.reads += 1 + count
+                return ply, array.tolist() if found >= 0 else [int(array[0])], records, found
         try:  # the plain index, or the compiled one's failure said in words
             numbers = [ply.index.index(x, o)]
             if children:
@@ -358,7 +337,48 @@ class Tablebase:
         except ValueError as error:  # an X set of no class: a ply's index is damaged
             damaged = child_ply if children and len(numbers) == 1 else ply
             raise TableFileError(damaged.path, f"its index is damaged: {error}") from None
-        return ply, numbers
+        self.reads += len(numbers)
+        records = [ply.source.record(numbers[0])]
+        if not children:
+            return ply, numbers, records, -1
+        source = child_ply.source
+        records += [source.record(number) for number in numbers[1:]]
+        mover, opponent = (x, o) if position.x_to_move else (o, x)
+        rules = self.rules
+        found = family_problem(
+            mover,
+            opponent,
+            position.empty,
+            rules.cells,
+            records[0],
+            records[1:],
+            rules.lines,
+            rules.lines_through,
+        )
+        return ply, numbers, records, found
+
+    def _family_damage(
+        self,
+        position: Position,
+        ply: _Ply,
+        children: _Ply,
+        numbers: list[int],
+        records: list[int],
+        problem: int,
+        cells: list[int],
+    ) -> NoReturn:
+        """Raise the damage :func:`~solver.tablebase.lookup.family_problem` found: a move's
+        record the rules forbid, or the position's that is not the best of its moves'."""
+        if problem < len(cells):
+            child = position.play(cells[problem])
+            record = records[1 + problem]
+            raise TableDamagedError(
+                children.path, numbers[1 + problem], _record_problem(children, record, child)
+            )
+        value = ply.values[records[0]]
+        assert value is not None  # checked first
+        backed = max(map(children.moves.__getitem__, records[1:]), key=_score)
+        raise TableDamagedError.contradicted(ply.path, numbers[0], position, value, backed)
 
     def _value(
         self, ply: _Ply, number: int, record: int, position: Position, winner: str | None
