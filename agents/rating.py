@@ -640,7 +640,14 @@ def _resample(games: _Games, generator: Any) -> np.ndarray:
 
 
 def _draw(played: np.ndarray, shares: np.ndarray, generator: Any) -> np.ndarray:
-    """Games drawn for each pair and colour: ``played`` of them, with these shares."""
-    return np.array(
-        [generator.multinomial(k, p) for k, p in zip(played, shares)], np.float64
-    ).reshape(-1, 3)
+    """Games drawn for each pair and colour: ``played`` of them, with these shares.
+
+    Each game is one uniform draw placed among the cumulative shares: NumPy keeps the stream of
+    ``random()`` the same from version to version, not that of ``multinomial``, so a seeded
+    p-value stays the same wherever it is computed."""
+    rows = []
+    for k, p in zip(played, shares):
+        bounds = np.cumsum(p)[:-1]
+        outcome = np.searchsorted(bounds, generator.random(int(k)), side="right")
+        rows.append(np.bincount(outcome, minlength=3))
+    return np.array(rows, np.float64).reshape(-1, 3)

@@ -142,12 +142,13 @@ PROBE = """
 import sys, time
 import numpy as np
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.step import DRAW, back_up_range, class_tables, ply_step
-from ttt_solve.solver.tablebase.index import ply_records
+from ttt_solve.solver.tablebase.classes import class_tables, ply_records
+from ttt_solve.solver.tablebase.record import DRAW
+from ttt_solve.solver.tablebase.step import back_up_range, ply_step
 rules = Rules(5, 5, 4)
 ply = int(sys.argv[1])
 step = ply_step(rules, ply, *class_tables(rules, ply, {}))
-records = len(step.reps) * step.per_class
+records = step.records
 child = np.full(ply_records(rules, ply + 1), DRAW, dtype=np.uint8)
 back_up_range(step, 0, 1 << 12, child)  # compiled and paged in before the clock starts
 first = max(0, records // 2 - (1 << 23))
@@ -165,7 +166,7 @@ PROBE_PLIES = (8, 12, 16, 20)
 def probe_5x5() -> None:
     """The ply step's rate on slices of 5x5 k=4 plies, and the whole build's time from it."""
     from ttt_solve.solver.rules import Rules
-    from ttt_solve.solver.tablebase.index import ply_records
+    from ttt_solve.solver.tablebase.classes import ply_records
 
     rules = Rules(5, 5, 4)
     rates = {}

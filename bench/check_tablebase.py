@@ -35,10 +35,11 @@ from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.prover.search import Prover
 from ttt_solve.solver.rules import Rules, parse_game
+from ttt_solve.solver.tablebase.figures import record_histogram
 from ttt_solve.solver.tablebase.files import map_ply, ply_path, read_header
-from ttt_solve.solver.tablebase.lookup import NONE, PlyIndex, value_of_record
+from ttt_solve.solver.tablebase.lookup import PlyIndex
 from ttt_solve.solver.tablebase.probe import Table
-from ttt_solve.solver.tablebase.step import record_histogram
+from ttt_solve.solver.tablebase.record import NONE, value_of_record
 from ttt_solve.solver.value import Outcome, Value
 
 

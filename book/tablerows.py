@@ -42,8 +42,8 @@ from ttt_solve.book.records import POSITION_COLUMNS
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.tablebase.files import TableError
-from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, value_of_record
 from ttt_solve.solver.tablebase.probe import Tablebase, TableDamagedError
+from ttt_solve.solver.tablebase.record import NONE, decode_records, value_of_record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from ttt_solve.book.rowfilter import RowFilter
     from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
     from ttt_solve.solver.rules import Rules
-    from ttt_solve.solver.tablebase.index import ClassTable
+    from ttt_solve.solver.tablebase.classes import ClassTable
 
 STREAM_CELLS_LIMIT = 20
 """The largest board whose rows :meth:`TableRows.chunks` streams in (ply, key) order, as
@@ -96,20 +96,6 @@ def _row(position: Position, key: int, answer: Answer) -> Row:
             best |= 1 << cell
     images = len(set(position.image_keys()))
     return (position.ply, key, value.outcome.sign, value.remoteness, best, images)
-
-
-def decode_records(
-    rules: Rules, ply: int, records: NDArray[np.uint8]
-) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
-    """The value (1, 0, -1 for the side to move) and remoteness of records of ``ply`` (none
-    :data:`~solver.tablebase.step.NONE`)."""
-    import numpy as np
-
-    draw = records == DRAW
-    steps = records.astype(np.int8) - DECIDED
-    remoteness = np.where(draw, np.int8(rules.cells - ply), steps).astype(np.int8)
-    values = np.where(draw, 0, np.where(steps % 2 == 1, 1, -1)).astype(np.int8)
-    return values, remoteness
 
 
 def _columns(
@@ -241,7 +227,7 @@ class TableRows:
             if len(keys) == 0:
                 return
             records = self._records(rules, ply, keys)
-            values, remoteness = decode_records(rules, ply, records)
+            values, remoteness = decode_records(records, rules.cells - ply)
             best = self.best_moves(rules, ply, keys, records)
             yield _columns(ply, keys, values, remoteness, best, arrays.orbit_sizes(keys))
             if ply < rules.cells:
@@ -260,7 +246,7 @@ class TableRows:
                 numbers = np.arange(start, stop, dtype=np.int64)
                 x, o, records, images = self.positions_at(rules, ply, numbers)
                 keys = x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
-                values, remoteness = decode_records(rules, ply, records)
+                values, remoteness = decode_records(records, rules.cells - ply)
                 parts.append(_columns(ply, keys, values, remoteness, None, images))
             if parts and any(len(part["key"]) for part in parts):
                 yield {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
@@ -296,7 +282,7 @@ class TableRows:
         keys = self._key_arrays(rules).canonical(
             x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
         )
-        values, remoteness = decode_records(rules, ply, records)
+        values, remoteness = decode_records(records, rules.cells - ply)
         piece = _columns(ply, keys, values, remoteness, None, images)
         if where is not None and where.conditions:
             keep = where.holds(piece)
@@ -314,12 +300,11 @@ class TableRows:
         ``numbers``; numbers of no position are left out."""
         import numpy as np
 
-        from ttt_solve.solver.tablebase.files import HEADER_SIZE
         from ttt_solve.solver.tablebase.positions import stand_for
 
         ply_file = self.table.ply_file(ply)
         rep_ranks = np.frombuffer(
-            ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=HEADER_SIZE
+            ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=ply_file.header.reps_at
         )
         x, o, own, images = stand_for(rules, ply, rep_ranks.astype(np.int64), numbers)
         records = self.records(ply)[numbers]
@@ -396,7 +381,7 @@ class TableRows:
         position it does not hold is damage."""
         import numpy as np
 
-        from ttt_solve.solver.tablebase.index import indexes
+        from ttt_solve.solver.tablebase.positions import indexes
 
         cells = np.uint64(rules.cells)
         full = np.uint64(rules.full)
@@ -414,8 +399,8 @@ class TableRows:
     def _class_table(self, rules: Rules, ply: int) -> ClassTable:
         """The class table of a ply's X sets, made once; the last two made are kept (a ply's
         and its children's)."""
-        from ttt_solve.solver.tablebase.index import class_table
-        from ttt_solve.solver.tablebase.lookup import stone_counts
+        from ttt_solve.solver.tablebase.classes import class_table
+        from ttt_solve.solver.tablebase.index import stone_counts
 
         size = stone_counts(ply)[0]
         if size not in self._classes:

@@ -28,8 +28,8 @@ from numpy.typing import NDArray
 from ttt_solve.book.tablerows import TableRows
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.files import TableError
-from ttt_solve.solver.tablebase.lookup import score_of_record
 from ttt_solve.solver.tablebase.probe import open_tablebase
+from ttt_solve.solver.tablebase.record import score_of_record
 from ttt_solve.solver.value import Value
 from ttt_solve.solver.verify import Problem
 

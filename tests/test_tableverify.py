@@ -26,11 +26,11 @@ from ttt_solve.book.tableverify import (
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.build import build_table
+from ttt_solve.solver.tablebase.classes import class_table
 from ttt_solve.solver.tablebase.files import HEADER_SIZE, TableHeader, read_header
-from ttt_solve.solver.tablebase.index import class_table
-from ttt_solve.solver.tablebase.lookup import stone_counts
+from ttt_solve.solver.tablebase.index import stone_counts
 from ttt_solve.solver.tablebase.positions import stand_for
-from ttt_solve.solver.tablebase.step import DECIDED, DRAW, NONE
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE
 
 RULES = Rules(4, 4, 3)
 GAME = ["--size", "4", "--win", "3"]
@@ -60,7 +60,7 @@ def records_of(folder, ply: int) -> tuple[bytearray, int]:
     """A ply file's bytes and where its records start."""
     data = bytearray((folder / f"ply-{ply:02d}.tb").read_bytes())
     header = TableHeader.unpack(bytes(data[:HEADER_SIZE]), "ply")
-    return data, HEADER_SIZE + 8 * header.reps
+    return data, header.records_at
 
 
 def alter(folder, ply: int, changes: int) -> list[int]:

@@ -25,8 +25,13 @@ from numpy.typing import NDArray
 
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.classes import (
+    ClassTable,
+    class_table_bytes,
+    class_tables,
+    ply_shape,
+)
 from ttt_solve.solver.tablebase.files import (
-    HEADER_SIZE,
     TableDiskFullError,
     TableError,
     TableHeader,
@@ -38,14 +43,9 @@ from ttt_solve.solver.tablebase.files import (
     write_file,
 )
 from ttt_solve.solver.tablebase.gpu import back_up_range_on, gpu_chosen, release_gpu
-from ttt_solve.solver.tablebase.index import (
-    MAX_TABLE_CELLS,
-    ClassTable,
-    binomials,
-    class_count,
-    ply_shape,
-)
-from ttt_solve.solver.tablebase.step import RecordCounts, class_tables, ply_step
+from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS
+from ttt_solve.solver.tablebase.record import RecordCounts, value_of_record
+from ttt_solve.solver.tablebase.step import ply_step
 
 MANIFEST = "table.json"
 """Written last: the game, each ply's digest and counts. Its presence says the table is whole."""
@@ -152,7 +152,7 @@ def work_of(rules: Rules, ply: int, records: int) -> int:
 
 def file_size(rules: Rules, ply: int) -> int:
     classes, per_class = ply_shape(rules, ply)
-    return HEADER_SIZE + 8 * classes + classes * per_class
+    return TableHeader(rules, ply, classes, per_class, 0, classes * per_class, classes).file_size
 
 
 def plan_build(rules: Rules, folder: Path, device: str = "auto") -> BuildPlan:
@@ -212,7 +212,7 @@ def build_table(
             f"{rules.name}: the table needs {plan.disk_needed / 1e9:.2f} GB more on disk and "
             f"{folder} has {plan.disk_free / 1e9:.2f} GB free"
         )
-    fixed = 2 * max(plan.records) + _class_table_bytes(rules)
+    fixed = 2 * max(plan.records) + class_table_bytes(rules)
     if fixed > memory:
         raise TableError(
             f"{rules.name}: a build needs at least {fixed / 2**30:.2f} GiB of memory (two plies "
@@ -247,7 +247,7 @@ def build_table(
                 )
                 done, resumed = state.done, state.resumed
             headers.append(header)
-            counts.append(RecordCounts(np.array(header.counts, dtype=np.int64).reshape(3, 2, 2)))
+            counts.append(RecordCounts.of(header.counts))
             child_records = map_ply(path, header)[1]
     finally:
         release_gpu()  # the last ply's copies, on a GPU build
@@ -257,15 +257,6 @@ def build_table(
     summary.seconds = time.monotonic() - started
     summary.root_record = int(child_records[0])
     return summary
-
-
-def _class_table_bytes(rules: Rules) -> int:
-    """The class tables of the two largest X counts: 5 bytes per X set and 16 per class."""
-    binom = binomials(rules.cells)
-    sizes = sorted(
-        int(binom[rules.cells, x]) * 5 + class_count(rules, x) * 16 for x in range(rules.cells + 1)
-    )
-    return sum(sizes[-2:])
 
 
 @dataclass
@@ -312,7 +303,7 @@ def _make_ply(
     """Make one ply's parts (keeping those already made), then join them into its file."""
     classes, child = class_tables(rules, ply, cache)
     step = ply_step(rules, ply, classes, child)
-    records = len(step.reps) * step.per_class
+    records = step.records
     weight = rules.cells - ply + 1
     counts = RecordCounts.zero()
     parts = []
@@ -337,13 +328,13 @@ def _make_ply(
                     first,
                     count,
                     0,
-                    counts=tuple(int(c) for c in made_counts.counts.ravel()),
+                    counts=made_counts.flat(),
                 ),
                 [made.data],
             )
             if on_part is not None:
                 on_part(ply, number)
-        counts = counts + RecordCounts(np.array(header.counts, dtype=np.int64).reshape(3, 2, 2))
+        counts = counts + RecordCounts.of(header.counts)
         parts.append(path)
         state.advance(count * weight, found)
     reps = np.ascontiguousarray(classes.rep_ranks, dtype="<u8")
@@ -357,7 +348,7 @@ def _make_ply(
             0,
             records,
             len(step.reps),
-            counts=tuple(int(c) for c in counts.counts.ravel()),
+            counts=counts.flat(),
         ),
         _joined(reps, parts),
     )
@@ -474,8 +465,6 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted: the parts made so far are kept; rerun to resume", file=sys.stderr)
         return 130
     root = summary.root_record
-    from ttt_solve.solver.tablebase.lookup import value_of_record
-
     value = value_of_record(root, rules.cells)
     canonical = sum(c.canonical for c in summary.counts)
     reachable = sum(c.reachable for c in summary.counts)

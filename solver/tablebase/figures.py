@@ -17,19 +17,17 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
+from numpy.typing import NDArray
 from tabulate import tabulate
 
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.files import TableError, map_ply, ply_path, read_header
-from ttt_solve.solver.tablebase.lookup import DECIDED, PlyIndex
+from ttt_solve.solver.tablebase.positions import stand_for
 from ttt_solve.solver.tablebase.probe import Tablebase, open_tablebase
-from ttt_solve.solver.tablebase.step import (
-    RecordCounts,
-    first_number,
-    record_histogram,
-)
+from ttt_solve.solver.tablebase.record import DECIDED, RecordCounts
 from ttt_solve.solver.value import Value
 
 
@@ -60,6 +58,34 @@ class TableFigures:
         return max(winning, key=lambda ply: (ply.longest_win, -ply.ply), default=None)
 
 
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _histogram(records: NDArray[np.uint8], chunks: int) -> NDArray[np.int64]:
+    counts = np.zeros((chunks, 256), dtype=np.int64)
+    size = (len(records) + chunks - 1) // chunks
+    for chunk in numba.prange(chunks):
+        for i in range(chunk * size, min(len(records), (chunk + 1) * size)):
+            counts[chunk, records[i]] += 1
+    total: NDArray[np.int64] = counts.sum(axis=0)
+    return total
+
+
+def record_histogram(records: NDArray[np.uint8]) -> NDArray[np.int64]:
+    """How many numbers hold each record (256 counts): a ply's remoteness table over its
+    numbers, read over every core."""
+    if len(records) == 0:
+        return np.zeros(256, dtype=np.int64)
+    return np.asarray(_histogram(records, 256), dtype=np.int64)
+
+
+@numba.njit(nogil=True, cache=True)
+def first_number(records: NDArray[np.uint8], record: int) -> int:
+    """The first number holding ``record``, or -1."""
+    for i in range(len(records)):
+        if records[i] == record:
+            return i
+    return -1
+
+
 def ply_figures(table: Tablebase, ply: int) -> PlyFigures:
     """One ply's figures: its header's counts and a scan of its records."""
     path = ply_path(table.folder, ply)
@@ -67,12 +93,12 @@ def ply_figures(table: Tablebase, ply: int) -> PlyFigures:
     reps, records = map_ply(path, header)
     histogram = record_histogram(records)
     wins = [record for record in range(DECIDED + 1, 256, 2) if histogram[record]]
-    counts = RecordCounts(np.array(header.counts, dtype=np.int64).reshape(3, 2, 2))
+    counts = RecordCounts.of(header.counts)
     if not wins:
         return PlyFigures(ply, counts, None, None)
     number = int(first_number(records, max(wins)))
-    index = PlyIndex(table.rules, ply, [int(rank) for rank in reps])
-    position = Position(table.rules, *index.stones(number))
+    x, o, _, _ = stand_for(table.rules, ply, reps.astype(np.int64), np.array([number]))
+    position = Position(table.rules, int(x[0]), int(o[0]))
     return PlyFigures(ply, counts, max(wins) - DECIDED, position)
 
 

@@ -76,12 +76,22 @@ class TableHeader:
     record_kind: int = RECORD_VALUE_REMOTENESS
 
     @property
+    def reps_at(self) -> int:
+        """Where the representatives' ranks start: right after the header."""
+        return HEADER_SIZE
+
+    @property
+    def records_at(self) -> int:
+        """Where the records start: after the representatives' ranks (8 bytes each)."""
+        return self.reps_at + 8 * self.reps
+
+    @property
     def payload_size(self) -> int:
-        return 8 * self.reps + self.count
+        return self.file_size - HEADER_SIZE
 
     @property
     def file_size(self) -> int:
-        return HEADER_SIZE + self.payload_size
+        return self.records_at + self.count
 
     def pack(self) -> bytes:
         packed = _HEADER.pack(
@@ -221,10 +231,10 @@ def map_ply(path: Path, header: TableHeader) -> tuple[NDArray[np.uint64], NDArra
     """A ply file's representatives' ranks and its records, memory-mapped (read-only)."""
     import numpy as np
 
-    reps = np.memmap(path, dtype="<u8", mode="r", offset=HEADER_SIZE, shape=(header.reps,))
+    reps = np.memmap(path, dtype="<u8", mode="r", offset=header.reps_at, shape=(header.reps,))
     if header.count == 0:
         return np.asarray(reps), np.zeros(0, dtype=np.uint8)
     records = np.memmap(
-        path, dtype=np.uint8, mode="r", offset=HEADER_SIZE + 8 * header.reps, shape=(header.count,)
+        path, dtype=np.uint8, mode="r", offset=header.records_at, shape=(header.count,)
     )
     return np.asarray(reps), np.asarray(records)

@@ -1,11 +1,18 @@
-"""Many positions probed at once, arrays in and arrays out: what
-:meth:`Tablebase.probe_many <solver.tablebase.probe.Tablebase.probe_many>` does.
+"""The probe's compiled kernels: many positions at once, and one position with its children.
 
-The positions are sorted by ply in one kernel pass, each ply's are ranked by the build's
-kernel (:func:`solver.tablebase.index.indexes`, from the class table of the ply's X sets,
-made once per X count and kept by the tablebase), their records read from the ply's
-:class:`~solver.tablebase.probe.PlyRecords` in one gather, and decoded through a table of
-the 256 records' values at that ply.
+* :func:`probe_arrays` (:meth:`Tablebase.probe_many
+  <solver.tablebase.probe.Tablebase.probe_many>`): arrays of positions, any orientation, any
+  mix of plies, numbered over every core, their records read from each ply's
+  :class:`~solver.tablebase.probe.PlyRecords` in one gather a ply, and decoded through a
+  table of the 256 records' values at that ply.
+* :class:`CompiledIndex` (:meth:`Tablebase.compile
+  <solver.tablebase.probe.Tablebase.compile>`): a position and its children numbered, read
+  and checked in one call.
+
+Positions are numbered by :func:`~solver.tablebase.lookup.number_by_ranks` (the class of an X
+set by bisection over the representatives' ranks the ply's file holds: no class table to make)
+and checked by :func:`~solver.tablebase.lookup.family_problem`: the one-position path's
+formulas, compiled from the same source (:func:`~solver.tablebase.index.twins`).
 """
 
 from __future__ import annotations
@@ -17,38 +24,71 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.errors import InvalidPositionError
-from ttt_solve.solver.tablebase.files import HEADER_SIZE
-from ttt_solve.solver.tablebase.index import (
+from ttt_solve.solver.tablebase import lookup
+from ttt_solve.solver.tablebase.compiled import (
+    CPU,
     binomials,
-    cell_tables,
-    class_table,
-    compress,
-    indexes,
-    permute_set,
-    popcount,
-    rank_set,
+    lines_of,
+    popcount_cpu,
+    symmetries_of,
 )
-from ttt_solve.solver.tablebase.lookup import DECIDED, DRAW, NONE, family_problem, stone_counts
+from ttt_solve.solver.tablebase.index import twins
 from ttt_solve.solver.tablebase.probe import MappedRecords
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE
 
 if TYPE_CHECKING:
     from ttt_solve.solver.tablebase.probe import Probes, Tablebase
+
+_TWINS = twins(lookup.FORMULAS, numba.njit(nogil=True, cache=True), CPU)
+number_by_ranks_cpu = _TWINS["number_by_ranks"]
+family_problem_cpu = _TWINS["family_problem"]
 
 _FORBIDDEN = -2
 """The remoteness the decoding table gives a record the rules forbid at its ply."""
 
 
+# -- many positions ---------------------------------------------------------------------------
+
+
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _plies(x: NDArray[np.int64], o: NDArray[np.int64], full: int) -> NDArray[np.int64]:
-    """Each position's ply, or -1 for stones off the board, on a cell twice, or in counts
-    no game has (X one stone ahead of O at most, never behind)."""
-    out = np.empty(len(x), dtype=np.int64)
+def _numbers(
+    x: NDArray[np.int64],
+    o: NDArray[np.int64],
+    full: int,
+    per_class: NDArray[np.int64],
+    rank_starts: NDArray[np.int64],
+    ranks: NDArray[np.int64],
+    symmetries: int,
+    tables: NDArray[np.int64],
+    binom: NDArray[np.int64],
+) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``(plies, numbers)`` of positions: each one's ply and number in it, from the plies'
+    representatives' ranks (``ranks[rank_starts[p]:rank_starts[p + 1]]`` for ply ``p``).
+    The ply is -1 for stones off the board, on a cell twice, or in counts no game has (X one
+    stone ahead of O at most, never behind); the number -1 where no class holds the X set."""
+    plies = np.empty(len(x), dtype=np.int64)
+    numbers = np.empty(len(x), dtype=np.int64)
     for i in numba.prange(len(x)):
         xs, os_ = x[i], o[i]
-        nx, no = popcount(xs), popcount(os_)
-        sound = not (xs & os_) and not ((xs | os_) & ~full) and 0 <= nx - no <= 1
-        out[i] = nx + no if sound and xs >= 0 and os_ >= 0 else -1
-    return out
+        nx, no = popcount_cpu(xs), popcount_cpu(os_)
+        sound = xs >= 0 and os_ >= 0 and not (xs & os_) and not ((xs | os_) & ~full)
+        if not sound or not 0 <= nx - no <= 1:
+            plies[i] = -1
+            numbers[i] = -1
+            continue
+        ply = nx + no
+        plies[i] = ply
+        numbers[i] = number_by_ranks_cpu(
+            xs,
+            os_,
+            per_class[ply],
+            ranks[rank_starts[ply] : rank_starts[ply + 1]],
+            full,
+            symmetries,
+            tables,
+            binom,
+        )
+    return plies, numbers
 
 
 @numba.njit(nogil=True, cache=True)
@@ -71,7 +111,7 @@ def _by_ply(plies: NDArray[np.int64], cells: int) -> tuple[NDArray[np.int64], ND
 def decoding(cells: int, ply: int) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
     """``(values, remoteness)`` of each of the 256 records at ``ply``: the value for the side
     to move (1, 0, -1) and the remoteness; :data:`~solver.tablebase.probe.NO_POSITION` for
-    :data:`~solver.tablebase.lookup.NONE`, and ``-2`` for a record the rules forbid there
+    :data:`~solver.tablebase.record.NONE`, and ``-2`` for a record the rules forbid there
     (a remoteness beyond the empty cells)."""
     empty = cells - ply
     values = np.zeros(256, dtype=np.int8)
@@ -86,14 +126,15 @@ def decoding(cells: int, ply: int) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
 
 def probe_arrays(tablebase: Tablebase, x: Any, o: Any) -> Probes:
     """:meth:`Tablebase.probe_many <solver.tablebase.probe.Tablebase.probe_many>`."""
-    from ttt_solve.solver.tablebase.probe import Probes, TableDamagedError
+    from ttt_solve.solver.tablebase.probe import Probes, TableDamagedError, TableFileError
 
     rules = tablebase.rules
     xs = np.ascontiguousarray(x, dtype=np.int64).ravel()
     os_ = np.ascontiguousarray(o, dtype=np.int64).ravel()
     if xs.shape != os_.shape:
         raise ValueError(f"{len(xs):,} X sets and {len(os_):,} O sets: give one of each a position")
-    plies = _plies(xs, os_, rules.full)
+    index = _compiled(tablebase)
+    plies, numbers = _numbers(xs, os_, rules.full, *index.all_plies())
     if len(plies) and plies.min() < 0:
         first = int(np.flatnonzero(plies < 0)[0])
         raise InvalidPositionError(
@@ -104,28 +145,25 @@ def probe_arrays(tablebase: Tablebase, x: Any, o: Any) -> Probes:
     values = np.zeros(len(xs), dtype=np.int8)
     remoteness = np.zeros(len(xs), dtype=np.int8)
     order, starts = _by_ply(plies, rules.cells)
-    tables = tablebase.class_tables
     for ply in range(rules.cells + 1):
         start, stop = int(starts[ply]), int(starts[ply + 1])
         if start == stop:
             continue
         chosen: Any = slice(None) if stop - start == len(xs) else order[start:stop]
-        size = stone_counts(ply)[0]
-        if size not in tables:
-            tables[size] = class_table(rules, size)
-        numbers = indexes(rules, ply, tables[size], xs[chosen], os_[chosen])
         ply_file = tablebase.ply_file(ply)
-        records = ply_file.source.records(numbers)
+        wanted = numbers[chosen]
+        if wanted.min() < 0:
+            raise TableFileError(ply_file.path, "its index is damaged: an X set of no class")
+        records = ply_file.source.records(wanted)
         value_of, remoteness_of = decoding(rules.cells, ply)
         found = remoteness_of[records]
         if (found == _FORBIDDEN).any():
             at = int(np.flatnonzero(found == _FORBIDDEN)[0])
-            record, number = int(records[at]), int(numbers[at])
             raise TableDamagedError(
                 ply_file.path,
-                number,
-                f"its record {record} means no value at ply {ply} (a remoteness beyond the "
-                f"{rules.cells - ply} empty cells)",
+                int(wanted[at]),
+                f"its record {int(records[at])} means no value at ply {ply} (a remoteness "
+                f"beyond the {rules.cells - ply} empty cells)",
             )
         values[chosen] = value_of[records]
         remoteness[chosen] = found
@@ -133,175 +171,160 @@ def probe_arrays(tablebase: Tablebase, x: Any, o: Any) -> Probes:
     return Probes(values.reshape(shape), remoteness.reshape(shape))
 
 
-# -- one position and its children, compiled --------------------------------------------------
-
-
-@numba.njit(nogil=True, cache=True)
-def _number(
-    x: int,
-    o: int,
-    per_class: int,
-    rep_ranks: NDArray[np.int64],
-    full: int,
-    tables: NDArray[np.int64],
-    binom: NDArray[np.int64],
-) -> int:
-    """The number of a position in its ply's index, its X set's class found by bisection
-    over the representatives' ranks (as :meth:`PlyIndex.index
-    <solver.tablebase.lookup.PlyIndex.index>`); -1 when no class has its smallest image."""
-    rep, symmetry = x, 0
-    for s in range(1, tables.shape[0]):
-        image = permute_set(x, tables, s)
-        if image < rep:
-            rep, symmetry = image, s
-    rank = rank_set(rep, binom)
-    low, high = 0, len(rep_ranks)
-    while low < high:
-        middle = (low + high) // 2
-        if rep_ranks[middle] < rank:
-            low = middle + 1
-        else:
-            high = middle
-    if low == len(rep_ranks) or rep_ranks[low] != rank:
-        return -1
-    image = permute_set(o, tables, symmetry)
-    found: int = low * per_class + rank_set(compress(image, full & ~rep), binom)
+def _compiled(tablebase: Tablebase) -> CompiledIndex:
+    """The tablebase's compiled index, made on first need (without switching its one-position
+    look-ups to it: :meth:`Tablebase.compile <solver.tablebase.probe.Tablebase.compile>`)."""
+    if tablebase.kernels is None:
+        tablebase.kernels = CompiledIndex(tablebase)
+    found: CompiledIndex = tablebase.kernels
     return found
 
 
+# -- one position and its children ------------------------------------------------------------
+
+
 @numba.njit(nogil=True, cache=True)
-def _family(
+def _family_numbers(
     x: int,
     o: int,
-    children: bool,
+    children: int,
     per_class: int,
-    rep_ranks: NDArray[np.int64],
+    ranks: NDArray[np.int64],
     child_per_class: int,
-    child_rep_ranks: NDArray[np.int64],
+    child_ranks: NDArray[np.int64],
     full: int,
+    symmetries: int,
     tables: NDArray[np.int64],
     binom: NDArray[np.int64],
-    out: NDArray[np.int64],
-) -> int:
-    """Into ``out``: the number of a position, then (with ``children``) those of its
-    children in the next ply, one for each empty cell in ascending order; returns how many
-    (an array made here would cost more to hand back than the ranking)."""
+    numbers: NDArray[np.int64],
+) -> None:
+    """Into ``numbers``: the number of a position, then those of its ``children`` (one a move
+    to each empty cell, ascending; 0 for none); -1 where no class holds an X set."""
     empty = full & ~(x | o)
-    count = popcount(empty) if children else 0
-    if count >= len(out):
-        raise ValueError("the array for the numbers is shorter than the position's family")
-    out[0] = _number(x, o, per_class, rep_ranks, full, tables, binom)
-    x_moves = popcount(x) == popcount(o)
+    if children and (popcount_cpu(empty) != children or children >= len(numbers)):
+        raise ValueError("the array for the numbers does not fit the position's family")
+    x_moves = popcount_cpu(x) == popcount_cpu(o)
+    numbers[0] = number_by_ranks_cpu(x, o, per_class, ranks, full, symmetries, tables, binom)
     bits = empty
-    for i in range(count):
+    for i in range(children):
         bit = bits & -bits
         bits ^= bit
-        if x_moves:
-            out[1 + i] = _number(x | bit, o, child_per_class, child_rep_ranks, full, tables, binom)
-        else:
-            out[1 + i] = _number(x, o | bit, child_per_class, child_rep_ranks, full, tables, binom)
-    return 1 + count
-
-
-_family_problem = numba.njit(nogil=True, cache=True)(family_problem)
+        child_x, child_o = (x | bit, o) if x_moves else (x, o | bit)
+        numbers[1 + i] = number_by_ranks_cpu(
+            child_x, child_o, child_per_class, child_ranks, full, symmetries, tables, binom
+        )
 
 
 @numba.njit(nogil=True, cache=True)
 def _probe_family(
     x: int,
     o: int,
-    children: bool,
+    children: int,
     per_class: int,
-    rep_ranks: NDArray[np.int64],
+    ranks: NDArray[np.int64],
     records: NDArray[np.uint8],
     child_per_class: int,
-    child_rep_ranks: NDArray[np.int64],
+    child_ranks: NDArray[np.int64],
     child_records: NDArray[np.uint8],
     full: int,
+    symmetries: int,
     tables: NDArray[np.int64],
     binom: NDArray[np.int64],
     lines: NDArray[np.int64],
     lines_through: NDArray[np.int64],
+    through: int,
     numbers: NDArray[np.int64],
     found: NDArray[np.int64],
 ) -> int:
-    """:func:`_family`, the records of its numbers read into ``found``, and (with
-    ``children``) :func:`~solver.tablebase.lookup.family_problem` of them, in one call;
-    returns the problem (-1: none), or -2 for a number the index or the records do not
-    hold (a damaged file, said in words by the plain index)."""
-    count = _family(
+    """:func:`_family_numbers`, their records read into ``found`` from the two plies' arrays
+    of records, and :func:`~solver.tablebase.lookup.family_problem` of them (-1: none, and
+    always without children); -2 for a number the index or the records do not hold (a
+    damaged file, said in words by the plain index)."""
+    _family_numbers(
         x,
         o,
         children,
         per_class,
-        rep_ranks,
+        ranks,
         child_per_class,
-        child_rep_ranks,
+        child_ranks,
         full,
+        symmetries,
         tables,
         binom,
         numbers,
     )
-    for i in range(count):
+    for i in range(1 + children):
         held = records if i == 0 else child_records
         if numbers[i] < 0 or numbers[i] >= len(held):
             return -2
         found[i] = held[numbers[i]]
     if not children:
         return -1
-    x_moves = popcount(x) == popcount(o)
+    x_moves = popcount_cpu(x) == popcount_cpu(o)
     mover, opponent = (x, o) if x_moves else (o, x)
-    return _family_problem(
+    return family_problem_cpu(
         mover,
         opponent,
         full & ~(x | o),
-        lines_through.shape[0],
+        len(lines_through) // through,
         found[0],
-        found[1:count],
+        found[1 : 1 + children],
         lines,
         lines_through,
+        through,
     )
 
 
 class CompiledIndex:
-    """A tablebase's look-ups of one position and its children in compiled kernels
-    (:func:`_probe_family`): what :meth:`Tablebase.compile
-    <solver.tablebase.probe.Tablebase.compile>` switches them to."""
+    """A tablebase's look-ups in compiled kernels: a position and its children numbered, read
+    and checked in one call (:meth:`family`), and every ply's representatives' ranks for
+    :func:`probe_arrays`."""
 
     def __init__(self, tablebase: Tablebase) -> None:
         rules = tablebase.rules
         self.tablebase = tablebase
         self.full = rules.full
         self.cells = rules.cells
-        self.tables = cell_tables(rules)
-        self.binom = binomials(rules.cells)
-        self.lines = np.array(rules.lines, dtype=np.int64)
-        width = max(len(through) for through in rules.lines_through)
-        self.lines_through = np.full((rules.cells, width), 1 << rules.cells, dtype=np.int64)
-        for cell, through in enumerate(rules.lines_through):
-            self.lines_through[cell, : len(through)] = through
-        self._plies: dict[int, tuple[int, NDArray[np.int64], NDArray[np.uint8] | None]] = {}
-        self._none = (0, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8))
+        self.symmetries = len(rules.symmetries)
+        self.tables = symmetries_of(rules)
+        self.binom = binomials()
+        self.lines = lines_of(rules)
+        through, width = lookup.lines_through_table(rules)
+        self.lines_through = np.array(through, dtype=np.int64)
+        self.through = width
         self._arguments: dict[tuple[int, bool], tuple[Any, ...]] = {}
+        self._all: tuple[Any, ...] | None = None
 
     def _ply(self, ply: int) -> tuple[int, NDArray[np.int64], NDArray[np.uint8] | None]:
-        """A ply's records a number, representatives' ranks and records (as an array over
-        the file's map; ``None`` for records read otherwise)."""
-        found = self._plies.get(ply)
-        if found is None:
-            ply_file = self.tablebase.ply_file(ply)
-            ranks = np.frombuffer(
-                ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=HEADER_SIZE
-            ).view(np.int64)
-            source = ply_file.source
-            records = source.array() if isinstance(source, MappedRecords) else None
-            found = self._plies[ply] = (ply_file.index.per_class, ranks, records)
-        return found
+        """A ply's numbers a class, representatives' ranks (over the file's map) and records
+        (an array over the map; ``None`` where they are read otherwise)."""
+        ply_file = self.tablebase.ply_file(ply)
+        header = ply_file.header
+        ranks = np.frombuffer(
+            ply_file.data, dtype="<u8", count=header.reps, offset=header.reps_at
+        ).view(np.int64)
+        source = ply_file.source
+        records = source.array() if isinstance(source, MappedRecords) else None
+        return ply_file.index.per_class, ranks, records
+
+    def all_plies(self) -> tuple[Any, ...]:
+        """What :func:`_numbers` is given for every ply: numbers a class, where each ply's
+        ranks start among all the plies' (one array, copied from the files once), the
+        ranks, and the tables."""
+        if self._all is None:
+            plies = [self._ply(ply) for ply in range(self.cells + 1)]
+            per_class = np.array([ply[0] for ply in plies], dtype=np.int64)
+            starts = np.zeros(self.cells + 2, dtype=np.int64)
+            starts[1:] = np.cumsum([len(ply[1]) for ply in plies])
+            ranks = np.concatenate([ply[1] for ply in plies])
+            self._all = (per_class, starts, ranks, self.symmetries, self.tables, self.binom)
+        return self._all
 
     def family(
         self, ply: int, x: int, o: int, children: int
     ) -> tuple[NDArray[np.int64], list[int], int]:
-        """``(numbers, records, problem)`` of the position ``(x, o)`` of ``ply``, then of its
+        """``(numbers, records, problem)`` of the position ``(x, o)`` of ``ply`` and of its
         ``children`` children (its empty cells, or 0), one a move to each empty cell in
         ascending order, and :func:`~solver.tablebase.lookup.family_problem` of them (-1:
         none, and always without children; -2: a number the index or the records do not
@@ -311,29 +334,34 @@ class CompiledIndex:
             arguments = self._arguments[(ply, children > 0)] = self._arguments_of(ply, children)
         numbers = np.empty(1 + children, dtype=np.int64)  # each call its own: threads share
         found = np.empty(1 + children, dtype=np.int64)
-        if arguments[2] is not None and arguments[5] is not None:
-            problem = _probe_family(x, o, children > 0, *arguments, numbers, found)
+        if arguments[2] is not None and arguments[5] is not None:  # records over maps
+            problem = _probe_family(x, o, children, *arguments, numbers, found)
             return numbers, found.tolist(), problem
+        return self._family_read(ply, x, o, children, arguments, numbers)
+
+    def _family_read(
+        self,
+        ply: int,
+        x: int,
+        o: int,
+        children: int,
+        arguments: tuple[Any, ...],
+        numbers: NDArray[np.int64],
+    ) -> tuple[NDArray[np.int64], list[int], int]:
+        """:meth:`family` for records that are not an array over a map (compressed): the
+        numbers in a kernel, the records through each ply's source."""
         per_class, ranks, _, child_per_class, child_ranks, _, *shared = arguments
-        count = _family(
-            x,
-            o,
-            children > 0,
-            per_class,
-            ranks,
-            child_per_class,
-            child_ranks,
-            *shared[:3],
-            numbers,
+        _family_numbers(
+            x, o, children, per_class, ranks, child_per_class, child_ranks, *shared[:4], numbers
         )
-        if count and numbers.min() < 0:
+        if numbers.min() < 0:
             return numbers, [], -2
         read = [self.tablebase.ply_file(ply).source.record(int(numbers[0]))]
         if not children:
             return numbers, read, -1
         read += self.tablebase.ply_file(ply + 1).source.records(numbers[1:]).tolist()
         mover, opponent = (x, o) if bin(x).count("1") == bin(o).count("1") else (o, x)
-        problem = _family_problem(
+        problem: int = family_problem_cpu(
             mover,
             opponent,
             self.full & ~(x | o),
@@ -342,18 +370,22 @@ class CompiledIndex:
             np.array(read[1:], dtype=np.int64),
             self.lines,
             self.lines_through,
+            self.through,
         )
         return numbers, read, problem
 
     def _arguments_of(self, ply: int, children: int) -> tuple[Any, ...]:
         """What :func:`_probe_family` is given for a position of ``ply`` (with or without
-        its children), but the position and the arrays it fills."""
+        its children), but the position and the arrays it fills (records ``None`` where a
+        ply's are not an array over its map)."""
         per_class, ranks, records = self._ply(ply)
-        child = self._ply(ply + 1) if children else self._none
-        shared = (self.full, self.tables, self.binom, self.lines, self.lines_through)
-        return (per_class, ranks, records, *child, *shared)
+        child: tuple[Any, ...] = (0, ranks[:0], np.zeros(0, dtype=np.uint8))
+        if children:
+            child = self._ply(ply + 1)
+        shared = (self.full, self.symmetries, self.tables, self.binom, self.lines)
+        return (per_class, ranks, records, *child, *shared, self.lines_through, self.through)
 
     def release(self) -> None:
         """Drop the views of the files' maps (before they are closed)."""
-        self._plies.clear()
         self._arguments.clear()
+        self._all = None

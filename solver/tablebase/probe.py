@@ -37,7 +37,6 @@ from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.files import (
-    HEADER_SIZE,
     TableError,
     TableFileError,
     TableHeader,
@@ -45,14 +44,8 @@ from ttt_solve.solver.tablebase.files import (
     read_header,
     verify,
 )
-from ttt_solve.solver.tablebase.lookup import (
-    DECIDED,
-    DRAW,
-    NONE,
-    PlyIndex,
-    family_problem,
-    value_of_record,
-)
+from ttt_solve.solver.tablebase.lookup import PlyIndex, family_problem, lines_through_table
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE, value_of_record
 from ttt_solve.solver.value import Value, move_value
 
 if TYPE_CHECKING:
@@ -173,8 +166,9 @@ class _Ranks:
     """The representatives' ranks of a ply's file, read from its memory map as a sequence
     of ints (for bisection), on a machine that is not little-endian."""
 
-    def __init__(self, data: mmap.mmap, count: int) -> None:
+    def __init__(self, data: mmap.mmap, at: int, count: int) -> None:
         self.data = data
+        self.at = at
         self.count = count
         self.unpack = struct.Struct("<Q").unpack_from
 
@@ -184,7 +178,7 @@ class _Ranks:
     def __getitem__(self, number: int) -> int:
         if not 0 <= number < self.count:
             raise IndexError(number)
-        value: int = self.unpack(self.data, HEADER_SIZE + 8 * number)[0]
+        value: int = self.unpack(self.data, self.at + 8 * number)[0]
         return value
 
 
@@ -197,16 +191,16 @@ class _Ply:
         self.header: TableHeader = read_header(path, rules, ply)
         with open(path, "rb") as handle:
             self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        reps = self.header.reps
+        header = self.header
         self._view: memoryview | None = None
         ranks: Sequence[int]
         if sys.byteorder == "little":  # the file's order: its ranks read in place
-            self._view = memoryview(self.data)[HEADER_SIZE : HEADER_SIZE + 8 * reps].cast("Q")
+            self._view = memoryview(self.data)[header.reps_at : header.records_at].cast("Q")
             ranks = self._view
         else:
-            ranks = _Ranks(self.data, reps)
+            ranks = _Ranks(self.data, header.reps_at, header.reps)
         self.index = PlyIndex(rules, ply, ranks)
-        self.records_at = HEADER_SIZE + 8 * reps
+        self.records_at = header.records_at
         self.source: PlyRecords = MappedRecords(self.data, self.records_at, self.header.count)
         empty = rules.cells - ply
         # record -> value, for every record the rules allow at this ply (None: forbidden)
@@ -247,11 +241,11 @@ class Tablebase:
         self.digests = digests
         self.reads = 0
         """Records read so far by :meth:`probe` and :meth:`probe_moves` (one a position)."""
-        self.class_tables: dict[int, Any] = {}
-        """The class tables of the X sets of each size that :meth:`probe_many` has ranked
-        (:func:`solver.tablebase.index.class_table`), made once."""
+        self.kernels: CompiledIndex | None = None
+        """The compiled look-ups (:mod:`solver.tablebase.many`), made by :meth:`probe_many`
+        or :meth:`compile`."""
         self._plies: dict[int, _Ply] = {}
-        self._compiled: CompiledIndex | None = None
+        self._compiled: CompiledIndex | None = None  # once compile() asked for them
 
     def __enter__(self) -> Tablebase:
         return self
@@ -303,9 +297,9 @@ class Tablebase:
         if self._compiled is None:
             from ttt_solve.solver.tablebase.many import CompiledIndex
 
-            compiled = CompiledIndex(self)
+            compiled = self.kernels or CompiledIndex(self)
             compiled.family(0, 0, 0, self.rules.cells)  # loaded (or compiled) now
-            self._compiled = compiled
+            self.kernels = self._compiled = compiled
 
     def _family(self, position: Position, children: bool) -> tuple[_Ply, list[int], list[int], int]:
         """``(ply, numbers, records, problem)``: the ply of a position, its number and
@@ -345,6 +339,7 @@ class Tablebase:
         records += [source.record(number) for number in numbers[1:]]
         mover, opponent = (x, o) if position.x_to_move else (o, x)
         rules = self.rules
+        through, width = lines_through_table(rules)
         found = family_problem(
             mover,
             opponent,
@@ -353,7 +348,8 @@ class Tablebase:
             records[0],
             records[1:],
             rules.lines,
-            rules.lines_through,
+            through,
+            width,
         )
         return ply, numbers, records, found
 
@@ -449,8 +445,8 @@ class Tablebase:
 
     def close(self) -> None:
         """Unmap the files opened so far (a later look-up opens them again)."""
-        if self._compiled is not None:
-            self._compiled.release()
+        if self.kernels is not None:
+            self.kernels.release()
         for ply_file in self._plies.values():
             try:
                 ply_file.close()
