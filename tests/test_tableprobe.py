@@ -66,7 +66,7 @@ def k4_books(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, Path]:
 @pytest.mark.parametrize("compiled", [False, True], ids=["plain", "compiled"])
 def test_every_answer_is_the_blocks_and_reads_one_record_a_move(k4_books, compiled):
     blocks, _, folder = k4_books
-    with open_book(blocks) as book, open_tablebase(folder) as table:
+    with open_book(blocks) as book, open_tablebase(folder, compile_after=None) as table:
         if compiled:
             table.compile()
         for position in random_positions(K4, 300, seed=11):
@@ -115,6 +115,17 @@ def test_probe_many_gives_each_position_its_value_in_any_orientation(k4_books):
         for bad_x, bad_o in [(1, 1), (1 << 16, 0), (0b11, 0), (0, 1)]:
             with pytest.raises(InvalidPositionError, match="position 0"):
                 table.probe_many(np.array([bad_x]), np.array([bad_o]))
+
+
+def test_a_process_that_asks_many_positions_switches_to_the_compiled_look_ups(k4_books):
+    _, _, folder = k4_books
+    positions = random_positions(K4, 30, seed=4)
+    with open_tablebase(folder, compile_after=20) as table:
+        answers = [table.probe_moves(position) for position in positions]
+        assert table.kernels is not None  # switched at the 20th
+    with open_tablebase(folder, compile_after=None) as table:
+        assert [table.probe_moves(position) for position in positions] == answers
+        assert table.kernels is None
 
 
 def test_errors_are_narrow(tmp_path, k4_books):

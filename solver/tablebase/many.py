@@ -17,6 +17,7 @@ formulas, compiled from the same source (:func:`~solver.tablebase.index.twins`).
 
 from __future__ import annotations
 
+from math import comb
 from typing import TYPE_CHECKING, Any
 
 import numba
@@ -25,6 +26,7 @@ from numpy.typing import NDArray
 
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.tablebase import lookup
+from ttt_solve.solver.tablebase.classes import ClassTable, class_table
 from ttt_solve.solver.tablebase.compiled import (
     CPU,
     binomials,
@@ -32,7 +34,8 @@ from ttt_solve.solver.tablebase.compiled import (
     popcount_cpu,
     symmetries_of,
 )
-from ttt_solve.solver.tablebase.index import twins
+from ttt_solve.solver.tablebase.index import stone_counts, twins
+from ttt_solve.solver.tablebase.positions import indexes
 from ttt_solve.solver.tablebase.probe import MappedRecords
 from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE
 
@@ -51,44 +54,37 @@ _FORBIDDEN = -2
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _numbers(
-    x: NDArray[np.int64],
-    o: NDArray[np.int64],
-    full: int,
-    per_class: NDArray[np.int64],
-    rank_starts: NDArray[np.int64],
-    ranks: NDArray[np.int64],
-    symmetries: int,
-    tables: NDArray[np.int64],
-    binom: NDArray[np.int64],
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """``(plies, numbers)`` of positions: each one's ply and number in it, from the plies'
-    representatives' ranks (``ranks[rank_starts[p]:rank_starts[p + 1]]`` for ply ``p``).
-    The ply is -1 for stones off the board, on a cell twice, or in counts no game has (X one
-    stone ahead of O at most, never behind); the number -1 where no class holds the X set."""
+def _plies(x: NDArray[np.int64], o: NDArray[np.int64], full: int) -> NDArray[np.int64]:
+    """Each position's ply, or -1 for stones off the board, on a cell twice, or in counts no
+    game has (X one stone ahead of O at most, never behind)."""
     plies = np.empty(len(x), dtype=np.int64)
-    numbers = np.empty(len(x), dtype=np.int64)
     for i in numba.prange(len(x)):
         xs, os_ = x[i], o[i]
         nx, no = popcount_cpu(xs), popcount_cpu(os_)
         sound = xs >= 0 and os_ >= 0 and not (xs & os_) and not ((xs | os_) & ~full)
-        if not sound or not 0 <= nx - no <= 1:
-            plies[i] = -1
-            numbers[i] = -1
-            continue
-        ply = nx + no
-        plies[i] = ply
+        plies[i] = nx + no if sound and 0 <= nx - no <= 1 else -1
+    return plies
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _numbers(
+    x: NDArray[np.int64],
+    o: NDArray[np.int64],
+    per_class: int,
+    ranks: NDArray[np.int64],
+    full: int,
+    symmetries: int,
+    tables: NDArray[np.int64],
+    binom: NDArray[np.int64],
+) -> NDArray[np.int64]:
+    """The numbers of positions of one ply, from its representatives' ranks (-1 where no
+    class holds the X set)."""
+    numbers = np.empty(len(x), dtype=np.int64)
+    for i in numba.prange(len(x)):
         numbers[i] = number_by_ranks_cpu(
-            xs,
-            os_,
-            per_class[ply],
-            ranks[rank_starts[ply] : rank_starts[ply + 1]],
-            full,
-            symmetries,
-            tables,
-            binom,
+            x[i], o[i], per_class, ranks, full, symmetries, tables, binom
         )
-    return plies, numbers
+    return numbers
 
 
 @numba.njit(nogil=True, cache=True)
@@ -133,8 +129,8 @@ def probe_arrays(tablebase: Tablebase, x: Any, o: Any) -> Probes:
     os_ = np.ascontiguousarray(o, dtype=np.int64).ravel()
     if xs.shape != os_.shape:
         raise ValueError(f"{len(xs):,} X sets and {len(os_):,} O sets: give one of each a position")
-    index = _compiled(tablebase)
-    plies, numbers = _numbers(xs, os_, rules.full, *index.all_plies())
+    kernels = _compiled(tablebase)
+    plies = _plies(xs, os_, rules.full)
     if len(plies) and plies.min() < 0:
         first = int(np.flatnonzero(plies < 0)[0])
         raise InvalidPositionError(
@@ -151,7 +147,7 @@ def probe_arrays(tablebase: Tablebase, x: Any, o: Any) -> Probes:
             continue
         chosen: Any = slice(None) if stop - start == len(xs) else order[start:stop]
         ply_file = tablebase.ply_file(ply)
-        wanted = numbers[chosen]
+        wanted = kernels.numbers(ply, xs[chosen], os_[chosen])
         if wanted.min() < 0:
             raise TableFileError(ply_file.path, "its index is damaged: an X set of no class")
         records = ply_file.source.records(wanted)
@@ -294,7 +290,7 @@ class CompiledIndex:
         self.lines_through = np.array(through, dtype=np.int64)
         self.through = width
         self._arguments: dict[tuple[int, bool], tuple[Any, ...]] = {}
-        self._all: tuple[Any, ...] | None = None
+        self._classes: dict[int, ClassTable] = {}
 
     def _ply(self, ply: int) -> tuple[int, NDArray[np.int64], NDArray[np.uint8] | None]:
         """A ply's numbers a class, representatives' ranks (over the file's map) and records
@@ -308,18 +304,20 @@ class CompiledIndex:
         records = source.array() if isinstance(source, MappedRecords) else None
         return ply_file.index.per_class, ranks, records
 
-    def all_plies(self) -> tuple[Any, ...]:
-        """What :func:`_numbers` is given for every ply: numbers a class, where each ply's
-        ranks start among all the plies' (one array, copied from the files once), the
-        ranks, and the tables."""
-        if self._all is None:
-            plies = [self._ply(ply) for ply in range(self.cells + 1)]
-            per_class = np.array([ply[0] for ply in plies], dtype=np.int64)
-            starts = np.zeros(self.cells + 2, dtype=np.int64)
-            starts[1:] = np.cumsum([len(ply[1]) for ply in plies])
-            ranks = np.concatenate([ply[1] for ply in plies])
-            self._all = (per_class, starts, ranks, self.symmetries, self.tables, self.binom)
-        return self._all
+    def numbers(self, ply: int, x: NDArray[np.int64], o: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The numbers of many positions of ``ply`` (-1 where no class holds an X set): from
+        the class table of the ply's X sets once as many positions ask as the table has
+        entries (it is made then, and kept: a few look-ups a position), else by bisection
+        over the representatives' ranks (no table to make)."""
+        size = stone_counts(ply)[0]
+        table = self._classes.get(size)
+        if table is None and len(x) >= comb(self.cells, size):
+            table = self._classes[size] = class_table(self.tablebase.rules, size)
+        if table is not None:
+            numbers: NDArray[np.int64] = indexes(self.tablebase.rules, ply, table, x, o)
+            return numbers
+        per_class, ranks, _ = self._ply(ply)
+        return _numbers(x, o, per_class, ranks, self.full, self.symmetries, self.tables, self.binom)
 
     def family(
         self, ply: int, x: int, o: int, children: int
@@ -388,4 +386,3 @@ class CompiledIndex:
     def release(self) -> None:
         """Drop the views of the files' maps (before they are closed)."""
         self._arguments.clear()
-        self._all = None

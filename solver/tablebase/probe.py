@@ -56,6 +56,11 @@ if TYPE_CHECKING:
 
 MANIFEST = "table.json"
 
+COMPILE_AFTER = 2_000
+"""Positions a :class:`Tablebase` looks up one by one in plain Python before it switches to
+its compiled look-ups (:meth:`Tablebase.compile`): a one-shot command never pays for Numba's
+loading, a process that asks many positions pays it once."""
+
 NO_POSITION = -1
 """The remoteness :meth:`Tablebase.probe_many` gives a position the table holds as no
 position (its stones cannot arise in a game)."""
@@ -221,8 +226,15 @@ class Tablebase:
     """A game's tablebase in a folder: positions looked up by rank. Make one with
     :func:`open_tablebase`; close it (or leave its ``with`` block) to unmap its files."""
 
-    def __init__(self, folder: Path | str, rules: Rules | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path | str,
+        rules: Rules | None = None,
+        *,
+        compile_after: int | None = COMPILE_AFTER,
+    ) -> None:
         self.folder = Path(folder)
+        self.compile_after = compile_after
         manifest_path = self.folder / MANIFEST
         try:
             manifest = json.loads(manifest_path.read_text())
@@ -246,6 +258,7 @@ class Tablebase:
         or :meth:`compile`."""
         self._plies: dict[int, _Ply] = {}
         self._compiled: CompiledIndex | None = None  # once compile() asked for them
+        self._asked = 0
 
     def __enter__(self) -> Tablebase:
         return self
@@ -315,6 +328,9 @@ class Tablebase:
         if problem is not None:
             raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
         x, o, at = position.x, position.o, position.ply
+        self._asked += 1
+        if self._asked == self.compile_after and self._compiled is None:
+            self.compile()
         ply = self._plies.get(at) or self._ply(at)
         if children:
             child_ply = self._plies.get(at + 1) or self._ply(at + 1)
@@ -457,14 +473,18 @@ class Tablebase:
         self._plies.clear()
 
 
-def open_tablebase(folder: Path | str, rules: Rules | None = None) -> Tablebase:
+def open_tablebase(
+    folder: Path | str, rules: Rules | None = None, *, compile_after: int | None = COMPILE_AFTER
+) -> Tablebase:
     """Open the tablebase in ``folder`` (its manifest names the game; ``rules``, if given,
-    must be it). Files are opened as positions need them; nothing is read whole.
+    must be it). Files are opened as positions need them; nothing is read whole. After
+    ``compile_after`` positions (``None``: never) its look-ups switch to compiled kernels
+    (:meth:`Tablebase.compile`).
 
     Raises :class:`MissingTableError` when the folder holds no finished table,
     :class:`~solver.tablebase.files.TableError` for a table of another game or an
     unreadable manifest."""
-    return Tablebase(folder, rules)
+    return Tablebase(folder, rules, compile_after=compile_after)
 
 
 def _count_problem(position: Position) -> str | None:
