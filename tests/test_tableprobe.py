@@ -257,3 +257,26 @@ def test_pettingzoo_infos_never_hold_a_damaged_value(damaged):
             for cell in moves:
                 env.step(aec.action_of(K4, cell))
         env.close()
+
+
+def test_a_query_of_a_table_loads_neither_numpy_nor_numba(tmp_path):
+    """``ttt query`` on a table book, as a whole process: the one-position path is plain."""
+    import subprocess
+    import sys
+
+    rules = Rules(3, 3, 3)
+    build_table(rules, tmp_path / "3x3k3")
+    db = str(tmp_path / "b.sqlite")
+    with open_book(db, create=True) as book:
+        catalogue_table(book, tmp_path / "3x3k3")
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print(sorted(m for m in ('numpy', 'numba', 'sqlalchemy')"
+        " if m in sys.modules), file=sys.stderr))\n"
+        "from ttt_solve.cli.entry import ttt\n"
+        f"sys.argv = ['ttt', 'query', 'x../.o./...', '--size', '3', '--win', '3', '--db', {db!r}]\n"
+        "ttt()\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "draw, remoteness 7" in result.stdout, result.stderr
+    assert result.stderr.strip().splitlines()[-1] == "[]"
