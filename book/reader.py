@@ -268,8 +268,8 @@ class Book:
             raise ValueError("find_many looks up positions of one game at a time")
         info = self.game(rules)
         if info.table_folder is not None:  # a table answers positions, not keys
-            found = {position: self._lookup_one(position) for position in positions}
-            return {position: entry for position, entry in found.items() if entry is not None}
+            entries = {position: self._lookup_one(position) for position in positions}
+            return {position: entry for position, entry in entries.items() if entry is not None}
         wanted: dict[tuple[int, int], list[tuple[Position, int]]] = {}
         for position in positions:
             if not info.holds_ply(position.ply):

@@ -27,13 +27,15 @@ from ttt_solve.solver.rules import Rules, parse_size
 
 
 class CliError(click.ClickException):
-    """A one-line error on stderr, exit status 2 (or ``exit_code``), no traceback."""
+    """A one-line error on stderr, exit status 2, no traceback."""
 
     exit_code = 2
 
-    def __init__(self, message: str, exit_code: int = 2) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
+
+class DamageError(CliError):
+    """A damaged table, found as ``ttt verify`` finds damage: one line, exit status 1."""
+
+    exit_code = 1
 
     def format_message(self) -> str:
         return " ".join(self.message.split())  # one line, whatever the message held
@@ -151,9 +153,9 @@ def friendly_errors(command: Callable) -> Callable:
         except TttError as error:
             from ttt_solve.fixes import explained
 
-            # a damaged table is found as `ttt verify` finds damage: status 1
-            status = 1 if getattr(error, "kind", None) == "damaged-table" else 2
-            raise CliError(explained(error), status) from None
+            if getattr(error, "kind", None) == "damaged-table":
+                raise DamageError(explained(error)) from None
+            raise CliError(explained(error)) from None
         except KeyboardInterrupt as interrupt:
             stop(interrupt)
         except OSError as error:  # the machine's, not ours: a full disk, a closed output

@@ -17,8 +17,9 @@ formulas, compiled from the same source (:func:`~solver.tablebase.index.twins`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import comb
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numba
 import numpy as np
@@ -122,7 +123,8 @@ def decoding(cells: int, ply: int) -> tuple[NDArray[np.int8], NDArray[np.int8]]:
 
 def probe_arrays(tablebase: Tablebase, x: Any, o: Any) -> Probes:
     """:meth:`Tablebase.probe_many <solver.tablebase.probe.Tablebase.probe_many>`."""
-    from ttt_solve.solver.tablebase.probe import Probes, TableDamagedError, TableFileError
+    from ttt_solve.solver.tablebase.files import TableFileError
+    from ttt_solve.solver.tablebase.probe import Probes, TableDamagedError
 
     rules = tablebase.rules
     xs = np.ascontiguousarray(x, dtype=np.int64).ravel()
@@ -259,7 +261,7 @@ def _probe_family(
         return -1
     x_moves = popcount_cpu(x) == popcount_cpu(o)
     mover, opponent = (x, o) if x_moves else (o, x)
-    return family_problem_cpu(
+    problem: int = family_problem_cpu(
         mover,
         opponent,
         full & ~(x | o),
@@ -270,6 +272,12 @@ def _probe_family(
         lines_through,
         through,
     )
+    return problem
+
+
+_KERNEL = cast("Callable[..., int]", _probe_family)
+"""The kernel, called with its per-ply arguments kept in a tuple (which Numba's type of a
+dispatcher does not take)."""
 
 
 class CompiledIndex:
@@ -333,7 +341,7 @@ class CompiledIndex:
         numbers = np.empty(1 + children, dtype=np.int64)  # each call its own: threads share
         found = np.empty(1 + children, dtype=np.int64)
         if arguments[2] is not None and arguments[5] is not None:  # records over maps
-            problem = _probe_family(x, o, children, *arguments, numbers, found)
+            problem: int = _KERNEL(x, o, children, *arguments, numbers, found)
             return numbers, found.tolist(), problem
         return self._family_read(ply, x, o, children, arguments, numbers)
 
@@ -348,9 +356,22 @@ class CompiledIndex:
     ) -> tuple[NDArray[np.int64], list[int], int]:
         """:meth:`family` for records that are not an array over a map (compressed): the
         numbers in a kernel, the records through each ply's source."""
-        per_class, ranks, _, child_per_class, child_ranks, _, *shared = arguments
+        per_class, ranks, _, child_per_class, child_ranks, _, full, symmetries, tables, binom = (
+            arguments[:10]
+        )
         _family_numbers(
-            x, o, children, per_class, ranks, child_per_class, child_ranks, *shared[:4], numbers
+            x,
+            o,
+            children,
+            per_class,
+            ranks,
+            child_per_class,
+            child_ranks,
+            full,
+            symmetries,
+            tables,
+            binom,
+            numbers,
         )
         if numbers.min() < 0:
             return numbers, [], -2

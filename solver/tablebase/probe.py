@@ -29,9 +29,9 @@ import json
 import mmap
 import struct
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol, cast
 
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position, iter_cells
@@ -44,6 +44,7 @@ from ttt_solve.solver.tablebase.files import (
     read_header,
     verify,
 )
+from ttt_solve.solver.tablebase.index import Ints
 from ttt_solve.solver.tablebase.lookup import PlyIndex, family_problem, lines_through_table
 from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE, value_of_record
 from ttt_solve.solver.value import Value, move_value
@@ -186,6 +187,9 @@ class _Ranks:
         value: int = self.unpack(self.data, self.at + 8 * number)[0]
         return value
 
+    def __iter__(self) -> Iterator[int]:
+        return (self[number] for number in range(self.count))
+
 
 class _Ply:
     """One ply's file: its header, its index and its records, and the values its records
@@ -198,7 +202,7 @@ class _Ply:
             self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         header = self.header
         self._view: memoryview | None = None
-        ranks: Sequence[int]
+        ranks: Ints
         if sys.byteorder == "little":  # the file's order: its ranks read in place
             self._view = memoryview(self.data)[header.reps_at : header.records_at].cast("Q")
             ranks = self._view
@@ -295,7 +299,8 @@ class Tablebase:
         cells = list(iter_cells(position.empty))
         if problem >= 0:
             self._family_damage(position, ply, children, numbers, records, problem, cells)
-        return Probe(value, dict(zip(cells, map(children.moves.__getitem__, records[1:]))))
+        moves = cast("list[Value]", children.moves)  # the records are sound: checked
+        return Probe(value, dict(zip(cells, [moves[record] for record in records[1:]])))
 
     def record(self, position: Position) -> int:
         """The raw record of a position (:mod:`solver.tablebase.step`), unchecked."""
@@ -389,7 +394,8 @@ class Tablebase:
             )
         value = ply.values[records[0]]
         assert value is not None  # checked first
-        backed = max(map(children.moves.__getitem__, records[1:]), key=_score)
+        moves = [children.moves[record] for record in records[1:]]
+        backed = max((move for move in moves if move is not None), key=_score)
         raise TableDamagedError.contradicted(ply.path, numbers[0], position, value, backed)
 
     def _value(
