@@ -49,17 +49,8 @@ from ttt_solve.solver.rules import Rules  # noqa: E402
 
 
 def games_of(count: int, seed: int) -> list[list[int]]:
-    """Random games as PettingZoo's actions (3x3: action = col * 3 + row)."""
-    rules, rng = Rules(3, 3, 3), random.Random(seed)
-    games = []
-    for _ in range(count):
-        position, actions = Position.start(rules), []
-        while not position.is_terminal:
-            cell = rng.choice(position.legal_moves())
-            actions.append(aec.action_of(rules, cell))
-            position = position.play(cell)
-        games.append(actions)
-    return games
+    """Random 3x3 games as PettingZoo's actions (3x3: action = col * 3 + row)."""
+    return random_games(Rules(3, 3, 3), count, seed)
 
 
 def replay(env, games: list[list[int]], observe: bool) -> tuple[float, int]:

@@ -53,12 +53,7 @@ from tabulate import tabulate
 
 BOARDS = [(4, 4, 4, 1217977, 9722011)]
 
-LOOKUPS = """
-import random, statistics, sys, time
-from ttt_solve.solver.tablebase.probe import open_tablebase
-from ttt_solve.solver.position import Position
-table = open_tablebase(sys.argv[1])
-rules = table.rules
+POSITIONS = """
 rng = random.Random(1)
 positions = []
 while len(positions) < 2000:  # random games, cut at a random ply
@@ -68,6 +63,19 @@ while len(positions) < 2000:  # random games, cut at a random ply
             break
         position = position.play(rng.choice(position.legal_moves()))
     positions.append(position)
+"""
+"""The positions the look-ups are timed on, in the scripts below (``rules`` given)."""
+
+LOOKUPS = (
+    """
+import random, statistics, sys, time
+from ttt_solve.solver.tablebase.probe import open_tablebase
+from ttt_solve.solver.position import Position
+table = open_tablebase(sys.argv[1], compile_after=None)
+rules = table.rules
+"""
+    + POSITIONS
+    + """
 times = []
 for position in positions:
     started = time.perf_counter()
@@ -76,8 +84,10 @@ for position in positions:
 times.sort()
 print(statistics.median(times) * 1e3, times[int(0.99 * len(times))] * 1e3)
 """
+)
 
-PROBES = """
+PROBES = (
+    """
 import contextlib, json, random, statistics, sys, time
 import numpy as np
 from ttt_solve.book.reader import open_book
@@ -90,16 +100,9 @@ book = stack.enter_context(open_book(book_path))
 info = book.games()[-1]  # the largest game the book holds
 rules = info.rules
 folder = book.table_folder(info)
-rng = random.Random(1)
-positions = []
-while len(positions) < 2000:  # random games, cut at a random ply
-    position = Position.start(rules)
-    for _ in range(rng.randrange(rules.cells)):
-        if position.is_terminal:
-            break
-        position = position.play(rng.choice(position.legal_moves()))
-    positions.append(position)
-
+"""
+    + POSITIONS
+    + """
 def timed(answer):
     for position in positions[:50]:
         answer(position)  # the files mapped and the pages read before the clock
@@ -138,6 +141,7 @@ for name, chosen in (("mixed", positions), ("one ply", middle)):
     out[name] = [many / best[0], best[1] / best[0]]
 print(json.dumps(out))
 """
+)
 
 PROBE = """
 import sys, time

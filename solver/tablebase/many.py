@@ -276,7 +276,8 @@ def _probe_family(
 
 
 _KERNEL = cast("Callable[..., int]", _probe_family)
-"""The kernel, called with its per-ply arguments kept in a tuple (which Numba's type of a
+_NUMBERS = cast("Callable[..., None]", _family_numbers)
+"""The kernels, called with their per-ply arguments kept in a tuple (which Numba's type of a
 dispatcher does not take)."""
 
 
@@ -356,23 +357,8 @@ class CompiledIndex:
     ) -> tuple[NDArray[np.int64], list[int], int]:
         """:meth:`family` for records that are not an array over a map (compressed): the
         numbers in a kernel, the records through each ply's source."""
-        per_class, ranks, _, child_per_class, child_ranks, _, full, symmetries, tables, binom = (
-            arguments[:10]
-        )
-        _family_numbers(
-            x,
-            o,
-            children,
-            per_class,
-            ranks,
-            child_per_class,
-            child_ranks,
-            full,
-            symmetries,
-            tables,
-            binom,
-            numbers,
-        )
+        # the kernel's arguments but the records (at 2 and 5) and the lines (from 10)
+        _NUMBERS(x, o, children, *arguments[0:2], *arguments[3:5], *arguments[6:10], numbers)
         if numbers.min() < 0:
             return numbers, [], -2
         read = [self.tablebase.ply_file(ply).source.record(int(numbers[0]))]
