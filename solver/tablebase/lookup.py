@@ -75,6 +75,16 @@ def number_by_ranks(
     return number_in_class(klass, per_class, rep, permute_set(o, tables, symmetry), full, binom)
 
 
+def wins_at_once(mine: int, theirs: int, lines: Ints) -> bool:
+    """Whether the side with the stones ``mine`` completes one of ``lines`` with one move
+    against ``theirs`` (what a record of a win in 1 needs)."""
+    for line in lines:
+        rest = line & ~mine
+        if rest and not rest & theirs and not rest & (rest - 1):
+            return True
+    return False
+
+
 def family_problem(
     mover: int,
     opponent: int,
@@ -113,14 +123,8 @@ def family_problem(
                 won = True
         if won != (child_record == DECIDED):
             return child
-        if child_record == DECIDED + 1:  # the opponent, now to move, must win at once
-            wins = False
-            for line in lines:
-                rest = line & ~opponent
-                if rest and not rest & stones and not rest & (rest - 1):
-                    wins = True
-            if not wins:
-                return child
+        if child_record == DECIDED + 1 and not wins_at_once(opponent, stones, lines):
+            return child  # the opponent, now to move, cannot win at once
         move = move_score(score_of_record(child_record))
         if move > best:
             best = move
@@ -130,7 +134,12 @@ def family_problem(
     return -1
 
 
-FORMULAS: tuple[Callable[..., Any], ...] = (class_by_ranks, number_by_ranks, family_problem)
+FORMULAS: tuple[Callable[..., Any], ...] = (
+    class_by_ranks,
+    number_by_ranks,
+    wins_at_once,
+    family_problem,
+)
 """This module's formulas, as :func:`solver.tablebase.index.twins` compiles them."""
 
 

@@ -29,7 +29,7 @@ import json
 import mmap
 import struct
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol, cast
 
@@ -45,7 +45,12 @@ from ttt_solve.solver.tablebase.files import (
     verify,
 )
 from ttt_solve.solver.tablebase.index import Ints
-from ttt_solve.solver.tablebase.lookup import PlyIndex, family_problem, lines_through_table
+from ttt_solve.solver.tablebase.lookup import (
+    PlyIndex,
+    family_problem,
+    lines_through_table,
+    wins_at_once,
+)
 from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE, value_of_record
 from ttt_solve.solver.value import Value, move_value
 
@@ -292,7 +297,7 @@ class Tablebase:
         winner = position.winner
         open_ = winner is None and position.empty != 0
         ply, numbers, records, problem = self._family(position, open_)
-        value = self._value(ply, numbers[0], records[0], position, winner)
+        value = self._value(ply, numbers[0], records[0], position, winner, open_)
         if not open_:
             return Probe(value, {})
         children = self._ply(position.ply + 1)
@@ -399,12 +404,19 @@ class Tablebase:
         raise TableDamagedError.contradicted(ply.path, numbers[0], position, value, backed)
 
     def _value(
-        self, ply: _Ply, number: int, record: int, position: Position, winner: str | None
+        self,
+        ply: _Ply,
+        number: int,
+        record: int,
+        position: Position,
+        winner: str | None,
+        moves_read: bool = False,
     ) -> Value:
         """The value of a position's record, checked against what the rules allow there
         (``winner``: the side with a line, if one has): lost in 0 where the last mover has a
         line, a draw on a full board, else a remoteness of at least 1 and at most the empty
-        cells, and a win in 1 only where a move wins."""
+        cells, and a win in 1 only where a move wins (unless ``moves_read``: its moves'
+        records are checked against it)."""
         value = ply.values[record]
         if winner is not None:
             problem = position.illegality()
@@ -415,11 +427,12 @@ class Tablebase:
             sound = record == DRAW
         else:
             sound = value is not None and record != DECIDED
-            if sound and record == DECIDED + 1:
+            if sound and record == DECIDED + 1 and not moves_read:
+                # (with the moves read, a win in 1 is the best of them only if a move wins)
                 mine, theirs = (
                     (position.x, position.o) if position.x_to_move else (position.o, position.x)
                 )
-                sound = _can_win_now(self.rules.lines, mine, theirs)
+                sound = wins_at_once(mine, theirs, self.rules.lines)
         if not sound or value is None:
             raise TableDamagedError(ply.path, number, _record_problem(ply, record, position))
         return value
@@ -503,16 +516,6 @@ def _count_problem(position: Position) -> str | None:
     if not 0 <= x.bit_count() - o.bit_count() <= 1:
         return position.illegality()
     return None
-
-
-def _can_win_now(lines: Sequence[int], mine: int, theirs: int) -> bool:
-    """Whether the side to move, with the stones ``mine`` against ``theirs``, completes one
-    of ``lines`` with one move (what a win in 1 needs)."""
-    for line in lines:
-        rest = line & ~mine
-        if rest and not rest & theirs and not rest & (rest - 1):
-            return True
-    return False
 
 
 def _record_problem(ply: _Ply, record: int, position: Position) -> str:
