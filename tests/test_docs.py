@@ -7,8 +7,9 @@ standard error together, in the order written). A Python example is a fenced blo
 NORMALIZE_WHITESPACE, so ``...`` stands for times, dates and lines left out.
 
 The blocks of one page run in order, in one temporary directory of their own, so a book solved
-by an earlier command is there for the next command or Python example; ``examples/`` and
-``tests/engines/`` are linked into it, as the commands are written to run from a checkout.
+by an earlier command is there for the next command or Python example; ``examples/``,
+``tests/engines/`` and the independent table reader are linked into it, as the commands are
+written to run from a checkout.
 Output that is shown but too slow to check goes in a block marked ``text``, which is not run.
 """
 
@@ -39,6 +40,7 @@ PAGE_NEEDS = {
     "scale-out.md": ("distributed", "dask"),
     "notebooks.md": ("pandas", "notebook"),
     "rl.md": ("gymnasium", "rl"),
+    "table-format.md": ("zstandard", "compressed"),
 }
 """Pages whose examples run an optional extra: (the module it installs, the extra)."""
 
@@ -174,7 +176,7 @@ def test_examples_are_real_sessions(page: Path, tmp_path: Path) -> None:
         module, extra = PAGE_NEEDS[page.name]
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"{page.name} runs the {extra} extra: pip install -e '.[{extra}]'")
-    for linked in ("examples", "tests/engines"):
+    for linked in ("examples", "tests/engines", "tests/independent_table_reader.py"):
         target = tmp_path / linked
         target.parent.mkdir(parents=True, exist_ok=True)
         target.symlink_to(ROOT / linked)

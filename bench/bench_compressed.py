@@ -1,0 +1,197 @@
+"""Benchmark of the compressed tablebase against the raw one, side by side, in one run.
+
+For a built raw table (a folder; by default 4x4 k=4 is built into a temporary one): each
+block size compresses the whole table (a process of its own: wall time, CPU time, peak
+memory), then, in one process, the look-up of a position's value and every move's value,
+from the raw files and from the compressed ones, alternating over the same 2,000 positions of
+seeded random games (the same Python loop, so only the storage differs): the median and the
+90th percentile, and a block's decode time (median over the blocks read).
+
+    python bench/bench_compressed.py                        # 4x4 k=4
+    python bench/bench_compressed.py /work/t45/4x5k4        # a table built apart
+    python bench/bench_compressed.py FOLDER --blocks 16384  # one block size
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tabulate import tabulate
+
+from ttt_solve.solver.position import Position, iter_cells
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.compressed import BlockCache, CompressedPly, compressed_path
+from ttt_solve.solver.tablebase.files import HEADER_SIZE, map_ply, ply_path, read_header
+from ttt_solve.solver.tablebase.lookup import PlyIndex
+
+POSITIONS = 2000
+BLOCK_SIZES = [1 << 12, 1 << 14, 1 << 16]
+
+
+class RawPly:
+    """A raw ply file read as the probe reads it: ranked in Python, one byte through a map."""
+
+    def __init__(self, folder: Path, rules: Rules, ply: int) -> None:
+        path = ply_path(folder, ply)
+        header = read_header(path, rules, ply)
+        reps, self.records = map_ply(path, header)
+        self.index = PlyIndex(rules, ply, [int(rank) for rank in reps])
+        self.offset = HEADER_SIZE + 8 * header.reps
+
+    def record_at(self, x: int, o: int) -> int:
+        return int(self.records[self.index.index(x, o)])
+
+
+def compress(folder: Path, out: Path, block_records: int) -> dict[str, float]:
+    """Compress in a process of its own: wall and CPU seconds, peak MiB."""
+    code = (
+        "import sys; from ttt_solve.solver.tablebase.compressed import compress_table; "
+        "compress_table(sys.argv[1], sys.argv[2], block_records=int(sys.argv[3]))"
+    )
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    subprocess.run(
+        [sys.executable, "-c", code, str(folder), str(out), str(block_records)], check=True
+    )
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return {"wall": wall, "cpu": cpu, "peak": after.ru_maxrss / 1024}
+
+
+def positions_of_games(rules: Rules, count: int, seed: int = 1) -> list[Position]:
+    rng = random.Random(seed)
+    found: list[Position] = []
+    while len(found) < count:
+        position = Position.start(rules)
+        while True:
+            found.append(position)
+            if position.is_terminal:
+                break
+            position = position.play(rng.choice(position.legal_moves()))
+    rng.shuffle(found)
+    return found[:count]
+
+
+def analyse(plies: dict[int, object], position: Position) -> int:
+    """A position's record and every move's, as a probe reads them; their sum (to use them)."""
+    total = plies[position.ply].record_at(position.x, position.o)  # type: ignore[attr-defined]
+    if not position.is_terminal:
+        child = plies[position.ply + 1]
+        for cell in iter_cells(position.empty):
+            bit = 1 << cell
+            if position.x_to_move:
+                total += child.record_at(position.x | bit, position.o)  # type: ignore[attr-defined]
+            else:
+                total += child.record_at(position.x, position.o | bit)  # type: ignore[attr-defined]
+    return total
+
+
+def probe_times(plies: dict[int, object], positions: list[Position]) -> list[float]:
+    times = []
+    for position in positions:
+        started = time.perf_counter()
+        analyse(plies, position)
+        times.append(time.perf_counter() - started)
+    return sorted(times)
+
+
+def decode_micros(out: Path, rules: Rules) -> float:
+    """The median time to decode a block, over up to 200 blocks of the widest plies."""
+    times = []
+    for ply in range(rules.cells + 1):
+        ply_file = CompressedPly(compressed_path(out, ply), rules, ply, BlockCache(0))
+        for block in range(0, ply_file.header.blocks, max(1, ply_file.header.blocks // 10)):
+            started = time.perf_counter()
+            ply_file.block(block)
+            times.append(time.perf_counter() - started)
+            ply_file.cache.blocks.clear()
+    times.sort()
+    return times[len(times) // 2] * 1e6
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", nargs="?", type=Path, help="a built raw table (default: 4x4 k=4)")
+    parser.add_argument("--blocks", type=int, action="append", help="numbers a block")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bench-compressed-"))
+    folder = args.folder
+    if folder is None:
+        from ttt_solve.solver.tablebase.build import build_table
+
+        folder = work / "4x4k4"
+        build_table(Rules(4, 4, 4), folder)
+    game = json.loads((folder / "table.json").read_text())["rules"]
+    rules = Rules(game["rows"], game["cols"], game["k"])
+    raw_size = sum(ply_path(folder, ply).stat().st_size for ply in range(rules.cells + 1))
+    positions = positions_of_games(rules, POSITIONS)
+    raw = {ply: RawPly(folder, rules, ply) for ply in range(rules.cells + 1)}
+    rows = []
+    for block_records in args.blocks or BLOCK_SIZES:
+        out = work / f"blocks-{block_records}"
+        made = compress(folder, out, block_records)
+        size = sum(compressed_path(out, p).stat().st_size for p in range(rules.cells + 1))
+        compressed = {
+            p: CompressedPly(compressed_path(out, p), rules, p) for p in range(rules.cells + 1)
+        }
+        probe_times(raw, positions[:200])  # warm both: files mapped, pages read
+        probe_times(compressed, positions[:200])
+        raw_times, compressed_times = [], []
+        for half in (positions[: POSITIONS // 2], positions[POSITIONS // 2 :]):
+            raw_times += probe_times(raw, half)
+            compressed_times += probe_times(compressed, half)
+        raw_times.sort()
+        compressed_times.sort()
+        rows.append(
+            [
+                f"{block_records:,}",
+                f"{raw_size / 1e6:.1f}",
+                f"{size / 1e6:.2f}",
+                f"{raw_size / size:.1f}",
+                f"{made['wall']:.1f}",
+                f"{made['cpu']:.1f}",
+                f"{made['peak']:.0f}",
+                f"{decode_micros(out, rules):.0f}",
+                f"{raw_times[len(raw_times) // 2] * 1e3:.3f}",
+                f"{compressed_times[len(compressed_times) // 2] * 1e3:.3f}",
+                f"{compressed_times[int(0.9 * len(compressed_times))] * 1e3:.3f}",
+            ]
+        )
+    print(f"{rules.name}: {sum(len(r.records) for r in raw.values()):,} numbers")
+    print(
+        tabulate(
+            rows,
+            [
+                "block",
+                "raw MB",
+                "compressed MB",
+                "ratio",
+                "compress s",
+                "CPU s",
+                "peak MiB",
+                "decode us",
+                "raw p50 ms",
+                "compressed p50 ms",
+                "p90 ms",
+            ],
+        )
+    )
+    print(
+        f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end; probe: a "
+        "position's record and every move's, 2,000 positions of seeded random games"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

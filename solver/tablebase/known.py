@@ -1,0 +1,236 @@
+"""Records known without the table: what a number's stones alone say of its position.
+
+Most of a table's records follow from a glance at the board, with no search: a number whose
+stones cannot arise in a game, a game already over, a side to move that wins at once, that
+must lose to two threats, or that makes two threats at once. A compressed table stores none of
+them (it stores a draw there, whatever compresses best) and a reader computes them again
+(:mod:`solver.tablebase.compressed`, docs/table-format.md). In order, the first that applies:
+
+1. **no position** (record 0): the side to move holds a line, or the last mover holds lines
+   that share no stone (no last move made them all);
+2. **lost in 0** (record 2): the last mover holds a line: the game is over;
+3. **a draw** (record 1): the board is full;
+4. **won in 1** (record 3): the side to move has a **threat**, an empty cell that completes a
+   line of its own (a line with ``k - 1`` of its stones and none of the opponent's);
+5. **lost in 2** (record 4): the opponent has threats on two cells or more: one can be blocked,
+   not both;
+6. **won in 3** (record 5): the side to move has a move that makes threats on two cells or
+   more, while the opponent has no threat left: a move on the opponent's one threat if it has
+   one, else on any empty cell. A move on ``m`` makes a threat on ``e`` when a line holds
+   ``k - 2`` of the mover's stones, none of the opponent's, and is empty exactly at ``m`` and
+   ``e``.
+
+Each rule is exact: a position it does not name never has its record (4 to 6 are proved by
+the moves they describe; 5 and 6 because a single threat is blocked and no move of the
+opponent makes a threat of the mover's), and a compression refuses a table that disagrees
+(:func:`solver.tablebase.compressed.compress_ply`). On 4x5 k=4 they give 57% of the records.
+
+:func:`known_record` is written once over plain ints: Python runs it for a look-up, Numba
+compiles it for a range of numbers (:func:`known_range`).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Callable
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.compiled import binomials, expand_cpu, unrank_set_cpu
+from ttt_solve.solver.tablebase.index import stone_counts
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE
+
+UNKNOWN = 255
+"""What :func:`known_record` returns where the stones alone do not tell: read the table."""
+
+KNOWN_RECORDS = (NONE, DRAW, DECIDED, DECIDED + 1, DECIDED + 2, DECIDED + 3)
+"""The records the rules may give (a draw only on a full board)."""
+
+
+def _count_bits(stones: int) -> int:
+    """The stones' number, for Numba (which has no ``int.bit_count``)."""
+    count = 0
+    while stones:
+        stones &= stones - 1
+        count += 1
+    return count
+
+
+_count = int.bit_count
+
+
+def known_record(x: int, o: int, ply: int, cells: int, lines: tuple[int, ...], k: int) -> int:
+    """The record of the position with X stones ``x`` and O stones ``o`` at ``ply`` when its
+    stones alone tell it (the module's rules), else :data:`UNKNOWN`. ``lines``: the game's
+    line masks (:attr:`Rules.lines`; an array of them in compiled code). One pass over the
+    lines: each line's stones say whether it is held, a threat, or a pair of empty cells a
+    move on either of which makes a threat on the other."""
+    mover, last = (x, o) if ply % 2 == 0 else (o, x)
+    empty = ((1 << cells) - 1) & ~(x | o)
+    held = -1  # the stones common to the last mover's lines
+    mover_threats = 0
+    last_threats = 0
+    partners = [0] * cells  # by cell: where a mover's move there makes threats
+    for line in lines:
+        mine = mover & line
+        theirs = last & line
+        if mine == line:
+            return NONE
+        if theirs == line:
+            held &= line
+        elif theirs == 0:
+            stones = _count(mine)
+            if stones == k - 1:
+                mover_threats |= line & empty
+            elif stones == k - 2:
+                pair = line & empty
+                low = pair & -pair
+                partners[_count(low - 1)] |= pair ^ low
+                partners[_count((pair ^ low) - 1)] |= low
+        elif mine == 0 and _count(theirs) == k - 1:
+            last_threats |= line & empty
+    if held == 0:
+        return NONE
+    if held != -1:
+        return DECIDED
+    if ply == cells:
+        return DRAW
+    if mover_threats:
+        return DECIDED + 1
+    if _count(last_threats) >= 2:
+        return DECIDED + 2
+    moves = last_threats if last_threats else empty
+    while moves:
+        move = moves & -moves
+        moves ^= move
+        if _count(partners[_count(move - 1)]) >= 2:
+            return DECIDED + 3
+    return UNKNOWN
+
+
+def _compiled(function: Callable[..., int], **helpers: Callable[..., int]) -> Callable[..., int]:
+    """``function`` compiled by Numba, with the plain helpers it calls by name bound to their
+    compiled twins (Numba calls no plain Python function)."""
+    bound = types.FunctionType(function.__code__, {**function.__globals__, **helpers})
+    return numba.njit(nogil=True, inline="always")(bound)
+
+
+_known_record = _compiled(known_record, _count=numba.njit(nogil=True, inline="always")(_count_bits))
+
+BLOCK = 1 << 13
+"""Numbers one thread takes at once (each block unranks its first number)."""
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _known_range(
+    ply: int,
+    cells: int,
+    k: int,
+    start: int,
+    stop: int,
+    rep_ranks: NDArray[np.int64],
+    per_class: int,
+    lines: NDArray[np.int64],
+    binom: NDArray[np.int64],
+) -> NDArray[np.uint8]:
+    x_count = (ply + 1) // 2
+    o_count = ply // 2
+    full = (1 << int(cells)) - 1
+    total = stop - start
+    out = np.empty(total, dtype=np.uint8)
+    for block in numba.prange((total + BLOCK - 1) // BLOCK):
+        first = start + block * BLOCK
+        last = min(stop, first + BLOCK)
+        number = -1
+        rank = 0
+        compressed = 0
+        rep = 0
+        free = 0
+        for index in range(first, last):
+            if number < 0 or rank == per_class:
+                number = index // per_class
+                rank = index % per_class
+                compressed = unrank_set_cpu(rank, o_count, cells - x_count, binom)
+                rep = unrank_set_cpu(rep_ranks[number], x_count, cells, binom)
+                free = full & ~rep
+            else:
+                # Gosper's hack: the next set of as many positions, in colex order
+                low = compressed & -compressed
+                ripple = compressed + low
+                compressed = (((ripple ^ compressed) >> 2) // low) | ripple
+            rank += 1
+            out[index - start] = _known_record(
+                rep, expand_cpu(compressed, free), ply, cells, lines, k
+            )
+    return out
+
+
+def known_range(
+    rules: Rules, ply: int, rep_ranks: NDArray[np.int64], start: int, stop: int
+) -> NDArray[np.uint8]:
+    """:func:`known_record` of the numbers ``start .. stop-1`` of ``ply`` (``rep_ranks``: the
+    ranks of the ply's representatives, as its file holds them), over every core."""
+    from math import comb
+
+    x, o = stone_counts(ply)
+    return np.asarray(
+        _known_range(
+            ply,
+            rules.cells,
+            rules.k,
+            start,
+            stop,
+            np.ascontiguousarray(rep_ranks, dtype=np.int64),
+            comb(rules.cells - x, o),
+            np.array(rules.lines, dtype=np.int64),
+            binomials(),
+        )
+    )
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _known_numbers(
+    ply: int,
+    cells: int,
+    k: int,
+    numbers: NDArray[np.int64],
+    rep_ranks: NDArray[np.int64],
+    per_class: int,
+    lines: NDArray[np.int64],
+    binom: NDArray[np.int64],
+) -> NDArray[np.uint8]:
+    x_count = (ply + 1) // 2
+    o_count = ply // 2
+    full = (1 << int(cells)) - 1
+    out = np.empty(len(numbers), dtype=np.uint8)
+    for i in numba.prange(len(numbers)):
+        rep = unrank_set_cpu(rep_ranks[numbers[i] // per_class], x_count, cells, binom)
+        o = expand_cpu(
+            unrank_set_cpu(numbers[i] % per_class, o_count, cells - x_count, binom), full & ~rep
+        )
+        out[i] = _known_record(rep, o, ply, cells, lines, k)
+    return out
+
+
+def known_numbers(
+    rules: Rules, ply: int, rep_ranks: NDArray[np.int64], numbers: NDArray[np.int64]
+) -> NDArray[np.uint8]:
+    """:func:`known_record` of any numbers of ``ply``, over every core."""
+    from math import comb
+
+    x, o = stone_counts(ply)
+    return np.asarray(
+        _known_numbers(
+            ply,
+            rules.cells,
+            rules.k,
+            np.ascontiguousarray(numbers, dtype=np.int64),
+            np.ascontiguousarray(rep_ranks, dtype=np.int64),
+            comb(rules.cells - x, o),
+            np.array(rules.lines, dtype=np.int64),
+            binomials(),
+        )
+    )
