@@ -280,3 +280,28 @@ def test_a_query_of_a_table_loads_neither_numpy_nor_numba(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "draw, remoteness 7" in result.stdout, result.stderr
     assert result.stderr.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["plain", "compiled"])
+def test_a_compressed_table_is_probed_as_its_raw_files(k4_books, tmp_path, compiled):
+    """A release's compressed plies (read a block at a time, known records computed) give the
+    raw table's answers through the same probe."""
+    pytest.importorskip("zstandard", reason="pip install -e '.[compressed]'")
+    from ttt_solve.solver.tablebase.compressed import compress_table
+
+    _, _, folder = k4_books
+    compress_table(folder, tmp_path / "release")
+    positions = random_positions(K4, 200, seed=9)
+    x = np.array([p.x for p in positions], dtype=np.int64)
+    o = np.array([p.o for p in positions], dtype=np.int64)
+    with open_tablebase(folder) as raw, open_tablebase(tmp_path / "release") as compressed:
+        assert compressed.compressed and not raw.compressed
+        if compiled:
+            compressed.compile()
+        assert compressed.verify() == K4.cells + 1
+        for position in positions:
+            assert compressed.probe_moves(position) == raw.probe_moves(position)
+            assert compressed.probe(position) == raw.probe(position)
+        found, expected = compressed.probe_many(x, o), raw.probe_many(x, o)
+        assert found.values.tolist() == expected.values.tolist()
+        assert found.remoteness.tolist() == expected.remoteness.tolist()

@@ -17,7 +17,10 @@ that probes many positions (:data:`FORMULAS`):
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+import mmap
+import struct
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from math import comb
 from typing import Any
 
@@ -36,6 +39,9 @@ from ttt_solve.solver.tablebase.index import (
 )
 from ttt_solve.solver.tablebase.record import DECIDED, NONE, score_of_record
 from ttt_solve.solver.value import WIN_SCORE, move_score
+
+Buffer = bytes | bytearray | memoryview | mmap.mmap
+"""What a file's bytes may be read from (``collections.abc.Buffer`` from Python 3.12)."""
 
 
 def class_by_ranks(rank: int, rep_ranks: Ints) -> int:
@@ -141,6 +147,46 @@ FORMULAS: tuple[Callable[..., Any], ...] = (
     family_problem,
 )
 """This module's formulas, as :func:`solver.tablebase.index.twins` compiles them."""
+
+
+class StoredRanks:
+    """The representatives' ranks a file holds from byte ``at`` (``count`` little-endian
+    unsigned ints of ``size`` bytes), read as a sequence: on a machine that is not
+    little-endian (:func:`stored_ranks` reads them in place elsewhere)."""
+
+    def __init__(self, data: Buffer, at: int, count: int, size: int) -> None:
+        self.data = data
+        self.at = at
+        self.count = count
+        self.size = size
+        self.unpack = struct.Struct(_FORMATS[size]).unpack_from
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, number: int) -> int:
+        if not 0 <= number < self.count:
+            raise IndexError(number)
+        value: int = self.unpack(self.data, self.at + self.size * number)[0]
+        return value
+
+    def __iter__(self) -> Iterator[int]:
+        return (self[number] for number in range(self.count))
+
+
+_FORMATS = {4: "<I", 8: "<Q"}
+
+
+def stored_ranks(data: Buffer, at: int, count: int, size: int) -> tuple[Ints, memoryview | None]:
+    """The ranks a file's bytes ``data`` hold from ``at`` (:class:`StoredRanks`), and the
+    view they are read through in place on a little-endian machine (release it before the
+    file's map is closed; ``None`` elsewhere)."""
+    if sys.byteorder != "little":
+        return StoredRanks(data, at, count, size), None
+    view = memoryview(data)[at : at + size * count]
+    cast = view.cast("I") if size == 4 else view.cast("Q")
+    view.release()
+    return cast, cast
 
 
 @functools.cache

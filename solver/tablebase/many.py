@@ -302,16 +302,12 @@ class CompiledIndex:
         self._classes: dict[int, ClassTable] = {}
 
     def _ply(self, ply: int) -> tuple[int, NDArray[np.int64], NDArray[np.uint8] | None]:
-        """A ply's numbers a class, representatives' ranks (over the file's map) and records
-        (an array over the map; ``None`` where they are read otherwise)."""
+        """A ply's numbers a class, representatives' ranks (over the file's map where it can)
+        and records (an array over the map; ``None`` where they are read otherwise)."""
         ply_file = self.tablebase.ply_file(ply)
-        header = ply_file.header
-        ranks = np.frombuffer(
-            ply_file.data, dtype="<u8", count=header.reps, offset=header.reps_at
-        ).view(np.int64)
         source = ply_file.source
         records = source.array() if isinstance(source, MappedRecords) else None
-        return ply_file.index.per_class, ranks, records
+        return ply_file.index.per_class, ply_file.rep_ranks(), records
 
     def numbers(self, ply: int, x: NDArray[np.int64], o: NDArray[np.int64]) -> NDArray[np.int64]:
         """The numbers of many positions of ``ply`` (-1 where no class holds an X set): from

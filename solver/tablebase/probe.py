@@ -27,15 +27,15 @@ from __future__ import annotations
 
 import json
 import mmap
-import struct
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol, cast
 
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.compressed import MANIFEST
+from ttt_solve.solver.tablebase.compressed import MANIFEST_FORMAT as COMPRESSED_FORMAT
 from ttt_solve.solver.tablebase.files import (
     TableError,
     TableFileError,
@@ -44,11 +44,11 @@ from ttt_solve.solver.tablebase.files import (
     read_header,
     verify,
 )
-from ttt_solve.solver.tablebase.index import Ints
 from ttt_solve.solver.tablebase.lookup import (
     PlyIndex,
     family_problem,
     lines_through_table,
+    stored_ranks,
     wins_at_once,
 )
 from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE, value_of_record
@@ -58,9 +58,9 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
+    from ttt_solve.solver.tablebase.compressed import BlockCache
     from ttt_solve.solver.tablebase.many import CompiledIndex
 
-MANIFEST = "table.json"
 
 COMPILE_AFTER = 2_000
 """Positions a :class:`Tablebase` looks up one by one in plain Python before it switches to
@@ -173,49 +173,33 @@ class MappedRecords:
         pass  # the map is the ply's, closed with it
 
 
-class _Ranks:
-    """The representatives' ranks of a ply's file, read from its memory map as a sequence
-    of ints (for bisection), on a machine that is not little-endian."""
-
-    def __init__(self, data: mmap.mmap, at: int, count: int) -> None:
-        self.data = data
-        self.at = at
-        self.count = count
-        self.unpack = struct.Struct("<Q").unpack_from
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __getitem__(self, number: int) -> int:
-        if not 0 <= number < self.count:
-            raise IndexError(number)
-        value: int = self.unpack(self.data, self.at + 8 * number)[0]
-        return value
-
-    def __iter__(self) -> Iterator[int]:
-        return (self[number] for number in range(self.count))
-
-
 class _Ply:
-    """One ply's file: its header, its index and its records, and the values its records
-    stand for (a table of each record's value for the side to move and as a move)."""
+    """One ply's file: its index and its records, and the values its records stand for (a
+    table of each record's value for the side to move and as a move). A raw file
+    (``ply-PP.tb``) is read through its memory map, its ``header``, ``data`` and
+    ``records_at`` at hand for streams; a compressed one (``ply-PP.tbz``,
+    :mod:`solver.tablebase.compressed`) a block at a time, through ``cache``."""
 
-    def __init__(self, path: Path, rules: Rules, ply: int) -> None:
+    def __init__(self, path: Path, rules: Rules, ply: int, cache: BlockCache | None) -> None:
         self.path = path
-        self.header: TableHeader = read_header(path, rules, ply)
-        with open(path, "rb") as handle:
-            self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        header = self.header
         self._view: memoryview | None = None
-        ranks: Ints
-        if sys.byteorder == "little":  # the file's order: its ranks read in place
-            self._view = memoryview(self.data)[header.reps_at : header.records_at].cast("Q")
-            ranks = self._view
+        self.source: PlyRecords
+        if cache is not None:
+            from ttt_solve.solver.tablebase.compressed import CompressedPly
+
+            compressed = CompressedPly(path, rules, ply, cache)
+            self.index, self.source = compressed.index, compressed
+            self._ranks = compressed.rep_ranks
         else:
-            ranks = _Ranks(self.data, header.reps_at, header.reps)
-        self.index = PlyIndex(rules, ply, ranks)
-        self.records_at = header.records_at
-        self.source: PlyRecords = MappedRecords(self.data, self.records_at, self.header.count)
+            self.header: TableHeader = read_header(path, rules, ply)
+            with open(path, "rb") as handle:
+                self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            header = self.header
+            ranks, self._view = stored_ranks(self.data, header.reps_at, header.reps, 8)
+            self.index = PlyIndex(rules, ply, ranks)
+            self.records_at = header.records_at
+            self.source = MappedRecords(self.data, self.records_at, header.count)
+            self._ranks = self._mapped_ranks
         empty = rules.cells - ply
         # record -> value, for every record the rules allow at this ply (None: forbidden)
         self.values: list[Value | None] = [None] * 256
@@ -224,11 +208,23 @@ class _Ply:
             self.values[record] = value_of_record(record, empty)
         self.moves = [None if value is None else move_value(value) for value in self.values]
 
+    def rep_ranks(self) -> NDArray[np.int64]:
+        """The representatives' ranks as an array (over the file's map where it can)."""
+        return self._ranks()
+
+    def _mapped_ranks(self) -> NDArray[np.int64]:
+        import numpy as np
+
+        header = self.header
+        ranks = np.frombuffer(self.data, dtype="<u8", count=header.reps, offset=header.reps_at)
+        return ranks.view(np.int64)
+
     def close(self) -> None:
-        self.source.close()
         if self._view is not None:
             self._view.release()
-        self.data.close()
+        self.source.close()
+        if isinstance(self.source, MappedRecords):
+            self.data.close()
 
 
 class Tablebase:
@@ -249,7 +245,9 @@ class Tablebase:
             manifest = json.loads(manifest_path.read_text())
             game = manifest["rules"]
             found = Rules(game["rows"], game["cols"], game["k"])
-            digests = {entry["ply"]: entry["blake2b"] for entry in manifest["plies"]}
+            compressed = manifest.get("format") == COMPRESSED_FORMAT
+            digest = "digest" if compressed else "blake2b"  # the digest a file's header holds
+            digests = {entry["ply"]: entry[digest] for entry in manifest["plies"]}
         except FileNotFoundError:
             raise MissingTableError(
                 f"{self.folder}: no finished table here (no {MANIFEST}); build it first"
@@ -260,6 +258,13 @@ class Tablebase:
             raise TableError(f"{self.folder}: a table of {found.name}, not of {rules.name}")
         self.rules = found
         self.digests = digests
+        self.compressed = compressed
+        """Whether the folder holds a compressed table (a release), read a block at a time."""
+        self._cache: BlockCache | None = None
+        if compressed:
+            from ttt_solve.solver.tablebase.compressed import BlockCache
+
+            self._cache = BlockCache()
         self.reads = 0
         """Records read so far by :meth:`probe` and :meth:`probe_moves` (one a position)."""
         self.kernels: CompiledIndex | None = None
@@ -455,11 +460,16 @@ class Tablebase:
         """Check every ply's file against its digest (and the manifest's record of it);
         returns the files checked. ``progress(done, total)`` is told the bytes read after
         each file."""
-        paths = [ply_path(self.folder, ply) for ply in range(self.rules.cells + 1)]
+        paths = [self._path(ply) for ply in range(self.rules.cells + 1)]
         sizes = [path.stat().st_size if path.exists() else 0 for path in paths]
         for ply, path in enumerate(paths):
-            header = verify(path, self.rules, ply)
-            if header.digest.hex() != self.digests.get(ply):
+            if self.compressed:
+                compressed = self._ply(ply).source
+                compressed.verify()  # type: ignore[attr-defined]  # a CompressedPly's
+                digest = compressed.header.digest  # type: ignore[attr-defined]
+            else:
+                digest = verify(path, self.rules, ply).digest
+            if digest.hex() != self.digests.get(ply):
                 raise TableFileError(path, "its digest is not the one the manifest holds")
             if progress is not None:
                 progress(sum(sizes[: ply + 1]), sum(sizes))
@@ -472,11 +482,18 @@ class Tablebase:
     def _ply(self, ply: int) -> _Ply:
         found = self._plies.get(ply)
         if found is None:
-            path = ply_path(self.folder, ply)
+            path = self._path(ply)
             if not path.exists():
                 raise MissingTableError(f"{path}: missing from the table; build it again")
-            found = self._plies[ply] = _Ply(path, self.rules, ply)
+            found = self._plies[ply] = _Ply(path, self.rules, ply, self._cache)
         return found
+
+    def _path(self, ply: int) -> Path:
+        if self.compressed:
+            from ttt_solve.solver.tablebase.compressed import compressed_path
+
+            return compressed_path(self.folder, ply)
+        return ply_path(self.folder, ply)
 
     def close(self) -> None:
         """Unmap the files opened so far (a later look-up opens them again)."""
