@@ -1,9 +1,9 @@
 """Benchmark of the tablebase build against the single-threaded C solver, side by side.
 
 For each board, in one run: the whole table build as a process of its own
-(``python -m ttt_solve.solver.tablebase.build GAME FOLDER``: start-up, every ply, the files written
-and flushed) and the C reference solver of ``bench/c/solve.c`` (built as
-``bench/bench_solve.py`` builds it); their wall times, the ratio, each one's peak memory, the
+(``ttt table build GAME FOLDER``: start-up, every ply, the files written and flushed) and the
+C reference solver of ``bench/c/solve.c`` (built as ``bench/bench_solve.py`` builds it); their
+wall times, the ratio, each one's peak memory, the
 table's bytes on disk, and whether both found the published counts. Then the look-up of a
 position's value and every move's value from the table, in one process (median of 2,000 random
 positions of the game).
@@ -14,9 +14,9 @@ positions of the game).
     python bench/bench_tablebase.py --read-5x5 BOOK  # look-ups, queries, an export of 5x5 k=4
     python bench/bench_tablebase.py --probe BOOK     # the probe of the largest table BOOK holds
 
-Then, for each board, ``ttt-solve --method table`` as a whole process (start-up, build,
-catalogue in a new book) against the C program, ``--runs`` times each, alternating, so that
-both see the same load: the medians and their ratio.
+Then, for each board, ``ttt-solve`` as a whole process (a table by default on these boards:
+start-up, build, catalogue in a new book) against the C program, ``--runs`` times each,
+alternating, so that both see the same load: the medians and their ratio.
 
 ``--read-5x5 BOOK`` reads the 5x5 k=4 table that BOOK catalogues (built apart): the look-up of
 a position's value and every move's value in one process (median of 2,000), ``ttt query`` as
@@ -147,7 +147,8 @@ PROBE = """
 import sys, time
 import numpy as np
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.classes import class_tables, ply_records
+from ttt_solve.solver.tablebase.classes import class_tables
+from ttt_solve.solver.tablebase.index import ply_records
 from ttt_solve.solver.tablebase.record import DRAW
 from ttt_solve.solver.tablebase.step import back_up_range, ply_step
 rules = Rules(5, 5, 4)
@@ -171,7 +172,7 @@ PROBE_PLIES = (8, 12, 16, 20)
 def probe_5x5() -> None:
     """The ply step's rate on slices of 5x5 k=4 plies, and the whole build's time from it."""
     from ttt_solve.solver.rules import Rules
-    from ttt_solve.solver.tablebase.classes import ply_records
+    from ttt_solve.solver.tablebase.index import ply_records
 
     rules = Rules(5, 5, 4)
     rates = {}
@@ -204,13 +205,12 @@ def probe_5x5() -> None:
 
 
 def solve_against_c(boards: list[tuple[int, ...]], runs: int) -> None:
-    """``ttt-solve --method table`` as a whole process against the C program, alternating."""
+    """``ttt-solve`` (a table by default) as a whole process against the C program, alternating."""
     rows_out = []
     with tempfile.TemporaryDirectory(prefix="bench-tablebase-") as workdir:
         for rows, cols, k, canonical, _ in boards:
             db = os.path.join(workdir, "book.sqlite")
-            argv = [script("ttt-solve"), "--size", f"{rows}x{cols}", "--win", str(k)]
-            argv += ["--method", "table", "--db", db]
+            argv = [script("ttt-solve"), "--size", f"{rows}x{cols}", "--win", str(k), "--db", db]
             table_runs, c_runs = [], []
             for _ in range(runs):
                 remove_book(db)
@@ -237,7 +237,7 @@ def solve_against_c(boards: list[tuple[int, ...]], runs: int) -> None:
     print(tabulate(rows_out, headers=headers))
     print(
         f"\n{os.cpu_count()} cores, load average {load_average()} at the end; median of "
-        f"{runs} runs each, alternating; ttt-solve = the whole process with --method table "
+        f"{runs} runs each, alternating; ttt-solve = the whole process, a table by default "
         "(start-up, build, catalogue in a new book)"
     )
 
@@ -417,7 +417,7 @@ def main() -> None:
         for rows, cols, k, canonical, reachable in chosen_boards(args, BOARDS, BOARD_4X5):
             game = f"{rows}x{cols}k{k}"
             folder = os.path.join(workdir, game)
-            argv = [sys.executable, "-m", "ttt_solve.solver.tablebase.build", game, folder]
+            argv = [script("ttt"), "table", "build", game, folder]
             table = measure([*argv, "--every", "1000000"])
             if table.returncode != 0:
                 sys.exit(f"{game}: the table build failed:\n{table.output}")

@@ -72,14 +72,21 @@ def approx(n: float) -> str:
     return f"{n:.1e}"
 
 
+TABLE_CELLS = (16, 25)
+"""The boards a tablebase is made for by default, by cells: from 16 (4x4) a table is smaller
+and faster to make than blocks (4x4 k=4: 1.5 MB against 20.3 MB; 4x5 k=4: 189 MB against
+2.8 GB, docs/benchmarks.md); 25 is the most a table holds."""
+
+
 def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod, str]:
     """The method to use and why; :class:`SolveError` if the asked one cannot run here.
 
-    A tablebase (``table``) is made only when asked for: its folder lies beside the book
-    (:func:`table_directory`), and the exhaustive solve stays the default where it fits."""
-    if method == SolveMethod.TABLE:
-        from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS  # loads Numba: only here
+    Unasked, a board of :data:`TABLE_CELLS` that an exhaustive solve would handle gets a
+    tablebase (its folder lies beside the book, :func:`table_directory`); a smaller board an
+    exhaustive solve, and a larger one an opening book."""
+    from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS
 
+    if method == SolveMethod.TABLE:
         if rules.cells > MAX_TABLE_CELLS:
             raise SolveError(
                 rules,
@@ -112,6 +119,11 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
     if method == SolveMethod.ALPHABETA:
         return SolveMethod.ALPHABETA, "asked for with --method alphabeta"
     if estimate.fits(available):
+        if method is None and TABLE_CELLS[0] <= rules.cells <= TABLE_CELLS[1]:
+            return SolveMethod.TABLE, (
+                f"on a board of {TABLE_CELLS[0]} to {TABLE_CELLS[1]} cells a tablebase is "
+                "smaller and faster to make than blocks (--method exhaustive for blocks)"
+            )
         return SolveMethod.EXHAUSTIVE, (
             "asked for" if method else "the estimate fits this machine"
         ) + f" ({size})"
@@ -121,8 +133,6 @@ def choose_method(rules: Rules, method: SolveMethod | None) -> tuple[SolveMethod
             f"{rules.name} is too large to enumerate on this machine ({size})",
             "needs-opening-book",
         )
-    from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS
-
     table = (
         " (--method table builds every position's value in a tablebase)"
         if rules.cells <= MAX_TABLE_CELLS
@@ -413,7 +423,8 @@ class Solve:
     def _solve_table(self, book: Book, started: float) -> GameInfo:
         """Build (or finish building) the game's tablebase beside the book, then catalogue
         it: the estimate first (refused when the disk or memory cannot hold it), progress
-        after each part, and the folder kept for a rerun when interrupted."""
+        after each part, a file found damaged made again (and said), and the folder kept for
+        a rerun when interrupted."""
         from pathlib import Path
 
         from ttt_solve.book.tablecatalogue import catalogue_table
@@ -424,8 +435,15 @@ class Solve:
         folder = Path(self.workdir)
         self.note(describe_plan(plan_build(rules, folder), folder))
         memory = int(available_memory() * 3 // 4)
-        build_table(rules, folder, memory, lambda state: self.progress(state.done, state.total))
-        info = catalogue_table(book, folder, force=True, seconds=time.perf_counter() - started)
+        build_table(
+            rules,
+            folder,
+            memory,
+            lambda state: self.progress(state.done, state.total),
+            note=self.warn,
+        )
+        seconds = time.perf_counter() - started
+        info = catalogue_table(book, folder, force=True, seconds=seconds, checked=True)
         self.solved = True
         return info
 

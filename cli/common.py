@@ -188,11 +188,15 @@ def stop(interrupt: KeyboardInterrupt) -> NoReturn:
 def _stop_within(error: BaseException) -> KeyboardInterrupt | None:
     """The stop a ``SystemError`` stands for: a signal's exception raised while compiled code
     (a Numba kernel) was returning comes out as a ``SystemError`` whose context is that
-    exception."""
-    if isinstance(error, SystemError):
+    exception, or another such ``SystemError`` (one a compiled call it was within)."""
+    seen = 0
+    while isinstance(error, SystemError) and seen < 100:
         inner = error.__cause__ or error.__context__
         if isinstance(inner, KeyboardInterrupt):
             return inner
+        if inner is None:
+            break
+        error, seen = inner, seen + 1
     return None
 
 

@@ -24,6 +24,7 @@ COMMANDS = {
     "serve": "ttt_solve.cli.serve:serve",
     "atlas": "ttt_solve.cli.atlas:atlas",
     "evalset": "ttt_solve.cli.evalset:evalset",
+    "table": "ttt_solve.cli.table:table",
 }
 """Command name -> ``module:attribute``."""
 

@@ -10,8 +10,8 @@ import pytest
 from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.classes import class_count, class_table
-from ttt_solve.solver.tablebase.index import binomial_table, rank_set, stone_counts
+from ttt_solve.solver.tablebase.classes import class_table
+from ttt_solve.solver.tablebase.index import binomial_table, class_count, rank_set, stone_counts
 from ttt_solve.solver.tablebase.lookup import PlyIndex
 from ttt_solve.solver.tablebase.positions import indexes
 from ttt_solve.solver.tablebase.record import DRAW, NONE, record_of, score_of_record

@@ -138,7 +138,7 @@ def test_ttt_solve_builds_the_table_beside_the_book_and_resumes(tmp_path):
     assert first.exit_code == 0, first.output
     folder = tmp_path / "b.sqlite.tables" / "3x4k3"
     assert (folder / "table.json").exists()
-    assert "needs" in first.stderr and "GB on disk" in first.stderr
+    assert "needs 1.1 MB on disk" in first.stderr
     assert "│ method" in first.stdout and "table" in first.stdout
     # as if stopped while ply 4 was made: the table unfinished, the game not catalogued
     (folder / "ply-04.tb").unlink()
@@ -278,17 +278,22 @@ def test_serve_and_the_notebook_audit_answer_alike_from_a_table(two_books_3x3):
     assert answers[0][0][0]["moves"]  # a position with its moves, not an empty answer
 
 
-def test_the_figures_from_the_files_counts_agree_with_the_rows(tmp_path):
-    """What a book records for a table too large to stream (5x5): the counts of the files'
-    headers, held here to the figures counted from the rows."""
-    from ttt_solve.book.tablecatalogue import _header_figures, table_figures
+@pytest.mark.parametrize("game", [(3, 4, 3), (4, 4, 4)])
+def test_the_figures_from_the_files_counts_are_the_exhaustive_solvers(tmp_path, game):
+    """What a book records for a table, read from the counts of its files' headers (no row
+    read), held to the figures the exhaustive solver counts from its rows: values, terminal
+    positions and the remoteness table, canonical and reachable."""
+    from ttt_solve.book.tablecatalogue import table_figures
+    from ttt_solve.solver.figures import Figures
 
-    rules = Rules(3, 4, 3)
+    rules = Rules(*game)
     build_table(rules, tmp_path / "t")
-    counted = table_figures(tmp_path / "t", rules)
-    from_headers = _header_figures(tmp_path / "t", rules)
-    for field in ("by_ply", "values", "values_for_x", "terminal"):
-        assert getattr(from_headers, field) == getattr(counted, field), field
+    from_headers = table_figures(tmp_path / "t", rules)
+    counted = Figures(rules.cells)
+    for table in ExhaustiveSolver(rules).solve():
+        counted.add(table)
+    counted.start_score = None
+    assert from_headers.to_dict() == counted.to_dict()
 
 
 def test_a_version_4_book_gains_the_table_folder_column(tmp_path):

@@ -1,17 +1,19 @@
-"""A table's published figures (python -m ttt_solve.solver.tablebase.figures) against the exhaustive
-solver's rows: the longest win of each ply, the first moves, the counts."""
+"""A table's published figures (ttt table figures) against the exhaustive solver's rows: the
+longest win of each ply, the first moves, the counts."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from ttt_solve.cli.main import ttt
 from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.build import build_table
-from ttt_solve.solver.tablebase.figures import describe, main, table_figures
+from ttt_solve.solver.tablebase.figures import describe, table_figures
 from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.value import Outcome, Value
 
@@ -40,7 +42,8 @@ def test_the_figures_are_the_exhaustive_solvers(tmp_path: Path, game: tuple[int,
     assert f"{figures.longest_win.longest_win} plies" in text
 
 
-def test_a_folder_without_a_table_is_one_line(tmp_path: Path, capsys) -> None:
-    assert main([str(tmp_path)]) == 1
-    error = capsys.readouterr().err
-    assert error.startswith("error: ") and error.count("\n") == 1
+def test_a_folder_without_a_table_is_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(ttt, ["table", "figures", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: ") and result.stderr.count("\n") == 1
+    assert "no finished table here" in result.stderr

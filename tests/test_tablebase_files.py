@@ -24,7 +24,6 @@ from ttt_solve.solver.tablebase.build import (
     plan_build,
 )
 from ttt_solve.solver.tablebase.files import (
-    HEADER_SIZE,
     TableDiskFullError,
     TableFileError,
     TableHeader,
@@ -35,6 +34,8 @@ from ttt_solve.solver.tablebase.files import (
 from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.tablebase.step import solve_in_memory
 from ttt_solve.solver.value import Value, move_value
+
+TTT = [sys.executable, "-c", "from ttt_solve.cli.main import main; main()"]
 
 
 def table_bytes(folder: Path) -> dict[str, bytes]:
@@ -48,7 +49,7 @@ def test_a_build_in_parts_holds_the_records_of_the_ply_step(tmp_path: Path) -> N
     for ply, (records, counts) in enumerate(solve_in_memory(rules)):
         path = ply_path(tmp_path / "t", ply)
         header = read_header(path, rules, ply)
-        assert path.read_bytes()[HEADER_SIZE + 8 * header.reps :] == records.tobytes()
+        assert path.read_bytes()[header.records_at :] == records.tobytes()
         assert (summary.counts[ply].counts == counts.counts).all()
     assert summary.root_record == 9  # X wins in 7
 
@@ -78,9 +79,10 @@ def test_look_ups_agree_with_the_exhaustive_solver(
         assert len(moves) == (0 if position.is_terminal else position.empty_count)
 
 
-def test_an_altered_file_is_caught_by_its_checksum(tmp_path: Path) -> None:
+def test_an_altered_file_is_caught_by_its_checksum_and_made_again(tmp_path: Path) -> None:
     rules = Rules(3, 3, 3)
     build_table(rules, tmp_path / "t")
+    sound = table_bytes(tmp_path / "t")
     path = ply_path(tmp_path / "t", 5)
     data = bytearray(path.read_bytes())
     data[-3] ^= 1
@@ -88,8 +90,12 @@ def test_an_altered_file_is_caught_by_its_checksum(tmp_path: Path) -> None:
     with pytest.raises(TableFileError, match="ply-05.tb: its checksum does not match") as caught:
         open_tablebase(tmp_path / "t").verify()
     assert "\n" not in str(caught.value)
-    with pytest.raises(TableFileError, match="ply-05.tb: its checksum"):
-        build_table(rules, tmp_path / "t")  # a rerun does not take it as done
+    said: list[str] = []
+    build_table(rules, tmp_path / "t", note=said.append)  # a rerun makes it again
+    assert said == [
+        "remaking ply-05.tb: its checksum does not match: the file was altered or damaged"
+    ]
+    assert table_bytes(tmp_path / "t") == sound
 
 
 def test_a_truncated_file_is_refused_on_opening(tmp_path: Path) -> None:
@@ -185,6 +191,7 @@ def test_kill_9_then_rerun_gives_the_same_bytes(tmp_path: Path) -> None:
         (["9x9k4"], "9x9 k=4: 81 cells; a table is made for boards of at most 25 cells"),
         (["3x3k3", "--memory", "lots"], "'lots' is not an amount of memory"),
         (["4x4k4", "--memory", "100k"], "a build needs at least"),
+        (["3x3k9"], "k"),
     ],
 )
 def test_the_build_command_refuses_in_one_line(
@@ -192,19 +199,12 @@ def test_the_build_command_refuses_in_one_line(
 ) -> None:
     game, *options = arguments
     run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ttt_solve.solver.tablebase.build",
-            game,
-            str(tmp_path / "t"),
-            *options,
-        ],
+        [*TTT, "table", "build", game, str(tmp_path / "t"), *options],
         capture_output=True,
         text=True,
     )
-    assert run.returncode == 1
-    assert run.stderr.count("\n") == 1 and message in run.stderr
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and message in run.stderr, run.stderr
     assert not (tmp_path / "t").exists()
 
 

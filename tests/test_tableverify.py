@@ -76,8 +76,9 @@ def alter(folder, ply: int, changes: int) -> list[int]:
     assert len(altered) == changes
     for number in altered:
         data[start + number] = DECIDED + 1 if data[start + number] == DRAW else DRAW
-    digest = hashlib.blake2b(bytes(data[HEADER_SIZE:]), digest_size=32).digest()
-    data[56:88] = digest  # the header's digest field (docs/tablebase.md)
+    data[56:88] = bytes(32)  # the header's digest field (docs/tablebase.md), zeroed ...
+    digest = hashlib.blake2b(bytes(data), digest_size=32).digest()  # ... for the whole file's
+    data[56:88] = digest
     path = folder / f"ply-{ply:02d}.tb"
     path.write_bytes(bytes(data))
     assert read_header(path, RULES, ply).digest == digest

@@ -1,54 +1,51 @@
 """Building a tablebase into a folder: ply by ply from the last, in parts, resumable.
 
-:func:`build_table` runs the ply step (:mod:`solver.tablebase.step`) from the full board back to the
-empty one. Each ply is made in parts of at most ``part_records`` numbers, each part a file
-written whole (:mod:`solver.tablebase.files`), then the parts are joined into the ply's file. A
-rerun
-keeps every file already there whose checksum holds and makes only what is missing, so a kill
-loses at most the part in progress; the files made are the same, byte for byte, however often
-the build was stopped. Memory is the next ply's records (memory-mapped), the class tables of
-two X counts and one part.
+:func:`build_table` runs the ply step (:mod:`solver.tablebase.step`) from the full board back
+to the empty one. Each ply is made in parts of at most ``part_records`` numbers, each part a
+file written whole (:mod:`solver.tablebase.files`), then the parts are joined into the ply's
+file. A rerun keeps every file already there whose checksum and header hold, makes again
+those that fail (saying so) and makes what is missing, so a kill loses at most the part in
+progress; the files made are the same, byte for byte, however often the build was stopped.
+One build at a time holds a folder (:func:`build_lock`). Memory is the next ply's records
+(memory-mapped), the class tables of two X counts and one part.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
+import fcntl
 import os
 import shutil
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.classes import (
-    ClassTable,
-    class_table_bytes,
-    class_tables,
-    ply_shape,
-)
+from ttt_solve.solver.tablebase.classes import ClassTable, class_table_bytes, class_tables
 from ttt_solve.solver.tablebase.files import (
+    MANIFEST,
+    Manifest,
+    PlyEntry,
     TableDiskFullError,
     TableError,
+    TableFileError,
     TableHeader,
     map_ply,
     part_path,
     payload_pieces,
     ply_path,
-    verify,
+    verify_digests,
     write_file,
+    write_manifest,
 )
 from ttt_solve.solver.tablebase.gpu import back_up_range_on, gpu_chosen, release_gpu
-from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS
-from ttt_solve.solver.tablebase.record import RecordCounts, value_of_record
+from ttt_solve.solver.tablebase.index import MAX_TABLE_CELLS, ply_shape
+from ttt_solve.solver.tablebase.record import RecordCounts
 from ttt_solve.solver.tablebase.step import ply_step
-
-MANIFEST = "table.json"
-"""Written last: the game, each ply's digest and counts. Its presence says the table is whole."""
 
 DEFAULT_MEMORY = 4 << 30
 """The memory a build may use unless told otherwise (4 GiB)."""
@@ -121,6 +118,12 @@ class BuildPlan:
     def total_work(self) -> int:
         return sum(self.work)
 
+    @property
+    def fixed_memory(self) -> int:
+        """The memory a build holds whatever its parts: two widest plies and the class
+        tables."""
+        return 2 * max(self.records) + class_table_bytes(self.rules)
+
 
 @dataclass
 class BuildSummary:
@@ -139,8 +142,8 @@ def describe_plan(plan: BuildPlan, folder: Path | None = None) -> str:
     where = "" if folder is None else f" in {folder}"
     return (
         f"{plan.rules.name}: {sum(plan.records):,} records in {plan.rules.cells + 1} plies"
-        f"{where}, {sum(plan.done)} already made; needs {plan.disk_needed / 1e9:.2f} GB on "
-        f"disk ({plan.disk_free / 1e9:.2f} GB free), about {_duration(plan.seconds)} at "
+        f"{where}, {sum(plan.done)} already made; needs {size_text(plan.disk_needed)} on "
+        f"disk ({size_text(plan.disk_free)} free), about {_duration(plan.seconds)} at "
         f"{plan.rate:.1e} weighted records/s"
     )
 
@@ -155,10 +158,14 @@ def file_size(rules: Rules, ply: int) -> int:
     return TableHeader(rules, ply, classes, per_class, 0, classes * per_class, classes).file_size
 
 
-def plan_build(rules: Rules, folder: Path, device: str = "auto") -> BuildPlan:
+def plan_build(
+    rules: Rules, folder: Path, device: str = "auto", memory: int | None = None
+) -> BuildPlan:
     """The plies to make, the disk they need (the files missing, plus the parts of the largest
     ply, held beside its file while they are joined) and the time they should take on
-    ``device`` (as :func:`build_table` takes it)."""
+    ``device`` (as :func:`build_table` takes it). Given the ``memory`` the build may use, a
+    build that the disk or that memory cannot hold is refused (:class:`TableDiskFullError`,
+    :class:`TableError`)."""
     if rules.cells > MAX_TABLE_CELLS:
         raise TableError(
             f"{rules.name}: {rules.cells} cells; a table is made for boards of at most "
@@ -175,7 +182,19 @@ def plan_build(rules: Rules, folder: Path, device: str = "auto") -> BuildPlan:
     free = shutil.disk_usage(existing).free
     left = sum(w for w, d in zip(work, done, strict=True) if not d)
     rate = GPU_ESTIMATED_RATE if gpu_chosen(device) else ESTIMATED_RATE
-    return BuildPlan(rules, records, work, done, needed, free, left / rate, rate)
+    plan = BuildPlan(rules, records, work, done, needed, free, left / rate, rate)
+    if memory is not None:
+        if plan.disk_needed > plan.disk_free:
+            raise TableDiskFullError(
+                f"{rules.name}: the table needs {size_text(plan.disk_needed)} more on disk and "
+                f"{folder} has {size_text(plan.disk_free)} free"
+            )
+        if plan.fixed_memory > memory:
+            raise TableError(
+                f"{rules.name}: a build needs at least {plan.fixed_memory / 2**30:.2f} GiB of "
+                f"memory (two plies and the class tables); {memory / 2**30:.2f} GiB was allowed"
+            )
+    return plan
 
 
 def build_table(
@@ -186,6 +205,7 @@ def build_table(
     part_records: int | None = None,
     on_part: Callable[[int, int], None] | None = None,
     device: str = "auto",
+    note: Callable[[str], None] | None = None,
 ) -> BuildSummary:
     """Build (or finish building) the table of a game in ``folder``.
 
@@ -196,8 +216,9 @@ def build_table(
     ``part_records``: at most this many numbers a part (default: as memory allows, at most
     :data:`MAX_PART_RECORDS`). ``device``: ``"cpu"``, ``"gpu"`` or ``"auto"`` (the GPU when
     Numba finds one; :mod:`solver.tablebase.gpu`): the files are the same either way.
-    Raises :class:`TableDiskFullError` when the disk cannot hold what is missing, before
-    anything is made."""
+    ``note(text)`` is told each file found damaged (or of another format version) and made
+    again. Raises :class:`TableDiskFullError` when the disk cannot hold what is missing, and
+    :class:`TableBusyError` when another build holds the folder, before anything is made."""
     from ttt_solve.solver.tablebase.gpu import GpuUnavailableError, gpu_available
 
     folder = Path(folder)
@@ -206,155 +227,168 @@ def build_table(
         raise GpuUnavailableError(
             "a GPU was asked for, but Numba finds no CUDA device; build with --device cpu"
         )
-    plan = plan_build(rules, folder, device)
-    if plan.disk_needed > plan.disk_free:
-        raise TableDiskFullError(
-            f"{rules.name}: the table needs {plan.disk_needed / 1e9:.2f} GB more on disk and "
-            f"{folder} has {plan.disk_free / 1e9:.2f} GB free"
-        )
-    fixed = 2 * max(plan.records) + class_table_bytes(rules)
-    if fixed > memory:
-        raise TableError(
-            f"{rules.name}: a build needs at least {fixed / 2**30:.2f} GiB of memory (two plies "
-            f"and the class tables); {memory / 2**30:.2f} GiB was allowed"
-        )
+    plan = plan_build(rules, folder, device, memory)
     folder.mkdir(parents=True, exist_ok=True)
-    for leftover in folder.glob("*.tmp"):
-        leftover.unlink()  # a file whose write was cut short: never taken as done
-    manifest_path = folder / MANIFEST
-    manifest_path.unlink(missing_ok=True)
+    with build_lock(folder):
+        for leftover in folder.glob("*.tmp"):
+            leftover.unlink()  # a file whose write was cut short: never taken as done
+        (folder / MANIFEST).unlink(missing_ok=True)
+        build = _Build(rules, folder, plan, started, progress, on_part, device, note)
+        per_part = part_records or max(1 << 16, min(MAX_PART_RECORDS, memory - plan.fixed_memory))
+        try:
+            entries = [build.ply(ply, per_part) for ply in range(rules.cells, -1, -1)][::-1]
+        finally:
+            release_gpu()  # the last ply's copies, on a GPU build
+        manifest_path = write_manifest(folder, Manifest(rules, tuple(entries)))
     summary = BuildSummary(rules, folder)
-    cache: dict[int, ClassTable] = {}
-    total = plan.total_work
-    done = resumed = 0
-    counts: list[RecordCounts] = []
-    headers: list[TableHeader] = []
-    child_records: NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)
-    try:
-        for ply in range(rules.cells, -1, -1):
-            path = ply_path(folder, ply)
-            if path.exists():
-                header = verify(path, rules, ply)
-                for part in folder.glob(f"{path.stem}-part-*.tb"):
-                    part.unlink()  # left by a run stopped after the ply's file was renamed
-                done += plan.work[ply]
-                resumed += plan.work[ply]
-            else:
-                per_part = part_records or max(1 << 16, min(MAX_PART_RECORDS, memory - fixed))
-                state = _PlyState(ply, plan.work[ply], done, resumed, total, started, progress)
-                header = _make_ply(
-                    rules, folder, ply, cache, child_records, per_part, state, on_part, device
-                )
-                done, resumed = state.done, state.resumed
-            headers.append(header)
-            counts.append(RecordCounts.of(header.counts))
-            child_records = map_ply(path, header)[1]
-    finally:
-        release_gpu()  # the last ply's copies, on a GPU build
-    _write_manifest(manifest_path, rules, headers[::-1])
-    summary.counts = counts[::-1]
-    summary.bytes_on_disk = sum(h.file_size for h in headers) + manifest_path.stat().st_size
+    summary.counts = [header.record_counts for header in build.headers[::-1]]
+    summary.bytes_on_disk = sum(h.file_size for h in build.headers) + manifest_path.stat().st_size
     summary.seconds = time.monotonic() - started
-    summary.root_record = int(child_records[0])
+    summary.root_record = int(build.child_records[0])
     return summary
 
 
-@dataclass
-class _PlyState:
-    ply: int
-    ply_total: int
-    done: int
-    resumed: int
-    total: int
-    started: float
-    progress: Callable[[BuildProgress], None] | None
-    ply_done: int = 0
+LOCK = ".build.lock"
+"""The file a build holds locked in its folder while it runs."""
 
-    def advance(self, work: int, found_done: bool) -> None:
-        self.ply_done += work
+
+class TableBusyError(TableError):
+    """Another build holds the folder."""
+
+
+@contextlib.contextmanager
+def build_lock(folder: Path) -> Iterator[None]:
+    """Hold the folder's build lock (:data:`LOCK`) within the block; :class:`TableBusyError`
+    at once when another process holds it. The system lets it go with the process, however
+    that ends."""
+    handle = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise TableBusyError(
+                f"another build is running in {folder}; wait for it to finish, or stop it"
+            ) from None
+        yield
+    finally:
+        os.close(handle)
+
+
+class _Build:
+    """One run of :func:`build_table`: the plies made or found, from the last."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        folder: Path,
+        plan: BuildPlan,
+        started: float,
+        progress: Callable[[BuildProgress], None] | None,
+        on_part: Callable[[int, int], None] | None,
+        device: str,
+        note: Callable[[str], None] | None,
+    ) -> None:
+        self.rules = rules
+        self.folder = folder
+        self.plan = plan
+        self.started = started
+        self.progress = progress
+        self.on_part = on_part
+        self.device = device
+        self.note = note or (lambda _text: None)
+        self.done = self.resumed = 0
+        self.cache: dict[int, ClassTable] = {}
+        self.headers: list[TableHeader] = []
+        self.child_records: NDArray[np.uint8] = np.zeros(0, dtype=np.uint8)
+
+    def found(self, path: Path, ply: int, part: bool = False) -> tuple[TableHeader, bytes] | None:
+        """The header and payload digest of a file made before, if it is sound; a damaged
+        one (or one of another format version) is removed, and said."""
+        if not path.exists():
+            return None
+        try:
+            return verify_digests(path, self.rules, ply, part)
+        except TableFileError as error:
+            self.note(f"remaking {path.name}: {str(error).removeprefix(f'{path}: ')}")
+            path.unlink()
+            return None
+
+    def ply(self, ply: int, per_part: int) -> PlyEntry:
+        """Make ply ``ply``'s file, or take the sound one found; its manifest entry."""
+        path = ply_path(self.folder, ply)
+        found = self.found(path, ply)
+        if found is not None:
+            header, payload_digest = found
+            for part in self.folder.glob(f"{path.stem}-part-*.tb"):
+                part.unlink()  # left by a run stopped after the ply's file was renamed
+            self.done += self.plan.work[ply]
+            self.resumed += self.plan.work[ply]
+        else:
+            header, payload_digest = self._make(ply, per_part)
+        self.headers.append(header)
+        self.child_records = map_ply(path, header)[1]
+        return PlyEntry.of(header, payload_digest)
+
+    def _make(self, ply: int, per_part: int) -> tuple[TableHeader, bytes]:
+        """Make one ply's parts (keeping those already made), then join them into its file."""
+        rules = self.rules
+        classes, child = class_tables(rules, ply, self.cache)
+        step = ply_step(rules, ply, classes, child)
+        weight = rules.cells - ply + 1
+        counts = RecordCounts.zero(ply == rules.cells)
+        shape = TableHeader(rules, ply, len(step.reps), step.per_class, 0, step.records, 0)
+        parts = []
+        ply_done = 0
+        for number, first in enumerate(range(0, step.records, per_part)):
+            count = min(per_part, step.records - first)
+            path = part_path(self.folder, ply, number)
+            found = self.found(path, ply, part=True)
+            if found is not None and (found[0].first, found[0].count) != (first, count):
+                path.unlink()  # cut by another run's memory
+                found = None
+            if found is None:
+                made, made_counts = back_up_range_on(
+                    self.device, step, first, first + count, self.child_records
+                )
+                header, _ = write_file(
+                    path,
+                    replace(shape, first=first, count=count, histogram=made_counts.flat()),
+                    [made.data],
+                )
+                if self.on_part is not None:
+                    self.on_part(ply, number)
+            else:
+                header = found[0]
+            counts = counts + header.record_counts
+            parts.append(path)
+            ply_done += count * weight
+            self._advance(ply, ply_done, count * weight, found is not None)
+        reps = np.ascontiguousarray(classes.rep_ranks, dtype="<u8")
+        written = write_file(
+            ply_path(self.folder, ply),
+            replace(shape, reps=len(step.reps), histogram=counts.flat()),
+            _joined(reps, parts),
+        )
+        for path in parts:
+            path.unlink()
+        return written
+
+    def _advance(self, ply: int, ply_done: int, work: int, found_done: bool) -> None:
         self.done += work
         if found_done:
             self.resumed += work
         if self.progress is not None:
             self.progress(
                 BuildProgress(
-                    self.ply,
-                    self.ply_done,
-                    self.ply_total,
+                    ply,
+                    ply_done,
+                    self.plan.work[ply],
                     self.done,
-                    self.total,
+                    self.plan.total_work,
                     self.resumed,
                     time.monotonic() - self.started,
                 )
             )
-
-
-def _make_ply(
-    rules: Rules,
-    folder: Path,
-    ply: int,
-    cache: dict[int, ClassTable],
-    child_records: NDArray[np.uint8],
-    per_part: int,
-    state: _PlyState,
-    on_part: Callable[[int, int], None] | None,
-    device: str,
-) -> TableHeader:
-    """Make one ply's parts (keeping those already made), then join them into its file."""
-    classes, child = class_tables(rules, ply, cache)
-    step = ply_step(rules, ply, classes, child)
-    records = step.records
-    weight = rules.cells - ply + 1
-    counts = RecordCounts.zero()
-    parts = []
-    for number, first in enumerate(range(0, records, per_part)):
-        count = min(per_part, records - first)
-        path = part_path(folder, ply, number)
-        found = path.exists()
-        if found:
-            header = verify(path, rules, ply)
-            if (header.first, header.count) != (first, count):  # cut by another run's memory
-                path.unlink()
-                found = False
-        if not found:
-            made, made_counts = back_up_range_on(device, step, first, first + count, child_records)
-            header = write_file(
-                path,
-                TableHeader(
-                    rules,
-                    ply,
-                    len(step.reps),
-                    step.per_class,
-                    first,
-                    count,
-                    0,
-                    counts=made_counts.flat(),
-                ),
-                [made.data],
-            )
-            if on_part is not None:
-                on_part(ply, number)
-        counts = counts + RecordCounts.of(header.counts)
-        parts.append(path)
-        state.advance(count * weight, found)
-    reps = np.ascontiguousarray(classes.rep_ranks, dtype="<u8")
-    header = write_file(
-        ply_path(folder, ply),
-        TableHeader(
-            rules,
-            ply,
-            len(step.reps),
-            step.per_class,
-            0,
-            records,
-            len(step.reps),
-            counts=counts.flat(),
-        ),
-        _joined(reps, parts),
-    )
-    for path in parts:
-        path.unlink()
-    return header
 
 
 def _joined(reps: NDArray[np.uint64], parts: list[Path]) -> Iterator[bytes | memoryview]:
@@ -363,30 +397,7 @@ def _joined(reps: NDArray[np.uint64], parts: list[Path]) -> Iterator[bytes | mem
         yield from payload_pieces(path)
 
 
-def _write_manifest(path: Path, rules: Rules, headers: list[TableHeader]) -> None:
-    manifest = {
-        "rules": rules.as_dict(),
-        "plies": [
-            {
-                "ply": h.ply,
-                "file": ply_path(path.parent, h.ply).name,
-                "records": h.count,
-                "blake2b": h.digest.hex(),
-                "counts": list(h.counts),
-            }
-            for h in headers
-        ],
-    }
-    text = json.dumps(manifest, indent=1) + "\n"
-    temporary = path.with_name(path.name + ".tmp")
-    with open(temporary, "w") as out:
-        out.write(text)
-        out.flush()
-        os.fsync(out.fileno())
-    temporary.replace(path)
-
-
-def _parse_bytes(text: str) -> int:
+def parse_bytes(text: str) -> int:
     """``"20G"``, ``"512M"`` or a number of bytes."""
     units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
     text = text.strip().lower().removesuffix("ib").removesuffix("b")
@@ -398,7 +409,7 @@ def _parse_bytes(text: str) -> int:
         raise TableError(f"{text!r} is not an amount of memory: write e.g. 20G or 512M") from None
 
 
-def _size(count: int) -> str:
+def size_text(count: int) -> str:
     """Bytes as people read them: kB below a megabyte, MB below a gigabyte, then GB."""
     for unit, scale in (("GB", 1e9), ("MB", 1e6)):
         if count >= scale:
@@ -412,70 +423,3 @@ def _duration(seconds: float | None) -> str:
     minutes, secs = divmod(int(seconds), 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m ttt_solve.solver.tablebase.build GAME FOLDER``: build (or resume) a table, with
-    the estimate first, progress with ETAs, and a summary at the end."""
-    import argparse
-    import sys
-
-    from ttt_solve.solver.rules import parse_game
-
-    parser = argparse.ArgumentParser(
-        prog="python -m ttt_solve.solver.tablebase.build",
-        description="Build, or resume building, the tablebase of a game (at most 25 cells) "
-        "into a folder: every position's value and remoteness, one byte each.",
-    )
-    parser.add_argument("game", help="the game, e.g. 4x5k4 or 5x5k4")
-    parser.add_argument("folder", help="the table's folder (a rerun resumes what is there)")
-    parser.add_argument("--memory", default="4G", help="memory the build may use (default 4G)")
-    parser.add_argument(
-        "--device",
-        choices=["auto", "cpu", "gpu"],
-        default="auto",
-        help="where the ply step runs: the GPU when Numba finds one (auto), or as said",
-    )
-    parser.add_argument("--every", type=float, default=10.0, help="seconds between progress lines")
-    args = parser.parse_args(argv)
-    try:
-        rules = parse_game(args.game)
-        memory = _parse_bytes(args.memory)
-        folder = Path(args.folder)
-        print(describe_plan(plan_build(rules, folder, args.device)), flush=True)
-        last = [0.0]
-
-        def report(state: BuildProgress) -> None:
-            if state.seconds - last[0] < args.every and state.ply_done < state.ply_total:
-                return
-            last[0] = state.seconds
-            print(
-                f"ply {state.ply:2d}: {100 * state.ply_done / state.ply_total:5.1f}% "
-                f"(ETA {_duration(state.ply_eta())}); whole: "
-                f"{100 * state.done / state.total:5.1f}% (ETA {_duration(state.eta())}), "
-                f"{_duration(state.seconds)} so far",
-                flush=True,
-            )
-
-        summary = build_table(rules, folder, memory, report, device=args.device)
-    except TttError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted: the parts made so far are kept; rerun to resume", file=sys.stderr)
-        return 130
-    root = summary.root_record
-    value = value_of_record(root, rules.cells)
-    canonical = sum(c.canonical for c in summary.counts)
-    reachable = sum(c.reachable for c in summary.counts)
-    print(
-        f"{rules.name}: {value} for X; {canonical:,} canonical and {reachable:,} reachable "
-        f"positions; {_size(summary.bytes_on_disk)} in {folder}; "
-        f"{_duration(summary.seconds)}",
-        flush=True,
-    )
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -8,7 +8,6 @@ X set's class and a symmetry that maps it onto the representative, over every co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from math import comb
 from typing import NamedTuple
 
@@ -16,6 +15,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ttt_solve.solver.pieces import held, pieces
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.compiled import (
     binomials,
@@ -23,7 +23,7 @@ from ttt_solve.solver.tablebase.compiled import (
     symmetries_of,
     unrank_set_cpu,
 )
-from ttt_solve.solver.tablebase.index import STRIDE_BITS, stone_counts
+from ttt_solve.solver.tablebase.index import class_count, stone_counts
 
 _compile = numba.njit(parallel=True, nogil=True, cache=True)
 
@@ -56,17 +56,20 @@ class ClassTable(NamedTuple):
 
 @_compile
 def _smallest_images(
-    size: int, cells: int, symmetries: int, tables: NDArray[np.int64], binom: NDArray[np.int64]
-) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """For every set of ``size`` cells, by rank: the smallest rank among its images and the
-    first symmetry giving it."""
-    count = binom[(cells << STRIDE_BITS) | size]
-    smallest = np.empty(count, dtype=np.int64)
-    symmetry = np.empty(count, dtype=np.int64)
-    for i in numba.prange(count):
-        stones = unrank_set_cpu(i, size, cells, binom)
+    first: int,
+    size: int,
+    cells: int,
+    symmetries: int,
+    tables: NDArray[np.int64],
+    binom: NDArray[np.int64],
+    smallest: NDArray[np.int64],
+    symmetry: NDArray[np.int64],
+) -> None:
+    """For the sets of ``size`` cells of ranks ``first`` on, as many as ``smallest`` holds:
+    the smallest rank among each one's images and the first symmetry giving it."""
+    for i in numba.prange(len(smallest)):
+        stones = unrank_set_cpu(first + i, size, cells, binom)
         smallest[i], symmetry[i] = smallest_image_cpu(stones, symmetries, tables, binom)
-    return smallest, symmetry
 
 
 @_compile
@@ -80,16 +83,32 @@ def _unrank_all(
 
 
 def class_table(rules: Rules, x: int) -> ClassTable:
-    """The classes of the sets of ``x`` cells of the board (a kernel over every core)."""
+    """The classes of the sets of ``x`` cells of the board (a kernel over every core, in
+    pieces: :mod:`solver.pieces`)."""
     binom = binomials()
-    smallest, symmetries = _smallest_images(
-        x, rules.cells, len(rules.symmetries), symmetries_of(rules), binom
-    )
-    is_rep = smallest == np.arange(len(smallest), dtype=np.int64)
+    tables = symmetries_of(rules)
+    count = comb(rules.cells, x)
+    smallest = np.empty(count, dtype=np.int64)
+    symmetries = np.empty(count, dtype=np.int64)
+    for first, last in pieces(count):
+        with held():
+            _smallest_images(
+                first,
+                x,
+                rules.cells,
+                len(rules.symmetries),
+                tables,
+                binom,
+                smallest[first:last],
+                symmetries[first:last],
+            )
+    is_rep = smallest == np.arange(count, dtype=np.int64)
     rep_ranks = np.flatnonzero(is_rep).astype(np.int64)
     numbers = np.cumsum(is_rep, dtype=np.int64) - 1
     classes = numbers[smallest].astype(np.int32)
-    return ClassTable(classes, symmetries, rep_ranks, _unrank_all(rep_ranks, x, rules.cells, binom))
+    with held():
+        reps = _unrank_all(rep_ranks, x, rules.cells, binom)
+    return ClassTable(classes, symmetries, rep_ranks, reps)
 
 
 def class_tables(
@@ -115,49 +134,3 @@ def class_table_bytes(rules: Rules) -> int:
         comb(rules.cells, x) * 12 + class_count(rules, x) * 16 for x in range(rules.cells + 1)
     )
     return sum(sizes[-2:])
-
-
-def class_count(rules: Rules, x: int) -> int:
-    """How many classes the sets of ``x`` cells fall into, by Burnside's lemma (the average
-    over the symmetries of the sets each leaves fixed): no table made."""
-    total = 0
-    for perm in rules.symmetries:
-        cycles = _cycle_lengths(perm)
-        total += _sets_of_cycles(cycles, x)
-    return total // len(rules.symmetries)
-
-
-def _cycle_lengths(perm: Sequence[int]) -> list[int]:
-    seen = [False] * len(perm)
-    lengths = []
-    for start in range(len(perm)):
-        length = 0
-        cell = start
-        while not seen[cell]:
-            seen[cell] = True
-            cell = perm[cell]
-            length += 1
-        if length:
-            lengths.append(length)
-    return lengths
-
-
-def _sets_of_cycles(cycles: list[int], size: int) -> int:
-    """How many sets of ``size`` cells are unions of whole cycles (a knapsack count)."""
-    ways = [1] + [0] * size
-    for length in cycles:
-        for total in range(size, length - 1, -1):
-            ways[total] += ways[total - length]
-    return ways[size]
-
-
-def ply_shape(rules: Rules, ply: int) -> tuple[int, int]:
-    """``(classes, records per class)`` of a ply's index."""
-    x, o = stone_counts(ply)
-    return class_count(rules, x), comb(rules.cells - x, o)
-
-
-def ply_records(rules: Rules, ply: int) -> int:
-    """The numbers in a ply's index."""
-    classes, per_class = ply_shape(rules, ply)
-    return classes * per_class

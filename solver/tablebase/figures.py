@@ -1,19 +1,14 @@
 """The figures of a built tablebase, as docs/tablebase.md publishes them: for each ply the
 canonical and reachable wins, draws and losses for the side to move and how many of each are
-over (from the files' headers), the longest win of the ply with a position that has it (a scan
-of the ply's records), and every first move's value with its remoteness.
+over, and the longest win of the ply (all from the counts in the files' headers), a position
+that has that win (the first number holding its record, a scan of the ply's records until
+then), and every first move's value with its remoteness.
 
-    python -m ttt_solve.solver.tablebase.figures FOLDER [--json]
-
-The scan reads every record once (the whole table: 20 GB for 5x5), over every core.
+    ttt table figures FOLDER [--json]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,12 +17,13 @@ import numpy as np
 from numpy.typing import NDArray
 from tabulate import tabulate
 
+from ttt_solve.solver.pieces import held, pieces
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.files import TableError, map_ply, ply_path, read_header
+from ttt_solve.solver.tablebase.files import map_ply, ply_path, read_header
 from ttt_solve.solver.tablebase.positions import stand_for
 from ttt_solve.solver.tablebase.probe import Tablebase, open_tablebase
-from ttt_solve.solver.tablebase.record import DECIDED, RecordCounts
+from ttt_solve.solver.tablebase.record import DECIDED, RECORD_SLOTS, RecordCounts
 from ttt_solve.solver.value import Value
 
 
@@ -71,31 +67,41 @@ def _histogram(records: NDArray[np.uint8], chunks: int) -> NDArray[np.int64]:
 
 def record_histogram(records: NDArray[np.uint8]) -> NDArray[np.int64]:
     """How many numbers hold each record (256 counts): a ply's remoteness table over its
-    numbers, read over every core."""
-    if len(records) == 0:
-        return np.zeros(256, dtype=np.int64)
-    return np.asarray(_histogram(records, 256), dtype=np.int64)
+    numbers, read over every core, in pieces (:mod:`solver.pieces`)."""
+    total = np.zeros(256, dtype=np.int64)
+    for first, last in pieces(len(records), 1 << 20):
+        with held():
+            total += _histogram(records[first:last], 256)
+    return total
 
 
 @numba.njit(nogil=True, cache=True)
-def first_number(records: NDArray[np.uint8], record: int) -> int:
-    """The first number holding ``record``, or -1."""
+def _first_number(records: NDArray[np.uint8], record: int) -> int:
     for i in range(len(records)):
         if records[i] == record:
             return i
     return -1
 
 
+def first_number(records: NDArray[np.uint8], record: int) -> int:
+    """The first number holding ``record``, or -1."""
+    for first, last in pieces(len(records), 1 << 20):
+        with held():
+            found = int(_first_number(records[first:last], record))
+        if found >= 0:
+            return first + found
+    return -1
+
+
 def ply_figures(table: Tablebase, ply: int) -> PlyFigures:
-    """One ply's figures: its header's counts and a scan of its records."""
+    """One ply's figures: its header's counts, and a position of its longest win."""
     path = ply_path(table.folder, ply)
     header = read_header(path, table.rules, ply)
-    reps, records = map_ply(path, header)
-    histogram = record_histogram(records)
-    wins = [record for record in range(DECIDED + 1, 256, 2) if histogram[record]]
-    counts = RecordCounts.of(header.counts)
+    counts = header.record_counts
+    wins = [r for r in range(DECIDED + 1, RECORD_SLOTS, 2) if counts.by_record[0, r]]
     if not wins:
         return PlyFigures(ply, counts, None, None)
+    reps, records = map_ply(path, header)
     number = int(first_number(records, max(wins)))
     x, o, _, _ = stand_for(table.rules, ply, reps.astype(np.int64), np.array([number]))
     position = Position(table.rules, int(x[0]), int(o[0]))
@@ -104,7 +110,7 @@ def ply_figures(table: Tablebase, ply: int) -> PlyFigures:
 
 def table_figures(folder: Path) -> TableFigures:
     """The figures of the finished table in ``folder``."""
-    with open_tablebase(folder) as table:
+    with open_tablebase(folder) as table:  # refused in one line if it is no sound table
         root, first_moves = table.probe_moves(Position.start(table.rules))
         plies = [ply_figures(table, ply) for ply in range(table.rules.cells + 1)]
     return TableFigures(table.rules, root, first_moves, plies)
@@ -189,33 +195,3 @@ def to_dict(figures: TableFigures) -> dict[str, object]:
             for ply in figures.plies
         ],
     }
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m ttt_solve.solver.tablebase.figures",
-        description="The per-ply figures of a built tablebase, its longest win and its first "
-        "moves (reads every record once).",
-    )
-    parser.add_argument("folder", type=Path, help="the table's folder")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    args = parser.parse_args(argv)
-    started = time.monotonic()
-    try:
-        figures = table_figures(args.folder)
-    except TableError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    if args.json:
-        print(json.dumps(to_dict(figures)))
-    else:
-        print(describe(figures))
-        print(f"\n({time.monotonic() - started:.1f} s)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

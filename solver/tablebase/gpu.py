@@ -26,9 +26,9 @@ from numpy.typing import NDArray
 from ttt_solve.errors import TttError
 from ttt_solve.solver.tablebase.compiled import FORMULAS
 from ttt_solve.solver.tablebase.index import twins
-from ttt_solve.solver.tablebase.record import NONE, RecordCounts
+from ttt_solve.solver.tablebase.record import NONE, RECORD_SLOTS, RecordCounts
 from ttt_solve.solver.tablebase.step import FORMULAS as STEP_FORMULAS
-from ttt_solve.solver.tablebase.step import PlyStep, back_up_range, check_range
+from ttt_solve.solver.tablebase.step import PlyStep, back_up_range, in_pieces
 
 cuda: Any = numba.cuda
 """Numba's CUDA target, untyped for mypy (under the simulator, the simulator's module)."""
@@ -40,7 +40,6 @@ back_up_number_gpu = _DEVICE["back_up_number"]
 unrank_set_gpu = _DEVICE["unrank_set"]
 expand_gpu = _DEVICE["expand"]
 lines_held_gpu = _DEVICE["lines_held"]
-outcome_of_record_gpu = _DEVICE["outcome_of_record"]
 
 THREADS = 256
 """Threads a CUDA block."""
@@ -87,38 +86,36 @@ def back_up_range_gpu(
     step: PlyStep, start: int, stop: int, child_records: NDArray[np.uint8]
 ) -> tuple[NDArray[np.uint8], RecordCounts]:
     """:func:`back_up_range` on the GPU: the same bytes and counts."""
-    check_range(step, start, stop)
+    return in_pieces(step, start, stop, child_records, _back_up_piece)
+
+
+def _back_up_piece(
+    step: PlyStep,
+    start: int,
+    stop: int,
+    child_records: NDArray[np.uint8],
+    out: NDArray[np.uint8],
+) -> tuple[NDArray[np.int64], int]:
+    """The numbers ``start .. stop-1`` on the GPU (a :data:`~solver.tablebase.step.PieceKernel`)."""
     count = stop - start
-    out = np.zeros(count, dtype=np.uint8)
-    counts = np.zeros((3, 2, 2), dtype=np.int64)
-    missing = np.zeros(1, dtype=np.int64)
-    if count:
-        on_device, device_records = _resident(step, child_records)
-        part = _part_classes(step, start, stop)
-        device_out = cuda.to_device(out)
-        device_counts = cuda.to_device(counts)
-        device_missing = cuda.to_device(missing)
-        with warnings.catch_warnings():
-            # a small ply is a small grid: Numba's warning of low occupancy says nothing here
-            warnings.simplefilter("ignore", NumbaPerformanceWarning)
-            land, back_up = _kernels()
-            land[_blocks(len(part.fixing)), THREADS](on_device, part)
-            back_up[_blocks(count), THREADS](
-                on_device,
-                part,
-                start,
-                count,
-                device_records,
-                device_out,
-                device_counts,
-                device_missing,
-            )
-        out = device_out.copy_to_host()
-        counts = device_counts.copy_to_host()
-        missing = device_missing.copy_to_host()
-    if missing[0]:
-        raise AssertionError(f"ply {step.ply}: {missing[0]} children stand at no position")
-    return out, RecordCounts(counts)
+    counts = np.zeros((2, RECORD_SLOTS), dtype=np.int64)
+    if count == 0:
+        return counts, 0
+    on_device, device_records = _resident(step, child_records)
+    part = _part_classes(step, start, stop)
+    device_out = cuda.device_array(count, dtype=np.uint8)
+    device_counts = cuda.to_device(counts)
+    device_missing = cuda.to_device(np.zeros(1, dtype=np.int64))
+    with warnings.catch_warnings():
+        # a small ply is a small grid: Numba's warning of low occupancy says nothing here
+        warnings.simplefilter("ignore", NumbaPerformanceWarning)
+        land, back_up = _kernels()
+        land[_blocks(len(part.fixing)), THREADS](on_device, part)
+        back_up[_blocks(count), THREADS](
+            on_device, part, start, count, device_records, device_out, device_counts, device_missing
+        )
+    device_out.copy_to_host(out)
+    return device_counts.copy_to_host(), int(device_missing.copy_to_host()[0])
 
 
 class PartClasses(NamedTuple):
@@ -221,7 +218,7 @@ def _back_up_numbers(step, part, start, count, child_records, out, counts, missi
     o = expand_gpu(compressed, ((1 << step.cells) - 1) & ~rep)
     children = cuda.local.array(MAX_CELLS, dtype=np.int64)
     fixing = part.fixing[c]
-    record, canonical, terminal, lost = back_up_number_gpu(
+    record, canonical, lost = back_up_number_gpu(
         o,
         compressed,
         rep,
@@ -239,6 +236,5 @@ def _back_up_numbers(step, part, start, count, child_records, out, counts, missi
         return
     if lost:
         cuda.atomic.add(missing, 0, lost)
-    outcome = outcome_of_record_gpu(record)
-    cuda.atomic.add(counts, (outcome, terminal, 0), canonical)
-    cuda.atomic.add(counts, (outcome, terminal, 1), step.symmetries // (fixing + 1))
+    cuda.atomic.add(counts, (0, record), canonical)
+    cuda.atomic.add(counts, (1, record), step.symmetries // (fixing + 1))

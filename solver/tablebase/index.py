@@ -32,7 +32,7 @@ indexing of flat tables.
 from __future__ import annotations
 
 import types
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 from math import comb
 from typing import Any, Protocol
@@ -89,6 +89,55 @@ def symmetry_table(rules: Rules) -> tuple[int, ...]:
 def stone_counts(ply: int) -> tuple[int, int]:
     """``(x, o)``: the X and O stones on the board at ``ply`` (X moves first)."""
     return (ply + 1) // 2, ply // 2
+
+
+# -- the shape of a ply: classes by Burnside's lemma -------------------------------------
+
+
+def class_count(rules: Rules, x: int) -> int:
+    """How many classes the sets of ``x`` cells fall into, by Burnside's lemma (the average
+    over the symmetries of the sets each leaves fixed): no table made."""
+    total = 0
+    for perm in rules.symmetries:
+        cycles = _cycle_lengths(perm)
+        total += _sets_of_cycles(cycles, x)
+    return total // len(rules.symmetries)
+
+
+def _cycle_lengths(perm: Sequence[int]) -> list[int]:
+    seen = [False] * len(perm)
+    lengths = []
+    for start in range(len(perm)):
+        length = 0
+        cell = start
+        while not seen[cell]:
+            seen[cell] = True
+            cell = perm[cell]
+            length += 1
+        if length:
+            lengths.append(length)
+    return lengths
+
+
+def _sets_of_cycles(cycles: list[int], size: int) -> int:
+    """How many sets of ``size`` cells are unions of whole cycles (a knapsack count)."""
+    ways = [1] + [0] * size
+    for length in cycles:
+        for total in range(size, length - 1, -1):
+            ways[total] += ways[total - length]
+    return ways[size]
+
+
+def ply_shape(rules: Rules, ply: int) -> tuple[int, int]:
+    """``(classes, records per class)`` of a ply's index."""
+    x, o = stone_counts(ply)
+    return class_count(rules, x), comb(rules.cells - x, o)
+
+
+def ply_records(rules: Rules, ply: int) -> int:
+    """The numbers in a ply's index."""
+    classes, per_class = ply_shape(rules, ply)
+    return classes * per_class
 
 
 # -- the formulas ---------------------------------------------------------------------------

@@ -19,10 +19,14 @@ for it) and its best moves.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ttt_solve.solver.pieces import held, pieces
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.classes import ClassTable
 from ttt_solve.solver.tablebase.compiled import (
@@ -69,9 +73,9 @@ def indexes(
 ) -> NDArray[np.int64]:
     """The numbers of many positions of ``ply`` (X and O cell sets, aligned), given the class
     table of the ply's X sets."""
-    out: NDArray[np.int64] = _indexes(
-        np.ascontiguousarray(x, dtype=np.int64),
-        np.ascontiguousarray(o, dtype=np.int64),
+    (out,) = _pieced(
+        _indexes,
+        (np.ascontiguousarray(x, dtype=np.int64), np.ascontiguousarray(o, dtype=np.int64)),
         ply_step(rules, ply, table, None),
         table,
     )
@@ -119,11 +123,13 @@ def stand_for(
     the position it stands for, whether it is the position's own number (each canonical
     position has one), and how many distinct positions its symmetries make. A number that
     stands for no position of a game (as the table records) is unranked all the same."""
-    return _stand_for(
-        np.ascontiguousarray(numbers, dtype=np.int64),
+    x, o, own, images = _pieced(
+        _stand_for,
+        (np.ascontiguousarray(numbers, dtype=np.int64),),
         np.ascontiguousarray(rep_ranks, dtype=np.int64),
         ply_step(rules, ply, None, None),
     )
+    return x, o, own, images
 
 
 @_compile
@@ -193,10 +199,31 @@ def children_records(
       child's value for its mover is the position's record's (none once the game is over);
     * ``missing``: how many of its children stand at no position (a damaged table).
     """
-    return _children_records(
-        np.ascontiguousarray(x, dtype=np.int64),
-        np.ascontiguousarray(o, dtype=np.int64),
-        np.ascontiguousarray(records, dtype=np.uint8),
+    backed, best, missing = _pieced(
+        _children_records,
+        (
+            np.ascontiguousarray(x, dtype=np.int64),
+            np.ascontiguousarray(o, dtype=np.int64),
+            np.ascontiguousarray(records, dtype=np.uint8),
+        ),
         ply_step(rules, ply, None, child),
         child_records,
     )
+    return backed, best, missing
+
+
+def _pieced(
+    kernel: Callable[..., Any], arrays: tuple[NDArray[Any], ...], *rest: Any
+) -> tuple[NDArray[Any], ...]:
+    """``kernel(*arrays, *rest)`` in pieces of the aligned ``arrays`` (:mod:`solver.pieces`),
+    each piece's outputs joined."""
+    outputs = []
+    for first, last in pieces(len(arrays[0])):
+        with held():
+            out = kernel(*(array[first:last] for array in arrays), *rest)
+        outputs.append(out if isinstance(out, tuple) else (out,))
+    if not outputs:
+        with held():
+            out = kernel(*arrays, *rest)
+        return out if isinstance(out, tuple) else (out,)
+    return tuple(np.concatenate(parts) for parts in zip(*outputs, strict=True))

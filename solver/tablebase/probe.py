@@ -25,21 +25,25 @@ Opening a ply's file checks its header and length (a truncated file is refused);
 
 from __future__ import annotations
 
-import json
 import mmap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol, cast
 
+from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.compressed import MANIFEST
 from ttt_solve.solver.tablebase.compressed import MANIFEST_FORMAT as COMPRESSED_FORMAT
 from ttt_solve.solver.tablebase.files import (
+    MissingTableError,
     TableError,
     TableFileError,
     TableHeader,
+    manifest_json,
+    manifest_of,
+    open_regular,
     ply_path,
     read_header,
     verify,
@@ -70,10 +74,6 @@ loading, a process that asks many positions pays it once."""
 NO_POSITION = -1
 """The remoteness :meth:`Tablebase.probe_many` gives a position the table holds as no
 position (its stones cannot arise in a game)."""
-
-
-class MissingTableError(TableError, LookupError):
-    """No finished table in the folder, or a ply's file missing from it; quotes the path."""
 
 
 class TableDamagedError(TableFileError):
@@ -192,7 +192,7 @@ class _Ply:
             self._ranks = compressed.rep_ranks
         else:
             self.header: TableHeader = read_header(path, rules, ply)
-            with open(path, "rb") as handle:
+            with open_regular(path) as handle:
                 self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
             header = self.header
             ranks, self._view = stored_ranks(self.data, header.reps_at, header.reps, 8)
@@ -241,19 +241,19 @@ class Tablebase:
         self.folder = Path(folder)
         self.compile_after = compile_after
         manifest_path = self.folder / MANIFEST
-        try:
-            manifest = json.loads(manifest_path.read_text())
-            game = manifest["rules"]
-            found = Rules(game["rows"], game["cols"], game["k"])
-            compressed = manifest.get("format") == COMPRESSED_FORMAT
-            digest = "digest" if compressed else "blake2b"  # the digest a file's header holds
-            digests = {entry["ply"]: entry[digest] for entry in manifest["plies"]}
-        except FileNotFoundError:
-            raise MissingTableError(
-                f"{self.folder}: no finished table here (no {MANIFEST}); build it first"
-            ) from None
-        except (ValueError, KeyError, TypeError):
-            raise TableFileError(manifest_path, "not a table manifest") from None
+        data = manifest_json(self.folder)
+        compressed = isinstance(data, dict) and data.get("format") == COMPRESSED_FORMAT
+        if compressed:
+            try:
+                game = data["rules"]
+                found = Rules(game["rows"], game["cols"], game["k"])
+                digests = {entry["ply"]: entry["digest"] for entry in data["plies"]}
+            except (ValueError, KeyError, TypeError, TttError):
+                raise TableFileError(manifest_path, "not a table manifest") from None
+        else:
+            manifest = manifest_of(data, manifest_path)
+            found = manifest.rules
+            digests = {entry.ply: entry.blake2b for entry in manifest.plies}
         if rules is not None and rules != found:
             raise TableError(f"{self.folder}: a table of {found.name}, not of {rules.name}")
         self.rules = found

@@ -151,40 +151,61 @@ def decode_records(
     return values, remoteness
 
 
+RECORD_SLOTS = 32
+"""Records a count is kept for: 0 to 31 (a table's remoteness is at most 25: records to 27)."""
+
+
 class RecordCounts(NamedTuple):
-    """How many records of each kind a range holds: ``counts[outcome, terminal, kind]`` with
-    outcome 0 win, 1 draw, 2 loss (the order of :class:`~ttt_solve.solver.value.Outcome`),
-    terminal 0 open, 1 game over, and kind 0 canonical positions (one per class of symmetric
-    positions), 1 reachable positions (every image counted)."""
+    """How many positions hold each record in a range, ``by_record[kind, record]``: kind 0
+    canonical positions (one per class of symmetric positions), kind 1 reachable positions
+    (every image counted); no position is counted at :data:`NONE`. ``full_board``: whether
+    the range is of the last ply, whose draws are over (elsewhere only a loss in 0 is).
 
-    counts: NDArray[np.int64]
+    What the figures of a game count (values, terminal positions, the remoteness table) all
+    follow: :attr:`counts` gives them as ``counts[outcome, terminal, kind]``, outcome 0 win,
+    1 draw, 2 loss (the order of :class:`~ttt_solve.solver.value.Outcome`), terminal 0 open,
+    1 game over."""
+
+    by_record: NDArray[np.int64]
+    full_board: bool
 
     @classmethod
-    def zero(cls) -> RecordCounts:
+    def zero(cls, full_board: bool) -> RecordCounts:
         import numpy as np
 
-        return cls(np.zeros((3, 2, 2), dtype=np.int64))
+        return cls(np.zeros((2, RECORD_SLOTS), dtype=np.int64), full_board)
 
     @classmethod
-    def of(cls, flat: Sequence[int]) -> RecordCounts:
-        """The counts as a file's header holds them: 12 ints, ``[outcome][terminal][kind]``."""
+    def of(cls, flat: Sequence[int], full_board: bool) -> RecordCounts:
+        """The counts as a file's header holds them: ``2 * RECORD_SLOTS`` ints, kind first."""
         import numpy as np
 
-        return cls(np.array(flat, dtype=np.int64).reshape(3, 2, 2))
+        return cls(np.array(flat, dtype=np.int64).reshape(2, RECORD_SLOTS), full_board)
 
     def flat(self) -> tuple[int, ...]:
-        """The 12 counts as a file's header holds them."""
-        return tuple(int(count) for count in self.counts.ravel())
+        """The counts as a file's header holds them."""
+        return tuple(int(count) for count in self.by_record.ravel())
 
     def __add__(self, other: object) -> RecordCounts:
         if not isinstance(other, RecordCounts):
             return NotImplemented
-        return RecordCounts(self.counts + other.counts)
+        return RecordCounts(self.by_record + other.by_record, self.full_board)
+
+    @property
+    def counts(self) -> NDArray[np.int64]:
+        """``counts[outcome, terminal, kind]`` (see the class)."""
+        import numpy as np
+
+        counts = np.zeros((3, 2, 2), dtype=np.int64)
+        for record in range(DRAW, RECORD_SLOTS):
+            over = record == DECIDED or (record == DRAW and self.full_board)
+            counts[outcome_of_record(record), int(over)] += self.by_record[:, record]
+        return counts
 
     @property
     def canonical(self) -> int:
-        return int(self.counts[..., 0].sum())
+        return int(self.by_record[0].sum())
 
     @property
     def reachable(self) -> int:
-        return int(self.counts[..., 1].sum())
+        return int(self.by_record[1].sum())

@@ -3,7 +3,7 @@
 A number is classified where it stands, without a forward pass (:mod:`solver.tablebase.record`):
 no position, lost in 0 (the last mover has won), a draw on a full board, or else backed up from
 its children's records. :func:`back_up_range` does that for a range of numbers, over every
-core, and counts the records by outcome, terminal or not, canonical and reachable, as it goes.
+core, and counts the positions holding each record, canonical and reachable, as it goes.
 
 The work is written once, in two plain formulas that the CPU kernel here and the GPU kernel
 (:mod:`solver.tablebase.gpu`) both call, compiled from this source for each:
@@ -30,6 +30,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from ttt_solve.solver.pieces import held, pieces
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.classes import ClassTable, class_tables
 from ttt_solve.solver.tablebase.compiled import (
@@ -39,7 +40,6 @@ from ttt_solve.solver.tablebase.compiled import (
     inline,
     lines_held_cpu,
     lines_of,
-    outcome_of_record_cpu,
     symmetries_of,
     unrank_set_cpu,
 )
@@ -54,6 +54,7 @@ from ttt_solve.solver.tablebase.index import (
 from ttt_solve.solver.tablebase.record import (
     NO_SCORE,
     NONE,
+    RECORD_SLOTS,
     RecordCounts,
     back_up,
     end_record,
@@ -174,20 +175,21 @@ def back_up_number(
     children: Any,
     step: PlyStep,
     child_records: Any,
-) -> tuple[int, int, int, int]:
-    """``(record, canonical, terminal, missing)`` of the position with X set ``rep`` (its
+) -> tuple[int, int, int]:
+    """``(record, canonical, missing)`` of the position with X set ``rep`` (its
     lines' common cells ``x_common``) and O set ``o`` (``compressed`` among ``rep``'s free
     cells), from what :func:`land_class` filled in for its class: its record; 1 if it is its
     position's own number (the smallest O set among the images under ``rep``'s symmetries),
-    else 0; 1 if its game is over; how many of its children stand at no position.
+    else 0; how many of its children stand at no position.
     ``children``: room for a number a child."""
     cells = step.cells
     free = ((1 << cells) - 1) & ~rep
     x_moves = step.ply % 2 == 0
-    mover = rep if x_moves else o
-    last_mover_common = lines_held(o, step.lines) if x_moves else x_common
-    if lines_held(mover, step.lines) != -1 or last_mover_common == 0:
-        return NONE, 0, 0, 0
+    o_common = lines_held(o, step.lines)
+    mover_common = x_common if x_moves else o_common
+    last_mover_common = o_common if x_moves else x_common
+    if mover_common != -1 or last_mover_common == 0:
+        return NONE, 0, 0
     canonical = 1
     for f in range(fixing):
         if compress(permute_set(o, step.tables, stabiliser[f]), free) < compressed:
@@ -195,7 +197,7 @@ def back_up_number(
             break
     record = end_record(last_mover_common, step.ply, cells)
     if record != NONE:
-        return record, canonical, 1, 0
+        return record, canonical, 0
     count = 0
     empty = free & ~o
     while empty:
@@ -214,7 +216,7 @@ def back_up_number(
         children[count] = child_base[cell] + rank_set(positions, step.binom)
         count += 1
     top, _, missing = back_up(children, count, child_records, NO_SCORE)
-    return record_of(top), canonical, 0, missing
+    return record_of(top), canonical, missing
 
 
 FORMULAS: tuple[Callable[..., Any], ...] = (land_class, back_up_number)
@@ -235,31 +237,56 @@ def back_up_range(
     """The records of the numbers ``start .. stop-1`` of a ply, from the next ply's records
     (any array of ``uint8``: a memory map does), and their counts. Raises ``AssertionError``
     if a child stands at a number recorded as no position (a damaged next ply)."""
-    check_range(step, start, stop)
-    records, counts, missing = _back_up(step, start, stop, child_records)
-    if missing:
-        raise AssertionError(f"ply {step.ply}: {missing} children stand at no position")
-    return records, RecordCounts(counts)
+    return in_pieces(step, start, stop, child_records, _back_up)
 
 
-def check_range(step: PlyStep, start: int, stop: int) -> None:
-    """A ``ValueError`` unless ``start .. stop-1`` are numbers of the step's ply."""
+PieceKernel = Callable[
+    [PlyStep, int, int, NDArray[np.uint8], NDArray[np.uint8]], tuple[NDArray[np.int64], int]
+]
+"""A ply step's kernel: it writes the records of the numbers ``start .. stop-1`` into its
+last argument and returns their counts (:attr:`RecordCounts.by_record`) and how many children
+stand at no position."""
+
+
+def in_pieces(
+    step: PlyStep,
+    start: int,
+    stop: int,
+    child_records: NDArray[np.uint8],
+    kernel: PieceKernel,
+) -> tuple[NDArray[np.uint8], RecordCounts]:
+    """:func:`back_up_range` by ``kernel``, in pieces of a fraction of a second each, so that
+    a stop is taken between two (:mod:`solver.pieces`)."""
     if not 0 <= start <= stop <= step.records:
         raise ValueError(f"numbers {start}..{stop} are not within ply {step.ply}'s {step.records}")
+    out = np.empty(stop - start, dtype=np.uint8)
+    counts = RecordCounts.zero(step.ply == step.cells)
+    missing = 0
+    for first, last in pieces(stop - start, BLOCK, BLOCK):
+        with held():
+            made, lost = kernel(step, start + first, start + last, child_records, out[first:last])
+        counts = counts + RecordCounts(made, counts.full_board)
+        missing += lost
+    if missing:
+        raise AssertionError(f"ply {step.ply}: {missing} children stand at no position")
+    return out, counts
 
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _back_up(
-    step: PlyStep, start: int, stop: int, child_records: NDArray[np.uint8]
-) -> tuple[NDArray[np.uint8], NDArray[np.int64], int]:
+    step: PlyStep,
+    start: int,
+    stop: int,
+    child_records: NDArray[np.uint8],
+    out: NDArray[np.uint8],
+) -> tuple[NDArray[np.int64], int]:
     cells = step.cells
     x_count = (step.ply + 1) // 2
     o_count = step.ply // 2
     full = (1 << cells) - 1
     total = stop - start
     blocks = (total + BLOCK - 1) // BLOCK
-    out = np.empty(total, dtype=np.uint8)
-    block_counts = np.zeros((blocks, 3, 2, 2), dtype=np.int64)
+    block_counts = np.zeros((blocks, 2, RECORD_SLOTS), dtype=np.int64)
     block_missing = np.zeros(blocks, dtype=np.int64)
     for block in numba.prange(blocks):
         first = start + block * BLOCK
@@ -293,7 +320,7 @@ def _back_up(
                 compressed = (((ripple ^ compressed) >> 2) // low) | ripple
             rank += 1
             o = expand_cpu(compressed, full & ~rep)
-            record, canonical, terminal, missing = back_up_number_cpu(
+            record, canonical, missing = back_up_number_cpu(
                 o,
                 compressed,
                 rep,
@@ -309,10 +336,9 @@ def _back_up(
             out[index - start] = record
             if record != NONE:
                 block_missing[block] += missing
-                outcome = outcome_of_record_cpu(record)
-                counts[outcome, terminal, 0] += canonical
-                counts[outcome, terminal, 1] += weight
-    return out, block_counts.sum(axis=0), int(block_missing.sum())
+                counts[0, record] += canonical
+                counts[1, record] += weight
+    return block_counts.sum(axis=0), int(block_missing.sum())
 
 
 def solve_in_memory(rules: Rules) -> list[tuple[NDArray[np.uint8], RecordCounts]]:
