@@ -96,6 +96,72 @@ def test_the_book_answers_a_table_game_with_one_read_a_move(k4_books):
             assert table.reads - before <= 1 + len(position.legal_moves()), answer.__name__
 
 
+def reads_of(table, answer) -> int:
+    """The records ``answer()`` reads from ``table``."""
+    before = table.reads
+    answer()
+    return table.reads - before
+
+
+def test_every_front_answers_a_table_game_with_one_read_a_move(k4_books):
+    """The perfect agent, the RL environment's truth, the OpenSpiel oracle and bot, and the
+    server's JSON, page and /uwapi/ answers each read the position's record and one a move
+    from the book's probe: no front answers through rows (each row a family of reads)."""
+    pytest.importorskip("pettingzoo", reason="pip install -e '.[rl]'")
+    pyspiel = pytest.importorskip("pyspiel", reason="pip install -e '.[rl]'")
+    from ttt_solve.agents.spec import make_agent
+    from ttt_solve.rl import aec
+    from ttt_solve.rl.spiel import BookBot, BookOracle
+
+    _, tables, _ = k4_books
+    after_one = Position.from_moves(K4, ["b2"])
+    after_two = after_one.play(0)
+    game = pyspiel.load_game("mnk", {"m": 4, "n": 4, "k": 4})
+    state = game.new_initial_state()
+    state.apply_action(aec.action_of(K4, 5))
+    state.apply_action(aec.action_of(K4, 0))
+    with open_book(tables) as book, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        table = book.tablebase(K4)
+        env = aec.env(rows=4, cols=4, k=4, book=book)
+        env.reset(seed=1)
+        fronts = [
+            (
+                after_one,
+                lambda: make_agent("perfect", random.Random(1), book=book).select_move(after_one),
+            ),
+            (after_one, lambda: env.step(aec.action_of(K4, 5))),
+            (after_two, lambda: env.step(aec.action_of(K4, 0))),
+            (after_two, lambda: BookOracle(game, book).action_values_from_state(state)),
+            (after_two, lambda: BookBot(game, 0, book).step(state)),
+        ]
+        for number, (position, answer) in enumerate(fronts):
+            found = reads_of(table, answer)
+            assert 1 <= found <= 1 + len(position.legal_moves()), f"front {number}: {found}"
+        env.close()
+
+
+def test_the_server_answers_a_table_game_with_one_read_a_move(k4_books):
+    pytest.importorskip("starlette", reason="pip install -e '.[web]'")
+    from starlette.testclient import TestClient
+
+    from ttt_solve.web.app import create_app
+
+    _, tables, _ = k4_books
+    asked = ["x.../..../..../....", "x.../.o../..../....", "x.../.o../..x./...."]
+    urls = [
+        f"/api/games/4x4k4/position?position={asked[0]}",
+        f"/game/4x4k4?position={asked[1]}",
+        "/uwapi/mnk/4x4k4/positions/?p=2_x----o----x-----",
+    ]
+    with TestClient(create_app(tables)) as client:
+        table = client.app.state.explorer.book.tablebase(K4)
+        for position, url in zip(asked, urls):
+            moves = len(Position.parse(position, K4).legal_moves())
+            found = reads_of(table, lambda url=url: client.get(url).raise_for_status())
+            assert 1 <= found <= 1 + moves, f"{url}: {found}"
+
+
 def test_probe_many_gives_each_position_its_value_in_any_orientation(k4_books):
     _, _, folder = k4_books
     positions = random_positions(K4, 400, seed=5)
