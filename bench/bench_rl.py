@@ -13,15 +13,16 @@ twice its time.
 
 ``--new-games`` measures the truth's cost where it cannot be kept: every pass plays new
 seeded random games (a training run's episodes), on 4x4 k=3 from a table built here, and on
-5x5 k=4 from the table a book holds (``--book-5x5 BOOK``); ``mnk_v0`` with the truth off and
-on, alternating pass by pass, the mean and median time of ``env.step``. Target: with the truth
-on (read from the table's probe), at most 1.5 times the step without it.
+the largest game a book holds as a table (``--book BOOK``: 4x5 k=4, 5x5 k=4); ``mnk_v0`` with
+the truth off and on, alternating pass by pass, the mean and median time of ``env.step``.
+Target: with the truth on (read from the table's probe), at most 1.5 times the step without
+it.
 
 Needs the rl and notebook extras (PettingZoo's tic-tac-toe imports pygame).
 
     python bench/bench_rl.py
     python bench/bench_rl.py --games 2000 --repeat 7
-    python bench/bench_rl.py --new-games --book-5x5 books.sqlite
+    python bench/bench_rl.py --new-games --book books.sqlite
 """
 
 from __future__ import annotations
@@ -108,8 +109,10 @@ def new_games(args: argparse.Namespace) -> None:
         build_table(books[0][0], os.path.join(folder, "4x4k3"))
         with open_book(books[0][1], create=True) as book:
             catalogue_table(book, os.path.join(folder, "4x4k3"))
-        if args.book_5x5:
-            books.append((Rules(5, 5, 4), args.book_5x5))
+        if args.book:
+            with open_book(args.book) as book:
+                largest = book.games()[-1].rules  # the games are listed smallest first
+            books.append((largest, args.book))
         for rules, db in books:
             with open_book(db) as book:
                 board = {"rows": rules.rows, "cols": rules.cols, "k": rules.k}
@@ -148,7 +151,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--new-games", action="store_true", help="the truth's cost from tables")
-    parser.add_argument("--book-5x5", metavar="BOOK", help="a book holding 5x5 k=4 as a table")
+    parser.add_argument("--book", metavar="BOOK", help="a book holding a game as a table")
     args = parser.parse_args()
     if args.new_games:
         new_games(args)
