@@ -31,14 +31,14 @@ class CliError(click.ClickException):
 
     exit_code = 2
 
+    def format_message(self) -> str:
+        return " ".join(self.message.split())  # one line, whatever the message held
+
 
 class DamageError(CliError):
     """A damaged table, found as ``ttt verify`` finds damage: one line, exit status 1."""
 
     exit_code = 1
-
-    def format_message(self) -> str:
-        return " ".join(self.message.split())  # one line, whatever the message held
 
 
 class BugError(click.ClickException):
