@@ -65,9 +65,11 @@ class Truth:
         self.scores: dict[int, int] | None = None
         self.table: Any = None
         if self.info.positions > preload_limit and self.info.table_folder is not None:
-            from ttt_solve.solver.tablebase.probe import Table
+            from ttt_solve.solver.tablebase.probe import open_tablebase
 
-            self.table = self._from_table(lambda: Table(book.table_folder(self.info), rules))
+            self.table = self._from_table(
+                lambda: open_tablebase(book.table_folder(self.info), rules)
+            )
         elif self.info.positions <= preload_limit:
             self.scores = {key: score for _, key, score, _ in self._rows()}
             if len(self.scores) != self.info.positions:

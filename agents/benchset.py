@@ -426,10 +426,10 @@ def make_set(
     """Draw a set from the table in ``folder`` (the module's docstring says how), with the
     board's grid (:data:`GRIDS`) unless ``grid`` is given; ``progress(done, total)`` is told the
     cells' splits filled."""
-    from ttt_solve.solver.tablebase.probe import Table
+    from ttt_solve.solver.tablebase.probe import open_tablebase
 
     folder = Path(folder)
-    table = Table(folder)
+    table = open_tablebase(folder)
     rules = table.rules
     if grid is None:
         if game_name(rules) not in GRIDS:

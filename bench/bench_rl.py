@@ -11,11 +11,19 @@ dictionary; the first pass over the games (the answers not yet kept) is shown ap
 Targets: with the truth off, no slower per step than ``tictactoe_v3``; with it on, at most
 twice its time.
 
+``--new-games`` measures the truth's cost where it cannot be kept: every pass plays new
+seeded random games (a training run's episodes), on 4x4 k=3 from a table built here, and on
+the largest game a book holds as a table (``--book BOOK``: 4x5 k=4, 5x5 k=4); ``mnk_v0`` with
+the truth off and on, alternating pass by pass, the mean and median time of ``env.step``.
+Target: with the truth on (read from the table's probe), at most 1.5 times the step without
+it.
+
 Needs the rl and notebook extras (PettingZoo's tic-tac-toe imports pygame).
 
     python bench/bench_rl.py
     python bench/bench_rl.py --games 2000 --repeat 7
     python bench/bench_rl.py --new-positions --games 300   # 4x4 k=3: new positions
+    python bench/bench_rl.py --new-games --book books.sqlite
 """
 
 from __future__ import annotations
@@ -46,16 +54,7 @@ THREE = Rules(3, 3, 3)
 
 def games_of(count: int, seed: int, rules: Rules = THREE) -> list[list[int]]:
     """Random games as PettingZoo's actions (column by column: on 3x3, col * 3 + row)."""
-    rng = random.Random(seed)
-    games = []
-    for _ in range(count):
-        position, actions = Position.start(rules), []
-        while not position.is_terminal:
-            cell = rng.choice(position.legal_moves())
-            actions.append(aec.action_of(rules, cell))
-            position = position.play(cell)
-        games.append(actions)
-    return games
+    return random_games(rules, count, seed)
 
 
 def replay(env, games: list[list[int]], observe: bool) -> tuple[float, int]:
@@ -72,6 +71,81 @@ def replay(env, games: list[list[int]], observe: bool) -> tuple[float, int]:
             spent += clock() - started
         steps += len(actions)
     return spent, steps
+
+
+def random_games(rules: Rules, count: int, seed: int) -> list[list[int]]:
+    """Seeded random games of ``rules``, as ``mnk_v0``'s actions."""
+    rng = random.Random(seed)
+    games = []
+    for _ in range(count):
+        position, actions = Position.start(rules), []
+        while not position.is_terminal:
+            cell = rng.choice(position.legal_moves())
+            actions.append(aec.action_of(rules, cell))
+            position = position.play(cell)
+        games.append(actions)
+    return games
+
+
+def step_times(env, games: list[list[int]]) -> list[float]:
+    """The time of each ``env.step`` over ``games``."""
+    times = []
+    clock = time.perf_counter
+    for actions in games:
+        env.reset()
+        for action in actions:
+            started = clock()
+            env.step(action)
+            times.append(clock() - started)
+    return times
+
+
+def new_games(args: argparse.Namespace) -> None:
+    """The truth's cost per step with new games every pass, from tables (see the module's
+    docstring)."""
+    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.solver.tablebase.build import build_table
+
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        books = [(Rules(4, 4, 3), os.path.join(folder, "t.sqlite"))]
+        build_table(books[0][0], os.path.join(folder, "4x4k3"))
+        with open_book(books[0][1], create=True) as book:
+            catalogue_table(book, os.path.join(folder, "4x4k3"))
+        if args.book:
+            with open_book(args.book) as book:
+                largest = book.games()[-1].rules  # the games are listed smallest first
+            books.append((largest, args.book))
+        for rules, db in books:
+            with open_book(db) as book:
+                board = {"rows": rules.rows, "cols": rules.cols, "k": rules.k}
+                envs = {"off": aec.env(**board, truth=False), "on": aec.env(**board, book=book)}
+                for env in envs.values():  # compiled, files mapped: not timed
+                    step_times(env, random_games(rules, 20, seed=-1))
+                times: dict[str, list[float]] = {"off": [], "on": []}
+                for repeat in range(args.repeat):
+                    games = random_games(rules, args.games, seed=args.seed + repeat)
+                    for name, env in envs.items():
+                        times[name] += step_times(env, games)
+            mean = {name: statistics.mean(t) for name, t in times.items()}
+            median = {name: statistics.median(t) for name, t in times.items()}
+            rows.append(
+                (
+                    rules.name,
+                    f"{mean['off'] * 1e6:.1f}",
+                    f"{mean['on'] * 1e6:.1f}",
+                    f"{mean['on'] / mean['off']:.2f}x",
+                    f"{median['off'] * 1e6:.1f}",
+                    f"{median['on'] * 1e6:.1f}",
+                    f"{median['on'] / median['off']:.2f}x",
+                )
+            )
+    print(
+        f"{args.repeat} passes of {args.games} new random games each, truth off and on "
+        f"alternating; Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}"
+    )
+    headers = ("game", "off mean us", "on mean us", "on/off", "off median", "on median", "")
+    print(tabulate(rows, headers=headers, colalign=("left", *["right"] * 6)))
 
 
 NEW_POSITIONS = Rules(4, 4, 3)
@@ -123,9 +197,14 @@ def main() -> None:
         help=f"measure instead what the truth costs in games of {NEW_POSITIONS.name}, where "
         "nearly every position is new",
     )
+    parser.add_argument("--new-games", action="store_true", help="the truth's cost from tables")
+    parser.add_argument("--book", metavar="BOOK", help="a book holding a game as a table")
     args = parser.parse_args()
     if args.new_positions:
         new_positions(args.games, args.seed)
+        return
+    if args.new_games:
+        new_games(args)
         return
     games = games_of(args.games, args.seed)
     with tempfile.TemporaryDirectory() as folder:

@@ -12,6 +12,7 @@ positions of the game).
     python bench/bench_tablebase.py --with-4x5   # also 4 rows x 5 columns, k=4 (minutes)
     python bench/bench_tablebase.py --probe-5x5  # the 5x5 k=4 ply step's rate, and the time
     python bench/bench_tablebase.py --read-5x5 BOOK  # look-ups, queries, an export of 5x5 k=4
+    python bench/bench_tablebase.py --probe BOOK     # the probe of the largest table BOOK holds
 
 Then, for each board, ``ttt-solve`` as a whole process (a table by default on these boards:
 start-up, build, catalogue in a new book) against the C program, ``--runs`` times each,
@@ -22,6 +23,13 @@ a position's value and every move's value in one process (median of 2,000), ``tt
 a whole process on seeded random positions (``--runs`` of them; the modules byte-compiled
 first, as installed), and ``ttt export --where 'ply<=6'`` as a whole process.
 
+``--probe BOOK`` times the probe of the largest game BOOK holds as a table, in one process,
+side by side: the book's answer through rows (``Book.find_with_moves``), ``probe`` (the value
+alone), ``probe_moves`` (the value and every move's) plain and compiled, p50 and p99 over
+2,000 positions of random games; ``probe_many`` over ``--many`` positions, all plies mixed and
+one ply (positions a second, and the cores it kept busy); then ``ttt query`` as a whole
+process against Python's start-up with ``import click`` alone, ``--runs`` of each, alternating.
+
 ``--probe-5x5`` times the ply step of 5x5 k=4 on a slice of 2**24 numbers from the middle of
 a few plies (all of a smaller ply), against a next ply of its true size (GBs) whose records all
 say "draw": the memory traffic of the real build, not its values. From the rates it estimates
@@ -30,6 +38,7 @@ the whole build's time.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -44,12 +53,7 @@ from tabulate import tabulate
 
 BOARDS = [(4, 4, 4, 1217977, 9722011)]
 
-LOOKUPS = """
-import random, statistics, sys, time
-from ttt_solve.solver.tablebase.probe import Table
-from ttt_solve.solver.position import Position
-table = Table(sys.argv[1])
-rules = table.rules
+POSITIONS = """
 rng = random.Random(1)
 positions = []
 while len(positions) < 2000:  # random games, cut at a random ply
@@ -59,15 +63,85 @@ while len(positions) < 2000:  # random games, cut at a random ply
             break
         position = position.play(rng.choice(position.legal_moves()))
     positions.append(position)
+"""
+"""The positions the look-ups are timed on, in the scripts below (``rules`` given)."""
+
+LOOKUPS = (
+    """
+import random, statistics, sys, time
+from ttt_solve.solver.tablebase.probe import open_tablebase
+from ttt_solve.solver.position import Position
+table = open_tablebase(sys.argv[1], compile_after=None)
+rules = table.rules
+"""
+    + POSITIONS
+    + """
 times = []
 for position in positions:
     started = time.perf_counter()
-    table.analyse(position)
+    table.probe_moves(position)
     times.append(time.perf_counter() - started)
 times.sort()
 print(statistics.median(times) * 1e3, times[int(0.99 * len(times))] * 1e3)
 """
+)
 
+PROBES = (
+    """
+import contextlib, json, random, statistics, sys, time
+import numpy as np
+from ttt_solve.book.reader import open_book
+from ttt_solve.solver.position import Position
+from ttt_solve.solver.tablebase.probe import open_tablebase
+
+book_path, many = sys.argv[1], int(sys.argv[2])
+stack = contextlib.ExitStack()
+book = stack.enter_context(open_book(book_path))
+info = book.games()[-1]  # the largest game the book holds
+rules = info.rules
+folder = book.table_folder(info)
+"""
+    + POSITIONS
+    + """
+def timed(answer):
+    for position in positions[:50]:
+        answer(position)  # the files mapped and the pages read before the clock
+    times = []
+    for position in positions:
+        started = time.perf_counter()
+        answer(position)
+        times.append(time.perf_counter() - started)
+    times.sort()
+    return [statistics.median(times) * 1e3, times[int(0.99 * len(times))] * 1e3]
+
+out = {"game": rules.name}
+book.tablebase(rules).compile()  # as a process that asks many positions has it
+out["book"] = timed(book.find_with_moves)
+table = open_tablebase(folder, compile_after=None)
+out["value"] = timed(table.probe)
+out["plain"] = timed(table.probe_moves)
+table.compile()
+out["compiled"] = timed(table.probe_moves)
+pick = np.random.default_rng(0)
+middle = [p for p in positions if p.ply == rules.cells // 2]
+for name, chosen in (("mixed", positions), ("one ply", middle)):
+    images = [p.transform(i % len(rules.symmetries)) for i, p in enumerate(chosen)]
+    x = np.array([p.x for p in images], dtype=np.int64)
+    o = np.array([p.o for p in images], dtype=np.int64)
+    table.probe_many(x, o)  # compiled, the class tables made
+    at = pick.integers(0, len(x), many)
+    xs, os_ = x[at], o[at]
+    best = None
+    for _ in range(3):
+        started, cpu = time.perf_counter(), time.process_time()
+        table.probe_many(xs, os_)
+        seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+        if best is None or seconds < best[0]:
+            best = (seconds, cpu_seconds)
+    out[name] = [many / best[0], best[1] / best[0]]
+print(json.dumps(out))
+"""
+)
 
 PROBE = """
 import sys, time
@@ -176,7 +250,7 @@ def random_positions(rules: object, count: int, seed: int) -> list[str]:
     found = []
     while len(found) < count:
         position = Position.start(rules)  # type: ignore[arg-type]
-        for _ in range(rng.randrange(12)):
+        for _ in range(rng.randrange(min(12, position.rules.cells))):
             if position.is_terminal:
                 break
             position = position.play(rng.choice(position.legal_moves()))
@@ -250,12 +324,87 @@ def read_5x5(book: str, runs: int) -> None:
     print(f"\n{os.cpu_count()} cores, load average {load_average()} at the end")
 
 
+def probes(book: str, many: int, runs: int) -> None:
+    """The probe of the largest game ``book`` holds as a table, side by side with the book's
+    answer through rows, and ``ttt query`` as a whole process beside Python's start-up."""
+    run = measure([sys.executable, "-c", PROBES, book, str(many)])
+    if run.returncode != 0:
+        sys.exit(f"the probes failed:\n{run.output}")
+    found = json.loads(run.output.strip().splitlines()[-1])
+    compile_sources()
+    ttt = script("ttt")
+    from ttt_solve.solver.rules import parse_game
+
+    rules = parse_game(found["game"])
+    game = ["--size", f"{rules.rows}x{rules.cols}", "--win", str(rules.k), "--db", book]
+    queries, starts = [], []
+    for position in random_positions(rules, runs, seed=3):
+        starts.append(measure([sys.executable, "-c", "import click"]))
+        query = measure([ttt, "query", *game, position])
+        if query.returncode != 0:
+            sys.exit(f"ttt query {position} failed:\n{query.output}")
+        queries.append(query)
+    rows_out = [
+        ["the book's answer, compiled (Book.find_with_moves)", *found["book"]],
+        ["probe: the value alone, plain Python (probe)", *found["value"]],
+        ["probe: value and every move's, plain (probe_moves)", *found["plain"]],
+        ["the same, compiled (after compile())", *found["compiled"]],
+    ]
+    print(
+        tabulate(
+            [[name, f"{p50:.3f}", f"{p99:.3f}"] for name, p50, p99 in rows_out],
+            headers=[f"{found['game']}: one position, 2,000 of random games", "p50 ms", "p99 ms"],
+        )
+    )
+    print()
+    print(
+        tabulate(
+            [
+                [
+                    f"probe_many, {name}",
+                    f"{rate / 1e6:.2f}",
+                    f"{cores:.2f}",
+                    f"{rate / cores / 1e6:.2f}",
+                ]
+                for name in ("mixed", "one ply")
+                for rate, cores in [found[name]]
+            ],
+            headers=[f"{many:,} positions", "M/s", "cores used", "M/s a core"],
+        )
+    )
+    print()
+    median = statistics.median
+    print(
+        tabulate(
+            [
+                [
+                    "ttt query (whole process)",
+                    f"{median(q.seconds for q in queries):.3f}",
+                    f"{max(q.peak_mib for q in queries):.0f}",
+                ],
+                [
+                    "python -c 'import click' (start-up alone)",
+                    f"{median(s.seconds for s in starts):.3f}",
+                    f"{max(s.peak_mib for s in starts):.0f}",
+                ],
+            ],
+            headers=[f"{runs} runs each, alternating", "median s", "peak MiB"],
+        )
+    )
+    print(f"\n{os.cpu_count()} cores, load average {load_average()} at the end")
+
+
 def main() -> None:
     parser = board_arguments(__doc__.splitlines()[0])
     parser.add_argument("--probe-5x5", action="store_true", help="the 5x5 k=4 rate and time")
     parser.add_argument("--read-5x5", metavar="BOOK", help="read the 5x5 k=4 table BOOK holds")
     parser.add_argument("--runs", type=int, default=3, help="runs of each timed process")
+    parser.add_argument("--probe", metavar="BOOK", help="probe the largest table BOOK holds")
+    parser.add_argument("--many", type=int, default=2_000_000, help="positions of probe_many")
     args = parser.parse_args()
+    if args.probe:
+        probes(args.probe, args.many, args.runs)
+        return
     if args.probe_5x5:
         probe_5x5()
         return

@@ -34,7 +34,7 @@ from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.prover.search import Prover
 from ttt_solve.solver.rules import Rules, parse_game
-from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.probe import Tablebase, open_tablebase
 from ttt_solve.solver.tablebase.record import value_of_record
 from ttt_solve.solver.tablebase.sample import PlySample
 from ttt_solve.solver.value import Outcome, Value
@@ -79,7 +79,7 @@ def check_ply(prover: Prover, ply: int, sample: list[tuple]) -> dict:
     }
 
 
-def opening_book_problems(table: Table, db: str, rules: Rules) -> tuple[int, list[str]]:
+def opening_book_problems(table: Tablebase, db: str, rules: Rules) -> tuple[int, list[str]]:
     """How many positions an opening book holds, and each one whose value, remoteness or best
     moves the table does not give."""
     held, problems = 0, []
@@ -87,7 +87,7 @@ def opening_book_problems(table: Table, db: str, rules: Rules) -> tuple[int, lis
         for row in book.rows(rules):
             held += 1
             position = Position.from_key(rules, row.key)
-            value, moves = table.analyse(position)
+            value, moves = table.probe_moves(position)
             stored = Value(Outcome.from_sign(row.value), row.remoteness)
             if value != stored:
                 problems.append(f"{position}: table {value}, book {stored}")
@@ -128,7 +128,8 @@ def check(args: argparse.Namespace) -> int:
     if args.opening_book:
         if args.table is None:
             raise ValueError("--opening-book needs --table")
-        held, problems = opening_book_problems(Table(args.table, rules), args.opening_book, rules)
+        with open_tablebase(args.table, rules) as table:
+            held, problems = opening_book_problems(table, args.opening_book, rules)
         print(f"opening book: {held:,} positions, {len(problems)} disagree", flush=True)
         for problem in problems[:10]:
             print("  ", problem)

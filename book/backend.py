@@ -13,9 +13,12 @@ that differ only in their way into the database:
 Both share the reading of the blocks (:mod:`book.blockreads`) and are also the book's
 :class:`Catalogue` (its ``meta`` and ``games`` tables): a :class:`Database`.
 
-A new storage form is one more module with a class that implements :class:`Backend`; the
-book's :class:`Catalogue` still lists every game. Book checks every row a backend gives
-(:mod:`book.rowchecks`) and turns it into the orientation asked about; a backend only reads.
+A game stored as a tablebase is read by :mod:`book.tablerows`, which answers a position
+directly (:meth:`Backend.analyse`: the table's probe) and gives the rows blocks would hold
+for streams. A new storage form is one more module with a class that implements
+:class:`Backend`; the book's :class:`Catalogue` still lists every game. Book checks every row
+a backend gives (:mod:`book.rowchecks`) and turns it into the orientation asked about; a
+backend only reads.
 
 No SQLAlchemy or NumPy here: the lookup path of ``ttt query`` imports this module.
 """
@@ -27,7 +30,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from ttt_solve.book.rowfilter import RowFilter
+    from ttt_solve.solver.position import Position
     from ttt_solve.solver.rules import Rules
+    from ttt_solve.solver.value import Value
 
 Row = tuple[Any, ...]
 """A stored position as ``(ply, key, value, remoteness, best_moves, images)``
@@ -38,10 +43,21 @@ reachable positions it stands for. Whole numbers where the store is sound; a dam
 hand over anything, for Book's checks to report."""
 
 
+Answer = tuple["Value", dict[int, "Value"]]
+"""A position's value for the side to move and every legal move's value for its mover, by
+cell, in the orientation of the position asked about: what :meth:`Backend.analyse` gives."""
+
+
 class StorageDamage(Exception):
     """Stored data that no writer makes (a block whose lengths disagree, a file whose checksum
     fails); the message says what is wrong, and Book raises it again as a
     :class:`~book.errors.DamagedBookError` naming the book."""
+
+
+class TableDamage(StorageDamage):
+    """A tablebase's record that no build writes: the message names the file and the number
+    (``the table is damaged: ...``), and Book raises it again as a
+    :class:`~book.errors.DamagedBookError` that says how to rebuild the table."""
 
 
 class Backend(Protocol):
@@ -76,6 +92,15 @@ class Backend(Protocol):
         """The row of ``key`` at ``ply`` (if stored) followed by the stored rows of
         ``child_keys`` at ``ply + 1`` (distinct canonical keys), as :meth:`positions` gives
         them: a position and its children in one read, for ``ttt query`` and the web."""
+        ...
+
+    def analyse(self, rules: Rules, game_id: int, position: Position) -> Answer | None:
+        """The value of ``position`` and of every legal move, read directly from a store that
+        answers positions rather than rows (a tablebase: one record for the position and one
+        a move), in the position's own orientation; ``None`` when the store holds no such
+        position. Called only for a game whose catalogue row names such a store
+        (:attr:`GameInfo.table_folder <book.records.GameInfo.table_folder>`); a store of
+        rows raises :class:`NotImplementedError`, and Book reads its rows instead."""
         ...
 
     def chunks(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ttt_solve.book.blocks import (
     NARROW,
@@ -25,6 +25,10 @@ from ttt_solve.book.blocks import (
 from ttt_solve.book.records import POSITION_COLUMNS
 from ttt_solve.book.rowfilter import PYTHON_OPERATORS, SQL_OPERATORS, RowFilter
 from ttt_solve.solver.rules import Rules
+
+if TYPE_CHECKING:
+    from ttt_solve.book.backend import Answer
+    from ttt_solve.solver.position import Position
 
 _BLOCK_SQL = f"SELECT first_key, count, keys, data FROM {TABLE}"
 _BLOCK_OF_KEY = (
@@ -62,6 +66,9 @@ class BlockReads(ABC):
         self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]
     ) -> list[tuple[Any, ...]]:
         return self._lookup(rules, game_id, ply, keys)
+
+    def analyse(self, rules: Rules, game_id: int, position: Position) -> Answer | None:
+        raise NotImplementedError("blocks hold rows: Book reads them (positions, family)")
 
     def family(
         self, rules: Rules, game_id: int, ply: int, key: int, child_keys: Sequence[int]

@@ -26,6 +26,7 @@ class ErrorKind(Word):
     MISSING_GAME = "missing-game"
     GAME_EXISTS = "game-exists"
     DAMAGED = "damaged"
+    DAMAGED_TABLE = "damaged-table"
     DAMAGED_TABLES = "damaged-tables"
     UNWRITABLE_FOLDER = "unwritable-folder"
     OUT_OF_REACH = "out-of-reach"

@@ -25,6 +25,7 @@ from ttt_solve.solver.rules import Rules
 
 if TYPE_CHECKING:
     from ttt_solve.book.reader import Book
+    from ttt_solve.book.records import GameInfo
 
 
 _LOAD_BATCH = 10_000
@@ -91,6 +92,21 @@ class MemoryLoader:
         """Wait until every table that fits is loaded."""
         self._thread.join(timeout)
 
+    def _compile_probe(self, info: GameInfo) -> None:
+        """Switch the probe of a game stored as a table to its compiled kernels."""
+        started = time.perf_counter()
+        try:
+            table = self.book.tablebase(info.rules)
+            if table is not None:
+                table.compile()
+        except TttError as error:  # a damaged table: its look-ups report it
+            self.report(f"{info.rules.name}: its table is not probed compiled: {error}")
+            return
+        self.report(
+            f"{info.rules.name}: probed from its table, compiled in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
+
     def _run(self) -> None:
         try:
             games = self.book.games()
@@ -101,6 +117,9 @@ class MemoryLoader:
         compiled = False
         for info in sorted(games, key=lambda info: info.positions):
             rules = info.rules
+            if info.table_folder is not None:  # probed directly, as fast as rows in memory
+                self._compile_probe(info)
+                continue
             if not rules.fits_key or info.positions > left:
                 continue
             if not compiled:  # said apart: the first time on a machine it takes seconds

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ttt_solve.book.backend import Backend, Catalogue, Database, StorageDamage
+from ttt_solve.book.backend import Backend, Catalogue, Database, StorageDamage, TableDamage
 from ttt_solve.book.blocks import TABLE
 from ttt_solve.book.defaults import DEFAULT_DB, SCHEMA_VERSION
 from ttt_solve.book.errors import (
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from sqlalchemy.engine import URL, Engine
 
     from ttt_solve.book.memtable import MemoryTable
+    from ttt_solve.solver.tablebase.probe import Tablebase
 
 _LOOKUP_BATCH = 4096
 """Keys of one ply looked up at a time: sorted, the keys that share a block read it once."""
@@ -251,6 +252,8 @@ class Book:
         info = self.game(rules)
         if not info.holds_ply(position.ply):
             return None
+        if info.table_folder is not None:
+            return self._probed(info, position)[0]
         key, symmetry = rules.canonical(position.x, position.o)
         backend = self._backend(info)
         with self._reading(rules, backend):
@@ -268,6 +271,9 @@ class Book:
         if any(position.rules != rules for position in positions):
             raise ValueError("find_many looks up positions of one game at a time")
         info = self.game(rules)
+        if info.table_folder is not None:  # a table answers positions, not keys
+            entries = {position: self._lookup_one(position) for position in positions}
+            return {position: entry for position, entry in entries.items() if entry is not None}
         wanted: dict[tuple[int, int], list[tuple[Position, int]]] = {}
         for position in positions:
             if not info.holds_ply(position.ply):
@@ -298,6 +304,9 @@ class Book:
         A terminal position has no moves: ``[]``. Raises :class:`PositionNotFoundError` if a
         child is not stored (past the depth of an opening book).
         """
+        info = self.game(position.rules)
+        if info.table_folder is not None:
+            return self._probed(info, position, missing=True)[1]
         children = {cell: position.play(cell) for cell in position.legal_moves()}
         entries = self.find_many(children.values())
         values = {}
@@ -323,6 +332,10 @@ class Book:
         """
         rules, ply = position.rules, position.ply
         info = self.game(rules)
+        if info.table_folder is not None:
+            entry, moves = self._probed(info, position, missing=True)
+            assert entry is not None  # a missing position raised
+            return entry, moves
         terminal = position.is_terminal
         table = self.memory.get(info.id)
         if table is not None and info.holds_ply(ply if terminal else ply + 1):
@@ -358,6 +371,38 @@ class Book:
             for cell in cells_of[row[1]]:
                 values[cell] = _move_value(row[2], row[3])
         return self._entry(position, parent[0], images.index(key)), _move_entries(rules, values)
+
+    def _probed(
+        self, info: GameInfo, position: Position, missing: bool = False
+    ) -> tuple[Entry | None, list[MoveEntry]]:
+        """The entry and moves of a position of a game stored as a table, probed directly:
+        one record for the position and one a move (:meth:`Backend.analyse`); ``(None,
+        [])`` for a position no game reaches, or with ``missing`` the error :meth:`find`
+        raises for it."""
+        backend = self._backend(info)
+        with self._reading(info.rules, backend):
+            answer = backend.analyse(info.rules, info.id, position)
+        if answer is None:
+            if missing:
+                self.find(position)  # raises: the table holds no such position
+            return None, []
+        value, by_cell = answer
+        best = tuple(cell for cell, move in sorted(by_cell.items()) if move == value)
+        images = len(set(position.image_keys()))
+        return Entry(position, value, best, images), _move_entries(info.rules, by_cell)
+
+    def tablebase(self, rules: Rules) -> Tablebase | None:
+        """The probe of a game stored as a table (``None``: stored in blocks), opened on
+        first use and closed with the book: :class:`~solver.tablebase.probe.Tablebase`'s
+        ``probe``, ``probe_moves`` and ``probe_many`` read it directly."""
+        info = self.game(rules)
+        if info.table_folder is None:
+            return None
+        from ttt_solve.book.tablerows import TableRows
+
+        backend = self._backend(info)
+        assert isinstance(backend, TableRows)  # the backend of every game stored as a table
+        return backend.table
 
     def choose(self, position: Position, rng: random.Random | int | None = None) -> int:
         """A best move (fastest win, slowest loss), ties broken by ``rng``.
@@ -484,6 +529,10 @@ class Book:
         :class:`BookError`."""
         try:
             yield
+        except TableDamage as error:
+            raise DamagedBookError(
+                str(error), database=self.db_argument, rules=rules, kind=ErrorKind.DAMAGED_TABLE
+            ) from None
         except StorageDamage as error:
             raise self.damaged(str(error), rules) from None
         except (backend or self._rows).errors as error:

@@ -28,8 +28,8 @@ from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import split_scores
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.files import ply_path, read_header, read_manifest
-from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.files import ply_path, read_header
+from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.tablebase.record import RecordCounts, value_of_record
 from ttt_solve.solver.value import Outcome
 from ttt_solve.solver.vocabulary import Side
@@ -82,14 +82,12 @@ def catalogue_table(
     :class:`~solver.tablebase.files.TableError` for a folder that holds no sound table.
     ``seconds``: how long the build took, recorded as the solve's time."""
     folder = Path(folder)
-    read_manifest(folder)  # refused in one line if it is not a sound one
-    table = Table(folder, verify=not checked)
-    rules = table.rules
-    table.close()
+    with open_tablebase(folder) as table:  # refused in one line if it is no sound table
+        if not checked:
+            table.verify()
+        rules = table.rules
+        value = table.probe(Position.start(rules))
     figures = table_figures(folder, rules)
-    root = Table(folder, rules)
-    value = root.value(Position.start(rules))
-    root.close()
     games = schema.games
     same_rules = sa.and_(
         games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k

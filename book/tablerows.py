@@ -1,5 +1,9 @@
 """The rows of a game stored as a tablebase: a :class:`~book.backend.Backend` over
-:class:`~solver.tablebase.probe.Table`.
+:class:`~solver.tablebase.probe.Tablebase`.
+
+A position is answered directly by the table's probe (:meth:`TableRows.analyse`: one record
+for the position and one a move, each checked against the others, no row made); the rows
+below are for whatever reads a game as rows (``positions``, ``family``, streams).
 
 A games row of method ``table`` names the game's folder (``table_folder``): absolute, or
 relative to the folder of the book's SQLite file (:func:`table_folder`), so that a book and its
@@ -23,7 +27,7 @@ Streaming a game (:meth:`TableRows.chunks`) goes ply by ply, in one of two order
   time (:func:`solver.tablebase.positions.stand_for` turns them into positions), so memory stays
   bounded whatever the ply; a ply that ``where``'s conditions on the ply rule out is not read.
 
-Look-ups (``positions``, ``family``) work on every board.
+Look-ups (``analyse``, ``positions``, ``family``) work on every board.
 """
 
 from __future__ import annotations
@@ -34,12 +38,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ttt_solve.book.ahead import stop_requested
-from ttt_solve.book.backend import Row, StorageDamage
+from ttt_solve.book.backend import Answer, Row, StorageDamage, TableDamage
 from ttt_solve.book.records import POSITION_COLUMNS
+from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.tablebase.files import TableError
-from ttt_solve.solver.tablebase.probe import Table
-from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE, decode_records, score_of_record
+from ttt_solve.solver.tablebase.probe import Tablebase, TableDamagedError
+from ttt_solve.solver.tablebase.record import (
+    DECIDED,
+    DRAW,
+    decode_records,
+    score_of_record,
+    value_of_record,
+)
 from ttt_solve.solver.value import Value
 
 if TYPE_CHECKING:
@@ -111,15 +122,12 @@ def recorded_folder(folder: Path | str, book_file: str | None) -> str:
     return str(folder)
 
 
-def _row(table: Table, position: Position, key: int) -> Row | None:
-    """The stored row of a canonical position, or ``None`` when the table holds no position
-    there."""
-    record = table.record(position)
-    if record == NONE:
-        return None
-    value = Value.from_score(score_of_record(record), position.empty_count)
+def _row(position: Position, key: int, answer: Answer) -> Row:
+    """The row blocks would hold of a canonical position (its key ``key``), from the table's
+    answer."""
+    value, moves = answer
     best = 0
-    for cell, move in table.moves(position).items():
+    for cell, move in moves.items():
         if move == value:
             best |= 1 << cell
     images = len(set(position.image_keys()))
@@ -160,19 +168,27 @@ class TableRows:
         """Open the table in ``folder``; raises :class:`~solver.tablebase.files.TableError` (one
         line,
         quoting the folder or file) when it is missing, of another game or unreadable."""
-        self.table = Table(folder, rules)
+        self.table = Tablebase(folder, rules)
         self._classes: dict[int, ClassTable] = {}
         self._arrays: KeyArrays | None = None
 
-    def positions(self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]) -> list[Row]:
-        rows = []
+    def analyse(self, rules: Rules, game_id: int, position: Position) -> Answer | None:
         try:
-            for key in sorted(set(keys)):
-                row = _row(self.table, Position.from_key(rules, key), key)
-                if row is not None:
-                    rows.append(row)
+            return self.table.probe_moves(position)
+        except InvalidPositionError:
+            return None  # no game reaches it: Book says so
+        except TableDamagedError as error:
+            raise TableDamage(str(error)) from None
         except TableError as error:
             raise StorageDamage(str(error)) from None
+
+    def positions(self, rules: Rules, game_id: int, ply: int, keys: Sequence[int]) -> list[Row]:
+        rows = []
+        for key in sorted(set(keys)):
+            position = Position.from_key(rules, key)
+            answer = self.analyse(rules, game_id, position)
+            if answer is not None:
+                rows.append(_row(position, key, answer))
         return rows
 
     def family(
@@ -366,7 +382,7 @@ class TableRows:
 
     def number_ranges(self, ply: int) -> Iterator[tuple[int, int]]:
         """The ranges of a ply's numbers that :meth:`scanned_rows` reads at once."""
-        numbers = self.table._ply(ply).header.count
+        numbers = self.table.ply_file(ply).header.count
         for start in range(0, numbers, SCAN_NUMBERS):
             yield start, min(numbers, start + SCAN_NUMBERS)
 
@@ -403,7 +419,7 @@ class TableRows:
 
         from ttt_solve.solver.tablebase.sample import canonical_at
 
-        ply_file = self.table._ply(ply)
+        ply_file = self.table.ply_file(ply)
         rep_ranks = np.frombuffer(
             ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=ply_file.header.reps_at
         )
@@ -414,8 +430,10 @@ class TableRows:
         """A ply's records, one byte a number, read through the file's memory map."""
         import numpy as np
 
-        ply_file = self.table._ply(ply)
-        return np.frombuffer(ply_file.data, dtype=np.uint8, offset=ply_file.records_at)
+        ply_file = self.table.ply_file(ply)
+        return np.frombuffer(
+            ply_file.data, dtype=np.uint8, count=ply_file.header.count, offset=ply_file.records_at
+        )
 
     def children_records(
         self,
@@ -443,13 +461,35 @@ class TableRows:
 
         x = (keys & np.uint64(rules.full)).astype(np.int64)
         o = (keys >> np.uint64(rules.cells)).astype(np.int64)
-        _, best, missing = self.children_records(rules, ply, x, o, records)
+        backed, best, missing = self.children_records(rules, ply, x, o, records)
         if missing.any():
             raise StorageDamage(
                 f"{self.table.folder}: ply {ply + 1} of the table holds no record of a "
                 "position that a game reaches"
             )
+        wrong = np.flatnonzero(backed != records)
+        if len(wrong):  # a record its children contradict: never streamed as truth
+            self._contradicted(rules, ply, int(x[wrong[0]]), int(o[wrong[0]]), backed[wrong[0]])
         return best
+
+    def _contradicted(self, rules: Rules, ply: int, x: int, o: int, backed: int) -> None:
+        """Raise the damage of a position whose record is not the one its children give."""
+        position = Position(rules, x, o)
+        ply_file = self.table.ply_file(ply)
+        number = ply_file.index.index(x, o)
+        recorded = ply_file.source.record(number)
+        empty = position.empty_count
+        raise TableDamage(
+            str(
+                TableDamagedError.contradicted(
+                    ply_file.path,
+                    number,
+                    position,
+                    value_of_record(recorded, empty),
+                    value_of_record(int(backed), empty),
+                )
+            )
+        )
 
     def _class_table(self, rules: Rules, ply: int) -> ClassTable:
         """The class table of a ply's X sets, made once; the last two made are kept (a ply's

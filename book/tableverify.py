@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from ttt_solve.book.tablerows import TableRows
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.files import TableError
-from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.tablebase.record import score_of_record
 from ttt_solve.solver.tablebase.sample import PlySample
 from ttt_solve.solver.value import Value
@@ -58,11 +58,8 @@ def digest_problems(
     """The table's files checked against their digests: the first file that fails, as a
     problem of the whole table (key -1), or none. ``progress`` is told bytes read."""
     try:
-        table = Table(folder, rules)
-        try:
+        with open_tablebase(folder, rules) as table:
             files = table.verify(progress)
-        finally:
-            table.close()
     except TableError as error:
         return [Problem(-1, -1, str(error))]
     if check is not None:

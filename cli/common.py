@@ -38,6 +38,12 @@ class CliError(click.ClickException):
         return printable(" ".join(self.message.split()))
 
 
+class DamageError(CliError):
+    """A damaged table, found as ``ttt verify`` finds damage: one line, exit status 1."""
+
+    exit_code = 1
+
+
 class BugError(click.ClickException):
     """An exception that ttt-solve did not raise on purpose: one line naming it, exit status 1.
 
@@ -148,8 +154,11 @@ def friendly_errors(command: Callable) -> Callable:
             with sigterm_as_interrupt():
                 return command(*args, **kwargs)
         except TttError as error:
+            from ttt_solve.book.errors import ErrorKind
             from ttt_solve.fixes import explained
 
+            if getattr(error, "kind", None) == ErrorKind.DAMAGED_TABLE:
+                raise DamageError(explained(error)) from None
             raise CliError(explained(error)) from None
         except KeyboardInterrupt as interrupt:
             stop(interrupt)

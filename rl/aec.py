@@ -87,10 +87,9 @@ def describe(rules: Rules, verdict: Verdict) -> Described:
         "best_moves": tuple(sorted(action_of(rules, cell) for cell in verdict.best)),
         "source": verdict.source,
     }
-    moves = {
-        cell: (move.outcome is value.outcome, move.score == value.score)
-        for cell, move in verdict.moves.items()
-    }
+    outcome = value.outcome
+    # equal values are equal scores (a move's draw is as remote as its position's)
+    moves = {cell: (move[0] is outcome, move == value) for cell, move in verdict.moves.items()}
     return Described(entries, moves)
 
 

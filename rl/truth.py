@@ -1,10 +1,15 @@
 """The truth an environment hands out: each position's value, remoteness and best moves.
 
-:class:`Truth` asks the oracle (:class:`ttt_solve.book.oracle.Oracle`): the book where it
-holds the position, a live search past it, and :class:`TruthUnavailableError` where neither
-answers within ``search_seconds``. Answers are kept per position, so a game replayed, or a
-training run's millionth game, reads a dictionary. :meth:`Truth.of_many` answers a batch (the
-positions of a vector environment's games) with one batched read of the book.
+:class:`Truth` reads a game stored as a table with the table's probe
+(:meth:`Tablebase.probe_moves <ttt_solve.solver.tablebase.probe.Tablebase.probe_moves>`: one
+record for the position and one a move, checked against each other); any other game it asks
+the oracle (:class:`ttt_solve.book.oracle.Oracle`): the book where it holds the position, a
+live search past it, and :class:`TruthUnavailableError` where neither answers within
+``search_seconds``. Answers are kept per position, so a game replayed, or a training run's
+millionth game, reads a dictionary. A damaged table raises
+:class:`~ttt_solve.solver.tablebase.probe.TableDamagedError`: never a value its own moves
+contradict. :meth:`Truth.of_many` answers a batch (the positions of a vector environment's
+games) with one batched read of the book.
 """
 
 from __future__ import annotations
@@ -60,6 +65,11 @@ class Truth:
             book = self._closing.enter_context(open_book(book, read_only=True))
         self.book = book
         self.oracle = Oracle(rules, book, search_seconds=search_seconds)
+        self.tablebase = (
+            book.tablebase(rules) if book is not None and self.oracle.game is not None else None
+        )
+        if self.tablebase is not None:
+            self.tablebase.compile()  # a training run probes millions of positions
         self._cache: dict[tuple[int, int], Verdict] = {}
 
     def of(self, position: Position) -> Verdict:
@@ -67,16 +77,24 @@ class Truth:
         key = (position.x, position.o)
         verdict = self._cache.get(key)
         if verdict is None:
-            try:
-                analysis = self.oracle.analyse(position)
-            except OutOfReachError as error:
-                raise TruthUnavailableError(
-                    f"{error}; pass truth=False to play without the truth"
-                ) from None
-            moves = {move.cell: move.value for move in analysis.moves}
-            verdict = Verdict(analysis.value, moves, analysis.best_moves, analysis.source)
+            verdict = self._probed(position) if self.tablebase else self._analysed(position)
             self._keep(key, verdict)
         return verdict
+
+    def _probed(self, position: Position) -> Verdict:
+        assert self.tablebase is not None
+        probe = self.tablebase.probe_moves(position)
+        return Verdict(probe.value, probe.moves, probe.best_moves, BOOK)
+
+    def _analysed(self, position: Position) -> Verdict:
+        try:
+            analysis = self.oracle.analyse(position)
+        except OutOfReachError as error:
+            raise TruthUnavailableError(
+                f"{error}; pass truth=False to play without the truth"
+            ) from None
+        moves = {move.cell: move.value for move in analysis.moves}
+        return Verdict(analysis.value, moves, analysis.best_moves, analysis.source)
 
     def of_many(self, positions: Iterable[Position]) -> list[Verdict]:
         """The verdicts on ``positions``, in their order, as :meth:`of` gives them, read first
@@ -91,8 +109,8 @@ class Truth:
         positions and their children together). The rest (past an opening book's depth, or
         with no book) are left to :meth:`of`, which searches them when asked."""
         game, book = self.oracle.game, self.book
-        if game is None or book is None:
-            return
+        if game is None or book is None or self.tablebase is not None:
+            return  # a game stored as a table is probed a position at a time, at table speed
         held = [
             p
             for p in dict.fromkeys(positions)

@@ -87,6 +87,7 @@ def test_the_members_of_the_interfaces_are_found():
         "errors",
         "positions",
         "family",
+        "analyse",
         "chunks",
         "column_chunks",
         "close",

@@ -153,3 +153,11 @@ def test_a_work_file_missing_for_a_worker_is_said_so():
     line = work_problem("/shared/work", FileNotFoundError("/shared/work/ply-00/keys-0000.parquet"))
     assert "a file written there is missing, /shared/work/ply-00/keys-0000.parquet" in line
     assert "do all the Dask workers reach it?" in line
+
+
+@pytest.mark.parametrize("kind", ["CliError", "DamageError"])
+def test_an_error_of_many_lines_is_said_on_one(kind):
+    import ttt_solve.cli.common as common
+
+    error = getattr(common, kind)("a table\n  is damaged:\tply-10.tb")
+    assert error.format_message() == "a table is damaged: ply-10.tb"

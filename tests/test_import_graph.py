@@ -38,6 +38,12 @@ ALLOWED = {
         "solver.prover.search",
         "TYPE_CHECKING",
     ): "negamax is also compiled by search, which it reads for its table types only",
+    **{
+        ("solver.tablebase.probe", "solver.tablebase.many", where): "the probe's compiled "
+        "look-ups cost Numba's load: loaded only by a process that asks many positions (a "
+        "one-position query loads neither NumPy nor Numba); they read the probe's records"
+        for where in ("compile", "probe_many", "TYPE_CHECKING")
+    },
     ("web.workers", "web.work", "_spawn"): "a worker process runs web.work, which answers "
     "through the pool's own types",
     ("web.pictures", "web.views", "TYPE_CHECKING"): "the pictures read a page's Setup and State, "

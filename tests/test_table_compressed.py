@@ -109,11 +109,11 @@ def test_a_compressed_table_is_a_twentieth_of_the_raw_one(tmp_path: Path) -> Non
 
 
 def test_a_probe_reads_the_value_and_every_move_of_a_position(tmp_path: Path) -> None:
-    from ttt_solve.solver.tablebase.probe import Table
+    from ttt_solve.solver.tablebase.probe import open_tablebase
 
     rules = Rules(4, 4, 4)
     raw, out = built(tmp_path, rules)
-    table = Table(raw)
+    table = open_tablebase(raw)
     plies = [CompressedPly(compressed_path(out, p), rules, p) for p in range(17)]
     rng = random.Random(3)
     for _ in range(30):

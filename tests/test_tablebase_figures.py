@@ -14,7 +14,7 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.build import build_table
 from ttt_solve.solver.tablebase.figures import describe, table_figures
-from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.value import Outcome, Value
 
 
@@ -34,9 +34,9 @@ def test_the_figures_are_the_exhaustive_solvers(tmp_path: Path, game: tuple[int,
         assert canonical_wins == len(wins)
         if ply.longest_win_position is not None:
             assert ply.longest_win_position.ply == ply.ply
-            found = Table(tmp_path / "t").value(ply.longest_win_position)
+            found = open_tablebase(tmp_path / "t").probe(ply.longest_win_position)
             assert found == Value(Outcome.WIN, ply.longest_win)
-    assert figures.root == Table(tmp_path / "t").value(Position.start(rules))
+    assert figures.root == open_tablebase(tmp_path / "t").probe(Position.start(rules))
     assert len(figures.first_moves) == rules.cells
     text = describe(figures)
     assert f"{figures.longest_win.longest_win} plies" in text

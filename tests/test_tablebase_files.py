@@ -31,7 +31,7 @@ from ttt_solve.solver.tablebase.files import (
     read_header,
     write_file,
 )
-from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.tablebase.step import solve_in_memory
 from ttt_solve.solver.value import Value, move_value
 
@@ -62,14 +62,15 @@ def test_look_ups_agree_with_the_exhaustive_solver(
     files, against the exhaustive solver's scores and its scores of the children."""
     rules = Rules(*game)
     build_table(rules, tmp_path / "t")
-    table = Table(tmp_path / "t", rules, verify=True)
+    table = open_tablebase(tmp_path / "t", rules)
+    table.verify()
     solved = {t.ply: t for t in ExhaustiveSolver(rules).solve()}
     scores = {int(k): int(s) for t in solved.values() for k, s in zip(t.keys, t.scores)}
     rng = random.Random(7)
     keys = sorted(scores)
     for key in rng.sample(keys, min(400, len(keys))):
         position = Position.from_key(rules, key)
-        value, moves = table.analyse(position)
+        value, moves = table.probe_moves(position)
         assert value == Value.from_score(scores[key], position.empty_count)
         for cell, move in moves.items():
             child = position.play(cell)
@@ -87,7 +88,7 @@ def test_an_altered_file_is_caught_by_its_checksum_and_made_again(tmp_path: Path
     data[-3] ^= 1
     path.write_bytes(bytes(data))
     with pytest.raises(TableFileError, match="ply-05.tb: its checksum does not match") as caught:
-        Table(tmp_path / "t", verify=True)
+        open_tablebase(tmp_path / "t").verify()
     assert "\n" not in str(caught.value)
     said: list[str] = []
     build_table(rules, tmp_path / "t", note=said.append)  # a rerun makes it again
@@ -102,9 +103,9 @@ def test_a_truncated_file_is_refused_on_opening(tmp_path: Path) -> None:
     build_table(rules, tmp_path / "t")
     path = ply_path(tmp_path / "t", 4)
     path.write_bytes(path.read_bytes()[:-10])
-    table = Table(tmp_path / "t")  # opening reads the manifest only
+    table = open_tablebase(tmp_path / "t")  # opening reads the manifest only
     with pytest.raises(TableFileError, match="ply-04.tb: .* truncated or grown"):
-        table.value(Position.from_moves(rules, ["a1", "b2", "c3", "a3"]))
+        table.probe(Position.from_moves(rules, ["a1", "b2", "c3", "a3"]))
 
 
 def test_a_full_disk_is_one_line_and_leaves_nothing(tmp_path: Path) -> None:

@@ -13,9 +13,7 @@ import pytest
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import lookup as tablelookup
-from ttt_solve.solver.tablebase import record
 from ttt_solve.solver.tablebase.classes import class_table
-from ttt_solve.solver.tablebase.compiled import binomials, rank_set_cpu
 from ttt_solve.solver.tablebase.positions import indexes
 
 
@@ -40,17 +38,60 @@ def test_a_position_ranked_alone_has_the_kernels_number(rules):
         assert alone == indexes(rules, ply, table, xs, os_).tolist()
 
 
-def test_ranks_and_records_read_as_the_kernels_write_them():
-    binom = binomials()
-    for stones in [0, 1, 0b1011, 0b100000000001, 0b111111000000]:
-        assert tablelookup.rank_of(stones) == rank_set_cpu(stones, binom)
-    assert (tablelookup.NONE, tablelookup.DRAW, tablelookup.DECIDED) == (
-        record.NONE,
-        record.DRAW,
-        record.DECIDED,
-    )
-    for score in [0, 1024 - 3, -(1024 - 4), -1024]:
-        assert tablelookup.score_of_record(record.record_of(score)) == score
+def test_the_probes_formulas_compiled_give_what_they_give_as_they_are():
+    """:func:`lookup.number_by_ranks` and :func:`lookup.family_problem`, run in plain Python
+    and compiled (:mod:`solver.tablebase.many`), on positions and on families whose records
+    are sound, changed at random, or given no position."""
+    from ttt_solve.solver.tablebase import many
+    from ttt_solve.solver.tablebase.compiled import binomials, lines_of, symmetries_of
+    from ttt_solve.solver.tablebase.index import binomial_table, symmetry_table
+
+    rules = Rules(4, 4, 3)
+    rng = random.Random(2)
+    through, width = tablelookup.lines_through_table(rules)
+    for _ in range(300):
+        position = Position.start(rules)
+        for _ in range(rng.randrange(rules.cells - 1)):
+            if position.is_terminal:
+                break
+            position = position.play(rng.choice(position.legal_moves()))
+        if position.is_terminal:
+            continue
+        ply = position.ply
+        ranks = class_table(rules, tablelookup.stone_counts(ply)[0]).rep_ranks
+        per_class = tablelookup.PlyIndex(rules, ply, ranks.tolist()).per_class
+        plain = tablelookup.number_by_ranks(
+            position.x,
+            position.o,
+            per_class,
+            ranks.tolist(),
+            rules.full,
+            8,
+            symmetry_table(rules),
+            binomial_table(),
+        )
+        compiled = many.number_by_ranks_cpu(
+            position.x,
+            position.o,
+            per_class,
+            ranks,
+            rules.full,
+            8,
+            symmetries_of(rules),
+            binomials(),
+        )
+        assert plain == compiled >= 0
+        children = position.empty_count
+        records = [rng.choice([0, 1, 2, 3, 4, 5, 2 + children]) for _ in range(1 + children)]
+        mover, opponent = (
+            (position.x, position.o) if position.x_to_move else (position.o, position.x)
+        )
+        arguments = (mover, opponent, position.empty, rules.cells, records[0])
+        assert tablelookup.family_problem(
+            *arguments, records[1:], rules.lines, through, width
+        ) == many.family_problem_cpu(
+            *arguments, np.array(records[1:]), lines_of(rules), np.array(through), width
+        )
 
 
 def test_the_table_read_path_does_not_import_numpy_or_numba():

@@ -16,7 +16,7 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import sample
 from ttt_solve.solver.tablebase.build import build_table
-from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.tablebase.record import DECIDED, value_of_record
 from ttt_solve.solver.tablebase.sample import PlySample
 
@@ -40,13 +40,13 @@ def keys(rules: Rules, drawn) -> list[int]:
 def test_asked_for_more_it_gives_every_canonical_position_of_each_ply_once(tables):
     with open(DATA / "positions_by_ply_3x3.csv") as rows:
         published = {int(row["ply"]): int(row["canonical"]) for row in csv.DictReader(rows)}
-    table = Table(tables / TIC_TAC_TOE.name)
+    table = open_tablebase(tables / TIC_TAC_TOE.name)
     for ply, canonical in published.items():
         drawn = PlySample(tables / TIC_TAC_TOE.name, TIC_TAC_TOE, ply).sample(10_000, seed=3)
         assert len(set(keys(TIC_TAC_TOE, drawn))) == len(drawn) == canonical
         for x, o, record in zip(drawn.x, drawn.o, drawn.records):
             position = Position(TIC_TAC_TOE, int(x), int(o))
-            assert table.value(position) == value_of_record(int(record), position.empty_count)
+            assert table.probe(position) == value_of_record(int(record), position.empty_count)
 
 
 @pytest.mark.parametrize("whole", [sample.WHOLE, 0])

@@ -82,6 +82,11 @@ FIXES: dict[ErrorKind, Callable[[Concern], str]] = {
         f"; build it with: {about.solve()}" if about.rules is not None else ""
     ),
     ErrorKind.DAMAGED: _damaged,
+    ErrorKind.DAMAGED_TABLE: lambda about: (
+        f"; rebuild it with: {about.solve()} --method table --force"
+        if about.rules is not None
+        else ""
+    ),
     ErrorKind.DAMAGED_TABLES: lambda _: (
         "; solve its games again into a new book (ttt-solve --size N --win K --db NEW)"
     ),

@@ -22,7 +22,6 @@ import hashlib
 import mmap
 import os
 import struct
-import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -41,7 +40,9 @@ from ttt_solve.solver.tablebase.files import (
     TableHeader,
     _sync_folder,
 )
-from ttt_solve.solver.tablebase.lookup import DRAW, PlyIndex, Ranks, stone_counts
+from ttt_solve.solver.tablebase.index import stone_counts
+from ttt_solve.solver.tablebase.lookup import PlyIndex, stored_ranks
+from ttt_solve.solver.tablebase.record import DRAW
 
 if TYPE_CHECKING:
     import numpy as np
@@ -360,23 +361,6 @@ class BlockCache:
             self.size -= len(dropped)
 
 
-class _Ranks:
-    """The representatives' ranks in a mapped file, as a sequence (for bisection)."""
-
-    def __init__(self, data: mmap.mmap, count: int) -> None:
-        self.data = data
-        self.count = count
-
-    def __len__(self) -> int:
-        return self.count
-
-    def __getitem__(self, number: int) -> int:
-        if not 0 <= number < self.count:
-            raise IndexError(number)
-        value: int = _RANK.unpack_from(self.data, HEADER_SIZE + _RANK.size * number)[0]
-        return value
-
-
 def read_compressed_header(
     path: Path, rules: Rules | None = None, ply: int | None = None
 ) -> CompressedHeader:
@@ -422,14 +406,7 @@ class CompressedPly:
             self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         self.size = len(self.data)
         self.count = self.header.count
-        self._view: memoryview | None = None
-        ranks: Ranks
-        if sys.byteorder == "little":  # the file's order: its ranks read in place
-            at = HEADER_SIZE
-            self._view = memoryview(self.data)[at : at + _RANK.size * self.header.classes].cast("I")
-            ranks = self._view
-        else:
-            ranks = _Ranks(self.data, self.header.classes)
+        ranks, self._view = stored_ranks(self.data, HEADER_SIZE, self.header.classes, _RANK.size)
         self.index = PlyIndex(rules, ply, ranks)
         self.cache = cache if cache is not None else BlockCache()
         self._decompressor = zstandard().ZstdDecompressor()

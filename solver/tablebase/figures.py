@@ -20,9 +20,9 @@ from tabulate import tabulate
 from ttt_solve.solver.pieces import held, pieces
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.files import map_ply, ply_path, read_header, read_manifest
+from ttt_solve.solver.tablebase.files import map_ply, ply_path, read_header
 from ttt_solve.solver.tablebase.positions import stand_for
-from ttt_solve.solver.tablebase.probe import Table
+from ttt_solve.solver.tablebase.probe import Tablebase, open_tablebase
 from ttt_solve.solver.tablebase.record import DECIDED, RECORD_SLOTS, RecordCounts
 from ttt_solve.solver.value import Value
 
@@ -93,7 +93,7 @@ def first_number(records: NDArray[np.uint8], record: int) -> int:
     return -1
 
 
-def ply_figures(table: Table, ply: int) -> PlyFigures:
+def ply_figures(table: Tablebase, ply: int) -> PlyFigures:
     """One ply's figures: its header's counts, and a position of its longest win."""
     path = ply_path(table.folder, ply)
     header = read_header(path, table.rules, ply)
@@ -110,13 +110,9 @@ def ply_figures(table: Table, ply: int) -> PlyFigures:
 
 def table_figures(folder: Path) -> TableFigures:
     """The figures of the finished table in ``folder``."""
-    read_manifest(folder)  # refused in one line if it is not a sound one
-    table = Table(folder)
-    try:
-        root, first_moves = table.analyse(Position.start(table.rules))
+    with open_tablebase(folder) as table:  # refused in one line if it is no sound table
+        root, first_moves = table.probe_moves(Position.start(table.rules))
         plies = [ply_figures(table, ply) for ply in range(table.rules.cells + 1)]
-    finally:
-        table.close()
     return TableFigures(table.rules, root, first_moves, plies)
 
 

@@ -73,6 +73,10 @@ class TableFileError(TableError):
         self.path = str(path)
 
 
+class MissingTableError(TableError, LookupError):
+    """No finished table in the folder, or a ply's file missing from it; quotes the path."""
+
+
 class TableDiskFullError(TableError):
     """The disk cannot hold the table (or filled up while it was written)."""
 
@@ -112,6 +116,12 @@ class TableHeader:
     @property
     def record_counts(self) -> RecordCounts:
         return RecordCounts.of(self.histogram, self.ply == self.rules.cells)
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """The 12 counts ``[outcome][terminal][kind]`` (:attr:`RecordCounts.counts`, flat):
+        what a manifest and a compressed file keep."""
+        return tuple(int(count) for count in self.record_counts.counts.ravel())
 
     def pack(self) -> bytes:
         packed = _HEADER.pack(
@@ -182,7 +192,9 @@ class TableHeader:
         rules = self.rules
         x, o = stone_counts(self.ply)
         records = self.classes * self.per_class
-        counts = RecordCounts.of(self.histogram, False)
+        # plain integers: a one-position look-up opens headers without loading NumPy
+        canonical = sum(self.histogram[:RECORD_SLOTS])
+        no_position = self.histogram[0] + self.histogram[RECORD_SLOTS]
         checks: list[tuple[str, object, bool, object]] = [
             ("cells", rules.cells, rules.cells <= MAX_TABLE_CELLS, f"at most {MAX_TABLE_CELLS}"),
             ("ply", self.ply, self.ply <= rules.cells, f"at most {rules.cells}"),
@@ -212,13 +224,12 @@ class TableHeader:
                 ("first number", self.first, self.first == 0, 0),
                 ("numbers", self.count, self.count == records, records),
             ]
-        no_position = int(counts.by_record[:, 0].sum())
         checks += [
             ("count of positions at no record", no_position, no_position == 0, 0),
             (
                 "count of canonical positions",
-                counts.canonical,
-                counts.canonical <= self.count,
+                canonical,
+                canonical <= self.count,
                 f"at most {self.count:,}",
             ),
         ]
@@ -396,14 +407,13 @@ class PlyEntry:
 
     @classmethod
     def of(cls, header: TableHeader, payload_digest: bytes) -> PlyEntry:
-        counts = header.record_counts.counts
         return cls(
             header.ply,
             ply_path(Path(), header.ply).name,
             header.count,
             header.digest.hex(),
             payload_digest.hex(),
-            tuple(int(count) for count in counts.ravel()),
+            header.counts,
         )
 
 
@@ -439,15 +449,22 @@ class Manifest:
 
 
 def read_manifest(folder: Path) -> Manifest:
-    """The manifest of the finished table in ``folder``: a :class:`TableError` when there is
-    none (the table is not finished), a :class:`TableFileError` naming it when it is no
-    regular file, too long, not JSON or not a manifest of this format."""
+    """The manifest of the finished table in ``folder``: a :class:`MissingTableError` when
+    there is none (the table is not finished), a :class:`TableFileError` naming it when it is
+    no regular file, too long, not JSON or not a manifest of this format."""
+    return manifest_of(manifest_json(folder), folder / MANIFEST)
+
+
+def manifest_json(folder: Path) -> Any:
+    """The JSON of ``folder``'s manifest, of whatever form (a raw table's, a compressed
+    one's), read from a regular file to at most :data:`MANIFEST_LIMIT` bytes; the errors of
+    :func:`read_manifest`."""
     path = folder / MANIFEST
     try:
         handle = open_regular(path)
     except TableFileError as error:
         if not os.path.lexists(path):
-            raise TableError(
+            raise MissingTableError(
                 f"{folder}: no finished table here (no {MANIFEST}); build it first"
             ) from None
         raise error from None
@@ -456,7 +473,14 @@ def read_manifest(folder: Path) -> Manifest:
     if len(text) > MANIFEST_LIMIT:
         raise TableFileError(path, f"longer than {MANIFEST_LIMIT:,} bytes: not a table manifest")
     try:
-        data = json.loads(text)
+        return json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise TableFileError(path, f"not a table manifest ({_reason(error)})") from None
+
+
+def manifest_of(data: Any, path: Path) -> Manifest:
+    """The :class:`Manifest` a raw table's manifest's JSON holds (read from ``path``)."""
+    try:
         version = _version(data)
         if version == FORMAT_VERSION:
             return _manifest_of(data)

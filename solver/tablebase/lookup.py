@@ -1,145 +1,258 @@
 """A tablebase's index and records for one position at a time, in plain Python.
 
-The path of a one-shot ``ttt query`` on a table: it ranks one position and reads one byte per
-child, so it loads neither NumPy nor Numba (their import takes longer than the whole look-up).
-The index is the one :mod:`solver.tablebase.index` builds with its kernels, and the records
-those :mod:`solver.tablebase.step` writes; the definitions here are the same arithmetic for Python
-ints, checked against the kernels in tests/test_tablelookup.py.
+The path of a one-shot ``ttt query`` on a table: it numbers one position and its children and
+reads one byte each, so it loads neither NumPy nor Numba (their import takes longer than the
+whole look-up). It calls the index's formulas (:mod:`solver.tablebase.index`) and the records'
+(:mod:`solver.tablebase.record`) as they are; the two of its own, written the same way in plain
+integers, are compiled from this same source by :mod:`solver.tablebase.many` for a process
+that probes many positions (:data:`FORMULAS`):
+
+* :func:`number_by_ranks`: a position's number with its X set's class found by bisection over
+  the representatives' ranks that the ply's file holds (no class table to make);
+* :func:`family_problem`: whether a position's record and its children's are what a build
+  writes (what :meth:`Tablebase.probe_moves <solver.tablebase.probe.Tablebase.probe_moves>`
+  checks, at no extra reads).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
+import functools
+import mmap
+import struct
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from math import comb
-from typing import Protocol
+from typing import Any
 
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.value import Value, score_of
+from ttt_solve.solver.tablebase.index import (
+    Ints,
+    binomial_table,
+    number_in_class,
+    o_at,
+    permute_set,
+    popcount,
+    smallest_image,
+    stone_counts,
+    symmetry_table,
+    unrank_set,
+)
+from ttt_solve.solver.tablebase.record import DECIDED, NONE, score_of_record
+from ttt_solve.solver.value import WIN_SCORE, move_score
 
-NONE = 0
-"""The record of a number that stands for no position."""
-DRAW = 1
-"""The record of a draw."""
-DECIDED = 2
-"""A won or lost position's record is this plus its remoteness."""
-
-
-def score_of_record(record: int) -> int:
-    """The score of a position's record (``record`` must not be :data:`NONE`)."""
-    if record == DRAW:
-        return 0
-    remoteness = record - DECIDED
-    return int(score_of(1 if remoteness % 2 else -1, remoteness))
-
-
-def value_of_record(record: int, empty_cells: int) -> Value:
-    """The value for the side to move of a position's record (not :data:`NONE`), with
-    ``empty_cells`` its empty cells (a draw's remoteness)."""
-    return Value.from_score(score_of_record(record), empty_cells)
+Buffer = bytes | bytearray | memoryview | mmap.mmap
+"""What a file's bytes may be read from (``collections.abc.Buffer`` from Python 3.12)."""
 
 
-def stone_counts(ply: int) -> tuple[int, int]:
-    """``(x, o)``: the X and O stones on the board at ``ply`` (X moves first)."""
-    return (ply + 1) // 2, ply // 2
+def class_by_ranks(rank: int, rep_ranks: Ints) -> int:
+    """The class whose representative has this rank, by bisection over the representatives'
+    ranks (ascending); -1 when none has it."""
+    low = 0
+    high = len(rep_ranks)
+    while low < high:
+        middle = (low + high) // 2
+        if rep_ranks[middle] < rank:
+            low = middle + 1
+        else:
+            high = middle
+    if low < len(rep_ranks) and rep_ranks[low] == rank:
+        return low
+    return -1
 
 
-def rank_of(stones: int) -> int:
-    """The rank of a cell set among the sets of its size (colex order)."""
-    rank, m = 0, 1
-    while stones:
-        low = stones & -stones
-        rank += comb(low.bit_length() - 1, m)
-        stones ^= low
-        m += 1
-    return rank
+def number_by_ranks(
+    x: int,
+    o: int,
+    per_class: int,
+    rep_ranks: Ints,
+    full: int,
+    symmetries: int,
+    tables: Ints,
+    binom: Ints,
+) -> int:
+    """The number of the position with these X and O cells in its ply's index, the class of
+    its X set found among the representatives' ranks (:func:`class_by_ranks`); -1 when no
+    class holds its smallest image (a damaged index)."""
+    rank, symmetry = smallest_image(x, symmetries, tables, binom)
+    klass = class_by_ranks(rank, rep_ranks)
+    if klass < 0:
+        return -1
+    rep = permute_set(x, tables, symmetry)
+    return number_in_class(klass, per_class, rep, permute_set(o, tables, symmetry), full, binom)
 
 
-def compress_of(stones: int, free: int) -> int:
-    """The stones as a set of positions among the ``free`` cells (bit ``i``: the ``i``-th
-    free cell, counted from cell 0)."""
-    out, position = 0, 0
-    while free:
-        low = free & -free
-        if stones & low:
-            out |= 1 << position
-        free ^= low
-        position += 1
-    return out
+def wins_at_once(mine: int, theirs: int, lines: Ints) -> bool:
+    """Whether the side with the stones ``mine`` completes one of ``lines`` with one move
+    against ``theirs`` (what a record of a win in 1 needs)."""
+    for line in lines:
+        rest = line & ~mine
+        if rest and not rest & theirs and not rest & (rest - 1):
+            return True
+    return False
 
 
-def unrank_of(rank: int, size: int) -> int:
-    """The ``size``-set of cells of this rank (:func:`rank_of`'s inverse)."""
-    stones = 0
-    for m in range(size, 0, -1):
-        cell = m - 1
-        while comb(cell + 1, m) <= rank:
-            cell += 1
-        stones |= 1 << cell
-        rank -= comb(cell, m)
-    return stones
+def family_problem(
+    mover: int,
+    opponent: int,
+    free: int,
+    cells: int,
+    record: int,
+    child_records: Ints,
+    lines: Ints,
+    lines_through: Ints,
+    through: int,
+) -> int:
+    """Whether the records of an open position (the side to move's stones ``mover``, the
+    other's ``opponent``, its empty cells ``free``, its own record, sound) and of its
+    children (``child_records``, one a move to each empty cell in ascending order) are what
+    a build writes: -1 if they are; else the index of the first child whose record the rules
+    forbid (no position, a remoteness beyond its empty cells, a finished game recorded as
+    anything but lost in 0, an open one as lost in 0, a win in 1 with no winning move), or
+    the number of children when the position's record is not the best of its moves'.
+
+    ``lines_through`` is flat: the lines through cell ``c`` at ``c * through ..``, padded
+    with ``1 << cells`` (a line no stones complete)."""
+    limit = DECIDED + cells - popcount(mover | opponent) - 1  # the largest record a child holds
+    best = -2 * WIN_SCORE
+    child = 0
+    for cell in range(cells):
+        bit = 1 << cell
+        if not free & bit:
+            continue
+        child_record = int(child_records[child])
+        if child_record == NONE or child_record > limit:
+            return child
+        stones = mover | bit
+        won = False
+        for j in range(cell * through, cell * through + through):
+            if stones & lines_through[j] == lines_through[j]:
+                won = True
+        if won != (child_record == DECIDED):
+            return child
+        if child_record == DECIDED + 1 and not wins_at_once(opponent, stones, lines):
+            return child  # the opponent, now to move, cannot win at once
+        move = move_score(score_of_record(child_record))
+        if move > best:
+            best = move
+        child += 1
+    if best != score_of_record(record):
+        return child
+    return -1
 
 
-def expand_of(positions: int, free: int) -> int:
-    """:func:`compress_of`'s inverse: positions among the ``free`` cells back to cells."""
-    out = 0
-    while free:
-        low = free & -free
-        if positions & 1:
-            out |= low
-        positions >>= 1
-        free ^= low
-    return out
+FORMULAS: tuple[Callable[..., Any], ...] = (
+    class_by_ranks,
+    number_by_ranks,
+    wins_at_once,
+    family_problem,
+)
+"""This module's formulas, as :func:`solver.tablebase.index.twins` compiles them."""
 
 
-class Ranks(Protocol):
-    """The representatives' ranks of a ply, ascending: a list, or a file's bytes read as
-    one."""
+class StoredRanks:
+    """The representatives' ranks a file holds from byte ``at`` (``count`` little-endian
+    unsigned ints of ``size`` bytes), read as a sequence: on a machine that is not
+    little-endian (:func:`stored_ranks` reads them in place elsewhere)."""
 
-    def __len__(self) -> int: ...
+    def __init__(self, data: Buffer, at: int, count: int, size: int) -> None:
+        self.data = data
+        self.at = at
+        self.count = count
+        self.size = size
+        self.unpack = struct.Struct(_FORMATS[size]).unpack_from
 
-    def __getitem__(self, number: int, /) -> int: ...
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, number: int) -> int:
+        if not 0 <= number < self.count:
+            raise IndexError(number)
+        value: int = self.unpack(self.data, self.at + self.size * number)[0]
+        return value
+
+    def __iter__(self) -> Iterator[int]:
+        return (self[number] for number in range(self.count))
+
+
+_FORMATS = {4: "<I", 8: "<Q"}
+
+
+def stored_ranks(data: Buffer, at: int, count: int, size: int) -> tuple[Ints, memoryview | None]:
+    """The ranks a file's bytes ``data`` hold from ``at`` (:class:`StoredRanks`), and the
+    view they are read through in place on a little-endian machine (release it before the
+    file's map is closed; ``None`` elsewhere)."""
+    if sys.byteorder != "little":
+        return StoredRanks(data, at, count, size), None
+    view = memoryview(data)[at : at + size * count]
+    cast = view.cast("I") if size == 4 else view.cast("Q")
+    view.release()
+    return cast, cast
+
+
+@functools.cache
+def lines_through_table(rules: Rules) -> tuple[tuple[int, ...], int]:
+    """``(table, through)``: the lines through each cell, flat as :func:`family_problem`
+    reads them, and how many a cell has room for."""
+    through = max(len(lines) for lines in rules.lines_through)
+    table: list[int] = []
+    for lines in rules.lines_through:
+        table += [*lines, *[1 << rules.cells] * (through - len(lines))]
+    return tuple(table), through
+
+
+@functools.cache
+def _tables(rules: Rules) -> tuple[int, ...]:
+    return symmetry_table(rules)
 
 
 class PlyIndex:
     """The index of one ply, for positions one at a time, from its representatives' ranks
     (ascending: any sequence of ints, such as a memory-mapped file's)."""
 
-    def __init__(self, rules: Rules, ply: int, rep_ranks: Ranks) -> None:
+    def __init__(self, rules: Rules, ply: int, rep_ranks: Ints) -> None:
         self.rules = rules
         self.ply = ply
         self.x, self.o = stone_counts(ply)
         self.per_class = comb(rules.cells - self.x, self.o)
         self.rep_ranks = rep_ranks
+        self._symmetries = len(rules.symmetries)
+        self._tables = _tables(rules)
+        self._binom = binomial_table()
 
     def __len__(self) -> int:
         return len(self.rep_ranks) * self.per_class
 
-    def x_class(self, x: int) -> tuple[int, int, int]:
-        """``(class, symmetry, representative)`` of an X set: the symmetry maps it onto the
-        representative (the first symmetry giving the smallest rank, as the build takes it)."""
-        rules = self.rules
-        best_rank, best_symmetry, best_image = rank_of(x), 0, x
-        for symmetry in range(1, len(rules.symmetries)):
-            image = rules.permute(x, symmetry)
-            rank = rank_of(image)
-            if rank < best_rank:
-                best_rank, best_symmetry, best_image = rank, symmetry, image
-        number = bisect_left(self.rep_ranks, best_rank)
-        if number == len(self.rep_ranks) or self.rep_ranks[number] != best_rank:
-            raise ValueError(f"no class of ply {self.ply} has representative rank {best_rank}")
-        return number, best_symmetry, best_image
+    def index(self, x: int, o: int) -> int:
+        """The number of the position with these stones (of this ply's stone counts);
+        :class:`ValueError` when no class holds its X set (a damaged index)."""
+        number = number_by_ranks(
+            x,
+            o,
+            self.per_class,
+            self.rep_ranks,
+            self.rules.full,
+            self._symmetries,
+            self._tables,
+            self._binom,
+        )
+        if number < 0:
+            raise ValueError(f"no class of ply {self.ply} holds the X stones {x:#x}")
+        return number
 
     def stones(self, number: int) -> tuple[int, int]:
         """``(x, o)``: the X and O cell sets of the position at ``number`` (:meth:`index`'s
         inverse for the image it ranks)."""
         if not 0 <= number < len(self):
             raise ValueError(f"number {number} is not within ply {self.ply}")
-        x = unrank_of(self.rep_ranks[number // self.per_class], self.x)
-        o = expand_of(unrank_of(number % self.per_class, self.o), self.rules.full & ~x)
-        return x, o
+        cells, binom = self.rules.cells, self._binom
+        x = unrank_set(self.rep_ranks[number // self.per_class], self.x, cells, binom)
+        return x, o_at(number % self.per_class, x, self.o, cells, binom)
 
-    def index(self, x: int, o: int) -> int:
-        """The number of the position with these stones (of this ply's stone counts)."""
-        number, symmetry, rep = self.x_class(x)
-        image = self.rules.permute(o, symmetry)
-        return number * self.per_class + rank_of(compress_of(image, self.rules.full & ~rep))
+    def children(self, x: int, o: int, cells: Sequence[int]) -> list[int]:
+        """The numbers in this ply of the children of the position ``(x, o)`` of the ply
+        before, one for each move to a cell of ``cells``."""
+        x_moves = self.x > self.o  # this ply's X stones outnumber O's: X moved into it
+        return [
+            self.index(x | 1 << cell, o) if x_moves else self.index(x, o | 1 << cell)
+            for cell in cells
+        ]

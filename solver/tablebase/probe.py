@@ -1,166 +1,562 @@
-"""Reading a tablebase: a position's value, remoteness and every move's value, rank -> record.
+"""The probe: a tablebase read position by position, as python-chess reads Syzygy tables.
 
-A :class:`Table` is a folder built by :func:`solver.tablebase.build.build_table`. A look-up ranks
-the
-position in its ply's index (:class:`solver.tablebase.lookup.PlyIndex`: the class of its X set
-by bisection over the representatives' ranks, then the rank of its O set) and reads one byte of
-the ply's file through a memory map; a move's value is its child's, looked up the same way. No
-search, and neither NumPy nor Numba is loaded.
+>>> with open_tablebase("t.sqlite.tables/3x3k3") as tablebase:     # doctest: +SKIP
+...     tablebase.probe(position)          # one record read
+...     tablebase.probe_moves(position)    # and one read a move: what a query shows
+
+:func:`open_tablebase` opens the folder a build made (:mod:`solver.tablebase.build`) as a
+:class:`Tablebase`, which owns its open files. A position is ranked in its ply's index
+(:class:`solver.tablebase.lookup.PlyIndex`: the class of its X set by bisection over the
+representatives' ranks, then the rank of its O set) and its record read from the ply's
+:class:`PlyRecords`; a move's value is its child's record, ranked the same way. No search,
+and neither NumPy nor Numba is loaded, except by :meth:`Tablebase.probe_many`, which ranks
+arrays of positions in kernels.
+
+**Damage is never served as truth.** A record that the rules forbid (a remoteness beyond the
+empty cells, a finished game recorded as anything but its end, an open one as finished, a win
+in one with no winning move) and, in :meth:`Tablebase.probe_moves`, which reads every child
+anyway, a position whose record is not the best of its moves' or a legal position recorded as
+no position, raise :class:`TableDamagedError` naming the ply's file and the number: no more
+reads than the answer takes.
 
 Opening a ply's file checks its header and length (a truncated file is refused);
-``verify=True``, or :meth:`Table.verify`, also checks each file's digest.
+:meth:`Tablebase.verify` checks each file's digest.
 """
 
 from __future__ import annotations
 
-import json
 import mmap
-import struct
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn, Protocol, cast
 
+from ttt_solve.errors import TttError
 from ttt_solve.solver.errors import InvalidPositionError
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
+from ttt_solve.solver.tablebase.compressed import MANIFEST
+from ttt_solve.solver.tablebase.compressed import MANIFEST_FORMAT as COMPRESSED_FORMAT
 from ttt_solve.solver.tablebase.files import (
-    HEADER_SIZE,
+    MissingTableError,
     TableError,
     TableFileError,
     TableHeader,
+    manifest_json,
+    manifest_of,
+    open_regular,
     ply_path,
     read_header,
     verify,
 )
-from ttt_solve.solver.tablebase.lookup import NONE, PlyIndex, score_of_record
+from ttt_solve.solver.tablebase.lookup import (
+    PlyIndex,
+    family_problem,
+    lines_through_table,
+    stored_ranks,
+    wins_at_once,
+)
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE, value_of_record
 from ttt_solve.solver.value import Value, move_value
 
-MANIFEST = "table.json"
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+    from ttt_solve.solver.tablebase.compressed import BlockCache
+    from ttt_solve.solver.tablebase.many import CompiledIndex
 
 
-class _Ranks:
-    """The representatives' ranks of a ply's file, read from its memory map as a sequence
-    (for bisection)."""
+COMPILE_AFTER = 2_000
+"""Positions a :class:`Tablebase` looks up one by one in plain Python before it switches to
+its compiled look-ups (:meth:`Tablebase.compile`): a one-shot command never pays for Numba's
+loading, a process that asks many positions pays it once."""
 
-    def __init__(self, data: mmap.mmap, count: int) -> None:
+NO_POSITION = -1
+"""The remoteness :meth:`Tablebase.probe_many` gives a position the table holds as no
+position (its stones cannot arise in a game)."""
+
+
+class TableDamagedError(TableFileError):
+    """A record no build writes: the message names the ply's file and the number, and says
+    what the record contradicts."""
+
+    def __init__(self, path: Path | str, number: int, problem: str) -> None:
+        TableError.__init__(self, f"the table is damaged: {path}, number {number:,}: {problem}")
+        self.path = str(path)
+        self.number = number
+
+    @classmethod
+    def contradicted(
+        cls, path: Path, number: int, position: Position, recorded: Value, backed: Value
+    ) -> TableDamagedError:
+        """The error for a position whose record is not the best of its moves' values (read
+        from the next ply's file, named too: either file may be the damaged one)."""
+        moves = ply_path(path.parent, position.ply + 1).name
+        return cls(
+            path,
+            number,
+            f"it records {_said(recorded)} for {position}, but its moves (in {moves}) give "
+            f"{_said(backed)}",
+        )
+
+
+class Probe(NamedTuple):
+    """A position's value for the side to move and every legal move's value for its mover,
+    by cell in ascending order (none once the game is over)."""
+
+    value: Value
+    moves: dict[int, Value]
+
+    @property
+    def best_moves(self) -> tuple[int, ...]:
+        """The cells of the moves that keep the value with the best remoteness, ascending."""
+        value = self.value
+        return tuple(cell for cell, move in self.moves.items() if move == value)
+
+
+class Probes(NamedTuple):
+    """Many positions' values for the side to move (1, 0, -1) and remoteness, as arrays in
+    the order asked; :data:`NO_POSITION` as the remoteness (and 0 as the value) of a position
+    the table holds as no position."""
+
+    values: NDArray[np.int8]
+    remoteness: NDArray[np.int8]
+
+
+class PlyRecords(Protocol):
+    """Where a ply's records are read from: one byte a number
+    (:mod:`solver.tablebase.step`). The file's bytes through a memory map
+    (:class:`MappedRecords`); another form (compressed blocks with a cache) gives the same
+    two reads."""
+
+    count: int
+    """The numbers of the ply."""
+
+    def record(self, number: int) -> int:
+        """The record of one number (``0 <= number < count``)."""
+        ...
+
+    def records(self, numbers: NDArray[np.int64]) -> NDArray[np.uint8]:
+        """The records of many numbers, in their order."""
+        ...
+
+    def close(self) -> None:
+        """Release what the source holds (a later read may open it again)."""
+        ...
+
+
+class MappedRecords:
+    """A ply's records as its file holds them, read through the file's memory map."""
+
+    def __init__(self, data: mmap.mmap, offset: int, count: int) -> None:
         self.data = data
+        self.offset = offset
         self.count = count
-        self.unpack = struct.Struct("<Q").unpack_from
 
-    def __len__(self) -> int:
-        return self.count
+    def record(self, number: int) -> int:
+        return self.data[self.offset + number]
 
-    def __getitem__(self, number: int) -> int:
-        if not 0 <= number < self.count:
-            raise IndexError(number)
-        value: int = self.unpack(self.data, HEADER_SIZE + 8 * number)[0]
-        return value
+    def records(self, numbers: NDArray[np.int64]) -> NDArray[np.uint8]:
+        import numpy as np
 
+        view = np.frombuffer(self.data, dtype=np.uint8, count=self.count, offset=self.offset)
+        found: NDArray[np.uint8] = view[numbers]
+        return found
 
-class _PlyFile:
-    """One ply's file, mapped: its index and its records."""
+    def array(self) -> NDArray[np.uint8]:
+        """Every record, as an array over the map (no copy)."""
+        import numpy as np
 
-    def __init__(self, path: Path, rules: Rules, ply: int) -> None:
-        self.header: TableHeader = read_header(path, rules, ply)
-        with open(path, "rb") as handle:
-            self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-        self.index = PlyIndex(rules, ply, _Ranks(self.data, self.header.reps))
-        self.records_at = HEADER_SIZE + 8 * self.header.reps
+        return np.frombuffer(self.data, dtype=np.uint8, count=self.count, offset=self.offset)
 
-    def record(self, x: int, o: int) -> int:
-        return self.data[self.records_at + self.index.index(x, o)]
+    def close(self) -> None:
+        pass  # the map is the ply's, closed with it
 
 
-class Table:
-    """A game's tablebase in a folder: look positions up by rank."""
+class _Ply:
+    """One ply's file: its index and its records, and the values its records stand for (a
+    table of each record's value for the side to move and as a move). A raw file
+    (``ply-PP.tb``) is read through its memory map, its ``header``, ``data`` and
+    ``records_at`` at hand for streams; a compressed one (``ply-PP.tbz``,
+    :mod:`solver.tablebase.compressed`) a block at a time, through ``cache``."""
+
+    def __init__(self, path: Path, rules: Rules, ply: int, cache: BlockCache | None) -> None:
+        self.path = path
+        self._view: memoryview | None = None
+        self.source: PlyRecords
+        if cache is not None:
+            from ttt_solve.solver.tablebase.compressed import CompressedPly
+
+            compressed = CompressedPly(path, rules, ply, cache)
+            self.index, self.source = compressed.index, compressed
+            self._ranks = compressed.rep_ranks
+        else:
+            self.header: TableHeader = read_header(path, rules, ply)
+            with open_regular(path) as handle:
+                self.data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            header = self.header
+            ranks, self._view = stored_ranks(self.data, header.reps_at, header.reps, 8)
+            self.index = PlyIndex(rules, ply, ranks)
+            self.records_at = header.records_at
+            self.source = MappedRecords(self.data, self.records_at, header.count)
+            self._ranks = self._mapped_ranks
+        empty = rules.cells - ply
+        # record -> value, for every record the rules allow at this ply (None: forbidden)
+        self.values: list[Value | None] = [None] * 256
+        self.values[DRAW] = value_of_record(DRAW, empty)
+        for record in range(DECIDED, DECIDED + empty + 1):
+            self.values[record] = value_of_record(record, empty)
+        self.moves = [None if value is None else move_value(value) for value in self.values]
+
+    def rep_ranks(self) -> NDArray[np.int64]:
+        """The representatives' ranks as an array (over the file's map where it can)."""
+        return self._ranks()
+
+    def _mapped_ranks(self) -> NDArray[np.int64]:
+        import numpy as np
+
+        header = self.header
+        ranks = np.frombuffer(self.data, dtype="<u8", count=header.reps, offset=header.reps_at)
+        return ranks.view(np.int64)
+
+    def close(self) -> None:
+        if self._view is not None:
+            self._view.release()
+        self.source.close()
+        if isinstance(self.source, MappedRecords):
+            self.data.close()
+
+
+class Tablebase:
+    """A game's tablebase in a folder: positions looked up by rank. Make one with
+    :func:`open_tablebase`; close it (or leave its ``with`` block) to unmap its files."""
 
     def __init__(
-        self, folder: Path | str, rules: Rules | None = None, verify: bool = False
+        self,
+        folder: Path | str,
+        rules: Rules | None = None,
+        *,
+        compile_after: int | None = COMPILE_AFTER,
     ) -> None:
-        """Open the table in ``folder`` (its manifest names the game; ``rules``, if given,
-        must match). ``verify``: check every file's digest now (reads the whole table)."""
         self.folder = Path(folder)
+        self.compile_after = compile_after
         manifest_path = self.folder / MANIFEST
-        try:
-            manifest = json.loads(manifest_path.read_text())
-            game = manifest["rules"]
-            found = Rules(game["rows"], game["cols"], game["k"])
-        except FileNotFoundError:
-            raise TableError(
-                f"{self.folder}: no finished table here (no {MANIFEST}); build it first"
-            ) from None
-        except (ValueError, KeyError, TypeError):
-            raise TableFileError(manifest_path, "not a table manifest") from None
+        data = manifest_json(self.folder)
+        compressed = isinstance(data, dict) and data.get("format") == COMPRESSED_FORMAT
+        if compressed:
+            try:
+                game = data["rules"]
+                found = Rules(game["rows"], game["cols"], game["k"])
+                digests = {entry["ply"]: entry["digest"] for entry in data["plies"]}
+            except (ValueError, KeyError, TypeError, TttError):
+                raise TableFileError(manifest_path, "not a table manifest") from None
+        else:
+            manifest = manifest_of(data, manifest_path)
+            found = manifest.rules
+            digests = {entry.ply: entry.blake2b for entry in manifest.plies}
         if rules is not None and rules != found:
             raise TableError(f"{self.folder}: a table of {found.name}, not of {rules.name}")
         self.rules = found
-        self.digests = {entry["ply"]: entry["blake2b"] for entry in manifest["plies"]}
-        self._plies: dict[int, _PlyFile] = {}
-        if verify:
-            self.verify()
+        self.digests = digests
+        self.compressed = compressed
+        """Whether the folder holds a compressed table (a release), read a block at a time."""
+        self._cache: BlockCache | None = None
+        if compressed:
+            from ttt_solve.solver.tablebase.compressed import BlockCache
+
+            self._cache = BlockCache()
+        self.reads = 0
+        """Records read so far by :meth:`probe` and :meth:`probe_moves` (one a position)."""
+        self.kernels: CompiledIndex | None = None
+        """The compiled look-ups (:mod:`solver.tablebase.many`), made by :meth:`probe_many`
+        or :meth:`compile`."""
+        self._plies: dict[int, _Ply] = {}
+        self._compiled: CompiledIndex | None = None  # once compile() asked for them
+        self._asked = 0
+
+    def __enter__(self) -> Tablebase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Tablebase {self.rules.name} in {self.folder}>"
+
+    # -- one position -------------------------------------------------------------------------
+
+    def probe(self, position: Position) -> Value:
+        """The value of a position for the side to move, with its remoteness: one record.
+
+        Raises :class:`InvalidPositionError` for a position of another game or one no game
+        reaches, :class:`TableDamagedError` for a record the rules forbid there."""
+        ply, numbers, records, _ = self._family(position, False)
+        return self._value(ply, numbers[0], records[0], position, position.winner)
+
+    def probe_moves(self, position: Position) -> Probe:
+        """The position's value and every legal move's value: one record for the position
+        and one for each move. The moves must agree with the position's record: a record
+        that is not the best of its moves', or a move to no position, is
+        :class:`TableDamagedError` (so is what :meth:`probe` refuses, for the position and
+        for each move's)."""
+        winner = position.winner
+        open_ = winner is None and position.empty != 0
+        ply, numbers, records, problem = self._family(position, open_)
+        value = self._value(ply, numbers[0], records[0], position, winner, open_)
+        if not open_:
+            return Probe(value, {})
+        children = self._ply(position.ply + 1)
+        cells = list(iter_cells(position.empty))
+        if problem >= 0:
+            self._family_damage(position, ply, children, numbers, records, problem, cells)
+        moves = cast("list[Value]", children.moves)  # the records are sound: checked
+        return Probe(value, dict(zip(cells, [moves[record] for record in records[1:]])))
+
+    def record(self, position: Position) -> int:
+        """The raw record of a position (:mod:`solver.tablebase.step`), unchecked."""
+        return self._family(position, False)[2][0]
+
+    def compile(self) -> None:
+        """Look positions up with compiled kernels from now on: the same numbers and checks,
+        several times faster a position, for a process that probes many (a server, an
+        environment's truth). It loads Numba (a fraction of a second; on a machine's first
+        use its kernels are compiled, a minute at most, and kept); a one-shot look-up is
+        faster without."""
+        if self._compiled is None:
+            from ttt_solve.solver.tablebase.many import CompiledIndex
+
+            compiled = self.kernels or CompiledIndex(self)
+            compiled.family(0, 0, 0, self.rules.cells)  # loaded (or compiled) now
+            self.kernels = self._compiled = compiled
+
+    def _family(self, position: Position, children: bool) -> tuple[_Ply, list[int], list[int], int]:
+        """``(ply, numbers, records, problem)``: the ply of a position, its number and
+        record, then with ``children`` those of its children in the next ply, one for each
+        empty cell in ascending order, and their
+        :func:`~solver.tablebase.lookup.family_problem` (-1: none, and always without
+        ``children``). Counts the records read."""
+        if position.rules is not self.rules and position.rules != self.rules:  # `is`: cheap
+            raise InvalidPositionError(
+                f"a position of {position.rules.name} looked up in a table of {self.rules.name}"
+            )
+        problem = _count_problem(position)
+        if problem is not None:
+            raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
+        x, o, at = position.x, position.o, position.ply
+        self._asked += 1
+        if self._asked == self.compile_after and self._compiled is None:
+            self.compile()
+        ply = self._plies.get(at) or self._ply(at)
+        if children:
+            child_ply = self._plies.get(at + 1) or self._ply(at + 1)
+        if self._compiled is not None:
+            count = self.rules.cells - at if children else 0
+            array, records, found = self._compiled.family(at, x, o, count)
+            if found != -2:
+                self.reads += 1 + count
+                return ply, array.tolist() if found >= 0 else [int(array[0])], records, found
+        try:  # the plain index, or the compiled one's failure said in words
+            numbers = [ply.index.index(x, o)]
+            if children:
+                numbers += child_ply.index.children(x, o, list(iter_cells(position.empty)))
+        except ValueError as error:  # an X set of no class: a ply's index is damaged
+            damaged = child_ply if children and len(numbers) == 1 else ply
+            raise TableFileError(damaged.path, f"its index is damaged: {error}") from None
+        self.reads += len(numbers)
+        records = [ply.source.record(numbers[0])]
+        if not children:
+            return ply, numbers, records, -1
+        source = child_ply.source
+        records += [source.record(number) for number in numbers[1:]]
+        mover, opponent = (x, o) if position.x_to_move else (o, x)
+        rules = self.rules
+        through, width = lines_through_table(rules)
+        found = family_problem(
+            mover,
+            opponent,
+            position.empty,
+            rules.cells,
+            records[0],
+            records[1:],
+            rules.lines,
+            through,
+            width,
+        )
+        return ply, numbers, records, found
+
+    def _family_damage(
+        self,
+        position: Position,
+        ply: _Ply,
+        children: _Ply,
+        numbers: list[int],
+        records: list[int],
+        problem: int,
+        cells: list[int],
+    ) -> NoReturn:
+        """Raise the damage :func:`~solver.tablebase.lookup.family_problem` found: a move's
+        record the rules forbid, or the position's that is not the best of its moves'."""
+        if problem < len(cells):
+            child = position.play(cells[problem])
+            record = records[1 + problem]
+            raise TableDamagedError(
+                children.path, numbers[1 + problem], _record_problem(children, record, child)
+            )
+        value = ply.values[records[0]]
+        assert value is not None  # checked first
+        moves = [children.moves[record] for record in records[1:]]
+        backed = max((move for move in moves if move is not None), key=_score)
+        raise TableDamagedError.contradicted(ply.path, numbers[0], position, value, backed)
+
+    def _value(
+        self,
+        ply: _Ply,
+        number: int,
+        record: int,
+        position: Position,
+        winner: str | None,
+        moves_read: bool = False,
+    ) -> Value:
+        """The value of a position's record, checked against what the rules allow there
+        (``winner``: the side with a line, if one has): lost in 0 where the last mover has a
+        line, a draw on a full board, else a remoteness of at least 1 and at most the empty
+        cells, and a win in 1 only where a move wins (unless ``moves_read``: its moves'
+        records are checked against it)."""
+        value = ply.values[record]
+        if winner is not None:
+            problem = position.illegality()
+            if problem is not None and record == NONE:
+                raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
+            sound = problem is None and record == DECIDED
+        elif not position.empty:
+            sound = record == DRAW
+        else:
+            sound = value is not None and record != DECIDED
+            if sound and record == DECIDED + 1 and not moves_read:
+                # (with the moves read, a win in 1 is the best of them only if a move wins)
+                mine, theirs = (
+                    (position.x, position.o) if position.x_to_move else (position.o, position.x)
+                )
+                sound = wins_at_once(mine, theirs, self.rules.lines)
+        if not sound or value is None:
+            raise TableDamagedError(ply.path, number, _record_problem(ply, record, position))
+        return value
+
+    # -- many positions -----------------------------------------------------------------------
+
+    def probe_many(self, x: Any, o: Any) -> Probes:
+        """The values and remoteness of many positions (arrays of X and O cell sets, aligned:
+        any orientation, any mix of plies), ranked in kernels over every core and read one
+        record each. Raises :class:`InvalidPositionError` for stones off the board, on one
+        cell twice or in counts no game has, and :class:`TableDamagedError` for a record
+        beyond its position's empty cells."""
+        from ttt_solve.solver.tablebase.many import probe_arrays
+
+        return probe_arrays(self, x, o)
+
+    # -- files --------------------------------------------------------------------------------
 
     def verify(self, progress: Callable[[int, int], None] | None = None) -> int:
         """Check every ply's file against its digest (and the manifest's record of it);
         returns the files checked. ``progress(done, total)`` is told the bytes read after
         each file."""
-        paths = [ply_path(self.folder, ply) for ply in range(self.rules.cells + 1)]
+        paths = [self._path(ply) for ply in range(self.rules.cells + 1)]
         sizes = [path.stat().st_size if path.exists() else 0 for path in paths]
         for ply, path in enumerate(paths):
-            header = verify(path, self.rules, ply)
-            if header.digest.hex() != self.digests.get(ply):
+            if self.compressed:
+                compressed = self._ply(ply).source
+                compressed.verify()  # type: ignore[attr-defined]  # a CompressedPly's
+                digest = compressed.header.digest  # type: ignore[attr-defined]
+            else:
+                digest = verify(path, self.rules, ply).digest
+            if digest.hex() != self.digests.get(ply):
                 raise TableFileError(path, "its digest is not the one the manifest holds")
             if progress is not None:
                 progress(sum(sizes[: ply + 1]), sum(sizes))
         return len(paths)
 
-    def _ply(self, ply: int) -> _PlyFile:
-        if ply not in self._plies:
-            self._plies[ply] = _PlyFile(ply_path(self.folder, ply), self.rules, ply)
-        return self._plies[ply]
+    def ply_file(self, ply: int) -> _Ply:
+        """A ply's open file (opened on first use): its header, index and records."""
+        return self._ply(ply)
 
-    def record(self, position: Position) -> int:
-        """The record of a position (:mod:`solver.tablebase.step`)."""
-        if position.rules != self.rules:
-            raise InvalidPositionError(
-                f"a position of {position.rules.name} looked up in a table of {self.rules.name}"
-            )
-        return self._ply(position.ply).record(position.x, position.o)
+    def _ply(self, ply: int) -> _Ply:
+        found = self._plies.get(ply)
+        if found is None:
+            path = self._path(ply)
+            if not path.exists():
+                raise MissingTableError(f"{path}: missing from the table; build it again")
+            found = self._plies[ply] = _Ply(path, self.rules, ply, self._cache)
+        return found
 
-    def value(self, position: Position) -> Value:
-        """The value of a position for the side to move, with its remoteness."""
-        record = self.record(position)
-        if record == NONE:
-            problem = position.illegality() or "the table holds no such position"
-            raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
-        return Value.from_score(score_of_record(record), position.empty_count)
+    def _path(self, ply: int) -> Path:
+        if self.compressed:
+            from ttt_solve.solver.tablebase.compressed import compressed_path
 
-    def moves(self, position: Position) -> dict[int, Value]:
-        """Every legal move's value for its mover, by cell (none once the game is over)."""
-        if position.is_terminal:
-            return {}
-        ply = self._ply(position.ply + 1)
-        empties = position.empty_count - 1
-        values = {}
-        x_moves = position.x_to_move
-        for cell in iter_cells(position.empty):
-            bit = 1 << cell
-            x, o = (position.x | bit, position.o) if x_moves else (position.x, position.o | bit)
-            record = ply.record(x, o)
-            if record == NONE:
-                raise InvalidPositionError(f"{position} is not a position of a game")
-            values[cell] = move_value(Value.from_score(score_of_record(record), empties))
-        return values
+            return compressed_path(self.folder, ply)
+        return ply_path(self.folder, ply)
 
     def close(self) -> None:
         """Unmap the files opened so far (a later look-up opens them again)."""
+        if self.kernels is not None:
+            self.kernels.release()
         for ply_file in self._plies.values():
             try:
-                ply_file.data.close()
+                ply_file.close()
             except BufferError:
                 # NumPy arrays still view the map (a stream stopped midway): it is unmapped
                 # when the last of them goes.
                 pass
         self._plies.clear()
 
-    def analyse(self, position: Position) -> tuple[Value, dict[int, Value]]:
-        """The position's value and every move's: what a query shows."""
-        return self.value(position), self.moves(position)
+
+def open_tablebase(
+    folder: Path | str, rules: Rules | None = None, *, compile_after: int | None = COMPILE_AFTER
+) -> Tablebase:
+    """Open the tablebase in ``folder`` (its manifest names the game; ``rules``, if given,
+    must be it). Files are opened as positions need them; nothing is read whole. After
+    ``compile_after`` positions (``None``: never) its look-ups switch to compiled kernels
+    (:meth:`Tablebase.compile`).
+
+    Raises :class:`MissingTableError` when the folder holds no finished table,
+    :class:`~solver.tablebase.files.TableError` for a table of another game or an
+    unreadable manifest."""
+    return Tablebase(folder, rules, compile_after=compile_after)
+
+
+def _count_problem(position: Position) -> str | None:
+    """Why a position's stones cannot be ranked in a ply (``None``: they can)."""
+    x, o = position.x, position.o
+    if x & o:
+        return "a cell holds both x and o"
+    if (x | o) & ~position.rules.full:
+        return "a stone is off the board"
+    if not 0 <= x.bit_count() - o.bit_count() <= 1:
+        return position.illegality()
+    return None
+
+
+def _record_problem(ply: _Ply, record: int, position: Position) -> str:
+    """What is wrong with the record of a position of ``ply``: the rules forbid it there."""
+    if record == NONE:
+        return f"it records no position for {position}, which a game reaches"
+    value = ply.values[record]
+    if value is None:
+        return (
+            f"its record {record} means no value at ply {position.ply} (a remoteness beyond "
+            f"the {position.empty_count} empty cells) for {position}"
+        )
+    if position.illegality() is not None:
+        return f"it records {_said(value)} for {position}, which no game reaches"
+    if position.is_terminal:
+        return f"it records {_said(value)} for {position}, where the game is over"
+    if record == DECIDED + 1:
+        return f"it records a win in 1 for {position}, where no move wins at once"
+    return f"it records {_said(value)} for {position}, where the game is not over"
+
+
+def _score(value: Value) -> int:
+    return value.score
+
+
+def _said(value: Value) -> str:
+    return f"{value.outcome.value} in {value.remoteness}"
