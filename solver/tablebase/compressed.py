@@ -38,6 +38,7 @@ from ttt_solve.solver.tablebase.files import (
     TableDiskFullError,
     TableError,
     TableFileError,
+    TableHeader,
     _sync_folder,
 )
 from ttt_solve.solver.tablebase.lookup import DRAW, PlyIndex, Ranks, stone_counts
@@ -194,6 +195,12 @@ class CompressedHeader:
             yield "blocks of no numbers"
 
 
+def outcome_counts(raw: TableHeader) -> tuple[int, ...]:
+    """A raw file's counts as a compressed header holds them: the 12 numbers
+    ``[outcome][over][kind]`` that its per-record counts give."""
+    return tuple(int(count) for count in raw.record_counts.counts.ravel())
+
+
 def head_digest(head: bytes) -> bytes:
     """The BLAKE2b-256 digest of a file's head (header, ranks, block table), its own digest
     field read as zeros."""
@@ -253,7 +260,7 @@ def compress_ply(
         count,
         block_records,
         -(-count // block_records),
-        counts=source.counts,
+        counts=outcome_counts(source),
     )
     compressor = zstd.ZstdCompressor(level=level, write_content_size=True, write_checksum=False)
     temporary = out.with_name(out.name + ".tmp")
@@ -587,16 +594,10 @@ def compress_table(
     manifest."""
     import json
 
-    from ttt_solve.solver.tablebase.files import ply_path, read_header
+    from ttt_solve.solver.tablebase.files import ply_path, read_header, read_manifest
 
     folder, out = Path(folder), Path(out)
-    source = _read_json(folder / MANIFEST)
-    try:
-        game = source["rules"]
-        assert isinstance(game, dict)
-        rules = Rules(game["rows"], game["cols"], game["k"])
-    except (AssertionError, KeyError, TypeError, ValueError):
-        raise TableFileError(folder / MANIFEST, "not a table manifest") from None
+    rules = read_manifest(folder).rules
     headers = [read_header(ply_path(folder, ply), rules, ply) for ply in range(rules.cells + 1)]
     total = sum(header.count for header in headers)
     out.mkdir(parents=True, exist_ok=True)
@@ -606,7 +607,7 @@ def compress_table(
     done = 0
     for ply, source_header in enumerate(headers):
         path = compressed_path(out, ply)
-        if not _made(path, rules, ply, source_header.counts):
+        if not _made(path, rules, ply, outcome_counts(source_header)):
 
             def report(ply_done: int, ply_total: int, ply: int = ply, before: int = done) -> None:
                 if progress is not None:
