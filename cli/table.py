@@ -253,3 +253,44 @@ def verify(folder: Path, sample: int, seed: int) -> None:
         f"{len(check.sampled)} plies: each position's value is the best of its children's "
         "(or its end's)"
     )
+
+
+@table.command("upgrade", context_settings=HELP_SETTINGS)
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
+@click.option(
+    "--every",
+    type=click.FloatRange(0.1),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds between progress lines.",
+)
+@friendly_errors
+def upgrade(folder: Path, every: float) -> None:
+    """Rewrite the finished table in FOLDER, of format version 1, as version 2, in place.
+
+    Each file's own digest is checked, its positions counted by record (what version 2's
+    header holds) and held to its header's counts, then it is written again and renamed over
+    the old one; table.json last. A stop loses the file in hand at most; a rerun takes the
+    files still of version 1. A table of version 2 is left as it is.
+
+    \b
+    Example:
+      ttt table upgrade /data/4x6k4
+    """
+    from ttt_solve.solver.tablebase.upgrade import upgrade_table
+
+    started = time.perf_counter()
+    try:
+        with closing(ProgressLines("upgrading", "bytes", every)) as progress:
+            manifest, rewritten = upgrade_table(folder, progress)
+    except KeyboardInterrupt as interrupt:
+        word, status = stopped_by(interrupt)
+        click.echo(
+            f"{word}: the files rewritten so far are kept in {folder}; rerun to go on", err=True
+        )
+        sys.exit(status)
+    click.echo(
+        f"{manifest.rules.name}: {rewritten} of {len(manifest.plies)} files rewritten as format "
+        f"version {manifest.format} in {folder}; {duration_text(time.perf_counter() - started)}"
+    )
