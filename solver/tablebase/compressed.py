@@ -220,13 +220,15 @@ def block_digest(block: bytes | memoryview) -> bytes:
 
 @dataclass(frozen=True)
 class CompressProgress:
-    """Where a compression stands: numbers done in the ply in hand and in the whole table."""
+    """Where a compression stands: numbers done in the ply in hand and in the whole table,
+    of which ``resumed`` were found done by an earlier run."""
 
     ply: int
     ply_done: int
     ply_total: int
     done: int
     total: int
+    resumed: int = 0
 
 
 def compress_ply(
@@ -604,19 +606,28 @@ def compress_table(
     for leftover in out.glob("*.tmp"):
         leftover.unlink()  # a file whose write was cut short: never taken as done
     (out / MANIFEST).unlink(missing_ok=True)
+    kept = [
+        _made(compressed_path(out, ply), rules, ply, outcome_counts(header))
+        for ply, header in enumerate(headers)
+    ]
+    resumed = sum(header.count for header, made in zip(headers, kept) if made)
     done = 0
     for ply, source_header in enumerate(headers):
-        path = compressed_path(out, ply)
-        if not _made(path, rules, ply, outcome_counts(source_header)):
+        if not kept[ply]:
 
             def report(ply_done: int, ply_total: int, ply: int = ply, before: int = done) -> None:
                 if progress is not None:
-                    progress(CompressProgress(ply, ply_done, ply_total, before + ply_done, total))
+                    state = CompressProgress(
+                        ply, ply_done, ply_total, before + ply_done, total, resumed
+                    )
+                    progress(state)
 
+            path = compressed_path(out, ply)
             compress_ply(ply_path(folder, ply), path, rules, ply, block_records, level, report)
         done += source_header.count
         if progress is not None:
-            progress(CompressProgress(ply, source_header.count, source_header.count, done, total))
+            count = source_header.count
+            progress(CompressProgress(ply, count, count, done, total, resumed))
     manifest = table_manifest(out, rules)
     text = json.dumps(manifest, indent=1) + "\n"
     temporary = out / (MANIFEST + ".tmp")
