@@ -443,6 +443,7 @@ class CompressedPly:
         self._decompressor = zstandard().ZstdDecompressor()
         self._last = -1
         self._last_block = b""
+        self._lines: NDArray[np.int64] | None = None
 
     def __len__(self) -> int:
         return self.header.count
@@ -500,12 +501,7 @@ class CompressedPly:
         stored = self.stored(number)
         if stored != DRAW:
             return stored
-        from ttt_solve.solver.tablebase.known import UNKNOWN, known_record
-
-        rules = self.rules
-        x, o = self.index.stones(number)
-        known = known_record(x, o, self.ply, rules.cells, rules.lines, rules.k)
-        return DRAW if known == UNKNOWN else known
+        return self._known(*self.index.stones(number))
 
     def record_at(self, x: int, o: int) -> int:
         """The record of the position with these stones (of this ply's counts): ranked, read,
@@ -513,10 +509,18 @@ class CompressedPly:
         stored = self.stored(self.index.index(x, o))
         if stored != DRAW:
             return stored
-        from ttt_solve.solver.tablebase.known import UNKNOWN, known_record
+        return self._known(x, o)
 
+    def _known(self, x: int, o: int) -> int:
+        """The record of a position stored as a draw: the one its stones give, or a draw."""
+        from ttt_solve.solver.tablebase.known import UNKNOWN, known_record_compiled
+
+        if self._lines is None:
+            import numpy as np
+
+            self._lines = np.array(self.rules.lines, dtype=np.int64)
         rules = self.rules
-        known = known_record(x, o, self.ply, rules.cells, rules.lines, rules.k)
+        known = int(known_record_compiled(x, o, self.ply, rules.cells, self._lines, rules.k))
         return DRAW if known == UNKNOWN else known
 
     def records(self, numbers: Sequence[int] | NDArray[np.int64]) -> NDArray[np.uint8]:

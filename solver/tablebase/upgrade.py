@@ -129,14 +129,14 @@ def upgrade_ply(
     ranks = np.frombuffer(data[V1_HEADER_SIZE:records_at], dtype="<u8").astype(np.int64)
     reps = sets_of_ranks(ranks, stone_counts(ply)[0], rules.cells)
     step = ply_step(rules, ply, None, None)._replace(reps=reps)
-    digest = hashlib.blake2b(data[V1_HEADER_SIZE:records_at], digest_size=32)
+    digest = hashlib.blake2b(data[V1_HEADER_SIZE:records_at].data, digest_size=32)
     records = data[records_at:]
     if progress is not None:
         progress(records_at)
     counts = None
     for first in range(0, header.count, _PIECE):
         piece = records[first : first + _PIECE]
-        digest.update(piece)
+        digest.update(piece.data)
         made = count_range(step, first, first + len(piece), piece)
         counts = made if counts is None else counts + made
         if progress is not None:
