@@ -12,7 +12,7 @@ import sys
 import time
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -31,6 +31,22 @@ if TYPE_CHECKING:
 
 SHOWN = 20
 """Problems a verify lists at most."""
+
+every_option = click.option(
+    "--every",
+    type=click.FloatRange(0.1),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds between progress lines.",
+)
+
+
+def _stopped(interrupt: KeyboardInterrupt, kept: str) -> NoReturn:
+    """A stop of long work: one line saying what is kept, and the stop's status."""
+    word, status = stopped_by(interrupt)
+    click.echo(f"{word}: {kept}; rerun to resume", err=True)
+    sys.exit(status)
 
 
 @click.group("table", context_settings=HELP_SETTINGS)
@@ -70,14 +86,7 @@ def table() -> None:
     show_default=True,
     help="Where the ply step runs: the GPU when Numba finds one (auto), or as said.",
 )
-@click.option(
-    "--every",
-    type=click.FloatRange(0.1),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Seconds between progress lines.",
-)
+@every_option
 @friendly_errors
 def build(game: str, folder: Path, memory: str, device: str, every: float) -> None:
     """Build, or finish building, the tablebase of GAME (at most 25 cells) in FOLDER.
@@ -116,9 +125,7 @@ def build(game: str, folder: Path, memory: str, device: str, every: float) -> No
             note=lambda text: click.echo(text, err=True),
         )
     except KeyboardInterrupt as interrupt:
-        word, status = stopped_by(interrupt)
-        click.echo(f"{word}: the parts made so far are kept in {folder}; rerun to resume", err=True)
-        sys.exit(status)
+        _stopped(interrupt, f"the parts made so far are kept in {folder}")
     value = value_of_record(summary.root_record, rules.cells)
     canonical = sum(counts.canonical for counts in summary.counts)
     reachable = sum(counts.reachable for counts in summary.counts)
@@ -267,14 +274,7 @@ def verify(folder: Path, sample: int, seed: int) -> None:
 
 @table.command("upgrade", context_settings=HELP_SETTINGS)
 @click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "--every",
-    type=click.FloatRange(0.1),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Seconds between progress lines.",
-)
+@every_option
 @friendly_errors
 def upgrade(folder: Path, every: float) -> None:
     """Rewrite the finished table in FOLDER, of format version 1, as version 2, in place.
@@ -295,11 +295,7 @@ def upgrade(folder: Path, every: float) -> None:
         with closing(ProgressLines("upgrading", "bytes", every)) as progress:
             manifest, rewritten = upgrade_table(folder, progress)
     except KeyboardInterrupt as interrupt:
-        word, status = stopped_by(interrupt)
-        click.echo(
-            f"{word}: the files rewritten so far are kept in {folder}; rerun to go on", err=True
-        )
-        sys.exit(status)
+        _stopped(interrupt, f"the files rewritten so far are kept in {folder}")
     click.echo(
         f"{manifest.rules.name}: {rewritten} of {len(manifest.plies)} files rewritten as format "
         f"version {manifest.format} in {folder}; {duration_text(time.perf_counter() - started)}"
@@ -330,14 +326,7 @@ def _verify_release(folder: Path) -> None:
 @table.command("publish", context_settings=HELP_SETTINGS)
 @click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
 @click.argument("out", type=click.Path(path_type=Path, file_okay=False))
-@click.option(
-    "--every",
-    type=click.FloatRange(0.1),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Seconds between progress lines.",
-)
+@every_option
 @friendly_errors
 def publish(folder: Path, out: Path, every: float) -> None:
     """Make a release of the finished table in FOLDER in OUT: its plies compressed in zstd
@@ -359,9 +348,7 @@ def publish(folder: Path, out: Path, every: float) -> None:
         with closing(_CompressLines(every)) as lines:
             manifest = publish_release(folder, out, progress=lines)
     except KeyboardInterrupt as interrupt:
-        word, status = stopped_by(interrupt)
-        click.echo(f"{word}: the files made so far are kept in {out}; rerun to go on", err=True)
-        sys.exit(status)
+        _stopped(interrupt, f"the files made so far are kept in {out}")
     plies = manifest["plies"]
     assert isinstance(plies, list)
     size = sum(int(entry["bytes"]) for entry in plies)
