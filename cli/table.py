@@ -12,7 +12,7 @@ import sys
 import time
 from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -28,18 +28,36 @@ from ttt_solve.solver.vocabulary import Device
 
 if TYPE_CHECKING:
     from ttt_solve.solver.tablebase.build import BuildProgress
+    from ttt_solve.solver.tablebase.compressed import CompressProgress
 
 SHOWN = 20
 """Problems a verify lists at most."""
 
+every_option = click.option(
+    "--every",
+    type=click.FloatRange(0.1),
+    default=10.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Seconds between progress lines.",
+)
+
+
+def _stopped(interrupt: KeyboardInterrupt, kept: str) -> NoReturn:
+    """A stop of long work: one line saying what is kept, and the stop's status."""
+    word, status = stopped_by(interrupt)
+    click.echo(f"{word}: {kept}; rerun to resume", err=True)
+    sys.exit(status)
+
 
 @click.group("table", context_settings=HELP_SETTINGS)
 def table() -> None:
-    """A tablebase's own commands: build, catalogue, figures, verify.
+    """A tablebase's own commands: build, catalogue, figures, verify, publish, upgrade.
 
     A tablebase holds every position's value and remoteness in a byte, in a folder of files
     (one a ply and table.json). ttt-solve --method table builds and catalogues one beside the
-    book; these commands do each step apart.
+    book; these commands do each step apart. A release is a table compressed, with its
+    digests, figures and a README, for anyone to check.
 
     \b
     Examples:
@@ -47,6 +65,8 @@ def table() -> None:
       ttt table catalogue tables/4x4k4 --db books.sqlite
       ttt table figures tables/4x4k4
       ttt table verify tables/4x4k4
+      ttt table publish tables/4x4k4 releases/4x4k4
+      ttt table verify releases/4x4k4
     """
 
 
@@ -67,14 +87,7 @@ def table() -> None:
     show_default=True,
     help="Where the ply step runs: the GPU when Numba finds one (auto), or as said.",
 )
-@click.option(
-    "--every",
-    type=click.FloatRange(0.1),
-    default=10.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="Seconds between progress lines.",
-)
+@every_option
 @friendly_errors
 def build(game: str, folder: Path, memory: str, device: str, every: float) -> None:
     """Build, or finish building, the tablebase of GAME (at most 25 cells) in FOLDER.
@@ -113,9 +126,7 @@ def build(game: str, folder: Path, memory: str, device: str, every: float) -> No
             note=lambda text: click.echo(text, err=True),
         )
     except KeyboardInterrupt as interrupt:
-        word, status = stopped_by(interrupt)
-        click.echo(f"{word}: the parts made so far are kept in {folder}; rerun to resume", err=True)
-        sys.exit(status)
+        _stopped(interrupt, f"the parts made so far are kept in {folder}")
     value = value_of_record(summary.root_record, rules.cells)
     canonical = sum(counts.canonical for counts in summary.counts)
     reachable = sum(counts.reachable for counts in summary.counts)
@@ -205,20 +216,26 @@ def figures(folder: Path, as_json: bool) -> None:
 @friendly_errors
 def verify(folder: Path, sample: int, seed: int) -> None:
     """Check the finished table in FOLDER: every file's digest, then a seeded sample of each
-    ply, each position against its children. Exits with status 1 if a check fails, listing
-    the first problems. (ttt verify checks a game through the book, every position of it on
-    boards of up to 20 cells.)
+    ply, each position against its children; or, where FOLDER is a release (ttt table
+    publish), every digest and count of its files, sums and figures. Exits with status 1 if
+    a check fails, listing the first problems. (ttt verify checks a game through the book,
+    every position of it on boards of up to 20 cells.)
 
     \b
     Examples:
       ttt table verify /data/5x5k4
       ttt table verify /data/5x5k4 --sample 100000 --seed 7
+      ttt table verify releases/5x5k4
     """
     from ttt_solve.book.tablerows import TableRows
     from ttt_solve.book.tableverify import TableCheck, digest_problems, sample_problems
     from ttt_solve.solver.position import Position
     from ttt_solve.solver.tablebase.files import read_manifest
+    from ttt_solve.solver.tablebase.release import is_release
 
+    if is_release(folder):
+        _verify_release(folder)
+        return
     rules = read_manifest(folder).rules
     check = TableCheck()
     click.echo(f"verifying the table of {rules.name} in {folder}...", err=True)
@@ -247,3 +264,103 @@ def verify(folder: Path, sample: int, seed: int) -> None:
         f"{len(check.sampled)} plies: each position's value is the best of its children's "
         "(or its end's)"
     )
+
+
+@table.command("upgrade", context_settings=HELP_SETTINGS)
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
+@every_option
+@friendly_errors
+def upgrade(folder: Path, every: float) -> None:
+    """Rewrite the finished table in FOLDER, of format version 1, as version 2, in place.
+
+    Each file's own digest is checked, its positions counted by record (what version 2's
+    header holds) and held to its header's counts, then it is written again and renamed over
+    the old one; table.json last. A stop loses the file in hand at most; a rerun takes the
+    files still of version 1. A table of version 2 is left as it is.
+
+    \b
+    Example:
+      ttt table upgrade /data/4x6k4
+    """
+    from ttt_solve.solver.tablebase.upgrade import upgrade_table
+
+    started = time.perf_counter()
+    try:
+        with closing(ProgressLines("upgrading", "bytes", every)) as progress:
+            manifest, rewritten = upgrade_table(folder, progress)
+    except KeyboardInterrupt as interrupt:
+        _stopped(interrupt, f"the files rewritten so far are kept in {folder}")
+    click.echo(
+        f"{manifest.rules.name}: {rewritten} of {len(manifest.plies)} files rewritten as format "
+        f"version {manifest.format} in {folder}; {duration_text(time.perf_counter() - started)}"
+    )
+
+
+def _verify_release(folder: Path) -> None:
+    """``ttt table verify`` of a release: every problem, one line each; status 1 if any."""
+    from ttt_solve.solver.tablebase.release import release_files, verify_release
+
+    click.echo(f"verifying the release in {folder}...", err=True)
+    with closing(ProgressLines("digests", "bytes")) as progress:
+        problems = list(verify_release(folder, progress))
+    for problem in problems[:SHOWN]:
+        click.echo(problem)
+    if problems:
+        more = f" (first {SHOWN} shown)" if len(problems) > SHOWN else ""
+        click.echo(f"{folder}: {len(problems)} problem{'s' * (len(problems) > 1)}{more}")
+        sys.exit(1)
+    rules, files = release_files(folder)
+    click.echo(
+        f"{rules.name}: OK, a release of {files} compressed files: each one's SHA-256, "
+        "BLAKE2b, head and block digests and counts are table.json's, and so are SHA256SUMS, "
+        "B2SUMS and figures.json"
+    )
+
+
+@table.command("publish", context_settings=HELP_SETTINGS)
+@click.argument("folder", type=click.Path(path_type=Path, file_okay=False))
+@click.argument("out", type=click.Path(path_type=Path, file_okay=False))
+@every_option
+@friendly_errors
+def publish(folder: Path, out: Path, every: float) -> None:
+    """Make a release of the finished table in FOLDER in OUT: its plies compressed in zstd
+    blocks, table.json (the game, each file's digests and counts), SHA256SUMS, B2SUMS, the
+    figures and a README saying how to check and read it (ttt table verify OUT).
+
+    Each file is written whole under a temporary name, then renamed: a stop loses the file
+    in hand at most, and a rerun keeps the files made and goes on.
+
+    \b
+    Examples:
+      ttt table publish tables/4x5k4 releases/4x5k4
+      ttt table verify releases/4x5k4
+    """
+    from ttt_solve.solver.tablebase.release import publish as publish_release
+
+    started = time.perf_counter()
+    try:
+        with closing(_CompressLines(every)) as lines:
+            manifest = publish_release(folder, out, progress=lines)
+    except KeyboardInterrupt as interrupt:
+        _stopped(interrupt, f"the files made so far are kept in {out}")
+    plies = manifest["plies"]
+    assert isinstance(plies, list)
+    size = sum(int(entry["bytes"]) for entry in plies)
+    click.echo(
+        f"{out}: a release of {len(plies)} files, {size / 1e6:,.1f} MB; "
+        f"{duration_text(time.perf_counter() - started)}"
+    )
+
+
+class _CompressLines:
+    """A compression's progress as lines on stderr, its ETA from this run's own rate (the
+    plies an earlier run made are not counted as done by this one)."""
+
+    def __init__(self, every: float) -> None:
+        self.lines = ProgressLines("compressing", "numbers", every)
+
+    def __call__(self, state: CompressProgress) -> None:
+        self.lines(state.done - state.resumed, state.total - state.resumed)
+
+    def close(self) -> None:
+        self.lines.close()

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import random
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
 pytest.importorskip("zstandard", reason="compressed tables need: pip install -e '.[compressed]'")
 
+from ttt_solve.cli.main import ttt  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 from ttt_solve.solver.tablebase.build import build_table  # noqa: E402
 from ttt_solve.solver.tablebase.release import publish, verify_release  # noqa: E402
@@ -88,3 +92,84 @@ def test_a_missing_file_is_one_line(release: Path) -> None:
         assert list(verify_release(release)) == [f"{path}: missing, or not a regular file"]
     finally:
         path.write_bytes(data)
+
+
+def ttt_table(*args: object) -> Result:
+    return CliRunner().invoke(ttt, ["table", *(str(arg) for arg in args)])
+
+
+@pytest.fixture(scope="module")
+def raw_4x4(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    raw = tmp_path_factory.mktemp("raw") / "4x4k4"
+    build_table(Rules(4, 4, 4), raw)
+    return raw
+
+
+def test_ttt_table_publish_then_verify(raw_4x4: Path, tmp_path: Path) -> None:
+    out = tmp_path / "release"
+    made = ttt_table("publish", raw_4x4, out)
+    assert made.exit_code == 0, made.output
+    assert f"{out}: a release of 17 files" in made.stdout
+    checked = ttt_table("verify", out)
+    assert checked.exit_code == 0, checked.output
+    assert checked.stdout.startswith("4x4 k=4: OK, a release of 17 compressed files")
+    assert "ttt table verify ." in (out / "README.md").read_text()
+
+
+def test_a_stopped_publish_goes_on_file_by_file(raw_4x4: Path, tmp_path: Path) -> None:
+    """A stop leaves whole files and perhaps one under a temporary name, and no manifest:
+    a rerun makes only the files missing, and the release is the same bytes."""
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    assert ttt_table("publish", raw_4x4, whole).exit_code == 0
+    assert ttt_table("publish", raw_4x4, cut).exit_code == 0
+    for name in ("table.json", "README.md", "SHA256SUMS", "ply-09.tbz", "ply-12.tbz"):
+        (cut / name).unlink()
+    (cut / "ply-09.tbz.tmp").write_bytes((whole / "ply-09.tbz").read_bytes()[:1000])
+    kept = {p.name: p.stat().st_mtime_ns for p in cut.glob("*.tbz")}
+    assert ttt_table("publish", raw_4x4, cut).exit_code == 0
+    assert {p.name: p.stat().st_mtime_ns for p in cut.glob("*.tbz") if p.name in kept} == kept
+    assert sorted(p.name for p in cut.iterdir()) == sorted(p.name for p in whole.iterdir())
+    for path in whole.iterdir():
+        assert (cut / path.name).read_bytes() == path.read_bytes(), path.name
+
+
+def test_ttt_table_verify_catches_one_changed_byte_anywhere_in_a_file(
+    raw_4x4: Path, tmp_path: Path
+) -> None:
+    """A byte of the header, the ranks, the block table, a block, the last byte: each caught,
+    status 1, the file named."""
+    out = tmp_path / "release"
+    assert ttt_table("publish", raw_4x4, out).exit_code == 0
+    path = out / "ply-08.tbz"
+    clean = path.read_bytes()
+    rng = random.Random(8)
+    places = [0, 10, 100, 200, 300, len(clean) - 1, *rng.sample(range(len(clean)), 12)]
+    for at in places:
+        damaged = bytearray(clean)
+        damaged[at] ^= 1 << rng.randrange(8)
+        path.write_bytes(bytes(damaged))
+        checked = ttt_table("verify", out)
+        assert checked.exit_code == 1, at
+        assert all("ply-08.tbz" in line for line in checked.stdout.splitlines()[:-1]), at
+    path.write_bytes(clean)
+    assert ttt_table("verify", out).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["publish", "{raw}", "{raw}"], "not into its folder"),
+        (["publish", "{tmp}/none", "{tmp}/out"], "no finished table here"),
+        (["publish", "{raw}", "{raw2}"], "holds a table.json of no release"),
+        (["verify", "{tmp}/none"], "no finished table here"),
+    ],
+    ids=["into its own folder", "no table", "onto another table", "verify nothing"],
+)
+def test_bad_input_is_one_line(raw_4x4: Path, tmp_path: Path, args: list[str], words: str) -> None:
+    raw2 = tmp_path / "raw2"
+    shutil.copytree(raw_4x4, raw2)
+    filled = [arg.format(raw=raw_4x4, raw2=raw2, tmp=tmp_path) for arg in args]
+    result = ttt_table(*filled)
+    assert result.exit_code == 2, result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
+    assert (raw2 / "table.json").exists()

@@ -1,6 +1,6 @@
-"""The published 5x5 tables: the manifests in data/tablebases (each ply's records, counts and
-digest, as the builds wrote them) against the index's arithmetic, and the figures printed in
-docs/tablebase.md against the manifests."""
+"""The published tables (4x6 k=4, 5x5): the manifests in data/tablebases (each ply's records,
+counts and digest, as the builds wrote them) against the index's arithmetic, and the figures
+printed in docs/tablebase.md against the manifests."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.build import plan_build
 
 ROOT = Path(__file__).resolve().parent.parent
-PUBLISHED = {"5x5k4": Rules(5, 5, 4), "5x5k5": Rules(5, 5, 5)}
+PUBLISHED = {"4x6k4": Rules(4, 6, 4), "5x5k4": Rules(5, 5, 4), "5x5k5": Rules(5, 5, 5)}
 
 
 def manifest(name: str) -> dict:

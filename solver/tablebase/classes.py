@@ -82,6 +82,13 @@ def _unrank_all(
     return out
 
 
+def sets_of_ranks(ranks: NDArray[np.int64], size: int, cells: int) -> NDArray[np.int64]:
+    """The sets of ``size`` cells (of ``cells``) of these ranks (a file's representatives)."""
+    with held():
+        found: NDArray[np.int64] = _unrank_all(ranks, size, cells, binomials())
+    return found
+
+
 def class_table(rules: Rules, x: int) -> ClassTable:
     """The classes of the sets of ``x`` cells of the board (a kernel over every core, in
     pieces: :mod:`solver.pieces`)."""

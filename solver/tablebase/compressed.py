@@ -37,7 +37,6 @@ from ttt_solve.solver.tablebase.files import (
     TableDiskFullError,
     TableError,
     TableFileError,
-    TableHeader,
     _sync_folder,
 )
 from ttt_solve.solver.tablebase.index import stone_counts
@@ -215,13 +214,15 @@ def block_digest(block: bytes | memoryview) -> bytes:
 
 @dataclass(frozen=True)
 class CompressProgress:
-    """Where a compression stands: numbers done in the ply in hand and in the whole table."""
+    """Where a compression stands: numbers done in the ply in hand and in the whole table,
+    of which ``resumed`` were found done by an earlier run."""
 
     ply: int
     ply_done: int
     ply_total: int
     done: int
     total: int
+    resumed: int = 0
 
 
 def compress_ply(
@@ -255,7 +256,7 @@ def compress_ply(
         count,
         block_records,
         -(-count // block_records),
-        counts=_outcome_counts(source),
+        counts=source.counts,
     )
     compressor = zstd.ZstdCompressor(level=level, write_content_size=True, write_checksum=False)
     temporary = out.with_name(out.name + ".tmp")
@@ -412,6 +413,7 @@ class CompressedPly:
         self._decompressor = zstandard().ZstdDecompressor()
         self._last = -1
         self._last_block = b""
+        self._lines: NDArray[np.int64] | None = None
 
     def __len__(self) -> int:
         return self.header.count
@@ -469,12 +471,7 @@ class CompressedPly:
         stored = self.stored(number)
         if stored != DRAW:
             return stored
-        from ttt_solve.solver.tablebase.known import UNKNOWN, known_record
-
-        rules = self.rules
-        x, o = self.index.stones(number)
-        known = known_record(x, o, self.ply, rules.cells, rules.lines, rules.k)
-        return DRAW if known == UNKNOWN else known
+        return self._known(*self.index.stones(number))
 
     def record_at(self, x: int, o: int) -> int:
         """The record of the position with these stones (of this ply's counts): ranked, read,
@@ -482,10 +479,18 @@ class CompressedPly:
         stored = self.stored(self.index.index(x, o))
         if stored != DRAW:
             return stored
-        from ttt_solve.solver.tablebase.known import UNKNOWN, known_record
+        return self._known(x, o)
 
+    def _known(self, x: int, o: int) -> int:
+        """The record of a position stored as a draw: the one its stones give, or a draw."""
+        from ttt_solve.solver.tablebase.known import UNKNOWN, known_record_compiled
+
+        if self._lines is None:
+            import numpy as np
+
+            self._lines = np.array(self.rules.lines, dtype=np.int64)
         rules = self.rules
-        known = known_record(x, o, self.ply, rules.cells, rules.lines, rules.k)
+        known = int(known_record_compiled(x, o, self.ply, rules.cells, self._lines, rules.k))
         return DRAW if known == UNKNOWN else known
 
     def records(self, numbers: Sequence[int] | NDArray[np.int64]) -> NDArray[np.uint8]:
@@ -565,35 +570,38 @@ def compress_table(
     manifest."""
     import json
 
-    from ttt_solve.solver.tablebase.files import ply_path, read_header
+    from ttt_solve.solver.tablebase.files import ply_path, read_header, read_manifest
 
     folder, out = Path(folder), Path(out)
-    source = _read_json(folder / MANIFEST)
-    try:
-        game = source["rules"]
-        assert isinstance(game, dict)
-        rules = Rules(game["rows"], game["cols"], game["k"])
-    except (AssertionError, KeyError, TypeError, ValueError):
-        raise TableFileError(folder / MANIFEST, "not a table manifest") from None
+    rules = read_manifest(folder).rules
     headers = [read_header(ply_path(folder, ply), rules, ply) for ply in range(rules.cells + 1)]
     total = sum(header.count for header in headers)
     out.mkdir(parents=True, exist_ok=True)
     for leftover in out.glob("*.tmp"):
         leftover.unlink()  # a file whose write was cut short: never taken as done
     (out / MANIFEST).unlink(missing_ok=True)
+    kept = [
+        _made(compressed_path(out, ply), rules, ply, header.counts)
+        for ply, header in enumerate(headers)
+    ]
+    resumed = sum(header.count for header, made in zip(headers, kept) if made)
     done = 0
     for ply, source_header in enumerate(headers):
-        path = compressed_path(out, ply)
-        if not _made(path, rules, ply, _outcome_counts(source_header)):
+        if not kept[ply]:
 
             def report(ply_done: int, ply_total: int, ply: int = ply, before: int = done) -> None:
                 if progress is not None:
-                    progress(CompressProgress(ply, ply_done, ply_total, before + ply_done, total))
+                    state = CompressProgress(
+                        ply, ply_done, ply_total, before + ply_done, total, resumed
+                    )
+                    progress(state)
 
+            path = compressed_path(out, ply)
             compress_ply(ply_path(folder, ply), path, rules, ply, block_records, level, report)
         done += source_header.count
         if progress is not None:
-            progress(CompressProgress(ply, source_header.count, source_header.count, done, total))
+            count = source_header.count
+            progress(CompressProgress(ply, count, count, done, total, resumed))
     manifest = table_manifest(out, rules)
     text = json.dumps(manifest, indent=1) + "\n"
     temporary = out / (MANIFEST + ".tmp")
@@ -604,12 +612,6 @@ def compress_table(
     os.replace(temporary, out / MANIFEST)
     _sync_folder(out)
     return manifest
-
-
-def _outcome_counts(source: TableHeader) -> tuple[int, ...]:
-    """The 12 counts a compressed header holds (``counts[outcome, terminal, kind]`` flat), from
-    a table file's header."""
-    return tuple(int(count) for count in source.record_counts.counts.ravel())
 
 
 def _made(path: Path, rules: Rules, ply: int, counts: tuple[int, ...]) -> bool:

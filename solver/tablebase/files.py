@@ -277,12 +277,16 @@ def _kind_of(mode: int) -> str:
 
 
 def write_file(
-    path: Path, header: TableHeader, payload: Iterable[bytes | memoryview]
+    path: Path,
+    header: TableHeader,
+    payload: Iterable[bytes | memoryview],
+    payload_digest_wanted: bytes | None = None,
 ) -> tuple[TableHeader, bytes]:
     """Write a file whole or not at all: under a temporary name, its digest put in its header,
     flushed to the disk, then renamed. Returns the header written and the digest of its
     payload (the bytes after the header). A full disk raises :class:`TableDiskFullError` and
-    leaves nothing behind."""
+    leaves nothing behind; so does a payload whose digest is not ``payload_digest_wanted``
+    (where given), raising :class:`TableFileError`."""
     temporary = path.with_name(path.name + ".tmp")
     unsigned = replace(header, digest=b"\0" * _DIGEST_SIZE).pack()
     whole = hashlib.blake2b(unsigned, digest_size=_DIGEST_SIZE)
@@ -294,6 +298,10 @@ def write_file(
                 whole.update(piece)
                 payload_digest.update(piece)
                 out.write(piece)
+            if payload_digest_wanted not in (None, payload_digest.digest()):
+                raise TableFileError(
+                    path, "the bytes to write are not those expected (their digest differs)"
+                )
             header = replace(header, digest=whole.digest())
             out.seek(0)
             out.write(header.pack())
@@ -305,6 +313,9 @@ def write_file(
         temporary.unlink(missing_ok=True)
         if error.errno == errno.ENOSPC:
             raise TableDiskFullError(f"{path}: the disk is full; nothing of it was kept") from None
+        raise
+    except BaseException:
+        temporary.unlink(missing_ok=True)  # a refusal or a stop: nothing half-written kept
         raise
     return header, payload_digest.digest()
 

@@ -49,6 +49,10 @@ def publish(
     from ttt_solve.solver.tablebase.figures import describe, table_figures, to_dict
 
     folder, out = Path(folder), Path(out)
+    if out.resolve() == folder.resolve():
+        raise TableError(f"{out}: a release is written beside its table, not into its folder")
+    if (out / MANIFEST).exists() and not is_release(out):
+        raise TableError(f"{out}: holds a table.json of no release; give a new folder")
     manifest = compress_table(folder, out, level, block_records, progress)
     figures = table_figures(folder)
     _write(out / "figures.json", json.dumps(to_dict(figures), indent=1) + "\n")
@@ -101,7 +105,7 @@ With the programs every Linux has (each file's digest, as `table.json` lists the
 With ttt-solve (`pip install 'ttt-solve[compressed]'`), which also checks each file's own
 digests and counts against `table.json`; it prints one line a problem and exits 1 if any:
 
-    ttt table verify-release .
+    ttt table verify .
 
 ## Probe it
 
@@ -138,6 +142,20 @@ def _rules(manifest: dict[str, object]) -> Rules:
     game = manifest["rules"]
     assert isinstance(game, dict)
     return Rules(game["rows"], game["cols"], game["k"])
+
+
+def is_release(folder: Path | str) -> bool:
+    """Whether ``folder``'s ``table.json`` is a release's (a compressed table's manifest)."""
+    try:
+        return _read_json(Path(folder) / MANIFEST).get("format") == MANIFEST_FORMAT
+    except TableFileError:
+        return False
+
+
+def release_files(out: Path | str) -> tuple[Rules, int]:
+    """The game of the release in ``out`` and its files, from its manifest."""
+    manifest = _read_json(Path(out) / MANIFEST)
+    return _rules(manifest), len(_plies(manifest))
 
 
 def verify_release(

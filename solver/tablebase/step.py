@@ -119,6 +119,30 @@ def ply_step(
 # -- the formulas, shared with the GPU ------------------------------------------------------
 
 
+def fixing_symmetries(rep: int, step: PlyStep, stabiliser: Any) -> int:
+    """``fixing``, with ``stabiliser[:fixing]`` the symmetries other than the identity that
+    fix the X set ``rep``."""
+    fixing = 0
+    for symmetry in range(1, step.symmetries):
+        if permute_set(rep, step.tables, symmetry) == rep:
+            stabiliser[fixing] = symmetry
+            fixing += 1
+    return fixing
+
+
+def own_number(
+    o: int, compressed: int, free: int, fixing: int, stabiliser: Any, step: PlyStep
+) -> int:
+    """1 if the number of the position with O set ``o`` (``compressed`` among the ``free``
+    cells of its X set, fixed by ``stabiliser[:fixing]``) is its position's own: the
+    smallest O set among its images under those symmetries; else 0 (an image's number
+    counts the position)."""
+    for f in range(fixing):
+        if compress(permute_set(o, step.tables, stabiliser[f]), free) < compressed:
+            return 0
+    return 1
+
+
 def land_class(
     number: int,
     rep: int,
@@ -136,11 +160,7 @@ def land_class(
     cells = step.cells
     full = (1 << cells) - 1
     free = full & ~rep
-    fixing = 0
-    for symmetry in range(1, step.symmetries):
-        if permute_set(rep, step.tables, symmetry) == rep:
-            stabiliser[fixing] = symmetry
-            fixing += 1
+    fixing = fixing_symmetries(rep, step, stabiliser)
     if step.ply == cells:
         return fixing
     x_moves = step.ply % 2 == 0
@@ -190,11 +210,7 @@ def back_up_number(
     last_mover_common = o_common if x_moves else x_common
     if mover_common != -1 or last_mover_common == 0:
         return NONE, 0, 0
-    canonical = 1
-    for f in range(fixing):
-        if compress(permute_set(o, step.tables, stabiliser[f]), free) < compressed:
-            canonical = 0
-            break
+    canonical = own_number(o, compressed, free, fixing, stabiliser, step)
     record = end_record(last_mover_common, step.ply, cells)
     if record != NONE:
         return record, canonical, 0
@@ -219,11 +235,18 @@ def back_up_number(
     return record_of(top), canonical, missing
 
 
-FORMULAS: tuple[Callable[..., Any], ...] = (land_class, back_up_number)
+FORMULAS: tuple[Callable[..., Any], ...] = (
+    fixing_symmetries,
+    own_number,
+    land_class,
+    back_up_number,
+)
 """The ply step's formulas, compiled for the CPU here and for CUDA in
 :mod:`solver.tablebase.gpu`."""
 
 _STEP_CPU = twins(FORMULAS, inline, CPU)
+fixing_symmetries_cpu = _STEP_CPU["fixing_symmetries"]
+own_number_cpu = _STEP_CPU["own_number"]
 land_class_cpu = _STEP_CPU["land_class"]
 back_up_number_cpu = _STEP_CPU["back_up_number"]
 
@@ -339,6 +362,85 @@ def _back_up(
                 counts[0, record] += canonical
                 counts[1, record] += weight
     return block_counts.sum(axis=0), int(block_missing.sum())
+
+
+def count_range(step: PlyStep, start: int, stop: int, records: NDArray[np.uint8]) -> RecordCounts:
+    """The counts of the positions holding each record among the numbers ``start ..
+    stop-1`` of a ply, whose records are ``records`` (a ply's records made already: what
+    :func:`back_up_range` counts as it makes them), in pieces (:mod:`solver.pieces`).
+    Raises ``ValueError`` for a record no table holds."""
+    if not 0 <= start <= stop <= step.records or len(records) != stop - start:
+        raise ValueError(f"numbers {start}..{stop} are not within ply {step.ply}'s {step.records}")
+    counts = RecordCounts.zero(step.ply == step.cells)
+    for first, last in pieces(stop - start, BLOCK, BLOCK):
+        with held():
+            made, strange = _count(step, start + first, start + last, records[first:last])
+        if strange >= 0:
+            raise ValueError(
+                f"ply {step.ply}, number {start + first + strange}: no record "
+                f"{records[first + strange]} is made"
+            )
+        counts = counts + RecordCounts(made, counts.full_board)
+    return counts
+
+
+@numba.njit(parallel=True, nogil=True, cache=True)
+def _count(
+    step: PlyStep, start: int, stop: int, records: NDArray[np.uint8]
+) -> tuple[NDArray[np.int64], int]:
+    cells = step.cells
+    x_count = (step.ply + 1) // 2
+    o_count = step.ply // 2
+    full = (1 << cells) - 1
+    blocks = (stop - start + BLOCK - 1) // BLOCK
+    block_counts = np.zeros((blocks, 2, RECORD_SLOTS), dtype=np.int64)
+    strange = np.full(blocks, -1, dtype=np.int64)
+    for block in numba.prange(blocks):
+        first = start + block * BLOCK
+        last = min(stop, first + BLOCK)
+        counts = block_counts[block]
+        stabiliser = np.zeros(8, dtype=np.int64)
+        number = -1
+        rank = 0
+        compressed = 0
+        rep = 0
+        fixing = 0
+        weight = 0
+        for index in range(first, last):
+            if number < 0 or rank == step.per_class:
+                number = index // step.per_class
+                rank = index % step.per_class
+                rep = step.reps[number]
+                fixing = fixing_symmetries_cpu(rep, step, stabiliser)
+                weight = step.symmetries // (fixing + 1)
+                if fixing:  # only a symmetric X set's numbers need their O sets
+                    compressed = unrank_set_cpu(rank, o_count, cells - x_count, step.binom)
+            elif fixing:
+                # Gosper's hack, as in _back_up
+                low = compressed & -compressed
+                ripple = compressed + low
+                compressed = (((ripple ^ compressed) >> 2) // low) | ripple
+            rank += 1
+            record = records[index - start]
+            if record == NONE:
+                continue
+            if record >= RECORD_SLOTS:
+                if strange[block] < 0:
+                    strange[block] = index - start
+                continue
+            canonical = 1
+            if fixing:
+                free = full & ~rep
+                o = expand_cpu(compressed, free)
+                canonical = own_number_cpu(o, compressed, free, fixing, stabiliser, step)
+            counts[0, record] += canonical
+            counts[1, record] += weight
+    found = -1
+    for block in range(blocks):
+        if strange[block] >= 0:
+            found = strange[block]
+            break
+    return block_counts.sum(axis=0), found
 
 
 def solve_in_memory(rules: Rules) -> list[tuple[NDArray[np.uint8], RecordCounts]]:
