@@ -378,7 +378,12 @@ class _PlyStream:
         symmetry = derive_seed(self.seed, "orientation", canonical.key) % len(rules.symmetries)
         posed = canonical.transform(symmetry)
         item = Item(
-            posed, value_of_record(record, posed.empty_count), self.table.moves(posed), "", "", ()
+            posed,
+            value_of_record(record, posed.empty_count),
+            self.table.probe_moves(posed).moves,
+            "",
+            "",
+            (),
         )
         self.seen.append(item)
         return item

@@ -47,6 +47,10 @@ from ttt_solve.solver.rules import Rules  # noqa: E402
 SIDES = ("x", "o", "random")
 """The learner's side: X (moves first), O, or drawn at each reset."""
 
+NO_ACTION = -1
+"""``info["opponent_action"]`` where the opponent played no move: a whole number like every
+action, so that a vector environment gathers the games' answers in one integer array."""
+
 
 Step = tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]
 """What ``step`` returns: observation, reward, terminated, truncated, info."""
@@ -138,7 +142,7 @@ class MnkVsOpponent(gymnasium.Env):
         self._me = AGENTS[0] if side == "x" else AGENTS[1]
         self.game.reset()
         self._forfeited = False
-        info: dict[str, Any] = {"opponent_action": None}
+        info: dict[str, Any] = {"opponent_action": NO_ACTION}
         if self._me == AGENTS[1]:
             info = self._opponent_moves()
             self._forfeited = self._ended_by_the_opponent(info)
@@ -165,12 +169,12 @@ class MnkVsOpponent(gymnasium.Env):
 
     def _opponent_moves(self) -> dict[str, Any]:
         """The opponent's answer, played: ``opponent_action``, or ``opponent_illegal`` (and
-        ``opponent_action`` ``None``) where it answered no legal move."""
+        ``opponent_action`` :data:`NO_ACTION`) where it answered no legal move."""
         game = self.game
         position = game.position
         cell = self.opponent.move(position, game.observe(self.opponent_agent))
         if not (0 <= cell < self.rules.cells) or (position.occupied >> cell) & 1:
-            return {"opponent_action": None, "opponent_illegal": True}
+            return {"opponent_action": NO_ACTION, "opponent_illegal": True}
         action = action_of(self.rules, cell)
         game.step(action)
         return {"opponent_action": action}
@@ -198,7 +202,7 @@ class MnkVsOpponent(gymnasium.Env):
         action = _action(action)
         if self._forfeited:  # the opponent's illegal first answer ended it at reset
             self._forfeited = False
-            forfeit = {"opponent_action": None, "opponent_illegal": True}
+            forfeit = {"opponent_action": NO_ACTION, "opponent_illegal": True}
             return game.observe(me), 1.0, True, False, {**self._truth_info(None), **forfeit}
         if game.terminations[me]:
             raise RuntimeError("the game is over: call reset() before step()")
@@ -206,7 +210,7 @@ class MnkVsOpponent(gymnasium.Env):
         if not 0 <= action < self.rules.cells or not mask[action]:
             game.terminations = dict.fromkeys(game.agents, True)
             game.rewards[me] = -1
-            illegal = {"illegal": True, "opponent_action": None}
+            illegal = {"illegal": True, "opponent_action": NO_ACTION}
             return (
                 game.observe(me),
                 -1.0,
@@ -231,9 +235,9 @@ class MnkVsOpponent(gymnasium.Env):
 
     def answer(self) -> dict[str, Any]:
         """The opponent's move, where the game goes on: its ``info`` entries
-        (``opponent_action`` ``None`` where it made none)."""
+        (``opponent_action`` :data:`NO_ACTION` where it made none)."""
         if self.over:
-            return {"opponent_action": None}
+            return {"opponent_action": NO_ACTION}
         info = self._opponent_moves()
         self._ended_by_the_opponent(info)
         return info

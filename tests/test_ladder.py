@@ -224,7 +224,7 @@ def test_a_python_agent_is_cached_by_its_code_not_by_how_it_is_spelled(
     """A student fixes the crash and rates again: the games are played again (the code
     changed), not read from the cache under the same name; ``py:lab:move`` and
     ``py:lab.py:move`` are one agent. Forfeits read from the cache are still said."""
-    from ttt_solve.presentation.display import ladder_lines
+    from ttt_solve.reports.ratings import ladder_lines
 
     db = str(tmp_path / "rate.sqlite")
     shutil.copy(book_3x3, db)

@@ -22,7 +22,7 @@ from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.rl import GYMNASIUM_ID  # noqa: E402
 from ttt_solve.rl.aec import action_of, cell_of  # noqa: E402
 from ttt_solve.rl.opponents import nearest_rung  # noqa: E402
-from ttt_solve.rl.single import MnkVsOpponent  # noqa: E402
+from ttt_solve.rl.single import NO_ACTION, MnkVsOpponent  # noqa: E402
 from ttt_solve.solver.errors import IllegalMoveError  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
@@ -86,7 +86,7 @@ def test_perfect_opponent_keeps_every_value(book_small):
             observation, info = env.reset(seed=game)
             position = Position.start(rules)
             while True:
-                if info["opponent_action"] is not None:
+                if info["opponent_action"] != NO_ACTION:
                     cell = cell_of(rules, info["opponent_action"])
                     assert cell in book.find(position).best_moves
                     moves += 1
@@ -112,13 +112,13 @@ def test_eps_opponents_share_of_random_moves(book_3x3):
         for game in range(1500):
             observation, info = env.reset(seed=game)
             position = Position.start(rules)
-            if info["opponent_action"] is not None:
+            if info["opponent_action"] != NO_ACTION:
                 position = position.play(cell_of(rules, info["opponent_action"]))
             while True:
                 action = random_action(observation, rng)
                 position = position.play(cell_of(rules, action))
                 observation, _, terminated, _, info = env.step(action)
-                if info["opponent_action"] is not None:
+                if info["opponent_action"] != NO_ACTION:
                     entry = book.find(position)
                     legal = len(position.legal_moves())
                     chance = (legal - len(entry.best_moves)) / legal
@@ -200,7 +200,11 @@ def test_illegal_moves_end_the_game():
     _, reward, terminated, _, info = env.step(0)
     taken = info["opponent_action"]
     _, reward, terminated, _, info = env.step(taken)
-    assert (reward, terminated, info) == (-1.0, True, {"illegal": True, "opponent_action": None})
+    assert (reward, terminated, info) == (
+        -1.0,
+        True,
+        {"illegal": True, "opponent_action": NO_ACTION},
+    )
 
     def bad_policy(observation):
         return 0  # a1, taken by the learner's first move
@@ -227,7 +231,7 @@ def test_opponent_as_a_policy_and_as_an_agent_spec():
     env = MnkVsOpponent(opponent="heuristic", truth=False)
     env.reset(seed=1)
     _, _, _, _, info = env.step(0)
-    assert info["opponent_action"] is not None
+    assert info["opponent_action"] != NO_ACTION
     with pytest.raises(AgentSpecError, match="unknown agent 'nobody'"):
         MnkVsOpponent(opponent="nobody")
     with pytest.raises(
@@ -292,7 +296,7 @@ def test_an_illegal_move_ends_the_game_with_its_result_in_info(book_3x3):
         "last_move_kept": False,
         "last_move_best": False,
         "illegal": True,
-        "opponent_action": None,
+        "opponent_action": NO_ACTION,
     }
 
 
@@ -310,7 +314,7 @@ def test_the_learners_last_move_says_the_opponent_did_not_answer(book_3x3):
                 observation, reward, terminated, _, info = env.step(best[0])
                 assert "opponent_action" in info
             # X, playing best moves, never loses: its own move (a win, or the last cell) ends it
-            assert reward >= 0 and info["opponent_action"] is None
+            assert reward >= 0 and info["opponent_action"] == NO_ACTION
 
 
 @pytest.mark.parametrize("answer", [-1, 9, 99], ids=["-1", "off the board", "far off"])
@@ -320,7 +324,7 @@ def test_an_opponents_illegal_first_answer_ends_the_game_at_reset(book_3x3, answ
     with open_book(book_3x3) as book:
         env = MnkVsOpponent(book=book, opponent=lambda observation: answer, learner="o")
         observation, info = env.reset(seed=0)
-        assert info["opponent_illegal"] is True and info["opponent_action"] is None
+        assert info["opponent_illegal"] is True and info["opponent_action"] == NO_ACTION
         assert (info["value"], info["remoteness"], info["best_moves"]) == ("win", 0, ())
         assert not observation["action_mask"].any()
         _, reward, terminated, truncated, info = env.step(0)

@@ -40,6 +40,7 @@ VOCABULARIES = {
         "missing-game",
         "game-exists",
         "damaged",
+        "damaged-table",
         "damaged-tables",
         "unwritable-folder",
         "out-of-reach",
@@ -50,6 +51,7 @@ VOCABULARIES = {
         "depth-past-end",
         "unwritable",
         "too-large-for-table",
+        "too-many-positions",
     ],
 }
 WORDS = [(vocabulary, word) for vocabulary, words in VOCABULARIES.items() for word in words]

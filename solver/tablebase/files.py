@@ -257,6 +257,8 @@ def open_regular(path: Path) -> IO[bytes]:
         raise TableFileError(path, "missing") from None
     except IsADirectoryError:
         raise TableFileError(path, "a folder, not a table file") from None
+    except ValueError:  # a NUL in the name, which no file can have
+        raise TableFileError(path, "no file can have this name") from None
     mode = os.fstat(handle).st_mode
     if not stat.S_ISREG(mode):
         os.close(handle)
