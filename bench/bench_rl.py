@@ -103,7 +103,7 @@ def step_times(env, games: list[list[int]]) -> list[float]:
 def new_games(args: argparse.Namespace) -> None:
     """The truth's cost per step with new games every pass, from tables (see the module's
     docstring)."""
-    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.book.table.catalogue import catalogue_table
     from ttt_solve.solver.tablebase.build import build_table
 
     rows = []

@@ -13,7 +13,7 @@ that differ only in their way into the database:
 Both share the reading of the blocks (:mod:`book.blockreads`) and are also the book's
 :class:`Catalogue` (its ``meta`` and ``games`` tables): a :class:`Database`.
 
-A game stored as a tablebase is read by :mod:`book.tablerows`, which answers a position
+A game stored as a tablebase is read by :mod:`book.table.rows`, which answers a position
 directly (:meth:`Backend.analyse`: the table's probe) and gives the rows blocks would hold
 for streams. A new storage form is one more module with a class that implements
 :class:`Backend`; the book's :class:`Catalogue` still lists every game. Book checks every row

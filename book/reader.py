@@ -398,7 +398,7 @@ class Book:
         info = self.game(rules)
         if info.table_folder is None:
             return None
-        from ttt_solve.book.tablerows import TableRows
+        from ttt_solve.book.table.rows import TableRows
 
         backend = self._backend(info)
         assert isinstance(backend, TableRows)  # the backend of every game stored as a table
@@ -493,13 +493,13 @@ class Book:
         """The folder of a game stored as a tablebase (``None``: stored in blocks)."""
         if info.table_folder is None:
             return None
-        from ttt_solve.book.tablerows import table_folder
+        from ttt_solve.book.table.rows import table_folder
 
         return table_folder(info.table_folder, sqlite_file(str(self.url)))
 
     def _backend(self, info: GameInfo) -> Backend:
         """The backend that reads this game's positions: the database's own blocks, or for a
-        game stored as a tablebase its table (:mod:`book.tablerows`), opened on first use.
+        game stored as a tablebase its table (:mod:`book.table.rows`), opened on first use.
 
         A table folder that is missing, of another game or damaged is a
         :class:`DamagedBookError` quoting the folder or file."""
@@ -508,7 +508,7 @@ class Book:
             return self._rows
         tables = self._tables
         if info.id not in tables:
-            from ttt_solve.book.tablerows import TableRows
+            from ttt_solve.book.table.rows import TableRows
             from ttt_solve.solver.tablebase.files import TableError
 
             try:

@@ -57,7 +57,7 @@ games = sa.Table(
     sa.Column("seconds", sa.Float, nullable=False),
     sa.Column("solved_at", sa.DateTime(timezone=True), nullable=False),
     # A game stored as a tablebase (method "table"): its folder, absolute or relative to the
-    # folder of the book's SQLite file (see book.tablerows); NULL for a game stored in blocks.
+    # folder of the book's SQLite file (see book.table.rows); NULL for a game stored in blocks.
     sa.Column("table_folder", sa.Text, nullable=True),
     sa.UniqueConstraint("rows", "cols", "k", name="one_game_per_rules"),
 )

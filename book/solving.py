@@ -422,7 +422,7 @@ class Solve:
         a rerun when interrupted."""
         from pathlib import Path
 
-        from ttt_solve.book.tablecatalogue import catalogue_table
+        from ttt_solve.book.table.catalogue import catalogue_table
         from ttt_solve.solver.tablebase.build import build_table, describe_plan, plan_build
 
         rules = self.rules

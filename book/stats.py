@@ -26,7 +26,7 @@ def longest(info: GameInfo, outcome: Outcome) -> int | None:
 def example(book: Book, info: GameInfo, outcome: Outcome, remoteness: int) -> Position | None:
     """One stored position (canonical orientation, lowest ply and key) with this value: for a
     game stored as a table, found by its record in the files (:meth:`TableRows.first_key
-    <book.tablerows.TableRows.first_key>`) rather than in the stream of rows."""
+    <book.table.rows.TableRows.first_key>`) rather than in the stream of rows."""
     folder = book.table_folder(info)
     if folder is not None:
         return _table_example(book, info, folder, Value(outcome, remoteness))
@@ -41,7 +41,7 @@ def example(book: Book, info: GameInfo, outcome: Outcome, remoteness: int) -> Po
 
 
 def _table_example(book: Book, info: GameInfo, folder: Path, value: Value) -> Position | None:
-    from ttt_solve.book.tablerows import TableRows
+    from ttt_solve.book.table.rows import TableRows
     from ttt_solve.solver.tablebase.files import TableError
 
     try:

@@ -4,7 +4,7 @@ One row per canonical position, or with ``--expand`` one row per reachable posit
 distinct symmetric image of each canonical one). Rows are read from the book and written a
 chunk at a time (:mod:`book.frame`), so memory does not grow with the game: ply by ply, in key
 order, except for a tablebase of more than 20 cells, read in the order of its index
-(:mod:`book.tablerows`).
+(:mod:`book.table.rows`).
 
 ``--where`` filters with the words of :meth:`~book.rowfilter.RowFilter.parse`; the book binds
 the numbers as parameters, so user text never becomes SQL.

@@ -175,7 +175,7 @@ def catalogue(folder: Path, db: str, force: bool) -> None:
       ttt table catalogue /data/5x5k4 --db books.sqlite
     """
     from ttt_solve.book.reader import open_book
-    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.book.table.catalogue import catalogue_table
     from ttt_solve.solver.tablebase.files import read_manifest
 
     started = time.perf_counter()
@@ -227,8 +227,8 @@ def verify(folder: Path, sample: int, seed: int) -> None:
       ttt table verify /data/5x5k4 --sample 100000 --seed 7
       ttt table verify releases/5x5k4
     """
-    from ttt_solve.book.tablerows import TableRows
-    from ttt_solve.book.tableverify import TableCheck, digest_problems, sample_problems
+    from ttt_solve.book.table.rows import TableRows
+    from ttt_solve.book.table.verify import TableCheck, digest_problems, sample_problems
     from ttt_solve.solver.position import Position
     from ttt_solve.solver.tablebase.files import read_manifest
     from ttt_solve.solver.tablebase.release import is_release

@@ -28,7 +28,7 @@ from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 
 if TYPE_CHECKING:
-    from ttt_solve.book.tableverify import TableCheck
+    from ttt_solve.book.table.verify import TableCheck
     from ttt_solve.solver.verify import Problem, RowsCheck
 
 SHOWN = 20
@@ -92,7 +92,7 @@ def verify(
         table_check = None
         reading = ProgressLines("every position", "positions")
         if info.table_folder is not None and info.rules.cells > _stream_cells_limit():
-            from ttt_solve.book.tableverify import TableCheck
+            from ttt_solve.book.table.verify import TableCheck
 
             table_check = TableCheck()
         sampling = (sample, seed, whole_plies)
@@ -145,7 +145,7 @@ def _problems(
 
 def _stream_cells_limit() -> int:
     """The largest board whose table is checked whole, as blocks are."""
-    from ttt_solve.book import tablerows
+    from ttt_solve.book.table import rows as tablerows
 
     return tablerows.STREAM_CELLS_LIMIT
 
@@ -153,7 +153,7 @@ def _stream_cells_limit() -> int:
 def _table_problems(book: Book, info: GameInfo, reading: ProgressLines) -> Iterator[Problem]:
     """The problems of a game stored as a tablebase on a board the book streams: its
     digests, then every position (``reading`` told the positions read)."""
-    from ttt_solve.book.tableverify import digest_problems
+    from ttt_solve.book.table.verify import digest_problems
     from ttt_solve.book.verify import verify_game
 
     folder = book.table_folder(info)
@@ -176,8 +176,8 @@ def _sampled_table_problems(
 ) -> Iterator[Problem]:
     """The problems of a tablebase of more than 20 cells: its digests, a seeded sample of
     each ply, then the plies asked for whole; what was checked is counted in ``check``."""
-    from ttt_solve.book.tablerows import TableRows
-    from ttt_solve.book.tableverify import (
+    from ttt_solve.book.table.rows import TableRows
+    from ttt_solve.book.table.verify import (
         digest_problems,
         sample_problems,
         whole_ply_problems,

@@ -22,7 +22,7 @@ ROOMS = {
     "processes": ("", ""),
     "solver": ("solver/", "rules, positions, values; exhaustive/, prover/, tablebase/"),
     "presentation": ("presentation/", "palette, boards, SVG, charts, HTML pieces, numbers"),
-    "book": ("book/", "storage, reading API, oracle, tablebase books"),
+    "book": ("book/", "storage, reading API, oracle; table/"),
     "agents": ("agents/", "agents, grading, audits, curves, ratings"),
     "rl": ("rl/", "PettingZoo, Gymnasium, OpenSpiel"),
     "reports": ("reports/", "text and notebook HTML of the reports"),

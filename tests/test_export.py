@@ -140,7 +140,7 @@ def test_expanded_4x4k4_row_count(book_4x4k4):
 
 @pytest.mark.parametrize("to", ["file", "stdout"])
 def test_a_table_folder_that_is_no_folder_is_named_not_the_output(tmp_path, to):
-    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.book.table.catalogue import catalogue_table
     from ttt_solve.solver.tablebase.build import build_table
 
     build_table(T3, tmp_path / "3x3k3")

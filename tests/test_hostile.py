@@ -437,7 +437,7 @@ def test_a_book_path_with_an_escape_is_quoted_escaped(tmp_path):
 
 def test_a_table_folder_with_nul_and_escape_is_quoted_escaped(tmp_path):
     from ttt_solve.book.reader import open_book
-    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.book.table.catalogue import catalogue_table
     from ttt_solve.solver.rules import Rules
     from ttt_solve.solver.tablebase.build import build_table
 

@@ -1,7 +1,7 @@
 """A tablebase catalogued in a book: the same rows, figures, answers and exports as blocks.
 
 The oracle is the exhaustive solver's book in blocks, written by ``ttt-solve``'s writer; the
-table is built by the tablebase engine and catalogued with ``book.tablecatalogue``.
+table is built by the tablebase engine and catalogued with ``book.table.catalogue``.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from tests.support import stop_with
 from ttt_solve.book.errors import DamagedBookError
 from ttt_solve.book.reader import open_book
-from ttt_solve.book.tablecatalogue import catalogue_table
-from ttt_solve.book.tablerows import recorded_folder, table_folder
+from ttt_solve.book.table.catalogue import catalogue_table
+from ttt_solve.book.table.rows import recorded_folder, table_folder
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
@@ -339,8 +339,8 @@ def test_ttt_solve_refuses_a_table_of_more_than_25_cells(tmp_path):
 
 
 def test_verify_checks_digests_and_samples(tmp_path):
-    from ttt_solve.book.tablerows import TableRows
-    from ttt_solve.book.tableverify import TableCheck, sample_problems
+    from ttt_solve.book.table.rows import TableRows
+    from ttt_solve.book.table.verify import TableCheck, sample_problems
     from ttt_solve.solver.tablebase.files import HEADER_SIZE
 
     rules = Rules(3, 4, 3)
@@ -455,7 +455,7 @@ def test_the_figures_from_the_files_counts_are_the_exhaustive_solvers(tmp_path, 
     """What a book records for a table, read from the counts of its files' headers (no row
     read), held to the figures the exhaustive solver counts from its rows: values, terminal
     positions and the remoteness table, canonical and reachable."""
-    from ttt_solve.book.tablecatalogue import table_figures
+    from ttt_solve.book.table.catalogue import table_figures
     from ttt_solve.solver.figures import Figures
 
     rules = Rules(*game)

@@ -96,7 +96,7 @@ def test_the_probes_formulas_compiled_give_what_they_give_as_they_are():
 
 def test_the_table_read_path_does_not_import_numpy_or_numba():
     code = (
-        "import sys; import ttt_solve.book.tablerows, ttt_solve.solver.tablebase.probe\n"
+        "import sys; import ttt_solve.book.table.rows, ttt_solve.solver.tablebase.probe\n"
         "print(sorted(m for m in ('sqlalchemy', 'numpy', 'numba') if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from ttt_solve.book.errors import DamagedBookError
 from ttt_solve.book.oracle import Oracle
 from ttt_solve.book.reader import open_book
-from ttt_solve.book.tablecatalogue import catalogue_table
+from ttt_solve.book.table.catalogue import catalogue_table
 from ttt_solve.book.writer import write_game
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.errors import InvalidPositionError

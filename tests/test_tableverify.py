@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from ttt_solve.book import tablerows
 from ttt_solve.book.reader import open_book
-from ttt_solve.book.tablecatalogue import catalogue_table
-from ttt_solve.book.tablerows import TableRows
-from ttt_solve.book.tableverify import (
+from ttt_solve.book.table import rows as tablerows
+from ttt_solve.book.table.catalogue import catalogue_table
+from ttt_solve.book.table.rows import TableRows
+from ttt_solve.book.table.verify import (
     TableCheck,
     sample_problems,
     sampled_positions,

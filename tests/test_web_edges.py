@@ -281,7 +281,7 @@ def test_an_empty_host_is_told_what_to_send(book_small):
 
 def test_a_damaged_table_is_a_500_naming_its_whole_file(tmp_path):
     from ttt_solve.book.reader import open_book
-    from ttt_solve.book.tablecatalogue import catalogue_table
+    from ttt_solve.book.table.catalogue import catalogue_table
     from ttt_solve.solver.tablebase.build import build_table
 
     folder = tmp_path / ("a-folder-name-long-enough-to-be-cut-on-a-page-" * 2) / "3x3k3"

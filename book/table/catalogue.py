@@ -1,5 +1,5 @@
 """Cataloguing a built tablebase in a book: a ``games`` row of method ``table`` naming its
-folder, so that every reader finds the game through the book (:mod:`book.tablerows`).
+folder, so that every reader finds the game through the book (:mod:`book.table.rows`).
 
 The row's figures are those a solve into blocks records (positions by ply, values, terminal
 results, the remoteness table), read from the counts in the files' headers: the build counts
@@ -21,7 +21,7 @@ from ttt_solve.book.errors import GameExistsError
 from ttt_solve.book.migrate import write_lock
 from ttt_solve.book.reader import Book
 from ttt_solve.book.records import GameInfo, SolveMethod
-from ttt_solve.book.tablerows import recorded_folder
+from ttt_solve.book.table.rows import recorded_folder
 from ttt_solve.book.urls import sqlite_file
 from ttt_solve.book.writer import delete_game, game_lock, insert_game
 from ttt_solve.solver.figures import Figures

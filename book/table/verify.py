@@ -1,14 +1,14 @@
 """Checking a game stored as a tablebase: its files' digests, then its values against their
 children, for ``ttt verify``.
 
-On boards whose rows :mod:`book.tablerows` streams in key order (up to 20 cells) ``ttt verify``
+On boards whose rows :mod:`book.table.rows` streams in key order (up to 20 cells) ``ttt verify``
 checks every position as it does blocks (:func:`book.verify.verify_game`); the digests are
 checked first here. On larger boards (5x5) it checks, after the digests:
 
 - a seeded sample of each ply: positions drawn uniformly from the ply's canonical positions
   (:mod:`solver.tablebase.sample`: seeded random numbers of the ply's index, each kept when a
   canonical position stands at it as its own number; a ply of few numbers is read whole);
-- on request, whole plies, :data:`~book.tablerows.SCAN_NUMBERS` numbers at a time.
+- on request, whole plies, :data:`~book.table.rows.SCAN_NUMBERS` numbers at a time.
 
 A position checked must hold the record its children give it: lost in 0 when the last mover
 has a line, a draw on a full board, else the best of its children's for the side to move
@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.book.tablerows import TableRows
+from ttt_solve.book.table.rows import TableRows
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.files import TableError
 from ttt_solve.solver.tablebase.probe import open_tablebase
