@@ -79,7 +79,7 @@ def two_books(postgres_db, tmp_path):  # noqa: F811
     "command, number", [(c, n) for c, cases in CASES.items() for n in range(len(cases))]
 )
 def test_commands_agree_on_both_backends(two_books, command, number):
-    module = COMMANDS[command].split(":")[0]
+    module = COMMANDS[command].target.split(":")[0]
     try:
         importlib.import_module(module)
     except ModuleNotFoundError:
