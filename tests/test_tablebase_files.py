@@ -136,7 +136,7 @@ def test_the_estimate_is_at_the_rate_of_the_device_that_builds(tmp_path: Path) -
     assert on_cpu.seconds == pytest.approx(on_cpu.total_work / ESTIMATED_RATE)
     assert on_gpu.seconds == pytest.approx(on_gpu.total_work / GPU_ESTIMATED_RATE)
     assert f"{GPU_ESTIMATED_RATE:.1e} weighted records/s" in describe_plan(on_gpu)
-    with pytest.raises(ValueError, match="not cpu, gpu or auto"):
+    with pytest.raises(ValueError, match="device .tpu. is not one of cpu, gpu, auto"):
         plan_build(rules, tmp_path, "tpu")
 
 
