@@ -55,9 +55,10 @@ def test_a_server_that_drops_the_write_leaves_the_book_unchanged(postgres_db):  
     url = sa.make_url(postgres_db)
     admin = sa.create_engine(postgres_db, isolation_level="AUTOCOMMIT")
     # --method: on 16 cells and more ttt-solve would build a table, not write rows
-    game = ["--size", "4", "--win", "3", "--method", "exhaustive", "--db", postgres_db]
+    game = ["--size", "4", "--win", "3", "--db", postgres_db]
+    exhaustive = ["--method", "exhaustive"]
     solve = subprocess.Popen(
-        [*SOLVE, *game, "-q"],
+        [*SOLVE, *game, *exhaustive, "-q"],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -89,7 +90,7 @@ def test_a_server_that_drops_the_write_leaves_the_book_unchanged(postgres_db):  
     assert "secret" not in line
     stats = run([*TTT, "stats", *game])
     assert stats.returncode == 2 and "4x4 k=3" in stats.stderr  # no part of the game is there
-    again = run([*SOLVE, *game, "-q"])
+    again = run([*SOLVE, *game, *exhaustive, "-q"])
     assert again.returncode == 0, again.stderr
     assert run([*TTT, "verify", *game]).returncode == 0
 
