@@ -252,9 +252,7 @@ def pose(
     its generator seeded per position from ``seed`` and the key."""
     positions = [Position.from_key(rules, key) for key, _ in rows]
     seed_of = seed_deriver(seed, "position")
-    tasks = [
-        (position.x, position.o, seed_of(key)) for position, (key, _) in zip(positions, rows)
-    ]
+    tasks = [(position.x, position.o, seed_of(key)) for position, (key, _) in zip(positions, rows)]
     agent = maker.build(book)
     worker = Worker(rules, [agent])
     try:
