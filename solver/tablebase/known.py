@@ -203,8 +203,7 @@ def known_range(
     )
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _known_numbers(
+def _known_numbers_source(
     ply: int,
     cells: int,
     k: int,
@@ -227,15 +226,23 @@ def _known_numbers(
     return out
 
 
+_known_numbers_parallel = numba.njit(parallel=True, nogil=True, cache=True)(_known_numbers_source)
+_known_numbers_serial = numba.njit(nogil=True, cache=True)(_known_numbers_source)
+PARALLEL_NUMBERS = 4096
+"""Fewer numbers than this (a probe's family) are worked out on the caller's thread: waking
+the thread pool costs more than they do, tens of milliseconds on a loaded machine."""
+
+
 def known_numbers(
     rules: Rules, ply: int, rep_ranks: NDArray[np.int64], numbers: NDArray[np.int64]
 ) -> NDArray[np.uint8]:
-    """:func:`known_record` of any numbers of ``ply``, over every core."""
+    """:func:`known_record` of any numbers of ``ply``, over every core when they are many."""
     from math import comb
 
     x, o = stone_counts(ply)
+    kernel = _known_numbers_parallel if len(numbers) >= PARALLEL_NUMBERS else _known_numbers_serial
     return np.asarray(
-        _known_numbers(
+        kernel(
             ply,
             rules.cells,
             rules.k,
