@@ -10,11 +10,12 @@ those whose game is over (the last mover has a line; at the last ply, every full
 The table's counts are its files' headers, as ``ttt table figures`` prints them
 (:func:`solver.tablebase.figures.header_counts`); no record is read.
 
-The pass goes to ``--plies`` (default: the last ply) but stops before a ply that would not fit
-``--memory``, and says so: making ply p+1 holds ply p's keys and about five times the next
-ply's keys, 8 bytes each (each chunk's distinct children, merged, then sorted; the next ply's
-size is the table's count). Measured on 4x6 k=4: ply 9, 41 million keys (329 MB), peaked at
-1.4 GB resident.
+The pass goes to ``--plies`` (default: the last ply) but stops before a ply that might not fit
+``--memory``, and says so. Making ply p+1 holds, 8 bytes a key, ply p's keys, its open ones,
+each chunk's distinct canonical children and their concatenation (each at most the children
+themselves) and ply p+1: at most ``8 * (canonical + 2 * open * (1 + empty cells) + next)``,
+counted with the table's counts. Measured on 4x6 k=4: ply 9 (bound 3.5 GiB) peaked at 1.4 GB
+resident, ply 10 (bound 10.6 GiB) at 9.4 GB.
 
 One line a ply: the pass's counts, the table's, agree or DISAGREE, and the seconds the ply
 took. Each ply's result is also one JSON line appended to ``--out``; a rerun skips the plies
@@ -48,8 +49,6 @@ from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.tablebase.record import RecordCounts
 
 KEY_BYTES = 8
-NEXT_PLY_COPIES = 5
-"""Making a ply holds about this many times its keys (see the module's text)."""
 
 
 class PlyCounts(NamedTuple):
@@ -98,14 +97,20 @@ def table_counts(folder: Path, rules: Rules) -> dict[int, PlyCounts]:
         }
 
 
-def plies_that_fit(expected: Mapping[int, PlyCounts], asked: int, memory: int) -> tuple[int, str]:
+def plies_that_fit(
+    rules: Rules, expected: Mapping[int, PlyCounts], asked: int, memory: int
+) -> tuple[int, str]:
     """The last ply to make (up to ``asked``) within ``memory``, and why it stops there."""
     for ply in range(asked):
-        need = KEY_BYTES * (expected[ply].canonical + NEXT_PLY_COPIES * expected[ply + 1].canonical)
+        here, next_ply = expected[ply], expected[ply + 1]
+        open_keys = here.canonical - here.over
+        children = open_keys * (rules.cells - ply)
+        need = KEY_BYTES * (here.canonical + open_keys + 2 * children + next_ply.canonical)
         if need > memory:
             return ply, (
-                f"ply {ply + 1} would take about {size_text(need, binary=True)} "
-                f"({expected[ply + 1].canonical:,} keys), over --memory {size_text(memory, binary=True)}"
+                f"ply {ply + 1} might take {size_text(need, binary=True)}: "
+                f"{next_ply.canonical:,} keys from {children:,} children, "
+                f"over --memory {size_text(memory, binary=True)}"
             )
     return asked, f"within --memory {size_text(memory, binary=True)}"
 
@@ -216,7 +221,7 @@ def check(args: argparse.Namespace) -> int:
     if args.plies is not None and args.plies < 0:
         raise ValueError(f"--plies {args.plies}: a ply is 0 or more")
     asked = rules.cells if args.plies is None else min(args.plies, rules.cells)
-    last_ply, why = plies_that_fit(expected, asked, parse_bytes(args.memory))
+    last_ply, why = plies_that_fit(rules, expected, asked, parse_bytes(args.memory))
     print(f"{rules.name}: the forward pass to ply {last_ply} ({why})", flush=True)
     if args.work is not None:
         return check_plies(rules, expected, last_ply, args.work, args.out)
