@@ -33,8 +33,8 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
