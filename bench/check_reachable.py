@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -38,7 +39,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ttt_solve.errors import TttError
 from ttt_solve.solver.exhaustive.keyarrays import KeyArrays, key_arrays
 from ttt_solve.solver.exhaustive.plies import enumerate_plies, ply_name
 from ttt_solve.solver.exhaustive.plystore import PlyStore
@@ -47,6 +47,9 @@ from ttt_solve.solver.tablebase.build import parse_bytes, size_text
 from ttt_solve.solver.tablebase.figures import header_counts
 from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.tablebase.record import RecordCounts
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py beside it
+from common import checked  # noqa: E402
 
 KEY_BYTES = 8
 
@@ -206,12 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory", default="4G", help="memory the pass may use (4G)")
     parser.add_argument("--work", help="a folder to keep the plies in (default: a temporary one)")
     parser.add_argument("--out", type=Path, help="one JSON line a ply (a rerun skips those)")
-    args = parser.parse_args(argv)
-    try:
-        return check(args)
-    except (TttError, OSError, ValueError, KeyError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    return checked(check, parser.parse_args(argv))
 
 
 def check(args: argparse.Namespace) -> int:
