@@ -13,15 +13,15 @@ The table's counts are its files' headers, as ``ttt table figures`` prints them
 The pass goes to ``--plies`` (default: the last ply) but stops before a ply that might not fit
 ``--memory``, and says so. Making ply p+1 holds, 8 bytes a key, ply p's keys, its open ones,
 each chunk's distinct canonical children and their concatenation (each at most the children
-themselves) and ply p+1: at most ``8 * (canonical + 2 * open * (1 + empty cells) + next)``,
-counted with the table's counts. Measured on 4x6 k=4: ply 9 (bound 3.5 GiB) peaked at 1.4 GB
-resident, ply 10 (bound 10.6 GiB) at 9.4 GB.
+themselves) and ply p+1: at most ``8 * (canonical + open * (1 + 2 * empty cells) + next)``,
+counted with the table's counts. Measured: 4x6 k=4's ply 9 (bound 3.5 GiB) peaked at 1.4 GB
+resident, its ply 10 (bound 10.6 GiB) at 9.4 GB, 5x5 k=4's ply 10 (bound 8.8 GiB) at 7.6 GB.
 
 One line a ply: the pass's counts, the table's, agree or DISAGREE, and the seconds the ply
 took. Each ply's result is also one JSON line appended to ``--out``; a rerun skips the plies
 already there. The exit status is 1 when any ply disagrees (in this run or in ``--out``).
 
-    python bench/check_reachable.py 4x6k4 FOLDER --memory 4G --out 4x6k4-reachable.jsonl
+    python bench/check_reachable.py 4x6k4 FOLDER --memory 12G --out 4x6k4-reachable.jsonl
     python bench/check_reachable.py 5x5k4 FOLDER --plies 8
 """
 
