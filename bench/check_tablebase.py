@@ -24,13 +24,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 from ttt_solve.book.reader import open_book
-from ttt_solve.errors import TttError
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.prover.search import Prover
 from ttt_solve.solver.rules import Rules, parse_game
@@ -38,6 +38,9 @@ from ttt_solve.solver.tablebase.probe import Tablebase, open_tablebase
 from ttt_solve.solver.tablebase.record import value_of_record
 from ttt_solve.solver.tablebase.sample import PlySample
 from ttt_solve.solver.value import Outcome, Value
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # common.py beside it
+from common import checked  # noqa: E402
 
 
 def table_sample(folder: Path, rules: Rules, ply: int, size: int, seed: int) -> list[tuple]:
@@ -113,12 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, help="one JSON line a ply (a rerun skips those)")
     parser.add_argument("--opening-book", help="an opening book of the game to compare")
-    args = parser.parse_args(argv)
-    try:
-        return check(args)
-    except (TttError, OSError, ValueError, KeyError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    return checked(check, parser.parse_args(argv))
 
 
 def check(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""Helpers shared by the benchmark scripts: run a command, measure its wall time and memory."""
+"""Helpers shared by the benchmark and check scripts: run a command, measure its wall time and
+memory, and give a check's exit status."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from ttt_solve.errors import TttError
 
 
 class Run(NamedTuple):
@@ -51,3 +55,12 @@ def chosen_boards(args: argparse.Namespace, boards: list[Any], board_4x5: Any) -
 def load_average() -> str:
     """The 1-minute load average, as ``/proc/loadavg`` gives it."""
     return f"{os.getloadavg()[0]:.1f}"
+
+
+def checked(check: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """A check's exit status; input it cannot read is one line on stderr and status 2."""
+    try:
+        return check(args)
+    except (TttError, OSError, ValueError, KeyError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
