@@ -38,6 +38,8 @@ from ttt_solve.solver.tablebase.files import (
     TableError,
     TableFileError,
     _sync_folder,
+    header_opening,
+    header_rules,
 )
 from ttt_solve.solver.tablebase.index import stone_counts
 from ttt_solve.solver.tablebase.lookup import PlyIndex, stored_ranks
@@ -120,14 +122,7 @@ class CompressedHeader:
 
     def pack(self) -> bytes:
         packed = _HEADER.pack(
-            MAGIC,
-            FORMAT_VERSION,
-            self.rules.rows,
-            self.rules.cols,
-            self.rules.k,
-            self.ply,
-            self.index_kind,
-            self.record_kind,
+            *header_opening(MAGIC, FORMAT_VERSION, self),
             self.codec,
             self.known_rules,
             self.classes,
@@ -153,13 +148,9 @@ class CompressedHeader:
                 f"compressed table format version {fields[1]}; this ttt-solve reads "
                 f"{FORMAT_VERSION}",
             )
-        rows, cols, k, ply, index_kind, record_kind, codec, known_rules = fields[2:10]
-        try:
-            rules = Rules(rows, cols, k)
-        except ValueError:
-            raise TableFileError(path, f"no game has {rows} rows, {cols} columns, k={k}") from None
+        ply, index_kind, record_kind, codec, known_rules = fields[5:10]
         return cls(
-            rules,
+            header_rules(path, fields),
             ply,
             classes=fields[10],
             per_class=fields[11],
