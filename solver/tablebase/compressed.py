@@ -73,6 +73,18 @@ _CHUNK_BLOCKS = 256
 """Blocks compressed at once (4 Mi numbers by default)."""
 
 
+@dataclass(frozen=True)
+class Compression:
+    """How a table's records are compressed: the numbers a block holds, and the zstd level."""
+
+    block_records: int = BLOCK_RECORDS
+    level: int = LEVEL
+
+
+COMPRESSION = Compression()
+"""How a table is compressed unless told otherwise."""
+
+
 class MissingZstandardError(TableError):
     """Compressed tables need the ``zstandard`` package, which is not installed."""
 
@@ -221,8 +233,7 @@ def compress_ply(
     out: Path,
     rules: Rules,
     ply: int,
-    block_records: int = BLOCK_RECORDS,
-    level: int = LEVEL,
+    compression: Compression = COMPRESSION,
     progress: Callable[[int, int], None] | None = None,
 ) -> CompressedHeader:
     """Compress one ply's raw file into ``out``, written whole or not at all (under a
@@ -239,6 +250,7 @@ def compress_ply(
     source = verify(raw, rules, ply)
     rep_ranks, records = map_ply(raw, source)
     count = source.count
+    block_records = compression.block_records
     header = CompressedHeader(
         rules,
         ply,
@@ -249,7 +261,9 @@ def compress_ply(
         -(-count // block_records),
         counts=source.counts,
     )
-    compressor = zstd.ZstdCompressor(level=level, write_content_size=True, write_checksum=False)
+    compressor = zstd.ZstdCompressor(
+        level=compression.level, write_content_size=True, write_checksum=False
+    )
     temporary = out.with_name(out.name + ".tmp")
     entries: list[bytes] = []
     chunk = block_records * _CHUNK_BLOCKS
@@ -551,8 +565,7 @@ def file_digests(path: Path) -> tuple[str, str]:
 def compress_table(
     folder: Path | str,
     out: Path | str,
-    level: int = LEVEL,
-    block_records: int = BLOCK_RECORDS,
+    compression: Compression = COMPRESSION,
     progress: Callable[[CompressProgress], None] | None = None,
 ) -> dict[str, object]:
     """Compress the finished raw table in ``folder`` into ``out``, ply by ply, and write its
@@ -588,7 +601,7 @@ def compress_table(
                     progress(state)
 
             path = compressed_path(out, ply)
-            compress_ply(ply_path(folder, ply), path, rules, ply, block_records, level, report)
+            compress_ply(ply_path(folder, ply), path, rules, ply, compression, report)
         done += source_header.count
         if progress is not None:
             count = source_header.count

@@ -158,6 +158,7 @@ class KnownPly(NamedTuple):
 
 
 def known_ply(rules: Rules, ply: int, rep_ranks: NDArray[np.int64]) -> KnownPly:
+    """The :class:`KnownPly` of ``ply`` (``rep_ranks``: its representatives' ranks)."""
     x, o = stone_counts(ply)
     return KnownPly(
         ply,
