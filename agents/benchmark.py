@@ -289,11 +289,12 @@ def run_benchmark(
             failures.append(answer.failure)
         else:
             assert answer.cell is not None
-            move = item.moves[answer.cell]
-            if (item.value, move) not in verdicts:
-                verdicts[item.value, move] = grade(item.value, move)[0]
-            kept = verdicts[item.value, move] is not Grade.BLUNDER
-            best = verdicts[item.value, move] is Grade.BEST
+            pair = (item.value, item.moves[answer.cell])
+            verdict = verdicts.get(pair)
+            if verdict is None:
+                verdict = verdicts[pair] = grade(*pair)[0]
+            kept = verdict is not Grade.BLUNDER
+            best = verdict is Grade.BEST
         for split in item.splits:
             counts = tally.setdefault((split, item.stage, item.difficulty), [0, 0, 0, 0])
             counts[0] += 1

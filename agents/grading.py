@@ -42,7 +42,7 @@ from ttt_solve.agents.audit import (
     worst,
 )
 from ttt_solve.agents.engine import EngineFailure
-from ttt_solve.agents.match import checked_move, derive_seed, illegal
+from ttt_solve.agents.match import checked_move, derive_seed, illegal, seed_deriver
 from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.book.errors import ErrorKind
 from ttt_solve.book.records import GameInfo
@@ -251,10 +251,8 @@ def pose(
     """The agent's answer in each ``(key, weight)`` position (``maker.build(book)`` makes it),
     its generator seeded per position from ``seed`` and the key."""
     positions = [Position.from_key(rules, key) for key, _ in rows]
-    tasks = [
-        (position.x, position.o, derive_seed(seed, "position", key))
-        for position, (key, _) in zip(positions, rows)
-    ]
+    seed_of = seed_deriver(seed, "position")
+    tasks = [(position.x, position.o, seed_of(key)) for position, (key, _) in zip(positions, rows)]
     agent = maker.build(book)
     worker = Worker(rules, [agent])
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import operator
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ttt_solve.agents.base import Agent
@@ -120,3 +121,16 @@ def derive_seed(seed: int, *parts: object) -> int:
     """
     text = ":".join(str(p) for p in (seed, *parts)).encode()
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+
+
+def seed_deriver(seed: int, *parts: object) -> Callable[[object], int]:
+    """``derive_seed(seed, *parts, last)`` as a function of ``last``, for many sub-tasks: the
+    text they share is hashed once (a copy of the hash state goes on with each ``last``)."""
+    shared = hashlib.blake2b(":".join(str(p) for p in (seed, *parts, "")).encode(), digest_size=8)
+
+    def derive(last: object) -> int:
+        state = shared.copy()
+        state.update(str(last).encode())
+        return int.from_bytes(state.digest(), "big")
+
+    return derive

@@ -5,7 +5,9 @@ block size compresses the whole table (a process of its own: wall time, CPU time
 memory), then, in one process, the look-up of a position's value and every move's value,
 from the raw files and from the compressed ones, alternating over the same 2,000 positions of
 seeded random games (the same Python loop, so only the storage differs): the median and the
-90th percentile, and a block's decode time (median over the blocks read).
+90th percentile, and a block's decode time (median over the blocks read). Then the probe a
+program calls, ``Tablebase.probe_moves`` (every check, compiled look-ups), on the raw folder
+and on the compressed one, over the same positions: the median.
 
     python bench/bench_compressed.py                        # 4x4 k=4
     python bench/bench_compressed.py /work/t45/4x5k4        # a table built apart
@@ -117,6 +119,23 @@ def probe_times(plies: dict[int, object], positions: list[Position]) -> list[flo
     return sorted(times)
 
 
+def api_times(folder: Path, positions: list[Position]) -> list[float]:
+    """Times of :meth:`Tablebase.probe_moves` (value and every move's value, every check) on
+    a table opened and compiled as a process that probes many does, warmed first."""
+    from ttt_solve.solver.tablebase.probe import open_tablebase
+
+    with open_tablebase(folder) as table:
+        table.compile()
+        for position in positions[:200]:
+            table.probe_moves(position)
+        times = []
+        for position in positions:
+            started = time.perf_counter()
+            table.probe_moves(position)
+            times.append(time.perf_counter() - started)
+    return sorted(times)
+
+
 def decode_micros(out: Path, rules: Rules) -> float:
     """The median time to decode a block, over up to 200 blocks of the widest plies."""
     times = []
@@ -170,6 +189,7 @@ def main() -> int:
         raw_times.sort()
         compressed_times.sort()
         plain_times.sort()
+        api_raw, api_compressed = api_times(folder, positions), api_times(out, positions)
         rows.append(
             [
                 f"{block_records:,}",
@@ -184,6 +204,8 @@ def main() -> int:
                 f"{compressed_times[len(compressed_times) // 2] * 1e3:.3f}",
                 f"{compressed_times[int(0.9 * len(compressed_times))] * 1e3:.3f}",
                 f"{plain_times[len(plain_times) // 2] * 1e3:.3f}",
+                f"{api_raw[len(api_raw) // 2] * 1e3:.3f}",
+                f"{api_compressed[len(api_compressed) // 2] * 1e3:.3f}",
             ]
         )
     print(f"{rules.name}: {sum(len(r.records) for r in raw.values()):,} numbers")
@@ -203,6 +225,8 @@ def main() -> int:
                 "compressed p50 ms",
                 "p90 ms",
                 "p50 ms, known in Python",
+                "probe_moves raw p50 ms",
+                "probe_moves compressed p50 ms",
             ],
         )
     )

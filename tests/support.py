@@ -3,10 +3,12 @@ and a test run over several boards."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import subprocess
 import time
+from types import ModuleType
 
 import pytest
 from click.testing import CliRunner, Result
@@ -15,6 +17,16 @@ from ttt_solve.agents.spec import AgentSpecError, make_agent
 from ttt_solve.cli.main import ttt
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
+
+
+def bench_script(name: str) -> ModuleType:
+    """The script ``bench/NAME.py`` as a module (bench/ is not a package)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "bench", f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def random_walk(rules: Rules, rng: random.Random, plies: int) -> Position:

@@ -4,29 +4,21 @@ the search does at a node."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
 import random
 from types import ModuleType
 
 import pytest
 
-from tests.support import random_walk
+from tests.support import bench_script, random_walk
 from tests.test_prunings import small_games
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.prover.search import Prover, Prunings, SearchEngine, root_of
 from ttt_solve.solver.rules import Rules
 
-BENCH = os.path.join(os.path.dirname(os.path.dirname(__file__)), "bench", "bench_pns.py")
-
 
 @pytest.fixture(scope="module")
 def bench_pns() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_pns", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("bench_pns")
 
 
 def prover_says_x_wins(prover: Prover, position: Position) -> bool:

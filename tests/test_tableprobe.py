@@ -7,7 +7,6 @@ engine and catalogued in a book of its own, as ``ttt-solve --method table`` does
 
 from __future__ import annotations
 
-import json
 import random
 import warnings
 from pathlib import Path
@@ -16,6 +15,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from tests.support import bench_script
 from ttt_solve.book.errors import DamagedBookError
 from ttt_solve.book.oracle import Oracle
 from ttt_solve.book.reader import open_book
@@ -164,53 +164,20 @@ def test_the_server_answers_a_table_game_with_one_read_a_move(k4_books):
 
 
 def test_a_sample_gets_one_value_from_every_front(k4_books):
-    """Seeded positions of random games: the probe, ``ttt query --json``, the server's JSON
-    and the PettingZoo infos give each the same value and remoteness."""
+    """Seeded positions of random games: the probe, ``ttt query --json``, the server's JSON,
+    the PettingZoo infos and the audit's truth give each the same value and remoteness
+    (``bench/check_fronts.py``, which checks 5x5 the same way)."""
     pytest.importorskip("pettingzoo", reason="pip install -e '.[rl]'")
     pytest.importorskip("starlette", reason="pip install -e '.[web]'")
-    from starlette.testclient import TestClient
-
-    from ttt_solve.rl import aec
-    from ttt_solve.web.app import create_app
-
-    _, tables, folder = k4_books
-    rng = random.Random(8)
-    games = []
-    for _ in range(12):
-        moves = [rng.randrange(16)]
-        games.append(moves)
-        position = Position.from_moves(K4, [K4.cell_name(moves[0])])
-        for _ in range(rng.randrange(12)):
-            if position.is_terminal:
-                break
-            moves.append(rng.choice(position.legal_moves()))
-            position = position.play(moves[-1])
-    with (
-        open_tablebase(folder) as table,
-        open_book(tables) as book,
-        TestClient(create_app(tables)) as client,
-        warnings.catch_warnings(),
-    ):
-        warnings.simplefilter("ignore", DeprecationWarning)
-        env = aec.env(rows=4, cols=4, k=4, book=book)
-        for moves in games:
-            position = Position.from_moves(K4, [K4.cell_name(cell) for cell in moves])
-            value = table.probe(position)
-            expected = (value.outcome.value, value.remoteness)
-            game = ["--size", "4", "--win", "4", "--db", tables, "--json"]
-            query = CliRunner().invoke(ttt, ["query", str(position), *game])
-            assert query.exit_code == 0, query.output
-            answers = {"query": query.stdout}
-            answers["web"] = client.get(f"/api/games/4x4k4/position?position={position}").text
-            env.reset()
-            for cell in moves:
-                env.step(aec.action_of(K4, cell))
-            info = env.infos[env.agent_selection]
-            assert (info["value"], info["remoteness"]) == expected, "pettingzoo"
-            for front, text in answers.items():
-                answer = json.loads(text)
-                assert (answer["value"], answer["remoteness"]) == expected, front
-        env.close()
+    check_fronts = bench_script("check_fronts")
+    _, tables, _ = k4_books
+    checked = list(check_fronts.front_answers(tables, K4, check_fronts.random_games(K4, 12, 8)))
+    assert len(checked) == 12
+    for answers in checked:
+        assert set(answers) == {"position", "probe", "query", "web", "pettingzoo", "audit"}
+        assert not check_fronts.disagreements(answers), answers
+    plies = {ply for (ply,) in (answers["position"][1:] for answers in checked)}
+    assert len(plies) > 4  # the sample is spread over the game
 
 
 def test_probe_many_gives_each_position_its_value_in_any_orientation(k4_books):

@@ -60,6 +60,8 @@ BLOCK_RECORDS = 1 << 14
 """Numbers a block holds by default: 16 Ki (docs/table-format.md says why)."""
 LEVEL = 15
 """The zstd level compressions use by default."""
+FEW_NUMBERS = 64
+"""At most this many numbers (a position and its moves) are read one by one, not as arrays."""
 SUFFIX = ".tbz"
 EXTRA = "compressed"
 """The optional extra that installs zstandard."""
@@ -419,6 +421,7 @@ class CompressedPly:
         self._last = -1
         self._last_block = b""
         self._lines: NDArray[np.int64] | None = None
+        self._rep_ranks: NDArray[np.int64] | None = None
 
     def __len__(self) -> int:
         return self.header.count
@@ -507,13 +510,16 @@ class CompressedPly:
         wanted = np.asarray(numbers, dtype=np.int64)
         if len(wanted) and (wanted.min() < 0 or wanted.max() >= self.header.count):
             raise ValueError(f"numbers outside ply {self.ply}'s {self.header.count}")
-        per = self.header.block_records
-        out = np.empty(len(wanted), dtype=np.uint8)
-        blocks = wanted // per
-        for block in np.unique(blocks):
-            chosen = blocks == block
-            decoded = np.frombuffer(self.block(int(block)), dtype=np.uint8)
-            out[chosen] = decoded[wanted[chosen] - block * per]
+        if len(wanted) <= FEW_NUMBERS:  # a probe's family: array operations cost more
+            out = np.fromiter(map(self.stored, wanted.tolist()), np.uint8, len(wanted))
+        else:
+            per = self.header.block_records
+            out = np.empty(len(wanted), dtype=np.uint8)
+            blocks = wanted // per
+            for block in np.unique(blocks):
+                chosen = blocks == block
+                decoded = np.frombuffer(self.block(int(block)), dtype=np.uint8)
+                out[chosen] = decoded[wanted[chosen] - block * per]
         draws = out == DRAW
         if draws.any():
             known = known_numbers(self.rules, self.ply, self.rep_ranks(), wanted[draws])
@@ -521,11 +527,14 @@ class CompressedPly:
         return out
 
     def rep_ranks(self) -> NDArray[np.int64]:
+        """The ranks of the ply's representatives, read once (a 5x5 ply holds 700,000)."""
         import numpy as np
 
-        return np.frombuffer(
-            self.data, dtype="<u4", count=self.header.classes, offset=HEADER_SIZE
-        ).astype(np.int64)
+        if self._rep_ranks is None:
+            self._rep_ranks = np.frombuffer(
+                self.data, dtype="<u4", count=self.header.classes, offset=HEADER_SIZE
+            ).astype(np.int64)
+        return self._rep_ranks
 
     def verify(self) -> None:
         """Check every block's digest (the head's was checked on opening)."""

@@ -207,8 +207,7 @@ def known_range(
     return np.asarray(_known_range(known_ply(rules, ply, rep_ranks), start, stop))
 
 
-@numba.njit(parallel=True, nogil=True, cache=True)
-def _known_numbers(known: KnownPly, numbers: NDArray[np.int64]) -> NDArray[np.uint8]:
+def _known_numbers_source(known: KnownPly, numbers: NDArray[np.int64]) -> NDArray[np.uint8]:
     cells = known.cells
     x_count = (known.ply + 1) // 2
     o_count = known.ply // 2
@@ -222,12 +221,18 @@ def _known_numbers(known: KnownPly, numbers: NDArray[np.int64]) -> NDArray[np.ui
     return out
 
 
+_known_numbers_parallel = numba.njit(parallel=True, nogil=True, cache=True)(_known_numbers_source)
+_known_numbers_serial = numba.njit(nogil=True, cache=True)(_known_numbers_source)
+PARALLEL_NUMBERS = 4096
+"""Fewer numbers than this (a probe's family) are worked out on the caller's thread: waking
+the thread pool costs more than they do, tens of milliseconds on a loaded machine."""
+
+
 def known_numbers(
     rules: Rules, ply: int, rep_ranks: NDArray[np.int64], numbers: NDArray[np.int64]
 ) -> NDArray[np.uint8]:
-    """:func:`known_record` of any numbers of ``ply``, over every core."""
+    """:func:`known_record` of any numbers of ``ply``, over every core when they are many."""
+    kernel = _known_numbers_parallel if len(numbers) >= PARALLEL_NUMBERS else _known_numbers_serial
     return np.asarray(
-        _known_numbers(
-            known_ply(rules, ply, rep_ranks), np.ascontiguousarray(numbers, dtype=np.int64)
-        )
+        kernel(known_ply(rules, ply, rep_ranks), np.ascontiguousarray(numbers, dtype=np.int64))
     )
