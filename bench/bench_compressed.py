@@ -58,8 +58,8 @@ class RawPly:
 def compress(folder: Path, out: Path, block_records: int) -> dict[str, float]:
     """Compress in a process of its own: wall and CPU seconds, peak MiB."""
     code = (
-        "import sys; from ttt_solve.solver.tablebase.compressed import compress_table; "
-        "compress_table(sys.argv[1], sys.argv[2], block_records=int(sys.argv[3]))"
+        "import sys; from ttt_solve.solver.tablebase.compressed import Compression, "
+        "compress_table; compress_table(sys.argv[1], sys.argv[2], Compression(int(sys.argv[3])))"
     )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()

@@ -21,17 +21,11 @@ from ttt_solve.agents.benchset import (
 )
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import describe_agents, parse_spec
-from ttt_solve.cli.common import (
-    CliError,
-    LazyProgress,
-    db_option,
-    friendly_errors,
-    game_options,
-    jobs_option,
-)
+from ttt_solve.cli.common import CliError, LazyProgress, friendly_errors, game_options
 from ttt_solve.cli.options import (
     HELP_SETTINGS,
     agent_option,
+    agents_run_options,
     count_option,
     quiet_option,
     seed_option,
@@ -73,9 +67,10 @@ def _set_of(rules: Rules, set_file: Path | None) -> tuple[BenchmarkSet, str]:
     default=None,
     help="A set file (its SHA256SUMS beside it); default: the game's set in data/benchmarks.",
 )
-@db_option
-@seed_option("Seed of every random choice the agent makes (same seed, same figures).")
-@jobs_option("Processes (results do not depend on it).")
+@agents_run_options(
+    "Seed of every random choice the agent makes (same seed, same figures).",
+    "Processes (results do not depend on it).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the figures as JSON.")
 @click.option(
     "--svg",
@@ -248,9 +243,9 @@ def make_set_command(
     help="A game whose published set to score on (repeat); default: every published set.",
 )
 @agent_option("An agent (repeat); default: the leaderboard's roster.", multiple=True)
-@db_option
-@seed_option("Seed of every random choice the agents make.")
-@jobs_option("Processes (results do not depend on it).")
+@agents_run_options(
+    "Seed of every random choice the agents make.", "Processes (results do not depend on it)."
+)
 @click.option(
     "--out",
     "out",

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import click
 
-from ttt_solve.cli.common import CliError, quoted, whole_number
+from ttt_solve.cli.common import CliError, db_option, jobs_option, quoted, whole_number
 from ttt_solve.errors import TttError
 
 # The agents and the charts are imported where grading options are checked: most commands
@@ -157,6 +157,13 @@ def count_option(name: str, default: int, help: str, largest: int) -> Decorator:
 
 def quiet_option(help: str = "No progress bar.") -> Decorator:
     return click.option("--quiet", "-q", is_flag=True, help=help)
+
+
+def agents_run_options(seed_help: str, jobs_help: str) -> Decorator:
+    """``--db``, ``--seed`` and ``--jobs``, in that order: the book agents may read, the seed
+    of their random choices and the processes they play in, for a command that runs agents
+    over many positions or games."""
+    return stacked(db_option, seed_option(seed_help), jobs_option(jobs_help))
 
 
 class Grading(NamedTuple):

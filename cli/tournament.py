@@ -11,15 +11,14 @@ from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.spec import describe_agents, parse_spec
 from ttt_solve.agents.tournament import TournamentResult, round_robin
 from ttt_solve.book.reader import open_book
-from ttt_solve.cli.common import (
-    CliError,
-    LazyProgress,
-    db_option,
-    friendly_errors,
-    game_options,
-    jobs_option,
+from ttt_solve.cli.common import CliError, LazyProgress, friendly_errors, game_options
+from ttt_solve.cli.options import (
+    MAX_GAMES,
+    agents_run_options,
+    command,
+    count_option,
+    quiet_option,
 )
-from ttt_solve.cli.options import MAX_GAMES, command, count_option, quiet_option, seed_option
 from ttt_solve.cli.rate import anchor_option, bootstrap_option
 from ttt_solve.solver.rules import Rules
 
@@ -77,9 +76,10 @@ def labels(specs: list[str]) -> list[str]:
     "--games", 10, "Games per pair; colours alternate (the first-named is X in game 1).", MAX_GAMES
 )
 @game_options
-@db_option
-@seed_option("Seed of every random choice (same seed, same results).")
-@jobs_option("Processes for long tournaments (results do not depend on it).")
+@agents_run_options(
+    "Seed of every random choice (same seed, same results).",
+    "Processes for long tournaments (results do not depend on it).",
+)
 @anchor_option
 @bootstrap_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")

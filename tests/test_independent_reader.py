@@ -14,7 +14,11 @@ pytest.importorskip("zstandard", reason="compressed tables need: pip install -e 
 
 from ttt_solve.solver.rules import Rules  # noqa: E402
 from ttt_solve.solver.tablebase.build import build_table  # noqa: E402
-from ttt_solve.solver.tablebase.compressed import compress_table, compressed_path  # noqa: E402
+from ttt_solve.solver.tablebase.compressed import (  # noqa: E402
+    Compression,
+    compress_table,
+    compressed_path,
+)
 from ttt_solve.solver.tablebase.files import map_ply, ply_path, read_header  # noqa: E402
 
 READER = Path(__file__).with_name("independent_table_reader.py")
@@ -40,7 +44,7 @@ def test_the_reader_agrees_with_the_package_on_every_record(
     rules = Rules(*game)
     raw, out = tmp_path / "raw", tmp_path / "release"
     build_table(rules, raw)
-    compress_table(raw, out, block_records=1 << 12)
+    compress_table(raw, out, Compression(block_records=1 << 12))
     rng = random.Random(5)
     for ply in range(rules.cells + 1):
         _, records = map_ply(ply_path(raw, ply), read_header(ply_path(raw, ply)))
@@ -63,7 +67,7 @@ def test_the_reader_refuses_a_changed_byte(tmp_path: Path) -> None:
     rules = Rules(3, 3, 3)
     raw, out = tmp_path / "raw", tmp_path / "release"
     build_table(rules, raw)
-    compress_table(raw, out, block_records=50)
+    compress_table(raw, out, Compression(block_records=50))
     path = compressed_path(out, 6)
     clean = path.read_bytes()
     for at in range(0, len(clean), 7):

@@ -19,6 +19,7 @@ from ttt_solve.solver.tablebase.build import build_table  # noqa: E402
 from ttt_solve.solver.tablebase.compressed import (  # noqa: E402
     HEADER_SIZE,
     CompressedPly,
+    Compression,
     CompressProgress,
     compress_table,
     compressed_path,
@@ -42,7 +43,7 @@ SLOW = [(r, c, k) for r in range(1, 5) for c in range(r, 6) if r * c <= 20 for k
 def built(tmp: Path, rules: Rules, block_records: int = 1 << 14) -> tuple[Path, Path]:
     raw, out = tmp / "raw", tmp / "compressed"
     build_table(rules, raw)
-    compress_table(raw, out, block_records=block_records)
+    compress_table(raw, out, Compression(block_records))
     return raw, out
 
 

@@ -16,6 +16,7 @@ pytest.importorskip("zstandard", reason="compressed tables need: pip install -e 
 from ttt_solve.cli.main import ttt  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
 from ttt_solve.solver.tablebase.build import build_table  # noqa: E402
+from ttt_solve.solver.tablebase.compressed import Compression  # noqa: E402
 from ttt_solve.solver.tablebase.release import publish, verify_release  # noqa: E402
 
 
@@ -23,7 +24,7 @@ from ttt_solve.solver.tablebase.release import publish, verify_release  # noqa: 
 def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("release")
     build_table(Rules(3, 3, 3), base / "raw")
-    publish(base / "raw", base / "out", block_records=64)
+    publish(base / "raw", base / "out", Compression(block_records=64))
     return base / "out"
 
 

@@ -39,6 +39,7 @@ CPU: dict[str, Any] = twins(FORMULAS, _cpu)
 popcount_cpu = CPU["popcount"]
 rank_set_cpu = CPU["rank_set"]
 unrank_set_cpu = CPU["unrank_set"]
+next_set_cpu = CPU["next_set"]
 permute_set_cpu = CPU["permute_set"]
 compress_cpu = CPU["compress"]
 expand_cpu = CPU["expand"]

@@ -38,6 +38,8 @@ from ttt_solve.solver.tablebase.files import (
     TableError,
     TableFileError,
     _sync_folder,
+    header_opening,
+    header_rules,
 )
 from ttt_solve.solver.tablebase.index import stone_counts
 from ttt_solve.solver.tablebase.lookup import PlyIndex, stored_ranks
@@ -71,6 +73,18 @@ _RANK = struct.Struct("<I")
 """A representative's rank: 4 bytes suffice (``C(32, 16) < 2**32``)."""
 _CHUNK_BLOCKS = 256
 """Blocks compressed at once (4 Mi numbers by default)."""
+
+
+@dataclass(frozen=True)
+class Compression:
+    """How a table's records are compressed: the numbers a block holds, and the zstd level."""
+
+    block_records: int = BLOCK_RECORDS
+    level: int = LEVEL
+
+
+COMPRESSION = Compression()
+"""How a table is compressed unless told otherwise."""
 
 
 class MissingZstandardError(TableError):
@@ -122,14 +136,7 @@ class CompressedHeader:
 
     def pack(self) -> bytes:
         packed = _HEADER.pack(
-            MAGIC,
-            FORMAT_VERSION,
-            self.rules.rows,
-            self.rules.cols,
-            self.rules.k,
-            self.ply,
-            self.index_kind,
-            self.record_kind,
+            *header_opening(MAGIC, FORMAT_VERSION, self),
             self.codec,
             self.known_rules,
             self.classes,
@@ -155,13 +162,9 @@ class CompressedHeader:
                 f"compressed table format version {fields[1]}; this ttt-solve reads "
                 f"{FORMAT_VERSION}",
             )
-        rows, cols, k, ply, index_kind, record_kind, codec, known_rules = fields[2:10]
-        try:
-            rules = Rules(rows, cols, k)
-        except ValueError:
-            raise TableFileError(path, f"no game has {rows} rows, {cols} columns, k={k}") from None
+        ply, index_kind, record_kind, codec, known_rules = fields[5:10]
         return cls(
-            rules,
+            header_rules(path, fields),
             ply,
             classes=fields[10],
             per_class=fields[11],
@@ -232,8 +235,7 @@ def compress_ply(
     out: Path,
     rules: Rules,
     ply: int,
-    block_records: int = BLOCK_RECORDS,
-    level: int = LEVEL,
+    compression: Compression = COMPRESSION,
     progress: Callable[[int, int], None] | None = None,
 ) -> CompressedHeader:
     """Compress one ply's raw file into ``out``, written whole or not at all (under a
@@ -250,6 +252,7 @@ def compress_ply(
     source = verify(raw, rules, ply)
     rep_ranks, records = map_ply(raw, source)
     count = source.count
+    block_records = compression.block_records
     header = CompressedHeader(
         rules,
         ply,
@@ -260,7 +263,9 @@ def compress_ply(
         -(-count // block_records),
         counts=source.counts,
     )
-    compressor = zstd.ZstdCompressor(level=level, write_content_size=True, write_checksum=False)
+    compressor = zstd.ZstdCompressor(
+        level=compression.level, write_content_size=True, write_checksum=False
+    )
     temporary = out.with_name(out.name + ".tmp")
     entries: list[bytes] = []
     chunk = block_records * _CHUNK_BLOCKS
@@ -569,8 +574,7 @@ def file_digests(path: Path) -> tuple[str, str]:
 def compress_table(
     folder: Path | str,
     out: Path | str,
-    level: int = LEVEL,
-    block_records: int = BLOCK_RECORDS,
+    compression: Compression = COMPRESSION,
     progress: Callable[[CompressProgress], None] | None = None,
 ) -> dict[str, object]:
     """Compress the finished raw table in ``folder`` into ``out``, ply by ply, and write its
@@ -606,7 +610,7 @@ def compress_table(
                     progress(state)
 
             path = compressed_path(out, ply)
-            compress_ply(ply_path(folder, ply), path, rules, ply, block_records, level, report)
+            compress_ply(ply_path(folder, ply), path, rules, ply, compression, report)
         done += source_header.count
         if progress is not None:
             count = source_header.count

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from math import comb
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ttt_solve.errors import TttError
 from ttt_solve.solver.rules import Rules
@@ -81,6 +81,46 @@ class TableDiskFullError(TableError):
     """The disk cannot hold the table (or filled up while it was written)."""
 
 
+class HeaderOpening(Protocol):
+    """What every table file's header, raw or compressed, says after its magic and version."""
+
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def ply(self) -> int: ...
+    @property
+    def index_kind(self) -> int: ...
+    @property
+    def record_kind(self) -> int: ...
+
+
+def header_opening(magic: bytes, version: int, header: HeaderOpening) -> tuple[bytes | int, ...]:
+    """The fields a table file's header opens with, raw or compressed, in the order they are
+    packed: the magic and format version, the game, the ply, the index and record kinds."""
+    return (
+        magic,
+        version,
+        header.rules.rows,
+        header.rules.cols,
+        header.rules.k,
+        header.ply,
+        header.index_kind,
+        header.record_kind,
+    )
+
+
+def header_rules(path: Path | str, fields: tuple[Any, ...]) -> Rules:
+    """The game named by a header's unpacked ``fields`` (in :func:`header_opening`'s order),
+    or a :class:`TableFileError` quoting them."""
+    rows, cols, k = fields[2:5]
+    try:
+        return Rules(rows, cols, k)
+    except (TttError, ValueError):
+        raise TableFileError(
+            path, f"its header names no game ({rows} rows, {cols} columns, k={k})"
+        ) from None
+
+
 @dataclass(frozen=True)
 class TableHeader:
     """The header of a table file (see docs/tablebase.md for the bytes), and where in the file
@@ -125,14 +165,7 @@ class TableHeader:
 
     def pack(self) -> bytes:
         packed = _HEADER.pack(
-            MAGIC,
-            FORMAT_VERSION,
-            self.rules.rows,
-            self.rules.cols,
-            self.rules.k,
-            self.ply,
-            self.index_kind,
-            self.record_kind,
+            *header_opening(MAGIC, FORMAT_VERSION, self),
             self.classes,
             self.per_class,
             self.first,
@@ -164,25 +197,25 @@ class TableHeader:
         fields = _HEADER.unpack_from(data)
         if any(data[_HEADER.size : HEADER_SIZE]):
             raise TableFileError(path, "its header's padding is not zero: the file is damaged")
-        rows, cols, k, ply, index_kind, record_kind = fields[2:8]
-        try:
-            rules = Rules(rows, cols, k)
-        except (TttError, ValueError):
-            raise TableFileError(
-                path, f"its header names no game ({rows} rows, {cols} columns, k={k})"
-            ) from None
+        return cls.of_fields(
+            header_rules(path, fields), fields, digest=fields[13], histogram=tuple(fields[14:])
+        )
+
+    @classmethod
+    def of_fields(cls, rules: Rules, fields: tuple[Any, ...], **more: Any) -> TableHeader:
+        """The header of a file's unpacked ``fields`` (format 1 or 2: both open alike, to the
+        representatives' count), ``more`` for the fields of one format only."""
         return cls(
             rules,
-            ply,
+            fields[5],
             classes=fields[8],
             per_class=fields[9],
             first=fields[10],
             count=fields[11],
             reps=fields[12],
-            digest=fields[13],
-            histogram=tuple(fields[14:]),
-            index_kind=index_kind,
-            record_kind=record_kind,
+            index_kind=fields[6],
+            record_kind=fields[7],
+            **more,
         )
 
     def problem(self, part: bool) -> str | None:

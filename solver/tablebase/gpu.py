@@ -38,7 +38,7 @@ _DEVICE = twins(FORMULAS + STEP_FORMULAS, cuda.jit(device=True))
 """Every formula compiled as a device function, by name."""
 land_class_gpu = _DEVICE["land_class"]
 back_up_number_gpu = _DEVICE["back_up_number"]
-unrank_set_gpu = _DEVICE["unrank_set"]
+compressed_o_gpu = _DEVICE["compressed_o"]
 expand_gpu = _DEVICE["expand"]
 lines_held_gpu = _DEVICE["lines_held"]
 
@@ -90,19 +90,16 @@ def back_up_range_gpu(
 
 
 def _back_up_piece(
-    step: PlyStep,
-    start: int,
-    stop: int,
-    child_records: NDArray[np.uint8],
-    out: NDArray[np.uint8],
+    step: PlyStep, start: int, child_records: NDArray[np.uint8], out: NDArray[np.uint8]
 ) -> tuple[NDArray[np.int64], int]:
-    """The numbers ``start .. stop-1`` on the GPU (a :data:`~solver.tablebase.step.PieceKernel`)."""
-    count = stop - start
+    """The numbers from ``start`` on, as many as ``out`` holds, on the GPU (a
+    :data:`~solver.tablebase.step.PieceKernel`)."""
+    count = len(out)
     counts = np.zeros((2, RECORD_SLOTS), dtype=np.int64)
     if count == 0:
         return counts, 0
     on_device, device_records = _resident(step, child_records)
-    part = _part_classes(step, start, stop)
+    part = _part_classes(step, start, start + count)
     device_out = cuda.device_array(count, dtype=np.uint8)
     device_counts = cuda.to_device(counts)
     device_missing = cuda.to_device(np.zeros(1, dtype=np.int64))
@@ -211,10 +208,7 @@ def _back_up_numbers(step, part, start, count, child_records, out, counts, missi
     number = index // step.per_class
     c = number - part.first
     rep = step.reps[number]
-    x_count = (step.ply + 1) // 2
-    compressed = unrank_set_gpu(
-        index % step.per_class, step.ply // 2, step.cells - x_count, step.binom
-    )
+    compressed = compressed_o_gpu(index % step.per_class, step)
     o = expand_gpu(compressed, ((1 << step.cells) - 1) & ~rep)
     children = cuda.local.array(MAX_CELLS, dtype=np.int64)
     fixing = part.fixing[c]

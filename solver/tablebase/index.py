@@ -178,6 +178,14 @@ def unrank_set(rank: int, size: int, cells: int, binom: Ints) -> int:
     return stones
 
 
+def next_set(stones: int) -> int:
+    """The set of as many cells that follows ``stones`` (not empty) in colex order: the set
+    of the next rank, by Gosper's hack."""
+    low = stones & -stones
+    ripple = stones + low
+    return (((ripple ^ stones) >> 2) // low) | ripple
+
+
 def permute_set(stones: int, tables: Ints, symmetry: int) -> int:
     """The image of a cell set under one symmetry: a look-up per 8 cells."""
     image = 0
@@ -268,6 +276,7 @@ FORMULAS: tuple[Callable[..., Any], ...] = (
     popcount,
     rank_set,
     unrank_set,
+    next_set,
     permute_set,
     compress,
     expand,

@@ -33,14 +33,21 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable
-from typing import Any
+from math import comb
+from typing import Any, NamedTuple
 
 import numba
 import numpy as np
 from numpy.typing import NDArray
 
 from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.compiled import binomials, expand_cpu, unrank_set_cpu
+from ttt_solve.solver.tablebase.compiled import (
+    binomials,
+    expand_cpu,
+    lines_of,
+    next_set_cpu,
+    unrank_set_cpu,
+)
 from ttt_solve.solver.tablebase.index import stone_counts
 from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE
 
@@ -136,47 +143,59 @@ BLOCK = 1 << 13
 """Numbers one thread takes at once (each block unranks its first number)."""
 
 
+class KnownPly(NamedTuple):
+    """What the compiled :func:`known_record` reads of a ply, as numbers and arrays (Numba
+    takes it whole): its shape, the ranks of its representatives (as its file holds them),
+    and the rules' lines and ``k``."""
+
+    ply: int
+    cells: int
+    k: int
+    rep_ranks: NDArray[np.int64]
+    per_class: int
+    lines: NDArray[np.int64]
+    binom: NDArray[np.int64]
+
+
+def known_ply(rules: Rules, ply: int, rep_ranks: NDArray[np.int64]) -> KnownPly:
+    """The :class:`KnownPly` of ``ply`` (``rep_ranks``: its representatives' ranks)."""
+    x, o = stone_counts(ply)
+    return KnownPly(
+        ply,
+        rules.cells,
+        rules.k,
+        np.ascontiguousarray(rep_ranks, dtype=np.int64),
+        comb(rules.cells - x, o),
+        lines_of(rules),
+        binomials(),
+    )
+
+
 @numba.njit(parallel=True, nogil=True, cache=True)
-def _known_range(
-    ply: int,
-    cells: int,
-    k: int,
-    start: int,
-    stop: int,
-    rep_ranks: NDArray[np.int64],
-    per_class: int,
-    lines: NDArray[np.int64],
-    binom: NDArray[np.int64],
-) -> NDArray[np.uint8]:
-    x_count = (ply + 1) // 2
-    o_count = ply // 2
+def _known_range(known: KnownPly, start: int, stop: int) -> NDArray[np.uint8]:
+    cells = known.cells
+    x_count = (known.ply + 1) // 2
+    o_count = known.ply // 2
     full = (1 << int(cells)) - 1
     total = stop - start
     out = np.empty(total, dtype=np.uint8)
     for block in numba.prange((total + BLOCK - 1) // BLOCK):
         first = start + block * BLOCK
         last = min(stop, first + BLOCK)
-        number = -1
-        rank = 0
-        compressed = 0
-        rep = 0
-        free = 0
-        for index in range(first, last):
-            if number < 0 or rank == per_class:
-                number = index // per_class
-                rank = index % per_class
-                compressed = unrank_set_cpu(rank, o_count, cells - x_count, binom)
-                rep = unrank_set_cpu(rep_ranks[number], x_count, cells, binom)
-                free = full & ~rep
-            else:
-                # Gosper's hack: the next set of as many positions, in colex order
-                low = compressed & -compressed
-                ripple = compressed + low
-                compressed = (((ripple ^ compressed) >> 2) // low) | ripple
-            rank += 1
-            out[index - start] = _known_record(
-                rep, expand_cpu(compressed, free), ply, cells, lines, k
-            )
+        for number in range(first // known.per_class, (last - 1) // known.per_class + 1):
+            # the block's numbers of this class: the first unranked, the next ones stepped to
+            begin = max(first, number * known.per_class)
+            end = min(last, (number + 1) * known.per_class)
+            rep = unrank_set_cpu(known.rep_ranks[number], x_count, cells, known.binom)
+            free = full & ~rep
+            rank = begin - number * known.per_class
+            compressed = unrank_set_cpu(rank, o_count, cells - x_count, known.binom)
+            for index in range(begin, end):
+                if index > begin:
+                    compressed = next_set_cpu(compressed)
+                out[index - start] = _known_record(
+                    rep, expand_cpu(compressed, free), known.ply, cells, known.lines, known.k
+                )
     return out
 
 
@@ -185,44 +204,20 @@ def known_range(
 ) -> NDArray[np.uint8]:
     """:func:`known_record` of the numbers ``start .. stop-1`` of ``ply`` (``rep_ranks``: the
     ranks of the ply's representatives, as its file holds them), over every core."""
-    from math import comb
-
-    x, o = stone_counts(ply)
-    return np.asarray(
-        _known_range(
-            ply,
-            rules.cells,
-            rules.k,
-            start,
-            stop,
-            np.ascontiguousarray(rep_ranks, dtype=np.int64),
-            comb(rules.cells - x, o),
-            np.array(rules.lines, dtype=np.int64),
-            binomials(),
-        )
-    )
+    return np.asarray(_known_range(known_ply(rules, ply, rep_ranks), start, stop))
 
 
-def _known_numbers_source(
-    ply: int,
-    cells: int,
-    k: int,
-    numbers: NDArray[np.int64],
-    rep_ranks: NDArray[np.int64],
-    per_class: int,
-    lines: NDArray[np.int64],
-    binom: NDArray[np.int64],
-) -> NDArray[np.uint8]:
-    x_count = (ply + 1) // 2
-    o_count = ply // 2
+def _known_numbers_source(known: KnownPly, numbers: NDArray[np.int64]) -> NDArray[np.uint8]:
+    cells = known.cells
+    x_count = (known.ply + 1) // 2
+    o_count = known.ply // 2
     full = (1 << int(cells)) - 1
     out = np.empty(len(numbers), dtype=np.uint8)
     for i in numba.prange(len(numbers)):
-        rep = unrank_set_cpu(rep_ranks[numbers[i] // per_class], x_count, cells, binom)
-        o = expand_cpu(
-            unrank_set_cpu(numbers[i] % per_class, o_count, cells - x_count, binom), full & ~rep
-        )
-        out[i] = _known_record(rep, o, ply, cells, lines, k)
+        number, rank = numbers[i] // known.per_class, numbers[i] % known.per_class
+        rep = unrank_set_cpu(known.rep_ranks[number], x_count, cells, known.binom)
+        o = expand_cpu(unrank_set_cpu(rank, o_count, cells - x_count, known.binom), full & ~rep)
+        out[i] = _known_record(rep, o, known.ply, cells, known.lines, known.k)
     return out
 
 
@@ -237,19 +232,7 @@ def known_numbers(
     rules: Rules, ply: int, rep_ranks: NDArray[np.int64], numbers: NDArray[np.int64]
 ) -> NDArray[np.uint8]:
     """:func:`known_record` of any numbers of ``ply``, over every core when they are many."""
-    from math import comb
-
-    x, o = stone_counts(ply)
     kernel = _known_numbers_parallel if len(numbers) >= PARALLEL_NUMBERS else _known_numbers_serial
     return np.asarray(
-        kernel(
-            ply,
-            rules.cells,
-            rules.k,
-            np.ascontiguousarray(numbers, dtype=np.int64),
-            np.ascontiguousarray(rep_ranks, dtype=np.int64),
-            comb(rules.cells - x, o),
-            np.array(rules.lines, dtype=np.int64),
-            binomials(),
-        )
+        kernel(known_ply(rules, ply, rep_ranks), np.ascontiguousarray(numbers, dtype=np.int64))
     )

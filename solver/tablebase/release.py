@@ -18,12 +18,12 @@ from pathlib import Path
 
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.compressed import (
-    BLOCK_RECORDS,
+    COMPRESSION,
     FORMAT_VERSION,
-    LEVEL,
     MANIFEST,
     MANIFEST_FORMAT,
     CompressedPly,
+    Compression,
     CompressProgress,
     _read_json,
     compress_table,
@@ -39,8 +39,7 @@ FIGURES = ("figures.json", "figures.md")
 def publish(
     folder: Path | str,
     out: Path | str,
-    level: int = LEVEL,
-    block_records: int = BLOCK_RECORDS,
+    compression: Compression = COMPRESSION,
     progress: Callable[[CompressProgress], None] | None = None,
 ) -> dict[str, object]:
     """Make the release of the finished raw table in ``folder`` in ``out``: compressed (and
@@ -53,7 +52,7 @@ def publish(
         raise TableError(f"{out}: a release is written beside its table, not into its folder")
     if (out / MANIFEST).exists() and not is_release(out):
         raise TableError(f"{out}: holds a table.json of no release; give a new folder")
-    manifest = compress_table(folder, out, level, block_records, progress)
+    manifest = compress_table(folder, out, compression, progress)
     figures = table_figures(folder)
     _write(out / "figures.json", json.dumps(to_dict(figures), indent=1) + "\n")
     _write(out / "figures.md", describe(figures) + "\n")

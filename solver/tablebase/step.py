@@ -40,8 +40,8 @@ from ttt_solve.solver.tablebase.compiled import (
     inline,
     lines_held_cpu,
     lines_of,
+    next_set_cpu,
     symmetries_of,
-    unrank_set_cpu,
 )
 from ttt_solve.solver.tablebase.index import (
     compress,
@@ -50,6 +50,7 @@ from ttt_solve.solver.tablebase.index import (
     rank_set,
     stone_counts,
     twins,
+    unrank_set,
 )
 from ttt_solve.solver.tablebase.record import (
     NO_SCORE,
@@ -128,6 +129,12 @@ def fixing_symmetries(rep: int, step: PlyStep, stabiliser: Any) -> int:
             stabiliser[fixing] = symmetry
             fixing += 1
     return fixing
+
+
+def compressed_o(rank: int, step: PlyStep) -> int:
+    """The O set of the ``rank``-th number of any class of the ply, as positions among the
+    class's free cells (:func:`~solver.tablebase.index.compress`'s form)."""
+    return unrank_set(rank, step.ply // 2, step.cells - (step.ply + 1) // 2, step.binom)
 
 
 def own_number(
@@ -236,6 +243,7 @@ def back_up_number(
 
 
 FORMULAS: tuple[Callable[..., Any], ...] = (
+    compressed_o,
     fixing_symmetries,
     own_number,
     land_class,
@@ -245,6 +253,7 @@ FORMULAS: tuple[Callable[..., Any], ...] = (
 :mod:`solver.tablebase.gpu`."""
 
 _STEP_CPU = twins(FORMULAS, inline, CPU)
+compressed_o_cpu = _STEP_CPU["compressed_o"]
 fixing_symmetries_cpu = _STEP_CPU["fixing_symmetries"]
 own_number_cpu = _STEP_CPU["own_number"]
 land_class_cpu = _STEP_CPU["land_class"]
@@ -264,11 +273,11 @@ def back_up_range(
 
 
 PieceKernel = Callable[
-    [PlyStep, int, int, NDArray[np.uint8], NDArray[np.uint8]], tuple[NDArray[np.int64], int]
+    [PlyStep, int, NDArray[np.uint8], NDArray[np.uint8]], tuple[NDArray[np.int64], int]
 ]
-"""A ply step's kernel: it writes the records of the numbers ``start .. stop-1`` into its
-last argument and returns their counts (:attr:`RecordCounts.by_record`) and how many children
-stand at no position."""
+"""A ply step's kernel, called as ``kernel(step, start, child_records, out)``: it writes the
+records of the numbers from ``start`` on into ``out`` (as many as ``out`` holds) and returns
+their counts (:attr:`RecordCounts.by_record`) and how many children stand at no position."""
 
 
 def in_pieces(
@@ -287,7 +296,7 @@ def in_pieces(
     missing = 0
     for first, last in pieces(stop - start, BLOCK, BLOCK):
         with held():
-            made, lost = kernel(step, start + first, start + last, child_records, out[first:last])
+            made, lost = kernel(step, start + first, child_records, out[first:last])
         counts = counts + RecordCounts(made, counts.full_board)
         missing += lost
     if missing:
@@ -297,18 +306,12 @@ def in_pieces(
 
 @numba.njit(parallel=True, nogil=True, cache=True)
 def _back_up(
-    step: PlyStep,
-    start: int,
-    stop: int,
-    child_records: NDArray[np.uint8],
-    out: NDArray[np.uint8],
+    step: PlyStep, start: int, child_records: NDArray[np.uint8], out: NDArray[np.uint8]
 ) -> tuple[NDArray[np.int64], int]:
     cells = step.cells
-    x_count = (step.ply + 1) // 2
-    o_count = step.ply // 2
     full = (1 << cells) - 1
-    total = stop - start
-    blocks = (total + BLOCK - 1) // BLOCK
+    stop = start + len(out)
+    blocks = (len(out) + BLOCK - 1) // BLOCK
     block_counts = np.zeros((blocks, 2, RECORD_SLOTS), dtype=np.int64)
     block_missing = np.zeros(blocks, dtype=np.int64)
     for block in numba.prange(blocks):
@@ -319,48 +322,37 @@ def _back_up(
         child_base = np.zeros(cells, dtype=np.int64)
         landing = np.zeros((cells, cells), dtype=np.int64)
         children = np.zeros(cells, dtype=np.int64)
-        # the class in hand
-        number = -1
-        rank = first % step.per_class
-        compressed = 0
-        rep = 0
-        x_common = -1
-        fixing = 0
-        weight = 0
-        for index in range(first, last):
-            if number < 0 or rank == step.per_class:
-                number = index // step.per_class
-                rank = index % step.per_class
-                compressed = unrank_set_cpu(rank, o_count, cells - x_count, step.binom)
-                rep = step.reps[number]
-                x_common = lines_held_cpu(rep, step.lines)
-                fixing = land_class_cpu(number, rep, step, child_base, landing, stabiliser)
-                weight = step.symmetries // (fixing + 1)
-            elif index != first:
-                # Gosper's hack: the next set of as many positions, in colex order
-                low = compressed & -compressed
-                ripple = compressed + low
-                compressed = (((ripple ^ compressed) >> 2) // low) | ripple
-            rank += 1
-            o = expand_cpu(compressed, full & ~rep)
-            record, canonical, missing = back_up_number_cpu(
-                o,
-                compressed,
-                rep,
-                x_common,
-                fixing,
-                stabiliser,
-                child_base,
-                landing,
-                children,
-                step,
-                child_records,
-            )
-            out[index - start] = record
-            if record != NONE:
-                block_missing[block] += missing
-                counts[0, record] += canonical
-                counts[1, record] += weight
+        for number in range(first // step.per_class, (last - 1) // step.per_class + 1):
+            # the block's numbers of this class: the first unranked, the next ones stepped to
+            begin = max(first, number * step.per_class)
+            end = min(last, (number + 1) * step.per_class)
+            rep = step.reps[number]
+            x_common = lines_held_cpu(rep, step.lines)
+            fixing = land_class_cpu(number, rep, step, child_base, landing, stabiliser)
+            weight = step.symmetries // (fixing + 1)
+            compressed = compressed_o_cpu(begin - number * step.per_class, step)
+            for index in range(begin, end):
+                if index > begin:
+                    compressed = next_set_cpu(compressed)
+                o = expand_cpu(compressed, full & ~rep)
+                record, canonical, missing = back_up_number_cpu(
+                    o,
+                    compressed,
+                    rep,
+                    x_common,
+                    fixing,
+                    stabiliser,
+                    child_base,
+                    landing,
+                    children,
+                    step,
+                    child_records,
+                )
+                out[index - start] = record
+                if record != NONE:
+                    block_missing[block] += missing
+                    counts[0, record] += canonical
+                    counts[1, record] += weight
     return block_counts.sum(axis=0), int(block_missing.sum())
 
 
@@ -388,10 +380,7 @@ def count_range(step: PlyStep, start: int, stop: int, records: NDArray[np.uint8]
 def _count(
     step: PlyStep, start: int, stop: int, records: NDArray[np.uint8]
 ) -> tuple[NDArray[np.int64], int]:
-    cells = step.cells
-    x_count = (step.ply + 1) // 2
-    o_count = step.ply // 2
-    full = (1 << cells) - 1
+    full = (1 << step.cells) - 1
     blocks = (stop - start + BLOCK - 1) // BLOCK
     block_counts = np.zeros((blocks, 2, RECORD_SLOTS), dtype=np.int64)
     strange = np.full(blocks, -1, dtype=np.int64)
@@ -400,41 +389,33 @@ def _count(
         last = min(stop, first + BLOCK)
         counts = block_counts[block]
         stabiliser = np.zeros(8, dtype=np.int64)
-        number = -1
-        rank = 0
-        compressed = 0
-        rep = 0
-        fixing = 0
-        weight = 0
-        for index in range(first, last):
-            if number < 0 or rank == step.per_class:
-                number = index // step.per_class
-                rank = index % step.per_class
-                rep = step.reps[number]
-                fixing = fixing_symmetries_cpu(rep, step, stabiliser)
-                weight = step.symmetries // (fixing + 1)
-                if fixing:  # only a symmetric X set's numbers need their O sets
-                    compressed = unrank_set_cpu(rank, o_count, cells - x_count, step.binom)
-            elif fixing:
-                # Gosper's hack, as in _back_up
-                low = compressed & -compressed
-                ripple = compressed + low
-                compressed = (((ripple ^ compressed) >> 2) // low) | ripple
-            rank += 1
-            record = records[index - start]
-            if record == NONE:
-                continue
-            if record >= RECORD_SLOTS:
-                if strange[block] < 0:
-                    strange[block] = index - start
-                continue
-            canonical = 1
-            if fixing:
-                free = full & ~rep
-                o = expand_cpu(compressed, free)
-                canonical = own_number_cpu(o, compressed, free, fixing, stabiliser, step)
-            counts[0, record] += canonical
-            counts[1, record] += weight
+        for number in range(first // step.per_class, (last - 1) // step.per_class + 1):
+            # the block's numbers of this class, as in _back_up
+            begin = max(first, number * step.per_class)
+            end = min(last, (number + 1) * step.per_class)
+            rep = step.reps[number]
+            fixing = fixing_symmetries_cpu(rep, step, stabiliser)
+            weight = step.symmetries // (fixing + 1)
+            compressed = 0
+            if fixing:  # only a symmetric X set's numbers need their O sets
+                compressed = compressed_o_cpu(begin - number * step.per_class, step)
+            for index in range(begin, end):
+                if fixing and index > begin:
+                    compressed = next_set_cpu(compressed)
+                record = records[index - start]
+                if record == NONE:
+                    continue
+                if record >= RECORD_SLOTS:
+                    if strange[block] < 0:
+                        strange[block] = index - start
+                    continue
+                canonical = 1
+                if fixing:
+                    free = full & ~rep
+                    o = expand_cpu(compressed, free)
+                    canonical = own_number_cpu(o, compressed, free, fixing, stabiliser, step)
+                counts[0, record] += canonical
+                counts[1, record] += weight
     found = -1
     for block in range(blocks):
         if strange[block] >= 0:

@@ -36,6 +36,7 @@ from ttt_solve.solver.tablebase.files import (
     TableError,
     TableFileError,
     TableHeader,
+    header_rules,
     open_regular,
     ply_path,
     read_header,
@@ -84,24 +85,11 @@ def read_v1(path: Path, rules: Rules, ply: int) -> V1File:
     fields = _V1_HEADER.unpack_from(data)
     if fields[0] != MAGIC or fields[1] != V1:
         raise TableFileError(path, "not a table file of format version 1")
-    rows, cols, k, file_ply, index_kind, record_kind = fields[2:8]
-    try:
-        found = Rules(rows, cols, k)
-    except (TttError, ValueError):
-        raise TableFileError(path, f"its header names no game ({rows}x{cols}, k={k})") from None
-    if (found, file_ply) != (rules, ply):
-        raise TableFileError(path, f"a table of {found.name} ply {file_ply}, not of ply {ply}")
-    header = TableHeader(
-        rules,
-        ply,
-        classes=fields[8],
-        per_class=fields[9],
-        first=fields[10],
-        count=fields[11],
-        reps=fields[12],
-        index_kind=index_kind,
-        record_kind=record_kind,
-    )
+    header = TableHeader.of_fields(header_rules(path, fields), fields)
+    if (header.rules, header.ply) != (rules, ply):
+        raise TableFileError(
+            path, f"a table of {header.rules.name} ply {header.ply}, not of ply {ply}"
+        )
     problem = header.problem(part=False)
     if problem is not None:
         raise TableFileError(path, f"{problem}: the file is damaged")
