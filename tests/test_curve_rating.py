@@ -7,11 +7,13 @@ import io
 import json
 import shutil
 
+import pytest
 from click.testing import CliRunner
 
 from ttt_solve.cli.main import ttt
 
 
+@pytest.mark.slow
 def test_curve_points_rated_on_the_ladders_scale(tmp_path, book_3x3):
     db = str(tmp_path / "curve.sqlite")
     shutil.copy(book_3x3, db)

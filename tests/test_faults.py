@@ -141,6 +141,7 @@ def test_a_work_folder_on_a_file_system_without_its_package_is_named(tmp_path):
     assert_one_line(result, "cannot use the work folder s3://bucket/work", "s3fs")
 
 
+@pytest.mark.slow
 @needs_dask
 def test_a_full_work_folder_is_named_and_the_run_resumes_once_there_is_room(tmp_path):
     disk = tmp_path / "disk"
@@ -238,6 +239,7 @@ class Cluster:
             process.wait()
 
 
+@pytest.mark.slow
 @needs_dask
 def test_a_scheduler_lost_mid_run_is_named_and_the_run_resumes_on_another(tmp_path):
     db = str(tmp_path / "d.sqlite")

@@ -168,6 +168,7 @@ def pristine(book_3x3: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[s
     return db, answers(db)
 
 
+@pytest.mark.slow
 def test_damaged_books_are_reported_or_harmless(book_3x3, pristine):
     db, expected = pristine
     rng = random.Random(SEED)

@@ -256,6 +256,7 @@ def threads_of(pid: int) -> list[int]:
         return []
 
 
+@pytest.mark.slow
 @needs_proc
 def test_sigterm_as_the_pool_starts_always_stops_the_solve(tmp_path):
     """SIGTERM at random moments around the start of an opening book's pool (8x8 k=5, whose

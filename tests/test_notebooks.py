@@ -176,6 +176,7 @@ def test_strength_curve(tmp_path):
     assert "<svg" in html  # the chart (matplotlib, in the notebook extra)
 
 
+@pytest.mark.slow
 def test_the_book_in_pandas(tmp_path):
     notebook = run(NOTEBOOKS[3], tmp_path)
     text = "".join(outputs(notebook, "text/plain"))

@@ -135,6 +135,7 @@ def test_workers_prove_the_same_book(monkeypatch):
         OpeningBookBuilder(rules, depth, jobs=0)
 
 
+@pytest.mark.slow
 def test_a_book_of_one_position_races_the_two_exact_searches(monkeypatch):
     """A depth-0 book with two processes, its empty board not proved in the builder's own
     process in time, is proved by both exact searches at once in two workers; the first
@@ -163,7 +164,11 @@ def test_a_book_of_one_quick_position_stays_in_one_process(shape):
 
 
 @pytest.mark.parametrize(
-    "shape,every,outcomes_seen", [((4, 4, 3), 17, {1, -1}), ((3, 3, 3), 3, {1, 0, -1})]
+    "shape,every,outcomes_seen",
+    [
+        pytest.param((4, 4, 3), 17, {1, -1}, marks=pytest.mark.slow),
+        ((3, 3, 3), 3, {1, 0, -1}),
+    ],
 )
 def test_check_row_passes_the_truth_and_nothing_else(shape, every, outcomes_seen):
     """Held against the exhaustive solver's rows: the probes pass each open position's score

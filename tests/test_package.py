@@ -22,6 +22,7 @@ def test_ttt_version_is_the_package_version():
     assert result.output.split()[-1] == ttt_solve.__version__
 
 
+@pytest.mark.slow
 def test_the_wheel_installs_one_top_level_package(tmp_path):
     built = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(ROOT)],

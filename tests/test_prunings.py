@@ -92,6 +92,7 @@ def same_values(
     return used
 
 
+@pytest.mark.slow
 def test_every_small_game_has_the_same_exact_values_with_each_pruning() -> None:
     """Every (R, C, k) of at most 20 cells: the empty board and 6 seeded random positions,
     exact values and remoteness, each pruning on against the classic search."""

@@ -55,6 +55,7 @@ NAMES = ["random", "b", "c", "d", "e"]
 TRUE = [0.0, 80.0, 250.0, 300.0, 650.0]
 
 
+@pytest.mark.slow
 def test_the_fit_recovers_known_strengths_within_its_intervals_at_the_stated_rate():
     inside = total = first_move_inside = 0
     errors = []
@@ -154,8 +155,10 @@ GRADED = ["random", "perfect:error=0.5", "perfect:error=0.1", "perfect"]
 
 @pytest.mark.parametrize(
     "rules, games",
-    [(Rules(3, 3, 3), 300), (Rules(4, 4, 3), 1500)],
-    ids=["3x3 k=3", "4x4 k=3"],
+    [
+        pytest.param(Rules(3, 3, 3), 300, id="3x3 k=3"),
+        pytest.param(Rules(4, 4, 3), 1500, id="4x4 k=3", marks=pytest.mark.slow),
+    ],
 )
 def test_agents_of_known_strength_are_ordered_apart(book_small, rules, games):
     with open_book(book_small) as book:

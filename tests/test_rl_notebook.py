@@ -14,6 +14,7 @@ pytest.importorskip("gymnasium", reason="pip install -e '.[rl]'")
 pytest.importorskip("pettingzoo", reason="pip install -e '.[rl]'")
 
 
+@pytest.mark.slow
 def test_q_learning_notebook(tmp_path):
     (path,) = [p for p in NOTEBOOKS if p.name == "05-q-learning.ipynb"]
     notebook = run(path, tmp_path)
@@ -33,6 +34,7 @@ def test_q_learning_notebook(tmp_path):
     assert len(outputs(notebook, "image/png")) == 2
 
 
+@pytest.mark.slow
 def test_benchmark_checkpoints_notebook(tmp_path):
     """The learner of notebook 06 sits the 4x4 k=4 benchmark untrained (it plays the first
     legal action) and at four checkpoints, and ends far above ``random`` (24.7% of decisive

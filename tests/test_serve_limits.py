@@ -460,6 +460,7 @@ def test_work_runs_in_worker_processes_at_a_lower_priority(server):
     assert set(found.values()) == {min(own + 10, 19)}  # 19: the lowest priority there is
 
 
+@pytest.mark.slow
 def test_audits_do_not_grow_the_server(book):
     """Each audit's truth (the values of a whole game) is read in a worker, which keeps one."""
     with start(book, "--audit-seconds", "60") as serving:

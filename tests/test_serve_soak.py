@@ -228,6 +228,7 @@ def rude(soak: Soak) -> Callable[[], None]:
     return rude_client
 
 
+@pytest.mark.slow
 def test_the_server_under_hostile_load(soak_book):
     asked = expected_answers(soak_book, 300)
     serving = Serving(

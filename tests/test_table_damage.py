@@ -211,6 +211,7 @@ def test_two_builds_into_one_folder_the_second_is_refused(tmp_path: Path) -> Non
     assert not list(folder.glob("*.tb"))
 
 
+@pytest.mark.slow
 def test_the_offered_repair_remakes_a_damaged_table(tmp_path: Path) -> None:
     """A record byte of one ply and a header field of another, damaged in a 4x4 k=4 table book
     (a table by default on 16 cells): the commands say the book is damaged and offer

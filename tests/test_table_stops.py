@@ -113,6 +113,7 @@ def test_a_table_build_stops_at_once_and_resumes(tmp_path: Path) -> None:
         assert (folder / path.name).read_bytes() == path.read_bytes(), path.name
 
 
+@pytest.mark.slow
 def test_an_export_of_a_table_stops_at_once(table_book: str, tmp_path: Path) -> None:
     out = tmp_path / "out.csv"
     arguments = [*TTT, "export", "--size", "4", "--win", "4", "--db", table_book, "-o", str(out)]
@@ -123,6 +124,7 @@ def test_an_export_of_a_table_stops_at_once(table_book: str, tmp_path: Path) -> 
     check_stops("export", arguments, (0.0, 4.0), writing, " rows (")
 
 
+@pytest.mark.slow
 def test_a_verify_of_a_table_stops_at_once(table_book: str) -> None:
     arguments = [*TTT, "verify", "--size", "4", "--win", "4", "--db", table_book]
     check_stops("verify", arguments, (0.0, 6.0), said_something, ": OK, ")

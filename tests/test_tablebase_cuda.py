@@ -36,6 +36,7 @@ for game in [(3, 3, 3), (2, 4, 2), (3, 3, 2), (2, 3, 3)]:
 """
 
 
+@pytest.mark.slow
 def test_the_gpu_kernel_gives_the_cpu_kernels_bytes_in_the_simulator() -> None:
     environment = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
     run = subprocess.run(

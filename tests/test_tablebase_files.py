@@ -153,6 +153,7 @@ build_table(Rules(4, 4, 4), sys.argv[1], part_records=20000, on_part=hook)
 """
 
 
+@pytest.mark.slow
 def test_kill_9_then_rerun_gives_the_same_bytes(tmp_path: Path) -> None:
     """Five builds, each killed (SIGKILL) at random moments: after a random number of parts
     and a random delay, so within a part's work, its write or the joining of a ply's parts;
