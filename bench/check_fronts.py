@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import time
@@ -21,6 +22,9 @@ import warnings
 from collections.abc import Iterator
 
 from click.testing import CliRunner
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import checked  # noqa: E402
 
 from ttt_solve.agents.audit import Truth
 from ttt_solve.book.reader import open_book
@@ -108,13 +112,16 @@ def disagreements(answers: dict[str, Answer]) -> list[str]:
     ]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("game", help="the game, as 5x5k4")
     parser.add_argument("--db", required=True, help="a book that holds the game as a table")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    return checked(check, parser.parse_args(argv))
+
+
+def check(args: argparse.Namespace) -> int:
     rules = parse_game(args.game)
     started = time.perf_counter()
     checked = wrong = 0
