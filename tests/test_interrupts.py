@@ -371,8 +371,11 @@ def test_a_stop_that_compiled_code_turned_into_a_system_error_is_still_a_stop():
     "command",
     [
         ["rate", "--games", "20000"],
-        ["curve", "--agent", "mcts", "--vary", "iterations=1,2", "--rating"]
-        + ["--rating-games", "20000", "--seeds", "1", "--positions", "sample:10"],
+        pytest.param(
+            ["curve", "--agent", "mcts", "--vary", "iterations=1,2", "--rating"]
+            + ["--rating-games", "20000", "--seeds", "1", "--positions", "sample:10"],
+            marks=pytest.mark.slow,
+        ),
     ],
     ids=["rate", "curve --rating"],
 )

@@ -227,7 +227,7 @@ whose left-out moves a zone must account for)."""
         ((3, 4, 3), 0, 2, "python"),
         ((4, 5, 4), 8, 3, "compiled"),
         ((4, 4, 3), 2, 5, "python"),
-        ((5, 5, 4), 12, 4, "compiled"),
+        pytest.param((5, 5, 4), 12, 4, "compiled", marks=pytest.mark.slow),
     ],
 )
 def test_no_move_outside_a_relevance_zone_changes_the_result(
