@@ -114,13 +114,13 @@ def checked_move(spec: str, position: Position, cell: object) -> int:
     return index
 
 
-def derive_seed(seed: int, *parts: object) -> int:
+def derive_seed(seed: int, part: object, *parts: object) -> int:
     """A seed for one sub-task (a position, a game), the same in every process and run.
 
     Python's ``hash`` of strings changes per process, so this hashes the text with BLAKE2.
     """
-    text = ":".join(str(p) for p in (seed, *parts)).encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
+    *shared, last = (part, *parts)
+    return seed_deriver(seed, *shared)(last)
 
 
 def seed_deriver(seed: int, *parts: object) -> Callable[[object], int]:

@@ -124,10 +124,10 @@ def main(argv: list[str] | None = None) -> int:
 def check(args: argparse.Namespace) -> int:
     rules = parse_game(args.game)
     started = time.perf_counter()
-    checked = wrong = 0
+    asked = wrong = 0
     fronts: set[str] = set()
     for answers in front_answers(args.db, rules, random_games(rules, args.games, args.seed)):
-        checked += 1
+        asked += 1
         fronts.update(front for front in answers if front != "position")
         found = disagreements(answers)
         if found:
@@ -135,7 +135,7 @@ def check(args: argparse.Namespace) -> int:
             print(f"{answers['position'][0]}: probe {answers['probe']}; " + "; ".join(found))
     seconds = time.perf_counter() - started
     print(
-        f"{rules.name}: {checked} positions of seeded random games (seed {args.seed}), "
+        f"{rules.name}: {asked} positions of seeded random games (seed {args.seed}), "
         f"{wrong} with a front that disagrees; fronts: {', '.join(sorted(fronts))}; "
         f"{seconds:.1f} s"
     )
