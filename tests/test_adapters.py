@@ -324,10 +324,10 @@ def test_the_global_generators_are_seeded_per_move_and_put_back(book_3x3):
     expected = random.random(), np.random.random()
     random.seed(5)
     np.random.seed(5)
-    first = ttt.audit(lucky, T3, db=book_3x3, board="flat", seed=2).to_dict()
+    first = ttt.audit(lucky, T3, db=book_3x3, board="flat", positions=500, seed=2).to_dict()
     assert (random.random(), np.random.random()) == expected
-    again = ttt.audit(lucky, T3, db=book_3x3, board="flat", seed=2).to_dict()
-    other = ttt.audit(lucky, T3, db=book_3x3, board="flat", seed=3).to_dict()
+    again = ttt.audit(lucky, T3, db=book_3x3, board="flat", positions=500, seed=2).to_dict()
+    other = ttt.audit(lucky, T3, db=book_3x3, board="flat", positions=500, seed=3).to_dict()
     assert first == again and first["accuracy"] != other["accuracy"]
 
 

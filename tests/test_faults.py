@@ -181,7 +181,10 @@ def worker_processes(solve: int) -> list[int]:
 
 @needs_dask
 @pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the workers through /proc")
-@pytest.mark.parametrize("moment", ["as the cluster starts", "in the middle of the run"])
+@pytest.mark.parametrize(
+    "moment",
+    ["as the cluster starts", pytest.param("in the middle of the run", marks=pytest.mark.slow)],
+)
 def test_a_killed_worker_never_ends_the_run_with_a_traceback(tmp_path, moment):
     db = str(tmp_path / "d.sqlite")
     work = tmp_path / "work"

@@ -91,7 +91,12 @@ def audited(db: str, rules: Rules, spec: str, sample: int | None, seed: int):  #
 
 
 @pytest.mark.parametrize(
-    "spec", ["perfect:error=0.5", "perfect:error=0.1", "perfect:temperature=0.3"]
+    "spec",
+    [
+        pytest.param("perfect:error=0.5", marks=pytest.mark.slow),
+        "perfect:error=0.1",
+        pytest.param("perfect:temperature=0.3", marks=pytest.mark.slow),
+    ],
 )
 def test_the_audit_finds_the_predicted_accuracy_and_perfection_on_3x3(book_3x3, spec):
     rules = Rules(3, 3, 3)

@@ -311,6 +311,7 @@ def test_a_seeded_agent_plays_the_same_moves_in_its_own_process(
     assert not here.failures and not child.failures
 
 
+@pytest.mark.slow
 def test_a_limited_plugin_runs_in_a_pools_workers_with_its_limit_held(book_3x3):
     """An agent with a time limit no longer keeps the audit in one process: each pool worker
     runs it in a child of its own, killed at the limit there too."""

@@ -37,7 +37,9 @@ def test_the_reader_imports_nothing_of_the_package() -> None:
     assert imported <= set(sys.stdlib_module_names) | {"zstandard"}, imported
 
 
-@pytest.mark.parametrize("game", [(3, 3, 3), (4, 4, 4)], ids=["3x3k3", "4x4k4"])
+@pytest.mark.parametrize(
+    "game", [(3, 3, 3), pytest.param((4, 4, 4), marks=pytest.mark.slow)], ids=["3x3k3", "4x4k4"]
+)
 def test_the_reader_agrees_with_the_package_on_every_record(
     tmp_path: Path, game: tuple[int, int, int]
 ) -> None:

@@ -75,7 +75,9 @@ def test_every_position_of_3x3_is_answered_as_the_database_does(book_3x3):
     compare(book_3x3, rules, positions)
 
 
-@pytest.mark.parametrize("rules", [Rules(3, 4, 3), Rules(4, 4, 3)], ids=str)
+@pytest.mark.parametrize(
+    "rules", [Rules(3, 4, 3), pytest.param(Rules(4, 4, 3), marks=pytest.mark.slow)], ids=str
+)
 def test_a_sample_of_bigger_games_is_answered_as_the_database_does(book_small, rules):
     compare(book_small, rules, sample(book_small, rules, 600))
 

@@ -194,7 +194,9 @@ def test_a_method_of_an_instance_is_a_move_function(book_3x3):
     """``Class().method`` makes the instance with the spec's parameters; ``instance.method``
     takes a module's own; either is graded as the function it names (without ``board=``,
     handed the position)."""
-    expected = ttt_solve.audit(flat_first_empty, "3x3k3", db=book_3x3, board="flat").to_dict()
+    expected = ttt_solve.audit(
+        flat_first_empty, "3x3k3", db=book_3x3, board="flat", positions=300
+    ).to_dict()
     for spec, depth in [
         ("py:tests.test_plugin:Player().move,board=flat", 1),
         ("py:tests.test_plugin:Player().move,board=flat,depth=3", 3),
@@ -203,7 +205,10 @@ def test_a_method_of_an_instance_is_a_move_function(book_3x3):
     ]:
         agent = make_agent(spec)
         assert agent.move.__self__.depth == depth  # type: ignore[attr-defined]
-        data = json.loads(run_audit("--agent", spec, "--db", book_3x3, "-q", "--json").output)
+        found = run_audit(
+            "--agent", spec, "--db", book_3x3, "--positions", "sample:300", "-q", "--json"
+        )
+        data = json.loads(found.output)
         assert {k: v for k, v in data.items() if k != "agent"} == {
             k: v for k, v in expected.items() if k != "agent"
         }
@@ -243,11 +248,12 @@ def test_audit_of_a_plugin_equals_the_audit_of_the_same_agent_built_here(book_3x
 
 def test_cli_audit_tournament_and_play(book_3x3):
     runner = CliRunner()
-    args = ["audit", "--agent", EXAMPLE, "--db", book_3x3, "--json", "-q", "-j", "1"]
+    args = ["audit", "--agent", EXAMPLE, "--db", book_3x3, "--positions", "sample:500", "--json"]
+    args += ["-q", "-j", "1"]
     first, again = runner.invoke(ttt, args), runner.invoke(ttt, args)
     assert first.exit_code == 0, first.output
     data = json.loads(first.output)
-    assert data["agent"] == EXAMPLE and data["moves"] == 4520 and first.output == again.output
+    assert data["agent"] == EXAMPLE and data["moves"] == 500 and first.output == again.output
     assert 0.5 < data["accuracy"] < 1  # random elsewhere: blunders, but every win taken
 
     result = runner.invoke(

@@ -32,7 +32,7 @@ def prover_says_x_wins(prover: Prover, position: Position) -> bool:
     return prover.bound(position, -1, 0) < 0
 
 
-@pytest.mark.parametrize("eager", [True, False])
+@pytest.mark.parametrize("eager", [pytest.param(True, marks=pytest.mark.slow), False])
 def test_df_pn_agrees_with_the_prover_on_every_small_game(
     bench_pns: ModuleType, eager: bool
 ) -> None:

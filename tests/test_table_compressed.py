@@ -36,7 +36,7 @@ from ttt_solve.solver.tablebase.known import UNKNOWN, known_range, known_record 
 from ttt_solve.solver.tablebase.step import solve_in_memory  # noqa: E402
 
 FAST = [(1, 1, 1), (2, 2, 2), (3, 3, 1), (3, 3, 2), (3, 3, 3), (2, 4, 2), (2, 5, 3), (1, 6, 3),
-        (3, 4, 3), (3, 4, 4), (3, 5, 3), (4, 4, 3), (4, 4, 4)]  # fmt: skip
+        (3, 4, 3), (3, 4, 4), (3, 5, 3), (4, 4, 3)]  # fmt: skip
 SLOW = [(r, c, k) for r in range(1, 5) for c in range(r, 6) if r * c <= 20 for k in range(1, c + 1)]
 
 

@@ -61,7 +61,9 @@ def random_positions(rules: Rules, count: int, seed: int) -> list[Position]:
     return found[:count]
 
 
-@pytest.mark.parametrize("rules", BOARDS[:3], ids=lambda r: r.name)
+@pytest.mark.parametrize(
+    "rules", [*BOARDS[:2], pytest.param(BOARDS[2], marks=pytest.mark.slow)], ids=lambda r: r.name
+)
 def test_rows_figures_and_answers_are_the_blocks(tmp_path, rules):
     blocks, tables = make_books(tmp_path, rules)
     with open_book(blocks) as old, open_book(tables) as new:
@@ -78,7 +80,9 @@ def test_rows_figures_and_answers_are_the_blocks(tmp_path, rules):
             assert new.find_with_moves(position) == old.find_with_moves(position)
 
 
-@pytest.mark.parametrize("rules", BOARDS, ids=lambda r: r.name)
+@pytest.mark.parametrize(
+    "rules", [*BOARDS[:3], pytest.param(BOARDS[3], marks=pytest.mark.slow)], ids=lambda r: r.name
+)
 def test_export_and_query_are_byte_identical(tmp_path, rules):
     blocks, tables = make_books(tmp_path, rules)
     runner = CliRunner()

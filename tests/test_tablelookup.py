@@ -17,7 +17,11 @@ from ttt_solve.solver.tablebase.classes import class_table
 from ttt_solve.solver.tablebase.positions import indexes
 
 
-@pytest.mark.parametrize("rules", [Rules(4, 4, 4), Rules(3, 5, 3), Rules(5, 5, 4)], ids=str)
+@pytest.mark.parametrize(
+    "rules",
+    [Rules(4, 4, 4), Rules(3, 5, 3), pytest.param(Rules(5, 5, 4), marks=pytest.mark.slow)],
+    ids=str,
+)
 def test_a_position_ranked_alone_has_the_kernels_number(rules):
     rng = random.Random(5)
     by_ply: dict[int, list[Position]] = {}

@@ -217,7 +217,7 @@ def test_a_board_past_64_cells_is_refused_by_the_writer(tmp_path):
             write_game(book, rules, iter(()), method="alphabeta", book_depth=0)
 
 
-@pytest.mark.parametrize("rules", [Rules(3, 4, 3), WIDE])
+@pytest.mark.parametrize("rules", [Rules(3, 4, 3), pytest.param(WIDE, marks=pytest.mark.slow)])
 def test_verify_checks_the_last_ply_by_the_prover(wide_book, tmp_path, rules):
     """The last ply of an opening book has no stored children: the prover's probes check its
     rows, on the array path (up to 31 cells) and the Python one."""
