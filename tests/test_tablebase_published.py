@@ -65,3 +65,23 @@ def test_the_documented_figures_are_the_manifests(name: str) -> None:
         expected = [int(counts[outcome, :, kind].sum()) for kind in (0, 1) for outcome in range(3)]
         expected += [int(counts[2, 1, 0]), int(counts[1, 1, 0])]
         assert rows[entry["ply"]][:8] == expected, entry["ply"]
+
+
+RELEASES = ROOT / "data" / "tablebases" / "releases"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in RELEASES.iterdir()))
+def test_a_released_tables_manifest_and_sums_are_its_builds(name: str) -> None:
+    """A release (``ttt table publish``) holds the build's records and counts, ply by ply,
+    and its SHA256SUMS and B2SUMS list the digests its manifest gives each file."""
+    folder = RELEASES / name
+    release, built = json.loads((folder / "table.json").read_text()), manifest(name)
+    assert release["rules"] == built["rules"]
+    assert [(e["ply"], e["records"], e["counts"]) for e in release["plies"]] == [
+        (e["ply"], e["records"], e["counts"]) for e in built["plies"]
+    ]
+    for sums, field in (("SHA256SUMS", "sha256"), ("B2SUMS", "blake2b")):
+        listed = dict(reversed(line.split()) for line in (folder / sums).read_text().splitlines())
+        for entry in release["plies"]:
+            assert listed.pop(entry["file"]) == entry[field], (sums, entry["file"])
+        assert set(listed) <= {"table.json", "figures.json", "figures.md", "README.md"}
