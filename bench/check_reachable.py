@@ -8,7 +8,7 @@ a rerun with the same folder goes on from the plies it holds). Each ply made is 
 keys, their images (:meth:`KeyArrays.orbit_sizes`, as the solver's ply tables count them), and
 those whose game is over (the last mover has a line; at the last ply, every full board too).
 The table's counts are its files' headers, as ``ttt table figures`` prints them
-(:func:`solver.tablebase.figures.header_counts`); no record is read.
+(``Tablebase.record_counts``); no record is read.
 
 The pass goes to ``--plies`` (default: the last ply) but stops before a ply that might not fit
 ``--memory``, and says so. Making ply p+1 holds, 8 bytes a key, ply p's keys, its open ones,
@@ -44,7 +44,6 @@ from ttt_solve.solver.exhaustive.plies import enumerate_plies, ply_name
 from ttt_solve.solver.exhaustive.plystore import PlyStore
 from ttt_solve.solver.rules import Rules, parse_game
 from ttt_solve.solver.tablebase.build import parse_bytes, size_text
-from ttt_solve.solver.tablebase.figures import header_counts
 from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.tablebase.record import RecordCounts
 
@@ -95,9 +94,7 @@ NONE = PlyCounts(0, 0, 0, 0)
 def table_counts(folder: Path, rules: Rules) -> dict[int, PlyCounts]:
     """Every ply's counts from the table's headers."""
     with open_tablebase(folder, rules) as table:
-        return {
-            ply: PlyCounts.of_table(header_counts(table, ply)) for ply in range(rules.cells + 1)
-        }
+        return {ply: PlyCounts.of_table(table.record_counts(ply)) for ply in range(rules.cells + 1)}
 
 
 def plies_that_fit(

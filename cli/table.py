@@ -167,19 +167,20 @@ def _eta(seconds: float | None) -> str:
 @click.option("--force", is_flag=True, help="Replace the game if the book holds it.")
 @friendly_errors
 def catalogue(folder: Path, db: str, force: bool) -> None:
-    """Record the finished table in FOLDER as its game in the book (every digest checked
-    first), so that every command reading the book finds it.
+    """Record the finished table in FOLDER (raw, or a release: ttt table publish) as its game
+    in the book (every digest checked first), so that every command reading the book finds it.
 
     \b
-    Example:
+    Examples:
       ttt table catalogue /data/5x5k4 --db books.sqlite
+      ttt table catalogue releases/4x6k4 --db books.sqlite
     """
     from ttt_solve.book.reader import open_book
     from ttt_solve.book.table.catalogue import catalogue_table
-    from ttt_solve.solver.tablebase.files import read_manifest
+    from ttt_solve.solver.tablebase.probe import open_tablebase
 
     started = time.perf_counter()
-    read_manifest(folder)  # a folder holding no sound table is refused before the book opens
+    open_tablebase(folder).close()  # a folder of no sound table is refused before the book opens
     with open_book(db, create=True) as book:
         info = catalogue_table(book, folder, force=force)
         click.echo(
@@ -196,7 +197,8 @@ def catalogue(folder: Path, db: str, force: bool) -> None:
 def figures(folder: Path, as_json: bool) -> None:
     """The figures of the finished table in FOLDER: each ply's wins, draws and losses for the
     side to move (canonical and reachable, how many are over), its longest win with a
-    position that has it, and every first move's value.
+    position that has it, and every first move's value. Of a release, the figures it holds
+    (made from its table when it was published; ttt table verify checks them).
 
     \b
     Examples:
@@ -204,7 +206,11 @@ def figures(folder: Path, as_json: bool) -> None:
       ttt table figures /data/5x5k4 --json
     """
     from ttt_solve.solver.tablebase.figures import describe, table_figures, to_dict
+    from ttt_solve.solver.tablebase.release import is_release, release_figures
 
+    if is_release(folder):
+        click.echo(release_figures(folder, as_json))
+        return
     found = table_figures(folder)
     click.echo(json.dumps(to_dict(found)) if as_json else describe(found))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -115,6 +116,40 @@ def test_ttt_table_publish_then_verify(raw_4x4: Path, tmp_path: Path) -> None:
     assert checked.exit_code == 0, checked.output
     assert checked.stdout.startswith("4x4 k=4: OK, a release of 17 compressed files")
     assert "ttt table verify ." in (out / "README.md").read_text()
+
+
+def test_a_release_is_catalogued_and_read_as_its_table(raw_4x4: Path, tmp_path: Path) -> None:
+    """As its README says: catalogued into a book, a release answers every command as its raw
+    table does (the book's figures from the manifest's record counts, no record read)."""
+    out = tmp_path / "release"
+    assert ttt_table("publish", raw_4x4, out).exit_code == 0
+    answers = {}
+    for name, folder in (("raw", raw_4x4), ("release", out)):
+        db = str(tmp_path / f"{name}.sqlite")
+        made = ttt_table("catalogue", folder, "--db", db)
+        assert made.exit_code == 0, made.output
+        asked = [
+            ["stats", "--size", "4", "--win", "4", "--db", db],
+            ["query", "--size", "4", "--win", "4", "--db", db, "x.../.o../..x./...."],
+            ["audit", "--agent", "heuristic", "--size", "4", "--win", "4", "--db", db]
+            + ["--positions", "sample:300", "-q", "--json"],
+            ["export", "--size", "4", "--win", "4", "--db", db, "--where", "ply<=6", "-q"]
+            + ["-o", str(tmp_path / f"{name}.csv")],
+        ]
+        outputs = [CliRunner().invoke(ttt, args).output.replace(db, "BOOK") for args in asked]
+        answers[name] = [re.sub(r"solved .* UTC", "solved", text) for text in outputs]
+    assert answers["release"] == answers["raw"]
+    assert (tmp_path / "release.csv").read_bytes() == (tmp_path / "raw.csv").read_bytes()
+    assert "draw" in answers["raw"][1]
+    figures = ttt_table("figures", out)
+    assert figures.exit_code == 0 and figures.output == (out / "figures.md").read_text()
+    manifest = json.loads((out / "table.json").read_text())
+    manifest["plies"][7]["records_held"][0][1] += 1
+    (out / "table.json").write_text(json.dumps(manifest))
+    assert "ply 7's records_held do not sum to its counts" in "\n".join(verify_release(out))
+    again = ttt_table("catalogue", out, "--db", str(tmp_path / "again.sqlite"))
+    assert again.exit_code == 2 and "records_held" in again.output, again.output
+    assert len(again.output.strip().splitlines()) == 1
 
 
 def test_a_stopped_publish_goes_on_file_by_file(raw_4x4: Path, tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ from ttt_solve.solver.exhaustive.solve import ExhaustiveSolver
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.build import build_table
+from ttt_solve.solver.tablebase.probe import open_tablebase
 from ttt_solve.solver.value import Outcome, Value
 
 BOARDS = [Rules(3, 3, 3), Rules(3, 4, 3), Rules(4, 4, 3), Rules(4, 4, 4)]
@@ -457,19 +458,23 @@ def test_serve_and_the_notebook_audit_answer_alike_from_a_table(two_books_3x3):
 @pytest.mark.parametrize("game", [(3, 4, 3), (4, 4, 4)])
 def test_the_figures_from_the_files_counts_are_the_exhaustive_solvers(tmp_path, game):
     """What a book records for a table, read from the counts of its files' headers (no row
-    read), held to the figures the exhaustive solver counts from its rows: values, terminal
-    positions and the remoteness table, canonical and reachable."""
+    read), or of a release's manifest, held to the figures the exhaustive solver counts from
+    its rows: values, terminal positions and the remoteness table, canonical and reachable."""
+    pytest.importorskip("zstandard", reason="releases need: pip install -e '.[compressed]'")
     from ttt_solve.book.table.catalogue import table_figures
     from ttt_solve.solver.figures import Figures
+    from ttt_solve.solver.tablebase.release import publish
 
     rules = Rules(*game)
     build_table(rules, tmp_path / "t")
-    from_headers = table_figures(tmp_path / "t", rules)
+    publish(tmp_path / "t", tmp_path / "release")
     counted = Figures(rules.cells)
     for table in ExhaustiveSolver(rules).solve():
         counted.add(table)
     counted.start_score = None
-    assert from_headers.to_dict() == counted.to_dict()
+    for folder in ("t", "release"):
+        with open_tablebase(tmp_path / folder) as table:
+            assert table_figures(table).to_dict() == counted.to_dict(), folder
 
 
 def test_a_version_4_book_gains_the_table_folder_column(tmp_path):

@@ -27,21 +27,19 @@ from ttt_solve.book.writer import delete_game, game_lock, insert_game
 from ttt_solve.solver.figures import Figures
 from ttt_solve.solver.plytable import split_scores
 from ttt_solve.solver.position import Position
-from ttt_solve.solver.rules import Rules
-from ttt_solve.solver.tablebase.files import ply_path, read_header
-from ttt_solve.solver.tablebase.probe import open_tablebase
+from ttt_solve.solver.tablebase.probe import Tablebase, open_tablebase
 from ttt_solve.solver.tablebase.record import RecordCounts, value_of_record
 from ttt_solve.solver.value import Outcome
 from ttt_solve.solver.vocabulary import Side
 
 
-def table_figures(folder: Path, rules: Rules) -> Figures:
-    """The summary figures of the table in ``folder``, from the counts its files' headers
-    hold: each record's positions, canonical and reachable, as the build counted them."""
-    figures = Figures(rules.cells)
-    for ply in range(rules.cells + 1):
-        header = read_header(ply_path(folder, ply), rules, ply)
-        add_counts(figures, ply, header.record_counts)
+def table_figures(table: Tablebase) -> Figures:
+    """The summary figures of ``table``, from the counts its files' headers (or a release's
+    manifest) hold: each record's positions, canonical and reachable, as the build counted
+    them."""
+    figures = Figures(table.rules.cells)
+    for ply in range(table.rules.cells + 1):
+        add_counts(figures, ply, table.record_counts(ply))
     return figures
 
 
@@ -87,7 +85,7 @@ def catalogue_table(
             table.verify()
         rules = table.rules
         value = table.probe(Position.start(rules))
-    figures = table_figures(folder, rules)
+        figures = table_figures(table)
     games = schema.games
     same_rules = sa.and_(
         games.c.rows == rules.rows, games.c.cols == rules.cols, games.c.k == rules.k

@@ -171,6 +171,7 @@ class TableRows:
         self.table = Tablebase(folder, rules)
         self._classes: dict[int, ClassTable] = {}
         self._arrays: KeyArrays | None = None
+        self._decoded: tuple[int, NDArray[np.uint8]] | None = None
 
     def analyse(self, rules: Rules, game_id: int, position: Position) -> Answer | None:
         try:
@@ -339,19 +340,31 @@ class TableRows:
             r for r in range(DRAW, DECIDED + rules.cells + 1) if score_of_record(r) == value.score
         )
         for ply in range(rules.cells + 1):
-            ply_file = self.table._ply(ply)
-            if ply_file.header.record_counts.by_record[0, record] == 0:
+            if self.table.record_counts(ply).by_record[0, record] == 0:
                 continue
-            data, start = ply_file.data, ply_file.records_at
-            keys = []
-            found = data.find(bytes([record]), start)
-            while found >= 0:
-                x, o = ply_file.index.stones(found - start)
-                keys.append(rules.canonical(x, o)[0])
-                found = data.find(bytes([record]), found + 1)
+            ply_file = self.table.ply_file(ply)
+            keys = [
+                rules.canonical(*ply_file.index.stones(number))[0]
+                for number in self._numbers_holding(ply, record)
+            ]
             if keys:
                 return min(keys)
         return None
+
+    def _numbers_holding(self, ply: int, record: int) -> Iterator[int]:
+        """The numbers of ``ply`` whose record is ``record``, ascending: a search of the raw
+        file's map for the byte (no NumPy), or of a compressed ply's records decoded."""
+        ply_file = self.table.ply_file(ply)
+        if self.table.compressed:
+            import numpy as np
+
+            yield from np.flatnonzero(self.records(ply) == record).tolist()
+            return
+        data, start = ply_file.data, ply_file.records_at
+        found = data.find(bytes([record]), start)
+        while found >= 0:
+            yield found - start
+            found = data.find(bytes([record]), found + 1)
 
     def counted_plies(self, rules: Rules) -> Iterator[dict[str, NDArray[Any]]]:
         """Each ply's canonical positions as the columns ``ply``, ``key`` (in the index's
@@ -382,7 +395,7 @@ class TableRows:
 
     def number_ranges(self, ply: int) -> Iterator[tuple[int, int]]:
         """The ranges of a ply's numbers that :meth:`scanned_rows` reads at once."""
-        numbers = self.table.ply_file(ply).header.count
+        numbers = self.table.ply_file(ply).source.count
         for start in range(0, numbers, SCAN_NUMBERS):
             yield start, min(numbers, start + SCAN_NUMBERS)
 
@@ -415,25 +428,22 @@ class TableRows:
         numbers among ``numbers`` of ``ply`` (X and O cell sets in the index's orientation,
         each one's record, and how many positions its symmetries make), in the order of
         ``numbers``; numbers of no position are left out."""
-        import numpy as np
 
         from ttt_solve.solver.tablebase.sample import canonical_at
 
-        ply_file = self.table.ply_file(ply)
-        rep_ranks = np.frombuffer(
-            ply_file.data, dtype="<u8", count=ply_file.header.reps, offset=ply_file.header.reps_at
-        )
+        rep_ranks = self.table.ply_file(ply).rep_ranks()
         found = canonical_at(rules, ply, rep_ranks, self.records(ply), numbers)
         return found.x, found.o, found.records, found.images
 
     def records(self, ply: int) -> NDArray[np.uint8]:
-        """A ply's records, one byte a number, read through the file's memory map."""
-        import numpy as np
-
-        ply_file = self.table.ply_file(ply)
-        return np.frombuffer(
-            ply_file.data, dtype=np.uint8, count=ply_file.header.count, offset=ply_file.records_at
-        )
+        """A ply's records, one byte a number: a raw file's through its memory map, a
+        compressed one's decoded (once: the last ply decoded is kept)."""
+        if self._decoded is not None and self._decoded[0] == ply:
+            return self._decoded[1]
+        records = self.table.ply_file(ply).source.array()
+        if self.table.compressed:
+            self._decoded = (ply, records)
+        return records
 
     def children_records(
         self,

@@ -43,7 +43,7 @@ from ttt_solve.solver.tablebase.files import (
 )
 from ttt_solve.solver.tablebase.index import stone_counts
 from ttt_solve.solver.tablebase.lookup import PlyIndex, stored_ranks
-from ttt_solve.solver.tablebase.record import DRAW
+from ttt_solve.solver.tablebase.record import DRAW, RECORD_SLOTS, RecordCounts
 
 if TYPE_CHECKING:
     import numpy as np
@@ -526,6 +526,24 @@ class CompressedPly:
             out[draws] = np.where(known == UNKNOWN, DRAW, known)
         return out
 
+    def array(self) -> NDArray[np.uint8]:
+        """Every record of the ply, one byte a number (each block decoded once, in order; the
+        records the stones give computed): what a raw file's records are."""
+        import numpy as np
+
+        from ttt_solve.solver.tablebase.known import UNKNOWN, known_numbers
+
+        out = np.empty(self.count, dtype=np.uint8)
+        per = self.header.block_records
+        for block in range(self.header.blocks):
+            decoded = np.frombuffer(self.block(block), dtype=np.uint8)
+            out[block * per : block * per + len(decoded)] = decoded
+        draws = np.flatnonzero(out == DRAW)
+        if len(draws):
+            known = known_numbers(self.rules, self.ply, self.rep_ranks(), draws)
+            out[draws] = np.where(known == UNKNOWN, DRAW, known)
+        return out
+
     def rep_ranks(self) -> NDArray[np.int64]:
         """The ranks of the ply's representatives, read once (a 5x5 ply holds 700,000)."""
         import numpy as np
@@ -615,7 +633,7 @@ def compress_table(
         if progress is not None:
             count = source_header.count
             progress(CompressProgress(ply, count, count, done, total, resumed))
-    manifest = table_manifest(out, rules)
+    manifest = table_manifest(out, rules, [header.record_counts for header in headers])
     text = json.dumps(manifest, indent=1) + "\n"
     temporary = out / (MANIFEST + ".tmp")
     with open(temporary, "w") as handle:
@@ -641,9 +659,10 @@ def _made(path: Path, rules: Rules, ply: int, counts: tuple[int, ...]) -> bool:
     return False
 
 
-def table_manifest(out: Path, rules: Rules) -> dict[str, object]:
+def table_manifest(out: Path, rules: Rules, held: Sequence[RecordCounts]) -> dict[str, object]:
     """The manifest of the compressed plies in ``out``: the game, the format, and each file's
-    size, numbers, counts, own digest and whole-file digests."""
+    size, numbers, counts, record counts (``held``, the raw table's), own digest and
+    whole-file digests."""
     plies = []
     for ply in range(rules.cells + 1):
         path = compressed_path(out, ply)
@@ -656,6 +675,7 @@ def table_manifest(out: Path, rules: Rules) -> dict[str, object]:
                 "bytes": path.stat().st_size,
                 "records": header.count,
                 "counts": list(header.counts),
+                "records_held": held_entry(held[ply]),
                 "digest": header.digest.hex(),
                 "sha256": sha256,
                 "blake2b": blake2b,
@@ -669,6 +689,45 @@ def table_manifest(out: Path, rules: Rules) -> dict[str, object]:
         "block_records": read_compressed_header(compressed_path(out, 0)).block_records,
         "plies": plies,
     }
+
+
+def held_entry(counts: RecordCounts) -> list[list[int]]:
+    """A ply's record counts as a manifest keeps them: ``[record, canonical, reachable]`` for
+    each record some position holds."""
+    by_record = counts.by_record
+    return [
+        [record, int(by_record[0, record]), int(by_record[1, record])]
+        for record in range(1, RECORD_SLOTS)
+        if by_record[:, record].any()
+    ]
+
+
+def held_counts(entry: dict[str, object], rules: Rules, ply: int) -> RecordCounts:
+    """A manifest's ply entry's record counts, checked against its 12 counts; ``ValueError``
+    saying what is wrong (no ``records_held``: a release of an earlier ttt-solve)."""
+    import numpy as np
+
+    held = entry.get("records_held")
+    if held is None:
+        raise ValueError(
+            f"ply {ply} has no records_held (published by an earlier ttt-solve: publish it "
+            "again from its table)"
+        )
+    rows: list[list[int]] = held if isinstance(held, list) else []
+    sound = isinstance(held, list) and all(
+        isinstance(row, list) and len(row) == 3 and all(type(n) is int and n >= 0 for n in row)
+        for row in rows
+    )
+    if not sound or len({row[0] for row in rows}) != len(rows):
+        raise ValueError(f"ply {ply}'s records_held are not [record, canonical, reachable] rows")
+    counts = RecordCounts.zero(ply == rules.cells)
+    for record, canonical, reachable in rows:
+        if not 0 < record < RECORD_SLOTS:
+            raise ValueError(f"ply {ply}'s records_held name record {record}")
+        counts.by_record[:, record] = (canonical, reachable)
+    if not np.array_equal(counts.counts.ravel(), np.array(entry.get("counts"), dtype=np.int64)):
+        raise ValueError(f"ply {ply}'s records_held do not sum to its counts")
+    return counts
 
 
 def _read_json(path: Path, limit: int = 1 << 24) -> dict[str, object]:

@@ -93,11 +93,6 @@ def first_number(records: NDArray[np.uint8], record: int) -> int:
     return -1
 
 
-def header_counts(table: Tablebase, ply: int) -> RecordCounts:
-    """One ply's counts, as its file's header holds them (no record is read)."""
-    return read_header(ply_path(table.folder, ply), table.rules, ply).record_counts
-
-
 def ply_figures(table: Tablebase, ply: int) -> PlyFigures:
     """One ply's figures: its header's counts, and a position of its longest win."""
     path = ply_path(table.folder, ply)

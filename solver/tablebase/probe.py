@@ -55,7 +55,13 @@ from ttt_solve.solver.tablebase.lookup import (
     stored_ranks,
     wins_at_once,
 )
-from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE, value_of_record
+from ttt_solve.solver.tablebase.record import (
+    DECIDED,
+    DRAW,
+    NONE,
+    RecordCounts,
+    value_of_record,
+)
 from ttt_solve.solver.value import Value, move_value
 
 if TYPE_CHECKING:
@@ -127,7 +133,7 @@ class PlyRecords(Protocol):
     """Where a ply's records are read from: one byte a number
     (:mod:`solver.tablebase.step`). The file's bytes through a memory map
     (:class:`MappedRecords`); another form (compressed blocks with a cache) gives the same
-    two reads."""
+    reads."""
 
     count: int
     """The numbers of the ply."""
@@ -138,6 +144,10 @@ class PlyRecords(Protocol):
 
     def records(self, numbers: NDArray[np.int64]) -> NDArray[np.uint8]:
         """The records of many numbers, in their order."""
+        ...
+
+    def array(self) -> NDArray[np.uint8]:
+        """Every record of the ply, in number order."""
         ...
 
     def close(self) -> None:
@@ -248,6 +258,7 @@ class Tablebase:
                 game = data["rules"]
                 found = Rules(game["rows"], game["cols"], game["k"])
                 digests = {entry["ply"]: entry["digest"] for entry in data["plies"]}
+                self._entries = {entry["ply"]: entry for entry in data["plies"]}
             except (ValueError, KeyError, TypeError, TttError):
                 raise TableFileError(manifest_path, "not a table manifest") from None
         else:
@@ -474,6 +485,19 @@ class Tablebase:
             if progress is not None:
                 progress(sum(sizes[: ply + 1]), sum(sizes))
         return len(paths)
+
+    def record_counts(self, ply: int) -> RecordCounts:
+        """How many positions of ``ply`` hold each record, canonical and reachable, as the
+        build counted them: a raw file's header holds them, a release's manifest (checked
+        against each ply's 12 counts). No record is read."""
+        if not self.compressed:
+            return read_header(ply_path(self.folder, ply), self.rules, ply).record_counts
+        from ttt_solve.solver.tablebase.compressed import held_counts
+
+        try:
+            return held_counts(self._entries[ply], self.rules, ply)
+        except (ValueError, KeyError) as error:
+            raise TableFileError(self.folder / MANIFEST, str(error)) from None
 
     def ply_file(self, ply: int) -> _Ply:
         """A ply's open file (opened on first use): its header, index and records."""

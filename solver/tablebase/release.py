@@ -28,6 +28,7 @@ from ttt_solve.solver.tablebase.compressed import (
     _read_json,
     compress_table,
     file_digests,
+    held_counts,
 )
 from ttt_solve.solver.tablebase.files import TableError, TableFileError, _sync_folder
 
@@ -60,6 +61,19 @@ def publish(
         _write(out / name, "".join(f"{p[key]}  {p['file']}\n" for p in _plies(manifest)))
     _write(out / "README.md", readme(manifest, str(figures.root)))
     return manifest
+
+
+def release_figures(out: Path | str, as_json: bool = False) -> str:
+    """The figures a release holds (made from its table when it was published), as Markdown
+    tables or, with ``as_json``, as one line of JSON."""
+    out = Path(out)
+    if as_json:
+        return json.dumps(_read_json(out / FIGURES[0]))
+    path = out / FIGURES[1]
+    if not path.is_file():
+        raise TableFileError(path, "missing, or not a regular file")
+    with open(path, encoding="utf-8") as handle:
+        return handle.read(1 << 20).rstrip("\n")
 
 
 def _plies(manifest: dict[str, object]) -> list[dict[str, object]]:
@@ -218,6 +232,9 @@ def _ply_problems(out: Path, rules: Rules, entry: dict[str, object]) -> Iterator
             yield f"{path}: {header.count:,} numbers where the manifest says {entry.get('records')}"
         if header.digest.hex() != entry.get("digest"):
             yield f"{path}: its header's digest is not the manifest's"
+        held_counts(entry, rules, header.ply)
+    except ValueError as error:
+        yield f"{out / MANIFEST}: {error}"
     except TableError as error:
         yield str(error)
     finally:
