@@ -27,6 +27,11 @@ Streaming a game (:meth:`TableRows.chunks`) goes ply by ply, in one of two order
   time (:func:`solver.tablebase.positions.stand_for` turns them into positions), so memory stays
   bounded whatever the ply; a ply that ``where``'s conditions on the ply rule out is not read.
 
+Either way, when every ply a stream reads (those selected, and the next of each for the best
+moves) is small (:func:`solver.tablebase.smallply.small_enough`: the first plies, which an
+export of ``ply<=4`` asks for), each is read whole without kernels (:meth:`TableRows.plain_ply`),
+so that a one-shot command does not load Numba for a few thousand rows: the same rows.
+
 Look-ups (``analyse``, ``positions``, ``family``) work on every board.
 """
 
@@ -519,6 +524,7 @@ class TableRows:
 
         x = (keys & np.uint64(rules.full)).astype(np.int64)
         o = (keys >> np.uint64(rules.cells)).astype(np.int64)
+        missing: NDArray[Any]  # how many children missing, or whether any is
         if plain:
             from ttt_solve.solver.tablebase import smallply
 

@@ -61,7 +61,9 @@ class PlyKeys(NamedTuple):
     def by_key(self) -> PlyKeys:
         """The same positions in ascending order of their keys."""
         order = np.argsort(self.keys, kind="stable")
-        return PlyKeys(*(column[order] for column in self))
+        return PlyKeys(
+            self.keys[order], self.records[order], self.images[order], self.numbers[order]
+        )
 
 
 def small_enough(rules: Rules, plies: Iterable[int]) -> bool:
