@@ -14,12 +14,14 @@ within 60 s and the evaluation set within 2 minutes.
 these, alternating, so that both see the same load; a command of it that runs past
 ``--timeout`` seconds or ``--memory-cap`` MiB is stopped and shown as such (the audit of 4x5 k=4
 used to list every row first: minutes and gigabytes). The build of the book is not timed. A
-last row times what any command that calls a kernel pays before its work: Python, NumPy and
-Numba started and one cached kernel called.
+last rows time what every command pays before its work (Python started and click imported) and
+what one that calls a kernel pays (Python, NumPy and Numba started and one cached kernel
+called). ``--only`` times some of the commands.
 
     python bench/bench_bulk.py /tmp/t.sqlite --size 4x5 --win 4
     python bench/bench_bulk.py /tmp/t.sqlite --size 4x5 --win 4 --bin /work/old/.venv/bin
     python bench/bench_bulk.py books.sqlite --size 5 --win 4 --sample 10000
+    python bench/bench_bulk.py books.sqlite --size 5 --win 4 --only export stats --runs 3
 """
 
 from __future__ import annotations
@@ -86,10 +88,18 @@ stand_for(parse_game("3x3k3"), 2, np.zeros(1, dtype=np.int64), np.zeros(1, dtype
 """What every command that calls a kernel pays first: Python, NumPy and Numba started, and one
 cached kernel loaded and called (the Numba start, seconds on a loaded machine)."""
 
+FLOORS = [
+    ("(Python and click: python -c 'import click')", "import click"),
+    ("(a kernel's start: python -c 'stand_for(...)')", FLOOR),
+]
+
+
+COMMANDS = ("audit", "export", "stats", "evalset")
+
 
 def commands(args: argparse.Namespace, workdir: str) -> list[tuple[str, list[str]]]:
     game = ["--size", args.size, "--win", args.win, "--db", args.book]
-    return [
+    every = [
         (
             f"audit --agent heuristic --positions sample:{args.sample}",
             ["audit", "--agent", "heuristic", "--positions", f"sample:{args.sample}", *game, "-q"],
@@ -104,6 +114,7 @@ def commands(args: argparse.Namespace, workdir: str) -> list[tuple[str, list[str
             ["evalset", "--count", "2000", "--format", "jsonl", *game, "-q", "--out", workdir],
         ),
     ]
+    return [command for command in every if command[0].split()[0] in args.only]
 
 
 def shown(run: Timed | None) -> tuple[str, str]:
@@ -125,6 +136,9 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds, for --bin's")
     parser.add_argument("--memory-cap", type=float, default=3000.0, help="MiB, for --bin's")
     parser.add_argument("--runs", type=int, default=1, help="runs of each (the median shown)")
+    parser.add_argument(
+        "--only", nargs="+", choices=COMMANDS, default=COMMANDS, help="the commands to time"
+    )
     args = parser.parse_args()
     ours = script("ttt")
     theirs = os.path.join(args.bin, "ttt") if args.bin else None
@@ -139,15 +153,9 @@ def main() -> None:
             best = sorted(mine)[len(mine) // 2]
             then = sorted(other)[len(other) // 2] if other else None
             rows.append((name, *shown(best), *shown(then)))
-        floor = sorted(timed([sys.executable, "-c", FLOOR], 600, 1e9) for _ in range(args.runs))
-        rows.append(
-            (
-                "(a kernel's start: python -c 'stand_for(...)')",
-                *shown(floor[len(floor) // 2]),
-                "",
-                "",
-            )
-        )
+        for name, code in FLOORS:
+            floor = sorted(timed([sys.executable, "-c", code], 600, 1e9) for _ in range(args.runs))
+            rows.append((name, *shown(floor[len(floor) // 2]), "", ""))
     headers = ["command", "s", "peak MiB"]
     if theirs is not None:
         headers += ["--bin s", "--bin peak MiB"]

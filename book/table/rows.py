@@ -27,6 +27,11 @@ Streaming a game (:meth:`TableRows.chunks`) goes ply by ply, in one of two order
   time (:func:`solver.tablebase.positions.stand_for` turns them into positions), so memory stays
   bounded whatever the ply; a ply that ``where``'s conditions on the ply rule out is not read.
 
+Either way, when every ply a stream reads (those selected, and the next of each for the best
+moves) is small (:func:`solver.tablebase.smallply.small_enough`: the first plies, which an
+export of ``ply<=4`` asks for), each is read whole without kernels (:meth:`TableRows.plain_ply`),
+so that a one-shot command does not load Numba for a few thousand rows: the same rows.
+
 Look-ups (``analyse``, ``positions``, ``family``) work on every board.
 """
 
@@ -61,6 +66,7 @@ if TYPE_CHECKING:
     from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
     from ttt_solve.solver.rules import Rules
     from ttt_solve.solver.tablebase.classes import ClassTable
+    from ttt_solve.solver.tablebase.smallply import PlyKeys
 
 STREAM_CELLS_LIMIT = 20
 """The largest board whose rows :meth:`TableRows.chunks` streams in (ply, key) order, as
@@ -172,6 +178,7 @@ class TableRows:
         self._classes: dict[int, ClassTable] = {}
         self._arrays: KeyArrays | None = None
         self._decoded: tuple[int, NDArray[np.uint8]] | None = None
+        self._plain: dict[int, PlyKeys] = {}
 
     def analyse(self, rules: Rules, game_id: int, position: Position) -> Answer | None:
         try:
@@ -239,8 +246,12 @@ class TableRows:
             if rules.cells > STREAM_CELLS_LIMIT:
                 yield from self.scanned_rows(rules, where)
                 return
-            for ply in self.selected_plies(rules, where):
-                for piece in _cut(self.key_ordered(rules, ply), BLOCK_POSITIONS):
+            from ttt_solve.solver.tablebase.smallply import small_enough
+
+            plies = self.selected_plies(rules, where)
+            plain = small_enough(rules, plies)
+            for ply in plies:
+                for piece in _cut(self.key_ordered(rules, ply, plain), BLOCK_POSITIONS):
                     if where.conditions:
                         keep = where.holds(piece)
                         piece = {name: column[keep] for name, column in piece.items()}
@@ -265,20 +276,48 @@ class TableRows:
             if runs:
                 yield {name: np.concatenate([run[name] for run in runs]) for name in runs[0]}
 
-    def key_ordered(self, rules: Rules, ply: int) -> Iterator[dict[str, NDArray[Any]]]:
+    def key_ordered(
+        self, rules: Rules, ply: int, plain: bool = False
+    ) -> Iterator[dict[str, NDArray[Any]]]:
         """A ply's rows in key order, as columns, a run of keys at a time
-        (:meth:`sorted_rows`)."""
+        (:meth:`sorted_rows`); with ``plain``, a small ply's in one run, read without kernels
+        (:meth:`plain_ply`)."""
+        runs = self._unpacked(rules, ply)
+        if plain:
+            whole = self.plain_ply(rules, ply).by_key()
+            runs = iter([(whole.keys, whole.records, whole.images)])
+        for keys, records, images in runs:
+            if stop_requested():
+                return
+            values, remoteness = decode_records(records, rules.cells - ply)
+            best = self.best_moves(rules, ply, keys, records, plain)
+            yield _columns(ply, keys, values, remoteness, best, images)
+
+    def _unpacked(
+        self, rules: Rules, ply: int
+    ) -> Iterator[tuple[NDArray[np.uint64], NDArray[np.uint8], NDArray[np.uint8]]]:
+        """The runs of :meth:`sorted_rows` as ``(keys, records, images)``."""
         import numpy as np
 
         for packed in self.sorted_rows(rules, ply):
-            if stop_requested():
-                return
             keys = packed >> np.uint64(16)
             images = ((packed >> np.uint64(8)) & np.uint64(0xFF)).astype(np.uint8)
             records = (packed & np.uint64(0xFF)).astype(np.uint8)
-            values, remoteness = decode_records(records, rules.cells - ply)
-            best = self.best_moves(rules, ply, keys, records)
-            yield _columns(ply, keys, values, remoteness, best, images)
+            yield keys, records, images
+
+    def plain_ply(self, rules: Rules, ply: int) -> PlyKeys:
+        """A small ply's canonical positions read whole without kernels
+        (:func:`solver.tablebase.smallply.read_ply`), in number order; the last two read are
+        kept (a ply's and its children's)."""
+        from ttt_solve.solver.tablebase.smallply import read_ply
+
+        if ply not in self._plain:
+            if len(self._plain) >= 2:
+                del self._plain[next(iter(self._plain))]
+            ply_file = self.table.ply_file(ply)
+            ranks = ply_file.rep_ranks().tolist()
+            self._plain[ply] = read_ply(rules, ply, ranks, self.records(ply))
+        return self._plain[ply]
 
     def sorted_rows(self, rules: Rules, ply: int) -> Iterator[NDArray[np.uint64]]:
         """A ply's positions in ascending order of their canonical keys, in runs, each packed
@@ -387,9 +426,13 @@ class TableRows:
     def scanned_rows(self, rules: Rules, where: RowFilter) -> Iterator[dict[str, NDArray[Any]]]:
         """The rows ``where`` selects, ply by ply in the order of the table's index,
         :data:`SCAN_NUMBERS` numbers at a time (pieces of no row are left out)."""
-        for ply in self.selected_plies(rules, where):
+        from ttt_solve.solver.tablebase.smallply import small_enough
+
+        plies = self.selected_plies(rules, where)
+        plain = small_enough(rules, plies)
+        for ply in plies:
             for start, stop in self.number_ranges(ply):
-                piece = self.scan(rules, ply, start, stop, where)
+                piece = self.scan(rules, ply, start, stop, where, plain)
                 if len(piece["key"]):
                     yield piece
 
@@ -400,25 +443,38 @@ class TableRows:
             yield start, min(numbers, start + SCAN_NUMBERS)
 
     def scan(
-        self, rules: Rules, ply: int, start: int, stop: int, where: RowFilter | None = None
+        self,
+        rules: Rules,
+        ply: int,
+        start: int,
+        stop: int,
+        where: RowFilter | None = None,
+        plain: bool = False,
     ) -> dict[str, NDArray[Any]]:
         """The rows of the canonical positions standing at the numbers ``start .. stop-1`` of
         ``ply`` (each at its own number, :mod:`solver.tablebase.positions`) that ``where`` selects,
-        in number order. Best moves are worked out for the selected rows only."""
+        in number order; with ``plain``, of a small ply read without kernels
+        (:meth:`plain_ply`). Best moves are worked out for the selected rows only."""
         import numpy as np
 
-        numbers = np.arange(start, stop, dtype=np.int64)
-        x, o, records, images = self.positions_at(rules, ply, numbers)
-        keys = self._key_arrays(rules).canonical(
-            x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
-        )
+        if plain:
+            whole = self.plain_ply(rules, ply)
+            first, last = np.searchsorted(whole.numbers, [start, stop])
+            keys = whole.keys[first:last]
+            records, images = whole.records[first:last], whole.images[first:last]
+        else:
+            numbers = np.arange(start, stop, dtype=np.int64)
+            x, o, records, images = self.positions_at(rules, ply, numbers)
+            keys = self._key_arrays(rules).canonical(
+                x.astype(np.uint64) | (o.astype(np.uint64) << np.uint64(rules.cells))
+            )
         values, remoteness = decode_records(records, rules.cells - ply)
         piece = _columns(ply, keys, values, remoteness, None, images)
         if where is not None and where.conditions:
             keep = where.holds(piece)
             piece = {name: column[keep] for name, column in piece.items()}
             records = records[keep]
-        piece["best_moves"] = self.best_moves(rules, ply, piece["key"], records)
+        piece["best_moves"] = self.best_moves(rules, ply, piece["key"], records, plain)
         return {name: piece[name] for name in POSITION_COLUMNS}
 
     def positions_at(
@@ -462,16 +518,30 @@ class TableRows:
         return children_records(rules, ply, x, o, records, child, self.records(ply + 1))
 
     def best_moves(
-        self, rules: Rules, ply: int, keys: NDArray[np.uint64], records: NDArray[np.uint8]
+        self,
+        rules: Rules,
+        ply: int,
+        keys: NDArray[np.uint64],
+        records: NDArray[np.uint8],
+        plain: bool = False,
     ) -> NDArray[np.int64]:
         """The best moves of positions of ``ply`` with these ``records``, as bitmasks of
         cells in the keys' orientation: the moves whose child, looked up in the next ply, has
-        the position's value for its mover. A child the table does not hold is damage."""
+        the position's value for its mover (with ``plain``, among the next ply's positions
+        read without kernels, :meth:`plain_ply`). A child the table does not hold is
+        damage."""
         import numpy as np
 
         x = (keys & np.uint64(rules.full)).astype(np.int64)
         o = (keys >> np.uint64(rules.cells)).astype(np.int64)
-        backed, best, missing = self.children_records(rules, ply, x, o, records)
+        missing: NDArray[Any]  # how many children missing, or whether any is
+        if plain:
+            from ttt_solve.solver.tablebase import smallply
+
+            children = self.plain_ply(rules, ply + 1) if ply < rules.cells else None
+            backed, best, missing = smallply.children_records(rules, ply, keys, records, children)
+        else:
+            backed, best, missing = self.children_records(rules, ply, x, o, records)
         if missing.any():
             raise StorageDamage(
                 f"{self.table.folder}: ply {ply + 1} of the table holds no record of a "
