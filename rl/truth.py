@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.oracle import BOOK, DEFAULT_SEARCH_SECONDS, Oracle
 from ttt_solve.errors import TttError
-from ttt_solve.solver.position import Position
+from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Value, move_value
 
@@ -130,11 +130,17 @@ class Truth:
         table, read without a value for every move (about half the time of :meth:`of`)."""
         if self.tablebase is None:
             return self.of(position).standing
-        key = (position.x, position.o)
+        x, o = key = (position.x, position.o)
         standing = self._standings.get(key)
         if standing is None:
-            standing = Standing(*self.tablebase.probe_best(position), BOOK)
+            value, best, children = self.tablebase.probe_best(position)
+            standing = Standing(value, best, BOOK)
             _keep(self._standings, key, standing)
+            # the children's values were read with it: the next position's value is one
+            x_moves = position.x_to_move
+            for cell, child in zip(iter_cells(position.empty), children):
+                bit = 1 << cell
+                _keep(self._values, (x | bit, o) if x_moves else (x, o | bit), child)
         return standing
 
     def _probed(self, position: Position) -> Verdict:

@@ -121,6 +121,16 @@ class Probe(NamedTuple):
         return tuple(cell for cell, move in self.moves.items() if move == value)
 
 
+class Best(NamedTuple):
+    """A position's value for the side to move, the cells of its best moves (ascending) and
+    its children's values, each for its side to move (one a move to each empty cell, in
+    ascending order; none once the game is over)."""
+
+    value: Value
+    cells: tuple[int, ...]
+    children: list[Value]
+
+
 class Probes(NamedTuple):
     """Many positions' values for the side to move (1, 0, -1) and remoteness, as arrays in
     the order asked; :data:`NO_POSITION` as the remoteness (and 0 as the value) of a position
@@ -326,17 +336,20 @@ class Tablebase:
         cells = iter_cells(position.empty)
         return Probe(value, dict(zip(cells, [moves[record] for record in records[1:]])))
 
-    def probe_best(self, position: Position) -> tuple[Value, tuple[int, ...]]:
-        """The position's value and the cells of its best moves, ascending (none once the
-        game is over): :meth:`probe_moves`'s reads and checks, without a value for every move
-        (for a process that asks this of millions of positions: an environment's truth)."""
+    def probe_best(self, position: Position) -> Best:
+        """The position's value, the cells of its best moves, ascending, and the values of
+        its children (one a move to each empty cell, ascending; none once the game is over):
+        :meth:`probe_moves`'s reads and checks, without a move's value for every move (for a
+        process that asks this of millions of positions: an environment's truth)."""
         value, children, records = self._checked_family(position)
         if children is None:
-            return value, ()
+            return Best(value, (), [])
         empty = position.empty
         cells = [cell for cell in range(self.rules.cells) if empty >> cell & 1]
         best = self._plies[position.ply].best_children[records[0]]
-        return value, tuple([cell for cell, record in zip(cells, records[1:]) if record == best])
+        found = tuple([cell for cell, record in zip(cells, records[1:]) if record == best])
+        values = cast("list[Value]", children.values)  # the records are sound: checked
+        return Best(value, found, [values[record] for record in records[1:]])
 
     def _checked_family(self, position: Position) -> tuple[Value, _Ply | None, list[int]]:
         """``(value, children, records)``: the position's value, and where the game goes on,
