@@ -16,7 +16,8 @@ terminations move for move (the tests play them side by side):
 
 With ``truth=True`` (the default) both agents' ``infos`` hold, after ``reset`` and every
 step, the truth about the position now on the board: ``to_move``, and for the side to move
-``value`` (``win``, ``draw``, ``loss``), ``remoteness`` and ``best_moves`` (actions); whether
+``value`` (``win``, ``draw``, ``loss``), ``remoteness`` and ``best_moves`` (actions; from a
+table, read when first asked for: :class:`~ttt_solve.rl.info.LazyInfo`); whether
 the last move kept its mover's outcome (``last_move_kept``) and was best (``last_move_best``),
 ``None`` after ``reset``; and ``source`` (``book``, ``book+search`` or ``search``). With
 ``truth=False`` they are empty dicts, as in ``tictactoe_v3``. See docs/rl.md.

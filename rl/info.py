@@ -67,8 +67,6 @@ class LazyInfo(dict[str, Any]):
     def __ne__(self, other: object) -> bool:
         return not self == other
 
-    __hash__ = None  # type: ignore[assignment]  # as a dict's
-
     def __repr__(self) -> str:
         self._settle()
         return dict.__repr__(self)
@@ -95,7 +93,7 @@ class LazyInfo(dict[str, Any]):
         self._settle()
         dict.__delitem__(self, key)
 
-    def __ior__(self, other: Any) -> LazyInfo:
+    def __ior__(self, other: Any) -> LazyInfo:  # type: ignore[override]
         self._settle()
         dict.update(self, other)
         return self

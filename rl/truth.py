@@ -11,12 +11,15 @@ millionth game, reads a dictionary. A damaged table raises
 contradict. :meth:`Truth.of_many` answers a batch (the positions of a vector environment's
 games) with one batched read of the book.
 
-:meth:`Truth.standing` is the verdict without every move's value (what the environments hand
-out: a move's value is the negation of the position it leads to), read from a table by
-:meth:`Tablebase.probe_best <ttt_solve.solver.tablebase.probe.Tablebase.probe_best>` with the
-same reads and checks and less work. The table is opened again for the truth, its maps
-advised that look-ups are scattered (:meth:`~ttt_solve.solver.tablebase.probe.Tablebase.read_scattered`):
-a look-up that misses the page cache reads a page, not the megabytes around it.
+:meth:`Truth.standing` is the verdict without every move's value, and :meth:`Truth.value_of`
+a position's value alone (what the environments hand out at each step: a move's value is the
+negation of the position it leads to), read from a table by
+:meth:`Tablebase.probe_best <ttt_solve.solver.tablebase.probe.Tablebase.probe_best>` (the same
+reads and checks as ``probe_moves``, less work; the children's values it reads are kept) and
+by ``probe``, one record. The table is opened again for the truth, its maps advised that
+look-ups are scattered (:meth:`Tablebase.read_scattered
+<ttt_solve.solver.tablebase.probe.Tablebase.read_scattered>`): a look-up that misses the page
+cache reads a page, not the megabytes around it.
 """
 
 from __future__ import annotations

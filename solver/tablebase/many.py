@@ -293,7 +293,8 @@ def _probe_one(
     number = number_by_ranks_cpu(x, o, per_class, ranks, full, symmetries, tables, binom)
     if number < 0 or number >= len(records):
         return -1
-    return number * 256 + records[number]
+    found: int = number * 256 + int(records[number])
+    return found
 
 
 _KERNEL = cast("Callable[..., int]", _probe_family)
