@@ -130,7 +130,7 @@ class Truth:
 
     def standing(self, position: Position) -> Standing:
         """The value, best moves and source of :meth:`of`'s verdict on ``position``: from a
-        table, read without a value for every move (about half the time of :meth:`of`)."""
+        table, the same reads without a move's value for every move."""
         if self.tablebase is None:
             return self.of(position).standing
         x, o = key = (position.x, position.o)

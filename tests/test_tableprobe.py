@@ -280,9 +280,14 @@ def test_the_probe_refuses_a_damaged_record_and_its_parent(damaged):
             table.probe_moves(position)
         with pytest.raises(TableDamagedError, match=r"ply-10\.tb"):
             table.probe_moves(parent_of(position))  # a move's record is checked too
-        table.compile()
         with pytest.raises(TableDamagedError, match=r"ply-10\.tb"):
-            table.probe_moves(parent_of(position))
+            table.probe_best(parent_of(position))
+        table.compile()
+        for probe in (table.probe_moves, table.probe_best):
+            with pytest.raises(TableDamagedError, match=r"ply-10\.tb"):
+                probe(parent_of(position))
+        with pytest.raises(TableDamagedError, match=r"ply-10\.tb, number [\d,]+: .*win in 1"):
+            table.probe(position)  # through the compiled look-up of one position
 
 
 @pytest.mark.parametrize("which", ["damaged", "parent"])

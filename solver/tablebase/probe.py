@@ -17,7 +17,9 @@ empty cells, a finished game recorded as anything but its end, an open one as fi
 in one with no winning move) and, in :meth:`Tablebase.probe_moves`, which reads every child
 anyway, a position whose record is not the best of its moves' or a legal position recorded as
 no position, raise :class:`TableDamagedError` naming the ply's file and the number: no more
-reads than the answer takes.
+reads than the answer takes. :meth:`Tablebase.probe_best` reads and checks what
+:meth:`Tablebase.probe_moves` does and gives the best moves' cells and the children's values
+instead of every move's value (less work for a process that asks it of millions of positions).
 
 Opening a ply's file checks its header and length (a truncated file is refused);
 :meth:`Tablebase.verify` checks each file's digest.
