@@ -14,9 +14,10 @@ twice its time.
 ``--new-games`` measures the truth's cost where it cannot be kept: every pass plays new
 seeded random games (a training run's episodes), on 4x4 k=3 from a table built here, and on
 the largest game a book holds as a table (``--book BOOK``: 4x5 k=4, 5x5 k=4); ``mnk_v0`` with
-the truth off and on, alternating pass by pass, the mean and median time of ``env.step``.
-Target: with the truth on (read from the table's probe), at most 1.5 times the step without
-it.
+the truth off, on, and on with every key read after each step (``best_moves`` too, which a
+table's truth reads only when asked for), alternating pass by pass, the mean and median time
+of ``env.step`` (and of the read). Target: with the truth on, at most 1.5 times the step
+without it.
 
 Needs the rl and notebook extras (PettingZoo's tic-tac-toe imports pygame).
 
@@ -87,8 +88,9 @@ def random_games(rules: Rules, count: int, seed: int) -> list[list[int]]:
     return games
 
 
-def step_times(env, games: list[list[int]]) -> list[float]:
-    """The time of each ``env.step`` over ``games``."""
+def step_times(env, games: list[list[int]], read: bool = False) -> list[float]:
+    """The time of each ``env.step`` over ``games`` (with ``read``, and of reading every
+    key of the info of the agent to move after it)."""
     times = []
     clock = time.perf_counter
     for actions in games:
@@ -96,6 +98,8 @@ def step_times(env, games: list[list[int]]) -> list[float]:
         for action in actions:
             started = clock()
             env.step(action)
+            if read:
+                dict(env.infos[env.agent_selection])
             times.append(clock() - started)
     return times
 
@@ -119,33 +123,46 @@ def new_games(args: argparse.Namespace) -> None:
         for rules, db in books:
             with open_book(db) as book:
                 board = {"rows": rules.rows, "cols": rules.cols, "k": rules.k}
-                envs = {"off": aec.env(**board, truth=False), "on": aec.env(**board, book=book)}
+                envs = {
+                    "off": aec.env(**board, truth=False),
+                    "on": aec.env(**board, book=book),
+                    "read": aec.env(**board, book=book),
+                }
                 for env in envs.values():  # compiled, files mapped: not timed
                     step_times(env, random_games(rules, 20, seed=-1))
-                times: dict[str, list[float]] = {"off": [], "on": []}
+                times: dict[str, list[float]] = {name: [] for name in envs}
                 for repeat in range(args.repeat):
                     games = random_games(rules, args.games, seed=args.seed + repeat)
                     for name, env in envs.items():
-                        times[name] += step_times(env, games)
-            mean = {name: statistics.mean(t) for name, t in times.items()}
-            median = {name: statistics.median(t) for name, t in times.items()}
-            rows.append(
-                (
-                    rules.name,
-                    f"{mean['off'] * 1e6:.1f}",
-                    f"{mean['on'] * 1e6:.1f}",
-                    f"{mean['on'] / mean['off']:.2f}x",
-                    f"{median['off'] * 1e6:.1f}",
-                    f"{median['on'] * 1e6:.1f}",
-                    f"{median['on'] / median['off']:.2f}x",
-                )
-            )
+                        times[name] += step_times(env, games, read=name == "read")
+            rows += _figures(rules.name, times)
     print(
-        f"{args.repeat} passes of {args.games} new random games each, truth off and on "
-        f"alternating; Python {sys.version.split()[0]}, load {os.getloadavg()[0]:.1f}"
+        f"{args.repeat} passes of {args.games} new random games each, truth off, on, and on "
+        f"with every key read, alternating; Python {sys.version.split()[0]}, "
+        f"load {os.getloadavg()[0]:.1f}"
     )
-    headers = ("game", "off mean us", "on mean us", "on/off", "off median", "on median", "")
-    print(tabulate(rows, headers=headers, colalign=("left", *["right"] * 6)))
+    headers = ("game", "", "off us", "on us", "on/off", "read us", "read/off")
+    print(tabulate(rows, headers=headers, colalign=("left", "left", *["right"] * 5)))
+
+
+def _figures(game: str, times: dict[str, list[float]]) -> list[tuple[str, ...]]:
+    """A game's rows: the mean and the median time of each way, and their ratios to the
+    truth off."""
+    rows = []
+    for kind, of in (("mean", statistics.mean), ("median", statistics.median)):
+        off, on, read = (of(times[name]) for name in ("off", "on", "read"))
+        rows.append(
+            (
+                game,
+                kind,
+                f"{off * 1e6:.1f}",
+                f"{on * 1e6:.1f}",
+                f"{on / off:.2f}x",
+                f"{read * 1e6:.1f}",
+                f"{read / off:.2f}x",
+            )
+        )
+    return rows
 
 
 NEW_POSITIONS = Rules(4, 4, 3)

@@ -16,7 +16,8 @@ terminations move for move (the tests play them side by side):
 
 With ``truth=True`` (the default) both agents' ``infos`` hold, after ``reset`` and every
 step, the truth about the position now on the board: ``to_move``, and for the side to move
-``value`` (``win``, ``draw``, ``loss``), ``remoteness`` and ``best_moves`` (actions); whether
+``value`` (``win``, ``draw``, ``loss``), ``remoteness`` and ``best_moves`` (actions; from a
+table, read when first asked for: :class:`~ttt_solve.rl.info.LazyInfo`); whether
 the last move kept its mover's outcome (``last_move_kept``) and was best (``last_move_best``),
 ``None`` after ``reset``; and ``source`` (``book``, ``book+search`` or ``search``). With
 ``truth=False`` they are empty dicts, as in ``tictactoe_v3``. See docs/rl.md.
@@ -24,6 +25,7 @@ the last move kept its mover's outcome (``last_move_kept``) and was best (``last
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, NamedTuple
 
 from ttt_solve.rl.extra import require
@@ -37,10 +39,12 @@ from gymnasium.utils import EzPickle  # noqa: E402
 from pettingzoo import AECEnv  # noqa: E402
 from pettingzoo.utils import AgentSelector, wrappers  # noqa: E402
 
-from ttt_solve.rl.truth import CACHE_LIMIT, Truth, Verdict  # noqa: E402
+from ttt_solve.rl.info import LazyInfo  # noqa: E402
+from ttt_solve.rl.truth import CACHE_LIMIT, Truth  # noqa: E402
 from ttt_solve.solver.errors import IllegalMoveError  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
+from ttt_solve.solver.value import Value, move_value  # noqa: E402
 
 NAME = "mnk_v0"
 AGENTS = ("player_1", "player_2")
@@ -69,28 +73,62 @@ def cell_of(rules: Rules, action: int) -> int:
     return row * rules.cols + col
 
 
-class Described(NamedTuple):
-    """A position's truth as ``infos`` give it: the entries that depend on the position alone,
-    and for each move (by cell) whether it keeps its mover's outcome and whether it is best."""
+class Told(NamedTuple):
+    """A position's truth as ``infos`` give it: the entries that depend on the position
+    alone (``best_moves`` ``None`` where it is read when asked), its value for the side to
+    move, and the value of the move that reached it for that move's mover (its negation, a
+    ply further), to grade the moves on either side."""
 
     entries: dict[str, Any]
-    moves: dict[int, tuple[bool, bool]]
+    value: Value
+    move: Value
 
 
-def describe(rules: Rules, verdict: Verdict) -> Described:
-    """The ``infos`` entries of a position's verdict (see the module docstring) and its
-    moves' grades, worked out once per position."""
-    value = verdict.value
-    entries = {
+def describe(
+    rules: Rules, value: Value, source: str, best: tuple[int, ...] | None
+) -> dict[str, Any]:
+    """The ``infos`` entries of a position's truth that depend on the position alone (see the
+    module docstring): ``best`` the best moves' cells (``None``: not read yet)."""
+    return {
         "value": value.outcome.value,
         "remoteness": value.remoteness,
-        "best_moves": tuple(sorted(action_of(rules, cell) for cell in verdict.best)),
-        "source": verdict.source,
+        "best_moves": None if best is None else best_actions(rules, best),
+        "source": source,
     }
-    outcome = value.outcome
-    # equal values are equal scores (a move's draw is as remote as its position's)
-    moves = {cell: (move[0] is outcome, move == value) for cell, move in verdict.moves.items()}
-    return Described(entries, moves)
+
+
+def best_actions(rules: Rules, cells: tuple[int, ...]) -> tuple[int, ...]:
+    """The actions of the best moves' cells, ascending."""
+    return tuple(sorted(action_of(rules, cell) for cell in cells))
+
+
+def told_of(truth: Truth, position: Position, by_value: dict[Value, Told]) -> Told:
+    """What ``infos`` tell of ``position``: from a table, its value (one record), its best
+    moves left to be read when asked (:func:`deferring_best_moves`; the same for every
+    position of that value, kept in ``by_value``); else its whole verdict."""
+    if truth.tablebase is None:
+        value, best, source = truth.standing(position)
+        return Told(describe(position.rules, value, source, best), value, move_value(value))
+    value, source = truth.value_of(position)
+    told = by_value.get(value)
+    if told is None:
+        entries = describe(position.rules, value, source, None)
+        told = by_value[value] = Told(entries, value, move_value(value))
+    return told
+
+
+def deferring_best_moves(info: dict[str, Any], truth: Truth, x: int, o: int) -> dict[str, Any]:
+    """``info``, or where its ``best_moves`` is ``None`` (not read yet) the same entries
+    with ``best_moves`` read from the truth of the position of stones ``x`` and ``o`` when
+    first asked for (:class:`~ttt_solve.rl.info.LazyInfo`)."""
+    if info["best_moves"] is not None:
+        return info
+    return LazyInfo(info, "best_moves", partial(_read_best_moves, truth, x, o))
+
+
+def _read_best_moves(truth: Truth, x: int, o: int) -> tuple[int, ...]:
+    rules = truth.rules
+    return best_actions(rules, truth.standing(Position(rules, x, o)).best)
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwrapped class
@@ -156,8 +194,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         self.render_mode = render_mode
         self._cells = [cell_of(self.rules, action) for action in range(cells)]
         self._selector = AgentSelector(self.agents)
-        self._now: Described | None = None
-        self._described: dict[tuple[int, int], Described] = {}
+        self._now: Told | None = None
+        self._told: dict[tuple[int, int], Told] = {}
+        self._told_by_value: dict[Value, Told] = {}
         self.agent_selection: str = self.agents[0]
         self.terminations: dict[str, bool] = {}
         self.truncations: dict[str, bool] = {}
@@ -220,31 +259,37 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         self.agent_selection = self._selector.next()
         if self.truth is not None:
             assert before is not None
-            self._tell_truth((before, cell))
+            self._tell_truth(before.value)
         if self.render_mode == "human":
             self.render()
 
-    def _tell_truth(self, last: tuple[Described, int] | None) -> None:
+    def _tell_truth(self, before: Value | None) -> None:
         """Both agents' ``infos``: the truth of the position on the board now, and whether
-        ``last`` (the position before the last move, described, and that move's cell) kept
-        its mover's value and was best."""
-        assert self.truth is not None
-        key = (self._x, self._o)
-        described = self._described.get(key)
-        if described is None:
-            described = describe(self.rules, self.truth.of(self.position))
-            if len(self._described) >= CACHE_LIMIT:
-                self._described.clear()
-            self._described[key] = described
-        self._now = described
-        kept, best = (None, None) if last is None else last[0].moves[last[1]]
+        the move that reached it kept the value of the position before it (``before``, for
+        the move's mover; ``None`` after ``reset``) and was best: a move is worth the value
+        of the position it leads to, negated. From a table, ``best_moves`` (a record a move)
+        is read when an ``info`` is asked for it."""
+        truth = self.truth
+        assert truth is not None
+        key = x, o = self._x, self._o
+        told = self._told.get(key)
+        if told is None:
+            told = told_of(truth, self.position, self._told_by_value)
+            if len(self._told) >= CACHE_LIMIT:
+                self._told.clear()
+            self._told[key] = told
+        self._now = told
+        move = told.move
         info = {
             "to_move": self.agent_selection,
-            **described.entries,
-            "last_move_kept": kept,
-            "last_move_best": best,
+            **told.entries,
+            "last_move_kept": None if before is None else move.outcome is before.outcome,
+            "last_move_best": None if before is None else move == before,
         }
-        self.infos = {self.agents[0]: info, self.agents[1]: dict(info)}
+        self.infos = {
+            self.agents[0]: deferring_best_moves(info, truth, x, o),
+            self.agents[1]: deferring_best_moves(dict(info), truth, x, o),
+        }
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game; ``seed`` seeds the agents' action spaces (the game itself has no

@@ -60,7 +60,7 @@ class Trembling(Opponent):
     def move(self, position: Position, observation: dict[str, np.ndarray]) -> int:
         if self.eps and self.rng.random() < self.eps:
             return self.rng.choice(position.legal_moves())
-        return self.rng.choice(self.truth.of(position).best)
+        return self.rng.choice(self.truth.standing(position).best)
 
 
 class AgentOpponent(Opponent):

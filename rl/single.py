@@ -37,12 +37,20 @@ import gymnasium  # noqa: E402 - after the check of the extra
 import numpy as np  # noqa: E402
 
 from ttt_solve.book.oracle import DEFAULT_SEARCH_SECONDS  # noqa: E402
-from ttt_solve.rl.aec import AGENTS, action_of, cell_of, describe, raw_env  # noqa: E402
+from ttt_solve.rl.aec import (  # noqa: E402
+    AGENTS,
+    Told,
+    action_of,
+    deferring_best_moves,
+    raw_env,
+    told_of,
+)
 from ttt_solve.rl.opponents import Policy, make_opponent  # noqa: E402
 from ttt_solve.rl.truth import Truth  # noqa: E402
 from ttt_solve.solver.errors import IllegalMoveError  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
 from ttt_solve.solver.rules import Rules  # noqa: E402
+from ttt_solve.solver.value import Value, move_value  # noqa: E402
 
 SIDES = ("x", "o", "random")
 """The learner's side: X (moves first), O, or drawn at each reset."""
@@ -57,11 +65,12 @@ Step = tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]
 
 
 class Played(NamedTuple):
-    """A learner's move played: its shaping reward, and whether it kept the value and was
-    best (``None`` without the truth)."""
+    """A learner's move played: the value of the position before it, for the learner
+    (``None`` without the truth and shaping), and the position it reached, whose value
+    grades the move (:meth:`MnkVsOpponent.finish`)."""
 
-    reward: float
-    kept: tuple[bool, bool] | None
+    before: Value | None
+    reached: Position
 
 
 def _action(action: Any) -> int:
@@ -123,6 +132,7 @@ class MnkVsOpponent(gymnasium.Env):
         self.observation_space = self.game.observation_space(AGENTS[0])
         self.action_space = self.game.action_space(AGENTS[0])
         self._me = AGENTS[0]
+        self._told_by_value: dict[Value, Told] = {}
         self._forfeited = False
         """Whether the opponent's illegal first answer ended the game at ``reset``, the
         learner's +1 still to be handed by its next ``step``."""
@@ -146,26 +156,30 @@ class MnkVsOpponent(gymnasium.Env):
         if self._me == AGENTS[1]:
             info = self._opponent_moves()
             self._forfeited = self._ended_by_the_opponent(info)
-        return self.game.observe(self._me), {**self._truth_info(None), **info}
+        return self.game.observe(self._me), self._truth_info(None, info)
 
-    def _truth_info(self, kept: tuple[bool, bool] | None) -> dict[str, Any]:
-        """The truth for the learner: its position's value, remoteness and best moves (at the
-        end, the result: remoteness 0, no moves), and whether its last move kept the value
-        and was best (``kept``; ``None`` before its first move)."""
+    def _truth_info(self, kept: tuple[bool, bool] | None, info: dict[str, Any]) -> dict[str, Any]:
+        """``info`` after the truth for the learner: its position's value, remoteness and best
+        moves (at the end, the result: remoteness 0, no moves; from a table, the best moves
+        read when asked for, as ``mnk_v0`` reads them), and whether its last move kept the
+        value and was best (``kept``; ``None`` before its first move)."""
         if not self.truth:
-            return {}
+            return info
         game = self.game
         if game.terminations[self._me]:
             reward = game.rewards[self._me]
             value = "win" if reward > 0 else "loss" if reward else "draw"
             entries = {"value": value, "remoteness": 0, "best_moves": (), "source": "end"}
         else:
-            entries = describe(self.rules, self.oracle_truth.of(game.position)).entries
-        return {
+            entries = told_of(self.oracle_truth, game.position, self._told_by_value).entries
+        told = {
             **entries,
             "last_move_kept": None if kept is None else kept[0],
             "last_move_best": None if kept is None else kept[1],
+            **info,
         }
+        position = game.position
+        return deferring_best_moves(told, self.oracle_truth, position.x, position.o)
 
     def _opponent_moves(self) -> dict[str, Any]:
         """The opponent's answer, played: ``opponent_action``, or ``opponent_illegal`` (and
@@ -203,7 +217,7 @@ class MnkVsOpponent(gymnasium.Env):
         if self._forfeited:  # the opponent's illegal first answer ended it at reset
             self._forfeited = False
             forfeit = {"opponent_action": NO_ACTION, "opponent_illegal": True}
-            return game.observe(me), 1.0, True, False, {**self._truth_info(None), **forfeit}
+            return game.observe(me), 1.0, True, False, self._truth_info(None, forfeit)
         if game.terminations[me]:
             raise RuntimeError("the game is over: call reset() before step()")
         mask = game.observe(me)["action_mask"]
@@ -216,17 +230,12 @@ class MnkVsOpponent(gymnasium.Env):
                 -1.0,
                 True,
                 False,
-                {**self._truth_info((False, False)), **illegal},
+                self._truth_info((False, False), illegal),
             )
-        reward = 0.0
-        kept = None
-        if self.shaping or self.truth:
-            verdict = self.oracle_truth.of(game.position)
-            move = verdict.moves[cell_of(self.rules, action)]
-            kept = (move.outcome is verdict.value.outcome, move.score == verdict.value.score)
-            reward += self.shaping * (move.outcome.sign - verdict.value.outcome.sign)
+        wanted = self.shaping or self.truth
+        before = self.oracle_truth.value_of(game.position)[0] if wanted else None
         game.step(action)
-        return Played(reward, kept)
+        return Played(before, game.position)
 
     @property
     def over(self) -> bool:
@@ -245,11 +254,15 @@ class MnkVsOpponent(gymnasium.Env):
     def finish(self, played: Played, info: dict[str, Any]) -> Step:
         """The step's result once both sides have moved."""
         game, me = self.game, self._me
-        reward = played.reward
+        reward, kept, before = 0.0, None, played.before
+        if before is not None:  # the move is worth the position it reached, negated
+            move = move_value(self.oracle_truth.value_of(played.reached)[0])
+            kept = (move.outcome is before.outcome, move.score == before.score)
+            reward += self.shaping * (move.outcome.sign - before.outcome.sign)
         terminated = game.terminations[me]
         if terminated:
             reward += float(game.rewards[me])
-        info = {**self._truth_info(played.kept), **info}
+        info = self._truth_info(kept, info)
         return game.observe(me), reward, terminated, False, info
 
     @property

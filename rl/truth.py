@@ -10,6 +10,16 @@ millionth game, reads a dictionary. A damaged table raises
 :class:`~ttt_solve.solver.tablebase.probe.TableDamagedError`: never a value its own moves
 contradict. :meth:`Truth.of_many` answers a batch (the positions of a vector environment's
 games) with one batched read of the book.
+
+:meth:`Truth.standing` is the verdict without every move's value, and :meth:`Truth.value_of`
+a position's value alone (what the environments hand out at each step: a move's value is the
+negation of the position it leads to), read from a table by
+:meth:`Tablebase.probe_best <ttt_solve.solver.tablebase.probe.Tablebase.probe_best>` (the same
+reads and checks as ``probe_moves``, less work; the children's values it reads are kept) and
+by ``probe``, one record. The table is opened again for the truth, its maps advised that
+look-ups are scattered (:meth:`Tablebase.read_scattered
+<ttt_solve.solver.tablebase.probe.Tablebase.read_scattered>`): a look-up that misses the page
+cache reads a page, not the megabytes around it.
 """
 
 from __future__ import annotations
@@ -21,12 +31,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.oracle import BOOK, DEFAULT_SEARCH_SECONDS, Oracle
 from ttt_solve.errors import TttError
-from ttt_solve.solver.position import Position
+from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Value, move_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from ttt_solve.book.reader import Book
+    from ttt_solve.solver.tablebase.probe import Tablebase
 
 CACHE_LIMIT = 1_000_000
 """Positions kept before the cache starts again (about 1 GiB at most)."""
@@ -34,6 +45,15 @@ CACHE_LIMIT = 1_000_000
 
 class TruthUnavailableError(TttError, LookupError):
     """Neither the book nor a live search in time gives a position's value."""
+
+
+class Standing(NamedTuple):
+    """A position's truth for the side to move without every move's value: its value, the
+    best moves (cells, ascending) and where the answer came from."""
+
+    value: Value
+    best: tuple[int, ...]
+    source: str
 
 
 class Verdict(NamedTuple):
@@ -44,6 +64,11 @@ class Verdict(NamedTuple):
     moves: dict[int, Value]
     best: tuple[int, ...]
     source: str
+
+    @property
+    def standing(self) -> Standing:
+        """The verdict without every move's value."""
+        return Standing(self.value, self.best, self.source)
 
 
 class Truth:
@@ -65,12 +90,18 @@ class Truth:
             book = self._closing.enter_context(open_book(book, read_only=True))
         self.book = book
         self.oracle = Oracle(rules, book, search_seconds=search_seconds)
-        self.tablebase = (
-            book.tablebase(rules) if book is not None and self.oracle.game is not None else None
-        )
-        if self.tablebase is not None:
+        table = book.tablebase(rules) if book is not None and self.oracle.game is not None else None
+        self.tablebase: Tablebase | None = None
+        if table is not None:
+            from ttt_solve.solver.tablebase.probe import open_tablebase
+
+            # its own maps, advised for scattered reads without slowing the book's scans
+            self.tablebase = self._closing.enter_context(open_tablebase(table.folder, rules))
+            self.tablebase.read_scattered()
             self.tablebase.compile()  # a training run probes millions of positions
         self._cache: dict[tuple[int, int], Verdict] = {}
+        self._standings: dict[tuple[int, int], Standing] = {}
+        self._values: dict[tuple[int, int], Value] = {}
 
     def of(self, position: Position) -> Verdict:
         """The verdict on ``position``; :class:`TruthUnavailableError` if out of reach."""
@@ -78,8 +109,42 @@ class Truth:
         verdict = self._cache.get(key)
         if verdict is None:
             verdict = self._probed(position) if self.tablebase else self._analysed(position)
-            self._keep(key, verdict)
+            _keep(self._cache, key, verdict)
         return verdict
+
+    def value_of(self, position: Position) -> tuple[Value, str]:
+        """The value of ``position`` for the side to move and where it came from: from a
+        table, one record read."""
+        if self.tablebase is None:
+            verdict = self.of(position)
+            return verdict.value, verdict.source
+        key = (position.x, position.o)
+        standing = self._standings.get(key)
+        if standing is not None:
+            return standing.value, BOOK
+        value = self._values.get(key)
+        if value is None:
+            value = self.tablebase.probe(position)
+            _keep(self._values, key, value)
+        return value, BOOK
+
+    def standing(self, position: Position) -> Standing:
+        """The value, best moves and source of :meth:`of`'s verdict on ``position``: from a
+        table, the same reads without a move's value for every move."""
+        if self.tablebase is None:
+            return self.of(position).standing
+        x, o = key = (position.x, position.o)
+        standing = self._standings.get(key)
+        if standing is None:
+            value, best, children = self.tablebase.probe_best(position)
+            standing = Standing(value, best, BOOK)
+            _keep(self._standings, key, standing)
+            # the children's values were read with it: the next position's value is one
+            x_moves = position.x_to_move
+            for cell, child in zip(iter_cells(position.empty), children):
+                bit = 1 << cell
+                _keep(self._values, (x | bit, o) if x_moves else (x, o | bit), child)
+        return standing
 
     def _probed(self, position: Position) -> Verdict:
         assert self.tablebase is not None
@@ -132,12 +197,7 @@ class Truth:
                 cell: move_value(found[child].value) for cell, child in children[position].items()
             }
             best = tuple(sorted(cell for cell, move in moves.items() if move == value))
-            self._keep((position.x, position.o), Verdict(value, moves, best, BOOK))
-
-    def _keep(self, key: tuple[int, int], verdict: Verdict) -> None:
-        if len(self._cache) >= CACHE_LIMIT:
-            self._cache.clear()
-        self._cache[key] = verdict
+            _keep(self._cache, key=(position.x, position.o), kept=Verdict(value, moves, best, BOOK))
 
     def close(self) -> None:
         """Close the book if this object opened it."""
@@ -148,3 +208,10 @@ class Truth:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def _keep(cache: dict[tuple[int, int], Any], key: tuple[int, int], kept: Any) -> None:
+    """Keep an answer, the cache started again once it holds :data:`CACHE_LIMIT`."""
+    if len(cache) >= CACHE_LIMIT:
+        cache.clear()
+    cache[key] = kept

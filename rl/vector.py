@@ -112,9 +112,14 @@ class MnkVectorEnv(VectorEnv):
                 played[i] = result
             else:
                 steps[i] = result
-        # only an opponent that always plays from the truth: one that trembles would have
-        # the truth read for moves it then plays at random
-        self._read(envs[i].position for i in played if _always_reads_truth(envs[i].opponent))
+        # the positions the learners' moves reached (their values grade the moves), and for
+        # an opponent that always plays from the truth its moves: one that trembles would
+        # have the truth read for moves it then plays at random
+        self._read(
+            envs[i].position
+            for i in played
+            if envs[i].truth or envs[i].shaping or _always_reads_truth(envs[i].opponent)
+        )
         answers = {i: envs[i].answer() for i in played}
         self._read(envs[i].position for i in played if envs[i].truth and not envs[i].over)
         for i, move in played.items():

@@ -107,7 +107,8 @@ def reads_of(table, answer) -> int:
 def test_every_front_answers_a_table_game_with_one_read_a_move(k4_books):
     """The perfect agent, the RL environment's truth, the OpenSpiel oracle and bot, and the
     server's JSON, page and /uwapi/ answers each read the position's record and one a move
-    from the book's probe: no front answers through rows (each row a family of reads)."""
+    from the book's probe (the truth of the environment, oracle and bot from its own probe
+    of the book's table): no front answers through rows (each row a family of reads)."""
     pytest.importorskip("pettingzoo", reason="pip install -e '.[rl]'")
     pyspiel = pytest.importorskip("pyspiel", reason="pip install -e '.[rl]'")
     from ttt_solve.agents.spec import make_agent
@@ -126,18 +127,23 @@ def test_every_front_answers_a_table_game_with_one_read_a_move(k4_books):
         table = book.tablebase(K4)
         env = aec.env(rows=4, cols=4, k=4, book=book)
         env.reset(seed=1)
+        oracle, bot = BookOracle(game, book), BookBot(game, 0, book)
+        truths = env.unwrapped.truth.tablebase
+        assert truths.folder == oracle.truth.tablebase.folder == table.folder
         fronts = [
             (
                 after_one,
+                table,
                 lambda: make_agent("perfect", random.Random(1), book=book).select_move(after_one),
             ),
-            (after_one, lambda: env.step(aec.action_of(K4, 5))),
-            (after_two, lambda: env.step(aec.action_of(K4, 0))),
-            (after_two, lambda: BookOracle(game, book).action_values_from_state(state)),
-            (after_two, lambda: BookBot(game, 0, book).step(state)),
+            (after_one, truths, lambda: env.step(aec.action_of(K4, 5))),
+            (after_two, truths, lambda: env.step(aec.action_of(K4, 0))),
+            (after_two, truths, lambda: env.unwrapped.infos["player_1"]["best_moves"]),
+            (after_two, oracle.truth.tablebase, lambda: oracle.action_values_from_state(state)),
+            (after_two, bot.truth.tablebase, lambda: bot.step(state)),
         ]
-        for number, (position, answer) in enumerate(fronts):
-            found = reads_of(table, answer)
+        for number, (position, read, answer) in enumerate(fronts):
+            found = reads_of(read, answer)
             assert 1 <= found <= 1 + len(position.legal_moves()), f"front {number}: {found}"
         env.close()
 
@@ -274,9 +280,14 @@ def test_the_probe_refuses_a_damaged_record_and_its_parent(damaged):
             table.probe_moves(position)
         with pytest.raises(TableDamagedError, match=r"ply-10\.tb"):
             table.probe_moves(parent_of(position))  # a move's record is checked too
-        table.compile()
         with pytest.raises(TableDamagedError, match=r"ply-10\.tb"):
-            table.probe_moves(parent_of(position))
+            table.probe_best(parent_of(position))
+        table.compile()
+        for probe in (table.probe_moves, table.probe_best):
+            with pytest.raises(TableDamagedError, match=r"ply-10\.tb"):
+                probe(parent_of(position))
+        with pytest.raises(TableDamagedError, match=r"ply-10\.tb, number [\d,]+: .*win in 1"):
+            table.probe(position)  # through the compiled look-up of one position
 
 
 @pytest.mark.parametrize("which", ["damaged", "parent"])

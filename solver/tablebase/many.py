@@ -275,7 +275,30 @@ def _probe_family(
     return problem
 
 
+@numba.njit(nogil=True, cache=True)
+def _probe_one(
+    x: int,
+    o: int,
+    per_class: int,
+    ranks: NDArray[np.int64],
+    records: NDArray[np.uint8],
+    full: int,
+    symmetries: int,
+    tables: NDArray[np.int64],
+    binom: NDArray[np.int64],
+) -> int:
+    """:func:`_probe_family` of a position without its children, in a third of the
+    arguments (a call's cost is mostly its arguments'): its number times 256 plus its record,
+    or -1 for a number the index or the records do not hold."""
+    number = number_by_ranks_cpu(x, o, per_class, ranks, full, symmetries, tables, binom)
+    if number < 0 or number >= len(records):
+        return -1
+    found: int = number * 256 + int(records[number])
+    return found
+
+
 _KERNEL = cast("Callable[..., int]", _probe_family)
+_ONE = cast("Callable[..., int]", _probe_one)
 _NUMBERS = cast("Callable[..., None]", _family_numbers)
 """The kernels, called with their per-ply arguments kept in a tuple (which Numba's type of a
 dispatcher does not take)."""
@@ -341,6 +364,20 @@ class CompiledIndex:
             problem: int = _KERNEL(x, o, children, *arguments, numbers, found)
             return numbers, found.tolist(), problem
         return self._family_read(ply, x, o, children, arguments, numbers)
+
+    def one(self, ply: int, x: int, o: int) -> tuple[int, int]:
+        """``(number, record)`` of the position ``(x, o)`` of ``ply``: :meth:`family` without
+        children, cheaper a call; ``(-2, 0)`` where the number is none the index or the
+        records hold."""
+        arguments = self._arguments.get((ply, False))
+        if arguments is None:
+            arguments = self._arguments[(ply, False)] = self._arguments_of(ply, 0)
+        per_class, ranks, records = arguments[0:3]
+        if records is None:  # read through the ply's source
+            numbers, read, problem = self.family(ply, x, o, 0)
+            return (int(numbers[0]), read[0]) if problem != -2 else (-2, 0)
+        found: int = _ONE(x, o, per_class, ranks, records, *arguments[6:10])
+        return (found >> 8, found & 255) if found >= 0 else (-2, 0)
 
     def _family_read(
         self,

@@ -17,7 +17,9 @@ empty cells, a finished game recorded as anything but its end, an open one as fi
 in one with no winning move) and, in :meth:`Tablebase.probe_moves`, which reads every child
 anyway, a position whose record is not the best of its moves' or a legal position recorded as
 no position, raise :class:`TableDamagedError` naming the ply's file and the number: no more
-reads than the answer takes.
+reads than the answer takes. :meth:`Tablebase.probe_best` reads and checks what
+:meth:`Tablebase.probe_moves` does and gives the best moves' cells and the children's values
+instead of every move's value (less work for a process that asks it of millions of positions).
 
 Opening a ply's file checks its header and length (a truncated file is refused);
 :meth:`Tablebase.verify` checks each file's digest.
@@ -60,9 +62,11 @@ from ttt_solve.solver.tablebase.record import (
     DRAW,
     NONE,
     RecordCounts,
+    record_of,
+    score_of_record,
     value_of_record,
 )
-from ttt_solve.solver.value import Value, move_value
+from ttt_solve.solver.value import Value, best_child_score, move_value
 
 if TYPE_CHECKING:
     import numpy as np
@@ -118,6 +122,16 @@ class Probe(NamedTuple):
         """The cells of the moves that keep the value with the best remoteness, ascending."""
         value = self.value
         return tuple(cell for cell, move in self.moves.items() if move == value)
+
+
+class Best(NamedTuple):
+    """A position's value for the side to move, the cells of its best moves (ascending) and
+    its children's values, each for its side to move (one a move to each empty cell, in
+    ascending order; none once the game is over)."""
+
+    value: Value
+    cells: tuple[int, ...]
+    children: list[Value]
 
 
 class Probes(NamedTuple):
@@ -217,6 +231,18 @@ class _Ply:
         for record in range(DECIDED, DECIDED + empty + 1):
             self.values[record] = value_of_record(record, empty)
         self.moves = [None if value is None else move_value(value) for value in self.values]
+        self.best_children = [NONE] * 256
+        """For each record an open position of this ply may hold, the record of its best
+        moves' children (in the next ply)."""
+        for record in range(DRAW, DECIDED + empty + 1):
+            if record != DECIDED:
+                self.best_children[record] = record_of(best_child_score(score_of_record(record)))
+
+    def advise_scattered(self) -> None:
+        """Advise the file's map that it is read at random (:meth:`Tablebase.read_scattered`;
+        nothing for a compressed file, read a block at a time)."""
+        if isinstance(self.source, MappedRecords) and hasattr(mmap, "MADV_RANDOM"):
+            self.data.madvise(mmap.MADV_RANDOM)
 
     def rep_ranks(self) -> NDArray[np.int64]:
         """The representatives' ranks as an array (over the file's map where it can)."""
@@ -284,6 +310,7 @@ class Tablebase:
         self._plies: dict[int, _Ply] = {}
         self._compiled: CompiledIndex | None = None  # once compile() asked for them
         self._asked = 0
+        self._scattered = False  # whether read_scattered() advised the maps
 
     def __enter__(self) -> Tablebase:
         return self
@@ -310,18 +337,43 @@ class Tablebase:
         that is not the best of its moves', or a move to no position, is
         :class:`TableDamagedError` (so is what :meth:`probe` refuses, for the position and
         for each move's)."""
+        value, children, records = self._checked_family(position)
+        if children is None:
+            return Probe(value, {})
+        moves = cast("list[Value]", children.moves)  # the records are sound: checked
+        cells = iter_cells(position.empty)
+        return Probe(value, dict(zip(cells, [moves[record] for record in records[1:]])))
+
+    def probe_best(self, position: Position) -> Best:
+        """The position's value, the cells of its best moves, ascending, and the values of
+        its children (one a move to each empty cell, ascending; none once the game is over):
+        :meth:`probe_moves`'s reads and checks, without a move's value for every move (for a
+        process that asks this of millions of positions: an environment's truth)."""
+        value, children, records = self._checked_family(position)
+        if children is None:
+            return Best(value, (), [])
+        empty = position.empty
+        cells = [cell for cell in range(self.rules.cells) if empty >> cell & 1]
+        best = self._plies[position.ply].best_children[records[0]]
+        found = tuple([cell for cell, record in zip(cells, records[1:]) if record == best])
+        values = cast("list[Value]", children.values)  # the records are sound: checked
+        return Best(value, found, [values[record] for record in records[1:]])
+
+    def _checked_family(self, position: Position) -> tuple[Value, _Ply | None, list[int]]:
+        """``(value, children, records)``: the position's value, and where the game goes on,
+        the next ply's file; the records of the position and of its children (one a move to
+        each empty cell, ascending), checked against each other as :meth:`probe_moves` says."""
         winner = position.winner
         open_ = winner is None and position.empty != 0
         ply, numbers, records, problem = self._family(position, open_)
         value = self._value(ply, numbers[0], records[0], position, winner, open_)
         if not open_:
-            return Probe(value, {})
-        children = self._ply(position.ply + 1)
-        cells = list(iter_cells(position.empty))
+            return value, None, records
+        children = self._plies.get(position.ply + 1) or self._ply(position.ply + 1)
         if problem >= 0:
+            cells = list(iter_cells(position.empty))
             self._family_damage(position, ply, children, numbers, records, problem, cells)
-        moves = cast("list[Value]", children.moves)  # the records are sound: checked
-        return Probe(value, dict(zip(cells, [moves[record] for record in records[1:]])))
+        return value, children, records
 
     def record(self, position: Position) -> int:
         """The raw record of a position (:mod:`solver.tablebase.step`), unchecked."""
@@ -338,7 +390,20 @@ class Tablebase:
 
             compiled = self.kernels or CompiledIndex(self)
             compiled.family(0, 0, 0, self.rules.cells)  # loaded (or compiled) now
+            compiled.one(0, 0, 0)
             self.kernels = self._compiled = compiled
+
+    def read_scattered(self) -> None:
+        """Have the system read this table's files a page at a time where a look-up misses
+        the page cache, rather than with the read-ahead around the page (the maps advised
+        ``MADV_RANDOM``, as chess engines advise their Syzygy tables' maps): for a process
+        that probes positions scattered over a table larger than memory (an environment's
+        truth), where the read-ahead reads megabytes a look-up that nothing else reads.
+        Reading a whole ply in order through the same maps is slower after it: open another
+        :class:`Tablebase` for that."""
+        self._scattered = True
+        for ply_file in self._plies.values():
+            ply_file.advise_scattered()
 
     def _family(self, position: Position, children: bool) -> tuple[_Ply, list[int], list[int], int]:
         """``(ply, numbers, records, problem)``: the ply of a position, its number and
@@ -360,8 +425,13 @@ class Tablebase:
         ply = self._plies.get(at) or self._ply(at)
         if children:
             child_ply = self._plies.get(at + 1) or self._ply(at + 1)
-        if self._compiled is not None:
-            count = self.rules.cells - at if children else 0
+        if self._compiled is not None and not children:
+            number, record = self._compiled.one(at, x, o)
+            if number >= 0:
+                self.reads += 1
+                return ply, [number], [record], -1
+        elif self._compiled is not None:
+            count = self.rules.cells - at
             array, records, found = self._compiled.family(at, x, o, count)
             if found != -2:
                 self.reads += 1 + count
@@ -510,6 +580,8 @@ class Tablebase:
             if not path.exists():
                 raise MissingTableError(f"{path}: missing from the table; build it again")
             found = self._plies[ply] = _Ply(path, self.rules, ply, self._cache)
+            if self._scattered:
+                found.advise_scattered()
         return found
 
     def _path(self, ply: int) -> Path:
