@@ -3,11 +3,14 @@
 For each agent, ``--repeat`` runs of :func:`~ttt_solve.agents.benchmark.run_benchmark` on the
 set in this process (``jobs=1``, one core), the run with the least harness time reported:
 
-* **the agent**: the time inside its ``select_move`` calls, timed as they happen in the run;
+* **the agent**: the time inside its ``select_move`` calls, timed as they happen in the run,
+  less the seeding of its generator (which happens there, when the agent first draws);
 * **the benchmark**: the whole run: the grading pipeline's posing of every position (the
-  agent's generator seeded for each), the agent's moves, the grading and the cells' figures;
+  agent's generator seeded for each, where the agent draws from it), the agent's moves, the
+  grading and the cells' figures;
 * **the harness**: the run's time less the agent's, and its share of the agent's time
   (target: at most 10% on a 5x5 k=4 set with a fast agent);
+* **seeded**: the positions in which the agent drew from its generator, so that it was seeded;
 * **loading**: reading and checking the set (once per command, beside it).
 
 The whole command is timed too (``ttt benchmark --agent SPEC``, start-up and imports
@@ -31,6 +34,7 @@ from tabulate import tabulate
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import measure, script  # noqa: E402
 
+from ttt_solve.agents import seeding  # noqa: E402
 from ttt_solve.agents.benchmark import run_benchmark  # noqa: E402
 from ttt_solve.agents.benchset import load_set, set_path  # noqa: E402
 from ttt_solve.agents.makers import InstanceMaker  # noqa: E402
@@ -38,12 +42,15 @@ from ttt_solve.agents.parallel import AgentMaker  # noqa: E402
 from ttt_solve.solver.rules import parse_game  # noqa: E402
 
 
-def timed_run(spec: str, bench_set, seed: int) -> tuple[float, float]:  # noqa: ANN001
-    """``(seconds inside the agent's select_move, seconds of the whole run)`` of one
-    :func:`run_benchmark` (one process), the agent's calls timed as they happen."""
+def timed_run(spec: str, bench_set, seed: int) -> tuple[float, float, int]:  # noqa: ANN001
+    """``(seconds inside the agent's select_move, seconds of the whole run, positions whose
+    generator was seeded)`` of one :func:`run_benchmark` (one process), the agent's calls
+    timed as they happen. A generator is seeded when the agent first draws from it, inside
+    its move: that seeding is timed too and counted as the harness's."""
     agent = AgentMaker(spec).build()
     choose = agent.select_move
     spent = [0.0]
+    seeded = [0, 0.0]
 
     def select_move(position):  # noqa: ANN001, ANN202
         started = time.perf_counter()
@@ -52,10 +59,23 @@ def timed_run(spec: str, bench_set, seed: int) -> tuple[float, float]:  # noqa: 
         finally:
             spent[0] += time.perf_counter() - started
 
+    def seed_now(rng):  # noqa: ANN001, ANN202
+        started = time.perf_counter()
+        try:
+            untimed_seed_now(rng)
+        finally:
+            seeded[0] += 1
+            seeded[1] += time.perf_counter() - started
+
     agent.select_move = select_move
-    started = time.perf_counter()
-    run_benchmark(InstanceMaker(agent), bench_set, seed=seed, jobs=1)
-    return spent[0], time.perf_counter() - started
+    untimed_seed_now, seeding._seed_now = seeding._seed_now, seed_now
+    try:
+        started = time.perf_counter()
+        run_benchmark(InstanceMaker(agent), bench_set, seed=seed, jobs=1)
+        total = time.perf_counter() - started
+    finally:
+        seeding._seed_now = untimed_seed_now
+    return spent[0] - seeded[1], total, int(seeded[0])
 
 
 def main() -> None:
@@ -75,7 +95,7 @@ def main() -> None:
     rows = []
     for spec in agents:
         runs = [timed_run(spec, bench_set, 0) for _ in range(args.repeat)]
-        agent, total = min(runs, key=lambda run: run[1] - run[0])
+        agent, total, seeded = min(runs, key=lambda run: run[1] - run[0])
         command = measure(
             [
                 script("ttt"),
@@ -98,6 +118,7 @@ def main() -> None:
                 f"{total:.2f}",
                 f"{total - agent:.2f}",
                 f"{100 * (total - agent) / agent:.1f}%",
+                f"{seeded:,}",
                 f"{command.seconds:.1f}",
                 f"{command.peak_mib:.0f}",
             ]
@@ -116,6 +137,7 @@ def main() -> None:
                 "benchmark (s)",
                 "harness (s)",
                 "harness / agent",
+                "seeded",
                 "whole command (s)",
                 "peak (MiB)",
             ],

@@ -22,7 +22,7 @@ def interrupt_once():
 os.register_at_fork(after_in_parent=interrupt_once)
 rules = Rules(3, 3, 3)
 start = Position.start(rules)
-tasks = [(start.x, start.o, seed) for seed in range(400)]
+tasks = [(start, seed) for seed in range(400)]
 worker = Worker(rules, [AgentMaker("random").build()])
 try:
     run_chunks(worker, "moves", chunked(tasks, 4), makers=[AgentMaker("random")], jobs=2,
