@@ -42,7 +42,7 @@ from ttt_solve.agents.audit import (
     worst,
 )
 from ttt_solve.agents.engine import EngineFailure
-from ttt_solve.agents.match import checked_move, derive_seed, illegal, seed_deriver
+from ttt_solve.agents.match import SeedDeriver, checked_move, derive_seed, illegal
 from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.book.errors import ErrorKind
 from ttt_solve.book.records import GameInfo
@@ -255,8 +255,8 @@ def pose(
 ) -> list[Answer]:
     """The agent's answer in each ``(position, weight)`` (``maker.build(book)`` makes it), its
     generator seeded per position from ``seed`` and the position's key."""
-    seed_of = seed_deriver(seed, "position")
-    tasks = [(position, seed_of(position.key)) for position, _ in rows]
+    seed_of = SeedDeriver(seed, "position")
+    tasks = [(position, seed_of) for position, _ in rows]
     agent = maker.build(book)
     worker = Worker(rules, [agent])
     try:

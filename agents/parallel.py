@@ -69,13 +69,16 @@ class Worker:
         """Every failure so far, also where a later error stops the work (an engine that
         cannot restart): the caller still counts the ones before it."""
 
-    def moves(self, tasks: Sequence[tuple[Position, int]]) -> list[int | EngineFailure]:
-        """Agent 0's move in each ``(position, seed)``, its generator seeded per task; where
+    def moves(
+        self, tasks: Sequence[tuple[Position, Callable[[int], int]]]
+    ) -> list[int | EngineFailure]:
+        """Agent 0's move in each ``(position, seed_of)``, its generator seeded with
+        ``seed_of(position.key)`` (worked out only if the agent draws: :func:`reseed`); where
         the agent failed the request (:class:`EngineFailure`), the failure instead."""
         agent = self.agents[0]
         out: list[int | EngineFailure] = []
-        for position, seed in tasks:
-            reseed(agent.rng, seed)
+        for position, seed_of in tasks:
+            reseed(agent.rng, functools.partial(seed_of, position.key))
             try:
                 out.append(agent.select_move(position))
             except EngineFailure as failure:

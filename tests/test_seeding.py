@@ -4,6 +4,7 @@ the grading pipeline's answers do not depend on which of the two an agent holds.
 from __future__ import annotations
 
 import copy
+import functools
 import pickle
 import random
 
@@ -12,7 +13,7 @@ import pytest
 from ttt_solve.agents.benchset import load_set, set_path
 from ttt_solve.agents.grading import pose
 from ttt_solve.agents.makers import InstanceMaker
-from ttt_solve.agents.match import derive_seed
+from ttt_solve.agents.match import SeedDeriver, derive_seed
 from ttt_solve.agents.parallel import AgentMaker
 from ttt_solve.agents.seeding import SeededOnUse, reseed
 from ttt_solve.agents.spec import make_agent
@@ -53,6 +54,32 @@ def test_seeds_put_off_and_never_used_leave_no_trace():
     reseed(lazy, 99)
     assert lazy.getstate() == random.Random(99).getstate()
     assert isinstance(lazy, random.Random) and lazy.gauss_next is None
+
+
+def test_a_seed_given_as_a_function_is_worked_out_only_when_the_generator_is_used():
+    worked: list[int] = []
+
+    def seed_of(key: int) -> int:
+        worked.append(key)
+        return derive_seed(3, "position", key)
+
+    lazy = SeededOnUse(1)
+    for key in range(50):
+        reseed(lazy, functools.partial(seed_of, key))
+    assert worked == []
+    assert lazy.random() == random.Random(derive_seed(3, "position", 49)).random()
+    assert worked == [49]
+    eager = random.Random(1)
+    reseed(eager, functools.partial(seed_of, 7))
+    assert worked == [49, 7] and eager.random() == random.Random(seed_of(7)).random()
+
+
+def test_a_seed_deriver_derives_the_same_seeds_after_pickling():
+    seed_of = SeedDeriver(3, "position")
+    again = pickle.loads(pickle.dumps(seed_of))
+    assert [again(key) for key in (0, 5, 2**40)] == [
+        derive_seed(3, "position", key) for key in (0, 5, 2**40)
+    ]
 
 
 def test_a_plain_generator_is_seeded_at_once():
