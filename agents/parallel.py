@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
-import random
 import signal
 import time
 from collections.abc import Callable, Sequence
