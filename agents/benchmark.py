@@ -22,6 +22,7 @@ Wilson interval (the positions are drawn independently):
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,7 @@ from ttt_solve.agents.benchset import (
     Item,
 )
 from ttt_solve.agents.engine import FailureKind
-from ttt_solve.agents.grading import pose
+from ttt_solve.agents.grading import Answer, pose
 from ttt_solve.agents.intervals import Interval, wilson_interval
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -274,39 +275,13 @@ def run_benchmark(
         maker,
         book,
         rules,
-        [(item.position.key, 1) for item in items],
+        [(item.position, 1) for item in items],
         seed=seed,
         jobs=jobs,
         progress=progress,
     )
     seconds, cpu = time.perf_counter() - started, cpu_seconds() - cpu
-    tally: dict[tuple[str, str, str], list[int]] = {}  # asked, kept, best, failed
-    failures = []
-    verdicts: dict[tuple[Value, Value], Grade] = {}  # a few hundred pairs: each graded once
-    for item, answer in zip(items, answers):
-        kept = best = False  # a failed move is a miss
-        if answer.failure is not None:
-            failures.append(answer.failure)
-        else:
-            assert answer.cell is not None
-            pair = (item.value, item.moves[answer.cell])
-            verdict = verdicts.get(pair)
-            if verdict is None:
-                verdict = verdicts[pair] = grade(*pair)[0]
-            kept = verdict is not Grade.BLUNDER
-            best = verdict is Grade.BEST
-        for split in item.splits:
-            counts = tally.setdefault((split, item.stage, item.difficulty), [0, 0, 0, 0])
-            counts[0] += 1
-            counts[1] += kept
-            counts[2] += best
-            counts[3] += answer.failure is not None
-    cells = [
-        CellScore(split, stage, difficulty, *tally.get((split, stage, difficulty), [0, 0, 0, 0]))
-        for split in SPLITS
-        for stage in STAGES
-        for difficulty in DIFFICULTIES
-    ]
+    cells, failures = _scored(items, answers)
     return BenchmarkReport(
         name or str(getattr(maker, "spec", maker)),
         rules,
@@ -320,6 +295,45 @@ def run_benchmark(
         len(items),
         cpu,
     )
+
+
+def _scored(
+    items: Sequence[Item], answers: Sequence[Answer]
+) -> tuple[list[CellScore], list[Failure]]:
+    """Each cell's figures, every cell of every split in the grid's order, and the failures,
+    from the answer in each position."""
+    # A position is counted once, by what settles its figures (its cell, its splits, its move's
+    # grade: None for a failed move); each split's counts are summed from those.
+    outcomes: Counter[tuple[str, str, tuple[str, ...], Grade | None]] = Counter()
+    failures = []
+    verdicts: dict[tuple[Value, Value], Grade] = {}  # a few hundred pairs: each graded once
+    for item, answer in zip(items, answers):
+        verdict = None
+        if answer.failure is not None:
+            failures.append(answer.failure)
+        else:
+            assert answer.cell is not None
+            pair = (item.value, item.moves[answer.cell])
+            verdict = verdicts.get(pair)
+            if verdict is None:
+                verdict = verdicts[pair] = grade(*pair)[0]
+        outcomes[item.stage, item.difficulty, item.splits, verdict] += 1
+    tally: dict[tuple[str, str, str], list[int]] = {}  # asked, kept, best, failed
+    for (stage, difficulty, splits, verdict), count in outcomes.items():
+        kept = verdict is not None and verdict is not Grade.BLUNDER  # a failed move is a miss
+        for split in splits:
+            counts = tally.setdefault((split, stage, difficulty), [0, 0, 0, 0])
+            counts[0] += count
+            counts[1] += count * kept
+            counts[2] += count * (verdict is Grade.BEST)
+            counts[3] += count * (verdict is None)
+    cells = [
+        CellScore(split, stage, difficulty, *tally.get((split, stage, difficulty), [0, 0, 0, 0]))
+        for split in SPLITS
+        for stage in STAGES
+        for difficulty in DIFFICULTIES
+    ]
+    return cells, failures
 
 
 def random_expectation(items: Sequence[Item]) -> tuple[float, float]:

@@ -42,7 +42,7 @@ from ttt_solve.agents.audit import (
     worst,
 )
 from ttt_solve.agents.engine import EngineFailure
-from ttt_solve.agents.match import checked_move, derive_seed, illegal, seed_deriver
+from ttt_solve.agents.match import SeedDeriver, checked_move, derive_seed, illegal
 from ttt_solve.agents.parallel import PROBE_SECONDS, AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.book.errors import ErrorKind
 from ttt_solve.book.records import GameInfo
@@ -157,7 +157,7 @@ def too_large(truth: Truth, asked: int, per_class: bool, rate: float | None = No
 def timed_rate(maker: Any, truth: Truth, seed: int, probe_seconds: float | None) -> float:
     """The agent's positions a second, posed in one process on :data:`TIMED_POSITIONS`
     positions drawn at random (after a few more, which load what it needs)."""
-    drawn = drawn_positions(truth.rules, TIMED_POSITIONS + 8, seed)
+    drawn = keyed(truth.rules, drawn_positions(truth.rules, TIMED_POSITIONS + 8, seed))
     shared: dict[str, Any] = {"seed": seed, "jobs": 1, "probe_seconds": probe_seconds}
     pose(maker, truth.book, truth.rules, drawn[:8], **shared)
     started = time.perf_counter()
@@ -228,6 +228,11 @@ def _close(agent: Any) -> None:
         close()
 
 
+def keyed(rules: Rules, rows: Sequence[tuple[int, int]]) -> list[tuple[Position, int]]:
+    """The ``(key, weight)`` rows of :func:`select_positions` as :func:`pose` takes them."""
+    return [(Position.from_key(rules, key), weight) for key, weight in rows]
+
+
 class Answer(NamedTuple):
     """The agent's answer in one posed position: a legal cell, or the failure."""
 
@@ -241,18 +246,17 @@ def pose(
     maker: Any,
     book: Any,
     rules: Rules,
-    rows: Sequence[tuple[int, int]],
+    rows: Sequence[tuple[Position, int]],
     *,
     seed: int = 0,
     jobs: int = 2,
     progress: Progress | None = None,
     probe_seconds: float | None = None,
 ) -> list[Answer]:
-    """The agent's answer in each ``(key, weight)`` position (``maker.build(book)`` makes it),
-    its generator seeded per position from ``seed`` and the key."""
-    positions = [Position.from_key(rules, key) for key, _ in rows]
-    seed_of = seed_deriver(seed, "position")
-    tasks = [(position.x, position.o, seed_of(key)) for position, (key, _) in zip(positions, rows)]
+    """The agent's answer in each ``(position, weight)`` (``maker.build(book)`` makes it), its
+    generator seeded per position from ``seed`` and the position's key."""
+    seed_of = SeedDeriver(seed, "position")
+    tasks = [(position, seed_of) for position, _ in rows]
     agent = maker.build(book)
     worker = Worker(rules, [agent])
     try:
@@ -268,7 +272,7 @@ def pose(
     finally:
         _close(agent)
     answers = []
-    for position, (_, weight), answer in zip(positions, rows, moves):
+    for (position, weight), answer in zip(rows, moves):
         if not isinstance(answer, EngineFailure):
             try:
                 answer = checked_move(agent.spec, position, answer)
@@ -347,7 +351,7 @@ def audit_positions(
         maker,
         truth.book,
         truth.rules,
-        select_positions(truth, sample, seed, per_class=per_class),
+        keyed(truth.rules, select_positions(truth, sample, seed, per_class=per_class)),
         seed=seed,
         jobs=jobs,
         progress=progress,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import operator
-from collections.abc import Callable
 from typing import NamedTuple
 
 from ttt_solve.agents.base import Agent
@@ -120,17 +119,25 @@ def derive_seed(seed: int, part: object, *parts: object) -> int:
     Python's ``hash`` of strings changes per process, so this hashes the text with BLAKE2.
     """
     *shared, last = (part, *parts)
-    return seed_deriver(seed, *shared)(last)
+    return SeedDeriver(seed, *shared)(last)
 
 
-def seed_deriver(seed: int, *parts: object) -> Callable[[object], int]:
+class SeedDeriver:
     """``derive_seed(seed, *parts, last)`` as a function of ``last``, for many sub-tasks: the
-    text they share is hashed once (a copy of the hash state goes on with each ``last``)."""
-    shared = hashlib.blake2b(":".join(str(p) for p in (seed, *parts, "")).encode(), digest_size=8)
+    text they share is hashed once (a copy of the hash state goes on with each ``last``). It
+    pickles as its seed and parts, for a worker process to derive the same seeds."""
 
-    def derive(last: object) -> int:
-        state = shared.copy()
+    __slots__ = ("_given", "_shared")
+
+    def __init__(self, seed: int, *parts: object) -> None:
+        self._given = (seed, *parts)
+        text = ":".join(str(p) for p in (*self._given, ""))
+        self._shared = hashlib.blake2b(text.encode(), digest_size=8)
+
+    def __call__(self, last: object) -> int:
+        state = self._shared.copy()
         state.update(str(last).encode())
         return int.from_bytes(state.digest(), "big")
 
-    return derive
+    def __reduce__(self) -> tuple[type[SeedDeriver], tuple[object, ...]]:
+        return (SeedDeriver, self._given)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import multiprocessing
-import random
 import signal
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +21,7 @@ from typing import Any, NamedTuple
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import play_game
+from ttt_solve.agents.seeding import SeededOnUse, reseed
 from ttt_solve.agents.spec import make_agent, parse_spec
 from ttt_solve.processes import end_with_parent, interrupts_deferred
 from ttt_solve.solver.position import Position
@@ -42,7 +42,7 @@ class AgentMaker(NamedTuple):
         parsed = parse_spec(self.spec)
         if parsed.needs_book and book is None and self.db is not None:
             book = _process_book(self.db)
-        return make_agent(parsed, random.Random(0), book)
+        return make_agent(parsed, SeededOnUse(0), book)
 
 
 _BOOKS: dict[str, Any] = {}
@@ -68,15 +68,18 @@ class Worker:
         """Every failure so far, also where a later error stops the work (an engine that
         cannot restart): the caller still counts the ones before it."""
 
-    def moves(self, tasks: Sequence[tuple[int, int, int]]) -> list[int | EngineFailure]:
-        """Agent 0's move in each ``(x, o, seed)`` position, its generator seeded per task;
-        where the agent failed the request (:class:`EngineFailure`), the failure instead."""
+    def moves(
+        self, tasks: Sequence[tuple[Position, Callable[[int], int]]]
+    ) -> list[int | EngineFailure]:
+        """Agent 0's move in each ``(position, seed_of)``, its generator seeded with
+        ``seed_of(position.key)`` (worked out only if the agent draws: :func:`reseed`); where
+        the agent failed the request (:class:`EngineFailure`), the failure instead."""
         agent = self.agents[0]
         out: list[int | EngineFailure] = []
-        for x, o, seed in tasks:
-            agent.rng.seed(seed)
+        for position, seed_of in tasks:
+            reseed(agent.rng, functools.partial(seed_of, position.key))
             try:
-                out.append(agent.select_move(Position(self.rules, x, o)))
+                out.append(agent.select_move(position))
             except EngineFailure as failure:
                 out.append(failure)
                 self.failed.append(failure)
@@ -105,8 +108,8 @@ class Worker:
             if xi == oi:
                 raise ValueError("a game needs two agent instances, got one index twice")
             x_agent, o_agent = self.agents[xi], self.agents[oi]
-            x_agent.rng.seed(x_seed)
-            o_agent.rng.seed(o_seed)
+            reseed(x_agent.rng, x_seed)
+            reseed(o_agent.rng, o_seed)
             record = play_game(x_agent, o_agent, self.rules, stop_on_failure=True)
             out.append((record.moves, record.winner, record.failure))
             if record.failure is not None:

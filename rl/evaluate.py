@@ -183,7 +183,12 @@ def evaluate(
     records = scored.records
     maker = agent_maker(function, db=None, board=board, timeout=timeout, memory=memory, name=label)
     answers = pose(
-        maker, None, scored.rules, [(record["key"], 1) for record in records], seed=seed, jobs=1
+        maker,
+        None,
+        scored.rules,
+        [(Position.from_key(scored.rules, record["key"]), 1) for record in records],
+        seed=seed,
+        jobs=1,
     )
     tally: dict[int, list[int]] = {}
     failures = 0

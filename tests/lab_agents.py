@@ -51,3 +51,20 @@ class _BestAtEvenPlies:
 def best_at_even_plies(rng: random.Random) -> Any:
     """A ``py:`` factory: every move it makes is best, and every other move fails."""
     return _BestAtEvenPlies(rng)
+
+
+class _KeptDraw:
+    """Plays the empty cell it draws with its generator's ``random`` method, kept from the
+    start (as code written for speed may keep it)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.draw = rng.random
+
+    def select_move(self, position: Any) -> int:
+        cells = position.legal_moves()
+        return cells[int(self.draw() * len(cells))]
+
+
+def kept_draw(rng: random.Random) -> Any:
+    """A ``py:`` factory of :class:`_KeptDraw`."""
+    return _KeptDraw(rng)

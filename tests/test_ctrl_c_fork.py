@@ -7,6 +7,7 @@ import sys
 
 SCRIPT = """
 import os, signal
+from ttt_solve.agents.match import SeedDeriver
 from ttt_solve.agents.parallel import AgentMaker, Worker, chunked, run_chunks
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -22,7 +23,7 @@ def interrupt_once():
 os.register_at_fork(after_in_parent=interrupt_once)
 rules = Rules(3, 3, 3)
 start = Position.start(rules)
-tasks = [(start.x, start.o, seed) for seed in range(400)]
+tasks = [(start, SeedDeriver(seed, "position")) for seed in range(400)]
 worker = Worker(rules, [AgentMaker("random").build()])
 try:
     run_chunks(worker, "moves", chunked(tasks, 4), makers=[AgentMaker("random")], jobs=2,
