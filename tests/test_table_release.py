@@ -118,23 +118,22 @@ def test_ttt_table_publish_then_verify(raw_4x4: Path, tmp_path: Path) -> None:
     assert "ttt table verify ." in (out / "README.md").read_text()
 
 
-def test_a_release_is_catalogued_and_read_as_its_table(raw_4x4: Path, tmp_path: Path) -> None:
+def test_a_release_is_catalogued_and_read_as_its_table(release: Path, tmp_path: Path) -> None:
     """As its README says: catalogued into a book, a release answers every command as its raw
     table does (the book's figures from the manifest's record counts, no record read)."""
     out = tmp_path / "release"
-    assert ttt_table("publish", raw_4x4, out).exit_code == 0
+    shutil.copytree(release, out)
     answers = {}
-    for name, folder in (("raw", raw_4x4), ("release", out)):
+    for name, folder in (("raw", release.parent / "raw"), ("release", out)):
         db = str(tmp_path / f"{name}.sqlite")
         made = ttt_table("catalogue", folder, "--db", db)
         assert made.exit_code == 0, made.output
         asked = [
-            ["stats", "--size", "4", "--win", "4", "--db", db],
-            ["query", "--size", "4", "--win", "4", "--db", db, "x.../.o../..x./...."],
-            ["audit", "--agent", "heuristic", "--size", "4", "--win", "4", "--db", db]
-            + ["--positions", "sample:300", "-q", "--json"],
-            ["export", "--size", "4", "--win", "4", "--db", db, "--where", "ply<=6", "-q"]
-            + ["-o", str(tmp_path / f"{name}.csv")],
+            ["stats", "--db", db],
+            ["query", "--db", db, "x../.o./..x"],
+            ["audit", "--agent", "heuristic", "--db", db, "--positions", "sample:300", "-q"]
+            + ["--json"],
+            ["export", "--db", db, "--where", "ply<=6", "-q", "-o", str(tmp_path / f"{name}.csv")],
         ]
         outputs = [CliRunner().invoke(ttt, args).output.replace(db, "BOOK") for args in asked]
         answers[name] = [re.sub(r"solved .* UTC", "solved", text) for text in outputs]
