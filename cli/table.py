@@ -182,7 +182,8 @@ def catalogue(folder: Path, db: str, force: bool) -> None:
     started = time.perf_counter()
     open_tablebase(folder).close()  # a folder of no sound table is refused before the book opens
     with open_book(db, create=True) as book:
-        info = catalogue_table(book, folder, force=force)
+        with closing(ProgressLines("digests", "bytes")) as progress:
+            info = catalogue_table(book, folder, force=force, progress=progress)
         click.echo(
             f"{info.rules.name}: {info.value} for X, {info.positions:,} canonical positions "
             f"({info.reachable:,} reachable), catalogued in {book.display_url} "

@@ -29,6 +29,7 @@ from ttt_solve.agents.benchset import (
     Grid,
     load_set,
     make_set,
+    set_path,
 )
 from ttt_solve.agents.intervals import wilson_interval
 from ttt_solve.agents.makers import agent_maker
@@ -236,7 +237,6 @@ def test_the_command_prints_the_grids_and_the_summary_line(book_4x4k4, tmp_path)
         (["--size", "4"], "give an agent to score"),
         (["--agent", "nobody", "--size", "4"], "unknown agent 'nobody'"),
         (["--agent", "random", "--size", "3"], "no benchmark set of 3x3 k=3"),
-        (["--agent", "heuristic", "--size", "5", "--win", "5"], "5x5 k=5 is not published yet"),
         (["--agent", "random", "--agent", "heuristic", "--size", "4", "--svg", "x.svg"], "--svg"),
     ],
 )
@@ -244,6 +244,11 @@ def test_bad_input_is_one_line_and_status_2(args, said):
     result = CliRunner().invoke(ttt, ["benchmark", *args])
     assert result.exit_code == 2 and said in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_a_board_of_the_benchmark_without_its_set_says_how_to_draw_it(tmp_path):
+    with pytest.raises(BenchmarkSetError, match="5x5 k=5 is not published yet .* make-set 5x5k5"):
+        set_path(Rules(5, 5, 5), tmp_path)
 
 
 def test_make_set_checks_the_published_set_and_refuses_a_grid_with_a_gap(table):

@@ -11,6 +11,7 @@ the positions holding each record, canonical and reachable, as it makes them. No
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -72,17 +73,19 @@ def catalogue_table(
     force: bool = False,
     seconds: float = 0.0,
     checked: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> GameInfo:
     """Record the finished table in ``folder`` as its game's row in ``book`` (every digest
     checked first, unless ``checked``: the build that just made or checked every file).
     Raises :class:`~book.errors.GameExistsError` if the book holds the game and ``force`` is
     false (with ``force`` the stored game is replaced), and
     :class:`~solver.tablebase.files.TableError` for a folder that holds no sound table.
-    ``seconds``: how long the build took, recorded as the solve's time."""
+    ``seconds``: how long the build took, recorded as the solve's time; ``progress(done,
+    total)`` is told the bytes whose digests are checked."""
     folder = Path(folder)
     with open_tablebase(folder) as table:  # refused in one line if it is no sound table
         if not checked:
-            table.verify()
+            table.verify(progress)
         rules = table.rules
         value = table.probe(Position.start(rules))
         figures = table_figures(table)
