@@ -33,7 +33,7 @@ from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.compressed import BlockCache, CompressedPly, compressed_path
 from ttt_solve.solver.tablebase.files import HEADER_SIZE, map_ply, ply_path, read_header
-from ttt_solve.solver.tablebase.known import UNKNOWN, known_record
+from ttt_solve.solver.tablebase.knownrecord import UNKNOWN, known_record
 from ttt_solve.solver.tablebase.lookup import PlyIndex
 from ttt_solve.solver.tablebase.record import DRAW
 

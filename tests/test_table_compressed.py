@@ -32,7 +32,8 @@ from ttt_solve.solver.tablebase.files import (  # noqa: E402
     read_header,
     write_file,
 )
-from ttt_solve.solver.tablebase.known import UNKNOWN, known_range, known_record  # noqa: E402
+from ttt_solve.solver.tablebase.known import known_range  # noqa: E402
+from ttt_solve.solver.tablebase.knownrecord import UNKNOWN, known_record  # noqa: E402
 from ttt_solve.solver.tablebase.step import solve_in_memory  # noqa: E402
 
 FAST = [(1, 1, 1), (2, 2, 2), (3, 3, 1), (3, 3, 2), (3, 3, 3), (2, 4, 2), (2, 5, 3), (1, 6, 3),

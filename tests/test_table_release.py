@@ -7,6 +7,7 @@ import random
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -208,3 +209,20 @@ def test_bad_input_is_one_line(raw_4x4: Path, tmp_path: Path, args: list[str], w
     assert result.exit_code == 2, result.output
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr
     assert (raw2 / "table.json").exists()
+
+
+def test_a_look_up_in_a_release_loads_no_numba(release: Path) -> None:
+    """A one-shot probe of a compressed table (ttt query's) computes the records its stones
+    give in plain Python: loading Numba would cost it a second or more."""
+    script = (
+        "import sys\n"
+        "from ttt_solve.solver.position import Position\n"
+        "from ttt_solve.solver.tablebase.probe import open_tablebase\n"
+        f"with open_tablebase({str(release)!r}) as table:\n"
+        "    rules = table.rules\n"
+        "    probe = table.probe_moves(Position.parse('x../.o./...', rules))\n"
+        "print(probe.value, 'numba' in sys.modules)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.split()[-1] == "False" and "draw" in ran.stdout, ran.stdout

@@ -22,6 +22,7 @@ import hashlib
 import mmap
 import os
 import struct
+import sys
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -246,7 +247,8 @@ def compress_ply(
     import numpy as np
 
     from ttt_solve.solver.tablebase.files import map_ply, verify
-    from ttt_solve.solver.tablebase.known import UNKNOWN, known_range
+    from ttt_solve.solver.tablebase.known import known_range
+    from ttt_solve.solver.tablebase.knownrecord import UNKNOWN
 
     zstd = zstandard()
     source = verify(raw, rules, ply)
@@ -327,7 +329,7 @@ def _check_known(
     those records where they do not."""
     import numpy as np
 
-    from ttt_solve.solver.tablebase.known import KNOWN_RECORDS, UNKNOWN
+    from ttt_solve.solver.tablebase.knownrecord import KNOWN_RECORDS, UNKNOWN
 
     told = known != UNKNOWN
     wrong = told & (known != stored)
@@ -490,22 +492,30 @@ class CompressedPly:
         return self._known(x, o)
 
     def _known(self, x: int, o: int) -> int:
-        """The record of a position stored as a draw: the one its stones give, or a draw."""
-        from ttt_solve.solver.tablebase.known import UNKNOWN, known_record_compiled
+        """The record of a position stored as a draw: the one its stones give, or a draw.
+        Compiled where Numba is loaded already (a tenth of the time); else in plain Python,
+        so that a one-shot look-up does not load it (a second or more)."""
+        from ttt_solve.solver.tablebase.knownrecord import UNKNOWN, known_record
 
-        if self._lines is None:
-            import numpy as np
-
-            self._lines = np.array(self.rules.lines, dtype=np.int64)
         rules = self.rules
-        known = int(known_record_compiled(x, o, self.ply, rules.cells, self._lines, rules.k))
+        if "numba" in sys.modules:
+            from ttt_solve.solver.tablebase.known import known_record_compiled
+
+            if self._lines is None:
+                import numpy as np
+
+                self._lines = np.array(rules.lines, dtype=np.int64)
+            known = int(known_record_compiled(x, o, self.ply, rules.cells, self._lines, rules.k))
+        else:
+            known = known_record(x, o, self.ply, rules.cells, rules.lines, rules.k)
         return DRAW if known == UNKNOWN else known
 
     def records(self, numbers: Sequence[int] | NDArray[np.int64]) -> NDArray[np.uint8]:
         """The records of many numbers (an array of them), each block decoded once."""
         import numpy as np
 
-        from ttt_solve.solver.tablebase.known import UNKNOWN, known_numbers
+        from ttt_solve.solver.tablebase.known import known_numbers
+        from ttt_solve.solver.tablebase.knownrecord import UNKNOWN
 
         wanted = np.asarray(numbers, dtype=np.int64)
         if len(wanted) and (wanted.min() < 0 or wanted.max() >= self.header.count):
@@ -531,7 +541,8 @@ class CompressedPly:
         records the stones give computed): what a raw file's records are."""
         import numpy as np
 
-        from ttt_solve.solver.tablebase.known import UNKNOWN, known_numbers
+        from ttt_solve.solver.tablebase.known import known_numbers
+        from ttt_solve.solver.tablebase.knownrecord import UNKNOWN
 
         out = np.empty(self.count, dtype=np.uint8)
         per = self.header.block_records
