@@ -23,7 +23,8 @@ a position's value and every move's value in one process (median of 2,000), ``tt
 a whole process on seeded random positions (``--runs`` of them; the modules byte-compiled
 first, as installed), and ``ttt export --where 'ply<=6'`` as a whole process.
 
-``--probe BOOK`` times the probe of the largest game BOOK holds as a table, in one process,
+``--probe BOOK`` times the probe of the largest game BOOK holds as a table (``--game 5x5k4``:
+that one), in one process,
 side by side: the book's answer through rows (``Book.find_with_moves``), ``probe`` (the value
 alone), ``probe_moves`` (the value and every move's) plain and compiled, p50 and p99 over
 2,000 positions of random games; ``probe_many`` over ``--many`` positions, all plies mixed and
@@ -92,12 +93,16 @@ import contextlib, json, random, statistics, sys, time
 import numpy as np
 from ttt_solve.book.reader import open_book
 from ttt_solve.solver.position import Position
+from ttt_solve.solver.rules import parse_game
 from ttt_solve.solver.tablebase.probe import open_tablebase
 
-book_path, many = sys.argv[1], int(sys.argv[2])
+book_path, many, game = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 stack = contextlib.ExitStack()
 book = stack.enter_context(open_book(book_path))
-info = book.games()[-1]  # the largest game the book holds
+games = book.games()  # smallest board first
+info = next((g for g in games if g.rules == parse_game(game)), None) if game else games[-1]
+if info is None:
+    sys.exit(f"{book_path} holds no {game}")
 rules = info.rules
 folder = book.table_folder(info)
 """
@@ -324,10 +329,11 @@ def read_5x5(book: str, runs: int) -> None:
     print(f"\n{os.cpu_count()} cores, load average {load_average()} at the end")
 
 
-def probes(book: str, many: int, runs: int) -> None:
-    """The probe of the largest game ``book`` holds as a table, side by side with the book's
-    answer through rows, and ``ttt query`` as a whole process beside Python's start-up."""
-    run = measure([sys.executable, "-c", PROBES, book, str(many)])
+def probes(book: str, many: int, runs: int, game: str) -> None:
+    """The probe of ``game`` (or else the largest game ``book`` holds) as a table, side by
+    side with the book's answer through rows, and ``ttt query`` as a whole process beside
+    Python's start-up."""
+    run = measure([sys.executable, "-c", PROBES, book, str(many), game])
     if run.returncode != 0:
         sys.exit(f"the probes failed:\n{run.output}")
     found = json.loads(run.output.strip().splitlines()[-1])
@@ -401,9 +407,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs of each timed process")
     parser.add_argument("--probe", metavar="BOOK", help="probe the largest table BOOK holds")
     parser.add_argument("--many", type=int, default=2_000_000, help="positions of probe_many")
+    parser.add_argument("--game", default="", help="with --probe: the game, as 5x5k4")
     args = parser.parse_args()
     if args.probe:
-        probes(args.probe, args.many, args.runs)
+        probes(args.probe, args.many, args.runs, args.game)
         return
     if args.probe_5x5:
         probe_5x5()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from math import comb
 
 import numpy as np
 import pytest
@@ -67,18 +68,17 @@ def test_the_probes_formulas_compiled_give_what_they_give_as_they_are():
         plain = tablelookup.number_by_ranks(
             position.x,
             position.o,
-            per_class,
-            ranks.tolist(),
+            tablelookup.unguided(per_class, ranks.tolist()),
             rules.full,
             8,
             symmetry_table(rules),
             binomial_table(),
         )
+        sets = comb(rules.cells, tablelookup.stone_counts(ply)[0])
         compiled = many.number_by_ranks_cpu(
             position.x,
             position.o,
-            per_class,
-            ranks,
+            many.guided(per_class, ranks, sets),
             rules.full,
             8,
             symmetries_of(rules),

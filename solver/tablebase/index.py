@@ -227,14 +227,16 @@ def smallest_image(stones: int, symmetries: int, tables: Ints, binom: Ints) -> t
     """``(rank, symmetry)``: the smallest rank among a cell set's images, and the first
     symmetry giving it (the class's representative, and the symmetry that maps the set onto
     it, as the class table holds them)."""
-    best = rank_set(stones, binom)
+    # Sets of one size rank in colex order, which is the order of their masks as integers:
+    # the images are compared as masks and only the smallest is ranked.
+    best = stones
     best_symmetry = 0
     for symmetry in range(1, symmetries):
-        rank = rank_set(permute_set(stones, tables, symmetry), binom)
-        if rank < best:
-            best = rank
+        image = permute_set(stones, tables, symmetry)
+        if image < best:
+            best = image
             best_symmetry = symmetry
-    return best, best_symmetry
+    return rank_set(best, binom), best_symmetry
 
 
 def number_in_class(

@@ -22,7 +22,7 @@ import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from math import comb
-from typing import Any
+from typing import Any, NamedTuple
 
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.index import (
@@ -44,11 +44,31 @@ Buffer = bytes | bytearray | memoryview | mmap.mmap
 """What a file's bytes may be read from (``collections.abc.Buffer`` from Python 3.12)."""
 
 
-def class_by_ranks(rank: int, rep_ranks: Ints) -> int:
+class RankedPly(NamedTuple):
+    """A ply's index as :func:`number_by_ranks` reads it: the numbers a class, the
+    representatives' ranks (ascending), and a guide into them: ``guide[j]`` is the first
+    whose rank is at least ``j << shift``, so the rank ``r`` is looked for only from
+    ``guide[r >> shift]`` to ``guide[(r >> shift) + 1]`` (a bisection of a few steps where
+    a whole one misses the cache at each). :func:`unguided` spans them all."""
+
+    per_class: int
+    rep_ranks: Ints
+    guide: Ints
+    shift: int
+
+
+def unguided(per_class: int, rep_ranks: Ints) -> RankedPly:
+    """A :class:`RankedPly` whose guide spans every rank (ranks stay below ``2**62``): for
+    one look-up, where making a guide would read every rank."""
+    return RankedPly(per_class, rep_ranks, (0, len(rep_ranks)), 62)
+
+
+def class_by_ranks(rank: int, ranked: RankedPly) -> int:
     """The class whose representative has this rank, by bisection over the representatives'
-    ranks (ascending); -1 when none has it."""
-    low = 0
-    high = len(rep_ranks)
+    ranks within the guide's bounds; -1 when none has it."""
+    _, rep_ranks, guide, shift = ranked
+    low = guide[rank >> shift]
+    high = guide[(rank >> shift) + 1]
     while low < high:
         middle = (low + high) // 2
         if rep_ranks[middle] < rank:
@@ -63,8 +83,7 @@ def class_by_ranks(rank: int, rep_ranks: Ints) -> int:
 def number_by_ranks(
     x: int,
     o: int,
-    per_class: int,
-    rep_ranks: Ints,
+    ranked: RankedPly,
     full: int,
     symmetries: int,
     tables: Ints,
@@ -74,11 +93,12 @@ def number_by_ranks(
     its X set found among the representatives' ranks (:func:`class_by_ranks`); -1 when no
     class holds its smallest image (a damaged index)."""
     rank, symmetry = smallest_image(x, symmetries, tables, binom)
-    klass = class_by_ranks(rank, rep_ranks)
+    klass = class_by_ranks(rank, ranked)
     if klass < 0:
         return -1
     rep = permute_set(x, tables, symmetry)
-    return number_in_class(klass, per_class, rep, permute_set(o, tables, symmetry), full, binom)
+    image = permute_set(o, tables, symmetry)
+    return number_in_class(klass, ranked[0], rep, image, full, binom)
 
 
 def wins_at_once(mine: int, theirs: int, lines: Ints) -> bool:
@@ -215,6 +235,7 @@ class PlyIndex:
         self.x, self.o = stone_counts(ply)
         self.per_class = comb(rules.cells - self.x, self.o)
         self.rep_ranks = rep_ranks
+        self._ranked = unguided(self.per_class, rep_ranks)
         self._symmetries = len(rules.symmetries)
         self._tables = _tables(rules)
         self._binom = binomial_table()
@@ -228,8 +249,7 @@ class PlyIndex:
         number = number_by_ranks(
             x,
             o,
-            self.per_class,
-            self.rep_ranks,
+            self._ranked,
             self.rules.full,
             self._symmetries,
             self._tables,

@@ -71,8 +71,7 @@ def _plies(x: NDArray[np.int64], o: NDArray[np.int64], full: int) -> NDArray[np.
 def _numbers(
     x: NDArray[np.int64],
     o: NDArray[np.int64],
-    per_class: int,
-    ranks: NDArray[np.int64],
+    ranked: lookup.RankedPly,
     full: int,
     symmetries: int,
     tables: NDArray[np.int64],
@@ -82,10 +81,17 @@ def _numbers(
     class holds the X set)."""
     numbers = np.empty(len(x), dtype=np.int64)
     for i in numba.prange(len(x)):
-        numbers[i] = number_by_ranks_cpu(
-            x[i], o[i], per_class, ranks, full, symmetries, tables, binom
-        )
+        numbers[i] = number_by_ranks_cpu(x[i], o[i], ranked, full, symmetries, tables, binom)
     return numbers
+
+
+def guided(per_class: int, rep_ranks: NDArray[np.int64], sets: int) -> lookup.RankedPly:
+    """The :class:`~solver.tablebase.lookup.RankedPly` of a ply's representatives' ranks
+    (among ``sets`` sets of its X count), guided by between a half and one entry a rank."""
+    shift = max(0, (sets // max(1, len(rep_ranks))).bit_length())
+    starts = np.arange(((sets - 1) >> shift) + 2, dtype=np.int64) << shift
+    guide = np.searchsorted(rep_ranks, starts).astype(np.int64)
+    return lookup.RankedPly(per_class, rep_ranks, guide, shift)
 
 
 @numba.njit(nogil=True, cache=True)
@@ -186,10 +192,8 @@ def _family_numbers(
     x: int,
     o: int,
     children: int,
-    per_class: int,
-    ranks: NDArray[np.int64],
-    child_per_class: int,
-    child_ranks: NDArray[np.int64],
+    ranked: lookup.RankedPly,
+    child_ranked: lookup.RankedPly,
     full: int,
     symmetries: int,
     tables: NDArray[np.int64],
@@ -202,14 +206,14 @@ def _family_numbers(
     if children and (popcount_cpu(empty) != children or children >= len(numbers)):
         raise ValueError("the array for the numbers does not fit the position's family")
     x_moves = popcount_cpu(x) == popcount_cpu(o)
-    numbers[0] = number_by_ranks_cpu(x, o, per_class, ranks, full, symmetries, tables, binom)
+    numbers[0] = number_by_ranks_cpu(x, o, ranked, full, symmetries, tables, binom)
     bits = empty
     for i in range(children):
         bit = bits & -bits
         bits ^= bit
         child_x, child_o = (x | bit, o) if x_moves else (x, o | bit)
         numbers[1 + i] = number_by_ranks_cpu(
-            child_x, child_o, child_per_class, child_ranks, full, symmetries, tables, binom
+            child_x, child_o, child_ranked, full, symmetries, tables, binom
         )
 
 
@@ -218,11 +222,9 @@ def _probe_family(
     x: int,
     o: int,
     children: int,
-    per_class: int,
-    ranks: NDArray[np.int64],
+    ranked: lookup.RankedPly,
     records: NDArray[np.uint8],
-    child_per_class: int,
-    child_ranks: NDArray[np.int64],
+    child_ranked: lookup.RankedPly,
     child_records: NDArray[np.uint8],
     full: int,
     symmetries: int,
@@ -238,20 +240,7 @@ def _probe_family(
     of records, and :func:`~solver.tablebase.lookup.family_problem` of them (-1: none, and
     always without children); -2 for a number the index or the records do not hold (a
     damaged file, said in words by the plain index)."""
-    _family_numbers(
-        x,
-        o,
-        children,
-        per_class,
-        ranks,
-        child_per_class,
-        child_ranks,
-        full,
-        symmetries,
-        tables,
-        binom,
-        numbers,
-    )
+    _family_numbers(x, o, children, ranked, child_ranked, full, symmetries, tables, binom, numbers)
     for i in range(1 + children):
         held = records if i == 0 else child_records
         if numbers[i] < 0 or numbers[i] >= len(held):
@@ -279,8 +268,7 @@ def _probe_family(
 def _probe_one(
     x: int,
     o: int,
-    per_class: int,
-    ranks: NDArray[np.int64],
+    ranked: lookup.RankedPly,
     records: NDArray[np.uint8],
     full: int,
     symmetries: int,
@@ -290,7 +278,7 @@ def _probe_one(
     """:func:`_probe_family` of a position without its children, in a third of the
     arguments (a call's cost is mostly its arguments'): its number times 256 plus its record,
     or -1 for a number the index or the records do not hold."""
-    number = number_by_ranks_cpu(x, o, per_class, ranks, full, symmetries, tables, binom)
+    number = number_by_ranks_cpu(x, o, ranked, full, symmetries, tables, binom)
     if number < 0 or number >= len(records):
         return -1
     found: int = number * 256 + int(records[number])
@@ -323,14 +311,21 @@ class CompiledIndex:
         self.through = width
         self._arguments: dict[tuple[int, bool], tuple[Any, ...]] = {}
         self._classes: dict[int, ClassTable] = {}
+        self._ranked: dict[int, lookup.RankedPly] = {}
 
-    def _ply(self, ply: int) -> tuple[int, NDArray[np.int64], NDArray[np.uint8] | None]:
-        """A ply's numbers a class, representatives' ranks (over the file's map where it can)
+    def _ply(self, ply: int) -> tuple[lookup.RankedPly, NDArray[np.uint8] | None]:
+        """A ply's guided index (its representatives' ranks over the file's map where it can)
         and records (an array over the map; ``None`` where they are read otherwise)."""
         ply_file = self.tablebase.ply_file(ply)
         source = ply_file.source
         records = source.array() if isinstance(source, MappedRecords) else None
-        return ply_file.index.per_class, ply_file.rep_ranks(), records
+        ranked = self._ranked.get(ply)
+        if ranked is None:
+            sets = comb(self.cells, stone_counts(ply)[0])
+            ranked = self._ranked[ply] = guided(
+                ply_file.index.per_class, ply_file.rep_ranks(), sets
+            )
+        return ranked, records
 
     def numbers(self, ply: int, x: NDArray[np.int64], o: NDArray[np.int64]) -> NDArray[np.int64]:
         """The numbers of many positions of ``ply`` (-1 where no class holds an X set): from
@@ -344,8 +339,8 @@ class CompiledIndex:
         if table is not None:
             numbers: NDArray[np.int64] = indexes(self.tablebase.rules, ply, table, x, o)
             return numbers
-        per_class, ranks, _ = self._ply(ply)
-        return _numbers(x, o, per_class, ranks, self.full, self.symmetries, self.tables, self.binom)
+        ranked, _ = self._ply(ply)
+        return _numbers(x, o, ranked, self.full, self.symmetries, self.tables, self.binom)
 
     def family(
         self, ply: int, x: int, o: int, children: int
@@ -360,7 +355,7 @@ class CompiledIndex:
             arguments = self._arguments[(ply, children > 0)] = self._arguments_of(ply, children)
         numbers = np.empty(1 + children, dtype=np.int64)  # each call its own: threads share
         found = np.empty(1 + children, dtype=np.int64)
-        if arguments[2] is not None and arguments[5] is not None:  # records over maps
+        if arguments[1] is not None and arguments[3] is not None:  # records over maps
             problem: int = _KERNEL(x, o, children, *arguments, numbers, found)
             return numbers, found.tolist(), problem
         return self._family_read(ply, x, o, children, arguments, numbers)
@@ -372,11 +367,11 @@ class CompiledIndex:
         arguments = self._arguments.get((ply, False))
         if arguments is None:
             arguments = self._arguments[(ply, False)] = self._arguments_of(ply, 0)
-        per_class, ranks, records = arguments[0:3]
+        ranked, records = arguments[0:2]
         if records is None:  # read through the ply's source
             numbers, read, problem = self.family(ply, x, o, 0)
             return (int(numbers[0]), read[0]) if problem != -2 else (-2, 0)
-        found: int = _ONE(x, o, per_class, ranks, records, *arguments[6:10])
+        found: int = _ONE(x, o, ranked, records, *arguments[4:8])
         return (found >> 8, found & 255) if found >= 0 else (-2, 0)
 
     def _family_read(
@@ -390,8 +385,8 @@ class CompiledIndex:
     ) -> tuple[NDArray[np.int64], list[int], int]:
         """:meth:`family` for records that are not an array over a map (compressed): the
         numbers in a kernel, the records through each ply's source."""
-        # the kernel's arguments but the records (at 2 and 5) and the lines (from 10)
-        _NUMBERS(x, o, children, *arguments[0:2], *arguments[3:5], *arguments[6:10], numbers)
+        # the kernel's arguments but the records (at 1 and 3) and the lines (from 8)
+        _NUMBERS(x, o, children, arguments[0], arguments[2], *arguments[4:8], numbers)
         if numbers.min() < 0:
             return numbers, [], -2
         read = [self.tablebase.ply_file(ply).source.record(int(numbers[0]))]
@@ -416,13 +411,14 @@ class CompiledIndex:
         """What :func:`_probe_family` is given for a position of ``ply`` (with or without
         its children), but the position and the arrays it fills (records ``None`` where a
         ply's are not an array over its map)."""
-        per_class, ranks, records = self._ply(ply)
-        child: tuple[Any, ...] = (0, ranks[:0], np.zeros(0, dtype=np.uint8))
+        ranked, records = self._ply(ply)
+        child: tuple[Any, ...] = (ranked, np.zeros(0, dtype=np.uint8))
         if children:
             child = self._ply(ply + 1)
         shared = (self.full, self.symmetries, self.tables, self.binom, self.lines)
-        return (per_class, ranks, records, *child, *shared, self.lines_through, self.through)
+        return (ranked, records, *child, *shared, self.lines_through, self.through)
 
     def release(self) -> None:
         """Drop the views of the files' maps (before they are closed)."""
         self._arguments.clear()
+        self._ranked.clear()
