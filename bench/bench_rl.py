@@ -11,13 +11,13 @@ dictionary; the first pass over the games (the answers not yet kept) is shown ap
 Targets: with the truth off, no slower per step than ``tictactoe_v3``; with it on, at most
 twice its time.
 
-``--new-games`` measures the truth's cost where it cannot be kept: every pass plays new
-seeded random games (a training run's episodes), on 4x4 k=3 from a table built here, and on
-the largest game a book holds as a table (``--book BOOK``: 4x5 k=4, 5x5 k=4); ``mnk_v0`` with
-the truth off, on, and on with every key read after each step (``best_moves`` too, which a
-table's truth reads only when asked for), alternating pass by pass, the mean and median time
-of ``env.step`` (and of the read). Target: with the truth on, at most 1.5 times the step
-without it.
+``--new-games`` measures the truth's cost where it cannot be kept: every pass plays new seeded
+random games (a training run's episodes), on 4x4 k=3 from a table built here, and on the
+largest game a book holds as a table (``--book BOOK``; ``--game 5x5k4``: that one); ``mnk_v0``
+with the truth off, on, and on with every key read after each step (``best_moves`` too, which a
+table's truth reads only when asked for), alternating pass by pass, the mean and median time of
+``env.step`` (and of the read). Target: with the truth on, at most 1.5 times the step without
+it.
 
 Needs the rl and notebook extras (PettingZoo's tic-tac-toe imports pygame).
 
@@ -48,7 +48,7 @@ from ttt_solve.book.reader import open_book  # noqa: E402
 from ttt_solve.book.solving import solve  # noqa: E402
 from ttt_solve.rl import aec  # noqa: E402
 from ttt_solve.solver.position import Position  # noqa: E402
-from ttt_solve.solver.rules import Rules  # noqa: E402
+from ttt_solve.solver.rules import Rules, parse_game  # noqa: E402
 
 THREE = Rules(3, 3, 3)
 
@@ -118,8 +118,11 @@ def new_games(args: argparse.Namespace) -> None:
             catalogue_table(book, os.path.join(folder, "4x4k3"))
         if args.book:
             with open_book(args.book) as book:
-                largest = book.games()[-1].rules  # the games are listed smallest first
-            books.append((largest, args.book))
+                games = [info.rules for info in book.games()]  # smallest first
+            chosen = parse_game(args.game) if args.game else games[-1]
+            if chosen not in games:
+                sys.exit(f"{args.book} holds no {chosen.name}")
+            books.append((chosen, args.book))
         for rules, db in books:
             with open_book(db) as book:
                 board = {"rows": rules.rows, "cols": rules.cols, "k": rules.k}
@@ -216,6 +219,7 @@ def main() -> None:
     )
     parser.add_argument("--new-games", action="store_true", help="the truth's cost from tables")
     parser.add_argument("--book", metavar="BOOK", help="a book holding a game as a table")
+    parser.add_argument("--game", default="", help="with --book: the game (as 5x5k4)")
     args = parser.parse_args()
     if args.new_positions:
         new_positions(args.games, args.seed)
