@@ -16,7 +16,8 @@ positions of the game).
 
 Then, for each board, ``ttt-solve`` as a whole process (a table by default on these boards:
 start-up, build, catalogue in a new book) against the C program, ``--runs`` times each,
-alternating, so that both see the same load: the medians and their ratio.
+alternating, so that both see the same load: the medians and their ratio (``--whole-only``:
+this alone, as ``--with-4x5 --whole-only --runs 1``).
 
 ``--read-5x5 BOOK`` reads the 5x5 k=4 table that BOOK catalogues (built apart): the look-up of
 a position's value and every move's value in one process (median of 2,000), ``ttt query`` as
@@ -408,6 +409,9 @@ def main() -> None:
     parser.add_argument("--probe", metavar="BOOK", help="probe the largest table BOOK holds")
     parser.add_argument("--many", type=int, default=2_000_000, help="positions of probe_many")
     parser.add_argument("--game", default="", help="with --probe: the game, as 5x5k4")
+    parser.add_argument(
+        "--whole-only", action="store_true", help="only ttt-solve as a whole process against C"
+    )
     args = parser.parse_args()
     if args.probe:
         probes(args.probe, args.many, args.runs, args.game)
@@ -419,6 +423,9 @@ def main() -> None:
         read_5x5(args.read_5x5, args.runs)
         return
     build_c()
+    if args.whole_only:
+        solve_against_c(chosen_boards(args, BOARDS, BOARD_4X5), args.runs)
+        return
     rows_out = []
     with tempfile.TemporaryDirectory(prefix="bench-tablebase-") as workdir:
         for rows, cols, k, canonical, reachable in chosen_boards(args, BOARDS, BOARD_4X5):
