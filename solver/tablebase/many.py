@@ -322,8 +322,9 @@ class CompiledIndex:
         ranked = self._ranked.get(ply)
         if ranked is None:
             sets = comb(self.cells, stone_counts(ply)[0])
-            ranked = self._ranked[ply] = guided(
-                ply_file.index.per_class, ply_file.rep_ranks(), sets
+            # kept as a plain tuple: Numba types one in C at each call, a named one in Python
+            ranked = self._ranked[ply] = tuple(
+                guided(ply_file.index.per_class, ply_file.rep_ranks(), sets)
             )
         return ranked, records
 
