@@ -11,6 +11,7 @@ positions of the game).
     python bench/bench_tablebase.py              # 4x4 k=4
     python bench/bench_tablebase.py --with-4x5   # also 4 rows x 5 columns, k=4 (minutes)
     python bench/bench_tablebase.py --probe-5x5  # the 5x5 k=4 ply step's rate, and the time
+    python bench/bench_tablebase.py --probe-build 4x6k4  # the same of another board
     python bench/bench_tablebase.py --read-5x5 BOOK  # look-ups, queries, an export of 5x5 k=4
     python bench/bench_tablebase.py --probe BOOK     # the probe of the largest table BOOK holds
 
@@ -35,7 +36,7 @@ process against Python's start-up with ``import click`` alone, ``--runs`` of eac
 ``--probe-5x5`` times the ply step of 5x5 k=4 on a slice of 2**24 numbers from the middle of
 a few plies (all of a smaller ply), against a next ply of its true size (GBs) whose records all
 say "draw": the memory traffic of the real build, not its values. From the rates it estimates
-the whole build's time.
+the whole build's time (without writing the files). ``--probe-build GAME``: the same of GAME.
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ from ttt_solve.solver.tablebase.classes import class_tables
 from ttt_solve.solver.tablebase.index import ply_records
 from ttt_solve.solver.tablebase.record import DRAW
 from ttt_solve.solver.tablebase.step import back_up_range, ply_step
-rules = Rules(5, 5, 4)
+rules = Rules(*(int(part) for part in sys.argv[2:5]))
 ply = int(sys.argv[1])
 step = ply_step(rules, ply, *class_tables(rules, ply, {}))
 records = step.records
@@ -175,16 +176,18 @@ print(seconds, stop - first, canonical_open * (rules.cells - ply))
 PROBE_PLIES = (8, 12, 16, 20)
 
 
-def probe_5x5() -> None:
-    """The ply step's rate on slices of 5x5 k=4 plies, and the whole build's time from it."""
-    from ttt_solve.solver.rules import Rules
+def probe_build(game: str) -> None:
+    """The ply step's rate on slices of a game's plies (5x5k4, 4x6k4), and the whole build's
+    time from it."""
+    from ttt_solve.solver.rules import parse_game
     from ttt_solve.solver.tablebase.index import ply_records
 
-    rules = Rules(5, 5, 4)
+    rules = parse_game(game)
+    board = [str(rules.rows), str(rules.cols), str(rules.k)]
     rates = {}
     rows_out = []
     for ply in PROBE_PLIES:
-        run = measure([sys.executable, "-c", PROBE, str(ply)])
+        run = measure([sys.executable, "-c", PROBE, str(ply), *board])
         if run.returncode != 0:
             sys.exit(f"ply {ply}: the probe failed:\n{run.output}")
         seconds, numbers, reads = (float(v) for v in run.output.split())
@@ -205,7 +208,7 @@ def probe_5x5() -> None:
         nearest = min(PROBE_PLIES, key=lambda p: abs(p - ply))
         total += ply_records(rules, ply) / rates[nearest]
     print(
-        f"\n5x5 k=4 whole build at these rates (each ply at its nearest probed ply's): "
+        f"\n{rules.name} whole build at these rates (each ply at its nearest probed ply's): "
         f"{total / 3600:.1f} h; {os.cpu_count()} cores, load average {load_average()} at the end"
     )
 
@@ -404,6 +407,7 @@ def probes(book: str, many: int, runs: int, game: str) -> None:
 def main() -> None:
     parser = board_arguments(__doc__.splitlines()[0])
     parser.add_argument("--probe-5x5", action="store_true", help="the 5x5 k=4 rate and time")
+    parser.add_argument("--probe-build", metavar="GAME", help="the same of GAME (as 4x6k4)")
     parser.add_argument("--read-5x5", metavar="BOOK", help="read the 5x5 k=4 table BOOK holds")
     parser.add_argument("--runs", type=int, default=3, help="runs of each timed process")
     parser.add_argument("--probe", metavar="BOOK", help="probe the largest table BOOK holds")
@@ -416,8 +420,8 @@ def main() -> None:
     if args.probe:
         probes(args.probe, args.many, args.runs, args.game)
         return
-    if args.probe_5x5:
-        probe_5x5()
+    if args.probe_5x5 or args.probe_build:
+        probe_build(args.probe_build or "5x5k4")
         return
     if args.read_5x5:
         read_5x5(args.read_5x5, args.runs)
