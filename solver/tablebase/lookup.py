@@ -67,8 +67,8 @@ def class_by_ranks(rank: int, ranked: RankedPly) -> int:
     """The class whose representative has this rank, by bisection over the representatives'
     ranks within the guide's bounds; -1 when none has it."""
     _, rep_ranks, guide, shift = ranked
-    low = guide[rank >> shift]
-    high = guide[(rank >> shift) + 1]
+    low: int = guide[rank >> shift]
+    high: int = guide[(rank >> shift) + 1]
     while low < high:
         middle = (low + high) // 2
         if rep_ranks[middle] < rank:

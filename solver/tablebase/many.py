@@ -311,11 +311,12 @@ class CompiledIndex:
         self.through = width
         self._arguments: dict[tuple[int, bool], tuple[Any, ...]] = {}
         self._classes: dict[int, ClassTable] = {}
-        self._ranked: dict[int, lookup.RankedPly] = {}
+        self._ranked: dict[int, tuple[Any, ...]] = {}
 
-    def _ply(self, ply: int) -> tuple[lookup.RankedPly, NDArray[np.uint8] | None]:
-        """A ply's guided index (its representatives' ranks over the file's map where it can)
-        and records (an array over the map; ``None`` where they are read otherwise)."""
+    def _ply(self, ply: int) -> tuple[tuple[Any, ...], NDArray[np.uint8] | None]:
+        """A ply's guided index (a :class:`~solver.tablebase.lookup.RankedPly`'s fields; its
+        representatives' ranks over the file's map where it can) and records (an array over
+        the map; ``None`` where they are read otherwise)."""
         ply_file = self.tablebase.ply_file(ply)
         source = ply_file.source
         records = source.array() if isinstance(source, MappedRecords) else None
