@@ -341,7 +341,7 @@ class CompiledIndex:
         if table is not None:
             numbers: NDArray[np.int64] = indexes(self.tablebase.rules, ply, table, x, o)
             return numbers
-        ranked, _ = self._ply(ply)
+        ranked = cast("lookup.RankedPly", self._ply(ply)[0])  # its fields, as a plain tuple
         return _numbers(x, o, ranked, self.full, self.symmetries, self.tables, self.binom)
 
     def family(
