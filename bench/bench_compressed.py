@@ -12,6 +12,11 @@ and on the compressed one, over the same positions: the median.
     python bench/bench_compressed.py                        # 4x4 k=4
     python bench/bench_compressed.py /work/t45/4x5k4        # a table built apart
     python bench/bench_compressed.py FOLDER --blocks 16384  # one block size
+    python bench/bench_compressed.py FOLDER --levels 15,12,9,6 --plies 10,13,16
+
+``--levels``: instead, zstd's levels side by side on the first 2**24 numbers of each of
+``--plies`` as the writer stores them (the records the stones give stored as draws), in
+blocks of the default size over every core: the size, the ratio and the CPU time.
 """
 
 from __future__ import annotations
@@ -150,11 +155,56 @@ def decode_micros(out: Path, rules: Rules) -> float:
     return times[len(times) // 2] * 1e6
 
 
+def compare_levels(folder: Path, plies: list[int], levels: list[int]) -> None:
+    """zstd's ``levels`` on the blocks the writer would compress from ``plies``."""
+    import numpy as np
+
+    from ttt_solve.solver.tablebase import compressed
+    from ttt_solve.solver.tablebase.files import verify
+    from ttt_solve.solver.tablebase.known import known_range
+
+    game = json.loads((folder / "table.json").read_text())["rules"]
+    rules = Rules(game["rows"], game["cols"], game["k"])
+    pieces = []
+    for ply in plies:
+        source = verify(ply_path(folder, ply), rules, ply)
+        ranks, records = map_ply(ply_path(folder, ply), source)
+        stop = min(source.count, 1 << 24)
+        stored = np.array(records[:stop])
+        known = known_range(rules, ply, np.ascontiguousarray(ranks, dtype=np.int64), 0, stop)
+        stored[known != UNKNOWN] = DRAW
+        block = compressed.BLOCK_RECORDS
+        pieces += [stored[i : i + block].tobytes() for i in range(0, stop, block)]
+    size = sum(map(len, pieces))
+    rows = []
+    for level in levels:
+        zstd = compressed.zstandard().ZstdCompressor(
+            level=level, write_content_size=True, write_checksum=False
+        )
+        started, cpu = time.perf_counter(), time.process_time()
+        out = sum(len(block) for block in compressed._compress_all(zstd, pieces))
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+        rows.append([level, f"{out / 1e6:.2f}", f"{size / out:.1f}", f"{wall:.2f}", f"{cpu:.2f}"])
+        rows[-1].append(f"{size / cpu / 1e6:.1f}")
+    print(f"{rules.name}, plies {plies}: {size / 1e6:.0f} MB of records")
+    headers = ["level", "MB", "ratio", "wall s", "CPU s", "MB a CPU second"]
+    print(tabulate(rows, headers=headers))
+    print(f"\n{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the end")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", nargs="?", type=Path, help="a built raw table (default: 4x4 k=4)")
     parser.add_argument("--blocks", type=int, action="append", help="numbers a block")
+    parser.add_argument("--levels", help="zstd levels to compare (as 15,12,9,6), with --plies")
+    parser.add_argument("--plies", default="10,13,16", help="the plies --levels reads")
     args = parser.parse_args()
+    if args.levels:
+        if args.folder is None:
+            sys.exit("--levels needs a built table's FOLDER")
+        plies = [int(ply) for ply in args.plies.split(",")]
+        compare_levels(args.folder, plies, [int(level) for level in args.levels.split(",")])
+        return 0
     work = Path(tempfile.mkdtemp(prefix="bench-compressed-"))
     folder = args.folder
     if folder is None:
