@@ -314,20 +314,24 @@ class CompiledIndex:
         self._ranked: dict[int, tuple[Any, ...]] = {}
 
     def _ply(self, ply: int) -> tuple[tuple[Any, ...], NDArray[np.uint8] | None]:
-        """A ply's guided index (a :class:`~solver.tablebase.lookup.RankedPly`'s fields; its
-        representatives' ranks over the file's map where it can) and records (an array over
-        the map; ``None`` where they are read otherwise)."""
-        ply_file = self.tablebase.ply_file(ply)
-        source = ply_file.source
+        """A ply's guided index (:meth:`_ranked_ply`) and records (an array over the map;
+        ``None`` where they are read otherwise)."""
+        source = self.tablebase.ply_file(ply).source
         records = source.array() if isinstance(source, MappedRecords) else None
+        return self._ranked_ply(ply), records
+
+    def _ranked_ply(self, ply: int) -> tuple[Any, ...]:
+        """A ply's guided index, made once: a :class:`~solver.tablebase.lookup.RankedPly`'s
+        fields (its representatives' ranks over the file's map where it can), kept as a plain
+        tuple, which Numba types in C at each call (a named one in Python)."""
         ranked = self._ranked.get(ply)
         if ranked is None:
+            ply_file = self.tablebase.ply_file(ply)
             sets = comb(self.cells, stone_counts(ply)[0])
-            # kept as a plain tuple: Numba types one in C at each call, a named one in Python
             ranked = self._ranked[ply] = tuple(
                 guided(ply_file.index.per_class, ply_file.rep_ranks(), sets)
             )
-        return ranked, records
+        return ranked
 
     def numbers(self, ply: int, x: NDArray[np.int64], o: NDArray[np.int64]) -> NDArray[np.int64]:
         """The numbers of many positions of ``ply`` (-1 where no class holds an X set): from
@@ -341,7 +345,7 @@ class CompiledIndex:
         if table is not None:
             numbers: NDArray[np.int64] = indexes(self.tablebase.rules, ply, table, x, o)
             return numbers
-        ranked = cast("lookup.RankedPly", self._ply(ply)[0])  # its fields, as a plain tuple
+        ranked = cast("lookup.RankedPly", self._ranked_ply(ply))
         return _numbers(x, o, ranked, self.full, self.symmetries, self.tables, self.binom)
 
     def family(
