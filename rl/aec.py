@@ -123,7 +123,7 @@ def deferring_best_moves(info: dict[str, Any], truth: Truth, x: int, o: int) -> 
     first asked for (:class:`~ttt_solve.rl.info.LazyInfo`)."""
     if info["best_moves"] is not None:
         return info
-    return LazyInfo(info, "best_moves", partial(_read_best_moves, truth, x, o))
+    return LazyInfo.deferring(info, "best_moves", partial(_read_best_moves, truth, x, o))
 
 
 def _read_best_moves(truth: Truth, x: int, o: int) -> tuple[int, ...]:
@@ -272,9 +272,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         truth = self.truth
         assert truth is not None
         key = x, o = self._x, self._o
-        told = self._told.get(key)
-        if told is None:
-            told = told_of(truth, self.position, self._told_by_value)
+        if truth.tablebase is not None:
+            # a look-up costs less than keeping its answer, which the collector would walk
+            told = told_of(truth, Position(self.rules, x, o), self._told_by_value)
+        elif key in self._told:
+            told = self._told[key]
+        else:
+            told = told_of(truth, Position(self.rules, x, o), self._told_by_value)
             if len(self._told) >= CACHE_LIMIT:
                 self._told.clear()
             self._told[key] = told

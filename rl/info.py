@@ -18,14 +18,22 @@ from typing import Any
 
 class LazyInfo(dict[str, Any]):
     """``entries`` (which hold ``key``, its value a placeholder kept in its place in their
-    order), the value of ``key`` deferred to ``work()``, called on first read."""
+    order), the value of ``key`` deferred to ``work()``, called on first read. Made by
+    :meth:`deferring`."""
 
     __slots__ = ("_key", "_work")
+    _key: str
+    _work: Callable[[], Any] | None
 
-    def __init__(self, entries: dict[str, Any], key: str, work: Callable[[], Any]) -> None:
-        dict.__init__(self, entries)
-        self._key: str = key
-        self._work: Callable[[], Any] | None = work
+    @classmethod
+    def deferring(cls, entries: dict[str, Any], key: str, work: Callable[[], Any]) -> LazyInfo:
+        """``entries`` with the value of ``key`` deferred to ``work()``."""
+        # dict's own constructor, set after: a Python __init__ is most of what one costs,
+        # and an environment makes two every step
+        info = cls(entries)
+        info._key = key
+        info._work = work
+        return info
 
     def _settle(self) -> None:
         work = self._work

@@ -15,8 +15,8 @@ games) with one batched read of the book.
 a position's value alone (what the environments hand out at each step: a move's value is the
 negation of the position it leads to), read from a table by
 :meth:`Tablebase.probe_best <ttt_solve.solver.tablebase.probe.Tablebase.probe_best>` (the same
-reads and checks as ``probe_moves``, less work; the children's values it reads are kept) and
-by ``probe``, one record. The table is opened again for the truth, its maps advised that
+reads and checks as ``probe_moves``, less work) and by ``probe``, one record, not kept. The
+table is opened again for the truth, its maps advised that
 look-ups are scattered (:meth:`Tablebase.read_scattered
 <ttt_solve.solver.tablebase.probe.Tablebase.read_scattered>`): a look-up that misses the page
 cache reads a page, not the megabytes around it.
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ttt_solve.book.errors import OutOfReachError
 from ttt_solve.book.oracle import BOOK, DEFAULT_SEARCH_SECONDS, Oracle
 from ttt_solve.errors import TttError
-from ttt_solve.solver.position import Position, iter_cells
+from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Value, move_value
 
@@ -101,7 +101,6 @@ class Truth:
             self.tablebase.compile()  # a training run probes millions of positions
         self._cache: dict[tuple[int, int], Verdict] = {}
         self._standings: dict[tuple[int, int], Standing] = {}
-        self._values: dict[tuple[int, int], Value] = {}
 
     def of(self, position: Position) -> Verdict:
         """The verdict on ``position``; :class:`TruthUnavailableError` if out of reach."""
@@ -114,36 +113,24 @@ class Truth:
 
     def value_of(self, position: Position) -> tuple[Value, str]:
         """The value of ``position`` for the side to move and where it came from: from a
-        table, one record read."""
+        table, one record read (not kept: a look-up costs less than keeping its answer, whose
+        entries the garbage collector would walk again and again)."""
         if self.tablebase is None:
             verdict = self.of(position)
             return verdict.value, verdict.source
-        key = (position.x, position.o)
-        standing = self._standings.get(key)
-        if standing is not None:
-            return standing.value, BOOK
-        value = self._values.get(key)
-        if value is None:
-            value = self.tablebase.probe(position)
-            _keep(self._values, key, value)
-        return value, BOOK
+        return self.tablebase.probe(position), BOOK
 
     def standing(self, position: Position) -> Standing:
         """The value, best moves and source of :meth:`of`'s verdict on ``position``: from a
         table, the same reads without a move's value for every move."""
         if self.tablebase is None:
             return self.of(position).standing
-        x, o = key = (position.x, position.o)
+        key = (position.x, position.o)
         standing = self._standings.get(key)
         if standing is None:
-            value, best, children = self.tablebase.probe_best(position)
+            value, best, _ = self.tablebase.probe_best(position)
             standing = Standing(value, best, BOOK)
             _keep(self._standings, key, standing)
-            # the children's values were read with it: the next position's value is one
-            x_moves = position.x_to_move
-            for cell, child in zip(iter_cells(position.empty), children):
-                bit = 1 << cell
-                _keep(self._values, (x | bit, o) if x_moves else (x, o | bit), child)
         return standing
 
     def _probed(self, position: Position) -> Verdict:

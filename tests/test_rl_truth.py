@@ -209,7 +209,9 @@ class Counted:
 
 def lazy() -> tuple[LazyInfo, Counted]:
     work = Counted()
-    info = LazyInfo({"value": "win", "best_moves": None, "source": "book"}, "best_moves", work)
+    info = LazyInfo.deferring(
+        {"value": "win", "best_moves": None, "source": "book"}, "best_moves", work
+    )
     return info, work
 
 

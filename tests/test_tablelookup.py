@@ -16,6 +16,7 @@ from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase import lookup as tablelookup
 from ttt_solve.solver.tablebase.classes import class_table
 from ttt_solve.solver.tablebase.positions import indexes
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE
 
 
 @pytest.mark.parametrize(
@@ -96,6 +97,50 @@ def test_the_probes_formulas_compiled_give_what_they_give_as_they_are():
         ) == many.family_problem_cpu(
             *arguments, np.array(records[1:]), lines_of(rules), np.array(through), width
         )
+
+
+def _fault_by_the_rules(position: Position, record: int) -> int:
+    """What :func:`lookup.record_fault` says of ``record`` at ``position``, worked out from
+    the position's own rules (its illegality, winner and moves), not from the formula."""
+    if position.illegality() is not None:
+        return tablelookup.NO_GAME
+    if position.winner is not None:
+        sound = record == DECIDED
+    elif not position.empty:
+        sound = record == DRAW
+    else:
+        sound = record not in (NONE, DECIDED) and record <= DECIDED + position.empty_count
+        if record == DECIDED + 1:
+            sound = any(position.play(cell).winner for cell in position.legal_moves())
+    return 0 if sound else tablelookup.FORBIDDEN
+
+
+def test_a_record_is_checked_against_the_rules_plain_and_compiled():
+    """Every 3x3 placement of stones in a game's counts, each with every record a byte of
+    3x3 can hold that means something (and one beyond): :func:`lookup.record_fault` plain
+    and compiled, each against the rules as :class:`Position` states them."""
+    from itertools import product
+
+    from ttt_solve.solver.tablebase import many
+    from ttt_solve.solver.tablebase.compiled import lines_of
+
+    rules = Rules(3, 3, 3)
+    lines = lines_of(rules)
+    faults = set()
+    for cells in product(range(3), repeat=rules.cells):
+        x = sum(1 << c for c, mark in enumerate(cells) if mark == 1)
+        o = sum(1 << c for c, mark in enumerate(cells) if mark == 2)
+        position = Position(rules, x, o)
+        if not 0 <= x.bit_count() - o.bit_count() <= 1:
+            continue
+        mover, last = (x, o) if position.x_to_move else (o, x)
+        for record in range(DECIDED + rules.cells + 2):
+            expected = _fault_by_the_rules(position, record)
+            faults.add(expected)
+            arguments = (mover, last, position.empty, record)
+            assert tablelookup.record_fault(*arguments, rules.lines, True) == expected
+            assert many.record_fault_cpu(*arguments, lines, True) == expected
+    assert faults == {0, tablelookup.NO_GAME, tablelookup.FORBIDDEN}
 
 
 def test_the_table_read_path_does_not_import_numpy_or_numba():

@@ -3,12 +3,14 @@
 The path of a one-shot ``ttt query`` on a table: it numbers one position and its children and
 reads one byte each, so it loads neither NumPy nor Numba (their import takes longer than the
 whole look-up). It calls the index's formulas (:mod:`solver.tablebase.index`) and the records'
-(:mod:`solver.tablebase.record`) as they are; the two of its own, written the same way in plain
+(:mod:`solver.tablebase.record`) as they are; the three of its own, written the same way in plain
 integers, are compiled from this same source by :mod:`solver.tablebase.many` for a process
 that probes many positions (:data:`FORMULAS`):
 
 * :func:`number_by_ranks`: a position's number with its X set's class found by bisection over
   the representatives' ranks that the ply's file holds (no class table to make);
+* :func:`record_fault`: whether a position's record is one the rules allow there (what every
+  probe checks);
 * :func:`family_problem`: whether a position's record and its children's are what a build
   writes (what :meth:`Tablebase.probe_moves <solver.tablebase.probe.Tablebase.probe_moves>`
   checks, at no extra reads).
@@ -37,7 +39,7 @@ from ttt_solve.solver.tablebase.index import (
     symmetry_table,
     unrank_set,
 )
-from ttt_solve.solver.tablebase.record import DECIDED, NONE, score_of_record
+from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE, lines_held, score_of_record
 from ttt_solve.solver.value import WIN_SCORE, move_score
 
 Buffer = bytes | bytearray | memoryview | mmap.mmap
@@ -111,6 +113,39 @@ def wins_at_once(mine: int, theirs: int, lines: Ints) -> bool:
     return False
 
 
+NO_GAME = 1
+""":func:`record_fault` of stones no game reaches."""
+FORBIDDEN = 2
+""":func:`record_fault` of a record the rules forbid at its position."""
+
+
+def record_fault(
+    mover: int, last: int, free: int, record: int, lines: Ints, win_in_one: bool
+) -> int:
+    """0 where ``record`` is one a build writes for the position of the side to move's stones
+    ``mover`` and the last mover's ``last`` (empty cells ``free``; their counts a game's);
+    :data:`NO_GAME` where no game reaches those stones (the side to move has a line, or the
+    last mover lines that no one stone lies on); :data:`FORBIDDEN` where the rules forbid the
+    record there: a finished game recorded as anything but lost in 0 (a line) or a draw (a
+    full board), an open one as no position, lost in 0 or decided beyond its empty cells, and
+    with ``win_in_one`` (where the moves' records are not checked against it) a win in 1 where
+    no move wins at once."""
+    if lines_held(mover, lines) != -1:
+        return NO_GAME
+    common = lines_held(last, lines)
+    if common == 0:
+        return NO_GAME
+    if common != -1:
+        return 0 if record == DECIDED else FORBIDDEN
+    if not free:
+        return 0 if record == DRAW else FORBIDDEN
+    if record == NONE or record == DECIDED or record > DECIDED + popcount(free):
+        return FORBIDDEN
+    if win_in_one and record == DECIDED + 1 and not wins_at_once(mover, last, lines):
+        return FORBIDDEN
+    return 0
+
+
 def family_problem(
     mover: int,
     opponent: int,
@@ -164,6 +199,7 @@ FORMULAS: tuple[Callable[..., Any], ...] = (
     class_by_ranks,
     number_by_ranks,
     wins_at_once,
+    record_fault,
     family_problem,
 )
 """This module's formulas, as :func:`solver.tablebase.index.twins` compiles them."""

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 _TWINS = twins(lookup.FORMULAS, numba.njit(nogil=True, cache=True), CPU)
 number_by_ranks_cpu = _TWINS["number_by_ranks"]
 family_problem_cpu = _TWINS["family_problem"]
+record_fault_cpu = _TWINS["record_fault"]
 
 _FORBIDDEN = -2
 """The remoteness the decoding table gives a record the rules forbid at its ply."""
@@ -274,14 +275,26 @@ def _probe_one(
     symmetries: int,
     tables: NDArray[np.int64],
     binom: NDArray[np.int64],
+    lines: NDArray[np.int64],
+    check: bool,
 ) -> int:
     """:func:`_probe_family` of a position without its children, in a third of the
     arguments (a call's cost is mostly its arguments'): its number times 256 plus its record,
-    or -1 for a number the index or the records do not hold."""
+    or -1 for a number the index or the records do not hold, and with ``check`` for stones in
+    counts no game has or a record the rules forbid there
+    (:func:`~solver.tablebase.lookup.record_fault`)."""
+    nx, no = popcount_cpu(x), popcount_cpu(o)
+    if check and (x & o or (x | o) & ~full or not 0 <= nx - no <= 1):
+        return -1
     number = number_by_ranks_cpu(x, o, ranked, full, symmetries, tables, binom)
     if number < 0 or number >= len(records):
         return -1
-    found: int = number * 256 + int(records[number])
+    record = int(records[number])
+    if check:
+        mover, last = (x, o) if nx == no else (o, x)
+        if record_fault_cpu(mover, last, full & ~(x | o), record, lines, True):
+            return -1
+    found: int = number * 256 + record
     return found
 
 
@@ -312,6 +325,7 @@ class CompiledIndex:
         self._arguments: dict[tuple[int, bool], tuple[Any, ...]] = {}
         self._classes: dict[int, ClassTable] = {}
         self._ranked: dict[int, tuple[Any, ...]] = {}
+        self._single: dict[int, tuple[Any, ...]] = {}
 
     def _ply(self, ply: int) -> tuple[tuple[Any, ...], NDArray[np.uint8] | None]:
         """A ply's guided index (:meth:`_ranked_ply`) and records (an array over the map;
@@ -370,15 +384,38 @@ class CompiledIndex:
         """``(number, record)`` of the position ``(x, o)`` of ``ply``: :meth:`family` without
         children, cheaper a call; ``(-2, 0)`` where the number is none the index or the
         records hold."""
-        arguments = self._arguments.get((ply, False))
-        if arguments is None:
-            arguments = self._arguments[(ply, False)] = self._arguments_of(ply, 0)
-        ranked, records = arguments[0:2]
-        if records is None:  # read through the ply's source
+        arguments = self._one_arguments(ply)
+        if arguments[1] is None:  # read through the ply's source
             numbers, read, problem = self.family(ply, x, o, 0)
             return (int(numbers[0]), read[0]) if problem != -2 else (-2, 0)
-        found: int = _ONE(x, o, ranked, records, *arguments[4:8])
+        found: int = _ONE(x, o, *arguments, False)
         return (found >> 8, found & 255) if found >= 0 else (-2, 0)
+
+    def checked(self, x: int, o: int) -> int:
+        """The record of the position ``(x, o)``, checked as the probe checks one
+        (:func:`~solver.tablebase.lookup.record_fault`, a win in 1 included), in one call; -1
+        where it is not sound, where the stones are in counts no game has, or where the
+        ply's records are not an array over a map (the probe's plain path then says why, or
+        reads them)."""
+        ply = x.bit_count() + o.bit_count()
+        arguments = self._single.get(ply)
+        if arguments is None:
+            if not 0 <= ply <= self.cells:
+                return -1
+            arguments = self._one_arguments(ply)
+        if arguments[1] is None:
+            return -1
+        found: int = _ONE(x, o, *arguments, True)
+        return found & 255 if found >= 0 else -1
+
+    def _one_arguments(self, ply: int) -> tuple[Any, ...]:
+        """What :func:`_probe_one` is given for a position of ``ply``, but the position and
+        ``check``, made once."""
+        single = self._single.get(ply)
+        if single is None:
+            arguments = self._arguments_of(ply, 0)
+            single = self._single[ply] = (*arguments[0:2], *arguments[4:9])
+        return single
 
     def _family_read(
         self,
@@ -428,3 +465,4 @@ class CompiledIndex:
         """Drop the views of the files' maps (before they are closed)."""
         self._arguments.clear()
         self._ranked.clear()
+        self._single.clear()

@@ -51,11 +51,12 @@ from ttt_solve.solver.tablebase.files import (
     verify,
 )
 from ttt_solve.solver.tablebase.lookup import (
+    NO_GAME,
     PlyIndex,
     family_problem,
     lines_through_table,
+    record_fault,
     stored_ranks,
-    wins_at_once,
 )
 from ttt_solve.solver.tablebase.record import (
     DECIDED,
@@ -293,7 +294,7 @@ class Tablebase:
             digests = {entry.ply: entry.blake2b for entry in manifest.plies}
         if rules is not None and rules != found:
             raise TableError(f"{self.folder}: a table of {found.name}, not of {rules.name}")
-        self.rules = found
+        self.rules = rules or found  # the caller's own: its positions' rules are these (`is`)
         self.digests = digests
         self.compressed = compressed
         """Whether the folder holds a compressed table (a release), read a block at a time."""
@@ -328,8 +329,14 @@ class Tablebase:
 
         Raises :class:`InvalidPositionError` for a position of another game or one no game
         reaches, :class:`TableDamagedError` for a record the rules forbid there."""
+        compiled = self._compiled
+        if compiled is not None and (position.rules is self.rules or position.rules == self.rules):
+            record = compiled.checked(position.x, position.o)  # the plain path says why not
+            if record >= 0:
+                self.reads += 1
+                return cast("Value", self._plies[position.ply].values[record])  # sound: checked
         ply, numbers, records, _ = self._family(position, False)
-        return self._value(ply, numbers[0], records[0], position, position.winner)
+        return self._value(ply, numbers[0], records[0], position)
 
     def probe_moves(self, position: Position) -> Probe:
         """The position's value and every legal move's value: one record for the position
@@ -363,10 +370,9 @@ class Tablebase:
         """``(value, children, records)``: the position's value, and where the game goes on,
         the next ply's file; the records of the position and of its children (one a move to
         each empty cell, ascending), checked against each other as :meth:`probe_moves` says."""
-        winner = position.winner
-        open_ = winner is None and position.empty != 0
+        open_ = not position.is_terminal
         ply, numbers, records, problem = self._family(position, open_)
-        value = self._value(ply, numbers[0], records[0], position, winner, open_)
+        value = self._value(ply, numbers[0], records[0], position, open_)
         if not open_:
             return value, None, records
         children = self._plies.get(position.ply + 1) or self._ply(position.ply + 1)
@@ -391,6 +397,7 @@ class Tablebase:
             compiled = self.kernels or CompiledIndex(self)
             compiled.family(0, 0, 0, self.rules.cells)  # loaded (or compiled) now
             compiled.one(0, 0, 0)
+            compiled.checked(0, 0)
             self.kernels = self._compiled = compiled
 
     def read_scattered(self) -> None:
@@ -490,38 +497,20 @@ class Tablebase:
         raise TableDamagedError.contradicted(ply.path, numbers[0], position, value, backed)
 
     def _value(
-        self,
-        ply: _Ply,
-        number: int,
-        record: int,
-        position: Position,
-        winner: str | None,
-        moves_read: bool = False,
+        self, ply: _Ply, number: int, record: int, position: Position, moves_read: bool = False
     ) -> Value:
         """The value of a position's record, checked against what the rules allow there
-        (``winner``: the side with a line, if one has): lost in 0 where the last mover has a
-        line, a draw on a full board, else a remoteness of at least 1 and at most the empty
-        cells, and a win in 1 only where a move wins (unless ``moves_read``: its moves'
-        records are checked against it)."""
-        value = ply.values[record]
-        if winner is not None:
+        (:func:`~solver.tablebase.lookup.record_fault`; a win in 1 only where a move wins,
+        unless ``moves_read``: its moves' records are checked against it)."""
+        x, o = position.x, position.o
+        mover, last = (x, o) if position.x_to_move else (o, x)
+        fault = record_fault(mover, last, position.empty, record, self.rules.lines, not moves_read)
+        if fault == NO_GAME and record == NONE:
             problem = position.illegality()
-            if problem is not None and record == NONE:
-                raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
-            sound = problem is None and record == DECIDED
-        elif not position.empty:
-            sound = record == DRAW
-        else:
-            sound = value is not None and record != DECIDED
-            if sound and record == DECIDED + 1 and not moves_read:
-                # (with the moves read, a win in 1 is the best of them only if a move wins)
-                mine, theirs = (
-                    (position.x, position.o) if position.x_to_move else (position.o, position.x)
-                )
-                sound = wins_at_once(mine, theirs, self.rules.lines)
-        if not sound or value is None:
+            raise InvalidPositionError(f"{position} is not a position of a game: {problem}")
+        if fault:
             raise TableDamagedError(ply.path, number, _record_problem(ply, record, position))
-        return value
+        return cast("Value", ply.values[record])
 
     # -- many positions -----------------------------------------------------------------------
 
