@@ -290,6 +290,38 @@ def test_the_probe_refuses_a_damaged_record_and_its_parent(damaged):
             table.probe(position)  # through the compiled look-up of one position
 
 
+@pytest.mark.parametrize(
+    ("record", "said"),
+    [
+        (0, "records no position"),
+        (2, "loss in 0 .* where the game is not over"),
+        (2 + 7, "no value at ply 10"),
+    ],
+    ids=["no position", "lost in 0", "beyond its empty cells"],
+)
+def test_each_probe_plain_and_compiled_says_what_the_rules_forbid(tmp_path, record, said):
+    """A record the rules forbid at an open position (:func:`lookup.record_fault`), found by
+    the one-position probe and by those that read its moves, looked up plainly and through
+    the compiled kernels, each in the same words."""
+    build_table(K4, tmp_path / "4x4k4")
+    position = Position.parse(DAMAGED, K4)
+    with open_tablebase(tmp_path / "4x4k4") as table:
+        ply_file = table.ply_file(10)
+        at = ply_file.records_at + ply_file.index.index(position.x, position.o)
+    path = tmp_path / "4x4k4" / "ply-10.tb"
+    data = bytearray(path.read_bytes())
+    data[at] = record
+    path.write_bytes(bytes(data))
+    expected = rf"ply-10\.tb, number [\d,]+: .*{said}"
+    with open_tablebase(path.parent, compile_after=None) as table:
+        for compiled in (False, True):
+            if compiled:
+                table.compile()
+            for probe in (table.probe, table.probe_moves, table.probe_best):
+                with pytest.raises(TableDamagedError, match=expected):
+                    probe(position)
+
+
 @pytest.mark.parametrize("which", ["damaged", "parent"])
 def test_query_says_the_table_is_damaged(damaged, which):
     db, path = damaged

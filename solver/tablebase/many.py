@@ -239,18 +239,22 @@ def _probe_family(
 ) -> int:
     """:func:`_family_numbers`, their records read into ``found`` from the two plies' arrays
     of records, and :func:`~solver.tablebase.lookup.family_problem` of them (-1: none, and
-    always without children); -2 for a number the index or the records do not hold (a
-    damaged file, said in words by the plain index)."""
+    always without children); -2 for a number the index or the records do not hold, or a
+    record of the position the rules forbid there
+    (:func:`~solver.tablebase.lookup.record_fault`): a damaged file, said in words by the
+    plain path."""
     _family_numbers(x, o, children, ranked, child_ranked, full, symmetries, tables, binom, numbers)
     for i in range(1 + children):
         held = records if i == 0 else child_records
         if numbers[i] < 0 or numbers[i] >= len(held):
             return -2
         found[i] = held[numbers[i]]
-    if not children:
-        return -1
     x_moves = popcount_cpu(x) == popcount_cpu(o)
     mover, opponent = (x, o) if x_moves else (o, x)
+    if record_fault_cpu(mover, opponent, full & ~(x | o), int(found[0]), lines, children == 0):
+        return -2
+    if not children:
+        return -1
     problem: int = family_problem_cpu(
         mover,
         opponent,
@@ -369,7 +373,8 @@ class CompiledIndex:
         ``children`` children (its empty cells, or 0), one a move to each empty cell in
         ascending order, and :func:`~solver.tablebase.lookup.family_problem` of them (-1:
         none, and always without children; -2: a number the index or the records do not
-        hold)."""
+        hold, or a record of the position the rules forbid there, a win in 1 included where
+        no children are read)."""
         arguments = self._arguments.get((ply, children > 0))
         if arguments is None:
             arguments = self._arguments[(ply, children > 0)] = self._arguments_of(ply, children)
@@ -433,14 +438,17 @@ class CompiledIndex:
         if numbers.min() < 0:
             return numbers, [], -2
         read = [self.tablebase.ply_file(ply).source.record(int(numbers[0]))]
+        mover, opponent = (x, o) if x.bit_count() == o.bit_count() else (o, x)
+        free = self.full & ~(x | o)
+        if record_fault_cpu(mover, opponent, free, read[0], self.lines, children == 0):
+            return numbers, read, -2
         if not children:
             return numbers, read, -1
         read += self.tablebase.ply_file(ply + 1).source.records(numbers[1:]).tolist()
-        mover, opponent = (x, o) if bin(x).count("1") == bin(o).count("1") else (o, x)
         problem: int = family_problem_cpu(
             mover,
             opponent,
-            self.full & ~(x | o),
+            free,
             self.cells,
             read[0],
             np.array(read[1:], dtype=np.int64),

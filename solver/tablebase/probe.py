@@ -335,7 +335,7 @@ class Tablebase:
             if record >= 0:
                 self.reads += 1
                 return cast("Value", self._plies[position.ply].values[record])  # sound: checked
-        ply, numbers, records, _ = self._family(position, False)
+        ply, numbers, records, _, _ = self._family(position, False)
         return self._value(ply, numbers[0], records[0], position)
 
     def probe_moves(self, position: Position) -> Probe:
@@ -371,8 +371,11 @@ class Tablebase:
         the next ply's file; the records of the position and of its children (one a move to
         each empty cell, ascending), checked against each other as :meth:`probe_moves` says."""
         open_ = not position.is_terminal
-        ply, numbers, records, problem = self._family(position, open_)
-        value = self._value(ply, numbers[0], records[0], position, open_)
+        ply, numbers, records, problem, checked = self._family(position, open_)
+        if checked:
+            value = cast("Value", ply.values[records[0]])
+        else:
+            value = self._value(ply, numbers[0], records[0], position, open_)
         if not open_:
             return value, None, records
         children = self._plies.get(position.ply + 1) or self._ply(position.ply + 1)
@@ -412,12 +415,16 @@ class Tablebase:
         for ply_file in self._plies.values():
             ply_file.advise_scattered()
 
-    def _family(self, position: Position, children: bool) -> tuple[_Ply, list[int], list[int], int]:
-        """``(ply, numbers, records, problem)``: the ply of a position, its number and
-        record, then with ``children`` those of its children in the next ply, one for each
-        empty cell in ascending order, and their
+    def _family(
+        self, position: Position, children: bool
+    ) -> tuple[_Ply, list[int], list[int], int, bool]:
+        """``(ply, numbers, records, problem, checked)``: the ply of a position, its number
+        and record, then with ``children`` those of its children in the next ply, one for
+        each empty cell in ascending order, their
         :func:`~solver.tablebase.lookup.family_problem` (-1: none, and always without
-        ``children``). Counts the records read."""
+        ``children``), and whether the position's record was checked against the rules
+        (:func:`~solver.tablebase.lookup.record_fault`; a win in 1 against its moves').
+        Counts the records read."""
         if position.rules is not self.rules and position.rules != self.rules:  # `is`: cheap
             raise InvalidPositionError(
                 f"a position of {position.rules.name} looked up in a table of {self.rules.name}"
@@ -436,13 +443,14 @@ class Tablebase:
             number, record = self._compiled.one(at, x, o)
             if number >= 0:
                 self.reads += 1
-                return ply, [number], [record], -1
+                return ply, [number], [record], -1, False
         elif self._compiled is not None:
             count = self.rules.cells - at
             array, records, found = self._compiled.family(at, x, o, count)
             if found != -2:
                 self.reads += 1 + count
-                return ply, array.tolist() if found >= 0 else [int(array[0])], records, found
+                numbers = array.tolist() if found >= 0 else [int(array[0])]
+                return ply, numbers, records, found, True
         try:  # the plain index, or the compiled one's failure said in words
             numbers = [ply.index.index(x, o)]
             if children:
@@ -453,7 +461,7 @@ class Tablebase:
         self.reads += len(numbers)
         records = [ply.source.record(numbers[0])]
         if not children:
-            return ply, numbers, records, -1
+            return ply, numbers, records, -1, False
         source = child_ply.source
         records += [source.record(number) for number in numbers[1:]]
         mover, opponent = (x, o) if position.x_to_move else (o, x)
@@ -470,7 +478,7 @@ class Tablebase:
             through,
             width,
         )
-        return ply, numbers, records, found
+        return ply, numbers, records, found, False
 
     def _family_damage(
         self,
