@@ -25,7 +25,7 @@ the last move kept its mover's outcome (``last_move_kept``) and was best (``last
 
 from __future__ import annotations
 
-from functools import partial
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ttt_solve.rl.extra import require
@@ -117,18 +117,27 @@ def told_of(truth: Truth, position: Position, by_value: dict[Value, Told]) -> To
     return told
 
 
-def deferring_best_moves(info: dict[str, Any], truth: Truth, x: int, o: int) -> dict[str, Any]:
+def deferring_best_moves(info: dict[str, Any], read: Callable[[], Any]) -> dict[str, Any]:
     """``info``, or where its ``best_moves`` is ``None`` (not read yet) the same entries
-    with ``best_moves`` read from the truth of the position of stones ``x`` and ``o`` when
-    first asked for (:class:`~ttt_solve.rl.info.LazyInfo`)."""
+    with ``best_moves`` from ``read()`` (:func:`best_moves_reader`) when first asked for
+    (:class:`~ttt_solve.rl.info.LazyInfo`)."""
     if info["best_moves"] is not None:
         return info
-    return LazyInfo.deferring(info, "best_moves", partial(_read_best_moves, truth, x, o))
+    return LazyInfo.deferring(info, "best_moves", read)
 
 
-def _read_best_moves(truth: Truth, x: int, o: int) -> tuple[int, ...]:
-    rules = truth.rules
-    return best_actions(rules, truth.standing(Position(rules, x, o)).best)
+def best_moves_reader(truth: Truth, x: int, o: int) -> Callable[[], tuple[int, ...]]:
+    """The actions of the best moves of the position of stones ``x`` and ``o``, read from
+    the truth at the first call and kept for the next (both agents' infos share one)."""
+    kept: list[tuple[int, ...]] = []
+
+    def read() -> tuple[int, ...]:
+        if not kept:
+            rules = truth.rules
+            kept.append(best_actions(rules, truth.standing(Position(rules, x, o)).best))
+        return kept[0]
+
+    return read
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwrapped class
@@ -290,9 +299,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
             "last_move_kept": None if before is None else move.outcome is before.outcome,
             "last_move_best": None if before is None else move == before,
         }
+        read = best_moves_reader(truth, x, o)
         self.infos = {
-            self.agents[0]: deferring_best_moves(info, truth, x, o),
-            self.agents[1]: deferring_best_moves(dict(info), truth, x, o),
+            self.agents[0]: deferring_best_moves(info, read),
+            self.agents[1]: deferring_best_moves(dict(info), read),
         }
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

@@ -41,6 +41,7 @@ from ttt_solve.rl.aec import (  # noqa: E402
     AGENTS,
     Told,
     action_of,
+    best_moves_reader,
     deferring_best_moves,
     raw_env,
     told_of,
@@ -179,7 +180,9 @@ class MnkVsOpponent(gymnasium.Env):
             **info,
         }
         position = game.position
-        return deferring_best_moves(told, self.oracle_truth, position.x, position.o)
+        return deferring_best_moves(
+            told, best_moves_reader(self.oracle_truth, position.x, position.o)
+        )
 
     def _opponent_moves(self) -> dict[str, Any]:
         """The opponent's answer, played: ``opponent_action``, or ``opponent_illegal`` (and

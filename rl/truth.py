@@ -5,8 +5,10 @@
 record for the position and one a move, checked against each other); any other game it asks
 the oracle (:class:`ttt_solve.book.oracle.Oracle`): the book where it holds the position, a
 live search past it, and :class:`TruthUnavailableError` where neither answers within
-``search_seconds``. Answers are kept per position, so a game replayed, or a training run's
-millionth game, reads a dictionary. A damaged table raises
+``search_seconds``. The oracle's answers are kept per position, so a game replayed, or a
+training run's millionth game, reads a dictionary; a table's are not: a look-up costs less
+than keeping its answer, which the garbage collector would walk again and again (a
+training run's kept answers once made most of its steps' cost). A damaged table raises
 :class:`~ttt_solve.solver.tablebase.probe.TableDamagedError`: never a value its own moves
 contradict. :meth:`Truth.of_many` answers a batch (the positions of a vector environment's
 games) with one batched read of the book.
@@ -15,11 +17,10 @@ games) with one batched read of the book.
 a position's value alone (what the environments hand out at each step: a move's value is the
 negation of the position it leads to), read from a table by
 :meth:`Tablebase.probe_best <ttt_solve.solver.tablebase.probe.Tablebase.probe_best>` (the same
-reads and checks as ``probe_moves``, less work) and by ``probe``, one record, not kept. The
-table is opened again for the truth, its maps advised that
-look-ups are scattered (:meth:`Tablebase.read_scattered
-<ttt_solve.solver.tablebase.probe.Tablebase.read_scattered>`): a look-up that misses the page
-cache reads a page, not the megabytes around it.
+reads and checks as ``probe_moves``, less work) and by ``probe``, one record. The table is
+opened again for the truth, its maps advised that look-ups are scattered
+(:meth:`Tablebase.read_scattered <ttt_solve.solver.tablebase.probe.Tablebase.read_scattered>`):
+a look-up that misses the page cache reads a page, not the megabytes around it.
 """
 
 from __future__ import annotations
@@ -100,21 +101,21 @@ class Truth:
             self.tablebase.read_scattered()
             self.tablebase.compile()  # a training run probes millions of positions
         self._cache: dict[tuple[int, int], Verdict] = {}
-        self._standings: dict[tuple[int, int], Standing] = {}
 
     def of(self, position: Position) -> Verdict:
         """The verdict on ``position``; :class:`TruthUnavailableError` if out of reach."""
+        if self.tablebase is not None:
+            return self._probed(position)
         key = (position.x, position.o)
         verdict = self._cache.get(key)
         if verdict is None:
-            verdict = self._probed(position) if self.tablebase else self._analysed(position)
+            verdict = self._analysed(position)
             _keep(self._cache, key, verdict)
         return verdict
 
     def value_of(self, position: Position) -> tuple[Value, str]:
         """The value of ``position`` for the side to move and where it came from: from a
-        table, one record read (not kept: a look-up costs less than keeping its answer, whose
-        entries the garbage collector would walk again and again)."""
+        table, one record read."""
         if self.tablebase is None:
             verdict = self.of(position)
             return verdict.value, verdict.source
@@ -125,13 +126,8 @@ class Truth:
         table, the same reads without a move's value for every move."""
         if self.tablebase is None:
             return self.of(position).standing
-        key = (position.x, position.o)
-        standing = self._standings.get(key)
-        if standing is None:
-            value, best, _ = self.tablebase.probe_best(position)
-            standing = Standing(value, best, BOOK)
-            _keep(self._standings, key, standing)
-        return standing
+        value, best, _ = self.tablebase.probe_best(position)
+        return Standing(value, best, BOOK)
 
     def _probed(self, position: Position) -> Verdict:
         assert self.tablebase is not None

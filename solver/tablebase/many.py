@@ -302,6 +302,7 @@ def _probe_one(
     return found
 
 
+_TYPE_OF = cast("Callable[[object], Any]", numba.typeof)
 _KERNEL = cast("Callable[..., int]", _probe_family)
 _ONE = cast("Callable[..., int]", _probe_one)
 _NUMBERS = cast("Callable[..., None]", _family_numbers)
@@ -330,6 +331,7 @@ class CompiledIndex:
         self._classes: dict[int, ClassTable] = {}
         self._ranked: dict[int, tuple[Any, ...]] = {}
         self._single: dict[int, tuple[Any, ...]] = {}
+        self._checking: dict[int, tuple[Callable[..., int] | None, tuple[Any, ...]]] = {}
 
     def _ply(self, ply: int) -> tuple[tuple[Any, ...], NDArray[np.uint8] | None]:
         """A ply's guided index (:meth:`_ranked_ply`) and records (an array over the map;
@@ -403,15 +405,31 @@ class CompiledIndex:
         ply's records are not an array over a map (the probe's plain path then says why, or
         reads them)."""
         ply = x.bit_count() + o.bit_count()
-        arguments = self._single.get(ply)
-        if arguments is None:
+        checking = self._checking.get(ply)
+        if checking is None:
             if not 0 <= ply <= self.cells:
                 return -1
-            arguments = self._one_arguments(ply)
-        if arguments[1] is None:
+            checking = self._checking[ply] = self._checking_of(ply)
+        kernel, arguments = checking
+        if kernel is None:
             return -1
-        found: int = _ONE(x, o, *arguments, True)
+        found: int = kernel(x, o, *arguments, True)
         return found & 255 if found >= 0 else -1
+
+    def _checking_of(self, ply: int) -> tuple[Callable[..., int] | None, tuple[Any, ...]]:
+        """:meth:`checked`'s kernel for ``ply`` and its arguments but the position and
+        ``check`` (no kernel where the ply's records are not an array over a map). The kernel
+        is :func:`_probe_one`'s compiled overload for these arguments' types, called past
+        Numba's dispatcher, which types every argument at each call: in an environment's
+        step, where each call finds the processor's caches cold, that is most of its cost."""
+        arguments = self._one_arguments(ply)
+        if arguments[1] is None:
+            return None, arguments
+        given = (0, 0, *arguments, True)
+        _ONE(*given)  # compiled (or loaded) for these types
+        types = tuple(_TYPE_OF(argument) for argument in given)
+        kernel: Callable[..., int] = _probe_one.get_overload(types)
+        return kernel, arguments
 
     def _one_arguments(self, ply: int) -> tuple[Any, ...]:
         """What :func:`_probe_one` is given for a position of ``ply``, but the position and
@@ -474,3 +492,4 @@ class CompiledIndex:
         self._arguments.clear()
         self._ranked.clear()
         self._single.clear()
+        self._checking.clear()
