@@ -17,7 +17,9 @@ largest game a book holds as a table (``--book BOOK``; ``--game 5x5k4``: that on
 with the truth off, on, and on with every key read after each step (``best_moves`` too, which a
 table's truth reads only when asked for), alternating pass by pass, the mean and median time of
 ``env.step`` (and of the read). Target: with the truth on, at most 1.5 times the step without
-it.
+it. A table larger than the page cache (or evicted from it: this machine pages out what it
+has not read for a minute) costs a read from the disk a step; ``--warm`` plays each pass's
+games once before timing them, to measure the truth's own cost.
 
 Needs the rl and notebook extras (PettingZoo's tic-tac-toe imports pygame).
 
@@ -136,12 +138,15 @@ def new_games(args: argparse.Namespace) -> None:
                 times: dict[str, list[float]] = {name: [] for name in envs}
                 for repeat in range(args.repeat):
                     games = random_games(rules, args.games, seed=args.seed + repeat)
+                    if args.warm:  # the records these games read, into memory: not timed
+                        step_times(envs["read"], games, read=True)
                     for name, env in envs.items():
                         times[name] += step_times(env, games, read=name == "read")
             rows += _figures(rules.name, times)
+    warmed = ", each pass's records read once just before it" if args.warm else ""
     print(
         f"{args.repeat} passes of {args.games} new random games each, truth off, on, and on "
-        f"with every key read, alternating; Python {sys.version.split()[0]}, "
+        f"with every key read, alternating{warmed}; Python {sys.version.split()[0]}, "
         f"load {os.getloadavg()[0]:.1f}"
     )
     headers = ("game", "", "off us", "on us", "on/off", "read us", "read/off")
@@ -220,6 +225,13 @@ def main() -> None:
     parser.add_argument("--new-games", action="store_true", help="the truth's cost from tables")
     parser.add_argument("--book", metavar="BOOK", help="a book holding a game as a table")
     parser.add_argument("--game", default="", help="with --book: the game (as 5x5k4)")
+    parser.add_argument(
+        "--warm",
+        action="store_true",
+        help="with --new-games: play each pass's games once, untimed, before timing them, so "
+        "that their records are in memory (the truth's own cost, as on a machine whose memory "
+        "holds the table)",
+    )
     args = parser.parse_args()
     if args.new_positions:
         new_positions(args.games, args.seed)

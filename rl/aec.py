@@ -118,11 +118,11 @@ def told_of(truth: Truth, position: Position, by_value: dict[Value, Told]) -> To
 
 
 def deferring_best_moves(info: dict[str, Any], read: Callable[[], Any]) -> dict[str, Any]:
-    """``info``, or where its ``best_moves`` is ``None`` (not read yet) the same entries
-    with ``best_moves`` from ``read()`` (:func:`best_moves_reader`) when first asked for
+    """A copy of ``info``, where its ``best_moves`` is ``None`` (not read yet) with
+    ``best_moves`` from ``read()`` (:func:`best_moves_reader`) when first asked for
     (:class:`~ttt_solve.rl.info.LazyInfo`)."""
     if info["best_moves"] is not None:
-        return info
+        return dict(info)
     return LazyInfo.deferring(info, "best_moves", read)
 
 
@@ -206,6 +206,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
         self._now: Told | None = None
         self._told: dict[tuple[int, int], Told] = {}
         self._told_by_value: dict[Value, Told] = {}
+        self._infos: dict[tuple[str, Value, Value | None], dict[str, Any]] = {}
         self.agent_selection: str = self.agents[0]
         self.terminations: dict[str, bool] = {}
         self.truncations: dict[str, bool] = {}
@@ -292,18 +293,31 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 - PettingZoo's name for the unwra
                 self._told.clear()
             self._told[key] = told
         self._now = told
-        move = told.move
-        info = {
-            "to_move": self.agent_selection,
-            **told.entries,
-            "last_move_kept": None if before is None else move.outcome is before.outcome,
-            "last_move_best": None if before is None else move == before,
-        }
+        info = self._info(told, before)
         read = best_moves_reader(truth, x, o)
         self.infos = {
             self.agents[0]: deferring_best_moves(info, read),
-            self.agents[1]: deferring_best_moves(dict(info), read),
+            self.agents[1]: deferring_best_moves(info, read),
         }
+
+    def _info(self, told: Told, before: Value | None) -> dict[str, Any]:
+        """The entries of both agents' infos (copied before they are handed out), made once
+        for each side to move, value and value before where they depend on nothing else (no
+        best moves read yet)."""
+        kept = told.entries["best_moves"] is None
+        key = (self.agent_selection, told.value, before)
+        info = self._infos.get(key) if kept else None
+        if info is None:
+            move = told.move
+            info = {
+                "to_move": self.agent_selection,
+                **told.entries,
+                "last_move_kept": None if before is None else move.outcome is before.outcome,
+                "last_move_best": None if before is None else move == before,
+            }
+            if kept:
+                self._infos[key] = info
+        return info
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game; ``seed`` seeds the agents' action spaces (the game itself has no
