@@ -15,7 +15,7 @@ twice its time.
 random games (a training run's episodes), on 4x4 k=3 from a table built here, and on the
 largest game a book holds as a table (``--book BOOK``; ``--game 5x5k4``: that one); ``mnk_v0``
 with the truth off, on, and on with every key read after each step (``best_moves`` too, which a
-table's truth reads only when asked for), alternating pass by pass, the mean and median time of
+table's truth reads only when asked for), in turns game by game, the mean and median time of
 ``env.step`` (and of the read). Target: with the truth on, at most 1.5 times the step without
 it. A table larger than the page cache (or evicted from it: this machine pages out what it
 has not read for a minute) costs a read from the disk a step; ``--warm`` plays each pass's
@@ -140,13 +140,14 @@ def new_games(args: argparse.Namespace) -> None:
                     games = random_games(rules, args.games, seed=args.seed + repeat)
                     if args.warm:  # the records these games read, into memory: not timed
                         step_times(envs["read"], games, read=True)
-                    for name, env in envs.items():
-                        times[name] += step_times(env, games, read=name == "read")
+                    for game in games:  # in turns game by game: a slow spell of a shared
+                        for name, env in envs.items():  # machine falls on every way alike
+                            times[name] += step_times(env, [game], read=name == "read")
             rows += _figures(rules.name, times)
     warmed = ", each pass's records read once just before it" if args.warm else ""
     print(
         f"{args.repeat} passes of {args.games} new random games each, truth off, on, and on "
-        f"with every key read, alternating{warmed}; Python {sys.version.split()[0]}, "
+        f"with every key read, in turns game by game{warmed}; Python {sys.version.split()[0]}, "
         f"load {os.getloadavg()[0]:.1f}"
     )
     headers = ("game", "", "off us", "on us", "on/off", "read us", "read/off")
