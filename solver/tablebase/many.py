@@ -42,6 +42,7 @@ from ttt_solve.solver.tablebase.record import DECIDED, DRAW, NONE
 
 if TYPE_CHECKING:
     from ttt_solve.solver.tablebase.probe import Probes, Tablebase
+    from ttt_solve.solver.value import Value
 
 _TWINS = twins(lookup.FORMULAS, numba.njit(nogil=True, cache=True), CPU)
 number_by_ranks_cpu = _TWINS["number_by_ranks"]
@@ -331,7 +332,7 @@ class CompiledIndex:
         self._classes: dict[int, ClassTable] = {}
         self._ranked: dict[int, tuple[Any, ...]] = {}
         self._single: dict[int, tuple[Any, ...]] = {}
-        self._checking: dict[int, tuple[Callable[..., int] | None, tuple[Any, ...]]] = {}
+        self._checking: dict[int, tuple[Callable[..., int] | None, tuple[Any, ...], Any]] = {}
 
     def _ply(self, ply: int) -> tuple[tuple[Any, ...], NDArray[np.uint8] | None]:
         """A ply's guided index (:meth:`_ranked_ply`) and records (an array over the map;
@@ -398,38 +399,40 @@ class CompiledIndex:
         found: int = _ONE(x, o, *arguments, False)
         return (found >> 8, found & 255) if found >= 0 else (-2, 0)
 
-    def checked(self, x: int, o: int) -> int:
-        """The record of the position ``(x, o)``, checked as the probe checks one
-        (:func:`~solver.tablebase.lookup.record_fault`, a win in 1 included), in one call; -1
-        where it is not sound, where the stones are in counts no game has, or where the
-        ply's records are not an array over a map (the probe's plain path then says why, or
-        reads them)."""
+    def value(self, x: int, o: int) -> Value | None:
+        """The value of the position ``(x, o)`` for the side to move, its record checked as
+        the probe checks one (:func:`~solver.tablebase.lookup.record_fault`, a win in 1
+        included), in one call; ``None`` where the record is not sound, where the stones are
+        in counts no game has, or where the ply's records are not an array over a map (the
+        probe's plain path then says why, or reads them)."""
         ply = x.bit_count() + o.bit_count()
         checking = self._checking.get(ply)
         if checking is None:
             if not 0 <= ply <= self.cells:
-                return -1
+                return None
             checking = self._checking[ply] = self._checking_of(ply)
-        kernel, arguments = checking
+        kernel, arguments, values = checking
         if kernel is None:
-            return -1
+            return None
         found: int = kernel(x, o, *arguments, True)
-        return found & 255 if found >= 0 else -1
+        return values[found & 255] if found >= 0 else None
 
-    def _checking_of(self, ply: int) -> tuple[Callable[..., int] | None, tuple[Any, ...]]:
-        """:meth:`checked`'s kernel for ``ply`` and its arguments but the position and
-        ``check`` (no kernel where the ply's records are not an array over a map). The kernel
+    def _checking_of(self, ply: int) -> tuple[Callable[..., int] | None, tuple[Any, ...], Any]:
+        """:meth:`value`'s kernel for ``ply``, its arguments but the position and ``check``,
+        and the ply's values by record (no kernel where the ply's records are not an array
+        over a map). The kernel
         is :func:`_probe_one`'s compiled overload for these arguments' types, called past
         Numba's dispatcher, which types every argument at each call: in an environment's
         step, where each call finds the processor's caches cold, that is most of its cost."""
         arguments = self._one_arguments(ply)
+        values = self.tablebase.ply_file(ply).values
         if arguments[1] is None:
-            return None, arguments
+            return None, arguments, values
         given = (0, 0, *arguments, True)
         _ONE(*given)  # compiled (or loaded) for these types
         types = tuple(_TYPE_OF(argument) for argument in given)
         kernel: Callable[..., int] = _probe_one.get_overload(types)
-        return kernel, arguments
+        return kernel, arguments, values
 
     def _one_arguments(self, ply: int) -> tuple[Any, ...]:
         """What :func:`_probe_one` is given for a position of ``ply``, but the position and

@@ -331,10 +331,10 @@ class Tablebase:
         reaches, :class:`TableDamagedError` for a record the rules forbid there."""
         compiled = self._compiled
         if compiled is not None and (position.rules is self.rules or position.rules == self.rules):
-            record = compiled.checked(position.x, position.o)  # the plain path says why not
-            if record >= 0:
+            value = compiled.value(position.x, position.o)  # the plain path says why not
+            if value is not None:
                 self.reads += 1
-                return cast("Value", self._plies[position.ply].values[record])  # sound: checked
+                return value
         ply, numbers, records, _, _ = self._family(position, False)
         return self._value(ply, numbers[0], records[0], position)
 
@@ -400,7 +400,7 @@ class Tablebase:
             compiled = self.kernels or CompiledIndex(self)
             compiled.family(0, 0, 0, self.rules.cells)  # loaded (or compiled) now
             compiled.one(0, 0, 0)
-            compiled.checked(0, 0)
+            compiled.value(0, 0)
             self.kernels = self._compiled = compiled
 
     def read_scattered(self) -> None:
