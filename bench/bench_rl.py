@@ -18,8 +18,9 @@ with the truth off, on, and on with every key read after each step (``best_moves
 table's truth reads only when asked for), in turns game by game, the mean and median time of
 ``env.step`` (and of the read). Target: with the truth on, at most 1.5 times the step without
 it. A table larger than the page cache (or evicted from it: this machine pages out what it
-has not read for a minute) costs a read from the disk a step; ``--warm`` plays each pass's
-games once before timing them, to measure the truth's own cost.
+has not read for a minute) costs a read from the disk a step, and a page of its map the
+process has not touched yet a page fault; ``--warm`` plays each pass's games once in each way
+before timing them, to measure the truth's own cost.
 
 Needs the rl and notebook extras (PettingZoo's tic-tac-toe imports pygame).
 
@@ -138,13 +139,14 @@ def new_games(args: argparse.Namespace) -> None:
                 times: dict[str, list[float]] = {name: [] for name in envs}
                 for repeat in range(args.repeat):
                     games = random_games(rules, args.games, seed=args.seed + repeat)
-                    if args.warm:  # the records these games read, into memory: not timed
-                        step_times(envs["read"], games, read=True)
+                    if args.warm:  # the records these games read, in memory and mapped
+                        for name in ("on", "read"):  # by each way's own maps: not timed
+                            step_times(envs[name], games, read=name == "read")
                     for game in games:  # in turns game by game: a slow spell of a shared
                         for name, env in envs.items():  # machine falls on every way alike
                             times[name] += step_times(env, [game], read=name == "read")
             rows += _figures(rules.name, times)
-    warmed = ", each pass's records read once just before it" if args.warm else ""
+    warmed = ", each pass's games played once in each way just before" if args.warm else ""
     print(
         f"{args.repeat} passes of {args.games} new random games each, truth off, on, and on "
         f"with every key read, in turns game by game{warmed}; Python {sys.version.split()[0]}, "
@@ -229,9 +231,9 @@ def main() -> None:
     parser.add_argument(
         "--warm",
         action="store_true",
-        help="with --new-games: play each pass's games once, untimed, before timing them, so "
-        "that their records are in memory (the truth's own cost, as on a machine whose memory "
-        "holds the table)",
+        help="with --new-games: play each pass's games once in each way, untimed, before "
+        "timing them, so that their records are in memory and mapped (the truth's own cost, as "
+        "in a long run on a machine whose memory holds the table)",
     )
     args = parser.parse_args()
     if args.new_positions:
