@@ -303,12 +303,19 @@ def _probe_one(
     return found
 
 
-_TYPE_OF = cast("Callable[[object], Any]", numba.typeof)
-_KERNEL = cast("Callable[..., int]", _probe_family)
-_ONE = cast("Callable[..., int]", _probe_one)
 _NUMBERS = cast("Callable[..., None]", _family_numbers)
-"""The kernels, called with their per-ply arguments kept in a tuple (which Numba's type of a
+"""The kernel, called with its per-ply arguments kept in a tuple (which Numba's type of a
 dispatcher does not take)."""
+_TYPE_OF = cast("Callable[[object], Any]", numba.typeof)
+
+
+def _compiled_for(kernel: Any, given: tuple[Any, ...]) -> Callable[..., int]:
+    """``kernel`` compiled (or loaded from Numba's cache) for the types of the arguments
+    ``given``, to be called past Numba's dispatcher, which types every argument at each call:
+    in an environment's step, where each call finds the processor's caches cold, that is most
+    of a call's cost."""
+    compiled: Callable[..., int] = kernel.compile(tuple(_TYPE_OF(value) for value in given))
+    return compiled
 
 
 class CompiledIndex:
@@ -328,11 +335,11 @@ class CompiledIndex:
         through, width = lookup.lines_through_table(rules)
         self.lines_through = np.array(through, dtype=np.int64)
         self.through = width
-        self._arguments: dict[tuple[int, bool], tuple[Any, ...]] = {}
+        self._families: dict[tuple[int, bool], tuple[Callable[..., int] | None, tuple[Any, ...]]]
+        self._families = {}
         self._classes: dict[int, ClassTable] = {}
         self._ranked: dict[int, tuple[Any, ...]] = {}
-        self._single: dict[int, tuple[Any, ...]] = {}
-        self._checking: dict[int, tuple[Callable[..., int] | None, tuple[Any, ...], Any]] = {}
+        self._single: dict[int, tuple[Callable[..., int] | None, tuple[Any, ...], Any]] = {}
 
     def _ply(self, ply: int) -> tuple[tuple[Any, ...], NDArray[np.uint8] | None]:
         """A ply's guided index (:meth:`_ranked_ply`) and records (an array over the map;
@@ -378,13 +385,19 @@ class CompiledIndex:
         none, and always without children; -2: a number the index or the records do not
         hold, or a record of the position the rules forbid there, a win in 1 included where
         no children are read)."""
-        arguments = self._arguments.get((ply, children > 0))
-        if arguments is None:
-            arguments = self._arguments[(ply, children > 0)] = self._arguments_of(ply, children)
         numbers = np.empty(1 + children, dtype=np.int64)  # each call its own: threads share
         found = np.empty(1 + children, dtype=np.int64)
-        if arguments[1] is not None and arguments[3] is not None:  # records over maps
-            problem: int = _KERNEL(x, o, children, *arguments, numbers, found)
+        made = self._families.get((ply, children > 0))
+        if made is None:
+            arguments = self._arguments_of(ply, children)
+            kernel = None
+            if arguments[1] is not None and arguments[3] is not None:  # records over maps
+                given = (x, o, children, *arguments, numbers, found)
+                kernel = _compiled_for(_probe_family, given)
+            made = self._families[(ply, children > 0)] = (kernel, arguments)
+        kernel, arguments = made
+        if kernel is not None:
+            problem = kernel(x, o, children, *arguments, numbers, found)
             return numbers, found.tolist(), problem
         return self._family_read(ply, x, o, children, arguments, numbers)
 
@@ -392,11 +405,11 @@ class CompiledIndex:
         """``(number, record)`` of the position ``(x, o)`` of ``ply``: :meth:`family` without
         children, cheaper a call; ``(-2, 0)`` where the number is none the index or the
         records hold."""
-        arguments = self._one_arguments(ply)
-        if arguments[1] is None:  # read through the ply's source
+        kernel, arguments, _ = self._single.get(ply) or self._single_of(ply)
+        if kernel is None:  # read through the ply's source
             numbers, read, problem = self.family(ply, x, o, 0)
             return (int(numbers[0]), read[0]) if problem != -2 else (-2, 0)
-        found: int = _ONE(x, o, *arguments, False)
+        found = kernel(x, o, *arguments, False)
         return (found >> 8, found & 255) if found >= 0 else (-2, 0)
 
     def value(self, x: int, o: int) -> Value | None:
@@ -406,41 +419,28 @@ class CompiledIndex:
         in counts no game has, or where the ply's records are not an array over a map (the
         probe's plain path then says why, or reads them)."""
         ply = x.bit_count() + o.bit_count()
-        checking = self._checking.get(ply)
-        if checking is None:
-            if not 0 <= ply <= self.cells:
-                return None
-            checking = self._checking[ply] = self._checking_of(ply)
-        kernel, arguments, values = checking
-        if kernel is None:
-            return None
-        found: int = kernel(x, o, *arguments, True)
-        return values[found & 255] if found >= 0 else None
-
-    def _checking_of(self, ply: int) -> tuple[Callable[..., int] | None, tuple[Any, ...], Any]:
-        """:meth:`value`'s kernel for ``ply``, its arguments but the position and ``check``,
-        and the ply's values by record (no kernel where the ply's records are not an array
-        over a map). The kernel
-        is :func:`_probe_one`'s compiled overload for these arguments' types, called past
-        Numba's dispatcher, which types every argument at each call: in an environment's
-        step, where each call finds the processor's caches cold, that is most of its cost."""
-        arguments = self._one_arguments(ply)
-        values = self.tablebase.ply_file(ply).values
-        if arguments[1] is None:
-            return None, arguments, values
-        given = (0, 0, *arguments, True)
-        _ONE(*given)  # compiled (or loaded) for these types
-        types = tuple(_TYPE_OF(argument) for argument in given)
-        kernel: Callable[..., int] = _probe_one.get_overload(types)
-        return kernel, arguments, values
-
-    def _one_arguments(self, ply: int) -> tuple[Any, ...]:
-        """What :func:`_probe_one` is given for a position of ``ply``, but the position and
-        ``check``, made once."""
         single = self._single.get(ply)
         if single is None:
-            arguments = self._arguments_of(ply, 0)
-            single = self._single[ply] = (*arguments[0:2], *arguments[4:9])
+            if not 0 <= ply <= self.cells:
+                return None
+            single = self._single_of(ply)
+        kernel, arguments, values = single
+        if kernel is None:
+            return None
+        found = kernel(x, o, *arguments, True)
+        return values[found & 255] if found >= 0 else None
+
+    def _single_of(self, ply: int) -> tuple[Callable[..., int] | None, tuple[Any, ...], Any]:
+        """:func:`_probe_one` compiled for a position of ``ply`` (``None`` where the ply's
+        records are not an array over a map), its arguments but the position and ``check``,
+        and the ply's values by record; made once."""
+        arguments = self._arguments_of(ply, 0)
+        single_arguments = (*arguments[0:2], *arguments[4:9])
+        kernel = None
+        if arguments[1] is not None:
+            kernel = _compiled_for(_probe_one, (0, 0, *single_arguments, True))
+        values = self.tablebase.ply_file(ply).values
+        single = self._single[ply] = (kernel, single_arguments, values)
         return single
 
     def _family_read(
@@ -492,7 +492,6 @@ class CompiledIndex:
 
     def release(self) -> None:
         """Drop the views of the files' maps (before they are closed)."""
-        self._arguments.clear()
+        self._families.clear()
         self._ranked.clear()
         self._single.clear()
-        self._checking.clear()
