@@ -13,7 +13,7 @@ import multiprocessing
 import signal
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
 from typing import Any, NamedTuple
@@ -23,7 +23,7 @@ from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.seeding import SeededOnUse, reseed
 from ttt_solve.agents.spec import make_agent, parse_spec
-from ttt_solve.processes import end_with_parent, interrupts_deferred
+from ttt_solve.processes import end_pool, end_with_parent, results_as_done, signals_held
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.vocabulary import Side
@@ -166,39 +166,47 @@ def run_chunks(
             progress(done, total)
     if index < len(chunks):
         assert makers is not None  # only a parallel run gets here
-        with ProcessPoolExecutor(
-            max_workers=jobs,
-            initializer=functools.partial(_init_worker, worker.rules, list(makers)),
-        ) as pool:
-            workers: list[multiprocessing.process.BaseProcess] = []
+        # Nothing is raised in this process while its pool runs: Ctrl-C or SIGTERM raised
+        # amid the pool's own code (a submit, a wait for a result, a worker's fork) can leave
+        # one of the pool's locks held, and the pool's shutdown then waits for ever for its
+        # manager thread, which waits for that lock. Both are held back, looked at between
+        # submits and waits, and raised once the pool has ended.
+        failure: BaseException | None = None
+        before = multiprocessing.active_children()
+        workers: list[multiprocessing.process.BaseProcess] = []
+        with signals_held([signal.SIGINT, signal.SIGTERM]) as received:
+            pool = ProcessPoolExecutor(
+                max_workers=jobs,
+                initializer=functools.partial(_init_worker, worker.rules, list(makers)),
+            )
             try:
-                # The pool forks its workers at the first submit: a Ctrl-C that came amid a
-                # fork would be printed and lost (Python runs its after-fork hooks there).
-                # Only that submit holds it back: the others, hundreds of thousands for a
-                # ladder of many games, take seconds, and a Ctrl-C held over them found the
-                # workers it had ended, and the pool broken.
-                with interrupts_deferred():
-                    futures = [pool.submit(_run_in_worker, method, chunks[index])]
-                    workers = multiprocessing.active_children()
-                futures += [pool.submit(_run_in_worker, method, c) for c in chunks[index + 1 :]]
-                for offset, future in enumerate(futures):
-                    results.extend(future.result())
+                futures: list[Future[Any]] = []
+                for chunk in chunks[index:]:
+                    if received:
+                        break
+                    futures.append(pool.submit(_run_in_worker, method, chunk))
+                workers = [c for c in multiprocessing.active_children() if c not in before]
+                for offset, result in enumerate(
+                    results_as_done(futures, ordered=True, held=received)
+                ):
+                    results.extend(result)
                     done += sizes[index + offset]
                     if progress:
                         progress(done, total)
             except BaseException as error:
-                # Ctrl-C or a failed chunk: drop the chunks not started rather than wait for
-                # them, and end the workers now (one forked just as Ctrl-C came did not see it
-                # and would wait for work, and the exit for it, forever). Then wait for the
-                # pool's manager thread, which sees them gone at once: left to Python's exit,
-                # it races the exit's own wake-up call on a pipe it closes ("Exception ignored
-                # ... Bad file descriptor").
-                for child in multiprocessing.active_children():
-                    child.terminate()
-                pool.shutdown(wait=True, cancel_futures=True)
-                if isinstance(error, BrokenProcessPool) and _ended_by_ctrl_c(workers):
-                    raise KeyboardInterrupt from None
-                raise
+                # A signal or a failed chunk: the chunks not started are dropped rather than
+                # waited for, and the workers ended now.
+                failure = error
+                end_pool(pool, before)
+            else:
+                pool.shutdown(wait=True)
+        if not received and isinstance(failure, BrokenProcessPool) and _ended_by_ctrl_c(workers):
+            received.append(signal.SIGINT)
+        if received:
+            signal.raise_signal(received[0])  # raises what this process's handler raises
+            raise KeyboardInterrupt  # a handler let it pass: the work is cut short all the same
+        if failure is not None:
+            raise failure
     return results
 
 

@@ -1,5 +1,6 @@
-"""What the tool's processes share: Ctrl-C held back over a moment that must not be cut, and
-worker processes that end with the process that started them.
+"""What the tool's processes share: Ctrl-C held back over a moment that must not be cut, worker
+processes that end with the process that started them, and the waits and the end of a pool of
+them.
 
 A process killed with SIGKILL cannot stop the workers of its pools: left alone, each would
 finish its task, fail to hand the result back through a pipe nobody reads (a
@@ -9,6 +10,7 @@ finish its task, fail to hand the result back through a pipe nobody reads (a
 
 from __future__ import annotations
 
+import concurrent.futures
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -16,8 +18,10 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
+from typing import Any
 
 ORPHANED = 1
 """The exit status of a worker whose parent died (nobody is left to read it)."""
@@ -95,7 +99,13 @@ def signals_held(
         yield received
         return
 
+    owner = os.getpid()
+
     def hold(signum: int, _frame: object) -> None:
+        if os.getpid() != owner:  # a process forked in the block: the signal is its own
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
         received.append(signum)
         if on_signal is not None:
             on_signal(signum)
@@ -119,3 +129,71 @@ def interrupts_deferred() -> Iterator[None]:
         yield
     if received:
         raise KeyboardInterrupt
+
+
+WAKE_SECONDS = 0.25
+"""The longest a wait for a pool's results goes without a look at the signals that came."""
+
+
+class SignalCame(Exception):
+    """A signal held back by :func:`signals_held` came while results were awaited: the work
+    is dropped, and the signal raised once the block is left."""
+
+
+def results_as_done(
+    futures: Sequence[Future[Any]], ordered: bool = False, held: Collection[int] = ()
+) -> Iterator[Any]:
+    """The results of ``futures`` as they are done (``ordered``: in their order), waiting at
+    most :data:`WAKE_SECONDS` at a time; :class:`SignalCame` as soon as ``held`` (the list
+    :func:`signals_held` yields) has received a signal.
+
+    The system hands a signal sent to this process to any of its threads, a pool's own among
+    them; Python then runs the handler only once the main thread wakes, and a main thread
+    blocked on the next result would not wake before it came: never, where the same signal
+    (``timeout``'s, sent to every process of the group) had ended the workers."""
+    if ordered:
+        for future in futures:
+            while True:
+                if held:
+                    raise SignalCame
+                try:
+                    result = future.result(timeout=WAKE_SECONDS)
+                except concurrent.futures.TimeoutError:
+                    continue
+                yield result
+                break
+        return
+    pending = set(futures)
+    while pending:
+        if held:
+            raise SignalCame
+        finished, pending = concurrent.futures.wait(
+            pending, timeout=WAKE_SECONDS, return_when=concurrent.futures.FIRST_COMPLETED
+        )
+        for future in finished:
+            yield future.result()
+
+
+KILL_AFTER_SECONDS = 1.0
+"""How long a pool's worker has to end after SIGTERM before it is killed (SIGKILL)."""
+
+
+def end_pool(
+    pool: ProcessPoolExecutor, before: Collection[multiprocessing.process.BaseProcess]
+) -> None:
+    """End ``pool`` at once, its work done or not: its workers (this process's children not
+    in ``before``) are stopped rather than waited for, then the pool is shut down.
+
+    A worker that SIGTERM does not end in :data:`KILL_AFTER_SECONDS` is killed: one forked
+    while another thread of this process held a lock can wait for that lock for ever, and its
+    handler for SIGTERM, Python's, never runs; the pool's shutdown would wait for it for ever.
+    """
+    workers = [child for child in multiprocessing.active_children() if child not in before]
+    for worker in workers:
+        worker.terminate()
+    deadline = time.monotonic() + KILL_AFTER_SECONDS
+    for worker in workers:
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.kill()
+    pool.shutdown(wait=True, cancel_futures=True)

@@ -37,7 +37,6 @@ from the chunks it has.
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import multiprocessing
 import signal
@@ -49,7 +48,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.processes import end_with_parent, signals_held
+from ttt_solve.processes import end_pool, end_with_parent, results_as_done, signals_held
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError, SearchTimeout
 from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
@@ -266,7 +265,7 @@ class OpeningBookBuilder:
         self.processes = min(self.jobs, len(tasks))
         with _worker_pool(self.rules, self.processes) as pool:
             runs = [tasks[first : first + run] for first in range(0, len(tasks), run)]
-            for proved in _as_they_come(_submit(pool, _prove_tasks, runs)):
+            for proved in results_as_done(_submit(pool, _prove_tasks, runs)):
                 for start, stop, chunk_scores, chunk_best, nodes in proved:
                     self.worker_nodes += nodes
                     keep(start, stop, chunk_scores, chunk_best)
@@ -302,7 +301,7 @@ class OpeningBookBuilder:
         self.processes = len(tasks)
         with _worker_pool(self.rules, self.processes) as pool:
             ((start, stop, scores, best, nodes),) = next(
-                _as_they_come(_submit(pool, _prove_tasks, [[task] for task in tasks]))
+                results_as_done(_submit(pool, _prove_tasks, [[task] for task in tasks]))
             )
         self.worker_nodes += nodes
         return start, stop, scores, best
@@ -497,7 +496,7 @@ def check_rows(
     with _worker_pool(rules, min(jobs, len(rows))) as pool:
         chunks = [rows[first : first + chunk] for first in range(0, len(rows), chunk)]
         done = 0
-        for messages in _as_they_come(_submit(pool, _check_tasks, chunks), ordered=True):
+        for messages in results_as_done(_submit(pool, _check_tasks, chunks), ordered=True):
             for message in messages:
                 done += 1
                 report(done, len(rows))
@@ -528,9 +527,7 @@ def _worker_pool(rules: Rules, processes: int) -> Iterator[ProcessPoolExecutor]:
     try:
         yield pool
     finally:
-        for worker in set(multiprocessing.active_children()) - before:
-            worker.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
+        end_pool(pool, before)
 
 
 def _submit(pool: ProcessPoolExecutor, task: Callable[[Any], Any], batches: list[Any]) -> list[Any]:
@@ -563,36 +560,6 @@ def _submit(pool: ProcessPoolExecutor, task: Callable[[Any], Any], batches: list
     if failure is not None:
         raise failure
     return futures
-
-
-WAKE_SECONDS = 0.25
-"""The longest the builder waits for its workers without a look at the signals that came."""
-
-
-def _as_they_come(futures: list[Future[Any]], ordered: bool = False) -> Iterator[Any]:
-    """The results of ``futures`` as they are done (``ordered``: in their order), waiting at
-    most :data:`WAKE_SECONDS` at a time. The system hands a signal sent to this process to
-    any of its threads, the pool's own among them; Python then runs the handler only once
-    the main thread wakes, and a main thread blocked on the next result would not wake before
-    it came: never, where the same signal (``timeout``'s, sent to every process of the group)
-    had ended the workers."""
-    if ordered:
-        for future in futures:
-            while True:
-                try:
-                    result = future.result(timeout=WAKE_SECONDS)
-                except concurrent.futures.TimeoutError:
-                    continue
-                yield result
-                break
-        return
-    pending = set(futures)
-    while pending:
-        finished, pending = concurrent.futures.wait(
-            pending, timeout=WAKE_SECONDS, return_when=concurrent.futures.FIRST_COMPLETED
-        )
-        for future in finished:
-            yield future.result()
 
 
 def book_prover(rules: Rules) -> Prover:
