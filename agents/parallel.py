@@ -23,7 +23,7 @@ from ttt_solve.agents.engine import EngineFailure
 from ttt_solve.agents.match import play_game
 from ttt_solve.agents.seeding import SeededOnUse, reseed
 from ttt_solve.agents.spec import make_agent, parse_spec
-from ttt_solve.processes import end_pool, end_with_parent, results_as_done, signals_held
+from ttt_solve.processes import end_with_parent, pool_held, results_as_done
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.vocabulary import Side
@@ -166,47 +166,29 @@ def run_chunks(
             progress(done, total)
     if index < len(chunks):
         assert makers is not None  # only a parallel run gets here
-        # Nothing is raised in this process while its pool runs: Ctrl-C or SIGTERM raised
-        # amid the pool's own code (a submit, a wait for a result, a worker's fork) can leave
-        # one of the pool's locks held, and the pool's shutdown then waits for ever for its
-        # manager thread, which waits for that lock. Both are held back, looked at between
-        # submits and waits, and raised once the pool has ended.
-        failure: BaseException | None = None
+        make_pool = functools.partial(
+            ProcessPoolExecutor,
+            max_workers=jobs,
+            initializer=functools.partial(_init_worker, worker.rules, list(makers)),
+        )
         before = multiprocessing.active_children()
-        workers: list[multiprocessing.process.BaseProcess] = []
-        with signals_held([signal.SIGINT, signal.SIGTERM]) as received:
-            pool = ProcessPoolExecutor(
-                max_workers=jobs,
-                initializer=functools.partial(_init_worker, worker.rules, list(makers)),
-            )
+        with pool_held(make_pool) as (pool, held):
+            futures: list[Future[Any]] = []
+            for chunk in chunks[index:]:
+                if held:  # seconds for hundreds of thousands of chunks: stop handing out
+                    break
+                futures.append(pool.submit(_run_in_worker, method, chunk))
+            workers = [c for c in multiprocessing.active_children() if c not in before]
             try:
-                futures: list[Future[Any]] = []
-                for chunk in chunks[index:]:
-                    if received:
-                        break
-                    futures.append(pool.submit(_run_in_worker, method, chunk))
-                workers = [c for c in multiprocessing.active_children() if c not in before]
-                for offset, result in enumerate(
-                    results_as_done(futures, ordered=True, held=received)
-                ):
+                for offset, result in enumerate(results_as_done(futures, True, held)):
                     results.extend(result)
                     done += sizes[index + offset]
                     if progress:
                         progress(done, total)
-            except BaseException as error:
-                # A signal or a failed chunk: the chunks not started are dropped rather than
-                # waited for, and the workers ended now.
-                failure = error
-                end_pool(pool, before)
-            else:
-                pool.shutdown(wait=True)
-        if not received and isinstance(failure, BrokenProcessPool) and _ended_by_ctrl_c(workers):
-            received.append(signal.SIGINT)
-        if received:
-            signal.raise_signal(received[0])  # raises what this process's handler raises
-            raise KeyboardInterrupt  # a handler let it pass: the work is cut short all the same
-        if failure is not None:
-            raise failure
+            except BrokenProcessPool:
+                if not held and _ended_by_ctrl_c(workers):
+                    held.append(signal.SIGINT)
+                raise
     return results
 
 

@@ -197,3 +197,33 @@ def end_pool(
         if worker.is_alive():
             worker.kill()
     pool.shutdown(wait=True, cancel_futures=True)
+
+
+@contextmanager
+def pool_held(
+    make: Callable[[], ProcessPoolExecutor],
+) -> Iterator[tuple[ProcessPoolExecutor, list[int]]]:
+    """The pool ``make()`` for the block, and the list of the signals that came: Ctrl-C and
+    SIGTERM are held back for as long as the pool runs, and the pool is ended on leaving
+    (:func:`end_pool`: its work done or not). The block hands out work and waits for it with
+    :func:`results_as_done`, ``held`` the list yielded; a signal that came is raised once
+    the pool has ended, in place of whatever the block raised.
+
+    Raised amid the pool's own code (a submit, a wait for a result, a worker's fork), Ctrl-C
+    or SIGTERM can leave one of the pool's locks held, and the pool's shutdown then waits for
+    ever for its manager thread, which waits for that lock."""
+    before = multiprocessing.active_children()
+    failure: BaseException | None = None
+    with signals_held([signal.SIGINT, signal.SIGTERM]) as received:
+        pool = make()
+        try:
+            yield pool, received
+        except BaseException as error:
+            failure = error
+        finally:
+            end_pool(pool, before)
+    if received:
+        signal.raise_signal(received[0])  # raises what this process's handler raises
+        raise KeyboardInterrupt  # a handler let it pass: the work is cut short all the same
+    if failure is not None:
+        raise failure

@@ -38,6 +38,7 @@ from the chunks it has.
 from __future__ import annotations
 
 import contextlib
+import functools
 import multiprocessing
 import signal
 import time
@@ -48,7 +49,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.processes import end_pool, end_with_parent, results_as_done, signals_held
+from ttt_solve.processes import end_with_parent, pool_held, results_as_done, signals_held
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError, SearchTimeout
 from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
@@ -263,9 +264,9 @@ class OpeningBookBuilder:
             1 if rows_per_chunk(self.rules) == 1 else max(1, min(8, len(tasks) // (4 * self.jobs)))
         )
         self.processes = min(self.jobs, len(tasks))
-        with _worker_pool(self.rules, self.processes) as pool:
+        with _worker_pool(self.rules, self.processes) as (pool, held):
             runs = [tasks[first : first + run] for first in range(0, len(tasks), run)]
-            for proved in results_as_done(_submit(pool, _prove_tasks, runs)):
+            for proved in results_as_done(_submit(pool, _prove_tasks, runs), held=held):
                 for start, stop, chunk_scores, chunk_best, nodes in proved:
                     self.worker_nodes += nodes
                     keep(start, stop, chunk_scores, chunk_best)
@@ -299,9 +300,10 @@ class OpeningBookBuilder:
             for exact_search in EXACT_SEARCHES
         ]
         self.processes = len(tasks)
-        with _worker_pool(self.rules, self.processes) as pool:
+        with _worker_pool(self.rules, self.processes) as (pool, held):
+            batches = [[task] for task in tasks]
             ((start, stop, scores, best, nodes),) = next(
-                results_as_done(_submit(pool, _prove_tasks, [[task] for task in tasks]))
+                results_as_done(_submit(pool, _prove_tasks, batches), held=held)
             )
         self.worker_nodes += nodes
         return start, stop, scores, best
@@ -493,21 +495,25 @@ def check_rows(
             report(done, len(rows))
             yield message
         return
-    with _worker_pool(rules, min(jobs, len(rows))) as pool:
+    with _worker_pool(rules, min(jobs, len(rows))) as (pool, held):
         chunks = [rows[first : first + chunk] for first in range(0, len(rows), chunk)]
         done = 0
-        for messages in results_as_done(_submit(pool, _check_tasks, chunks), ordered=True):
+        futures = _submit(pool, _check_tasks, chunks)
+        for messages in results_as_done(futures, ordered=True, held=held):
             for message in messages:
                 done += 1
                 report(done, len(rows))
                 yield message
 
 
-@contextlib.contextmanager
-def _worker_pool(rules: Rules, processes: int) -> Iterator[ProcessPoolExecutor]:
+def _worker_pool(
+    rules: Rules, processes: int
+) -> contextlib.AbstractContextManager[tuple[ProcessPoolExecutor, list[int]]]:
     """A pool of ``processes`` workers, each with a prover of ``rules``, for the ``with``
-    block; leaving it, done, on an error, on Ctrl-C or on SIGTERM, ends them at once (a worker
-    may be minutes into a proof). The workers start as work is handed out (:func:`_submit`).
+    block, and the list of the signals that came meanwhile (held back, then raised:
+    :func:`~ttt_solve.processes.pool_held`); leaving it, done, on an error, on Ctrl-C or on
+    SIGTERM, ends them at once (a worker may be minutes into a proof). The workers start as
+    work is handed out (:func:`_submit`).
 
     A worker that dies (killed, out of memory) breaks the pool, which says so
     (``BrokenProcessPool``), where multiprocessing's ``Pool`` started another from its own
@@ -517,17 +523,15 @@ def _worker_pool(rules: Rules, processes: int) -> Iterator[ProcessPoolExecutor]:
     # Workers start from a fresh server process, not a fork of this one: a fork copies
     # whatever threads and locks the caller holds (a web server's, a data library's), and a
     # lock held at that moment never opens in the child.
-    before = set(multiprocessing.active_children())
-    pool = ProcessPoolExecutor(
-        processes,
-        mp_context=multiprocessing.get_context("forkserver"),
-        initializer=_start_worker,
-        initargs=(rules,),
+    return pool_held(
+        functools.partial(
+            ProcessPoolExecutor,
+            processes,
+            mp_context=multiprocessing.get_context("forkserver"),
+            initializer=_start_worker,
+            initargs=(rules,),
+        )
     )
-    try:
-        yield pool
-    finally:
-        end_pool(pool, before)
 
 
 def _submit(pool: ProcessPoolExecutor, task: Callable[[Any], Any], batches: list[Any]) -> list[Any]:
