@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ttt_solve.agents.base import Agent
 from ttt_solve.agents.spec import BOOK, AgentSpecError, Param, Spec, parse_params
+from ttt_solve.errors import install_hint
 from ttt_solve.solver.position import Position, iter_cells
 from ttt_solve.solver.rules import Rules
 
@@ -47,7 +48,7 @@ BOTS: dict[str, tuple[dict[str, Param], str]] = {
     "minimax": ({"depth": DEPTH}, "OpenSpiel's expectiminimax, no pruning"),
 }
 """Bot name -> (parameters, one-line description)."""
-INSTALL = "pip install 'ttt-solve[openspiel]'"
+INSTALL = install_hint("openspiel")
 
 
 def parse(text: str, rest: str) -> Spec:

@@ -28,7 +28,7 @@ from ttt_solve.agents.montecarlo import MonteCarloAgent
 from ttt_solve.agents.perfect import PerfectAgent
 from ttt_solve.agents.random_agent import RandomAgent
 from ttt_solve.agents.rollout import PLAYOUTS
-from ttt_solve.errors import TttError
+from ttt_solve.errors import TttError, install_hint
 
 if TYPE_CHECKING:  # pragma: no cover
     from ttt_solve.book.reader import Book
@@ -119,7 +119,7 @@ PREFIXES: dict[str, tuple[str, str]] = {
     "openspiel": (
         "ttt_solve.agents.openspiel",
         "openspiel:mcts|alphabeta|minimax[:key=value...]: "
-        "OpenSpiel's bots (pip install 'ttt-solve[openspiel]')",
+        f"OpenSpiel's bots ({install_hint('openspiel')})",
     ),
 }
 """Prefix -> (module that parses and builds such specs, one-line description).

@@ -36,7 +36,7 @@ import numpy as np
 
 from ttt_solve.book.ahead import made_ahead
 from ttt_solve.book.rowfilter import RowFilter
-from ttt_solve.errors import TttError
+from ttt_solve.errors import TttError, install_hint
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.value import Outcome
 
@@ -60,7 +60,7 @@ class ExtraMissingError(TttError):
     extra that installs it."""
 
     def __init__(self, what: str, package: str, extra: str) -> None:
-        super().__init__(f"{what} needs {package}: pip install 'ttt-solve[{extra}]'")
+        super().__init__(f"{what} needs {package}: {install_hint(extra)}")
         self.package = package
         self.extra = extra
 

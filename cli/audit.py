@@ -31,6 +31,7 @@ from ttt_solve.cli.options import (
     report_options,
     seed_option,
 )
+from ttt_solve.errors import install_hint
 from ttt_solve.presentation import charts
 from ttt_solve.reports.audit import chart_title, ply_chart, text_lines
 from ttt_solve.solver.rules import Rules
@@ -74,7 +75,7 @@ Examples:
 )
 @jobs_option("Processes for long audits (results do not depend on it).")
 @report_options(
-    plot_help="Also draw accuracy and perfection by ply (needs pip install 'ttt-solve[plot]').",
+    plot_help=f"Also draw accuracy and perfection by ply (needs {install_hint('plot')}).",
     csv_help="Print every graded move as CSV.",
 )
 @quiet_option()

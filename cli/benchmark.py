@@ -30,6 +30,7 @@ from ttt_solve.cli.options import (
     quiet_option,
     seed_option,
 )
+from ttt_solve.errors import install_hint
 from ttt_solve.solver.rules import Rules, parse_game
 
 EXAMPLES = """
@@ -314,7 +315,7 @@ def _cannot_run(spec: str, rules: Rules, db: str) -> str | None:
 
     parsed = parse_spec(spec)
     if parsed.name == "openspiel" and importlib.util.find_spec("pyspiel") is None:
-        return "OpenSpiel is not installed (pip install 'ttt-solve[openspiel]')"
+        return f"OpenSpiel is not installed ({install_hint('openspiel')})"
     if parsed.needs_book:
         from ttt_solve.book.errors import BookError
         from ttt_solve.book.reader import open_book

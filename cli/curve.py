@@ -23,6 +23,7 @@ from ttt_solve.agents.curve import (
 from ttt_solve.agents.spec import describe_agents
 from ttt_solve.book.reader import open_book
 from ttt_solve.cli import common, options
+from ttt_solve.errors import install_hint
 from ttt_solve.presentation import charts
 from ttt_solve.reports.audit import game_rows
 from ttt_solve.solver.rules import Rules
@@ -85,7 +86,7 @@ Examples:
 )
 @options.report_options(
     plot_help="Also draw accuracy and perfection against the parameter, one line per agent "
-    "(needs pip install 'ttt-solve[plot]').",
+    f"(needs {install_hint('plot')}).",
     csv_help="Print one CSV row per point.",
 )
 @click.option(

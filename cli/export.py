@@ -26,6 +26,7 @@ from ttt_solve.book.urls import book_files
 from ttt_solve.cli.common import CliError, db_option, friendly_errors, game_options
 from ttt_solve.cli.options import command
 from ttt_solve.cli.output import output_file, refuse_book_as_output, write_all
+from ttt_solve.errors import install_hint
 from ttt_solve.presentation.numbers import count
 from ttt_solve.solver.rules import Rules
 
@@ -48,8 +49,8 @@ def parse_where(text: str) -> list[Condition]:
     type=click.Choice([fmt.value for fmt in ExportFormat]),
     default="csv",
     show_default=True,
-    help="CSV with a header row, one JSON object per line, or a Parquet file (needs pip "
-    "install 'ttt-solve[notebook]' for pyarrow; give --output).",
+    help="CSV with a header row, one JSON object per line, or a Parquet file (needs "
+    f"{install_hint('notebook')} for pyarrow; give --output).",
 )
 @click.option(
     "--expand",

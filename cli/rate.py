@@ -25,6 +25,7 @@ from ttt_solve.cli.options import (
     quiet_option,
     seed_option,
 )
+from ttt_solve.errors import install_hint
 from ttt_solve.reports.ratings import ladder_lines, ratings_chart
 from ttt_solve.solver.rules import Rules
 
@@ -125,7 +126,7 @@ def ladder_help() -> str:
     "plot_path",
     default=None,
     metavar="FILE.svg|FILE.png",
-    help="Also draw the ratings with their intervals (needs pip install 'ttt-solve[plot]').",
+    help=f"Also draw the ratings with their intervals (needs {install_hint('plot')}).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the ratings as JSON.")
 @jobs_option("Processes for the games and audits (results do not depend on it).")

@@ -15,6 +15,7 @@ from ttt_solve.book.reader import open_book
 from ttt_solve.book.urls import hide_password
 from ttt_solve.cli.common import CliError, db_option, friendly_errors
 from ttt_solve.cli.options import command, count_option, search_seconds_option
+from ttt_solve.errors import install_hint
 
 MAX_CONNECTIONS = 1000
 """The most connections open at once by default (nginx's ``worker_connections`` is 512 to
@@ -128,7 +129,7 @@ def serve(
         from ttt_solve.web.server import run
     except ImportError as error:
         raise CliError(
-            f"ttt serve needs the web extra ({error.name} is missing): pip install 'ttt-solve[web]'"
+            f"ttt serve needs the web extra ({error.name} is missing): {install_hint('web')}"
         ) from None
     with open_book(db, read_only=True) as book:  # a book that cannot be read: one line, exit 2
         count = len(book.games())

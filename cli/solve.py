@@ -23,6 +23,7 @@ from ttt_solve.cli.common import (
     stopped_by,
 )
 from ttt_solve.cli.options import command
+from ttt_solve.errors import install_hint
 from ttt_solve.solver.rules import Rules
 
 
@@ -101,7 +102,7 @@ def summary_table(info: GameInfo, db: str) -> str:
     default="local",
     show_default=True,
     help="Where an exhaustive solve runs: in this process, or on a Dask cluster "
-    "(needs the dask extra: pip install 'ttt-solve[dask]').",
+    f"(needs the dask extra: {install_hint('dask')}).",
 )
 @click.option(
     "--scheduler",

@@ -19,15 +19,13 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ttt_solve.errors import TttError
+from ttt_solve.errors import TttError, install_hint
 from ttt_solve.presentation.palette import SERIES, value_colours
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure as Figure  # re-exported for annotations elsewhere
 
 FORMATS = ("svg", "png")
-
-INSTALL_HINT = "pip install 'ttt-solve[plot]'"
 
 # Applied while a figure is built and while it is written: a fixed hash salt makes SVG ids
 # repeatable; fonttype "none" keeps SVG text as text.
@@ -59,7 +57,7 @@ class ChartsUnavailableError(TttError):
     """matplotlib, which only plots need, is not installed."""
 
     def __init__(self) -> None:
-        super().__init__(f"plots need matplotlib: {INSTALL_HINT}")
+        super().__init__(f"plots need matplotlib: {install_hint('plot')}")
 
 
 class ChartFormatError(TttError, ValueError):

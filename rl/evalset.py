@@ -36,7 +36,7 @@ from ttt_solve.agents.grading import drawn_from_index
 from ttt_solve.book.oracle import Oracle
 from ttt_solve.book.records import GameInfo
 from ttt_solve.book.rowfilter import RowFilter
-from ttt_solve.errors import TttError
+from ttt_solve.errors import TttError, install_hint
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.sampling import open_positions
@@ -133,7 +133,7 @@ class EvalSet:
             import pyarrow as pa
             import pyarrow.parquet as pq
         except ImportError:
-            raise EvalSetError("Parquet needs pyarrow: pip install -e '.[notebook]'") from None
+            raise EvalSetError(f"Parquet needs pyarrow: {install_hint('notebook')}") from None
         table = pa.Table.from_pylist(list(self.records))
         metadata = {"format": FORMAT, "seed": str(self.seed), "checksum": self.checksum}
         table = table.replace_schema_metadata(metadata)
@@ -276,7 +276,7 @@ def _read_parquet(path: Path) -> tuple[list[Any], int, str | None]:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        raise EvalSetError("Parquet needs pyarrow: pip install -e '.[notebook]'") from None
+        raise EvalSetError(f"Parquet needs pyarrow: {install_hint('notebook')}") from None
     table = pq.read_table(path)
     metadata = table.schema.metadata or {}
     try:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ttt_solve.errors import TttError
+from ttt_solve.errors import TttError, install_hint
 
-INSTALL = "pip install -e '.[rl]' (from a checkout of ttt-solve)"
+INSTALL = install_hint("rl")
 
 
 class RlExtraMissingError(TttError, ImportError):

@@ -23,3 +23,9 @@ def printable(text: str) -> str:
     message quotes names the user did not choose (a folder a book records, what an engine
     says), and shown raw on a terminal an escape sequence would act, a NUL cut the line."""
     return "".join(char if char.isprintable() else ascii(char)[1:-1] for char in text)
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs one of ttt-solve's optional extras where ttt-solve is
+    installed (from a checkout or not): what a message about a missing package ends with."""
+    return f"pip install 'ttt-solve[{extra}]'"

@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.errors import TttError
+from ttt_solve.errors import TttError, install_hint
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError
 from ttt_solve.solver.exhaustive.keyarrays import key_arrays
@@ -96,7 +96,7 @@ def require_dask() -> None:
     except ImportError as missing:
         raise DaskUnavailableError(
             f"the dask engine needs the dask extra ({missing.name} is missing): "
-            "pip install 'ttt-solve[dask]'"
+            f"{install_hint('dask')}"
         ) from missing
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from ttt_solve.errors import install_hint
 from ttt_solve.solver.rules import Rules
 from ttt_solve.solver.tablebase.files import (
     INDEX_X_CLASSES,
@@ -102,7 +103,7 @@ def zstandard() -> ModuleType:
         import zstandard as module
     except ImportError:
         raise MissingZstandardError(
-            f"compressed tables need the zstandard package: pip install 'ttt-solve[{EXTRA}]'"
+            f"compressed tables need the zstandard package: {install_hint(EXTRA)}"
         ) from None
     return module
 
