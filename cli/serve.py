@@ -21,6 +21,10 @@ MAX_CONNECTIONS = 1000
 """The most connections open at once by default (nginx's ``worker_connections`` is 512 to
 1024); the server lowers it where the process may open fewer files."""
 
+HEAD_SECONDS = 10.0
+"""The longest a request's head may take to arrive by default (Apache's ``mod_reqtimeout``
+gives 20 to 40 s; a browser sends its head at once)."""
+
 MAX_WORKERS = 16
 """The most worker processes of one kind (``--max-searches``, ``--max-audits``): each is a
 process of its own, about 150 MiB."""
@@ -93,6 +97,15 @@ def _positive(name: str, value: float) -> None:
     "to make room.",
     1_000_000,
 )
+@click.option(
+    "--head-seconds",
+    type=float,
+    default=HEAD_SECONDS,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long a request's head (its request line and headers) may take to arrive, from "
+    "the connection or from the answer before it; a connection that takes longer is closed.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No log line per request.")
 @friendly_errors
 def serve(
@@ -106,6 +119,7 @@ def serve(
     memory_rows: int,
     allowed_hosts: tuple[str, ...],
     max_connections: int,
+    head_seconds: float,
     quiet: bool,
 ) -> None:
     """Serve a web explorer of the book: every game's positions with each move's value, the
@@ -119,6 +133,7 @@ def serve(
     """
     _positive("--search-seconds", search_seconds)
     _positive("--audit-seconds", audit_seconds)
+    _positive("--head-seconds", head_seconds)
     if not host.strip():
         raise CliError(
             "--host is empty: give an address (127.0.0.1, or 0.0.0.0 for every interface)"
@@ -151,7 +166,13 @@ def serve(
         f"http://{shown}:{port}/ (Ctrl-C stops)"
     )
     try:
-        run(app, listener, access_log=not quiet, max_connections=max_connections)
+        run(
+            app,
+            listener,
+            access_log=not quiet,
+            max_connections=max_connections,
+            head_seconds=head_seconds,
+        )
     finally:
         listener.close()
     click.echo("stopped")

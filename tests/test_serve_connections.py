@@ -17,10 +17,13 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 from tests.web_support import Serving, small_book  # noqa: E402
-from ttt_solve.web.server import HEAD_SECONDS, SAFETY_HEADERS  # noqa: E402
+from ttt_solve.web.server import SAFETY_HEADERS  # noqa: E402
 
 CAP = 40
 """The connection cap of the server under test (``--max-connections``)."""
+
+HEAD_SECONDS = 4.0
+"""The time it gives a request's head (``--head-seconds``; 10 s unless told)."""
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +33,8 @@ def book(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 @pytest.fixture(scope="module")
 def server(book: str):
-    with Serving(book, "--quiet", "--memory-rows", "0", "--max-connections", str(CAP)) as serving:
+    options = ["--memory-rows", "0", "--max-connections", str(CAP)]
+    with Serving(book, "--quiet", *options, "--head-seconds", str(HEAD_SECONDS)) as serving:
         serving.wait_for("worker processes ready")
         yield serving
 

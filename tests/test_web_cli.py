@@ -67,6 +67,7 @@ def test_serve_prints_the_url_answers_and_stops_on_ctrl_c(book_3x3):
         (["--db", "no/such/book.sqlite"], "no book at"),
         (["--search-seconds", "0"], "--search-seconds"),
         (["--audit-seconds", "nan"], "--audit-seconds"),
+        (["--head-seconds", "-1"], "--head-seconds"),
         (["--max-searches", "0"], "0"),
     ],
 )

@@ -11,7 +11,7 @@ httptools, with what it lacks):
   httptools keeps a head of any length in memory. The bytes that arrive with a complete head
   are its body's, bounded on their own (413, :data:`web.guard.MAX_BODY`). uvicorn's
   pure-Python protocol, h11, has a head bound, but answers half as many requests a second;
-* a head must arrive within :data:`HEAD_SECONDS` of the connection, or of the answer before
+* a head must arrive within ``head_seconds`` of the connection, or of the answer before
   it on a kept-alive connection (then 408, or the connection closed if nothing came):
   uvicorn has no such timeout (its ``timeout_keep_alive`` runs only between requests, and
   stops at the first byte of the next; a "timeout-request-start" was proposed in its issue
@@ -50,10 +50,6 @@ STOP_SECONDS = 1
 MAX_HEAD = 64 * 1024
 """The longest request head read, in bytes (a browser sends one or two KiB of head; the body
 after it is bounded on its own, :data:`web.guard.MAX_BODY`)."""
-
-HEAD_SECONDS = 10.0
-"""The longest a request's head may take to arrive (Apache's ``mod_reqtimeout`` gives 20 to
-40 s; a browser sends its head at once)."""
 
 KEEP_ALIVE_SECONDS = 5
 """How long a connection is kept open, idle, after an answer (uvicorn's default)."""
@@ -141,10 +137,11 @@ class Admission:
 
 class BoundedHead(HttpToolsProtocol):
     """uvicorn's httptools protocol, with a request's head bounded in size
-    (:data:`MAX_HEAD`) and time (:data:`HEAD_SECONDS`), and the connection admitted by its
+    (:data:`MAX_HEAD`) and time (``head_seconds``), and the connection admitted by its
     server's :class:`Admission` (see the module)."""
 
     admission: ClassVar[Admission]  # the server's, set by :func:`protocol`
+    head_seconds: ClassVar[float]  # the server's, set by :func:`protocol`
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -169,7 +166,7 @@ class BoundedHead(HttpToolsProtocol):
     def _wait_for_head(self) -> None:
         self.head_bytes = 0
         self._stop_head_timer()
-        self.head_timer = self.loop.call_later(HEAD_SECONDS, self._head_too_slow)
+        self.head_timer = self.loop.call_later(self.head_seconds, self._head_too_slow)
         self.admission.waiting[self] = None
 
     def _stop_head_timer(self) -> None:
@@ -180,7 +177,7 @@ class BoundedHead(HttpToolsProtocol):
     def _head_too_slow(self) -> None:
         self.head_timer = None
         if self.head_bytes:  # part of a head came: say why the connection ends
-            message = f"the request's head took more than {HEAD_SECONDS:g} s to arrive"
+            message = f"the request's head took more than {self.head_seconds:g} s to arrive"
             self.transport.write(_plain(b"408 Request Timeout", message))
         self.admission.drop(self)
 
@@ -221,10 +218,12 @@ class BoundedHead(HttpToolsProtocol):
         self.head_bytes = None
 
 
-def protocol(max_connections: int) -> type[BoundedHead]:
-    """The protocol of one server: :class:`BoundedHead` with its own :class:`Admission`."""
+def protocol(max_connections: int, head_seconds: float) -> type[BoundedHead]:
+    """The protocol of one server: :class:`BoundedHead` with its own :class:`Admission` and
+    the time a request's head has to arrive."""
     admission = Admission(connection_cap(max_connections))
-    return type("BoundedHead", (BoundedHead,), {"admission": admission})
+    fields = {"admission": admission, "head_seconds": head_seconds}
+    return type("BoundedHead", (BoundedHead,), fields)
 
 
 class _Server(uvicorn.Server):
@@ -244,9 +243,11 @@ def run(
     *,
     access_log: bool,
     max_connections: int,
+    head_seconds: float,
 ) -> None:
     """Serve ``app`` on ``listener`` until Ctrl-C or SIGTERM (which return normally), with at
-    most ``max_connections`` open (see the module; lowered by :func:`connection_cap`).
+    most ``max_connections`` open (see the module; lowered by :func:`connection_cap`) and
+    ``head_seconds`` for each request's head to arrive.
 
     With ``access_log``, a line a request on the standard output, as uvicorn prints them
     (``INFO:     127.0.0.1:50312 - "GET /game/3x3k3 HTTP/1.1" 200 OK``); uvicorn's own news
@@ -255,7 +256,7 @@ def run(
         app,
         log_level="warning",  # uvicorn's log, "uvicorn.error": warnings and errors only
         access_log=access_log,
-        http=protocol(max_connections),
+        http=protocol(max_connections, head_seconds),
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
         headers=SAFETY_HEADERS,
         timeout_graceful_shutdown=STOP_SECONDS,
