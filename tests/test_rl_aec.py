@@ -224,6 +224,6 @@ def test_missing_extra_names_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pettingzoo", None)
     for module in ("ttt_solve.rl.aec", "ttt_solve.rl.single"):
         monkeypatch.delitem(sys.modules, module, raising=False)
-    with pytest.raises(RlExtraMissingError, match=r"pip install -e '\.\[rl\]'") as caught:
+    with pytest.raises(RlExtraMissingError, match=r"pip install 'ttt-solve\[rl\]'") as caught:
         import ttt_solve.rl.single  # noqa: F401
     assert "\n" not in str(caught.value) and "pettingzoo" in str(caught.value)
