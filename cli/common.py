@@ -44,6 +44,19 @@ class DamageError(CliError):
     exit_code = 1
 
 
+class WorkerLostError(CliError):
+    """A worker process of the command's pool died (killed, out of memory): one line, exit
+    status 1."""
+
+    exit_code = 1
+
+    def __init__(self) -> None:
+        super().__init__(
+            "a worker process ended abruptly (killed, perhaps for want of memory); "
+            "run again, with fewer --jobs where memory is short"
+        )
+
+
 class BugError(click.ClickException):
     """An exception that ttt-solve did not raise on purpose: one line naming it, exit status 1.
 
@@ -145,7 +158,8 @@ def friendly_errors(command: Callable) -> Callable:
     """The errors at the edge: a :class:`~ttt_solve.errors.TttError` (a problem the user can
     act on) becomes a one-line :class:`CliError`, exit 2; any other exception is a bug in
     ttt-solve, reported in one line with exit 1 (:class:`BugError`), or raised as it is under
-    ``--debug``; Ctrl-C exits 130, SIGTERM 143, each with a line saying so."""
+    ``--debug``, but for a worker process that died (:class:`WorkerLostError`); Ctrl-C exits
+    130, SIGTERM 143, each with a line saying so."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -170,8 +184,12 @@ def friendly_errors(command: Callable) -> Callable:
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise  # click's own ways out: usage errors, --help, exit codes
         except Exception as error:
+            from concurrent.futures.process import BrokenProcessPool
+
             if _disk_full(error):
                 raise CliError(_disk_full_message(error)) from None
+            if isinstance(error, BrokenProcessPool) and not debug_requested():
+                raise WorkerLostError() from None
             stopped = _stop_within(error)
             if stopped is not None:
                 stop(stopped)

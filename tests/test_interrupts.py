@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import descendants, running, stop_with
+from tests.support import descendants, parents, running, stop_with
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = Path(sys.executable).parent
@@ -396,3 +396,35 @@ def test_ctrl_c_as_a_ladders_games_are_handed_out_is_one_line_and_130(book_3x3, 
         raise
     assert ttt.returncode == 130, (ttt.returncode, err)
     assert err.strip().splitlines() == ["interrupted: nothing was written"], err
+
+
+# -- a worker killed ---------------------------------------------------------------------------
+
+
+@needs_proc
+def test_a_killed_worker_of_the_atlas_ends_it_with_one_line(tmp_path):
+    """A worker killed amid its game (as the system kills one out of memory): the atlas ends
+    at once with a line saying so, exit 1, its other worker ended. (Its pool started another
+    worker and waited for the lost game for ever, SIGTERM or not.)"""
+    outputs = ["--json", str(tmp_path / "a.json"), "--markdown", str(tmp_path / "a.md")]
+    args = ["atlas", "--max-cells", "64", "--seconds", "30", "--jobs", "2", *outputs]
+    atlas = in_a_group_of_its_own([*TTT, *args])
+    deadline = time.monotonic() + 120
+    workers: list[int] = []
+    while len(workers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the workers are the children of the pool's server
+        below = parents()
+        workers = [pid for pid in descendants(atlas.pid) if below.get(pid) != atlas.pid]
+    assert len(workers) >= 2, "the atlas started no workers"
+    time.sleep(1)  # each is deciding its first game
+    os.kill(workers[0], signal.SIGKILL)
+    try:
+        _, err = atlas.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(atlas.pid, signal.SIGKILL)
+        raise
+    assert atlas.returncode == 1, (atlas.returncode, err)
+    assert err.strip().splitlines()[-1].startswith("Error: a worker process ended abruptly"), err
+    assert "Traceback" not in err, err
+    assert not killed_if_left(workers), "a worker outlived the atlas"
+    assert not (tmp_path / "a.json").exists()

@@ -227,3 +227,37 @@ def pool_held(
         raise KeyboardInterrupt  # a handler let it pass: the work is cut short all the same
     if failure is not None:
         raise failure
+
+
+def submit_all(
+    pool: ProcessPoolExecutor, task: Callable[[Any], Any], batches: Sequence[Any]
+) -> list[Future[Any]]:
+    """``task(batch)`` of every batch, handed to the pool: its futures, in order.
+
+    The pool starts a worker at each of the first submits; Ctrl-C and SIGTERM are held back
+    meanwhile, and come again once they are all handed out: raised amid a worker's start, the
+    exception left that worker half-started, unknown to the pool, which could not end it; the
+    command's exit then removed what the worker was still reading, and it printed a
+    ``FileNotFoundError`` traceback. A start that fails after such a signal came failed
+    because of it (``timeout`` sends its SIGTERM to every process of the group, the server
+    that starts the workers among them): the signal is what stops the command."""
+    failure: Exception | None = None
+    futures: list[Future[Any]] = []
+    stops = [signal.SIGINT, signal.SIGTERM]
+    with signals_held(stops) as received:
+        try:
+            futures = [pool.submit(task, batch) for batch in batches]
+        except Exception as error:  # raised below, unless a signal came
+            failure = error
+            # The signal sent to this process with the server's may still wait for one of its
+            # threads to take it: take it here (Python would run its handler too late, and
+            # the command's end would find it pending, with no handler left to take it).
+            if not received and hasattr(signal, "sigtimedwait"):
+                pending = signal.sigtimedwait(stops, 0)
+                if pending is not None:
+                    received.append(pending.si_signo)
+    if received:
+        signal.raise_signal(received[0])
+    if failure is not None:
+        raise failure
+    return futures

@@ -43,13 +43,13 @@ import multiprocessing
 import signal
 import time
 from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.processes import end_with_parent, pool_held, results_as_done, signals_held
+from ttt_solve.processes import end_with_parent, pool_held, results_as_done, submit_all
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError, SearchTimeout
 from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
@@ -266,7 +266,7 @@ class OpeningBookBuilder:
         self.processes = min(self.jobs, len(tasks))
         with _worker_pool(self.rules, self.processes) as (pool, held):
             runs = [tasks[first : first + run] for first in range(0, len(tasks), run)]
-            for proved in results_as_done(_submit(pool, _prove_tasks, runs), held=held):
+            for proved in results_as_done(submit_all(pool, _prove_tasks, runs), held=held):
                 for start, stop, chunk_scores, chunk_best, nodes in proved:
                     self.worker_nodes += nodes
                     keep(start, stop, chunk_scores, chunk_best)
@@ -303,7 +303,7 @@ class OpeningBookBuilder:
         with _worker_pool(self.rules, self.processes) as (pool, held):
             batches = [[task] for task in tasks]
             ((start, stop, scores, best, nodes),) = next(
-                results_as_done(_submit(pool, _prove_tasks, batches), held=held)
+                results_as_done(submit_all(pool, _prove_tasks, batches), held=held)
             )
         self.worker_nodes += nodes
         return start, stop, scores, best
@@ -498,7 +498,7 @@ def check_rows(
     with _worker_pool(rules, min(jobs, len(rows))) as (pool, held):
         chunks = [rows[first : first + chunk] for first in range(0, len(rows), chunk)]
         done = 0
-        futures = _submit(pool, _check_tasks, chunks)
+        futures = submit_all(pool, _check_tasks, chunks)
         for messages in results_as_done(futures, ordered=True, held=held):
             for message in messages:
                 done += 1
@@ -513,7 +513,7 @@ def _worker_pool(
     block, and the list of the signals that came meanwhile (held back, then raised:
     :func:`~ttt_solve.processes.pool_held`); leaving it, done, on an error, on Ctrl-C or on
     SIGTERM, ends them at once (a worker may be minutes into a proof). The workers start as
-    work is handed out (:func:`_submit`).
+    work is handed out (:func:`~ttt_solve.processes.submit_all`).
 
     A worker that dies (killed, out of memory) breaks the pool, which says so
     (``BrokenProcessPool``), where multiprocessing's ``Pool`` started another from its own
@@ -532,38 +532,6 @@ def _worker_pool(
             initargs=(rules,),
         )
     )
-
-
-def _submit(pool: ProcessPoolExecutor, task: Callable[[Any], Any], batches: list[Any]) -> list[Any]:
-    """``task(batch)`` of every batch, handed to the pool: its futures, in order.
-
-    The pool starts a worker at each of the first submits; Ctrl-C and SIGTERM are held back
-    meanwhile, and come again once they are all handed out: raised amid a worker's start, the
-    exception left that worker half-started, unknown to the pool, which could not end it; the
-    command's exit then removed what the worker was still reading, and it printed a
-    ``FileNotFoundError`` traceback. A start that fails after such a signal came failed
-    because of it (``timeout`` sends its SIGTERM to every process of the group, the server
-    that starts the workers among them): the signal is what stops the command."""
-    failure: Exception | None = None
-    futures: list[Future[Any]] = []
-    stops = [signal.SIGINT, signal.SIGTERM]
-    with signals_held(stops) as received:
-        try:
-            futures = [pool.submit(task, batch) for batch in batches]
-        except Exception as error:  # raised below, unless a signal came
-            failure = error
-            # The signal sent to this process with the server's may still wait for one of its
-            # threads to take it: take it here (Python would run its handler too late, and
-            # the command's end would find it pending, with no handler left to take it).
-            if not received and hasattr(signal, "sigtimedwait"):
-                pending = signal.sigtimedwait(stops, 0)
-                if pending is not None:
-                    received.append(pending.si_signo)
-    if received:
-        signal.raise_signal(received[0])
-    if failure is not None:
-        raise failure
-    return futures
 
 
 def book_prover(rules: Rules) -> Prover:
