@@ -240,6 +240,17 @@ def in_a_group_of_its_own(command: list[str]) -> subprocess.Popen[str]:
     )
 
 
+def its_stderr_once_ended(process: subprocess.Popen[str], seconds: float) -> str:
+    """The standard error of ``process`` (started by :func:`in_a_group_of_its_own`) once it
+    has ended; its whole group is killed if it runs on past ``seconds``."""
+    try:
+        return process.communicate(timeout=seconds)[1]
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise
+
+
 def until_its_pool_starts(process: subprocess.Popen[str]) -> None:
     """Wait until ``process`` starts its first child (a pool's first process)."""
     deadline = time.monotonic() + 300
@@ -389,11 +400,7 @@ def test_ctrl_c_as_a_ladders_games_are_handed_out_is_one_line_and_130(book_3x3, 
     ttt = in_a_group_of_its_own([*TTT, *command, "--db", str(db), "--jobs", "2", "-q"])
     until_its_pool_starts(ttt)  # it forks its workers at the first chunk handed out
     os.killpg(ttt.pid, signal.SIGINT)
-    try:
-        _, err = ttt.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        os.killpg(ttt.pid, signal.SIGKILL)
-        raise
+    err = its_stderr_once_ended(ttt, 120)
     assert ttt.returncode == 130, (ttt.returncode, err)
     assert err.strip().splitlines() == ["interrupted: nothing was written"], err
 
@@ -418,11 +425,7 @@ def test_a_killed_worker_of_the_atlas_ends_it_with_one_line(tmp_path):
     assert len(workers) >= 2, "the atlas started no workers"
     time.sleep(1)  # each is deciding its first game
     os.kill(workers[0], signal.SIGKILL)
-    try:
-        _, err = atlas.communicate(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(atlas.pid, signal.SIGKILL)
-        raise
+    err = its_stderr_once_ended(atlas, 60)
     assert atlas.returncode == 1, (atlas.returncode, err)
     assert err.strip().splitlines()[-1].startswith("Error: a worker process ended abruptly"), err
     assert "Traceback" not in err, err
