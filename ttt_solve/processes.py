@@ -1,6 +1,6 @@
 """What the tool's processes share: Ctrl-C held back over a moment that must not be cut, worker
-processes that end with the process that started them, and the waits and the end of a pool of
-them.
+processes that end with the process that started them, and the hand-out of work to a pool of
+them, the waits for its results and its end.
 
 A process killed with SIGKILL cannot stop the workers of its pools: left alone, each would
 finish its task, fail to hand the result back through a pipe nobody reads (a
