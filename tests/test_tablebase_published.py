@@ -23,6 +23,7 @@ PUBLISHED = {
     "3x8k3": Rules(3, 8, 3),
     "3x8k4": Rules(3, 8, 4),
     "3x8k5": Rules(3, 8, 5),
+    "3x8k6": Rules(3, 8, 6),
     "4x6k4": Rules(4, 6, 4),
     "5x5k4": Rules(5, 5, 4),
     "5x5k5": Rules(5, 5, 5),
