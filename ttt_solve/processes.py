@@ -11,6 +11,7 @@ finish its task, fail to hand the result back through a pipe nobody reads (a
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -20,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 ORPHANED = 1
@@ -261,3 +262,34 @@ def submit_all(
     if failure is not None:
         raise failure
     return futures
+
+
+def worker_pool(
+    processes: int, initializer: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
+) -> AbstractContextManager[tuple[ProcessPoolExecutor, list[int]]]:
+    """:func:`pool_held` of a pool of ``processes`` workers, each of which leaves Ctrl-C to
+    this process (which ends the pool; a worker would only print a traceback), ends with it
+    (:func:`end_with_parent`: a parent killed outright cannot end the pool itself), then runs
+    ``initializer(*initargs)``.
+
+    Workers start from a fresh server process (forkserver), not a fork of this one: a fork
+    copies whatever threads and locks the caller holds (a web server's, a data library's), and
+    a lock held at that moment never opens in the child. Not :class:`multiprocessing.Pool`:
+    where a worker dies (killed, out of memory), it starts another and waits for the lost task
+    for ever; this pool breaks, and says so."""
+    return pool_held(
+        functools.partial(
+            ProcessPoolExecutor,
+            processes,
+            mp_context=multiprocessing.get_context("forkserver"),
+            initializer=_start_worker,
+            initargs=(initializer, initargs),
+        )
+    )
+
+
+def _start_worker(initializer: Callable[..., None] | None, initargs: tuple[Any, ...]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with_parent()
+    if initializer is not None:
+        initializer(*initargs)

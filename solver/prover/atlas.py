@@ -23,15 +23,11 @@ Every entry with a published value (:data:`PUBLISHED`) is checked against it.
 
 from __future__ import annotations
 
-import functools
-import multiprocessing
-import signal
 import time
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ttt_solve.processes import end_with_parent, pool_held, results_as_done, submit_all
+from ttt_solve.processes import results_as_done, submit_all, worker_pool
 from ttt_solve.solver.errors import SearchTimeout
 from ttt_solve.solver.position import Position
 from ttt_solve.solver.rules import Rules
@@ -174,23 +170,8 @@ def decide_games(
         for task in tasks:
             yield decide(*task)
         return
-    # a fresh server process, not a fork of this one (see solver.prover.opening._worker_pool)
-    make_pool = functools.partial(
-        ProcessPoolExecutor,
-        min(jobs, len(tasks)),
-        mp_context=multiprocessing.get_context("forkserver"),
-        initializer=_start_worker,
-    )
-    # Not multiprocessing.Pool: where a worker dies (killed, out of memory), it starts another
-    # and waits for the lost game for ever; this pool breaks, and says so.
-    with pool_held(make_pool) as (pool, held):
+    with worker_pool(min(jobs, len(tasks))) as (pool, held):
         yield from results_as_done(submit_all(pool, _decide_task, tasks), held=held)
-
-
-def _start_worker() -> None:
-    # Ctrl-C is for the parent, which ends the pool; a worker would only print a traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    end_with_parent()  # a parent killed outright (SIGKILL) cannot end the pool itself
 
 
 def _decide_task(task: tuple[int, int, int, float, int]) -> Entry:

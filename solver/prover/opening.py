@@ -38,9 +38,6 @@ from the chunks it has.
 from __future__ import annotations
 
 import contextlib
-import functools
-import multiprocessing
-import signal
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -49,7 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ttt_solve.processes import end_with_parent, pool_held, results_as_done, submit_all
+from ttt_solve.processes import results_as_done, submit_all, worker_pool
 from ttt_solve.solver import SOLVER_VERSION
 from ttt_solve.solver.errors import InvalidRulesError, SearchTimeout
 from ttt_solve.solver.exhaustive.keyarrays import KeyArrays
@@ -511,27 +508,10 @@ def _worker_pool(
 ) -> contextlib.AbstractContextManager[tuple[ProcessPoolExecutor, list[int]]]:
     """A pool of ``processes`` workers, each with a prover of ``rules``, for the ``with``
     block, and the list of the signals that came meanwhile (held back, then raised:
-    :func:`~ttt_solve.processes.pool_held`); leaving it, done, on an error, on Ctrl-C or on
+    :func:`~ttt_solve.processes.worker_pool`); leaving it, done, on an error, on Ctrl-C or on
     SIGTERM, ends them at once (a worker may be minutes into a proof). The workers start as
-    work is handed out (:func:`~ttt_solve.processes.submit_all`).
-
-    A worker that dies (killed, out of memory) breaks the pool, which says so
-    (``BrokenProcessPool``), where multiprocessing's ``Pool`` started another from its own
-    thread: the dead worker's task was lost and the builder waited for it for ever, and where
-    the same signal had ended the process that starts the workers (``timeout``'s SIGTERM,
-    sent to every process of the group), the thread printed a traceback."""
-    # Workers start from a fresh server process, not a fork of this one: a fork copies
-    # whatever threads and locks the caller holds (a web server's, a data library's), and a
-    # lock held at that moment never opens in the child.
-    return pool_held(
-        functools.partial(
-            ProcessPoolExecutor,
-            processes,
-            mp_context=multiprocessing.get_context("forkserver"),
-            initializer=_start_worker,
-            initargs=(rules,),
-        )
-    )
+    work is handed out (:func:`~ttt_solve.processes.submit_all`)."""
+    return worker_pool(processes, _start_prover, (rules,))
 
 
 def book_prover(rules: Rules) -> Prover:
@@ -544,11 +524,8 @@ _worker_prover: Prover | None = None
 """The prover of a worker process (see :func:`_worker_pool`)."""
 
 
-def _start_worker(rules: Rules) -> None:
+def _start_prover(rules: Rules) -> None:
     global _worker_prover
-    # Ctrl-C is for the parent, which stops the pool; a worker would only print a traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    end_with_parent()  # a parent killed outright (SIGKILL) cannot stop the pool itself
     _worker_prover = book_prover(rules)
 
 
