@@ -9,6 +9,7 @@ import csv
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ttt_solve.agents.intervals import chi_square_tail
@@ -58,6 +59,27 @@ def test_a_sample_is_the_start_of_a_larger_one_and_depends_on_the_seed(tables, m
     assert len(large) == 700 and len(set(keys(FOUR, large))) == 700
     assert keys(FOUR, small) == keys(FOUR, large)[:40]
     assert keys(FOUR, ply.sample(40, seed=6)) != keys(FOUR, small)
+
+
+def test_drawn_at_random_numbers_the_order_is_the_documented_one(tables, monkeypatch):
+    """Each number drawn once, in the order drawn, a batch at a time, until half the ply's
+    numbers were drawn: worked out here with a plain set of the numbers seen."""
+    monkeypatch.setattr(sample, "WHOLE", 0)
+    monkeypatch.setattr(sample, "BATCH", 256)
+    ply = PlySample(tables / FOUR.name, FOUR, 7)
+    rng = np.random.default_rng([3, 7])
+    seen: set[int] = set()
+    order: list[int] = []
+    while len(seen) < ply.numbers // 2:
+        for number in rng.integers(0, ply.numbers, size=256, dtype=np.int64).tolist():
+            if number not in seen:
+                seen.add(number)
+                order.append(number)
+    expected = ply.at(np.array(order, dtype=np.int64))
+    drawn = ply.sample(10**9, seed=3)
+    assert len(drawn) > 700
+    assert drawn.numbers.tolist() == expected.numbers.tolist()
+    assert drawn.records.tolist() == expected.records.tolist()
 
 
 def test_keep_restricts_the_records_and_a_rare_kind_is_found_whole(tables, monkeypatch):

@@ -113,6 +113,25 @@ def canonical_at(
     return Drawn(x[keep], o[keep], held[keep], images[keep], numbers[keep])
 
 
+class _NumberSet:
+    """A set of a ply's numbers, a bit each: adding a batch costs the batch alone, where a
+    sorted array of the numbers drawn so far cost them all at every batch (minutes for a ply
+    whose canonical positions are one number in three hundred). Its pages are the system's
+    zeros until a number on them is added."""
+
+    def __init__(self, numbers: int) -> None:
+        self.bits = np.zeros((numbers >> 3) + 1, dtype=np.uint8)
+        self.size = 0
+
+    def add_new(self, numbers: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Add ``numbers`` (distinct): those not yet in the set, in their order."""
+        held = (self.bits[numbers >> 3] >> (numbers & 7).astype(np.uint8)) & 1
+        fresh: NDArray[np.int64] = numbers[held == 0]
+        np.bitwise_or.at(self.bits, fresh >> 3, np.left_shift(1, fresh & 7).astype(np.uint8))
+        self.size += len(fresh)
+        return fresh
+
+
 class PlySample:
     """One ply of the table in ``folder``, for drawing its canonical positions."""
 
@@ -145,14 +164,12 @@ class PlySample:
         if self.numbers <= WHOLE:
             yield from self._permuted(self._kept_everywhere(mask), rng)
             return
-        seen = np.zeros(0, dtype=np.int64)
+        seen = _NumberSet(self.numbers)
         first = True
-        while len(seen) < self.numbers // 2:
+        while seen.size < self.numbers // 2:
             drawn = rng.integers(0, self.numbers, size=BATCH, dtype=np.int64)
             _, where = np.unique(drawn, return_index=True)
-            drawn = drawn[np.sort(where)]
-            drawn = drawn[~np.isin(drawn, seen)]
-            seen = np.sort(np.concatenate([seen, drawn]))
+            drawn = seen.add_new(drawn[np.sort(where)])
             found = self.at(drawn[mask[self.records[drawn]]])
             if first and len(found) < SPARSE_BELOW:
                 yield from self._permuted(self._kept_everywhere(mask), rng)
