@@ -26,6 +26,7 @@ PUBLISHED = {
     "3x8k6": Rules(3, 8, 6),
     "4x6k3": Rules(4, 6, 3),
     "4x6k4": Rules(4, 6, 4),
+    "4x6k5": Rules(4, 6, 5),
     "5x5k3": Rules(5, 5, 3),
     "5x5k4": Rules(5, 5, 4),
     "5x5k5": Rules(5, 5, 5),
@@ -66,7 +67,8 @@ def test_the_manifest_holds_every_ply_of_the_index(name: str) -> None:
         assert counts[0, 1].sum() == 0  # a game over is never won by the side to move
         assert re.fullmatch(r"[0-9a-f]{64}", entry["blake2b"])
     root = np.array(data["plies"][0]["counts"]).reshape(3, 2, 2)
-    won = name in ("3x7k3", "3x8k3", "4x6k3", "5x5k3")  # the atlas's values: X wins k=3, not the others
+    # the atlas's values: X wins k=3, and no other of these boards
+    won = name in ("3x7k3", "3x8k3", "4x6k3", "5x5k3")
     assert root[0 if won else 1, 0, 0] == 1 and root.sum() == 2  # the empty board, once
 
 
