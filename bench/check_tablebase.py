@@ -10,9 +10,10 @@ not: ``ply``, ``position``, ``record``), as a GPU machine's build of 5x5 k=5 doe
 ``--opening-book DB`` compares the value, remoteness and best moves of every position an
 opening book of the game holds (``ttt-solve --book-depth D``).
 
-Each ply's result is one JSON line appended to ``--out`` as it is done; a rerun skips the plies
-already there, so an interrupted check goes on where it stopped. The exit status is 1 when any
-position disagrees.
+Each ply's result is one JSON line appended to ``--out`` as it is done (the positions checked,
+how many disagree, a few of them, and the seconds spent drawing the sample and in the prover's
+search); a rerun skips the plies already there, so an interrupted check goes on where it
+stopped. The exit status is 1 when any position disagrees.
 
     python bench/check_tablebase.py 5x5k4 --table FOLDER --out 5x5k4-check.jsonl
     python bench/check_tablebase.py 5x5k5 --sample sample-5x5k5.jsonl.gz --out 5x5k5-check.jsonl
@@ -140,11 +141,13 @@ def check(args: argparse.Namespace) -> int:
     for ply in range(rules.cells + 1):
         if ply in done:
             continue
+        started = time.perf_counter()
         if samples is not None:
             sample = samples.get(ply, [])
         else:
             sample = table_sample(args.table, rules, ply, args.per_ply, args.seed)
-        result = check_ply(prover, ply, sample)
+        sample_seconds = round(time.perf_counter() - started, 1)
+        result = check_ply(prover, ply, sample) | {"sample_seconds": sample_seconds}
         print(json.dumps(result), flush=True)
         if args.out is not None:
             with open(args.out, "a") as out:
