@@ -27,6 +27,7 @@ PUBLISHED = {
     "4x6k3": Rules(4, 6, 3),
     "4x6k4": Rules(4, 6, 4),
     "4x6k5": Rules(4, 6, 5),
+    "4x6k6": Rules(4, 6, 6),
     "5x5k3": Rules(5, 5, 3),
     "5x5k4": Rules(5, 5, 4),
     "5x5k5": Rules(5, 5, 5),
