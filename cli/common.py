@@ -9,6 +9,7 @@ import io
 import logging
 import os
 import resource
+import select
 import signal
 import sqlite3
 import sys
@@ -177,7 +178,10 @@ def friendly_errors(command: Callable) -> Callable:
         except KeyboardInterrupt as interrupt:
             stop(interrupt)
         except OSError as error:  # the machine's, not ours: a full disk, a closed output
+            left = reader_left(error)  # asked before stdout is pointed at nothing
             silence_stdout()
+            if left:
+                raise click.exceptions.Exit(1) from None
             if _disk_full(error):
                 raise CliError(_disk_full_message(error)) from None
             raise CliError(os_error_message(error)) from None
@@ -291,6 +295,21 @@ def write_failure(error: OSError) -> str:
     return error.strerror or str(error)
 
 
+def reader_left(error: OSError) -> bool:
+    """Whether ``error`` is a write to standard output whose reader stopped reading (``| head``):
+    the reader has what it wanted, so no message, only exit status 1 (the output was cut
+    short), as click gives for its own output. Told by the pipe itself (no reader left:
+    ``POLLERR``), not by the error alone, which a worker's pipe may raise too."""
+    if not isinstance(error, BrokenPipeError):
+        return False
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False  # not a real file (a test's capture)
+
+
 def silence_stdout() -> None:
     """Point standard output at nothing once writing to it failed, so that Python's flush at
     exit does not fail again with a second message."""
@@ -318,7 +337,10 @@ def run_entry(command: click.Command, prog_name: str) -> None:
     except KeyboardInterrupt:
         _say_interrupted()
     except OSError as error:
+        left = reader_left(error)
         silence_stdout()
+        if left:
+            sys.exit(1)
         try:
             click.echo(f"Error: {printable(os_error_message(error))}", err=True)
         except OSError:

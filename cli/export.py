@@ -12,7 +12,6 @@ the numbers as parameters, so user text never becomes SQL.
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import closing
 
@@ -103,29 +102,19 @@ def export(
     with open_book(db) as book:
         book.game(rules)  # a missing game is an error before any output
         with output_file(output, book_files(db)) as stream:
-            try:
-                if fmt == "parquet":
-                    stream.flush()
-                    binary = stream.buffer  # type: ignore[attr-defined] # a file opened as text
-                    written, terminal = write_parquet(
-                        book, rules, binary, where=where, expand=expand
-                    )
-                else:
-                    counts: list[int] = []
-                    chunks = text_chunks(
-                        book, rules, fmt, where=where, expand=expand, counts=counts
-                    )
-                    stream.flush()
-                    with closing(chunks):
-                        for chunk in chunks:
-                            write_all(stream.buffer, chunk)  # type: ignore[attr-defined]
-                    written, terminal = counts
-                stream.flush()  # here, where a failed write is an error: not at exit, unseen
-            except BrokenPipeError:
-                # The reader stopped early (| head): not an error. Point stdout at nothing so
-                # that Python's exit flush does not fail again.
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-                return
+            if fmt == "parquet":
+                stream.flush()
+                binary = stream.buffer  # type: ignore[attr-defined] # a file opened as text
+                written, terminal = write_parquet(book, rules, binary, where=where, expand=expand)
+            else:
+                counts: list[int] = []
+                chunks = text_chunks(book, rules, fmt, where=where, expand=expand, counts=counts)
+                stream.flush()
+                with closing(chunks):
+                    for chunk in chunks:
+                        write_all(stream.buffer, chunk)  # type: ignore[attr-defined]
+                written, terminal = counts
+            stream.flush()  # here, where a failed write is an error: not at exit, unseen
     if not quiet:
         click.echo(
             f"{count(written)} rows ({count(terminal)} terminal) of {rules.name}"

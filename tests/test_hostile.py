@@ -485,6 +485,37 @@ def test_a_full_output_is_one_line_and_exit_2(book, args):
     assert len(done.stderr.strip().splitlines()) == 1 and "no space left" in done.stderr.lower()
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("ttt", "--help"),
+        ("ttt", "stats"),
+        ("ttt", "query", ".../.x./..."),
+        ("ttt", "export"),
+        ("ttt", "export", "--format", "parquet"),
+    ],
+    ids=" ".join,
+)
+def test_a_reader_that_stopped_reading_is_no_error(book, args):
+    """``ttt ... | head`` where head has left: no line, exit 1 (the output cut short), as
+    click does for ``--help``; a full disk (above) is an error of one line, exit 2."""
+    script = os.path.join(os.path.dirname(sys.executable), args[0])
+    db = [] if "--help" in args else ["--db", book]
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader gone before the first write: every write fails (EPIPE)
+    try:
+        done = subprocess.run(
+            [script, *args[1:], *db],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (1, "")
+
+
 def test_export_to_a_pipe_writes_into_it_and_leaves_it_a_pipe(book, tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
