@@ -178,9 +178,7 @@ def friendly_errors(command: Callable) -> Callable:
         except KeyboardInterrupt as interrupt:
             stop(interrupt)
         except OSError as error:  # the machine's, not ours: a full disk, a closed output
-            left = reader_left(error)  # asked before stdout is pointed at nothing
-            silence_stdout()
-            if left:
+            if silence_stdout(error):
                 raise click.exceptions.Exit(1) from None
             if _disk_full(error):
                 raise CliError(_disk_full_message(error)) from None
@@ -295,28 +293,23 @@ def write_failure(error: OSError) -> str:
     return error.strerror or str(error)
 
 
-def reader_left(error: OSError) -> bool:
-    """Whether ``error`` is a write to standard output whose reader stopped reading (``| head``):
-    the reader has what it wanted, so no message, only exit status 1 (the output was cut
-    short), as click gives for its own output. Told by the pipe itself (no reader left:
-    ``POLLERR``), not by the error alone, which a worker's pipe may raise too."""
-    if not isinstance(error, BrokenPipeError):
-        return False
+def silence_stdout(error: OSError) -> bool:
+    """Point standard output at nothing once a write failed with ``error``, so that Python's
+    flush at exit does not fail again with a second message; return whether the write was to
+    standard output and its reader had stopped reading (``| head``). Then the reader has what
+    it wanted: no message, only exit status 1 (the output was cut short), as click gives for
+    its own output. Told by the pipe itself (no reader left: ``POLLERR``), not by the error
+    alone, which a worker's pipe may raise too, and asked before the pipe is let go."""
+    reader_left = False
     try:
-        poller = select.poll()
-        poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(events & select.POLLERR for _, events in poller.poll(0))
-    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
-        return False  # not a real file (a test's capture)
-
-
-def silence_stdout() -> None:
-    """Point standard output at nothing once writing to it failed, so that Python's flush at
-    exit does not fail again with a second message."""
-    try:
+        if isinstance(error, BrokenPipeError):
+            poller = select.poll()
+            poller.register(sys.stdout.fileno(), select.POLLOUT)
+            reader_left = any(events & select.POLLERR for _, events in poller.poll(0))
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         pass  # not a real file (a test's capture): nothing is flushed to the failed output
+    return reader_left
 
 
 def run_entry(command: click.Command, prog_name: str) -> None:
@@ -337,9 +330,7 @@ def run_entry(command: click.Command, prog_name: str) -> None:
     except KeyboardInterrupt:
         _say_interrupted()
     except OSError as error:
-        left = reader_left(error)
-        silence_stdout()
-        if left:
+        if silence_stdout(error):
             sys.exit(1)
         try:
             click.echo(f"Error: {printable(os_error_message(error))}", err=True)

@@ -1,4 +1,4 @@
-"""The published tables (3x7, 3x8, 4x6 k=3 and k=4, 5x5): the manifests in data/tablebases (each
+"""The published tables (3x7, 3x8, 4x6, 5x5): the manifests in data/tablebases (each
 ply's records, counts and digest, as the builds wrote them) against the index's arithmetic, and
 the figures printed in docs/tablebase.md against the manifests."""
 
